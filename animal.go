@@ -1,0 +1,186 @@
+package herdbook
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/group"
+)
+
+// AnimalInput creates or changes an animal. Biological facts (sex, birth date, breed) are not
+// fields: they are recorded as birth_history facts so that they keep their dates.
+type AnimalInput struct {
+	Tag  string
+	Name *string
+}
+
+// Validate checks an AnimalInput.
+func (in AnimalInput) Validate() error {
+	var fe fieldErrors
+	validateName(&fe, "tag", in.Tag, 1, 100)
+	if in.Name != nil {
+		validateName(&fe, "name", *in.Name, 1, 200)
+	}
+	return fe.err()
+}
+
+// CreateAnimal adds an animal to a farm; the viewer must be at least an EDITOR.
+func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalInput) (*ent.Animal, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).Animal.Create().SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
+		SetNillableName(in.Name).Save(ctx)
+}
+
+// UpdateAnimal changes an animal's tag and name.
+func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput) (*ent.Animal, error) {
+	a, err := s.animalFor(ctx, id, RoleEditor, ScopeWriteAnimals)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	u := a.Update().SetTag(strings.TrimSpace(in.Tag))
+	if in.Name != nil {
+		u.SetName(*in.Name)
+	} else {
+		u.ClearName()
+	}
+	return u.Save(ctx)
+}
+
+// DeleteAnimal soft-deletes an animal; records that name it keep their history.
+func (s *Service) DeleteAnimal(ctx context.Context, id uuid.UUID) error {
+	a, err := s.animalFor(ctx, id, RoleOwner, ScopeWriteAnimals)
+	if err != nil {
+		return err
+	}
+	return a.Update().SetIsActive(false).Exec(ctx)
+}
+
+func (s *Service) animalFor(ctx context.Context, id uuid.UUID, min Role, scope string) (*ent.Animal, error) {
+	if _, err := authenticate(ctx, scope); err != nil {
+		return nil, err
+	}
+	a, err := s.Client(ctx).Animal.Get(ctx, id)
+	if err != nil {
+		return nil, notFound(err, "animal", id)
+	}
+	if _, _, err := s.authorizeFarm(ctx, a.FarmID, min, scope); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// AnimalQuery returns a query over a farm's active animals, for GraphQL connections.
+func (s *Service) AnimalQuery(ctx context.Context, farmID uuid.UUID) (*ent.AnimalQuery, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID)), nil
+}
+
+// GroupInput creates or changes a group.
+type GroupInput struct {
+	Name string
+}
+
+// CreateGroup adds a group to a farm; the viewer must be at least an EDITOR.
+func (s *Service) CreateGroup(ctx context.Context, farmID uuid.UUID, in GroupInput) (*ent.Group, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	validateName(&fe, "name", in.Name, 1, 200)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).Group.Create().SetFarmID(farmID).SetName(strings.TrimSpace(in.Name)).Save(ctx)
+}
+
+// SetGroupAnimals replaces a group's current members with the given animals of the same
+// farm. Current membership is a convenience for people; the evidence review never reads it.
+func (s *Service) SetGroupAnimals(ctx context.Context, groupID uuid.UUID, animalIDs []uuid.UUID) (*ent.Group, error) {
+	if _, err := authenticate(ctx, ScopeWriteAnimals); err != nil {
+		return nil, err
+	}
+	g, err := s.Client(ctx).Group.Get(ctx, groupID)
+	if err != nil {
+		return nil, notFound(err, "group", groupID)
+	}
+	if _, _, err := s.authorizeFarm(ctx, g.FarmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return nil, err
+	}
+	ids, _, err := s.farmEntities(ctx, g.FarmID, animalIDs, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != len(dedupe(animalIDs)) {
+		return nil, Invalid(FieldError{Field: "animal_ids", Message: "every id must name an active animal of the group's farm"})
+	}
+	return g.Update().ClearAnimals().AddAnimalIDs(ids...).Save(ctx)
+}
+
+// DeleteGroup soft-deletes a group.
+func (s *Service) DeleteGroup(ctx context.Context, groupID uuid.UUID) error {
+	if _, err := authenticate(ctx, ScopeWriteAnimals); err != nil {
+		return err
+	}
+	g, err := s.Client(ctx).Group.Get(ctx, groupID)
+	if err != nil {
+		return notFound(err, "group", groupID)
+	}
+	if _, _, err := s.authorizeFarm(ctx, g.FarmID, RoleOwner, ScopeWriteAnimals); err != nil {
+		return err
+	}
+	return g.Update().SetIsActive(false).Exec(ctx)
+}
+
+// GroupQuery returns a query over a farm's active groups, for GraphQL connections.
+func (s *Service) GroupQuery(ctx context.Context, farmID uuid.UUID) (*ent.GroupQuery, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).Group.Query().Where(group.FarmID(farmID)), nil
+}
+
+// farmEntities keeps the ids that name active animals and groups of farmID, in two queries.
+func (s *Service) farmEntities(ctx context.Context, farmID uuid.UUID, animalIDs, groupIDs []uuid.UUID) (animals, groups []uuid.UUID, err error) {
+	c := s.Client(ctx)
+	if len(animalIDs) > 0 {
+		animals, err = c.Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(dedupe(animalIDs)...)).
+			Order(ent.Asc(animal.FieldID)).IDs(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(groupIDs) > 0 {
+		groups, err = c.Group.Query().Where(group.FarmID(farmID), group.IDIn(dedupe(groupIDs)...)).
+			Order(ent.Asc(group.FieldID)).IDs(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return animals, groups, nil
+}
+
+func dedupe(ids []uuid.UUID) []uuid.UUID {
+	seen := make(map[uuid.UUID]bool, len(ids))
+	out := make([]uuid.UUID, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

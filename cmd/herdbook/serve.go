@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/oauth"
+)
+
+func (e env) serve(ctx context.Context, args []string) error {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	e.dbFlags(fs, &c)
+	fs.StringVar(&c.Addr, "addr", e.or("HERDBOOK_ADDR", "127.0.0.1:8080"), "listen address (HERDBOOK_ADDR)")
+	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
+	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
+	fs.StringVar(&c.RedisURL, "redis-url", e.getenv("HERDBOOK_REDIS_URL"), "Redis for shared rate-limit counters (HERDBOOK_REDIS_URL)")
+	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	logger := c.logger(e.stderr)
+	d, svc, err := e.open(ctx, &c, !c.NoMigrate)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	base := c.BaseURL
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	base = strings.TrimRight(base, "/")
+	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger},
+		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(e.stdout, "Herdbook is listening on %s\n", base)
+	fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
+	fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (e env) migrate(ctx context.Context, args []string) error {
+	var c config
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	e.dbFlags(fs, &c)
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	d, _, err := e.open(ctx, &c, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	n, err := d.Migrate(ctx, func(v, desc string) { fmt.Fprintf(e.stdout, "applied %s %s\n", v, desc) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d migration(s) applied; the database is up to date\n", n)
+	return nil
+}

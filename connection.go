@@ -1,0 +1,87 @@
+package herdbook
+
+import (
+	"context"
+
+	"entgo.io/contrib/entgql"
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+)
+
+// Cursor is a Relay connection cursor.
+type Cursor = entgql.Cursor[uuid.UUID]
+
+// MaxConnectionPage is the largest first or last a GraphQL connection accepts; it bounds the
+// work of one request the way the REST page cap does.
+const MaxConnectionPage = 500
+
+// Window is a Relay connection window.
+type Window struct {
+	After  *Cursor
+	First  *int
+	Before *Cursor
+	Last   *int
+}
+
+func (w Window) validate() error {
+	var fe fieldErrors
+	for _, a := range []struct {
+		name string
+		n    *int
+	}{{"first", w.First}, {"last", w.Last}} {
+		if a.n != nil && (*a.n < 0 || *a.n > MaxConnectionPage) {
+			fe.add(a.name, "must be between 0 and %d", MaxConnectionPage)
+		}
+	}
+	return fe.err()
+}
+
+// FarmConnection pages through the viewer's farms. Nested fields that the query selects are
+// loaded in batches (entgql field collection), so the cost does not grow with the page.
+func (s *Service) FarmConnection(ctx context.Context, w Window, order *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error) {
+	q, err := s.FarmQuery(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
+}
+
+// AnimalConnection pages through a farm's active animals.
+func (s *Service) AnimalConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
+	q, err := s.AnimalQuery(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+}
+
+// GroupConnection pages through a farm's active groups.
+func (s *Service) GroupConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error) {
+	q, err := s.GroupQuery(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+}
+
+// RecordConnection pages through a farm's active records.
+func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error) {
+	q, err := s.RecordQuery(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
+}

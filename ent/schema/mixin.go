@@ -1,0 +1,65 @@
+// Package schema is the hand-written ent schema of Herdbook; everything else under ent/ is
+// generated from it.
+package schema
+
+import (
+	"context"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/mixin"
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/intercept"
+)
+
+// BaseMixin gives every entity a random UUID id and created_at/updated_at stamps in UTC.
+type BaseMixin struct{ mixin.Schema }
+
+// Fields of the BaseMixin.
+func (BaseMixin) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable(),
+		field.Time("created_at").Default(now).Immutable().
+			Annotations(entgql.OrderField("CREATED_AT")),
+		field.Time("updated_at").Default(now).UpdateDefault(now).
+			Annotations(entgql.OrderField("UPDATED_AT")),
+	}
+}
+
+func now() time.Time { return time.Now().UTC() }
+
+type includeInactiveKey struct{}
+
+// IncludeInactive returns a context in which queries also see soft-deleted rows. Only
+// administrative code and the soft-delete operations themselves use it.
+func IncludeInactive(ctx context.Context) context.Context {
+	return context.WithValue(ctx, includeInactiveKey{}, true)
+}
+
+// SoftDeleteMixin adds is_active and hides inactive rows from every query, traversal and
+// eager load, so no caller can forget the filter.
+type SoftDeleteMixin struct{ mixin.Schema }
+
+// Fields of the SoftDeleteMixin.
+func (SoftDeleteMixin) Fields() []ent.Field {
+	return []ent.Field{
+		field.Bool("is_active").Default(true),
+	}
+}
+
+// Interceptors of the SoftDeleteMixin.
+func (SoftDeleteMixin) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{
+		intercept.TraverseFunc(func(ctx context.Context, q intercept.Query) error {
+			if skip, _ := ctx.Value(includeInactiveKey{}).(bool); skip {
+				return nil
+			}
+			q.WhereP(sql.FieldEQ("is_active", true))
+			return nil
+		}),
+	}
+}

@@ -1,0 +1,87 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+)
+
+// Record is an event applied to animals and/or groups of a farm.
+type Record struct{ ent.Schema }
+
+// Mixin of the Record.
+func (Record) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}} }
+
+// Fields of the Record.
+func (Record) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.Enum("type").Values("OTHER", "FEED", "GENETIC", "HEALTH", "MOVEMENT"),
+		field.String("name").NotEmpty().MaxLen(200).
+			Annotations(entgql.OrderField("NAME")),
+		field.String("description").Optional().Nillable().MaxLen(10000),
+		field.Time("applied_at").
+			Annotations(entgql.OrderField("APPLIED_AT")),
+	}
+}
+
+// Edges of the Record.
+func (Record) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("farm", Farm.Type).Ref("records").Field("farm_id").Unique().Required().Immutable().
+			Annotations(entgql.Skip()),
+		edge.To("animals", Animal.Type),
+		edge.To("groups", Group.Type),
+		edge.To("items", RecordItem.Type),
+		edge.From("files", File.Type).Ref("records"),
+	}
+}
+
+// Indexes of the Record: the farm's list is ordered by created_at then id.
+func (Record) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "is_active", "created_at")}
+}
+
+// Annotations of the Record.
+func (Record) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// RecordItem is one line of a record; its metadata may carry a birth_history fact.
+type RecordItem struct{ ent.Schema }
+
+// Mixin of the RecordItem.
+func (RecordItem) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}} }
+
+// Fields of the RecordItem.
+func (RecordItem) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("record_id", uuid.UUID{}).Immutable(),
+		field.String("name").Optional().Nillable().MaxLen(200),
+		field.String("description").Optional().Nillable().MaxLen(10000),
+		field.JSON("metadata", map[string]any{}).Optional().
+			Annotations(entgql.Type("Map")),
+	}
+}
+
+// Edges of the RecordItem.
+func (RecordItem) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("record", Record.Type).Ref("items").Field("record_id").Unique().Required().Immutable().
+			Annotations(entgql.Skip()),
+	}
+}
+
+// Indexes of the RecordItem.
+func (RecordItem) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("record_id", "is_active")}
+}
+
+// Annotations of the RecordItem.
+func (RecordItem) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+}

@@ -1,0 +1,37 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// User is a person who signs in with a phone number and password and belongs to farms.
+type User struct{ ent.Schema }
+
+// Mixin of the User.
+func (User) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}} }
+
+// Fields of the User.
+func (User) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("full_name").Optional().Nillable().MaxLen(200),
+		field.String("phone_number_local").NotEmpty().MaxLen(40).Unique(),
+		field.String("password_hash").Optional().Sensitive().
+			Annotations(entgql.Skip()),
+	}
+}
+
+// Edges of the User.
+func (User) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("memberships", FarmMember.Type).Annotations(entgql.Skip()),
+	}
+}
+
+// Annotations of the User.
+func (User) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput, entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+}

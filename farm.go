@@ -1,0 +1,218 @@
+package herdbook
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/schema"
+)
+
+// Species lists the species a farm may keep.
+var Species = schema.Species
+
+// FarmInput creates a farm.
+type FarmInput struct {
+	Name         string
+	Species      string
+	SpeciesOther *string
+}
+
+// FarmPatch changes a farm; nil fields stay as they are.
+type FarmPatch struct {
+	Name                *string
+	Species             *string
+	SpeciesOther        Optional[string]
+	AllowPrivateThreads *bool
+}
+
+func validateName(fe *fieldErrors, field, name string, min, max int) {
+	n := utf8.RuneCountInString(strings.TrimSpace(name))
+	switch {
+	case n < min:
+		fe.add(field, "must be at least %d characters", min)
+	case utf8.RuneCountInString(name) > max:
+		fe.add(field, "must be at most %d characters", max)
+	}
+}
+
+func validateSpecies(fe *fieldErrors, s string) {
+	if !slices.Contains(Species, s) {
+		fe.add("species", "must be one of %s", strings.Join(Species, ", "))
+	}
+}
+
+func validateSpeciesOther(fe *fieldErrors, s *string) {
+	if s != nil && utf8.RuneCountInString(*s) > 100 {
+		fe.add("species_other", "must be at most 100 characters")
+	}
+}
+
+// Validate checks a FarmInput.
+func (in FarmInput) Validate() error {
+	var fe fieldErrors
+	validateName(&fe, "name", in.Name, 2, 200)
+	validateSpecies(&fe, in.Species)
+	validateSpeciesOther(&fe, in.SpeciesOther)
+	return fe.err()
+}
+
+// Validate checks a FarmPatch.
+func (p FarmPatch) Validate() error {
+	var fe fieldErrors
+	if p.Name != nil {
+		validateName(&fe, "name", *p.Name, 2, 200)
+	}
+	if p.Species != nil {
+		validateSpecies(&fe, *p.Species)
+	}
+	validateSpeciesOther(&fe, p.SpeciesOther.Value)
+	return fe.err()
+}
+
+// WelcomeThreadTitle is the title of the thread every new farm opens with.
+const WelcomeThreadTitle = "Welcome"
+
+// CreateFarm creates a farm owned by the viewer and opens its welcome thread. It returns the
+// farm with its members and the thread's id.
+func (s *Service) CreateFarm(ctx context.Context, in FarmInput) (*ent.Farm, uuid.UUID, error) {
+	v, err := authenticate(ctx, ScopeWriteFarms)
+	if err != nil {
+		return nil, uuid.Nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, uuid.Nil, err
+	}
+	var (
+		f  *ent.Farm
+		th *ent.Thread
+	)
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		var err error
+		f, err = c.Farm.Create().
+			SetName(strings.TrimSpace(in.Name)).
+			SetSpecies(farm.Species(in.Species)).
+			SetNillableSpeciesOther(in.SpeciesOther).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if err := c.FarmMember.Create().SetFarmID(f.ID).SetUserID(v.UserID).SetRole(RoleOwner).Exec(ctx); err != nil {
+			return err
+		}
+		th, err = c.Thread.Create().SetFarmID(f.ID).SetTitle(WelcomeThreadTitle).SetCreatedBy(v.UserID).Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, uuid.Nil, err
+	}
+	f, err = s.farmWithMembers(ctx, f.ID)
+	return f, th.ID, err
+}
+
+// farmQuery loads farms with their active members and the members' users.
+func (s *Service) farmQuery(ctx context.Context) *ent.FarmQuery {
+	return s.Client(ctx).Farm.Query().
+		WithMembers(func(q *ent.FarmMemberQuery) {
+			q.WithUser().Order(ent.Asc(farmmember.FieldCreatedAt), ent.Asc(farmmember.FieldID))
+		})
+}
+
+func (s *Service) farmWithMembers(ctx context.Context, id uuid.UUID) (*ent.Farm, error) {
+	f, err := s.farmQuery(ctx).Where(farm.ID(id)).Only(ctx)
+	return f, notFound(err, "farm", id)
+}
+
+// visibleFarms restricts a farm query to active farms of which the viewer is an active member.
+func visibleFarms(v *Viewer) func(*ent.FarmQuery) {
+	return func(q *ent.FarmQuery) {
+		q.Where(farm.HasMembersWith(farmmember.UserID(v.UserID), farmmember.IsActive(true)))
+	}
+}
+
+// Farms lists the farms the viewer belongs to, oldest first, with their members. It costs
+// four queries whatever the page size.
+func (s *Service) Farms(ctx context.Context, p Page) ([]*ent.Farm, int, error) {
+	v, err := authenticate(ctx, ScopeReadFarms)
+	if err != nil {
+		return nil, 0, err
+	}
+	offset, limit, err := s.bounds(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	q := s.farmQuery(ctx)
+	visibleFarms(v)(q)
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	farms, err := q.Order(ent.Asc(farm.FieldCreatedAt), ent.Asc(farm.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	return farms, total, err
+}
+
+// FarmQuery returns a query over the farms the viewer belongs to, for GraphQL connections.
+func (s *Service) FarmQuery(ctx context.Context) (*ent.FarmQuery, error) {
+	v, err := authenticate(ctx, ScopeReadFarms)
+	if err != nil {
+		return nil, err
+	}
+	q := s.Client(ctx).Farm.Query()
+	visibleFarms(v)(q)
+	return q, nil
+}
+
+// Farm returns one farm with its members; the viewer must be at least a READER.
+func (s *Service) Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error) {
+	if _, _, err := s.authorizeFarm(ctx, id, RoleReader, ScopeReadFarms); err != nil {
+		return nil, err
+	}
+	return s.farmWithMembers(ctx, id)
+}
+
+// UpdateFarm changes a farm; the viewer must be at least an EDITOR.
+func (s *Service) UpdateFarm(ctx context.Context, id uuid.UUID, p FarmPatch) (*ent.Farm, error) {
+	if _, _, err := s.authorizeFarm(ctx, id, RoleEditor, ScopeWriteFarms); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	u := s.Client(ctx).Farm.UpdateOneID(id)
+	if p.Name != nil {
+		u.SetName(strings.TrimSpace(*p.Name))
+	}
+	if p.Species != nil {
+		u.SetSpecies(farm.Species(*p.Species))
+	}
+	if p.SpeciesOther.Set {
+		if p.SpeciesOther.Value == nil {
+			u.ClearSpeciesOther()
+		} else {
+			u.SetSpeciesOther(*p.SpeciesOther.Value)
+		}
+	}
+	if p.AllowPrivateThreads != nil {
+		u.SetAllowPrivateThreads(*p.AllowPrivateThreads)
+	}
+	if err := u.Exec(ctx); err != nil {
+		return nil, notFound(err, "farm", id)
+	}
+	return s.farmWithMembers(ctx, id)
+}
+
+// DeleteFarm soft-deletes a farm: it disappears from every read but its history is kept.
+// Only an OWNER may do it.
+func (s *Service) DeleteFarm(ctx context.Context, id uuid.UUID) error {
+	if _, _, err := s.authorizeFarm(ctx, id, RoleOwner, ScopeWriteFarms); err != nil {
+		return err
+	}
+	return notFound(s.Client(ctx).Farm.UpdateOneID(id).SetIsActive(false).Exec(ctx), "farm", id)
+}

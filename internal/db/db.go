@@ -1,0 +1,160 @@
+// Package db opens Herdbook's database (embedded SQLite by default, PostgreSQL through
+// lib/pq in production) and applies the versioned migrations.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/lib/pq" // PostgreSQL driver "postgres".
+	"modernc.org/sqlite"
+
+	"github.com/herdbook/herdbook/ent"
+)
+
+func init() {
+	// ent and atlas know SQLite by the name "sqlite3"; modernc's pure Go driver keeps the
+	// binary static (CGO_ENABLED=0).
+	sql.Register("sqlite3", &sqlite.Driver{})
+}
+
+// sqliteParams are required for correctness: foreign keys on, writers wait instead of failing,
+// WAL for concurrent readers, and times stored in a form every reader parses.
+const sqliteParams = "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_time_format=sqlite"
+
+// DB is an open database with its ent client.
+type DB struct {
+	// Client is the ent client over the connection pool.
+	Client *ent.Client
+	// SQL is the underlying pool, for migrations and health checks.
+	SQL *sql.DB
+	// Dialect is dialect.SQLite or dialect.Postgres.
+	Dialect string
+
+	queries atomic.Int64
+}
+
+// Queries reports how many statements went through the ent client since Open; tests use it
+// to prove that list endpoints cost a constant number of queries.
+func (d *DB) Queries() int64 { return d.queries.Load() }
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.Client.Close() }
+
+// DefaultURL is the embedded SQLite database inside dataDir.
+func DefaultURL(dataDir string) string {
+	return "sqlite://" + filepath.Join(dataDir, "herdbook.db")
+}
+
+// Open connects to rawURL: postgres://… (or postgresql://…) or sqlite://PATH. It does not
+// migrate; call Migrate.
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	var (
+		driverName, dsn, dia string
+	)
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		driverName, dsn, dia = "postgres", rawURL, dialect.Postgres
+	case strings.HasPrefix(rawURL, "sqlite://"):
+		path := strings.TrimPrefix(rawURL, "sqlite://")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" {
+			return nil, fmt.Errorf("database URL %q names no file", rawURL)
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create data directory: %w", err)
+			}
+		}
+		driverName, dsn, dia = "sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+sqliteParams, dialect.SQLite
+	default:
+		return nil, fmt.Errorf("database URL must start with postgres:// or sqlite://, got %q", redact(rawURL))
+	}
+	pool, err := sql.Open(driverName, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if dia == dialect.SQLite {
+		// One writer at a time is SQLite's model; a small pool avoids lock storms.
+		pool.SetMaxOpenConns(4)
+	} else {
+		pool.SetMaxOpenConns(20)
+		pool.SetMaxIdleConns(10)
+	}
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", redact(rawURL), err)
+	}
+	d := &DB{SQL: pool, Dialect: dia}
+	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), n: &d.queries}
+	d.Client = ent.NewClient(ent.Driver(drv))
+	return d, nil
+}
+
+// redact hides a password in a URL before it reaches a log or an error.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// countingDriver counts the statements that ent sends.
+type countingDriver struct {
+	dialect.Driver
+	n *atomic.Int64
+}
+
+func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
+	d.n.Add(1)
+	return d.Driver.Exec(ctx, query, args, v)
+}
+
+func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
+	d.n.Add(1)
+	return d.Driver.Query(ctx, query, args, v)
+}
+
+func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
+	tx, err := d.Driver.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countingTx{Tx: tx, n: d.n}, nil
+}
+
+func (d *countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	tx, err := d.Driver.(interface {
+		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
+	}).BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &countingTx{Tx: tx, n: d.n}, nil
+}
+
+type countingTx struct {
+	dialect.Tx
+	n *atomic.Int64
+}
+
+func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
+	t.n.Add(1)
+	return t.Tx.Exec(ctx, query, args, v)
+}
+
+func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
+	t.n.Add(1)
+	return t.Tx.Query(ctx, query, args, v)
+}

@@ -1,0 +1,135 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"ariga.io/atlas/sql/migrate"
+	"entgo.io/ent/dialect"
+
+	"github.com/herdbook/herdbook/ent/migrate/migrations"
+)
+
+// revisionTable records which migration versions were applied, so that Migrate is idempotent.
+const revisionTable = "herdbook_schema_revisions"
+
+// migrationLockID is the PostgreSQL advisory lock that serialises concurrent start-ups.
+const migrationLockID = 7_426_181_113
+
+// Dir returns the embedded migration directory of an ent dialect (sqlite3 or postgres).
+func Dir(dia string) (migrate.Dir, error) {
+	name := dia
+	if dia == dialect.SQLite {
+		name = "sqlite"
+	}
+	sub, err := fs.Sub(migrations.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	files, err := fs.ReadDir(sub, ".")
+	if err != nil {
+		return nil, err
+	}
+	mem := &migrate.MemDir{}
+	for _, f := range files {
+		b, err := fs.ReadFile(sub, f.Name())
+		if err != nil {
+			return nil, err
+		}
+		if err := mem.WriteFile(f.Name(), b); err != nil {
+			return nil, err
+		}
+	}
+	return mem, nil
+}
+
+// Migrate applies every pending migration in version order, each in its own transaction,
+// after checking atlas.sum so that an edited migration is refused rather than half-applied.
+// progress, when not nil, is told about each applied version.
+func (d *DB) Migrate(ctx context.Context, progress func(version, desc string)) (applied int, err error) {
+	dir, err := Dir(d.Dialect)
+	if err != nil {
+		return 0, err
+	}
+	if err := migrate.Validate(dir); err != nil {
+		return 0, fmt.Errorf("migration directory %s: %w", d.Dialect, err)
+	}
+	files, err := dir.Files()
+	if err != nil {
+		return 0, err
+	}
+	conn, err := d.SQL.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if d.Dialect == dialect.Postgres {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+			return 0, fmt.Errorf("take migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+revisionTable+
+		` (version VARCHAR(64) PRIMARY KEY, description VARCHAR(255) NOT NULL, applied_at TIMESTAMP NOT NULL)`); err != nil {
+		return 0, fmt.Errorf("create revision table: %w", err)
+	}
+	done := map[string]bool{}
+	rows, err := conn.QueryContext(ctx, `SELECT version FROM `+revisionTable)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		done[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, f := range files {
+		if done[f.Version()] {
+			continue
+		}
+		if err := d.applyFile(ctx, conn, f); err != nil {
+			return applied, err
+		}
+		applied++
+		if progress != nil {
+			progress(f.Version(), f.Desc())
+		}
+	}
+	return applied, nil
+}
+
+func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) error {
+	stmts, err := f.Stmts()
+	if err != nil {
+		return fmt.Errorf("read migration %s: %w", f.Name(), err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("migration %s: %w", f.Name(), err)
+		}
+	}
+	ph := "?, ?, ?"
+	if d.Dialect == dialect.Postgres {
+		ph = "$1, $2, $3"
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+revisionTable+` (version, description, applied_at) VALUES (`+ph+`)`,
+		f.Version(), f.Desc(), time.Now().UTC()); err != nil {
+		return fmt.Errorf("record migration %s: %w", f.Name(), err)
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,39 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+)
+
+// SQLiteDevURL is the atlas URL of a scratch SQLite file, for Diff.
+func SQLiteDevURL(path string) string {
+	return "sqlite://" + path + "?_pragma=foreign_keys(1)"
+}
+
+// ScratchPostgres makes a fresh schema in the PostgreSQL database at base and returns a URL
+// bound to it (through search_path) and a cleanup that drops it. Tests use one per test so
+// that they can run in parallel on one server; the migration generator uses one as its
+// scratch database.
+func ScratchPostgres(ctx context.Context, base string) (string, func(), error) {
+	admin, err := Open(ctx, base)
+	if err != nil {
+		return "", nil, err
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	name := "scratch_" + hex.EncodeToString(b)
+	if _, err := admin.SQL.ExecContext(ctx, "CREATE SCHEMA "+name); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + name, func() {
+		_, _ = admin.SQL.ExecContext(context.Background(), "DROP SCHEMA "+name+" CASCADE")
+		admin.Close()
+	}, nil
+}

@@ -1,0 +1,183 @@
+// Package seed fills a database with synthetic, deterministic farms for demos and
+// benchmarks: animals with profile facts, groups with membership and exposure facts, and
+// records with items. It writes through ent in batches; it is an administrative tool, not a
+// path for user input.
+package seed
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/record"
+)
+
+// Options sizes the data.
+type Options struct {
+	Owner          uuid.UUID // becomes OWNER of every farm
+	Farms          int
+	AnimalsPerFarm int
+	GroupsPerFarm  int
+	RecordsPerFarm int
+	ItemsPerRecord int
+	Seed           uint64    // same seed, same data
+	Progress       io.Writer // one line per batch; nil for none
+}
+
+// Result counts what was written.
+type Result struct {
+	FarmIDs []uuid.UUID
+	Animals int
+	Groups  int
+	Records int
+	Items   int
+}
+
+const batch = 500
+
+var (
+	breeds  = []string{"Angus", "Hereford", "Charolais", "Limousin", "Simmental", "Highland"}
+	recKind = []record.Type{record.TypeHEALTH, record.TypeFEED, record.TypeMOVEMENT, record.TypeGENETIC, record.TypeOTHER}
+)
+
+// Run writes the data described by o.
+func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
+	var res Result
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	day := func(n int) string { return base.AddDate(0, 0, n).Format("2006-01-02") }
+	for fi := 0; fi < o.Farms; fi++ {
+		f, err := c.Farm.Create().SetName(fmt.Sprintf("Seed farm %d", fi+1)).SetSpecies(farm.SpeciesCATTLE).Save(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.FarmIDs = append(res.FarmIDs, f.ID)
+		if o.Owner != uuid.Nil {
+			if err := c.FarmMember.Create().SetFarmID(f.ID).SetUserID(o.Owner).SetRole(farmmember.RoleOWNER).Exec(ctx); err != nil {
+				return res, err
+			}
+		}
+		animals := make([]uuid.UUID, o.AnimalsPerFarm)
+		for start := 0; start < len(animals); start += batch {
+			end := min(start+batch, len(animals))
+			b := make([]*ent.AnimalCreate, 0, end-start)
+			for i := start; i < end; i++ {
+				animals[i] = uuid.New()
+				b = append(b, c.Animal.Create().SetID(animals[i]).SetFarmID(f.ID).SetTag(fmt.Sprintf("F%d-%05d", fi+1, i+1)))
+			}
+			if err := c.Animal.CreateBulk(b...).Exec(ctx); err != nil {
+				return res, err
+			}
+			res.Animals += end - start
+		}
+		groups := make([]uuid.UUID, o.GroupsPerFarm)
+		gb := make([]*ent.GroupCreate, len(groups))
+		for i := range groups {
+			groups[i] = uuid.New()
+			gb[i] = c.Group.Create().SetID(groups[i]).SetFarmID(f.ID).SetName(fmt.Sprintf("Pasture %d", i+1))
+		}
+		if len(gb) > 0 {
+			if err := c.Group.CreateBulk(gb...).Exec(ctx); err != nil {
+				return res, err
+			}
+			res.Groups += len(gb)
+		}
+		progress(o.Progress, "farm %d/%d: %d animals, %d groups", fi+1, o.Farms, len(animals), len(groups))
+
+		// fact returns a plausible birth_history fact for the i-th item.
+		fact := func(i int) map[string]any {
+			a := animals[rng.IntN(len(animals))]
+			switch i % 4 {
+			case 0:
+				sex := "female"
+				if rng.IntN(10) == 0 {
+					sex = "male"
+				}
+				return map[string]any{"kind": "profile", "animal_id": a.String(), "sex": sex,
+					"birth_date": day(rng.IntN(900)), "breed": breeds[rng.IntN(len(breeds))]}
+			case 1:
+				if len(groups) == 0 {
+					return nil
+				}
+				start := 900 + rng.IntN(1200)
+				return map[string]any{"kind": "membership", "animal_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
+					"start_date": day(start), "end_date": day(start + 30 + rng.IntN(200))}
+			case 2:
+				if len(groups) == 0 {
+					return nil
+				}
+				start := 900 + rng.IntN(1200)
+				return map[string]any{"kind": "exposure", "sire_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
+					"start_date": day(start), "end_date": day(start + 20 + rng.IntN(60))}
+			default:
+				return map[string]any{"kind": "movement_in", "animal_id": a.String(), "date": day(rng.IntN(2000))}
+			}
+		}
+		for start := 0; start < o.RecordsPerFarm; start += batch {
+			end := min(start+batch, o.RecordsPerFarm)
+			rb := make([]*ent.RecordCreate, 0, end-start)
+			ids := make([]uuid.UUID, 0, end-start)
+			for i := start; i < end; i++ {
+				id := uuid.New()
+				ids = append(ids, id)
+				r := c.Record.Create().SetID(id).SetFarmID(f.ID).SetName(fmt.Sprintf("Record %d", i+1)).
+					SetType(recKind[i%len(recKind)]).SetAppliedAt(base.Add(time.Duration(i) * time.Hour))
+				if len(animals) > 0 {
+					r.AddAnimalIDs(animals[rng.IntN(len(animals))])
+				}
+				if len(groups) > 0 && i%3 == 0 {
+					r.AddGroupIDs(groups[rng.IntN(len(groups))])
+				}
+				rb = append(rb, r)
+			}
+			if err := c.Record.CreateBulk(rb...).Exec(ctx); err != nil {
+				return res, err
+			}
+			res.Records += len(rb)
+			if o.ItemsPerRecord > 0 && len(animals) > 0 {
+				var ib []*ent.RecordItemCreate
+				flush := func() error {
+					if len(ib) == 0 {
+						return nil
+					}
+					err := c.RecordItem.CreateBulk(ib...).Exec(ctx)
+					res.Items += len(ib)
+					ib = ib[:0]
+					return err
+				}
+				for _, rid := range ids {
+					for k := 0; k < o.ItemsPerRecord; k++ {
+						it := c.RecordItem.Create().SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
+						if f := fact(res.Items + len(ib)); f != nil {
+							it.SetMetadata(map[string]any{"birth_history": f})
+						}
+						ib = append(ib, it)
+						if len(ib) == batch {
+							if err := flush(); err != nil {
+								return res, err
+							}
+						}
+					}
+				}
+				if err := flush(); err != nil {
+					return res, err
+				}
+			}
+			progress(o.Progress, "farm %d/%d: %d/%d records, %d items so far", fi+1, o.Farms, end, o.RecordsPerFarm, res.Items)
+		}
+	}
+	return res, nil
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}

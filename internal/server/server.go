@@ -1,0 +1,91 @@
+// Package server wires the transports (REST facade, GraphQL graph, OAuth) and the HTTP
+// hygiene around them into one http.Handler. cmd/herdbook and the end-to-end tests use it,
+// so that tests exercise exactly what production serves.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/rs/cors"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/graph"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/oauth"
+	"github.com/herdbook/herdbook/rest"
+)
+
+// Config is what the wiring needs beyond its dependencies.
+type Config struct {
+	BaseURL   string
+	WebOrigin string // the one browser origin CORS admits; empty admits none
+	Logger    *slog.Logger
+}
+
+// Deps are the parts the handler is built from.
+type Deps struct {
+	DB      *db.DB
+	Service *herdbook.Service
+	Issuer  *oauth.Issuer
+}
+
+// New returns the whole HTTP surface.
+func New(cfg Config, d Deps) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	mux := http.NewServeMux()
+	bearer := oauth.Bearer(d.Issuer, rest.WriteError)
+
+	api := bearer(rest.NewHandler(d.Service, rest.Config{BaseURL: cfg.BaseURL}))
+	for _, p := range rest.Prefixes {
+		mux.Handle(p+"/", api)
+	}
+	mux.Handle("/graphql", bearer(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "application/json")
+		if err := d.DB.SQL.PingContext(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":"database unreachable"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ready"}`))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		rest.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+	})
+
+	var h http.Handler = mux
+	h = corsFor(cfg.WebOrigin).Handler(h)
+	h = rest.AccessLog(cfg.Logger, h)
+	h = rest.Recover(h)
+	h = rest.WithRequestID(h)
+	return h
+}
+
+// corsFor admits browser requests from the configured web origin only. Requests without an
+// Origin header (server-side clients) are not affected by CORS at all.
+func corsFor(origin string) *cors.Cors {
+	var origins []string
+	if o := strings.TrimRight(strings.TrimSpace(origin), "/"); o != "" {
+		origins = []string{o}
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins:   origins,
+		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions},
+		AllowedHeaders:   []string{"Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", "X-Api-Key"},
+		ExposedHeaders:   []string{"X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Deprecation"},
+		AllowCredentials: false,
+		MaxAge:           600,
+	})
+}

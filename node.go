@@ -1,0 +1,124 @@
+package herdbook
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/user"
+)
+
+// nodeType finds the table of a UUID. Ids are random UUIDs shared with REST, so they do not
+// encode their type; the tables are probed by primary key in a fixed order, most common
+// first: a bounded number of index lookups.
+func (s *Service) nodeType(ctx context.Context, id uuid.UUID) (string, error) {
+	c := s.Client(ctx)
+	probes := []struct {
+		table string
+		exist func() (bool, error)
+	}{
+		{record.Table, func() (bool, error) { return c.Record.Query().Where(record.ID(id)).Exist(ctx) }},
+		{recorditem.Table, func() (bool, error) { return c.RecordItem.Query().Where(recorditem.ID(id)).Exist(ctx) }},
+		{animal.Table, func() (bool, error) { return c.Animal.Query().Where(animal.ID(id)).Exist(ctx) }},
+		{group.Table, func() (bool, error) { return c.Group.Query().Where(group.ID(id)).Exist(ctx) }},
+		{farm.Table, func() (bool, error) { return c.Farm.Query().Where(farm.ID(id)).Exist(ctx) }},
+		{farmmember.Table, func() (bool, error) { return c.FarmMember.Query().Where(farmmember.ID(id)).Exist(ctx) }},
+		{thread.Table, func() (bool, error) { return c.Thread.Query().Where(thread.ID(id)).Exist(ctx) }},
+		{message.Table, func() (bool, error) { return c.Message.Query().Where(message.ID(id)).Exist(ctx) }},
+		{file.Table, func() (bool, error) { return c.File.Query().Where(file.ID(id)).Exist(ctx) }},
+		{user.Table, func() (bool, error) { return c.User.Query().Where(user.ID(id)).Exist(ctx) }},
+	}
+	for _, p := range probes {
+		ok, err := p.exist()
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return p.table, nil
+		}
+	}
+	return "", Errorf(ENOTFOUND, "node %s not found", id)
+}
+
+// Node returns the entity with the given id when the viewer may read it, with the same
+// scope and membership rules as the entity's own queries.
+func (s *Service) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
+	if _, err := authenticate(ctx); err != nil {
+		return nil, err
+	}
+	n, err := s.Client(ctx).Noder(ctx, id, ent.WithNodeType(s.nodeType))
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND || ent.IsNotFound(err) {
+			return nil, Errorf(ENOTFOUND, "node %s not found", id)
+		}
+		return nil, err
+	}
+	if err := s.canRead(ctx, n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Nodes returns the entities with the given ids; each one the viewer may not read is an error.
+func (s *Service) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
+	if len(ids) > MaxConnectionPage {
+		return nil, Invalid(FieldError{Field: "ids", Message: "must have at most 500 ids"})
+	}
+	out := make([]ent.Noder, len(ids))
+	for i, id := range ids {
+		n, err := s.Node(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (s *Service) canRead(ctx context.Context, n ent.Noder) error {
+	farmRead := func(farmID uuid.UUID, scope string) error {
+		_, _, err := s.authorizeFarm(ctx, farmID, RoleReader, scope)
+		return err
+	}
+	switch n := n.(type) {
+	case *ent.Farm:
+		return farmRead(n.ID, ScopeReadFarms)
+	case *ent.FarmMember:
+		return farmRead(n.FarmID, ScopeReadFarms)
+	case *ent.Animal:
+		return farmRead(n.FarmID, ScopeReadAnimals)
+	case *ent.Group:
+		return farmRead(n.FarmID, ScopeReadAnimals)
+	case *ent.Record:
+		return farmRead(n.FarmID, ScopeReadRecords)
+	case *ent.File:
+		return farmRead(n.FarmID, ScopeReadRecords)
+	case *ent.RecordItem:
+		r, err := s.Client(ctx).Record.Get(ctx, n.RecordID)
+		if err != nil {
+			return notFound(err, "node", n.ID)
+		}
+		return farmRead(r.FarmID, ScopeReadRecords)
+	case *ent.Thread:
+		_, err := s.readableThread(ctx, n.ID, ScopeReadFarms)
+		return err
+	case *ent.Message:
+		_, err := s.readableThread(ctx, n.ThreadID, ScopeReadFarms)
+		return err
+	case *ent.User:
+		if v := ViewerFrom(ctx); v != nil && v.UserID == n.ID {
+			return nil
+		}
+	}
+	return Errorf(ENOTFOUND, "node not found")
+}

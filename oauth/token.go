@@ -1,0 +1,186 @@
+// Package oauth is Herdbook's OAuth 2.0 side: registered clients, issued credentials stored
+// only as hashes, and the bearer middleware that turns a credential into a herdbook.Viewer.
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/accesstoken"
+	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/user"
+)
+
+// DefaultAccessTokenTTL is how long an access token lives unless the issuer says otherwise.
+const DefaultAccessTokenTTL = time.Hour
+
+// NewSecret returns a credential of 256 random bits, base64url without padding, behind a
+// prefix that tells people (and secret scanners) what it is.
+func NewSecret(prefix string) string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("oauth: no randomness: %v", err))
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Hash is how credentials are stored: SHA-256, hex. The credentials have 256 random bits,
+// so a fast hash is enough; a slow one would only slow every request.
+func Hash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// Issuer registers clients and issues and resolves credentials.
+type Issuer struct {
+	client *ent.Client
+	now    func() time.Time
+}
+
+// NewIssuer returns an Issuer over client; now may be nil for time.Now.
+func NewIssuer(client *ent.Client, now func() time.Time) *Issuer {
+	if now == nil {
+		now = time.Now
+	}
+	return &Issuer{client: client, now: now}
+}
+
+// ClientInput registers a client.
+type ClientInput struct {
+	ClientID     string
+	Name         string
+	RedirectURIs []string
+	Scopes       []string
+	Public       bool
+	Observer     bool
+}
+
+// Validate checks a ClientInput.
+func (in ClientInput) Validate() error {
+	var fe []herdbook.FieldError
+	add := func(f, m string) { fe = append(fe, herdbook.FieldError{Field: f, Message: m}) }
+	if l := len(in.ClientID); l < 1 || l > 255 || strings.TrimSpace(in.ClientID) != in.ClientID {
+		add("client_id", "must be 1 to 255 characters without surrounding spaces")
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		add("name", "is required")
+	}
+	if len(in.Scopes) == 0 {
+		add("scopes", "must name at least one scope")
+	}
+	for _, s := range in.Scopes {
+		if !slices.Contains(herdbook.AllScopes, s) {
+			add("scopes", fmt.Sprintf("unknown scope %q; known: %s", s, strings.Join(herdbook.AllScopes, " ")))
+		}
+		if in.Observer && strings.HasPrefix(s, "write:") {
+			add("scopes", "an observer client may only have read scopes")
+		}
+	}
+	for _, u := range in.RedirectURIs {
+		p, err := url.Parse(u)
+		if err != nil || !p.IsAbs() || p.Fragment != "" || (p.Scheme != "https" && p.Hostname() != "127.0.0.1" && p.Hostname() != "localhost" && p.Hostname() != "::1") {
+			add("redirect_uris", fmt.Sprintf("%q must be an absolute https URL (http only for loopback) without fragment", u))
+		}
+	}
+	return herdbook.Invalid(fe...)
+}
+
+// CreateClient registers a client. For a confidential client it returns the secret, shown
+// once: only its hash is kept.
+func (i *Issuer) CreateClient(ctx context.Context, in ClientInput) (*ent.OAuthClient, string, error) {
+	if err := in.Validate(); err != nil {
+		return nil, "", err
+	}
+	c := i.client.OAuthClient.Create().SetClientID(in.ClientID).SetName(in.Name).
+		SetRedirectUris(in.RedirectURIs).SetScopes(in.Scopes).SetPublic(in.Public).SetObserver(in.Observer)
+	var secret string
+	if !in.Public {
+		secret = NewSecret("hbcs_")
+		c.SetSecretHash(Hash(secret))
+	}
+	cl, err := c.Save(ctx)
+	if ent.IsConstraintError(err) {
+		return nil, "", herdbook.Errorf(herdbook.ECONFLICT, "client_id %q is already registered", in.ClientID)
+	}
+	return cl, secret, err
+}
+
+// Client returns an active client by its client_id.
+func (i *Issuer) Client(ctx context.Context, clientID string) (*ent.OAuthClient, error) {
+	cl, err := i.client.OAuthClient.Query().Where(oauthclient.ClientID(clientID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "unknown client")
+	}
+	return cl, err
+}
+
+// CheckSecret compares a presented client secret with the stored hash in constant time.
+func CheckSecret(cl *ent.OAuthClient, secret string) bool {
+	if cl.SecretHash == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(Hash(secret)), []byte(cl.SecretHash)) == 1
+}
+
+// IssueAccessToken issues a bearer token for userID through clientID with the given scopes,
+// which must all be allowed to the client. The raw token is returned once.
+func (i *Issuer) IssueAccessToken(ctx context.Context, clientID string, userID uuid.UUID, scopes []string, ttl time.Duration) (string, *ent.AccessToken, error) {
+	cl, err := i.Client(ctx, clientID)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, s := range scopes {
+		if !slices.Contains(cl.Scopes, s) {
+			return "", nil, herdbook.Invalid(herdbook.FieldError{Field: "scopes", Message: fmt.Sprintf("scope %q is not allowed for client %s", s, clientID)})
+		}
+	}
+	if ttl <= 0 {
+		ttl = DefaultAccessTokenTTL
+	}
+	raw := NewSecret("hbat_")
+	tok, err := i.client.AccessToken.Create().SetTokenHash(Hash(raw)).SetClientID(cl.ID).SetUserID(userID).
+		SetScopes(scopes).SetExpiresAt(i.now().UTC().Add(ttl)).Save(ctx)
+	if ent.IsConstraintError(err) {
+		return "", nil, herdbook.Errorf(herdbook.ENOTFOUND, "user %s not found", userID)
+	}
+	return raw, tok, err
+}
+
+// Resolve turns a presented bearer token into its viewer, or EUNAUTHORIZED when the token is
+// unknown, expired, revoked, or belongs to an inactive client or user. One query.
+func (i *Issuer) Resolve(ctx context.Context, raw string) (*herdbook.Viewer, error) {
+	tok, err := i.client.AccessToken.Query().
+		Where(
+			accesstoken.TokenHash(Hash(raw)),
+			accesstoken.RevokedAtIsNil(),
+			accesstoken.ExpiresAtGT(i.now().UTC()),
+			accesstoken.HasClientWith(oauthclient.IsActive(true)),
+			accesstoken.HasUserWith(user.IsActive(true)),
+		).
+		WithClient().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "the access token is invalid or expired")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &herdbook.Viewer{
+		UserID:     tok.UserID,
+		ClientID:   tok.Edges.Client.ClientID,
+		Scopes:     tok.Scopes,
+		Credential: herdbook.CredentialOAuth,
+	}, nil
+}

@@ -1,0 +1,315 @@
+package herdbook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+)
+
+// Limits of a record write. They keep one request from building a statement the database
+// refuses, and are far above what a farm needs.
+const (
+	MaxRecordAssociations = 1000
+	MaxRecordItems        = 500
+)
+
+// RecordTypes lists the record types.
+var RecordTypes = []string{"OTHER", "FEED", "GENETIC", "HEALTH", "MOVEMENT"}
+
+// RecordInput creates a record.
+type RecordInput struct {
+	AnimalIDs   []uuid.UUID
+	GroupIDs    []uuid.UUID
+	Name        string
+	Type        string
+	AppliedAt   *time.Time
+	Description *string
+	Items       []RecordItemInput
+}
+
+// RecordPatch changes a record. AnimalIDs and GroupIDs are added to the existing
+// associations, never replace them; Items are appended.
+type RecordPatch struct {
+	AnimalIDs   []uuid.UUID
+	GroupIDs    []uuid.UUID
+	Name        *string
+	Type        *string
+	AppliedAt   *time.Time
+	Description Optional[string]
+	Items       []RecordItemInput
+}
+
+// RecordItemInput is one line of a record; Metadata may carry a birth_history fact.
+type RecordItemInput struct {
+	Name        *string
+	Description *string
+	Metadata    map[string]any
+}
+
+func validateRecordType(fe *fieldErrors, t string) {
+	for _, ok := range RecordTypes {
+		if t == ok {
+			return
+		}
+	}
+	fe.add("type", "must be one of %s", strings.Join(RecordTypes, ", "))
+}
+
+func validateDescription(fe *fieldErrors, field string, d *string) {
+	if d != nil && utf8.RuneCountInString(*d) > 10000 {
+		fe.add(field, "must be at most 10000 characters")
+	}
+}
+
+func validateAssociations(fe *fieldErrors, animals, groups []uuid.UUID) {
+	if len(animals) > MaxRecordAssociations {
+		fe.add("animal_ids", "must have at most %d ids", MaxRecordAssociations)
+	}
+	if len(groups) > MaxRecordAssociations {
+		fe.add("group_ids", "must have at most %d ids", MaxRecordAssociations)
+	}
+}
+
+func validateItems(fe *fieldErrors, items []RecordItemInput) {
+	if len(items) > MaxRecordItems {
+		fe.add("record_items", "must have at most %d items", MaxRecordItems)
+		return
+	}
+	for i, it := range items {
+		p := fmt.Sprintf("record_items[%d]", i)
+		if it.Name != nil {
+			validateName(fe, p+".name", *it.Name, 1, 200)
+		}
+		validateDescription(fe, p+".description", it.Description)
+		validateFact(fe, p+".metadata", it.Metadata)
+	}
+}
+
+// Validate checks a RecordInput.
+func (in RecordInput) Validate() error {
+	var fe fieldErrors
+	if len(in.AnimalIDs) == 0 && len(in.GroupIDs) == 0 {
+		fe.add("animal_ids", "animal_ids or group_ids must name at least one animal or group")
+	}
+	validateAssociations(&fe, in.AnimalIDs, in.GroupIDs)
+	validateName(&fe, "name", in.Name, 1, 200)
+	validateRecordType(&fe, in.Type)
+	if in.AppliedAt == nil {
+		fe.add("applied_at", "is required (an ISO 8601 date-time)")
+	}
+	validateDescription(&fe, "description", in.Description)
+	validateItems(&fe, in.Items)
+	return fe.err()
+}
+
+// Validate checks a RecordPatch.
+func (p RecordPatch) Validate() error {
+	var fe fieldErrors
+	validateAssociations(&fe, p.AnimalIDs, p.GroupIDs)
+	if p.Name != nil {
+		validateName(&fe, "name", *p.Name, 1, 200)
+	}
+	if p.Type != nil {
+		validateRecordType(&fe, *p.Type)
+	}
+	validateDescription(&fe, "description", p.Description.Value)
+	validateItems(&fe, p.Items)
+	return fe.err()
+}
+
+// CreateRecord records an event for animals and/or groups of a farm. Ids that do not name
+// active animals or groups of the same farm are filtered out, as the API contract says.
+func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordInput) (*ent.Record, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords); err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	var r *ent.Record
+	err := s.inTx(ctx, func(ctx context.Context) error {
+		animals, groups, err := s.farmEntities(ctx, farmID, in.AnimalIDs, in.GroupIDs)
+		if err != nil {
+			return err
+		}
+		if err := s.checkFactReferences(ctx, farmID, in.Items); err != nil {
+			return err
+		}
+		r, err = s.Client(ctx).Record.Create().
+			SetFarmID(farmID).
+			SetName(strings.TrimSpace(in.Name)).
+			SetType(record.Type(in.Type)).
+			SetAppliedAt(in.AppliedAt.UTC()).
+			SetNillableDescription(in.Description).
+			AddAnimalIDs(animals...).
+			AddGroupIDs(groups...).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		return s.createItems(ctx, r.ID, in.Items)
+	})
+	return r, err
+}
+
+func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []RecordItemInput) error {
+	if len(items) == 0 {
+		return nil
+	}
+	c := s.Client(ctx)
+	builders := make([]*ent.RecordItemCreate, len(items))
+	for i, it := range items {
+		builders[i] = c.RecordItem.Create().SetRecordID(recordID).
+			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata)
+	}
+	return c.RecordItem.CreateBulk(builders...).Exec(ctx)
+}
+
+// recordQuery loads records with their active items and files.
+func (s *Service) recordQuery(ctx context.Context, farmID uuid.UUID) *ent.RecordQuery {
+	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).
+		WithItems(func(q *ent.RecordItemQuery) {
+			q.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
+		}).
+		WithFiles()
+}
+
+// Records lists a farm's active records, oldest first, with their items and files. It costs
+// a constant number of queries whatever the page size.
+func (s *Service) Records(ctx context.Context, farmID uuid.UUID, p Page) ([]*ent.Record, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	offset, limit, err := s.bounds(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	q := s.recordQuery(ctx, farmID)
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	rs, err := q.Order(ent.Asc(record.FieldCreatedAt), ent.Asc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	return rs, total, err
+}
+
+// RecordQuery returns a query over a farm's active records, for GraphQL connections.
+func (s *Service) RecordQuery(ctx context.Context, farmID uuid.UUID) (*ent.RecordQuery, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)), nil
+}
+
+// Record returns one record of a farm with its items and files.
+func (s *Service) Record(ctx context.Context, farmID, id uuid.UUID) (*ent.Record, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	r, err := s.recordQuery(ctx, farmID).Where(record.ID(id)).Only(ctx)
+	return r, notFound(err, "record", id)
+}
+
+// UpdateRecord changes a record and adds associations and items to it.
+func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p RecordPatch) (*ent.Record, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var r *ent.Record
+	err := s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		old, err := c.Record.Query().Where(record.FarmID(farmID), record.ID(id)).Only(ctx)
+		if err != nil {
+			return notFound(err, "record", id)
+		}
+		animals, groups, err := s.farmEntities(ctx, farmID, p.AnimalIDs, p.GroupIDs)
+		if err != nil {
+			return err
+		}
+		// Already-connected ids are skipped: the join tables refuse duplicates.
+		if len(animals) > 0 {
+			have, err := old.QueryAnimals().Where(animal.IDIn(animals...)).IDs(IncludeInactive(ctx))
+			if err != nil {
+				return err
+			}
+			animals = without(animals, have)
+		}
+		if len(groups) > 0 {
+			have, err := old.QueryGroups().Where(group.IDIn(groups...)).IDs(IncludeInactive(ctx))
+			if err != nil {
+				return err
+			}
+			groups = without(groups, have)
+		}
+		if err := s.checkFactReferences(ctx, farmID, p.Items); err != nil {
+			return err
+		}
+		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
+		if p.Name != nil {
+			u.SetName(strings.TrimSpace(*p.Name))
+		}
+		if p.Type != nil {
+			u.SetType(record.Type(*p.Type))
+		}
+		if p.AppliedAt != nil {
+			u.SetAppliedAt(p.AppliedAt.UTC())
+		}
+		if p.Description.Set {
+			if p.Description.Value == nil {
+				u.ClearDescription()
+			} else {
+				u.SetDescription(*p.Description.Value)
+			}
+		}
+		if r, err = u.Save(ctx); err != nil {
+			return err
+		}
+		return s.createItems(ctx, id, p.Items)
+	})
+	return r, err
+}
+
+func without(ids, drop []uuid.UUID) []uuid.UUID {
+	if len(drop) == 0 {
+		return ids
+	}
+	d := make(map[uuid.UUID]bool, len(drop))
+	for _, id := range drop {
+		d[id] = true
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !d[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// DeleteRecord soft-deletes a record; only an OWNER may do it.
+func (s *Service) DeleteRecord(ctx context.Context, farmID, id uuid.UUID) error {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleOwner, ScopeWriteRecords); err != nil {
+		return err
+	}
+	n, err := s.Client(ctx).Record.Update().Where(record.FarmID(farmID), record.ID(id), record.IsActive(true)).SetIsActive(false).Save(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return Errorf(ENOTFOUND, "record %s not found", id)
+	}
+	return nil
+}

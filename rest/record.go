@@ -1,0 +1,233 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+
+	herdbook "github.com/herdbook/herdbook"
+)
+
+// recordJSON is SPEC.md's Record; items and files appear only in reads.
+type recordJSON struct {
+	Type        string      `json:"type"`
+	ID          string      `json:"id"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+	Name        string      `json:"name"`
+	IsActive    bool        `json:"is_active"`
+	Description *string     `json:"description"`
+	AppliedAt   time.Time   `json:"applied_at"`
+	RecordItems *[]itemJSON `json:"record_items,omitempty"`
+	Files       *[]fileJSON `json:"files,omitempty"`
+}
+
+type itemJSON struct {
+	ID          string         `json:"id"`
+	Description *string        `json:"description"`
+	IsActive    bool           `json:"is_active"`
+	Metadata    map[string]any `json:"metadata"`
+	Name        *string        `json:"name"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+type fileJSON struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Name      string    `json:"name"`
+	IsActive  bool      `json:"is_active"`
+	MimeType  string    `json:"mime_type"`
+	Size      int64     `json:"size"`
+	URL       string    `json:"url"`
+}
+
+func (h *Handler) newFileJSON(f *ent.File) fileJSON {
+	return fileJSON{
+		ID: f.ID.String(), CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC(), Name: f.Name,
+		IsActive: f.IsActive, MimeType: f.MimeType, Size: f.Size,
+		URL: strings.TrimRight(h.cfg.BaseURL, "/") + "/v1/file/" + f.ID.String() + "/content",
+	}
+}
+
+func newRecordJSON(r *ent.Record) recordJSON {
+	return recordJSON{
+		Type: string(r.Type), ID: r.ID.String(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Name: r.Name, IsActive: r.IsActive, Description: r.Description, AppliedAt: r.AppliedAt.UTC(),
+	}
+}
+
+// newRecordReadJSON adds the record's items and files, as list and single reads show them.
+func (h *Handler) newRecordReadJSON(r *ent.Record) recordJSON {
+	out := newRecordJSON(r)
+	items := make([]itemJSON, 0, len(r.Edges.Items))
+	for _, it := range r.Edges.Items {
+		items = append(items, itemJSON{
+			ID: it.ID.String(), Description: it.Description, IsActive: it.IsActive, Metadata: it.Metadata,
+			Name: it.Name, CreatedAt: it.CreatedAt.UTC(), UpdatedAt: it.UpdatedAt.UTC(),
+		})
+	}
+	files := make([]fileJSON, 0, len(r.Edges.Files))
+	for _, f := range r.Edges.Files {
+		files = append(files, h.newFileJSON(f))
+	}
+	out.RecordItems, out.Files = &items, &files
+	return out
+}
+
+type itemBody struct {
+	Name        nullable[string]         `json:"name"`
+	Description nullable[string]         `json:"description"`
+	Metadata    nullable[map[string]any] `json:"metadata"`
+}
+
+type recordBody struct {
+	AnimalIDs   []string         `json:"animal_ids"`
+	GroupIDs    []string         `json:"group_ids"`
+	Name        nullable[string] `json:"name"`
+	Type        nullable[string] `json:"type"`
+	AppliedAt   nullable[string] `json:"applied_at"`
+	Description nullable[string] `json:"description"`
+	RecordItems []itemBody       `json:"record_items"`
+}
+
+func itemInputs(in []itemBody) []herdbook.RecordItemInput {
+	out := make([]herdbook.RecordItemInput, len(in))
+	for i, it := range in {
+		out[i] = herdbook.RecordItemInput{Name: it.Name.ptr(), Description: it.Description.ptr(), Metadata: it.Metadata.V}
+	}
+	return out
+}
+
+func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p, err := page(r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	records, total, err := h.svc.Records(r.Context(), farmID, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	out := make([]recordJSON, len(records))
+	for i, rec := range records {
+		out[i] = h.newRecordReadJSON(rec)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+}
+
+func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var b recordBody
+	if err := decode(w, r, &b); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var fe fieldList
+	in := herdbook.RecordInput{
+		AnimalIDs:   fe.uuids("animal_ids", b.AnimalIDs),
+		GroupIDs:    fe.uuids("group_ids", b.GroupIDs),
+		AppliedAt:   fe.dateTime("applied_at", b.AppliedAt.ptr()),
+		Description: b.Description.ptr(),
+		Items:       itemInputs(b.RecordItems),
+	}
+	if n := notNull(&fe, "name", b.Name); n != nil {
+		in.Name = *n
+	}
+	if t := notNull(&fe, "type", b.Type); t != nil {
+		in.Type = *t
+	}
+	if err := fe.err(); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	rec, err := h.svc.CreateRecord(r.Context(), farmID, in)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newRecordJSON(rec))
+}
+
+func (h *Handler) recordIDs(r *http.Request) (farmID, recordID uuid.UUID, err error) {
+	if farmID, err = h.pathID(r, "farm_id"); err != nil {
+		return
+	}
+	recordID, err = h.pathID(r, "record_id")
+	return
+}
+
+func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
+	farmID, id, err := h.recordIDs(r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	rec, err := h.svc.Record(r.Context(), farmID, id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.newRecordReadJSON(rec))
+}
+
+func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
+	farmID, id, err := h.recordIDs(r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var b recordBody
+	if err := decode(w, r, &b); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var fe fieldList
+	p := herdbook.RecordPatch{
+		AnimalIDs:   fe.uuids("animal_ids", b.AnimalIDs),
+		GroupIDs:    fe.uuids("group_ids", b.GroupIDs),
+		Name:        notNull(&fe, "name", b.Name),
+		Type:        notNull(&fe, "type", b.Type),
+		AppliedAt:   fe.dateTime("applied_at", notNull(&fe, "applied_at", b.AppliedAt)),
+		Description: b.Description.optional(),
+		Items:       itemInputs(b.RecordItems),
+	}
+	if err := fe.err(); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	rec, err := h.svc.UpdateRecord(r.Context(), farmID, id, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newRecordJSON(rec))
+}
+
+func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request) {
+	farmID, id, err := h.recordIDs(r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if err := h.svc.DeleteRecord(r.Context(), farmID, id); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

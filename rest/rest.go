@@ -1,0 +1,182 @@
+// Package rest is the REST compatibility facade of SPEC.md. Handlers decode, call the
+// service layer and encode the documented shapes; no business rule lives here.
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+)
+
+// Config configures the facade.
+type Config struct {
+	// BaseURL is the public address of the service, for absolute URLs such as File.url.
+	BaseURL string
+}
+
+// Handler serves the REST facade.
+type Handler struct {
+	svc *herdbook.Service
+	cfg Config
+	mux *http.ServeMux
+}
+
+// Prefixes are the path prefixes the facade is mounted under: /v1 is canonical.
+var Prefixes = []string{"/v1", "/api/v1"}
+
+// NewHandler returns the facade over svc, serving every route under both prefixes.
+func NewHandler(svc *herdbook.Service, cfg Config) *Handler {
+	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
+	h.routes()
+	return h
+}
+
+// handle registers one operation under every prefix.
+func (h *Handler) handle(method, path string, fn http.HandlerFunc) {
+	for _, p := range Prefixes {
+		h.mux.HandleFunc(method+" "+p+path, fn)
+	}
+}
+
+// ServeHTTP dispatches to the operation, answering unknown paths (404) and wrong methods
+// (405, with Allow) with the error envelope instead of plain text.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		rec := &statusOnly{header: w.Header()}
+		h.mux.ServeHTTP(rec, r)
+		if rec.status == http.StatusMethodNotAllowed {
+			WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// statusOnly captures the status ServeMux would write for an unmatched request.
+type statusOnly struct {
+	header http.Header
+	status int
+}
+
+func (s *statusOnly) Header() http.Header         { return s.header }
+func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (s *statusOnly) WriteHeader(code int)        { s.status = code }
+
+// pathID parses a uuid path parameter. A malformed id is a 400 naming the parameter, after
+// authentication, so that anonymous callers learn nothing about the routes.
+func (h *Handler) pathID(r *http.Request, name string) (uuid.UUID, error) {
+	raw := r.PathValue(name)
+	id, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		if herdbook.ViewerFrom(r.Context()) == nil {
+			return uuid.Nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+		}
+		return uuid.Nil, herdbook.Invalid(herdbook.FieldError{Field: name, Message: "must be a UUID"})
+	}
+	return id, nil
+}
+
+// page reads skip and take. Absent values are nil; anything but a whole number is a 400.
+func page(r *http.Request) (herdbook.Page, error) {
+	var (
+		p  herdbook.Page
+		fe []herdbook.FieldError
+	)
+	q := r.URL.Query()
+	if s := q.Get("skip"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			fe = append(fe, herdbook.FieldError{Field: "skip", Message: "must be a whole number"})
+		}
+		p.Skip = n
+	}
+	if s := q.Get("take"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			fe = append(fe, herdbook.FieldError{Field: "take", Message: "must be a whole number"})
+		}
+		p.Take = &n
+	}
+	return p, herdbook.Invalid(fe...)
+}
+
+// nullable tells an absent JSON field (Set false) from null (Null true) and a value.
+type nullable[T any] struct {
+	Set  bool
+	Null bool
+	V    T
+}
+
+func (n *nullable[T]) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if string(b) == "null" {
+		n.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.V)
+}
+
+// ptr returns the value, or nil when absent or null.
+func (n nullable[T]) ptr() *T {
+	if !n.Set || n.Null {
+		return nil
+	}
+	v := n.V
+	return &v
+}
+
+// optional converts to the service's patch value.
+func (n nullable[T]) optional() herdbook.Optional[T] {
+	return herdbook.Optional[T]{Set: n.Set, Value: n.ptr()}
+}
+
+// notNull returns the value of an optional field that may be absent but not null.
+func notNull[T any](f *fieldList, field string, n nullable[T]) *T {
+	if n.Set && n.Null {
+		f.add(field, "may be left out but not null")
+	}
+	return n.ptr()
+}
+
+type fieldList []herdbook.FieldError
+
+func (f *fieldList) add(field, msg string) {
+	*f = append(*f, herdbook.FieldError{Field: field, Message: msg})
+}
+
+// uuids parses a list of uuid strings, naming each bad entry.
+func (f *fieldList) uuids(field string, raw []string) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(raw))
+	for i, s := range raw {
+		id, err := uuid.Parse(s)
+		if err != nil || len(s) != 36 {
+			f.add(field+"["+strconv.Itoa(i)+"]", "must be a UUID")
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// dateTime parses an ISO 8601 date-time with a time zone.
+func (f *fieldList) dateTime(field string, raw *string) *time.Time {
+	if raw == nil {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*raw))
+	if err != nil {
+		f.add(field, "must be an ISO 8601 date-time with a time zone, e.g. 2026-03-01T08:00:00Z")
+		return nil
+	}
+	return &t
+}
+
+func (f fieldList) err() error { return herdbook.Invalid(f...) }

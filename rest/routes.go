@@ -1,0 +1,18 @@
+package rest
+
+// routes lists the whole REST surface. Each path is served under every prefix in Prefixes.
+func (h *Handler) routes() {
+	// Farms.
+	h.handle("GET", "/farm", h.listFarms)
+	h.handle("POST", "/farm", h.createFarm)
+	h.handle("GET", "/farm/{farm_id}", h.getFarm)
+	h.handle("PUT", "/farm/{farm_id}", h.updateFarm)
+	h.handle("DELETE", "/farm/{farm_id}", h.deleteFarm)
+
+	// Records.
+	h.handle("GET", "/farm/{farm_id}/records", h.listRecords)
+	h.handle("POST", "/farm/{farm_id}/records", h.createRecord)
+	h.handle("GET", "/farm/{farm_id}/records/{record_id}", h.getRecord)
+	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
+	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
+}
