@@ -151,8 +151,8 @@ func (s *Service) Farms(ctx context.Context, p Page) ([]*ent.Farm, int, error) {
 	q := s.farmQuery(ctx)
 	visibleFarms(v)(q)
 	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, 0, err
+	if err != nil || limit == 0 {
+		return []*ent.Farm{}, total, err
 	}
 	farms, err := q.Order(ent.Asc(farm.FieldCreatedAt), ent.Asc(farm.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	return farms, total, err

@@ -199,7 +199,8 @@ type Page struct {
 	Take *int
 }
 
-// bounds validates p and returns offset and limit, clamping take to the cap.
+// bounds validates p and returns offset and limit, clamping take to the cap. A limit of 0
+// means an empty page: callers must not pass it to ent, where 0 means "no limit".
 func (s *Service) bounds(p Page) (int, int, error) {
 	var fe fieldErrors
 	if p.Skip < 0 {

@@ -196,8 +196,8 @@ func (s *Service) Records(ctx context.Context, farmID uuid.UUID, p Page) ([]*ent
 	}
 	q := s.recordQuery(ctx, farmID)
 	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, 0, err
+	if err != nil || limit == 0 {
+		return []*ent.Record{}, total, err
 	}
 	rs, err := q.Order(ent.Asc(record.FieldCreatedAt), ent.Asc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	return rs, total, err

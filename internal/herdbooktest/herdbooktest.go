@@ -1,0 +1,308 @@
+// Package herdbooktest gives tests real parts: a migrated database per test (embedded
+// SQLite always, and PostgreSQL when HERDBOOK_TEST_DATABASE_URL is set) and the production
+// HTTP wiring behind a real net/http server.
+package herdbooktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/oauth"
+)
+
+// EnvPostgres names the PostgreSQL database tests also run on.
+const EnvPostgres = "HERDBOOK_TEST_DATABASE_URL"
+
+// Dialects lists the databases tests run on: "sqlite", and "postgres" when configured.
+func Dialects() []string {
+	if os.Getenv(EnvPostgres) != "" {
+		return []string{"sqlite", "postgres"}
+	}
+	return []string{"sqlite"}
+}
+
+// EachDB runs fn as a subtest per dialect, each on a fresh migrated database.
+func EachDB(t *testing.T, fn func(t *testing.T, d *db.DB)) {
+	t.Helper()
+	for _, dia := range Dialects() {
+		t.Run(dia, func(t *testing.T) { fn(t, MustDB(t, dia)) })
+	}
+}
+
+// ScratchURL returns the URL of an empty database of the dialect, dropped after the test.
+func ScratchURL(tb testing.TB, dialect string) string {
+	tb.Helper()
+	switch dialect {
+	case "sqlite":
+		return "sqlite://" + filepath.Join(tb.TempDir(), "test.db")
+	case "postgres":
+		base := os.Getenv(EnvPostgres)
+		if base == "" {
+			tb.Skipf("%s is not set", EnvPostgres)
+		}
+		url, cleanup, err := db.ScratchPostgres(context.Background(), base)
+		if err != nil {
+			tb.Fatalf("PostgreSQL at %s is unreachable: %v", EnvPostgres, err)
+		}
+		tb.Cleanup(cleanup)
+		return url
+	}
+	tb.Fatalf("unknown dialect %q", dialect)
+	return ""
+}
+
+// MustDB opens a fresh database of the dialect with every migration applied.
+func MustDB(tb testing.TB, dialect string) *db.DB {
+	tb.Helper()
+	ctx := context.Background()
+	d, err := db.Open(ctx, ScratchURL(tb, dialect))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(ctx, nil); err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// App is a running Herdbook over one test database.
+type App struct {
+	tb      testing.TB
+	DB      *db.DB
+	Service *herdbook.Service
+	Issuer  *oauth.Issuer
+	Server  *httptest.Server
+	URL     string
+
+	users atomic.Int64
+}
+
+// Options tune an App.
+type Options struct {
+	WebOrigin string
+}
+
+// NewApp starts Herdbook on d behind a real HTTP server.
+func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
+	tb.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	a := &App{tb: tb, DB: d, Service: herdbook.New(d.Client), Issuer: oauth.NewIssuer(d.Client, nil)}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a.Server = httptest.NewUnstartedServer(nil)
+	a.Server.Start()
+	a.URL = a.Server.URL
+	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger},
+		server.Deps{DB: d, Service: a.Service, Issuer: a.Issuer})
+	tb.Cleanup(a.Server.Close)
+	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{
+		ClientID: "test-client", Name: "Test client", Scopes: herdbook.AllScopes,
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// User is a test user with a token carrying every scope.
+type User struct {
+	ID    uuid.UUID
+	Phone string
+	Token string
+}
+
+// MustUser creates a user and issues a token with the given scopes (all when none).
+func (a *App) MustUser(scopes ...string) User {
+	a.tb.Helper()
+	n := a.users.Add(1)
+	phone := fmt.Sprintf("+1555%07d", n)
+	name := fmt.Sprintf("Test User %d", n)
+	u, err := a.Service.CreateUser(context.Background(), herdbook.UserInput{FullName: &name, PhoneNumberLocal: phone, Password: "a long test password"})
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return User{ID: u.ID, Phone: phone, Token: a.MustToken(u.ID, scopes...)}
+}
+
+// MustToken issues a token for userID with the given scopes (all when none).
+func (a *App) MustToken(userID uuid.UUID, scopes ...string) string {
+	a.tb.Helper()
+	if len(scopes) == 0 {
+		scopes = herdbook.AllScopes
+	}
+	raw, _, err := a.Issuer.IssueAccessToken(context.Background(), "test-client", userID, scopes, time.Hour)
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return raw
+}
+
+// Ctx returns a context authenticated as u with every scope, for direct service calls.
+func (a *App) Ctx(u User) context.Context {
+	return herdbook.WithViewer(context.Background(), &herdbook.Viewer{UserID: u.ID, Scopes: herdbook.AllScopes, Credential: herdbook.CredentialOAuth})
+}
+
+// MustFarm creates a farm owned by u through the service.
+func (a *App) MustFarm(u User, name string) *ent.Farm {
+	a.tb.Helper()
+	f, _, err := a.Service.CreateFarm(a.Ctx(u), herdbook.FarmInput{Name: name, Species: "CATTLE"})
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return f
+}
+
+// MustMember makes u a member of farm with role.
+func (a *App) MustMember(farmID uuid.UUID, u User, role herdbook.Role) {
+	a.tb.Helper()
+	if _, err := a.Service.AdminPutMember(context.Background(), farmID, u.ID, role); err != nil {
+		a.tb.Fatal(err)
+	}
+}
+
+// MustAnimal creates an animal on farm as u.
+func (a *App) MustAnimal(u User, farmID uuid.UUID, tag string) *ent.Animal {
+	a.tb.Helper()
+	an, err := a.Service.CreateAnimal(a.Ctx(u), farmID, herdbook.AnimalInput{Tag: tag})
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return an
+}
+
+// MustGroup creates a group on farm as u.
+func (a *App) MustGroup(u User, farmID uuid.UUID, name string) *ent.Group {
+	a.tb.Helper()
+	g, err := a.Service.CreateGroup(a.Ctx(u), farmID, herdbook.GroupInput{Name: name})
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return g
+}
+
+// Response is an HTTP answer with its body read.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r Response) JSON(tb testing.TB) map[string]any {
+	tb.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		tb.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return v
+}
+
+// Do sends a request with an optional bearer token. body may be a string (sent as is), nil,
+// or any value (sent as JSON).
+func (a *App) Do(method, path, token string, body any, header ...string) Response {
+	a.tb.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			a.tb.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, a.URL+path, rd)
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := a.Server.Client().Do(req)
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		a.tb.Fatal(err)
+	}
+	return Response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+// GraphQL posts a GraphQL operation and returns the decoded answer.
+func (a *App) GraphQL(token, query string, vars map[string]any) map[string]any {
+	a.tb.Helper()
+	res := a.Do("POST", "/graphql", token, map[string]any{"query": query, "variables": vars})
+	if res.Status != http.StatusOK {
+		a.tb.Fatalf("graphql answered %d: %s", res.Status, res.Body)
+	}
+	return res.JSON(a.tb)
+}
+
+// Queries counts the database statements fn causes.
+func (a *App) Queries(fn func()) int64 {
+	before := a.DB.Queries()
+	fn()
+	return a.DB.Queries() - before
+}
+
+// WantEnvelope fails unless res is the error envelope with the status and name, and (when
+// given) a message containing want.
+func WantEnvelope(tb testing.TB, res Response, status int, name, want string) {
+	tb.Helper()
+	if res.Status != status {
+		tb.Fatalf("status %d, want %d: %s", res.Status, status, res.Body)
+	}
+	var env struct {
+		Success *bool `json:"success"`
+		Errors  []struct {
+			Code    int    `json:"code"`
+			Name    string `json:"name"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(res.Body, &env); err != nil || env.Success == nil || *env.Success || len(env.Errors) == 0 {
+		tb.Fatalf("not an error envelope: %s", res.Body)
+	}
+	var msgs []string
+	for _, e := range env.Errors {
+		if e.Code != status || e.Name != name {
+			tb.Fatalf("envelope entry %+v, want code %d name %s", e, status, name)
+		}
+		msgs = append(msgs, e.Message)
+	}
+	if want != "" && !strings.Contains(strings.Join(msgs, " | "), want) {
+		tb.Fatalf("messages %q do not mention %q", msgs, want)
+	}
+}
