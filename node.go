@@ -51,20 +51,22 @@ func (s *Service) nodeType(ctx context.Context, id uuid.UUID) (string, error) {
 }
 
 // Node returns the entity with the given id when the viewer may read it, with the same
-// scope and membership rules as the entity's own queries.
+// scope and membership rules as the entity's own queries. Authorization reads the owning
+// farm afresh: the loaded node holds only the columns the GraphQL query selected.
 func (s *Service) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	if _, err := authenticate(ctx); err != nil {
 		return nil, err
 	}
-	n, err := s.Client(ctx).Noder(ctx, id, ent.WithNodeType(s.nodeType))
+	table, err := s.nodeType(ctx, id)
 	if err != nil {
-		if ErrorCode(err) == ENOTFOUND || ent.IsNotFound(err) {
-			return nil, Errorf(ENOTFOUND, "node %s not found", id)
-		}
 		return nil, err
 	}
-	if err := s.canRead(ctx, n); err != nil {
+	if err := s.canRead(ctx, table, id); err != nil {
 		return nil, err
+	}
+	n, err := s.Client(ctx).Noder(ctx, id, ent.WithFixedNodeType(table))
+	if err != nil {
+		return nil, notFound(err, "node", id)
 	}
 	return n, nil
 }
@@ -85,40 +87,66 @@ func (s *Service) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, erro
 	return out, nil
 }
 
-func (s *Service) canRead(ctx context.Context, n ent.Noder) error {
+// canRead applies the read rule of the entity in table with the given id.
+func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error {
+	c := s.Client(ctx)
 	farmRead := func(farmID uuid.UUID, scope string) error {
 		_, _, err := s.authorizeFarm(ctx, farmID, RoleReader, scope)
 		return err
 	}
-	switch n := n.(type) {
-	case *ent.Farm:
-		return farmRead(n.ID, ScopeReadFarms)
-	case *ent.FarmMember:
-		return farmRead(n.FarmID, ScopeReadFarms)
-	case *ent.Animal:
-		return farmRead(n.FarmID, ScopeReadAnimals)
-	case *ent.Group:
-		return farmRead(n.FarmID, ScopeReadAnimals)
-	case *ent.Record:
-		return farmRead(n.FarmID, ScopeReadRecords)
-	case *ent.File:
-		return farmRead(n.FarmID, ScopeReadRecords)
-	case *ent.RecordItem:
-		r, err := s.Client(ctx).Record.Get(ctx, n.RecordID)
+	switch table {
+	case farm.Table:
+		return farmRead(id, ScopeReadFarms)
+	case farmmember.Table:
+		m, err := c.FarmMember.Get(ctx, id)
 		if err != nil {
-			return notFound(err, "node", n.ID)
+			return notFound(err, "node", id)
+		}
+		return farmRead(m.FarmID, ScopeReadFarms)
+	case animal.Table:
+		a, err := c.Animal.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(a.FarmID, ScopeReadAnimals)
+	case group.Table:
+		g, err := c.Group.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(g.FarmID, ScopeReadAnimals)
+	case record.Table:
+		r, err := c.Record.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
 		}
 		return farmRead(r.FarmID, ScopeReadRecords)
-	case *ent.Thread:
-		_, err := s.readableThread(ctx, n.ID, ScopeReadFarms)
+	case file.Table:
+		f, err := c.File.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(f.FarmID, ScopeReadRecords)
+	case recorditem.Table:
+		r, err := c.RecordItem.Query().Where(recorditem.ID(id)).QueryRecord().Only(ctx)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(r.FarmID, ScopeReadRecords)
+	case thread.Table:
+		_, err := s.readableThread(ctx, id, ScopeReadFarms)
 		return err
-	case *ent.Message:
-		_, err := s.readableThread(ctx, n.ThreadID, ScopeReadFarms)
+	case message.Table:
+		m, err := c.Message.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		_, err = s.readableThread(ctx, m.ThreadID, ScopeReadFarms)
 		return err
-	case *ent.User:
-		if v := ViewerFrom(ctx); v != nil && v.UserID == n.ID {
+	case user.Table:
+		if v := ViewerFrom(ctx); v != nil && v.UserID == id {
 			return nil
 		}
 	}
-	return Errorf(ENOTFOUND, "node not found")
+	return Errorf(ENOTFOUND, "node %s not found", id)
 }

@@ -39,6 +39,10 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	if gqlErr != nil && gqlErr.Err != nil {
 		cause = gqlErr.Err
 	}
+	var input interface{ BadUserInput() }
+	if errors.As(cause, &input) {
+		cause = herdbook.Invalid(herdbook.FieldError{Field: e.Path.String(), Message: cause.Error()})
+	}
 	code := herdbook.ErrorCode(cause)
 	if code == herdbook.EINTERNAL {
 		slog.ErrorContext(ctx, "graphql internal error", "err", cause, "path", e.Path.String())

@@ -18,15 +18,24 @@ func MarshalUUID(u uuid.UUID) graphql.Marshaler {
 	})
 }
 
+// InputError is a malformed id in an operation's arguments: the client's mistake, which the
+// graph's error presenter shows as BAD_USER_INPUT instead of an internal error.
+type InputError struct{ msg string }
+
+func (e *InputError) Error() string { return e.msg }
+
+// BadUserInput marks the error as the client's.
+func (e *InputError) BadUserInput() {}
+
 // UnmarshalUUID reads a UUID from a GraphQL string and names the problem when it is not one.
 func UnmarshalUUID(v any) (uuid.UUID, error) {
 	s, ok := v.(string)
 	if !ok {
-		return uuid.Nil, fmt.Errorf("id must be a string, got %T", v)
+		return uuid.Nil, &InputError{msg: fmt.Sprintf("an id must be a string, got %T", v)}
 	}
 	u, err := uuid.Parse(s)
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("id %q is not a UUID", s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, &InputError{msg: fmt.Sprintf("%q is not a UUID", s)}
 	}
 	return u, nil
 }
