@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
@@ -83,7 +84,7 @@ func (s *Service) UserByPhone(ctx context.Context, phone string) (*ent.User, err
 // phone numbers cost the same bcrypt work, so timing does not reveal which numbers exist.
 func (s *Service) CheckPassword(ctx context.Context, phone, password string) (*ent.User, error) {
 	u, err := s.UserByPhone(ctx, phone)
-	hash := dummyHash
+	hash := dummyHash()
 	if err == nil && u.PasswordHash != "" {
 		hash = []byte(u.PasswordHash)
 	}
@@ -93,7 +94,12 @@ func (s *Service) CheckPassword(ctx context.Context, phone, password string) (*e
 	return u, nil
 }
 
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a real password"), bcrypt.DefaultCost)
+// dummyHash is compared against when the user is unknown; made once, on first use, so that
+// start-up does not pay for it.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), bcrypt.DefaultCost)
+	return h
+})
 
 // Me returns the viewer's own user.
 func (s *Service) Me(ctx context.Context) (*ent.User, error) {
