@@ -154,7 +154,9 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, c.getenv, strings.NewReader(""), &out, &errOut) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, c.getenv, strings.NewReader(""), &out, &errOut)
+	}()
 	var base string
 	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(out.String()); m != nil {
