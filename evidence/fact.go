@@ -1,0 +1,460 @@
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Kind names what a birth_history fact records.
+type Kind string
+
+// The fact kinds of DESIGN.md. Each record item carries at most one fact.
+const (
+	// KindProfile records what is known of an animal: sex, and perhaps
+	// its birth date and breed.
+	KindProfile Kind = "profile"
+	// KindCastration records that an animal is not intact from a date on.
+	KindCastration Kind = "castration"
+	// KindExposure records that a sire ran with a dam or with a group.
+	KindExposure Kind = "exposure"
+	// KindMembership records that an animal belonged to a group.
+	KindMembership Kind = "membership"
+	// KindPurchase records that an animal was bought onto the farm.
+	KindPurchase Kind = "purchase"
+	// KindMovementIn records that an animal arrived on the farm.
+	KindMovementIn Kind = "movement_in"
+	// KindMovementOut records that an animal left the farm.
+	KindMovementOut Kind = "movement_out"
+	// KindBirth records a birth.
+	KindBirth Kind = "birth"
+)
+
+// Kinds lists every fact kind in the order DESIGN.md gives them.
+var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
+	KindPurchase, KindMovementIn, KindMovementOut, KindBirth}
+
+// The sexes a profile may record.
+const (
+	SexMale   = "male"
+	SexFemale = "female"
+)
+
+// Fact is one birth_history fact, as stored under metadata.birth_history of
+// a record item, together with the record and record item that carry it.
+// String fields that a kind does not use are empty; an empty optional field
+// means the fact does not say.
+type Fact struct {
+	// RecordID and RecordItemID are the provenance of the fact. They are
+	// not part of the metadata, so they never appear in its JSON.
+	RecordID     string `json:"-"`
+	RecordItemID string `json:"-"`
+
+	Kind         Kind     `json:"kind"`
+	AnimalID     string   `json:"animal_id,omitempty"`
+	Sex          string   `json:"sex,omitempty"`
+	BirthDate    string   `json:"birth_date,omitempty"`
+	Breed        string   `json:"breed,omitempty"`
+	Date         string   `json:"date,omitempty"`
+	SireID       string   `json:"sire_id,omitempty"`
+	DamID        string   `json:"dam_id,omitempty"`
+	GroupID      string   `json:"group_id,omitempty"`
+	StartDate    string   `json:"start_date,omitempty"`
+	EndDate      string   `json:"end_date,omitempty"`
+	OffspringIDs []string `json:"offspring_ids,omitempty"`
+}
+
+// field enumerates the metadata fields after kind, in the order errors are
+// reported.
+type field int
+
+const (
+	fAnimal field = iota
+	fSex
+	fBirthDate
+	fBreed
+	fDate
+	fSire
+	fDam
+	fGroup
+	fStart
+	fEnd
+	fOffspring
+	numFields
+)
+
+var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "date",
+	"sire_id", "dam_id", "group_id", "start_date", "end_date", "offspring_ids"}
+
+// use says whether a kind takes a field.
+type use uint8
+
+const (
+	unused use = iota
+	optional
+	required
+)
+
+// kindFields is DESIGN.md's fact table. An exposure takes dam_id or
+// group_id; which one is checked separately because the table cannot say
+// "exactly one".
+var kindFields = map[Kind][numFields]use{
+	KindProfile:     {fAnimal: required, fSex: required, fBirthDate: optional, fBreed: optional},
+	KindCastration:  {fAnimal: required, fDate: required},
+	KindExposure:    {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
+	KindMembership:  {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
+	KindPurchase:    {fAnimal: required, fDate: required},
+	KindMovementIn:  {fAnimal: required, fDate: required},
+	KindMovementOut: {fAnimal: required, fDate: required},
+	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+}
+
+// str returns the value of a string field.
+func (f *Fact) str(fl field) string {
+	switch fl {
+	case fAnimal:
+		return f.AnimalID
+	case fSex:
+		return f.Sex
+	case fBirthDate:
+		return f.BirthDate
+	case fBreed:
+		return f.Breed
+	case fDate:
+		return f.Date
+	case fSire:
+		return f.SireID
+	case fDam:
+		return f.DamID
+	case fGroup:
+		return f.GroupID
+	case fStart:
+		return f.StartDate
+	case fEnd:
+		return f.EndDate
+	}
+	return ""
+}
+
+// setStr stores the value of a string field.
+func (f *Fact) setStr(fl field, v string) {
+	switch fl {
+	case fAnimal:
+		f.AnimalID = v
+	case fSex:
+		f.Sex = v
+	case fBirthDate:
+		f.BirthDate = v
+	case fBreed:
+		f.Breed = v
+	case fDate:
+		f.Date = v
+	case fSire:
+		f.SireID = v
+	case fDam:
+		f.DamID = v
+	case fGroup:
+		f.GroupID = v
+	case fStart:
+		f.StartDate = v
+	case fEnd:
+		f.EndDate = v
+	}
+}
+
+func (f *Fact) present(fl field) bool {
+	if fl == fOffspring {
+		return len(f.OffspringIDs) > 0
+	}
+	return f.str(fl) != ""
+}
+
+func isIDField(fl field) bool {
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup
+}
+
+func isDateField(fl field) bool {
+	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd
+}
+
+// ParseFact decodes and validates the value of metadata.birth_history. Ids
+// are lower-cased so that one animal has one spelling. Unknown fields are
+// refused rather than ignored, because a misspelt key such as "end" would
+// otherwise silently turn a closed exposure into an open one. Field names in
+// the errors are relative to the metadata, such as "birth_history.date".
+func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return Fact{}, []FieldError{{Field: "birth_history", Message: "must be a JSON object"}}
+	}
+
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+
+	var (
+		f       Fact
+		errs    []FieldError
+		badType = map[string]bool{}
+	)
+	for _, k := range keys {
+		v := obj[k]
+		name := "birth_history." + k
+		if k == "kind" {
+			s, ok := decodeString(v)
+			if !ok {
+				errs = append(errs, FieldError{Field: name, Message: "must be a string"})
+				badType[name] = true
+			}
+			f.Kind = Kind(s)
+			continue
+		}
+		fl, known := fieldByName(k)
+		switch {
+		case !known:
+			errs = append(errs, FieldError{Field: "birth_history." + truncate(k, 64), Message: "is not a known field"})
+		case fl == fOffspring:
+			ids, ok := decodeStrings(v)
+			if !ok {
+				errs = append(errs, FieldError{Field: name, Message: "must be an array of strings"})
+				badType[name] = true
+			}
+			for i := range ids {
+				ids[i] = normID(ids[i])
+			}
+			f.OffspringIDs = ids
+		default:
+			s, ok := decodeString(v)
+			if !ok {
+				errs = append(errs, FieldError{Field: name, Message: "must be a string"})
+				badType[name] = true
+			}
+			if isIDField(fl) {
+				s = normID(s)
+			}
+			f.setStr(fl, s)
+		}
+	}
+
+	for _, e := range f.Validate() {
+		if !badType[e.Field] {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return f, errs
+	}
+	return f, nil
+}
+
+// ParseMetadata finds and parses the birth_history fact of a record item's
+// metadata. ok is false when the metadata carries no birth_history key (or
+// is not a JSON object at all), because other metadata is not this
+// package's business.
+func ParseMetadata(metadata json.RawMessage) (f Fact, ok bool, errs []FieldError) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(metadata, &obj) != nil {
+		return Fact{}, false, nil
+	}
+	raw, ok := obj["birth_history"]
+	if !ok {
+		return Fact{}, false, nil
+	}
+	f, errs = ParseFact(raw)
+	return f, true, errs
+}
+
+func fieldByName(name string) (field, bool) {
+	for i, n := range fieldNames {
+		if n == name {
+			return field(i), true
+		}
+	}
+	return 0, false
+}
+
+// decodeString accepts a JSON string or null (read as absent).
+func decodeString(v json.RawMessage) (string, bool) {
+	var s *string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	if s == nil {
+		return "", true
+	}
+	return *s, true
+}
+
+// decodeStrings accepts a JSON array of strings or null (read as absent).
+func decodeStrings(v json.RawMessage) ([]string, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(v, &items) != nil {
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) != nil {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, true
+	}
+	return out, true
+}
+
+// Validate checks one fact against DESIGN.md's vocabulary: a known kind,
+// the fields that kind requires and no others, well-formed uuids, a sex of
+// male or female, real calendar dates, and a start no later than its end.
+// It returns nil when the fact is valid. Provenance ids are not checked
+// here: they are the caller's, not the author's.
+func (f Fact) Validate() []FieldError {
+	var errs []FieldError
+	add := func(fl field, format string, args ...any) {
+		errs = append(errs, FieldError{Field: "birth_history." + fieldNames[fl], Message: fmt.Sprintf(format, args...)})
+	}
+
+	if f.Kind == "" {
+		return []FieldError{{Field: "birth_history.kind", Message: "is required"}}
+	}
+	uses, ok := kindFields[f.Kind]
+	if !ok {
+		names := make([]string, len(Kinds))
+		for i, k := range Kinds {
+			names[i] = string(k)
+		}
+		return []FieldError{{Field: "birth_history.kind", Message: "must be one of " + strings.Join(names, ", ")}}
+	}
+
+	fine := [numFields]bool{}
+	for fl := field(0); fl < numFields; fl++ {
+		has := f.present(fl)
+		switch {
+		case uses[fl] == unused && has:
+			add(fl, "is not used by kind %s", f.Kind)
+		case uses[fl] == required && !has:
+			add(fl, "is required for kind %s", f.Kind)
+		case has:
+			if msg := f.checkFormat(fl); msg != "" {
+				add(fl, "%s", msg)
+			} else {
+				fine[fl] = true
+			}
+		}
+	}
+
+	if fine[fStart] && fine[fEnd] && f.EndDate < f.StartDate {
+		// YYYY-MM-DD strings order like the dates they spell.
+		add(fEnd, "must not be before start_date")
+	}
+	if f.Kind == KindExposure {
+		switch {
+		case f.DamID != "" && f.GroupID != "":
+			add(fGroup, "must be left out when dam_id is given: an exposure is with a dam or with a group")
+		case f.DamID == "" && f.GroupID == "":
+			add(fDam, "is required for kind exposure unless group_id is given")
+		}
+	}
+	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
+		add(fSire, "must differ from dam_id")
+	}
+	if fine[fOffspring] {
+		for i, id := range f.OffspringIDs {
+			n := normID(id)
+			if (f.DamID != "" && n == normID(f.DamID)) || (f.SireID != "" && n == normID(f.SireID)) {
+				errs = append(errs, FieldError{Field: fmt.Sprintf("birth_history.offspring_ids[%d]", i), Message: "must not name the dam or the sire"})
+			}
+		}
+	}
+	return errs
+}
+
+// checkFormat returns what is wrong with a present field, or "".
+func (f *Fact) checkFormat(fl field) string {
+	switch {
+	case isIDField(fl):
+		if !isUUID(f.str(fl)) {
+			return "must be a UUID"
+		}
+	case isDateField(fl):
+		if !isDate(f.str(fl)) {
+			return "must be a calendar date in the form YYYY-MM-DD"
+		}
+	case fl == fSex:
+		if f.Sex != SexMale && f.Sex != SexFemale {
+			return "must be male or female"
+		}
+	case fl == fBreed:
+		switch {
+		case !utf8.ValidString(f.Breed):
+			return "must be valid UTF-8 text"
+		case strings.TrimSpace(f.Breed) == "":
+			return "must not be blank"
+		case utf8.RuneCountInString(f.Breed) > MaxBreed:
+			return fmt.Sprintf("must be at most %d characters long", MaxBreed)
+		}
+	case fl == fOffspring:
+		if len(f.OffspringIDs) > MaxOffspringIDs {
+			return fmt.Sprintf("must have at most %d items", MaxOffspringIDs)
+		}
+		seen := make(map[string]bool, len(f.OffspringIDs))
+		for _, id := range f.OffspringIDs {
+			if !isUUID(id) {
+				return "must hold only UUIDs"
+			}
+			n := normID(id)
+			if seen[n] {
+				return "must not repeat an id"
+			}
+			seen[n] = true
+		}
+	}
+	return ""
+}
+
+// ReferencedAnimals returns every animal id the fact names (animal, sire,
+// dam and offspring), lower-cased, de-duplicated and sorted. A write path
+// checks them against the farm's animals before storing the fact.
+func (f Fact) ReferencedAnimals() []string {
+	ids := []string{f.AnimalID, f.SireID, f.DamID}
+	ids = append(ids, f.OffspringIDs...)
+	return sortedSet(ids)
+}
+
+// ReferencedGroups returns every group id the fact names, lower-cased.
+func (f Fact) ReferencedGroups() []string {
+	return sortedSet([]string{f.GroupID})
+}
+
+// sortedSet lower-cases, de-duplicates and sorts ids, dropping empty ones.
+// The result is never nil so that it encodes as an empty JSON array.
+func sortedSet(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id != "" {
+			out = append(out, normID(id))
+		}
+	}
+	sort.Strings(out)
+	return compactStrings(out)
+}
+
+func compactStrings(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	w := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] != s[w-1] {
+			s[w] = s[i]
+			w++
+		}
+	}
+	return s[:w]
+}

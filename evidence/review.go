@@ -1,0 +1,705 @@
+package evidence
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Review answers what the records say about one birth. It is deterministic
+// (the same facts in any order give the same Evidence), reads nothing but
+// its input and never panics: invalid facts are skipped and reported in
+// Unresolved, and invalid settings are treated as not configured.
+func Review(in Input) Evidence {
+	r := &reviewer{frame: frameOf(in)}
+	ev := Evidence{
+		EvidenceVersion:      EvidenceVersion,
+		SettingsStatus:       SettingsNotConfigured,
+		PlannedWindowStatus:  PlannedNotConfigured,
+		MatchingBirthWindows: []Window{},
+		Sire:                 Sire{Status: SireUnknown, Candidates: []Candidate{}},
+		MovementComparisons:  []MovementComparison{},
+	}
+	r.reviewSettings(&ev, in)
+	r.load(in.Facts)
+	r.reviewDam(&ev)
+	r.reviewSire(&ev)
+	ev.Unresolved = r.unresolved()
+	return ev
+}
+
+// reviewer carries one review from the input to the answer.
+type reviewer struct {
+	frame
+
+	profiles    map[string][]*pfact
+	castrations map[string][]int    // dates, ascending
+	moves       map[string][]*pfact // purchase, movement_in, movement_out
+	damMembers  []*pfact
+	exposures   []*pfact
+
+	damProfile   profile
+	damArrival   *pfact // the dam's first arrival after the window began
+	damDeparture *pfact // the dam's first departure inside the window
+
+	// Unresolved lines by section, most important first.
+	general, damNotes, capNotes, candNotes, skipped []string
+}
+
+func (r *reviewer) reviewSettings(ev *Evidence, in Input) {
+	if r.dam == "" {
+		r.general = append(r.general, fmt.Sprintf("The dam_id %s is not a UUID, so no fact could be tied to the dam.", quoteShort(in.DamID)))
+	}
+	if !r.birthOK {
+		r.general = append(r.general, fmt.Sprintf("The birth_date %s is not a calendar date in the form YYYY-MM-DD, so nothing could be compared with it.", quoteShort(in.BirthDate)))
+	}
+	switch {
+	case in.Settings == nil:
+		r.general = append(r.general, "Birth-history settings are not configured for this farm, so there is no conception window and no planned birth window.")
+		return
+	case r.settingsBad != nil:
+		r.general = append(r.general, fmt.Sprintf("The stored birth-history settings are invalid (%s), so the review treated them as not configured.", r.settingsBad[0].Error()))
+		return
+	}
+
+	s := r.settings
+	ev.Settings = s.clone()
+	ev.SettingsStatus = SettingsConfigured
+	if len(s.BirthWindows) > 0 && r.birthOK {
+		ev.PlannedWindowStatus = PlannedOutside
+		for _, w := range s.BirthWindows {
+			start, _ := parseDate(w.StartDate)
+			end, _ := parseDate(w.EndDate)
+			if start <= r.birth && r.birth <= end {
+				ev.MatchingBirthWindows = append(ev.MatchingBirthWindows, w)
+			}
+		}
+		if len(ev.MatchingBirthWindows) > 0 {
+			ev.PlannedWindowStatus = PlannedWithin
+		}
+	}
+
+	switch {
+	case s.GestationDays == nil:
+		r.general = append(r.general, "Gestation days are not configured, so there is no conception window and no sire could be placed by exposure.")
+	case !r.birthOK:
+	case !r.windowOK:
+		r.general = append(r.general, "The birth date is too early for a conception window on the supported calendar, which starts at 0001-01-01.")
+	default:
+		ev.ConceptionWindow = &Interval{StartDate: formatDate(r.ws), EndDate: formatDate(r.we)}
+		if r.clamped {
+			r.general = append(r.general, "The conception window was cut at 0001-01-01, the first date the review supports.")
+		}
+	}
+}
+
+// load validates, orders and indexes the facts. Birth facts are checked but
+// not used: this version of the review draws on exposures, memberships,
+// profiles, castrations and movements only.
+func (r *reviewer) load(in []Fact) {
+	facts := make([]*pfact, 0, len(in))
+	for _, f := range in {
+		p, errs := prepare(f)
+		if errs != nil {
+			r.skipped = append(r.skipped, skipLine(&f, errs))
+			continue
+		}
+		facts = append(facts, p)
+	}
+	sortFacts(facts)
+	// Invalid facts have no trustworthy date to order them by; sorting the
+	// lines keeps the answer independent of the input order.
+	sort.Strings(r.skipped)
+
+	r.profiles = map[string][]*pfact{}
+	r.castrations = map[string][]int{}
+	r.moves = map[string][]*pfact{}
+	for _, p := range facts {
+		switch p.Kind {
+		case KindProfile:
+			r.profiles[p.AnimalID] = append(r.profiles[p.AnimalID], p)
+		case KindCastration:
+			r.castrations[p.AnimalID] = append(r.castrations[p.AnimalID], p.date)
+		case KindPurchase, KindMovementIn, KindMovementOut:
+			r.moves[p.AnimalID] = append(r.moves[p.AnimalID], p)
+		case KindMembership:
+			if r.dam != "" && p.AnimalID == r.dam {
+				r.damMembers = append(r.damMembers, p)
+			}
+		case KindExposure:
+			r.exposures = append(r.exposures, p)
+		}
+	}
+}
+
+// skipLine reports an invalid fact. A malformed item id is quoted, never
+// trusted as an id.
+func skipLine(f *Fact, errs []FieldError) string {
+	item := f.RecordItemID
+	if !isUUID(item) {
+		item = quoteShort(item)
+	}
+	if len(errs) > 3 {
+		errs = errs[:3]
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Sprintf("A birth_history fact in record item %s was skipped because it is invalid: %s.", item, strings.Join(msgs, "; "))
+}
+
+// profile is what an animal's profile facts say when read together. Where
+// two profiles disagree the value is treated as unknown: the review does
+// not pick a side.
+type profile struct {
+	found                                 bool
+	sex, breed                            string
+	birth                                 int
+	birthKnown                            bool
+	sexConflict, birthConflict, breedDiff bool
+}
+
+func (r *reviewer) profileOf(id string) profile {
+	var pr profile
+	var birthDate string
+	for _, p := range r.profiles[id] {
+		pr.found = true
+		switch {
+		case pr.sex == "":
+			pr.sex = p.Sex
+		case p.Sex != pr.sex:
+			pr.sexConflict = true
+		}
+		if p.hasBirth {
+			switch {
+			case birthDate == "":
+				birthDate, pr.birth = p.BirthDate, p.birth
+			case p.BirthDate != birthDate:
+				pr.birthConflict = true
+			}
+		}
+		if p.Breed != "" {
+			switch {
+			case pr.breed == "":
+				pr.breed = p.Breed
+			case p.Breed != pr.breed:
+				pr.breedDiff = true
+			}
+		}
+	}
+	if pr.sexConflict {
+		pr.sex = ""
+	}
+	pr.birthKnown = birthDate != "" && !pr.birthConflict
+	if pr.breedDiff {
+		pr.breed = ""
+	}
+	pr.breed = truncate(pr.breed, MaxBreed)
+	return pr
+}
+
+func (r *reviewer) reviewDam(ev *Evidence) {
+	if r.dam == "" {
+		return
+	}
+	r.damProfile = r.profileOf(r.dam)
+	switch {
+	case !r.damProfile.found:
+		r.damNotes = append(r.damNotes, "No profile fact records the dam, so her breed is unknown.")
+	case r.damProfile.sex == SexMale:
+		r.damNotes = append(r.damNotes, "The dam's profile records a male; check that dam_id names the dam.")
+	case r.damProfile.sexConflict:
+		r.damNotes = append(r.damNotes, "The dam's profiles disagree on her sex.")
+	}
+
+	moves := r.moves[r.dam]
+	for _, m := range moves {
+		rel := RelationUnknown
+		if r.windowOK {
+			switch {
+			case m.date < r.ws:
+				rel = RelationBefore
+			case m.date > r.we:
+				rel = RelationAfter
+			default:
+				rel = RelationWithin
+			}
+			if m.Kind != KindMovementOut && m.date > r.ws && m.date <= r.birth && r.damArrival == nil {
+				r.damArrival = m
+			}
+			if m.Kind == KindMovementOut && rel == RelationWithin && r.damDeparture == nil {
+				r.damDeparture = m
+			}
+		}
+		if len(ev.MovementComparisons) < MaxMovementComparisons {
+			ev.MovementComparisons = append(ev.MovementComparisons, MovementComparison{
+				RecordID: m.RecordID, RecordItemID: m.RecordItemID, Kind: m.Kind, Date: m.Date, RelationToConception: rel,
+			})
+		}
+	}
+	if len(moves) > MaxMovementComparisons {
+		r.capNotes = append(r.capNotes, fmt.Sprintf("Only the first %d of the dam's %d purchase and movement facts are compared, the limit of movement_comparisons.", MaxMovementComparisons, len(moves)))
+	}
+	if a := r.damArrival; a != nil {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("The dam arrived on the farm on %s (%s), after the conception window began on %s: exposure before her arrival is not on record.", a.Date, a.Kind, formatDate(r.ws)))
+	}
+	if d := r.damDeparture; d != nil {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("The dam left the farm on %s, inside the conception window: exposure while she was away is not on record.", d.Date))
+	}
+}
+
+// interval is an inclusive range of day numbers.
+type interval struct{ a, b int }
+
+// membership is one span of the dam in a group, built from a membership fact.
+type membership struct {
+	fact *pfact
+	span interval
+}
+
+// damMemberships turns the dam's membership facts into spans. An open
+// membership ends the day before her next membership fact with a later
+// start (in any group), or on the day of her first movement_out on or after
+// its start, whichever comes first. Current group membership is not an
+// input at all: only these dated facts can place the dam in a group.
+func (r *reviewer) damMemberships() map[string][]membership {
+	var outs []int
+	for _, m := range r.moves[r.dam] {
+		if m.Kind == KindMovementOut {
+			outs = append(outs, m.date)
+		}
+	}
+	byGroup := map[string][]membership{}
+	for i, m := range r.damMembers {
+		end := m.end
+		if m.EndDate == "" {
+			for _, next := range r.damMembers[i+1:] {
+				if next.start > m.start {
+					end = next.start - 1
+					break
+				}
+			}
+			for _, o := range outs {
+				if o >= m.start {
+					end = min(end, o)
+					break
+				}
+			}
+		}
+		byGroup[m.GroupID] = append(byGroup[m.GroupID], membership{fact: m, span: interval{m.start, end}})
+	}
+	return byGroup
+}
+
+// candidate gathers the evidence for one sire across all his exposures.
+type candidate struct {
+	id               string
+	spans            []interval
+	expRec, expItem  []string
+	memRec, memItem  []string
+	direct, viaGroup bool
+	merged           []interval
+	elig             Eligibility
+	reasons, notes   []string
+	breed            string
+	breedDiff        bool
+}
+
+func (r *reviewer) reviewSire(ev *Evidence) {
+	if !r.windowOK {
+		return
+	}
+	window := interval{r.ws, r.we}
+	groups := map[string][]membership{}
+	if r.dam != "" {
+		groups = r.damMemberships()
+	}
+	earlyMembership := false
+	for _, m := range r.damMembers {
+		if m.start <= r.we {
+			earlyMembership = true
+			break
+		}
+	}
+
+	bySire := map[string]*candidate{}
+	get := func(id string) *candidate {
+		c := bySire[id]
+		if c == nil {
+			c = &candidate{id: id}
+			bySire[id] = c
+		}
+		return c
+	}
+	untiedGroupExposure := false
+	for _, e := range r.exposures {
+		x, ok := intersect(interval{e.start, e.end}, window)
+		if !ok {
+			continue
+		}
+		switch {
+		case r.dam != "" && e.DamID == r.dam:
+			c := get(e.SireID)
+			c.spans = append(c.spans, x)
+			c.expRec, c.expItem = append(c.expRec, e.RecordID), append(c.expItem, e.RecordItemID)
+			c.direct = true
+		case e.GroupID != "":
+			if !earlyMembership {
+				untiedGroupExposure = true
+			}
+			for _, m := range groups[e.GroupID] {
+				y, ok := intersect(x, m.span)
+				if !ok {
+					continue
+				}
+				c := get(e.SireID)
+				c.spans = append(c.spans, y)
+				c.expRec, c.expItem = append(c.expRec, e.RecordID), append(c.expItem, e.RecordItemID)
+				c.memRec, c.memItem = append(c.memRec, m.fact.RecordID), append(c.memItem, m.fact.RecordItemID)
+				c.viaGroup = true
+			}
+		}
+	}
+	if untiedGroupExposure && r.dam != "" {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("Group exposures overlap the conception window, but no membership fact places the dam in any group by %s, so they could not be tied to her.", formatDate(r.we)))
+	}
+	if len(bySire) == 0 {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("No exposure fact places a sire with the dam in the conception window from %s to %s.", formatDate(r.ws), formatDate(r.we)))
+		return
+	}
+	if r.settings.MinimumSireAgeDays == nil {
+		r.damNotes = append(r.damNotes, "No minimum sire age is configured, so the ages of the candidates were not checked.")
+	}
+
+	cands := make([]*candidate, 0, len(bySire))
+	for _, c := range bySire {
+		c.merged = mergeIntervals(c.spans)
+		r.judge(c)
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		ri, rj := eligRank(cands[i].elig), eligRank(cands[j].elig)
+		if ri != rj {
+			return ri < rj
+		}
+		return cands[i].id < cands[j].id
+	})
+
+	var plausible []*candidate
+	unknownOthers := 0
+	for _, c := range cands {
+		switch c.elig {
+		case EligibilityPlausible:
+			plausible = append(plausible, c)
+		case EligibilityUnknown:
+			unknownOthers++
+		}
+	}
+	ev.Sire.Status = SireCandidates
+	if len(plausible) == 1 {
+		r.presume(ev, plausible[0], unknownOthers)
+	}
+
+	if len(cands) > MaxCandidates {
+		r.capNotes = append(r.capNotes, fmt.Sprintf("Only %d of %d sire candidates are listed, the limit of candidates; the rest are left out, excluded ones first.", MaxCandidates, len(cands)))
+		cands = cands[:MaxCandidates]
+	}
+	for _, c := range cands {
+		ev.Sire.Candidates = append(ev.Sire.Candidates, r.output(c))
+		r.candNotes = append(r.candNotes, c.notes...)
+	}
+}
+
+func eligRank(e Eligibility) int {
+	switch e {
+	case EligibilityPlausible:
+		return 0
+	case EligibilityUnknown:
+		return 1
+	}
+	return 2
+}
+
+func intersect(x, y interval) (interval, bool) {
+	z := interval{max(x.a, y.a), min(x.b, y.b)}
+	return z, z.a <= z.b
+}
+
+// mergeIntervals sorts spans and joins those that overlap or touch, so a
+// sire seen through several exposures gets one clean list of days.
+func mergeIntervals(spans []interval) []interval {
+	s := append([]interval(nil), spans...)
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].a != s[j].a {
+			return s[i].a < s[j].a
+		}
+		return s[i].b < s[j].b
+	})
+	out := s[:0]
+	for _, x := range s {
+		if n := len(out); n > 0 && x.a <= out[n-1].b+1 {
+			out[n-1].b = max(out[n-1].b, x.b)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// judge applies the eligibility rules to one candidate. Any recorded fact
+// that rules him out excludes him; otherwise any missing fact the rules
+// need leaves him unknown; otherwise he is plausible. Each rule that decided
+// or informed the verdict leaves one reason.
+func (r *reviewer) judge(c *candidate) {
+	first, last := c.merged[0].a, c.merged[len(c.merged)-1].b
+	a, z := formatDate(first), formatDate(last)
+	days := 0
+	for _, x := range c.merged {
+		days += x.b - x.a + 1
+	}
+	how := "direct exposure with the dam"
+	switch {
+	case c.direct && c.viaGroup:
+		how = "direct exposure and group exposure while the dam was a recorded member"
+	case c.viaGroup:
+		how = "group exposure while the dam was a recorded member"
+	}
+
+	excluded, unknown := false, false
+	reasons := []string{fmt.Sprintf("Exposure facts place this animal with the dam on %d day(s) of the conception window, between %s and %s, by %s.", days, a, z, how)}
+	var notes []string
+	exclude := func(s string) { excluded = true; reasons = append(reasons, "Excluded: "+s) }
+	var unknownAt []int // which reasons only say something is missing
+	unsure := func(s, note string) {
+		unknown = true
+		unknownAt = append(unknownAt, len(reasons))
+		reasons = append(reasons, "Unknown: "+s)
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+
+	pr := r.profileOf(c.id)
+	c.breed, c.breedDiff = pr.breed, pr.breedDiff
+	switch {
+	case pr.sexConflict:
+		unsure("the profiles of this animal disagree on its sex.", fmt.Sprintf("The profiles of candidate %s disagree on his sex.", c.id))
+	case pr.sex == SexFemale:
+		exclude("the profile records this animal as female.")
+	case pr.sex == SexMale:
+		reasons = append(reasons, "The profile records this animal as male.")
+	default:
+		unsure("no profile fact records the sex of this animal, so neither sex nor intact status is established.", fmt.Sprintf("No profile fact records the sex of candidate %s.", c.id))
+	}
+
+	if cs := r.castrations[c.id]; len(cs) > 0 && cs[0] <= last {
+		if cs[0] <= first {
+			exclude(fmt.Sprintf("castrated on %s, on or before the overlap began on %s.", formatDate(cs[0]), a))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("Castrated on %s, after the overlap began on %s, so intact at its start.", formatDate(cs[0]), a))
+		}
+	} else if pr.sex == SexMale {
+		reasons = append(reasons, fmt.Sprintf("No castration is recorded by %s; castration is a recorded event, so this male counts as intact.", z))
+	}
+
+	minAge := r.settings.MinimumSireAgeDays
+	switch {
+	case pr.birthKnown && pr.birth > last:
+		exclude(fmt.Sprintf("born on %s, after the overlap ended on %s.", formatDate(pr.birth), z))
+	case pr.birthKnown && minAge != nil:
+		age := last - pr.birth
+		if age < *minAge {
+			exclude(fmt.Sprintf("%d days old when the overlap ended on %s, younger than the minimum sire age of %d days.", age, z, *minAge))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("%d days old when the overlap ended on %s, at least the minimum sire age of %d days.", age, z, *minAge))
+		}
+	case minAge != nil && pr.birthConflict:
+		unsure("the profiles of this animal disagree on its birth date, so the minimum sire age cannot be checked.", fmt.Sprintf("The profiles of candidate %s disagree on his birth date.", c.id))
+	case minAge != nil:
+		unsure(fmt.Sprintf("no profile records the birth date of this animal, so the minimum sire age of %d days cannot be checked.", *minAge), fmt.Sprintf("No profile fact records the birth date of candidate %s, which the minimum sire age needs.", c.id))
+	}
+
+	var lastMove *pfact
+	for _, m := range r.moves[c.id] {
+		if m.date >= first {
+			break
+		}
+		lastMove = m
+	}
+	if lastMove != nil && lastMove.Kind == KindMovementOut {
+		var back *pfact
+		for _, m := range r.moves[c.id] {
+			if m.Kind != KindMovementOut && m.date >= first && m.date <= last {
+				back = m
+				break
+			}
+		}
+		if back == nil {
+			exclude(fmt.Sprintf("moved off the farm on %s, before the overlap began on %s, with no return recorded before it ended on %s.", lastMove.Date, a, z))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("Moved off the farm on %s and back on %s (%s), during the overlap.", lastMove.Date, back.Date, back.Kind))
+		}
+	}
+
+	if d := r.damArrival; d != nil {
+		unsure(fmt.Sprintf("the dam arrived on the farm on %s, after the conception window began on %s, so exposure before her arrival is not on record.", d.Date, formatDate(r.ws)), "")
+	}
+	if d := r.damDeparture; d != nil {
+		unsure(fmt.Sprintf("the dam left the farm on %s, inside the conception window, so exposure while she was away is not on record.", d.Date), "")
+	}
+
+	switch {
+	case excluded:
+		// A recorded fact settled it: what is missing neither decided nor
+		// limited the verdict, so it is not reported for this candidate.
+		c.elig = EligibilityExcluded
+		notes = nil
+		kept := reasons[:0]
+		for i, s := range reasons {
+			if !slices.Contains(unknownAt, i) {
+				kept = append(kept, s)
+			}
+		}
+		reasons = kept
+	case unknown:
+		c.elig = EligibilityUnknown
+	default:
+		c.elig = EligibilityPlausible
+	}
+	c.reasons, c.notes = reasons, notes
+}
+
+// presume names the sole plausible candidate as the presumed sire.
+func (r *reviewer) presume(ev *Evidence, c *candidate, unknownOthers int) {
+	s := &ev.Sire
+	s.Status = SirePresumed
+	s.AnimalID = c.id
+	conf := confidence(c, r.ws, r.we, unknownOthers, r.settings.MinimumSireAgeDays != nil)
+	s.Confidence = &conf
+
+	text := "Presumed from exposure records " + listIDs(sortedSet(c.expRec), 10)
+	if len(c.memRec) > 0 {
+		text += " and membership records " + listIDs(sortedSet(c.memRec), 10)
+	}
+	text += fmt.Sprintf(": the only plausible candidate with the dam in the conception window from %s to %s.", formatDate(r.ws), formatDate(r.we))
+	if unknownOthers > 0 {
+		text += fmt.Sprintf(" %d other candidate(s) could be neither confirmed nor ruled out.", unknownOthers)
+	}
+	text += " This is a review score from the records, not a DNA result."
+	s.Provenance = truncate(text, MaxProvenance)
+
+	damBreed := r.damProfile.breed
+	switch {
+	case damBreed != "" && c.breed != "":
+		s.PresumedCross = truncate(damBreed+" × "+c.breed, MaxPresumedCross)
+	case damBreed == "" && c.breed == "":
+		r.damNotes = append(r.damNotes, "presumed_cross is left out because neither the dam's breed nor the presumed sire's breed is known.")
+	case damBreed == "":
+		r.damNotes = append(r.damNotes, "presumed_cross is left out because the dam's breed is not known.")
+	default:
+		r.damNotes = append(r.damNotes, "presumed_cross is left out because the presumed sire's breed is not known.")
+	}
+}
+
+// confidence is the review score of a presumed sire, in hundredths so that
+// the figure is exact and identical on every platform:
+//
+//	40  base: exactly one plausible candidate
+//	+15 at least one exposure was directly with the dam
+//	+15 the exposures cover the whole conception window
+//	+10 no other candidate is left unknown
+//	+10 a minimum sire age is configured, so his age was checked
+//
+// The highest score is 0.90: records never prove parentage.
+func confidence(c *candidate, ws, we, unknownOthers int, ageChecked bool) float64 {
+	score := 40
+	if c.direct {
+		score += 15
+	}
+	if len(c.merged) == 1 && c.merged[0].a == ws && c.merged[0].b == we {
+		score += 15
+	}
+	if unknownOthers == 0 {
+		score += 10
+	}
+	if ageChecked {
+		score += 10
+	}
+	return float64(score) / 100
+}
+
+// listIDs lists up to n ids and counts the rest.
+func listIDs(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
+}
+
+// output turns a candidate into its JSON form, applying every SPEC cap and
+// noting each cut.
+func (r *reviewer) output(c *candidate) Candidate {
+	var cut []string
+	capIDs := func(name string, ids []string) []string {
+		ids = sortedSet(ids)
+		if len(ids) > MaxIDs {
+			cut = append(cut, fmt.Sprintf("%s (%d)", name, len(ids)))
+			ids = ids[:MaxIDs]
+		}
+		return ids
+	}
+	out := Candidate{
+		AnimalID:                c.id,
+		Eligibility:             c.elig,
+		ExposureRecordIDs:       capIDs("exposure_record_ids", c.expRec),
+		ExposureRecordItemIDs:   capIDs("exposure_record_item_ids", c.expItem),
+		MembershipRecordIDs:     capIDs("membership_record_ids", c.memRec),
+		MembershipRecordItemIDs: capIDs("membership_record_item_ids", c.memItem),
+		OverlapIntervals:        []Interval{},
+		Breed:                   c.breed,
+	}
+	merged := c.merged
+	if len(merged) > MaxOverlapIntervals {
+		cut = append(cut, fmt.Sprintf("overlap_intervals (%d)", len(merged)))
+		merged = merged[:MaxOverlapIntervals]
+	}
+	for _, x := range merged {
+		out.OverlapIntervals = append(out.OverlapIntervals, Interval{StartDate: formatDate(x.a), EndDate: formatDate(x.b)})
+	}
+	reasons := c.reasons
+	if len(reasons) > MaxReasons {
+		cut = append(cut, fmt.Sprintf("reasons (%d)", len(reasons)))
+		reasons = reasons[:MaxReasons]
+	}
+	out.Reasons = make([]string, len(reasons))
+	for i, s := range reasons {
+		out.Reasons[i] = truncate(s, MaxReasonLength)
+	}
+	if len(cut) > 0 {
+		r.capNotes = append(r.capNotes, fmt.Sprintf("For candidate %s these lists were cut to their limit, the first entries kept: %s.", c.id, strings.Join(cut, ", ")))
+	}
+	if c.breedDiff {
+		r.candNotes = append(r.candNotes, fmt.Sprintf("The profiles of candidate %s disagree on his breed, so it is left out.", c.id))
+	}
+	return out
+}
+
+// unresolved assembles the unresolved lines, most important first, within
+// the SPEC cap. When lines must be dropped the last slot says how many.
+func (r *reviewer) unresolved() []string {
+	var all []string
+	for _, part := range [][]string{r.general, r.damNotes, r.capNotes, r.candNotes, r.skipped} {
+		all = append(all, part...)
+	}
+	if len(all) > MaxUnresolved {
+		dropped := len(all) - (MaxUnresolved - 1)
+		all = append(all[:MaxUnresolved-1], fmt.Sprintf("%d further unresolved lines were left out, the limit of unresolved.", dropped))
+	}
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = truncate(s, MaxUnresolvedLength)
+	}
+	return out
+}
