@@ -145,6 +145,7 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkFactReferences(ctx, farmID, in.Items); err != nil {
 			return err
 		}
+		normalizeFacts(in.Items)
 		r, err = s.Client(ctx).Record.Create().
 			SetFarmID(farmID).
 			SetName(strings.TrimSpace(in.Name)).
@@ -257,6 +258,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if err := s.checkFactReferences(ctx, farmID, p.Items); err != nil {
 			return err
 		}
+		normalizeFacts(p.Items)
 		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
 		if p.Name != nil {
 			u.SetName(strings.TrimSpace(*p.Name))

@@ -147,7 +147,7 @@ func TestCreateRecord(t *testing.T) {
 			{"ErrAppliedAtImpossible", valid(map[string]any{"applied_at": "2026-02-30T00:00:00Z"}), "applied_at: must be an ISO 8601 date-time"},
 			{"ErrTooManyAnimals", valid(map[string]any{"animal_ids": manyIDs(1001)}), "animal_ids: must have at most 1000 ids"},
 			{"ErrItemMetadataWrongType", valid(map[string]any{"record_items": []any{map[string]any{"metadata": "x"}}}), "metadata: must be an object"},
-			{"ErrItemFactNotObject", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": 3}}}}), "record_items[0].metadata.birth_history: must be an object"},
+			{"ErrItemFactNotObject", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": 3}}}}), "record_items[0].metadata.birth_history: must be a JSON object"},
 			{"ErrUnknownField", valid(map[string]any{"animals": []string{}}), "animals: is not a known field"},
 			{"ErrMalformed", `{"name":"x",`, "body: malformed JSON"},
 		} {
@@ -167,6 +167,63 @@ func TestCreateRecord(t *testing.T) {
 		})
 		t.Run("ErrNoAuth", func(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("POST", path, "", valid(nil)), 401, "Unauthorized", "")
+		})
+	})
+}
+
+func TestRecordFacts(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner, stranger := app.MustUser(), app.MustUser()
+		f := app.MustFarm(owner, "Facts")
+		dam, bull := app.MustAnimal(owner, f.ID, "DAM"), app.MustAnimal(owner, f.ID, "BULL")
+		herd := app.MustGroup(owner, f.ID, "Herd")
+		other := app.MustFarm(stranger, "Other")
+		foreignBull := app.MustAnimal(stranger, other.ID, "THEIR-BULL")
+		path := "/v1/farm/" + f.ID.String() + "/records"
+		post := func(fact map[string]any) herdbooktest.Response {
+			return app.Do("POST", path, owner.Token, map[string]any{
+				"animal_ids": []string{dam.ID.String()}, "name": "Fact", "type": "GENETIC", "applied_at": "2025-06-01T00:00:00Z",
+				"record_items": []any{map[string]any{"name": "fact", "metadata": map[string]any{"birth_history": fact, "note": "kept"}}},
+			})
+		}
+		t.Run("OKNormalized", func(t *testing.T) {
+			res := post(map[string]any{"kind": "exposure", "sire_id": strings.ToUpper(bull.ID.String()), "group_id": herd.ID.String(),
+				"start_date": "2025-06-01", "end_date": ""})
+			if res.Status != 201 {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
+			}
+			rec := app.Do("GET", path+"/"+res.JSON(t)["id"].(string), owner.Token, nil).JSON(t)
+			md := rec["record_items"].([]any)[0].(map[string]any)["metadata"].(map[string]any)
+			fact := md["birth_history"].(map[string]any)
+			if fact["sire_id"] != bull.ID.String() || md["note"] != "kept" {
+				t.Fatalf("metadata = %v", md)
+			}
+			if _, ok := fact["end_date"]; ok {
+				t.Fatalf("an empty end_date must be dropped: %v", fact)
+			}
+		})
+		for _, tc := range []struct {
+			name string
+			fact map[string]any
+			want string
+		}{
+			{"ErrUnknownKind", map[string]any{"kind": "wedding", "animal_id": dam.ID.String()}, "record_items[0].metadata.birth_history.kind"},
+			{"ErrBadDate", map[string]any{"kind": "purchase", "animal_id": dam.ID.String(), "date": "2026-02-30"}, "record_items[0].metadata.birth_history.date"},
+			{"ErrEndBeforeStart", map[string]any{"kind": "membership", "animal_id": dam.ID.String(), "group_id": herd.ID.String(), "start_date": "2025-06-01", "end_date": "2025-05-01"}, "record_items[0].metadata.birth_history.end_date"},
+			{"ErrOtherFarmsAnimal", map[string]any{"kind": "exposure", "sire_id": foreignBull.ID.String(), "dam_id": dam.ID.String(), "start_date": "2025-06-01"}, "is not an animal of this farm"},
+			{"ErrUnknownGroup", map[string]any{"kind": "membership", "animal_id": dam.ID.String(), "group_id": uuid.NewString(), "start_date": "2025-06-01"}, "is not a group of this farm"},
+			{"ErrMissingSex", map[string]any{"kind": "profile", "animal_id": dam.ID.String()}, "record_items[0].metadata.birth_history.sex"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				herdbooktest.WantEnvelope(t, post(tc.fact), 400, "ValidationError", tc.want)
+			})
+		}
+		t.Run("ErrNothingWritten", func(t *testing.T) {
+			if total := app.Do("GET", path, owner.Token, nil).JSON(t)["total"]; total != float64(1) {
+				t.Fatalf("total = %v: a refused fact left a record behind", total)
+			}
 		})
 	})
 }

@@ -50,6 +50,11 @@ func Dir(dia string) (migrate.Dir, error) {
 // after checking atlas.sum so that an edited migration is refused rather than half-applied.
 // progress, when not nil, is told about each applied version.
 func (d *DB) Migrate(ctx context.Context, progress func(version, desc string)) (applied int, err error) {
+	return d.MigrateTo(ctx, "", progress)
+}
+
+// MigrateTo is Migrate up to and including version ("" for all).
+func (d *DB) MigrateTo(ctx context.Context, version string, progress func(version, desc string)) (applied int, err error) {
 	dir, err := Dir(d.Dialect)
 	if err != nil {
 		return 0, err
@@ -94,6 +99,9 @@ func (d *DB) Migrate(ctx context.Context, progress func(version, desc string)) (
 		return 0, err
 	}
 	for _, f := range files {
+		if version != "" && f.Version() > version {
+			break
+		}
 		if done[f.Version()] {
 			continue
 		}
@@ -113,6 +121,16 @@ func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) erro
 	if err != nil {
 		return fmt.Errorf("read migration %s: %w", f.Name(), err)
 	}
+	if d.Dialect == dialect.SQLite {
+		// SQLite rebuilds a table to change it, and atlas wraps the rebuild in
+		// "PRAGMA foreign_keys = off/on". That pragma is a no-op inside a transaction, so it is
+		// applied to the connection around the transaction, and the keys are checked before
+		// commit instead, as the Atlas CLI does.
+		if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = off"); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = on") //nolint:errcheck
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -120,6 +138,11 @@ func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) erro
 	defer tx.Rollback() //nolint:errcheck
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("migration %s: %w", f.Name(), err)
+		}
+	}
+	if d.Dialect == dialect.SQLite {
+		if err := foreignKeyCheck(ctx, tx); err != nil {
 			return fmt.Errorf("migration %s: %w", f.Name(), err)
 		}
 	}
@@ -132,4 +155,24 @@ func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) erro
 		return fmt.Errorf("record migration %s: %w", f.Name(), err)
 	}
 	return tx.Commit()
+}
+
+// foreignKeyCheck fails when a SQLite migration left a row pointing at nothing.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table string
+		var rowid sql.NullInt64
+		var parent string
+		var fkid int
+		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
+			return err
+		}
+		return fmt.Errorf("foreign key check failed: a row of %s points at a missing %s row", table, parent)
+	}
+	return rows.Err()
 }
