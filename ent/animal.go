@@ -45,14 +45,17 @@ type AnimalEdges struct {
 	Groups []*Group `json:"groups,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`
+	// FarmTasks holds the value of the farm_tasks edge.
+	FarmTasks []*FarmTask `json:"farm_tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [4]bool
 	// totalCount holds the count of the edges above.
 	totalCount [1]map[string]int
 
-	namedGroups  map[string][]*Group
-	namedRecords map[string][]*Record
+	namedGroups    map[string][]*Group
+	namedRecords   map[string][]*Record
+	namedFarmTasks map[string][]*FarmTask
 }
 
 // FarmOrErr returns the Farm value or an error if the edge
@@ -82,6 +85,15 @@ func (e AnimalEdges) RecordsOrErr() ([]*Record, error) {
 		return e.Records, nil
 	}
 	return nil, &NotLoadedError{edge: "records"}
+}
+
+// FarmTasksOrErr returns the FarmTasks value or an error if the edge
+// was not loaded in eager-loading.
+func (e AnimalEdges) FarmTasksOrErr() ([]*FarmTask, error) {
+	if e.loadedTypes[3] {
+		return e.FarmTasks, nil
+	}
+	return nil, &NotLoadedError{edge: "farm_tasks"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -183,6 +195,11 @@ func (_m *Animal) QueryRecords() *RecordQuery {
 	return NewAnimalClient(_m.config).QueryRecords(_m)
 }
 
+// QueryFarmTasks queries the "farm_tasks" edge of the Animal entity.
+func (_m *Animal) QueryFarmTasks() *FarmTaskQuery {
+	return NewAnimalClient(_m.config).QueryFarmTasks(_m)
+}
+
 // Update returns a builder for updating this Animal.
 // Note that you need to call Animal.Unwrap() before calling this method if this Animal
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -274,6 +291,30 @@ func (_m *Animal) appendNamedRecords(name string, edges ...*Record) {
 		_m.Edges.namedRecords[name] = []*Record{}
 	} else {
 		_m.Edges.namedRecords[name] = append(_m.Edges.namedRecords[name], edges...)
+	}
+}
+
+// NamedFarmTasks returns the FarmTasks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Animal) NamedFarmTasks(name string) ([]*FarmTask, error) {
+	if _m.Edges.namedFarmTasks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedFarmTasks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Animal) appendNamedFarmTasks(name string, edges ...*FarmTask) {
+	if _m.Edges.namedFarmTasks == nil {
+		_m.Edges.namedFarmTasks = make(map[string][]*FarmTask)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedFarmTasks[name] = []*FarmTask{}
+	} else {
+		_m.Edges.namedFarmTasks[name] = append(_m.Edges.namedFarmTasks[name], edges...)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 )
@@ -142,6 +143,21 @@ func (_c *AnimalCreate) AddRecords(v ...*Record) *AnimalCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddRecordIDs(ids...)
+}
+
+// AddFarmTaskIDs adds the "farm_tasks" edge to the FarmTask entity by IDs.
+func (_c *AnimalCreate) AddFarmTaskIDs(ids ...uuid.UUID) *AnimalCreate {
+	_c.mutation.AddFarmTaskIDs(ids...)
+	return _c
+}
+
+// AddFarmTasks adds the "farm_tasks" edges to the FarmTask entity.
+func (_c *AnimalCreate) AddFarmTasks(v ...*FarmTask) *AnimalCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFarmTaskIDs(ids...)
 }
 
 // Mutation returns the AnimalMutation object of the builder.
@@ -325,6 +341,22 @@ func (_c *AnimalCreate) createSpec() (*Animal, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(record.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FarmTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
@@ -24,17 +25,19 @@ import (
 // AnimalQuery is the builder for querying Animal entities.
 type AnimalQuery struct {
 	config
-	ctx              *QueryContext
-	order            []animal.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.Animal
-	withFarm         *FarmQuery
-	withGroups       *GroupQuery
-	withRecords      *RecordQuery
-	loadTotal        []func(context.Context, []*Animal) error
-	modifiers        []func(*sql.Selector)
-	withNamedGroups  map[string]*GroupQuery
-	withNamedRecords map[string]*RecordQuery
+	ctx                *QueryContext
+	order              []animal.OrderOption
+	inters             []Interceptor
+	predicates         []predicate.Animal
+	withFarm           *FarmQuery
+	withGroups         *GroupQuery
+	withRecords        *RecordQuery
+	withFarmTasks      *FarmTaskQuery
+	loadTotal          []func(context.Context, []*Animal) error
+	modifiers          []func(*sql.Selector)
+	withNamedGroups    map[string]*GroupQuery
+	withNamedRecords   map[string]*RecordQuery
+	withNamedFarmTasks map[string]*FarmTaskQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -130,6 +133,28 @@ func (_q *AnimalQuery) QueryRecords() *RecordQuery {
 			sqlgraph.From(animal.Table, animal.FieldID, selector),
 			sqlgraph.To(record.Table, record.FieldID),
 			sqlgraph.Edge(sqlgraph.M2M, true, animal.RecordsTable, animal.RecordsPrimaryKey...),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFarmTasks chains the current query on the "farm_tasks" edge.
+func (_q *AnimalQuery) QueryFarmTasks() *FarmTaskQuery {
+	query := (&FarmTaskClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(animal.Table, animal.FieldID, selector),
+			sqlgraph.To(farmtask.Table, farmtask.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, animal.FarmTasksTable, animal.FarmTasksPrimaryKey...),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -324,14 +349,15 @@ func (_q *AnimalQuery) Clone() *AnimalQuery {
 		return nil
 	}
 	return &AnimalQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]animal.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.Animal{}, _q.predicates...),
-		withFarm:    _q.withFarm.Clone(),
-		withGroups:  _q.withGroups.Clone(),
-		withRecords: _q.withRecords.Clone(),
+		config:        _q.config,
+		ctx:           _q.ctx.Clone(),
+		order:         append([]animal.OrderOption{}, _q.order...),
+		inters:        append([]Interceptor{}, _q.inters...),
+		predicates:    append([]predicate.Animal{}, _q.predicates...),
+		withFarm:      _q.withFarm.Clone(),
+		withGroups:    _q.withGroups.Clone(),
+		withRecords:   _q.withRecords.Clone(),
+		withFarmTasks: _q.withFarmTasks.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -368,6 +394,17 @@ func (_q *AnimalQuery) WithRecords(opts ...func(*RecordQuery)) *AnimalQuery {
 		opt(query)
 	}
 	_q.withRecords = query
+	return _q
+}
+
+// WithFarmTasks tells the query-builder to eager-load the nodes that are connected to
+// the "farm_tasks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *AnimalQuery) WithFarmTasks(opts ...func(*FarmTaskQuery)) *AnimalQuery {
+	query := (&FarmTaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFarmTasks = query
 	return _q
 }
 
@@ -449,10 +486,11 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 	var (
 		nodes       = []*Animal{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [4]bool{
 			_q.withFarm != nil,
 			_q.withGroups != nil,
 			_q.withRecords != nil,
+			_q.withFarmTasks != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -496,6 +534,13 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 			return nil, err
 		}
 	}
+	if query := _q.withFarmTasks; query != nil {
+		if err := _q.loadFarmTasks(ctx, query, nodes,
+			func(n *Animal) { n.Edges.FarmTasks = []*FarmTask{} },
+			func(n *Animal, e *FarmTask) { n.Edges.FarmTasks = append(n.Edges.FarmTasks, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedGroups {
 		if err := _q.loadGroups(ctx, query, nodes,
 			func(n *Animal) { n.appendNamedGroups(name) },
@@ -507,6 +552,13 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 		if err := _q.loadRecords(ctx, query, nodes,
 			func(n *Animal) { n.appendNamedRecords(name) },
 			func(n *Animal, e *Record) { n.appendNamedRecords(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedFarmTasks {
+		if err := _q.loadFarmTasks(ctx, query, nodes,
+			func(n *Animal) { n.appendNamedFarmTasks(name) },
+			func(n *Animal, e *FarmTask) { n.appendNamedFarmTasks(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -669,6 +721,67 @@ func (_q *AnimalQuery) loadRecords(ctx context.Context, query *RecordQuery, node
 	}
 	return nil
 }
+func (_q *AnimalQuery) loadFarmTasks(ctx context.Context, query *FarmTaskQuery, nodes []*Animal, init func(*Animal), assign func(*Animal, *FarmTask)) error {
+	edgeIDs := make([]driver.Value, len(nodes))
+	byID := make(map[uuid.UUID]*Animal)
+	nids := make(map[uuid.UUID]map[*Animal]struct{})
+	for i, node := range nodes {
+		edgeIDs[i] = node.ID
+		byID[node.ID] = node
+		if init != nil {
+			init(node)
+		}
+	}
+	query.Where(func(s *sql.Selector) {
+		joinT := sql.Table(animal.FarmTasksTable)
+		s.Join(joinT).On(s.C(farmtask.FieldID), joinT.C(animal.FarmTasksPrimaryKey[0]))
+		s.Where(sql.InValues(joinT.C(animal.FarmTasksPrimaryKey[1]), edgeIDs...))
+		columns := s.SelectedColumns()
+		s.Select(joinT.C(animal.FarmTasksPrimaryKey[1]))
+		s.AppendSelect(columns...)
+		s.SetDistinct(false)
+	})
+	if err := query.prepareQuery(ctx); err != nil {
+		return err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		return query.sqlAll(ctx, func(_ context.Context, spec *sqlgraph.QuerySpec) {
+			assign := spec.Assign
+			values := spec.ScanValues
+			spec.ScanValues = func(columns []string) ([]any, error) {
+				values, err := values(columns[1:])
+				if err != nil {
+					return nil, err
+				}
+				return append([]any{new(uuid.UUID)}, values...), nil
+			}
+			spec.Assign = func(columns []string, values []any) error {
+				outValue := *values[0].(*uuid.UUID)
+				inValue := *values[1].(*uuid.UUID)
+				if nids[inValue] == nil {
+					nids[inValue] = map[*Animal]struct{}{byID[outValue]: {}}
+					return assign(columns[1:], values[1:])
+				}
+				nids[inValue][byID[outValue]] = struct{}{}
+				return nil
+			}
+		})
+	})
+	neighbors, err := withInterceptors[[]*FarmTask](ctx, query, qr, query.inters)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected "farm_tasks" node returned %v`, n.ID)
+		}
+		for kn := range nodes {
+			assign(kn, n)
+		}
+	}
+	return nil
+}
 
 func (_q *AnimalQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -811,6 +924,20 @@ func (_q *AnimalQuery) WithNamedRecords(name string, opts ...func(*RecordQuery))
 		_q.withNamedRecords = make(map[string]*RecordQuery)
 	}
 	_q.withNamedRecords[name] = query
+	return _q
+}
+
+// WithNamedFarmTasks tells the query-builder to eager-load the nodes that are connected to the "farm_tasks"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *AnimalQuery) WithNamedFarmTasks(name string, opts ...func(*FarmTaskQuery)) *AnimalQuery {
+	query := (&FarmTaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedFarmTasks == nil {
+		_q.withNamedFarmTasks = make(map[string]*FarmTaskQuery)
+	}
+	_q.withNamedFarmTasks[name] = query
 	return _q
 }
 

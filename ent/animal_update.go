@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
@@ -115,6 +116,21 @@ func (_u *AnimalUpdate) AddRecords(v ...*Record) *AnimalUpdate {
 	return _u.AddRecordIDs(ids...)
 }
 
+// AddFarmTaskIDs adds the "farm_tasks" edge to the FarmTask entity by IDs.
+func (_u *AnimalUpdate) AddFarmTaskIDs(ids ...uuid.UUID) *AnimalUpdate {
+	_u.mutation.AddFarmTaskIDs(ids...)
+	return _u
+}
+
+// AddFarmTasks adds the "farm_tasks" edges to the FarmTask entity.
+func (_u *AnimalUpdate) AddFarmTasks(v ...*FarmTask) *AnimalUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFarmTaskIDs(ids...)
+}
+
 // Mutation returns the AnimalMutation object of the builder.
 func (_u *AnimalUpdate) Mutation() *AnimalMutation {
 	return _u.mutation
@@ -160,6 +176,27 @@ func (_u *AnimalUpdate) RemoveRecords(v ...*Record) *AnimalUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRecordIDs(ids...)
+}
+
+// ClearFarmTasks clears all "farm_tasks" edges to the FarmTask entity.
+func (_u *AnimalUpdate) ClearFarmTasks() *AnimalUpdate {
+	_u.mutation.ClearFarmTasks()
+	return _u
+}
+
+// RemoveFarmTaskIDs removes the "farm_tasks" edge to FarmTask entities by IDs.
+func (_u *AnimalUpdate) RemoveFarmTaskIDs(ids ...uuid.UUID) *AnimalUpdate {
+	_u.mutation.RemoveFarmTaskIDs(ids...)
+	return _u
+}
+
+// RemoveFarmTasks removes "farm_tasks" edges to FarmTask entities.
+func (_u *AnimalUpdate) RemoveFarmTasks(v ...*FarmTask) *AnimalUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFarmTaskIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -333,6 +370,51 @@ func (_u *AnimalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.FarmTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFarmTasksIDs(); len(nodes) > 0 && !_u.mutation.FarmTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FarmTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{animal.Label}
@@ -437,6 +519,21 @@ func (_u *AnimalUpdateOne) AddRecords(v ...*Record) *AnimalUpdateOne {
 	return _u.AddRecordIDs(ids...)
 }
 
+// AddFarmTaskIDs adds the "farm_tasks" edge to the FarmTask entity by IDs.
+func (_u *AnimalUpdateOne) AddFarmTaskIDs(ids ...uuid.UUID) *AnimalUpdateOne {
+	_u.mutation.AddFarmTaskIDs(ids...)
+	return _u
+}
+
+// AddFarmTasks adds the "farm_tasks" edges to the FarmTask entity.
+func (_u *AnimalUpdateOne) AddFarmTasks(v ...*FarmTask) *AnimalUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFarmTaskIDs(ids...)
+}
+
 // Mutation returns the AnimalMutation object of the builder.
 func (_u *AnimalUpdateOne) Mutation() *AnimalMutation {
 	return _u.mutation
@@ -482,6 +579,27 @@ func (_u *AnimalUpdateOne) RemoveRecords(v ...*Record) *AnimalUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRecordIDs(ids...)
+}
+
+// ClearFarmTasks clears all "farm_tasks" edges to the FarmTask entity.
+func (_u *AnimalUpdateOne) ClearFarmTasks() *AnimalUpdateOne {
+	_u.mutation.ClearFarmTasks()
+	return _u
+}
+
+// RemoveFarmTaskIDs removes the "farm_tasks" edge to FarmTask entities by IDs.
+func (_u *AnimalUpdateOne) RemoveFarmTaskIDs(ids ...uuid.UUID) *AnimalUpdateOne {
+	_u.mutation.RemoveFarmTaskIDs(ids...)
+	return _u
+}
+
+// RemoveFarmTasks removes "farm_tasks" edges to FarmTask entities.
+func (_u *AnimalUpdateOne) RemoveFarmTasks(v ...*FarmTask) *AnimalUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFarmTaskIDs(ids...)
 }
 
 // Where appends a list predicates to the AnimalUpdate builder.
@@ -678,6 +796,51 @@ func (_u *AnimalUpdateOne) sqlSave(ctx context.Context) (_node *Animal, err erro
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(record.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FarmTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFarmTasksIDs(); len(nodes) > 0 && !_u.mutation.FarmTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FarmTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   animal.FarmTasksTable,
+			Columns: animal.FarmTasksPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(farmtask.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,14 +18,20 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
 
@@ -41,12 +47,22 @@ type Client struct {
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
 	Animal *AnimalClient
+	// BirthEvent is the client for interacting with the BirthEvent builders.
+	BirthEvent *BirthEventClient
+	// BirthPreview is the client for interacting with the BirthPreview builders.
+	BirthPreview *BirthPreviewClient
+	// BirthSettings is the client for interacting with the BirthSettings builders.
+	BirthSettings *BirthSettingsClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
 	FarmMember *FarmMemberClient
+	// FarmTask is the client for interacting with the FarmTask builders.
+	FarmTask *FarmTaskClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
+	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
+	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
 	// Message is the client for interacting with the Message builders.
@@ -57,6 +73,8 @@ type Client struct {
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
+	// TaskUpdate is the client for interacting with the TaskUpdate builders.
+	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
 	Thread *ThreadClient
 	// User is the client for interacting with the User builders.
@@ -74,14 +92,20 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AccessToken = NewAccessTokenClient(c.config)
 	c.Animal = NewAnimalClient(c.config)
+	c.BirthEvent = NewBirthEventClient(c.config)
+	c.BirthPreview = NewBirthPreviewClient(c.config)
+	c.BirthSettings = NewBirthSettingsClient(c.config)
 	c.Farm = NewFarmClient(c.config)
 	c.FarmMember = NewFarmMemberClient(c.config)
+	c.FarmTask = NewFarmTaskClient(c.config)
 	c.File = NewFileClient(c.config)
+	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.Record = NewRecordClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
+	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
 	c.User = NewUserClient(c.config)
 }
@@ -174,20 +198,26 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:         ctx,
-		config:      cfg,
-		AccessToken: NewAccessTokenClient(cfg),
-		Animal:      NewAnimalClient(cfg),
-		Farm:        NewFarmClient(cfg),
-		FarmMember:  NewFarmMemberClient(cfg),
-		File:        NewFileClient(cfg),
-		Group:       NewGroupClient(cfg),
-		Message:     NewMessageClient(cfg),
-		OAuthClient: NewOAuthClientClient(cfg),
-		Record:      NewRecordClient(cfg),
-		RecordItem:  NewRecordItemClient(cfg),
-		Thread:      NewThreadClient(cfg),
-		User:        NewUserClient(cfg),
+		ctx:              ctx,
+		config:           cfg,
+		AccessToken:      NewAccessTokenClient(cfg),
+		Animal:           NewAnimalClient(cfg),
+		BirthEvent:       NewBirthEventClient(cfg),
+		BirthPreview:     NewBirthPreviewClient(cfg),
+		BirthSettings:    NewBirthSettingsClient(cfg),
+		Farm:             NewFarmClient(cfg),
+		FarmMember:       NewFarmMemberClient(cfg),
+		FarmTask:         NewFarmTaskClient(cfg),
+		File:             NewFileClient(cfg),
+		FollowUpProtocol: NewFollowUpProtocolClient(cfg),
+		Group:            NewGroupClient(cfg),
+		Message:          NewMessageClient(cfg),
+		OAuthClient:      NewOAuthClientClient(cfg),
+		Record:           NewRecordClient(cfg),
+		RecordItem:       NewRecordItemClient(cfg),
+		TaskUpdate:       NewTaskUpdateClient(cfg),
+		Thread:           NewThreadClient(cfg),
+		User:             NewUserClient(cfg),
 	}, nil
 }
 
@@ -205,20 +235,26 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:         ctx,
-		config:      cfg,
-		AccessToken: NewAccessTokenClient(cfg),
-		Animal:      NewAnimalClient(cfg),
-		Farm:        NewFarmClient(cfg),
-		FarmMember:  NewFarmMemberClient(cfg),
-		File:        NewFileClient(cfg),
-		Group:       NewGroupClient(cfg),
-		Message:     NewMessageClient(cfg),
-		OAuthClient: NewOAuthClientClient(cfg),
-		Record:      NewRecordClient(cfg),
-		RecordItem:  NewRecordItemClient(cfg),
-		Thread:      NewThreadClient(cfg),
-		User:        NewUserClient(cfg),
+		ctx:              ctx,
+		config:           cfg,
+		AccessToken:      NewAccessTokenClient(cfg),
+		Animal:           NewAnimalClient(cfg),
+		BirthEvent:       NewBirthEventClient(cfg),
+		BirthPreview:     NewBirthPreviewClient(cfg),
+		BirthSettings:    NewBirthSettingsClient(cfg),
+		Farm:             NewFarmClient(cfg),
+		FarmMember:       NewFarmMemberClient(cfg),
+		FarmTask:         NewFarmTaskClient(cfg),
+		File:             NewFileClient(cfg),
+		FollowUpProtocol: NewFollowUpProtocolClient(cfg),
+		Group:            NewGroupClient(cfg),
+		Message:          NewMessageClient(cfg),
+		OAuthClient:      NewOAuthClientClient(cfg),
+		Record:           NewRecordClient(cfg),
+		RecordItem:       NewRecordItemClient(cfg),
+		TaskUpdate:       NewTaskUpdateClient(cfg),
+		Thread:           NewThreadClient(cfg),
+		User:             NewUserClient(cfg),
 	}, nil
 }
 
@@ -248,8 +284,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AccessToken, c.Animal, c.Farm, c.FarmMember, c.File, c.Group, c.Message,
-		c.OAuthClient, c.Record, c.RecordItem, c.Thread, c.User,
+		c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview, c.BirthSettings, c.Farm,
+		c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message,
+		c.OAuthClient, c.Record, c.RecordItem, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -259,8 +296,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AccessToken, c.Animal, c.Farm, c.FarmMember, c.File, c.Group, c.Message,
-		c.OAuthClient, c.Record, c.RecordItem, c.Thread, c.User,
+		c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview, c.BirthSettings, c.Farm,
+		c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message,
+		c.OAuthClient, c.Record, c.RecordItem, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -273,12 +311,22 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AccessToken.mutate(ctx, m)
 	case *AnimalMutation:
 		return c.Animal.mutate(ctx, m)
+	case *BirthEventMutation:
+		return c.BirthEvent.mutate(ctx, m)
+	case *BirthPreviewMutation:
+		return c.BirthPreview.mutate(ctx, m)
+	case *BirthSettingsMutation:
+		return c.BirthSettings.mutate(ctx, m)
 	case *FarmMutation:
 		return c.Farm.mutate(ctx, m)
 	case *FarmMemberMutation:
 		return c.FarmMember.mutate(ctx, m)
+	case *FarmTaskMutation:
+		return c.FarmTask.mutate(ctx, m)
 	case *FileMutation:
 		return c.File.mutate(ctx, m)
+	case *FollowUpProtocolMutation:
+		return c.FollowUpProtocol.mutate(ctx, m)
 	case *GroupMutation:
 		return c.Group.mutate(ctx, m)
 	case *MessageMutation:
@@ -289,6 +337,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Record.mutate(ctx, m)
 	case *RecordItemMutation:
 		return c.RecordItem.mutate(ctx, m)
+	case *TaskUpdateMutation:
+		return c.TaskUpdate.mutate(ctx, m)
 	case *ThreadMutation:
 		return c.Thread.mutate(ctx, m)
 	case *UserMutation:
@@ -619,6 +669,22 @@ func (c *AnimalClient) QueryRecords(_m *Animal) *RecordQuery {
 	return query
 }
 
+// QueryFarmTasks queries the farm_tasks edge of a Animal.
+func (c *AnimalClient) QueryFarmTasks(_m *Animal) *FarmTaskQuery {
+	query := (&FarmTaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(animal.Table, animal.FieldID, id),
+			sqlgraph.To(farmtask.Table, farmtask.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, animal.FarmTasksTable, animal.FarmTasksPrimaryKey...),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *AnimalClient) Hooks() []Hook {
 	return c.hooks.Animal
@@ -642,6 +708,421 @@ func (c *AnimalClient) mutate(ctx context.Context, m *AnimalMutation) (Value, er
 		return (&AnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Animal mutation op: %q", m.Op())
+	}
+}
+
+// BirthEventClient is a client for the BirthEvent schema.
+type BirthEventClient struct {
+	config
+}
+
+// NewBirthEventClient returns a client for the BirthEvent from the given config.
+func NewBirthEventClient(c config) *BirthEventClient {
+	return &BirthEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `birthevent.Hooks(f(g(h())))`.
+func (c *BirthEventClient) Use(hooks ...Hook) {
+	c.hooks.BirthEvent = append(c.hooks.BirthEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `birthevent.Intercept(f(g(h())))`.
+func (c *BirthEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BirthEvent = append(c.inters.BirthEvent, interceptors...)
+}
+
+// Create returns a builder for creating a BirthEvent entity.
+func (c *BirthEventClient) Create() *BirthEventCreate {
+	mutation := newBirthEventMutation(c.config, OpCreate)
+	return &BirthEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BirthEvent entities.
+func (c *BirthEventClient) CreateBulk(builders ...*BirthEventCreate) *BirthEventCreateBulk {
+	return &BirthEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BirthEventClient) MapCreateBulk(slice any, setFunc func(*BirthEventCreate, int)) *BirthEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BirthEventCreateBulk{err: fmt.Errorf("calling to BirthEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BirthEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BirthEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BirthEvent.
+func (c *BirthEventClient) Update() *BirthEventUpdate {
+	mutation := newBirthEventMutation(c.config, OpUpdate)
+	return &BirthEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BirthEventClient) UpdateOne(_m *BirthEvent) *BirthEventUpdateOne {
+	mutation := newBirthEventMutation(c.config, OpUpdateOne, withBirthEvent(_m))
+	return &BirthEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BirthEventClient) UpdateOneID(id uuid.UUID) *BirthEventUpdateOne {
+	mutation := newBirthEventMutation(c.config, OpUpdateOne, withBirthEventID(id))
+	return &BirthEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BirthEvent.
+func (c *BirthEventClient) Delete() *BirthEventDelete {
+	mutation := newBirthEventMutation(c.config, OpDelete)
+	return &BirthEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BirthEventClient) DeleteOne(_m *BirthEvent) *BirthEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BirthEventClient) DeleteOneID(id uuid.UUID) *BirthEventDeleteOne {
+	builder := c.Delete().Where(birthevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BirthEventDeleteOne{builder}
+}
+
+// Query returns a query builder for BirthEvent.
+func (c *BirthEventClient) Query() *BirthEventQuery {
+	return &BirthEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBirthEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BirthEvent entity by its id.
+func (c *BirthEventClient) Get(ctx context.Context, id uuid.UUID) (*BirthEvent, error) {
+	return c.Query().Where(birthevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BirthEventClient) GetX(ctx context.Context, id uuid.UUID) *BirthEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTasks queries the tasks edge of a BirthEvent.
+func (c *BirthEventClient) QueryTasks(_m *BirthEvent) *FarmTaskQuery {
+	query := (&FarmTaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(birthevent.Table, birthevent.FieldID, id),
+			sqlgraph.To(farmtask.Table, farmtask.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, birthevent.TasksTable, birthevent.TasksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BirthEventClient) Hooks() []Hook {
+	return c.hooks.BirthEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *BirthEventClient) Interceptors() []Interceptor {
+	return c.inters.BirthEvent
+}
+
+func (c *BirthEventClient) mutate(ctx context.Context, m *BirthEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BirthEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BirthEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BirthEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BirthEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BirthEvent mutation op: %q", m.Op())
+	}
+}
+
+// BirthPreviewClient is a client for the BirthPreview schema.
+type BirthPreviewClient struct {
+	config
+}
+
+// NewBirthPreviewClient returns a client for the BirthPreview from the given config.
+func NewBirthPreviewClient(c config) *BirthPreviewClient {
+	return &BirthPreviewClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `birthpreview.Hooks(f(g(h())))`.
+func (c *BirthPreviewClient) Use(hooks ...Hook) {
+	c.hooks.BirthPreview = append(c.hooks.BirthPreview, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `birthpreview.Intercept(f(g(h())))`.
+func (c *BirthPreviewClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BirthPreview = append(c.inters.BirthPreview, interceptors...)
+}
+
+// Create returns a builder for creating a BirthPreview entity.
+func (c *BirthPreviewClient) Create() *BirthPreviewCreate {
+	mutation := newBirthPreviewMutation(c.config, OpCreate)
+	return &BirthPreviewCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BirthPreview entities.
+func (c *BirthPreviewClient) CreateBulk(builders ...*BirthPreviewCreate) *BirthPreviewCreateBulk {
+	return &BirthPreviewCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BirthPreviewClient) MapCreateBulk(slice any, setFunc func(*BirthPreviewCreate, int)) *BirthPreviewCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BirthPreviewCreateBulk{err: fmt.Errorf("calling to BirthPreviewClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BirthPreviewCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BirthPreviewCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BirthPreview.
+func (c *BirthPreviewClient) Update() *BirthPreviewUpdate {
+	mutation := newBirthPreviewMutation(c.config, OpUpdate)
+	return &BirthPreviewUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BirthPreviewClient) UpdateOne(_m *BirthPreview) *BirthPreviewUpdateOne {
+	mutation := newBirthPreviewMutation(c.config, OpUpdateOne, withBirthPreview(_m))
+	return &BirthPreviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BirthPreviewClient) UpdateOneID(id uuid.UUID) *BirthPreviewUpdateOne {
+	mutation := newBirthPreviewMutation(c.config, OpUpdateOne, withBirthPreviewID(id))
+	return &BirthPreviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BirthPreview.
+func (c *BirthPreviewClient) Delete() *BirthPreviewDelete {
+	mutation := newBirthPreviewMutation(c.config, OpDelete)
+	return &BirthPreviewDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BirthPreviewClient) DeleteOne(_m *BirthPreview) *BirthPreviewDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BirthPreviewClient) DeleteOneID(id uuid.UUID) *BirthPreviewDeleteOne {
+	builder := c.Delete().Where(birthpreview.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BirthPreviewDeleteOne{builder}
+}
+
+// Query returns a query builder for BirthPreview.
+func (c *BirthPreviewClient) Query() *BirthPreviewQuery {
+	return &BirthPreviewQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBirthPreview},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BirthPreview entity by its id.
+func (c *BirthPreviewClient) Get(ctx context.Context, id uuid.UUID) (*BirthPreview, error) {
+	return c.Query().Where(birthpreview.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BirthPreviewClient) GetX(ctx context.Context, id uuid.UUID) *BirthPreview {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BirthPreviewClient) Hooks() []Hook {
+	return c.hooks.BirthPreview
+}
+
+// Interceptors returns the client interceptors.
+func (c *BirthPreviewClient) Interceptors() []Interceptor {
+	return c.inters.BirthPreview
+}
+
+func (c *BirthPreviewClient) mutate(ctx context.Context, m *BirthPreviewMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BirthPreviewCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BirthPreviewUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BirthPreviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BirthPreviewDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BirthPreview mutation op: %q", m.Op())
+	}
+}
+
+// BirthSettingsClient is a client for the BirthSettings schema.
+type BirthSettingsClient struct {
+	config
+}
+
+// NewBirthSettingsClient returns a client for the BirthSettings from the given config.
+func NewBirthSettingsClient(c config) *BirthSettingsClient {
+	return &BirthSettingsClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `birthsettings.Hooks(f(g(h())))`.
+func (c *BirthSettingsClient) Use(hooks ...Hook) {
+	c.hooks.BirthSettings = append(c.hooks.BirthSettings, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `birthsettings.Intercept(f(g(h())))`.
+func (c *BirthSettingsClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BirthSettings = append(c.inters.BirthSettings, interceptors...)
+}
+
+// Create returns a builder for creating a BirthSettings entity.
+func (c *BirthSettingsClient) Create() *BirthSettingsCreate {
+	mutation := newBirthSettingsMutation(c.config, OpCreate)
+	return &BirthSettingsCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BirthSettings entities.
+func (c *BirthSettingsClient) CreateBulk(builders ...*BirthSettingsCreate) *BirthSettingsCreateBulk {
+	return &BirthSettingsCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BirthSettingsClient) MapCreateBulk(slice any, setFunc func(*BirthSettingsCreate, int)) *BirthSettingsCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BirthSettingsCreateBulk{err: fmt.Errorf("calling to BirthSettingsClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BirthSettingsCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BirthSettingsCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BirthSettings.
+func (c *BirthSettingsClient) Update() *BirthSettingsUpdate {
+	mutation := newBirthSettingsMutation(c.config, OpUpdate)
+	return &BirthSettingsUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BirthSettingsClient) UpdateOne(_m *BirthSettings) *BirthSettingsUpdateOne {
+	mutation := newBirthSettingsMutation(c.config, OpUpdateOne, withBirthSettings(_m))
+	return &BirthSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BirthSettingsClient) UpdateOneID(id uuid.UUID) *BirthSettingsUpdateOne {
+	mutation := newBirthSettingsMutation(c.config, OpUpdateOne, withBirthSettingsID(id))
+	return &BirthSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BirthSettings.
+func (c *BirthSettingsClient) Delete() *BirthSettingsDelete {
+	mutation := newBirthSettingsMutation(c.config, OpDelete)
+	return &BirthSettingsDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BirthSettingsClient) DeleteOne(_m *BirthSettings) *BirthSettingsDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BirthSettingsClient) DeleteOneID(id uuid.UUID) *BirthSettingsDeleteOne {
+	builder := c.Delete().Where(birthsettings.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BirthSettingsDeleteOne{builder}
+}
+
+// Query returns a query builder for BirthSettings.
+func (c *BirthSettingsClient) Query() *BirthSettingsQuery {
+	return &BirthSettingsQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBirthSettings},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BirthSettings entity by its id.
+func (c *BirthSettingsClient) Get(ctx context.Context, id uuid.UUID) (*BirthSettings, error) {
+	return c.Query().Where(birthsettings.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BirthSettingsClient) GetX(ctx context.Context, id uuid.UUID) *BirthSettings {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BirthSettingsClient) Hooks() []Hook {
+	return c.hooks.BirthSettings
+}
+
+// Interceptors returns the client interceptors.
+func (c *BirthSettingsClient) Interceptors() []Interceptor {
+	return c.inters.BirthSettings
+}
+
+func (c *BirthSettingsClient) mutate(ctx context.Context, m *BirthSettingsMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BirthSettingsCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BirthSettingsUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BirthSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BirthSettingsDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BirthSettings mutation op: %q", m.Op())
 	}
 }
 
@@ -1041,6 +1522,171 @@ func (c *FarmMemberClient) mutate(ctx context.Context, m *FarmMemberMutation) (V
 	}
 }
 
+// FarmTaskClient is a client for the FarmTask schema.
+type FarmTaskClient struct {
+	config
+}
+
+// NewFarmTaskClient returns a client for the FarmTask from the given config.
+func NewFarmTaskClient(c config) *FarmTaskClient {
+	return &FarmTaskClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `farmtask.Hooks(f(g(h())))`.
+func (c *FarmTaskClient) Use(hooks ...Hook) {
+	c.hooks.FarmTask = append(c.hooks.FarmTask, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `farmtask.Intercept(f(g(h())))`.
+func (c *FarmTaskClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FarmTask = append(c.inters.FarmTask, interceptors...)
+}
+
+// Create returns a builder for creating a FarmTask entity.
+func (c *FarmTaskClient) Create() *FarmTaskCreate {
+	mutation := newFarmTaskMutation(c.config, OpCreate)
+	return &FarmTaskCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FarmTask entities.
+func (c *FarmTaskClient) CreateBulk(builders ...*FarmTaskCreate) *FarmTaskCreateBulk {
+	return &FarmTaskCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FarmTaskClient) MapCreateBulk(slice any, setFunc func(*FarmTaskCreate, int)) *FarmTaskCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FarmTaskCreateBulk{err: fmt.Errorf("calling to FarmTaskClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FarmTaskCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FarmTaskCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FarmTask.
+func (c *FarmTaskClient) Update() *FarmTaskUpdate {
+	mutation := newFarmTaskMutation(c.config, OpUpdate)
+	return &FarmTaskUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FarmTaskClient) UpdateOne(_m *FarmTask) *FarmTaskUpdateOne {
+	mutation := newFarmTaskMutation(c.config, OpUpdateOne, withFarmTask(_m))
+	return &FarmTaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FarmTaskClient) UpdateOneID(id uuid.UUID) *FarmTaskUpdateOne {
+	mutation := newFarmTaskMutation(c.config, OpUpdateOne, withFarmTaskID(id))
+	return &FarmTaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FarmTask.
+func (c *FarmTaskClient) Delete() *FarmTaskDelete {
+	mutation := newFarmTaskMutation(c.config, OpDelete)
+	return &FarmTaskDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FarmTaskClient) DeleteOne(_m *FarmTask) *FarmTaskDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FarmTaskClient) DeleteOneID(id uuid.UUID) *FarmTaskDeleteOne {
+	builder := c.Delete().Where(farmtask.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FarmTaskDeleteOne{builder}
+}
+
+// Query returns a query builder for FarmTask.
+func (c *FarmTaskClient) Query() *FarmTaskQuery {
+	return &FarmTaskQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFarmTask},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FarmTask entity by its id.
+func (c *FarmTaskClient) Get(ctx context.Context, id uuid.UUID) (*FarmTask, error) {
+	return c.Query().Where(farmtask.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FarmTaskClient) GetX(ctx context.Context, id uuid.UUID) *FarmTask {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryBirthEvent queries the birth_event edge of a FarmTask.
+func (c *FarmTaskClient) QueryBirthEvent(_m *FarmTask) *BirthEventQuery {
+	query := (&BirthEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(farmtask.Table, farmtask.FieldID, id),
+			sqlgraph.To(birthevent.Table, birthevent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, farmtask.BirthEventTable, farmtask.BirthEventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAnimals queries the animals edge of a FarmTask.
+func (c *FarmTaskClient) QueryAnimals(_m *FarmTask) *AnimalQuery {
+	query := (&AnimalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(farmtask.Table, farmtask.FieldID, id),
+			sqlgraph.To(animal.Table, animal.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, false, farmtask.AnimalsTable, farmtask.AnimalsPrimaryKey...),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FarmTaskClient) Hooks() []Hook {
+	return c.hooks.FarmTask
+}
+
+// Interceptors returns the client interceptors.
+func (c *FarmTaskClient) Interceptors() []Interceptor {
+	return c.inters.FarmTask
+}
+
+func (c *FarmTaskClient) mutate(ctx context.Context, m *FarmTaskMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FarmTaskCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FarmTaskUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FarmTaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FarmTaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FarmTask mutation op: %q", m.Op())
+	}
+}
+
 // FileClient is a client for the File schema.
 type FileClient struct {
 	config
@@ -1204,6 +1850,139 @@ func (c *FileClient) mutate(ctx context.Context, m *FileMutation) (Value, error)
 		return (&FileDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown File mutation op: %q", m.Op())
+	}
+}
+
+// FollowUpProtocolClient is a client for the FollowUpProtocol schema.
+type FollowUpProtocolClient struct {
+	config
+}
+
+// NewFollowUpProtocolClient returns a client for the FollowUpProtocol from the given config.
+func NewFollowUpProtocolClient(c config) *FollowUpProtocolClient {
+	return &FollowUpProtocolClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `followupprotocol.Hooks(f(g(h())))`.
+func (c *FollowUpProtocolClient) Use(hooks ...Hook) {
+	c.hooks.FollowUpProtocol = append(c.hooks.FollowUpProtocol, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `followupprotocol.Intercept(f(g(h())))`.
+func (c *FollowUpProtocolClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FollowUpProtocol = append(c.inters.FollowUpProtocol, interceptors...)
+}
+
+// Create returns a builder for creating a FollowUpProtocol entity.
+func (c *FollowUpProtocolClient) Create() *FollowUpProtocolCreate {
+	mutation := newFollowUpProtocolMutation(c.config, OpCreate)
+	return &FollowUpProtocolCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FollowUpProtocol entities.
+func (c *FollowUpProtocolClient) CreateBulk(builders ...*FollowUpProtocolCreate) *FollowUpProtocolCreateBulk {
+	return &FollowUpProtocolCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FollowUpProtocolClient) MapCreateBulk(slice any, setFunc func(*FollowUpProtocolCreate, int)) *FollowUpProtocolCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FollowUpProtocolCreateBulk{err: fmt.Errorf("calling to FollowUpProtocolClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FollowUpProtocolCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FollowUpProtocolCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FollowUpProtocol.
+func (c *FollowUpProtocolClient) Update() *FollowUpProtocolUpdate {
+	mutation := newFollowUpProtocolMutation(c.config, OpUpdate)
+	return &FollowUpProtocolUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FollowUpProtocolClient) UpdateOne(_m *FollowUpProtocol) *FollowUpProtocolUpdateOne {
+	mutation := newFollowUpProtocolMutation(c.config, OpUpdateOne, withFollowUpProtocol(_m))
+	return &FollowUpProtocolUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FollowUpProtocolClient) UpdateOneID(id uuid.UUID) *FollowUpProtocolUpdateOne {
+	mutation := newFollowUpProtocolMutation(c.config, OpUpdateOne, withFollowUpProtocolID(id))
+	return &FollowUpProtocolUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FollowUpProtocol.
+func (c *FollowUpProtocolClient) Delete() *FollowUpProtocolDelete {
+	mutation := newFollowUpProtocolMutation(c.config, OpDelete)
+	return &FollowUpProtocolDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FollowUpProtocolClient) DeleteOne(_m *FollowUpProtocol) *FollowUpProtocolDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FollowUpProtocolClient) DeleteOneID(id uuid.UUID) *FollowUpProtocolDeleteOne {
+	builder := c.Delete().Where(followupprotocol.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FollowUpProtocolDeleteOne{builder}
+}
+
+// Query returns a query builder for FollowUpProtocol.
+func (c *FollowUpProtocolClient) Query() *FollowUpProtocolQuery {
+	return &FollowUpProtocolQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFollowUpProtocol},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FollowUpProtocol entity by its id.
+func (c *FollowUpProtocolClient) Get(ctx context.Context, id uuid.UUID) (*FollowUpProtocol, error) {
+	return c.Query().Where(followupprotocol.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FollowUpProtocolClient) GetX(ctx context.Context, id uuid.UUID) *FollowUpProtocol {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FollowUpProtocolClient) Hooks() []Hook {
+	return c.hooks.FollowUpProtocol
+}
+
+// Interceptors returns the client interceptors.
+func (c *FollowUpProtocolClient) Interceptors() []Interceptor {
+	return c.inters.FollowUpProtocol
+}
+
+func (c *FollowUpProtocolClient) mutate(ctx context.Context, m *FollowUpProtocolMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FollowUpProtocolCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FollowUpProtocolUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FollowUpProtocolUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FollowUpProtocolDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FollowUpProtocol mutation op: %q", m.Op())
 	}
 }
 
@@ -2053,6 +2832,139 @@ func (c *RecordItemClient) mutate(ctx context.Context, m *RecordItemMutation) (V
 	}
 }
 
+// TaskUpdateClient is a client for the TaskUpdate schema.
+type TaskUpdateClient struct {
+	config
+}
+
+// NewTaskUpdateClient returns a client for the TaskUpdate from the given config.
+func NewTaskUpdateClient(c config) *TaskUpdateClient {
+	return &TaskUpdateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `taskupdate.Hooks(f(g(h())))`.
+func (c *TaskUpdateClient) Use(hooks ...Hook) {
+	c.hooks.TaskUpdate = append(c.hooks.TaskUpdate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `taskupdate.Intercept(f(g(h())))`.
+func (c *TaskUpdateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TaskUpdate = append(c.inters.TaskUpdate, interceptors...)
+}
+
+// Create returns a builder for creating a TaskUpdate entity.
+func (c *TaskUpdateClient) Create() *TaskUpdateCreate {
+	mutation := newTaskUpdateMutation(c.config, OpCreate)
+	return &TaskUpdateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TaskUpdate entities.
+func (c *TaskUpdateClient) CreateBulk(builders ...*TaskUpdateCreate) *TaskUpdateCreateBulk {
+	return &TaskUpdateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskUpdateClient) MapCreateBulk(slice any, setFunc func(*TaskUpdateCreate, int)) *TaskUpdateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskUpdateCreateBulk{err: fmt.Errorf("calling to TaskUpdateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskUpdateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskUpdateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TaskUpdate.
+func (c *TaskUpdateClient) Update() *TaskUpdateUpdate {
+	mutation := newTaskUpdateMutation(c.config, OpUpdate)
+	return &TaskUpdateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskUpdateClient) UpdateOne(_m *TaskUpdate) *TaskUpdateUpdateOne {
+	mutation := newTaskUpdateMutation(c.config, OpUpdateOne, withTaskUpdate(_m))
+	return &TaskUpdateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskUpdateClient) UpdateOneID(id uuid.UUID) *TaskUpdateUpdateOne {
+	mutation := newTaskUpdateMutation(c.config, OpUpdateOne, withTaskUpdateID(id))
+	return &TaskUpdateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TaskUpdate.
+func (c *TaskUpdateClient) Delete() *TaskUpdateDelete {
+	mutation := newTaskUpdateMutation(c.config, OpDelete)
+	return &TaskUpdateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskUpdateClient) DeleteOne(_m *TaskUpdate) *TaskUpdateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskUpdateClient) DeleteOneID(id uuid.UUID) *TaskUpdateDeleteOne {
+	builder := c.Delete().Where(taskupdate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskUpdateDeleteOne{builder}
+}
+
+// Query returns a query builder for TaskUpdate.
+func (c *TaskUpdateClient) Query() *TaskUpdateQuery {
+	return &TaskUpdateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTaskUpdate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TaskUpdate entity by its id.
+func (c *TaskUpdateClient) Get(ctx context.Context, id uuid.UUID) (*TaskUpdate, error) {
+	return c.Query().Where(taskupdate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskUpdateClient) GetX(ctx context.Context, id uuid.UUID) *TaskUpdate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *TaskUpdateClient) Hooks() []Hook {
+	return c.hooks.TaskUpdate
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskUpdateClient) Interceptors() []Interceptor {
+	return c.inters.TaskUpdate
+}
+
+func (c *TaskUpdateClient) mutate(ctx context.Context, m *TaskUpdateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskUpdateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskUpdateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskUpdateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskUpdateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TaskUpdate mutation op: %q", m.Op())
+	}
+}
+
 // ThreadClient is a client for the Thread schema.
 type ThreadClient struct {
 	config
@@ -2372,12 +3284,14 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AccessToken, Animal, Farm, FarmMember, File, Group, Message, OAuthClient,
-		Record, RecordItem, Thread, User []ent.Hook
+		AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings, Farm, FarmMember,
+		FarmTask, File, FollowUpProtocol, Group, Message, OAuthClient, Record,
+		RecordItem, TaskUpdate, Thread, User []ent.Hook
 	}
 	inters struct {
-		AccessToken, Animal, Farm, FarmMember, File, Group, Message, OAuthClient,
-		Record, RecordItem, Thread, User []ent.Interceptor
+		AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings, Farm, FarmMember,
+		FarmTask, File, FollowUpProtocol, Group, Message, OAuthClient, Record,
+		RecordItem, TaskUpdate, Thread, User []ent.Interceptor
 	}
 )
 

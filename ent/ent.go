@@ -14,14 +14,20 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
 )
@@ -84,18 +90,24 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			accesstoken.Table: accesstoken.ValidColumn,
-			animal.Table:      animal.ValidColumn,
-			farm.Table:        farm.ValidColumn,
-			farmmember.Table:  farmmember.ValidColumn,
-			file.Table:        file.ValidColumn,
-			group.Table:       group.ValidColumn,
-			message.Table:     message.ValidColumn,
-			oauthclient.Table: oauthclient.ValidColumn,
-			record.Table:      record.ValidColumn,
-			recorditem.Table:  recorditem.ValidColumn,
-			thread.Table:      thread.ValidColumn,
-			user.Table:        user.ValidColumn,
+			accesstoken.Table:      accesstoken.ValidColumn,
+			animal.Table:           animal.ValidColumn,
+			birthevent.Table:       birthevent.ValidColumn,
+			birthpreview.Table:     birthpreview.ValidColumn,
+			birthsettings.Table:    birthsettings.ValidColumn,
+			farm.Table:             farm.ValidColumn,
+			farmmember.Table:       farmmember.ValidColumn,
+			farmtask.Table:         farmtask.ValidColumn,
+			file.Table:             file.ValidColumn,
+			followupprotocol.Table: followupprotocol.ValidColumn,
+			group.Table:            group.ValidColumn,
+			message.Table:          message.ValidColumn,
+			oauthclient.Table:      oauthclient.ValidColumn,
+			record.Table:           record.ValidColumn,
+			recorditem.Table:       recorditem.ValidColumn,
+			taskupdate.Table:       taskupdate.ValidColumn,
+			thread.Table:           thread.ValidColumn,
+			user.Table:             user.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

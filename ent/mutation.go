@@ -14,17 +14,25 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 const (
@@ -36,18 +44,24 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAccessToken = "AccessToken"
-	TypeAnimal      = "Animal"
-	TypeFarm        = "Farm"
-	TypeFarmMember  = "FarmMember"
-	TypeFile        = "File"
-	TypeGroup       = "Group"
-	TypeMessage     = "Message"
-	TypeOAuthClient = "OAuthClient"
-	TypeRecord      = "Record"
-	TypeRecordItem  = "RecordItem"
-	TypeThread      = "Thread"
-	TypeUser        = "User"
+	TypeAccessToken      = "AccessToken"
+	TypeAnimal           = "Animal"
+	TypeBirthEvent       = "BirthEvent"
+	TypeBirthPreview     = "BirthPreview"
+	TypeBirthSettings    = "BirthSettings"
+	TypeFarm             = "Farm"
+	TypeFarmMember       = "FarmMember"
+	TypeFarmTask         = "FarmTask"
+	TypeFile             = "File"
+	TypeFollowUpProtocol = "FollowUpProtocol"
+	TypeGroup            = "Group"
+	TypeMessage          = "Message"
+	TypeOAuthClient      = "OAuthClient"
+	TypeRecord           = "Record"
+	TypeRecordItem       = "RecordItem"
+	TypeTaskUpdate       = "TaskUpdate"
+	TypeThread           = "Thread"
+	TypeUser             = "User"
 )
 
 // AccessTokenMutation represents an operation that mutates the AccessToken nodes in the graph.
@@ -901,26 +915,29 @@ func (m *AccessTokenMutation) ResetEdge(name string) error {
 // AnimalMutation represents an operation that mutates the Animal nodes in the graph.
 type AnimalMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *uuid.UUID
-	created_at     *time.Time
-	updated_at     *time.Time
-	is_active      *bool
-	tag            *string
-	name           *string
-	clearedFields  map[string]struct{}
-	farm           *uuid.UUID
-	clearedfarm    bool
-	groups         map[uuid.UUID]struct{}
-	removedgroups  map[uuid.UUID]struct{}
-	clearedgroups  bool
-	records        map[uuid.UUID]struct{}
-	removedrecords map[uuid.UUID]struct{}
-	clearedrecords bool
-	done           bool
-	oldValue       func(context.Context) (*Animal, error)
-	predicates     []predicate.Animal
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	created_at        *time.Time
+	updated_at        *time.Time
+	is_active         *bool
+	tag               *string
+	name              *string
+	clearedFields     map[string]struct{}
+	farm              *uuid.UUID
+	clearedfarm       bool
+	groups            map[uuid.UUID]struct{}
+	removedgroups     map[uuid.UUID]struct{}
+	clearedgroups     bool
+	records           map[uuid.UUID]struct{}
+	removedrecords    map[uuid.UUID]struct{}
+	clearedrecords    bool
+	farm_tasks        map[uuid.UUID]struct{}
+	removedfarm_tasks map[uuid.UUID]struct{}
+	clearedfarm_tasks bool
+	done              bool
+	oldValue          func(context.Context) (*Animal, error)
+	predicates        []predicate.Animal
 }
 
 var _ ent.Mutation = (*AnimalMutation)(nil)
@@ -1391,6 +1408,60 @@ func (m *AnimalMutation) ResetRecords() {
 	m.removedrecords = nil
 }
 
+// AddFarmTaskIDs adds the "farm_tasks" edge to the FarmTask entity by ids.
+func (m *AnimalMutation) AddFarmTaskIDs(ids ...uuid.UUID) {
+	if m.farm_tasks == nil {
+		m.farm_tasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.farm_tasks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFarmTasks clears the "farm_tasks" edge to the FarmTask entity.
+func (m *AnimalMutation) ClearFarmTasks() {
+	m.clearedfarm_tasks = true
+}
+
+// FarmTasksCleared reports if the "farm_tasks" edge to the FarmTask entity was cleared.
+func (m *AnimalMutation) FarmTasksCleared() bool {
+	return m.clearedfarm_tasks
+}
+
+// RemoveFarmTaskIDs removes the "farm_tasks" edge to the FarmTask entity by IDs.
+func (m *AnimalMutation) RemoveFarmTaskIDs(ids ...uuid.UUID) {
+	if m.removedfarm_tasks == nil {
+		m.removedfarm_tasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.farm_tasks, ids[i])
+		m.removedfarm_tasks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFarmTasks returns the removed IDs of the "farm_tasks" edge to the FarmTask entity.
+func (m *AnimalMutation) RemovedFarmTasksIDs() (ids []uuid.UUID) {
+	for id := range m.removedfarm_tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FarmTasksIDs returns the "farm_tasks" edge IDs in the mutation.
+func (m *AnimalMutation) FarmTasksIDs() (ids []uuid.UUID) {
+	for id := range m.farm_tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFarmTasks resets all changes to the "farm_tasks" edge.
+func (m *AnimalMutation) ResetFarmTasks() {
+	m.farm_tasks = nil
+	m.clearedfarm_tasks = false
+	m.removedfarm_tasks = nil
+}
+
 // Where appends a list predicates to the AnimalMutation builder.
 func (m *AnimalMutation) Where(ps ...predicate.Animal) {
 	m.predicates = append(m.predicates, ps...)
@@ -1618,7 +1689,7 @@ func (m *AnimalMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *AnimalMutation) AddedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
 	if m.farm != nil {
 		edges = append(edges, animal.EdgeFarm)
 	}
@@ -1627,6 +1698,9 @@ func (m *AnimalMutation) AddedEdges() []string {
 	}
 	if m.records != nil {
 		edges = append(edges, animal.EdgeRecords)
+	}
+	if m.farm_tasks != nil {
+		edges = append(edges, animal.EdgeFarmTasks)
 	}
 	return edges
 }
@@ -1651,18 +1725,27 @@ func (m *AnimalMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case animal.EdgeFarmTasks:
+		ids := make([]ent.Value, 0, len(m.farm_tasks))
+		for id := range m.farm_tasks {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *AnimalMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
 	if m.removedgroups != nil {
 		edges = append(edges, animal.EdgeGroups)
 	}
 	if m.removedrecords != nil {
 		edges = append(edges, animal.EdgeRecords)
+	}
+	if m.removedfarm_tasks != nil {
+		edges = append(edges, animal.EdgeFarmTasks)
 	}
 	return edges
 }
@@ -1683,13 +1766,19 @@ func (m *AnimalMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case animal.EdgeFarmTasks:
+		ids := make([]ent.Value, 0, len(m.removedfarm_tasks))
+		for id := range m.removedfarm_tasks {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *AnimalMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
 	if m.clearedfarm {
 		edges = append(edges, animal.EdgeFarm)
 	}
@@ -1698,6 +1787,9 @@ func (m *AnimalMutation) ClearedEdges() []string {
 	}
 	if m.clearedrecords {
 		edges = append(edges, animal.EdgeRecords)
+	}
+	if m.clearedfarm_tasks {
+		edges = append(edges, animal.EdgeFarmTasks)
 	}
 	return edges
 }
@@ -1712,6 +1804,8 @@ func (m *AnimalMutation) EdgeCleared(name string) bool {
 		return m.clearedgroups
 	case animal.EdgeRecords:
 		return m.clearedrecords
+	case animal.EdgeFarmTasks:
+		return m.clearedfarm_tasks
 	}
 	return false
 }
@@ -1740,8 +1834,2798 @@ func (m *AnimalMutation) ResetEdge(name string) error {
 	case animal.EdgeRecords:
 		m.ResetRecords()
 		return nil
+	case animal.EdgeFarmTasks:
+		m.ResetFarmTasks()
+		return nil
 	}
 	return fmt.Errorf("unknown Animal edge %s", name)
+}
+
+// BirthEventMutation represents an operation that mutates the BirthEvent nodes in the graph.
+type BirthEventMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	farm_id             *uuid.UUID
+	dam_id              *uuid.UUID
+	birth_date          *string
+	preview_id          *uuid.UUID
+	request_id          *string
+	settings_version    *int
+	addsettings_version *int
+	protocol_version    *int
+	addprotocol_version *int
+	created_by          *uuid.UUID
+	clearedFields       map[string]struct{}
+	tasks               map[uuid.UUID]struct{}
+	removedtasks        map[uuid.UUID]struct{}
+	clearedtasks        bool
+	done                bool
+	oldValue            func(context.Context) (*BirthEvent, error)
+	predicates          []predicate.BirthEvent
+}
+
+var _ ent.Mutation = (*BirthEventMutation)(nil)
+
+// birtheventOption allows management of the mutation configuration using functional options.
+type birtheventOption func(*BirthEventMutation)
+
+// newBirthEventMutation creates new mutation for the BirthEvent entity.
+func newBirthEventMutation(c config, op Op, opts ...birtheventOption) *BirthEventMutation {
+	m := &BirthEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBirthEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBirthEventID sets the ID field of the mutation.
+func withBirthEventID(id uuid.UUID) birtheventOption {
+	return func(m *BirthEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BirthEvent
+		)
+		m.oldValue = func(ctx context.Context) (*BirthEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BirthEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBirthEvent sets the old BirthEvent of the mutation.
+func withBirthEvent(node *BirthEvent) birtheventOption {
+	return func(m *BirthEventMutation) {
+		m.oldValue = func(context.Context) (*BirthEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BirthEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BirthEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BirthEvent entities.
+func (m *BirthEventMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BirthEventMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BirthEventMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BirthEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BirthEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BirthEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BirthEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BirthEventMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BirthEventMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BirthEventMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *BirthEventMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *BirthEventMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *BirthEventMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetDamID sets the "dam_id" field.
+func (m *BirthEventMutation) SetDamID(u uuid.UUID) {
+	m.dam_id = &u
+}
+
+// DamID returns the value of the "dam_id" field in the mutation.
+func (m *BirthEventMutation) DamID() (r uuid.UUID, exists bool) {
+	v := m.dam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDamID returns the old "dam_id" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldDamID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDamID: %w", err)
+	}
+	return oldValue.DamID, nil
+}
+
+// ResetDamID resets all changes to the "dam_id" field.
+func (m *BirthEventMutation) ResetDamID() {
+	m.dam_id = nil
+}
+
+// SetBirthDate sets the "birth_date" field.
+func (m *BirthEventMutation) SetBirthDate(s string) {
+	m.birth_date = &s
+}
+
+// BirthDate returns the value of the "birth_date" field in the mutation.
+func (m *BirthEventMutation) BirthDate() (r string, exists bool) {
+	v := m.birth_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBirthDate returns the old "birth_date" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldBirthDate(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBirthDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBirthDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBirthDate: %w", err)
+	}
+	return oldValue.BirthDate, nil
+}
+
+// ResetBirthDate resets all changes to the "birth_date" field.
+func (m *BirthEventMutation) ResetBirthDate() {
+	m.birth_date = nil
+}
+
+// SetPreviewID sets the "preview_id" field.
+func (m *BirthEventMutation) SetPreviewID(u uuid.UUID) {
+	m.preview_id = &u
+}
+
+// PreviewID returns the value of the "preview_id" field in the mutation.
+func (m *BirthEventMutation) PreviewID() (r uuid.UUID, exists bool) {
+	v := m.preview_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviewID returns the old "preview_id" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldPreviewID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviewID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviewID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviewID: %w", err)
+	}
+	return oldValue.PreviewID, nil
+}
+
+// ResetPreviewID resets all changes to the "preview_id" field.
+func (m *BirthEventMutation) ResetPreviewID() {
+	m.preview_id = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *BirthEventMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *BirthEventMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *BirthEventMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (m *BirthEventMutation) SetSettingsVersion(i int) {
+	m.settings_version = &i
+	m.addsettings_version = nil
+}
+
+// SettingsVersion returns the value of the "settings_version" field in the mutation.
+func (m *BirthEventMutation) SettingsVersion() (r int, exists bool) {
+	v := m.settings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettingsVersion returns the old "settings_version" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldSettingsVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettingsVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettingsVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettingsVersion: %w", err)
+	}
+	return oldValue.SettingsVersion, nil
+}
+
+// AddSettingsVersion adds i to the "settings_version" field.
+func (m *BirthEventMutation) AddSettingsVersion(i int) {
+	if m.addsettings_version != nil {
+		*m.addsettings_version += i
+	} else {
+		m.addsettings_version = &i
+	}
+}
+
+// AddedSettingsVersion returns the value that was added to the "settings_version" field in this mutation.
+func (m *BirthEventMutation) AddedSettingsVersion() (r int, exists bool) {
+	v := m.addsettings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSettingsVersion resets all changes to the "settings_version" field.
+func (m *BirthEventMutation) ResetSettingsVersion() {
+	m.settings_version = nil
+	m.addsettings_version = nil
+}
+
+// SetProtocolVersion sets the "protocol_version" field.
+func (m *BirthEventMutation) SetProtocolVersion(i int) {
+	m.protocol_version = &i
+	m.addprotocol_version = nil
+}
+
+// ProtocolVersion returns the value of the "protocol_version" field in the mutation.
+func (m *BirthEventMutation) ProtocolVersion() (r int, exists bool) {
+	v := m.protocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProtocolVersion returns the old "protocol_version" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldProtocolVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProtocolVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProtocolVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProtocolVersion: %w", err)
+	}
+	return oldValue.ProtocolVersion, nil
+}
+
+// AddProtocolVersion adds i to the "protocol_version" field.
+func (m *BirthEventMutation) AddProtocolVersion(i int) {
+	if m.addprotocol_version != nil {
+		*m.addprotocol_version += i
+	} else {
+		m.addprotocol_version = &i
+	}
+}
+
+// AddedProtocolVersion returns the value that was added to the "protocol_version" field in this mutation.
+func (m *BirthEventMutation) AddedProtocolVersion() (r int, exists bool) {
+	v := m.addprotocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProtocolVersion resets all changes to the "protocol_version" field.
+func (m *BirthEventMutation) ResetProtocolVersion() {
+	m.protocol_version = nil
+	m.addprotocol_version = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *BirthEventMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *BirthEventMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the BirthEvent entity.
+// If the BirthEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthEventMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *BirthEventMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[birthevent.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *BirthEventMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[birthevent.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *BirthEventMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, birthevent.FieldCreatedBy)
+}
+
+// AddTaskIDs adds the "tasks" edge to the FarmTask entity by ids.
+func (m *BirthEventMutation) AddTaskIDs(ids ...uuid.UUID) {
+	if m.tasks == nil {
+		m.tasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.tasks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTasks clears the "tasks" edge to the FarmTask entity.
+func (m *BirthEventMutation) ClearTasks() {
+	m.clearedtasks = true
+}
+
+// TasksCleared reports if the "tasks" edge to the FarmTask entity was cleared.
+func (m *BirthEventMutation) TasksCleared() bool {
+	return m.clearedtasks
+}
+
+// RemoveTaskIDs removes the "tasks" edge to the FarmTask entity by IDs.
+func (m *BirthEventMutation) RemoveTaskIDs(ids ...uuid.UUID) {
+	if m.removedtasks == nil {
+		m.removedtasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.tasks, ids[i])
+		m.removedtasks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTasks returns the removed IDs of the "tasks" edge to the FarmTask entity.
+func (m *BirthEventMutation) RemovedTasksIDs() (ids []uuid.UUID) {
+	for id := range m.removedtasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TasksIDs returns the "tasks" edge IDs in the mutation.
+func (m *BirthEventMutation) TasksIDs() (ids []uuid.UUID) {
+	for id := range m.tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTasks resets all changes to the "tasks" edge.
+func (m *BirthEventMutation) ResetTasks() {
+	m.tasks = nil
+	m.clearedtasks = false
+	m.removedtasks = nil
+}
+
+// Where appends a list predicates to the BirthEventMutation builder.
+func (m *BirthEventMutation) Where(ps ...predicate.BirthEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BirthEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BirthEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BirthEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BirthEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BirthEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BirthEvent).
+func (m *BirthEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BirthEventMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, birthevent.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, birthevent.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, birthevent.FieldFarmID)
+	}
+	if m.dam_id != nil {
+		fields = append(fields, birthevent.FieldDamID)
+	}
+	if m.birth_date != nil {
+		fields = append(fields, birthevent.FieldBirthDate)
+	}
+	if m.preview_id != nil {
+		fields = append(fields, birthevent.FieldPreviewID)
+	}
+	if m.request_id != nil {
+		fields = append(fields, birthevent.FieldRequestID)
+	}
+	if m.settings_version != nil {
+		fields = append(fields, birthevent.FieldSettingsVersion)
+	}
+	if m.protocol_version != nil {
+		fields = append(fields, birthevent.FieldProtocolVersion)
+	}
+	if m.created_by != nil {
+		fields = append(fields, birthevent.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BirthEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case birthevent.FieldCreatedAt:
+		return m.CreatedAt()
+	case birthevent.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case birthevent.FieldFarmID:
+		return m.FarmID()
+	case birthevent.FieldDamID:
+		return m.DamID()
+	case birthevent.FieldBirthDate:
+		return m.BirthDate()
+	case birthevent.FieldPreviewID:
+		return m.PreviewID()
+	case birthevent.FieldRequestID:
+		return m.RequestID()
+	case birthevent.FieldSettingsVersion:
+		return m.SettingsVersion()
+	case birthevent.FieldProtocolVersion:
+		return m.ProtocolVersion()
+	case birthevent.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BirthEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case birthevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case birthevent.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case birthevent.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case birthevent.FieldDamID:
+		return m.OldDamID(ctx)
+	case birthevent.FieldBirthDate:
+		return m.OldBirthDate(ctx)
+	case birthevent.FieldPreviewID:
+		return m.OldPreviewID(ctx)
+	case birthevent.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case birthevent.FieldSettingsVersion:
+		return m.OldSettingsVersion(ctx)
+	case birthevent.FieldProtocolVersion:
+		return m.OldProtocolVersion(ctx)
+	case birthevent.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown BirthEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case birthevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case birthevent.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case birthevent.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case birthevent.FieldDamID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDamID(v)
+		return nil
+	case birthevent.FieldBirthDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBirthDate(v)
+		return nil
+	case birthevent.FieldPreviewID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviewID(v)
+		return nil
+	case birthevent.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case birthevent.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettingsVersion(v)
+		return nil
+	case birthevent.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProtocolVersion(v)
+		return nil
+	case birthevent.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BirthEventMutation) AddedFields() []string {
+	var fields []string
+	if m.addsettings_version != nil {
+		fields = append(fields, birthevent.FieldSettingsVersion)
+	}
+	if m.addprotocol_version != nil {
+		fields = append(fields, birthevent.FieldProtocolVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BirthEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case birthevent.FieldSettingsVersion:
+		return m.AddedSettingsVersion()
+	case birthevent.FieldProtocolVersion:
+		return m.AddedProtocolVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case birthevent.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSettingsVersion(v)
+		return nil
+	case birthevent.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProtocolVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BirthEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(birthevent.FieldCreatedBy) {
+		fields = append(fields, birthevent.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BirthEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BirthEventMutation) ClearField(name string) error {
+	switch name {
+	case birthevent.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BirthEventMutation) ResetField(name string) error {
+	switch name {
+	case birthevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case birthevent.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case birthevent.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case birthevent.FieldDamID:
+		m.ResetDamID()
+		return nil
+	case birthevent.FieldBirthDate:
+		m.ResetBirthDate()
+		return nil
+	case birthevent.FieldPreviewID:
+		m.ResetPreviewID()
+		return nil
+	case birthevent.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case birthevent.FieldSettingsVersion:
+		m.ResetSettingsVersion()
+		return nil
+	case birthevent.FieldProtocolVersion:
+		m.ResetProtocolVersion()
+		return nil
+	case birthevent.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BirthEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.tasks != nil {
+		edges = append(edges, birthevent.EdgeTasks)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BirthEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case birthevent.EdgeTasks:
+		ids := make([]ent.Value, 0, len(m.tasks))
+		for id := range m.tasks {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BirthEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedtasks != nil {
+		edges = append(edges, birthevent.EdgeTasks)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BirthEventMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case birthevent.EdgeTasks:
+		ids := make([]ent.Value, 0, len(m.removedtasks))
+		for id := range m.removedtasks {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BirthEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedtasks {
+		edges = append(edges, birthevent.EdgeTasks)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BirthEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case birthevent.EdgeTasks:
+		return m.clearedtasks
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BirthEventMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown BirthEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BirthEventMutation) ResetEdge(name string) error {
+	switch name {
+	case birthevent.EdgeTasks:
+		m.ResetTasks()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthEvent edge %s", name)
+}
+
+// BirthPreviewMutation represents an operation that mutates the BirthPreview nodes in the graph.
+type BirthPreviewMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	farm_id             *uuid.UUID
+	dam_id              *uuid.UUID
+	birth_date          *string
+	settings_version    *int
+	addsettings_version *int
+	protocol_version    *int
+	addprotocol_version *int
+	evidence            *evidence.Evidence
+	tasks               *[]schematype.PlannedTask
+	appendtasks         []schematype.PlannedTask
+	stale               *bool
+	approved_at         *time.Time
+	birth_event_id      *uuid.UUID
+	created_by          *uuid.UUID
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*BirthPreview, error)
+	predicates          []predicate.BirthPreview
+}
+
+var _ ent.Mutation = (*BirthPreviewMutation)(nil)
+
+// birthpreviewOption allows management of the mutation configuration using functional options.
+type birthpreviewOption func(*BirthPreviewMutation)
+
+// newBirthPreviewMutation creates new mutation for the BirthPreview entity.
+func newBirthPreviewMutation(c config, op Op, opts ...birthpreviewOption) *BirthPreviewMutation {
+	m := &BirthPreviewMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBirthPreview,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBirthPreviewID sets the ID field of the mutation.
+func withBirthPreviewID(id uuid.UUID) birthpreviewOption {
+	return func(m *BirthPreviewMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BirthPreview
+		)
+		m.oldValue = func(ctx context.Context) (*BirthPreview, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BirthPreview.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBirthPreview sets the old BirthPreview of the mutation.
+func withBirthPreview(node *BirthPreview) birthpreviewOption {
+	return func(m *BirthPreviewMutation) {
+		m.oldValue = func(context.Context) (*BirthPreview, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BirthPreviewMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BirthPreviewMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BirthPreview entities.
+func (m *BirthPreviewMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BirthPreviewMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BirthPreviewMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BirthPreview.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BirthPreviewMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BirthPreviewMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BirthPreviewMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BirthPreviewMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BirthPreviewMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BirthPreviewMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *BirthPreviewMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *BirthPreviewMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *BirthPreviewMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetDamID sets the "dam_id" field.
+func (m *BirthPreviewMutation) SetDamID(u uuid.UUID) {
+	m.dam_id = &u
+}
+
+// DamID returns the value of the "dam_id" field in the mutation.
+func (m *BirthPreviewMutation) DamID() (r uuid.UUID, exists bool) {
+	v := m.dam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDamID returns the old "dam_id" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldDamID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDamID: %w", err)
+	}
+	return oldValue.DamID, nil
+}
+
+// ResetDamID resets all changes to the "dam_id" field.
+func (m *BirthPreviewMutation) ResetDamID() {
+	m.dam_id = nil
+}
+
+// SetBirthDate sets the "birth_date" field.
+func (m *BirthPreviewMutation) SetBirthDate(s string) {
+	m.birth_date = &s
+}
+
+// BirthDate returns the value of the "birth_date" field in the mutation.
+func (m *BirthPreviewMutation) BirthDate() (r string, exists bool) {
+	v := m.birth_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBirthDate returns the old "birth_date" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldBirthDate(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBirthDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBirthDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBirthDate: %w", err)
+	}
+	return oldValue.BirthDate, nil
+}
+
+// ResetBirthDate resets all changes to the "birth_date" field.
+func (m *BirthPreviewMutation) ResetBirthDate() {
+	m.birth_date = nil
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (m *BirthPreviewMutation) SetSettingsVersion(i int) {
+	m.settings_version = &i
+	m.addsettings_version = nil
+}
+
+// SettingsVersion returns the value of the "settings_version" field in the mutation.
+func (m *BirthPreviewMutation) SettingsVersion() (r int, exists bool) {
+	v := m.settings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettingsVersion returns the old "settings_version" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldSettingsVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettingsVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettingsVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettingsVersion: %w", err)
+	}
+	return oldValue.SettingsVersion, nil
+}
+
+// AddSettingsVersion adds i to the "settings_version" field.
+func (m *BirthPreviewMutation) AddSettingsVersion(i int) {
+	if m.addsettings_version != nil {
+		*m.addsettings_version += i
+	} else {
+		m.addsettings_version = &i
+	}
+}
+
+// AddedSettingsVersion returns the value that was added to the "settings_version" field in this mutation.
+func (m *BirthPreviewMutation) AddedSettingsVersion() (r int, exists bool) {
+	v := m.addsettings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSettingsVersion resets all changes to the "settings_version" field.
+func (m *BirthPreviewMutation) ResetSettingsVersion() {
+	m.settings_version = nil
+	m.addsettings_version = nil
+}
+
+// SetProtocolVersion sets the "protocol_version" field.
+func (m *BirthPreviewMutation) SetProtocolVersion(i int) {
+	m.protocol_version = &i
+	m.addprotocol_version = nil
+}
+
+// ProtocolVersion returns the value of the "protocol_version" field in the mutation.
+func (m *BirthPreviewMutation) ProtocolVersion() (r int, exists bool) {
+	v := m.protocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProtocolVersion returns the old "protocol_version" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldProtocolVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProtocolVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProtocolVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProtocolVersion: %w", err)
+	}
+	return oldValue.ProtocolVersion, nil
+}
+
+// AddProtocolVersion adds i to the "protocol_version" field.
+func (m *BirthPreviewMutation) AddProtocolVersion(i int) {
+	if m.addprotocol_version != nil {
+		*m.addprotocol_version += i
+	} else {
+		m.addprotocol_version = &i
+	}
+}
+
+// AddedProtocolVersion returns the value that was added to the "protocol_version" field in this mutation.
+func (m *BirthPreviewMutation) AddedProtocolVersion() (r int, exists bool) {
+	v := m.addprotocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProtocolVersion resets all changes to the "protocol_version" field.
+func (m *BirthPreviewMutation) ResetProtocolVersion() {
+	m.protocol_version = nil
+	m.addprotocol_version = nil
+}
+
+// SetEvidence sets the "evidence" field.
+func (m *BirthPreviewMutation) SetEvidence(e evidence.Evidence) {
+	m.evidence = &e
+}
+
+// Evidence returns the value of the "evidence" field in the mutation.
+func (m *BirthPreviewMutation) Evidence() (r evidence.Evidence, exists bool) {
+	v := m.evidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvidence returns the old "evidence" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldEvidence(ctx context.Context) (v evidence.Evidence, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvidence: %w", err)
+	}
+	return oldValue.Evidence, nil
+}
+
+// ResetEvidence resets all changes to the "evidence" field.
+func (m *BirthPreviewMutation) ResetEvidence() {
+	m.evidence = nil
+}
+
+// SetTasks sets the "tasks" field.
+func (m *BirthPreviewMutation) SetTasks(st []schematype.PlannedTask) {
+	m.tasks = &st
+	m.appendtasks = nil
+}
+
+// Tasks returns the value of the "tasks" field in the mutation.
+func (m *BirthPreviewMutation) Tasks() (r []schematype.PlannedTask, exists bool) {
+	v := m.tasks
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTasks returns the old "tasks" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldTasks(ctx context.Context) (v []schematype.PlannedTask, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTasks is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTasks requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTasks: %w", err)
+	}
+	return oldValue.Tasks, nil
+}
+
+// AppendTasks adds st to the "tasks" field.
+func (m *BirthPreviewMutation) AppendTasks(st []schematype.PlannedTask) {
+	m.appendtasks = append(m.appendtasks, st...)
+}
+
+// AppendedTasks returns the list of values that were appended to the "tasks" field in this mutation.
+func (m *BirthPreviewMutation) AppendedTasks() ([]schematype.PlannedTask, bool) {
+	if len(m.appendtasks) == 0 {
+		return nil, false
+	}
+	return m.appendtasks, true
+}
+
+// ResetTasks resets all changes to the "tasks" field.
+func (m *BirthPreviewMutation) ResetTasks() {
+	m.tasks = nil
+	m.appendtasks = nil
+}
+
+// SetStale sets the "stale" field.
+func (m *BirthPreviewMutation) SetStale(b bool) {
+	m.stale = &b
+}
+
+// Stale returns the value of the "stale" field in the mutation.
+func (m *BirthPreviewMutation) Stale() (r bool, exists bool) {
+	v := m.stale
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStale returns the old "stale" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldStale(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStale is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStale requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStale: %w", err)
+	}
+	return oldValue.Stale, nil
+}
+
+// ResetStale resets all changes to the "stale" field.
+func (m *BirthPreviewMutation) ResetStale() {
+	m.stale = nil
+}
+
+// SetApprovedAt sets the "approved_at" field.
+func (m *BirthPreviewMutation) SetApprovedAt(t time.Time) {
+	m.approved_at = &t
+}
+
+// ApprovedAt returns the value of the "approved_at" field in the mutation.
+func (m *BirthPreviewMutation) ApprovedAt() (r time.Time, exists bool) {
+	v := m.approved_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovedAt returns the old "approved_at" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldApprovedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovedAt: %w", err)
+	}
+	return oldValue.ApprovedAt, nil
+}
+
+// ClearApprovedAt clears the value of the "approved_at" field.
+func (m *BirthPreviewMutation) ClearApprovedAt() {
+	m.approved_at = nil
+	m.clearedFields[birthpreview.FieldApprovedAt] = struct{}{}
+}
+
+// ApprovedAtCleared returns if the "approved_at" field was cleared in this mutation.
+func (m *BirthPreviewMutation) ApprovedAtCleared() bool {
+	_, ok := m.clearedFields[birthpreview.FieldApprovedAt]
+	return ok
+}
+
+// ResetApprovedAt resets all changes to the "approved_at" field.
+func (m *BirthPreviewMutation) ResetApprovedAt() {
+	m.approved_at = nil
+	delete(m.clearedFields, birthpreview.FieldApprovedAt)
+}
+
+// SetBirthEventID sets the "birth_event_id" field.
+func (m *BirthPreviewMutation) SetBirthEventID(u uuid.UUID) {
+	m.birth_event_id = &u
+}
+
+// BirthEventID returns the value of the "birth_event_id" field in the mutation.
+func (m *BirthPreviewMutation) BirthEventID() (r uuid.UUID, exists bool) {
+	v := m.birth_event_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBirthEventID returns the old "birth_event_id" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldBirthEventID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBirthEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBirthEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBirthEventID: %w", err)
+	}
+	return oldValue.BirthEventID, nil
+}
+
+// ClearBirthEventID clears the value of the "birth_event_id" field.
+func (m *BirthPreviewMutation) ClearBirthEventID() {
+	m.birth_event_id = nil
+	m.clearedFields[birthpreview.FieldBirthEventID] = struct{}{}
+}
+
+// BirthEventIDCleared returns if the "birth_event_id" field was cleared in this mutation.
+func (m *BirthPreviewMutation) BirthEventIDCleared() bool {
+	_, ok := m.clearedFields[birthpreview.FieldBirthEventID]
+	return ok
+}
+
+// ResetBirthEventID resets all changes to the "birth_event_id" field.
+func (m *BirthPreviewMutation) ResetBirthEventID() {
+	m.birth_event_id = nil
+	delete(m.clearedFields, birthpreview.FieldBirthEventID)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *BirthPreviewMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *BirthPreviewMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the BirthPreview entity.
+// If the BirthPreview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthPreviewMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *BirthPreviewMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[birthpreview.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *BirthPreviewMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[birthpreview.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *BirthPreviewMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, birthpreview.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the BirthPreviewMutation builder.
+func (m *BirthPreviewMutation) Where(ps ...predicate.BirthPreview) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BirthPreviewMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BirthPreviewMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BirthPreview, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BirthPreviewMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BirthPreviewMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BirthPreview).
+func (m *BirthPreviewMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BirthPreviewMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, birthpreview.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, birthpreview.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, birthpreview.FieldFarmID)
+	}
+	if m.dam_id != nil {
+		fields = append(fields, birthpreview.FieldDamID)
+	}
+	if m.birth_date != nil {
+		fields = append(fields, birthpreview.FieldBirthDate)
+	}
+	if m.settings_version != nil {
+		fields = append(fields, birthpreview.FieldSettingsVersion)
+	}
+	if m.protocol_version != nil {
+		fields = append(fields, birthpreview.FieldProtocolVersion)
+	}
+	if m.evidence != nil {
+		fields = append(fields, birthpreview.FieldEvidence)
+	}
+	if m.tasks != nil {
+		fields = append(fields, birthpreview.FieldTasks)
+	}
+	if m.stale != nil {
+		fields = append(fields, birthpreview.FieldStale)
+	}
+	if m.approved_at != nil {
+		fields = append(fields, birthpreview.FieldApprovedAt)
+	}
+	if m.birth_event_id != nil {
+		fields = append(fields, birthpreview.FieldBirthEventID)
+	}
+	if m.created_by != nil {
+		fields = append(fields, birthpreview.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BirthPreviewMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case birthpreview.FieldCreatedAt:
+		return m.CreatedAt()
+	case birthpreview.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case birthpreview.FieldFarmID:
+		return m.FarmID()
+	case birthpreview.FieldDamID:
+		return m.DamID()
+	case birthpreview.FieldBirthDate:
+		return m.BirthDate()
+	case birthpreview.FieldSettingsVersion:
+		return m.SettingsVersion()
+	case birthpreview.FieldProtocolVersion:
+		return m.ProtocolVersion()
+	case birthpreview.FieldEvidence:
+		return m.Evidence()
+	case birthpreview.FieldTasks:
+		return m.Tasks()
+	case birthpreview.FieldStale:
+		return m.Stale()
+	case birthpreview.FieldApprovedAt:
+		return m.ApprovedAt()
+	case birthpreview.FieldBirthEventID:
+		return m.BirthEventID()
+	case birthpreview.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BirthPreviewMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case birthpreview.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case birthpreview.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case birthpreview.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case birthpreview.FieldDamID:
+		return m.OldDamID(ctx)
+	case birthpreview.FieldBirthDate:
+		return m.OldBirthDate(ctx)
+	case birthpreview.FieldSettingsVersion:
+		return m.OldSettingsVersion(ctx)
+	case birthpreview.FieldProtocolVersion:
+		return m.OldProtocolVersion(ctx)
+	case birthpreview.FieldEvidence:
+		return m.OldEvidence(ctx)
+	case birthpreview.FieldTasks:
+		return m.OldTasks(ctx)
+	case birthpreview.FieldStale:
+		return m.OldStale(ctx)
+	case birthpreview.FieldApprovedAt:
+		return m.OldApprovedAt(ctx)
+	case birthpreview.FieldBirthEventID:
+		return m.OldBirthEventID(ctx)
+	case birthpreview.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown BirthPreview field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthPreviewMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case birthpreview.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case birthpreview.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case birthpreview.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case birthpreview.FieldDamID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDamID(v)
+		return nil
+	case birthpreview.FieldBirthDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBirthDate(v)
+		return nil
+	case birthpreview.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettingsVersion(v)
+		return nil
+	case birthpreview.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProtocolVersion(v)
+		return nil
+	case birthpreview.FieldEvidence:
+		v, ok := value.(evidence.Evidence)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvidence(v)
+		return nil
+	case birthpreview.FieldTasks:
+		v, ok := value.([]schematype.PlannedTask)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTasks(v)
+		return nil
+	case birthpreview.FieldStale:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStale(v)
+		return nil
+	case birthpreview.FieldApprovedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovedAt(v)
+		return nil
+	case birthpreview.FieldBirthEventID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBirthEventID(v)
+		return nil
+	case birthpreview.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthPreview field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BirthPreviewMutation) AddedFields() []string {
+	var fields []string
+	if m.addsettings_version != nil {
+		fields = append(fields, birthpreview.FieldSettingsVersion)
+	}
+	if m.addprotocol_version != nil {
+		fields = append(fields, birthpreview.FieldProtocolVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BirthPreviewMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case birthpreview.FieldSettingsVersion:
+		return m.AddedSettingsVersion()
+	case birthpreview.FieldProtocolVersion:
+		return m.AddedProtocolVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthPreviewMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case birthpreview.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSettingsVersion(v)
+		return nil
+	case birthpreview.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProtocolVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthPreview numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BirthPreviewMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(birthpreview.FieldApprovedAt) {
+		fields = append(fields, birthpreview.FieldApprovedAt)
+	}
+	if m.FieldCleared(birthpreview.FieldBirthEventID) {
+		fields = append(fields, birthpreview.FieldBirthEventID)
+	}
+	if m.FieldCleared(birthpreview.FieldCreatedBy) {
+		fields = append(fields, birthpreview.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BirthPreviewMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BirthPreviewMutation) ClearField(name string) error {
+	switch name {
+	case birthpreview.FieldApprovedAt:
+		m.ClearApprovedAt()
+		return nil
+	case birthpreview.FieldBirthEventID:
+		m.ClearBirthEventID()
+		return nil
+	case birthpreview.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthPreview nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BirthPreviewMutation) ResetField(name string) error {
+	switch name {
+	case birthpreview.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case birthpreview.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case birthpreview.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case birthpreview.FieldDamID:
+		m.ResetDamID()
+		return nil
+	case birthpreview.FieldBirthDate:
+		m.ResetBirthDate()
+		return nil
+	case birthpreview.FieldSettingsVersion:
+		m.ResetSettingsVersion()
+		return nil
+	case birthpreview.FieldProtocolVersion:
+		m.ResetProtocolVersion()
+		return nil
+	case birthpreview.FieldEvidence:
+		m.ResetEvidence()
+		return nil
+	case birthpreview.FieldTasks:
+		m.ResetTasks()
+		return nil
+	case birthpreview.FieldStale:
+		m.ResetStale()
+		return nil
+	case birthpreview.FieldApprovedAt:
+		m.ResetApprovedAt()
+		return nil
+	case birthpreview.FieldBirthEventID:
+		m.ResetBirthEventID()
+		return nil
+	case birthpreview.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthPreview field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BirthPreviewMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BirthPreviewMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BirthPreviewMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BirthPreviewMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BirthPreviewMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BirthPreviewMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BirthPreviewMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown BirthPreview unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BirthPreviewMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown BirthPreview edge %s", name)
+}
+
+// BirthSettingsMutation represents an operation that mutates the BirthSettings nodes in the graph.
+type BirthSettingsMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	created_at    *time.Time
+	updated_at    *time.Time
+	farm_id       *uuid.UUID
+	version       *int
+	addversion    *int
+	settings      *evidence.Settings
+	created_by    *uuid.UUID
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*BirthSettings, error)
+	predicates    []predicate.BirthSettings
+}
+
+var _ ent.Mutation = (*BirthSettingsMutation)(nil)
+
+// birthsettingsOption allows management of the mutation configuration using functional options.
+type birthsettingsOption func(*BirthSettingsMutation)
+
+// newBirthSettingsMutation creates new mutation for the BirthSettings entity.
+func newBirthSettingsMutation(c config, op Op, opts ...birthsettingsOption) *BirthSettingsMutation {
+	m := &BirthSettingsMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBirthSettings,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBirthSettingsID sets the ID field of the mutation.
+func withBirthSettingsID(id uuid.UUID) birthsettingsOption {
+	return func(m *BirthSettingsMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BirthSettings
+		)
+		m.oldValue = func(ctx context.Context) (*BirthSettings, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BirthSettings.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBirthSettings sets the old BirthSettings of the mutation.
+func withBirthSettings(node *BirthSettings) birthsettingsOption {
+	return func(m *BirthSettingsMutation) {
+		m.oldValue = func(context.Context) (*BirthSettings, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BirthSettingsMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BirthSettingsMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BirthSettings entities.
+func (m *BirthSettingsMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BirthSettingsMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BirthSettingsMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BirthSettings.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BirthSettingsMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BirthSettingsMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BirthSettingsMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BirthSettingsMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BirthSettingsMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BirthSettingsMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *BirthSettingsMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *BirthSettingsMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *BirthSettingsMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *BirthSettingsMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *BirthSettingsMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *BirthSettingsMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *BirthSettingsMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *BirthSettingsMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetSettings sets the "settings" field.
+func (m *BirthSettingsMutation) SetSettings(e evidence.Settings) {
+	m.settings = &e
+}
+
+// Settings returns the value of the "settings" field in the mutation.
+func (m *BirthSettingsMutation) Settings() (r evidence.Settings, exists bool) {
+	v := m.settings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettings returns the old "settings" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldSettings(ctx context.Context) (v evidence.Settings, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettings: %w", err)
+	}
+	return oldValue.Settings, nil
+}
+
+// ResetSettings resets all changes to the "settings" field.
+func (m *BirthSettingsMutation) ResetSettings() {
+	m.settings = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *BirthSettingsMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *BirthSettingsMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the BirthSettings entity.
+// If the BirthSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BirthSettingsMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *BirthSettingsMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[birthsettings.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *BirthSettingsMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[birthsettings.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *BirthSettingsMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, birthsettings.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the BirthSettingsMutation builder.
+func (m *BirthSettingsMutation) Where(ps ...predicate.BirthSettings) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BirthSettingsMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BirthSettingsMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BirthSettings, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BirthSettingsMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BirthSettingsMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BirthSettings).
+func (m *BirthSettingsMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BirthSettingsMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, birthsettings.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, birthsettings.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, birthsettings.FieldFarmID)
+	}
+	if m.version != nil {
+		fields = append(fields, birthsettings.FieldVersion)
+	}
+	if m.settings != nil {
+		fields = append(fields, birthsettings.FieldSettings)
+	}
+	if m.created_by != nil {
+		fields = append(fields, birthsettings.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BirthSettingsMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case birthsettings.FieldCreatedAt:
+		return m.CreatedAt()
+	case birthsettings.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case birthsettings.FieldFarmID:
+		return m.FarmID()
+	case birthsettings.FieldVersion:
+		return m.Version()
+	case birthsettings.FieldSettings:
+		return m.Settings()
+	case birthsettings.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BirthSettingsMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case birthsettings.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case birthsettings.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case birthsettings.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case birthsettings.FieldVersion:
+		return m.OldVersion(ctx)
+	case birthsettings.FieldSettings:
+		return m.OldSettings(ctx)
+	case birthsettings.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown BirthSettings field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthSettingsMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case birthsettings.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case birthsettings.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case birthsettings.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case birthsettings.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case birthsettings.FieldSettings:
+		v, ok := value.(evidence.Settings)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettings(v)
+		return nil
+	case birthsettings.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthSettings field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BirthSettingsMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, birthsettings.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BirthSettingsMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case birthsettings.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BirthSettingsMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case birthsettings.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BirthSettings numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BirthSettingsMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(birthsettings.FieldCreatedBy) {
+		fields = append(fields, birthsettings.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BirthSettingsMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BirthSettingsMutation) ClearField(name string) error {
+	switch name {
+	case birthsettings.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthSettings nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BirthSettingsMutation) ResetField(name string) error {
+	switch name {
+	case birthsettings.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case birthsettings.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case birthsettings.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case birthsettings.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case birthsettings.FieldSettings:
+		m.ResetSettings()
+		return nil
+	case birthsettings.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown BirthSettings field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BirthSettingsMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BirthSettingsMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BirthSettingsMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BirthSettingsMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BirthSettingsMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BirthSettingsMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BirthSettingsMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown BirthSettings unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BirthSettingsMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown BirthSettings edge %s", name)
 }
 
 // FarmMutation represents an operation that mutates the Farm nodes in the graph.
@@ -3705,6 +6589,1000 @@ func (m *FarmMemberMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown FarmMember edge %s", name)
 }
 
+// FarmTaskMutation represents an operation that mutates the FarmTask nodes in the graph.
+type FarmTaskMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	farm_id             *uuid.UUID
+	name                *string
+	status              *farmtask.Status
+	due_date            *time.Time
+	protocol_version    *int
+	addprotocol_version *int
+	step                *int
+	addstep             *int
+	clearedFields       map[string]struct{}
+	birth_event         *uuid.UUID
+	clearedbirth_event  bool
+	animals             map[uuid.UUID]struct{}
+	removedanimals      map[uuid.UUID]struct{}
+	clearedanimals      bool
+	done                bool
+	oldValue            func(context.Context) (*FarmTask, error)
+	predicates          []predicate.FarmTask
+}
+
+var _ ent.Mutation = (*FarmTaskMutation)(nil)
+
+// farmtaskOption allows management of the mutation configuration using functional options.
+type farmtaskOption func(*FarmTaskMutation)
+
+// newFarmTaskMutation creates new mutation for the FarmTask entity.
+func newFarmTaskMutation(c config, op Op, opts ...farmtaskOption) *FarmTaskMutation {
+	m := &FarmTaskMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFarmTask,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFarmTaskID sets the ID field of the mutation.
+func withFarmTaskID(id uuid.UUID) farmtaskOption {
+	return func(m *FarmTaskMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FarmTask
+		)
+		m.oldValue = func(ctx context.Context) (*FarmTask, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FarmTask.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFarmTask sets the old FarmTask of the mutation.
+func withFarmTask(node *FarmTask) farmtaskOption {
+	return func(m *FarmTaskMutation) {
+		m.oldValue = func(context.Context) (*FarmTask, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FarmTaskMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FarmTaskMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FarmTask entities.
+func (m *FarmTaskMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FarmTaskMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FarmTaskMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FarmTask.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FarmTaskMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FarmTaskMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FarmTaskMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FarmTaskMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FarmTaskMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FarmTaskMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *FarmTaskMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FarmTaskMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FarmTaskMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetBirthEventID sets the "birth_event_id" field.
+func (m *FarmTaskMutation) SetBirthEventID(u uuid.UUID) {
+	m.birth_event = &u
+}
+
+// BirthEventID returns the value of the "birth_event_id" field in the mutation.
+func (m *FarmTaskMutation) BirthEventID() (r uuid.UUID, exists bool) {
+	v := m.birth_event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBirthEventID returns the old "birth_event_id" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldBirthEventID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBirthEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBirthEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBirthEventID: %w", err)
+	}
+	return oldValue.BirthEventID, nil
+}
+
+// ResetBirthEventID resets all changes to the "birth_event_id" field.
+func (m *FarmTaskMutation) ResetBirthEventID() {
+	m.birth_event = nil
+}
+
+// SetName sets the "name" field.
+func (m *FarmTaskMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *FarmTaskMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *FarmTaskMutation) ResetName() {
+	m.name = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *FarmTaskMutation) SetStatus(f farmtask.Status) {
+	m.status = &f
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *FarmTaskMutation) Status() (r farmtask.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldStatus(ctx context.Context) (v farmtask.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *FarmTaskMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetDueDate sets the "due_date" field.
+func (m *FarmTaskMutation) SetDueDate(t time.Time) {
+	m.due_date = &t
+}
+
+// DueDate returns the value of the "due_date" field in the mutation.
+func (m *FarmTaskMutation) DueDate() (r time.Time, exists bool) {
+	v := m.due_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueDate returns the old "due_date" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldDueDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueDate: %w", err)
+	}
+	return oldValue.DueDate, nil
+}
+
+// ClearDueDate clears the value of the "due_date" field.
+func (m *FarmTaskMutation) ClearDueDate() {
+	m.due_date = nil
+	m.clearedFields[farmtask.FieldDueDate] = struct{}{}
+}
+
+// DueDateCleared returns if the "due_date" field was cleared in this mutation.
+func (m *FarmTaskMutation) DueDateCleared() bool {
+	_, ok := m.clearedFields[farmtask.FieldDueDate]
+	return ok
+}
+
+// ResetDueDate resets all changes to the "due_date" field.
+func (m *FarmTaskMutation) ResetDueDate() {
+	m.due_date = nil
+	delete(m.clearedFields, farmtask.FieldDueDate)
+}
+
+// SetProtocolVersion sets the "protocol_version" field.
+func (m *FarmTaskMutation) SetProtocolVersion(i int) {
+	m.protocol_version = &i
+	m.addprotocol_version = nil
+}
+
+// ProtocolVersion returns the value of the "protocol_version" field in the mutation.
+func (m *FarmTaskMutation) ProtocolVersion() (r int, exists bool) {
+	v := m.protocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProtocolVersion returns the old "protocol_version" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldProtocolVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProtocolVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProtocolVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProtocolVersion: %w", err)
+	}
+	return oldValue.ProtocolVersion, nil
+}
+
+// AddProtocolVersion adds i to the "protocol_version" field.
+func (m *FarmTaskMutation) AddProtocolVersion(i int) {
+	if m.addprotocol_version != nil {
+		*m.addprotocol_version += i
+	} else {
+		m.addprotocol_version = &i
+	}
+}
+
+// AddedProtocolVersion returns the value that was added to the "protocol_version" field in this mutation.
+func (m *FarmTaskMutation) AddedProtocolVersion() (r int, exists bool) {
+	v := m.addprotocol_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProtocolVersion resets all changes to the "protocol_version" field.
+func (m *FarmTaskMutation) ResetProtocolVersion() {
+	m.protocol_version = nil
+	m.addprotocol_version = nil
+}
+
+// SetStep sets the "step" field.
+func (m *FarmTaskMutation) SetStep(i int) {
+	m.step = &i
+	m.addstep = nil
+}
+
+// Step returns the value of the "step" field in the mutation.
+func (m *FarmTaskMutation) Step() (r int, exists bool) {
+	v := m.step
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStep returns the old "step" field's value of the FarmTask entity.
+// If the FarmTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmTaskMutation) OldStep(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStep is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStep requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStep: %w", err)
+	}
+	return oldValue.Step, nil
+}
+
+// AddStep adds i to the "step" field.
+func (m *FarmTaskMutation) AddStep(i int) {
+	if m.addstep != nil {
+		*m.addstep += i
+	} else {
+		m.addstep = &i
+	}
+}
+
+// AddedStep returns the value that was added to the "step" field in this mutation.
+func (m *FarmTaskMutation) AddedStep() (r int, exists bool) {
+	v := m.addstep
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStep resets all changes to the "step" field.
+func (m *FarmTaskMutation) ResetStep() {
+	m.step = nil
+	m.addstep = nil
+}
+
+// ClearBirthEvent clears the "birth_event" edge to the BirthEvent entity.
+func (m *FarmTaskMutation) ClearBirthEvent() {
+	m.clearedbirth_event = true
+	m.clearedFields[farmtask.FieldBirthEventID] = struct{}{}
+}
+
+// BirthEventCleared reports if the "birth_event" edge to the BirthEvent entity was cleared.
+func (m *FarmTaskMutation) BirthEventCleared() bool {
+	return m.clearedbirth_event
+}
+
+// BirthEventIDs returns the "birth_event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// BirthEventID instead. It exists only for internal usage by the builders.
+func (m *FarmTaskMutation) BirthEventIDs() (ids []uuid.UUID) {
+	if id := m.birth_event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetBirthEvent resets all changes to the "birth_event" edge.
+func (m *FarmTaskMutation) ResetBirthEvent() {
+	m.birth_event = nil
+	m.clearedbirth_event = false
+}
+
+// AddAnimalIDs adds the "animals" edge to the Animal entity by ids.
+func (m *FarmTaskMutation) AddAnimalIDs(ids ...uuid.UUID) {
+	if m.animals == nil {
+		m.animals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.animals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAnimals clears the "animals" edge to the Animal entity.
+func (m *FarmTaskMutation) ClearAnimals() {
+	m.clearedanimals = true
+}
+
+// AnimalsCleared reports if the "animals" edge to the Animal entity was cleared.
+func (m *FarmTaskMutation) AnimalsCleared() bool {
+	return m.clearedanimals
+}
+
+// RemoveAnimalIDs removes the "animals" edge to the Animal entity by IDs.
+func (m *FarmTaskMutation) RemoveAnimalIDs(ids ...uuid.UUID) {
+	if m.removedanimals == nil {
+		m.removedanimals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.animals, ids[i])
+		m.removedanimals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAnimals returns the removed IDs of the "animals" edge to the Animal entity.
+func (m *FarmTaskMutation) RemovedAnimalsIDs() (ids []uuid.UUID) {
+	for id := range m.removedanimals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AnimalsIDs returns the "animals" edge IDs in the mutation.
+func (m *FarmTaskMutation) AnimalsIDs() (ids []uuid.UUID) {
+	for id := range m.animals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAnimals resets all changes to the "animals" edge.
+func (m *FarmTaskMutation) ResetAnimals() {
+	m.animals = nil
+	m.clearedanimals = false
+	m.removedanimals = nil
+}
+
+// Where appends a list predicates to the FarmTaskMutation builder.
+func (m *FarmTaskMutation) Where(ps ...predicate.FarmTask) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FarmTaskMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FarmTaskMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FarmTask, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FarmTaskMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FarmTaskMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FarmTask).
+func (m *FarmTaskMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FarmTaskMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, farmtask.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, farmtask.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, farmtask.FieldFarmID)
+	}
+	if m.birth_event != nil {
+		fields = append(fields, farmtask.FieldBirthEventID)
+	}
+	if m.name != nil {
+		fields = append(fields, farmtask.FieldName)
+	}
+	if m.status != nil {
+		fields = append(fields, farmtask.FieldStatus)
+	}
+	if m.due_date != nil {
+		fields = append(fields, farmtask.FieldDueDate)
+	}
+	if m.protocol_version != nil {
+		fields = append(fields, farmtask.FieldProtocolVersion)
+	}
+	if m.step != nil {
+		fields = append(fields, farmtask.FieldStep)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FarmTaskMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case farmtask.FieldCreatedAt:
+		return m.CreatedAt()
+	case farmtask.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case farmtask.FieldFarmID:
+		return m.FarmID()
+	case farmtask.FieldBirthEventID:
+		return m.BirthEventID()
+	case farmtask.FieldName:
+		return m.Name()
+	case farmtask.FieldStatus:
+		return m.Status()
+	case farmtask.FieldDueDate:
+		return m.DueDate()
+	case farmtask.FieldProtocolVersion:
+		return m.ProtocolVersion()
+	case farmtask.FieldStep:
+		return m.Step()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FarmTaskMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case farmtask.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case farmtask.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case farmtask.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case farmtask.FieldBirthEventID:
+		return m.OldBirthEventID(ctx)
+	case farmtask.FieldName:
+		return m.OldName(ctx)
+	case farmtask.FieldStatus:
+		return m.OldStatus(ctx)
+	case farmtask.FieldDueDate:
+		return m.OldDueDate(ctx)
+	case farmtask.FieldProtocolVersion:
+		return m.OldProtocolVersion(ctx)
+	case farmtask.FieldStep:
+		return m.OldStep(ctx)
+	}
+	return nil, fmt.Errorf("unknown FarmTask field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmTaskMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case farmtask.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case farmtask.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case farmtask.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case farmtask.FieldBirthEventID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBirthEventID(v)
+		return nil
+	case farmtask.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case farmtask.FieldStatus:
+		v, ok := value.(farmtask.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case farmtask.FieldDueDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueDate(v)
+		return nil
+	case farmtask.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProtocolVersion(v)
+		return nil
+	case farmtask.FieldStep:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStep(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FarmTaskMutation) AddedFields() []string {
+	var fields []string
+	if m.addprotocol_version != nil {
+		fields = append(fields, farmtask.FieldProtocolVersion)
+	}
+	if m.addstep != nil {
+		fields = append(fields, farmtask.FieldStep)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FarmTaskMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case farmtask.FieldProtocolVersion:
+		return m.AddedProtocolVersion()
+	case farmtask.FieldStep:
+		return m.AddedStep()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmTaskMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case farmtask.FieldProtocolVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProtocolVersion(v)
+		return nil
+	case farmtask.FieldStep:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStep(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FarmTaskMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(farmtask.FieldDueDate) {
+		fields = append(fields, farmtask.FieldDueDate)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FarmTaskMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FarmTaskMutation) ClearField(name string) error {
+	switch name {
+	case farmtask.FieldDueDate:
+		m.ClearDueDate()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FarmTaskMutation) ResetField(name string) error {
+	switch name {
+	case farmtask.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case farmtask.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case farmtask.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case farmtask.FieldBirthEventID:
+		m.ResetBirthEventID()
+		return nil
+	case farmtask.FieldName:
+		m.ResetName()
+		return nil
+	case farmtask.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case farmtask.FieldDueDate:
+		m.ResetDueDate()
+		return nil
+	case farmtask.FieldProtocolVersion:
+		m.ResetProtocolVersion()
+		return nil
+	case farmtask.FieldStep:
+		m.ResetStep()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FarmTaskMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.birth_event != nil {
+		edges = append(edges, farmtask.EdgeBirthEvent)
+	}
+	if m.animals != nil {
+		edges = append(edges, farmtask.EdgeAnimals)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FarmTaskMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case farmtask.EdgeBirthEvent:
+		if id := m.birth_event; id != nil {
+			return []ent.Value{*id}
+		}
+	case farmtask.EdgeAnimals:
+		ids := make([]ent.Value, 0, len(m.animals))
+		for id := range m.animals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FarmTaskMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedanimals != nil {
+		edges = append(edges, farmtask.EdgeAnimals)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FarmTaskMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case farmtask.EdgeAnimals:
+		ids := make([]ent.Value, 0, len(m.removedanimals))
+		for id := range m.removedanimals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FarmTaskMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedbirth_event {
+		edges = append(edges, farmtask.EdgeBirthEvent)
+	}
+	if m.clearedanimals {
+		edges = append(edges, farmtask.EdgeAnimals)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FarmTaskMutation) EdgeCleared(name string) bool {
+	switch name {
+	case farmtask.EdgeBirthEvent:
+		return m.clearedbirth_event
+	case farmtask.EdgeAnimals:
+		return m.clearedanimals
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FarmTaskMutation) ClearEdge(name string) error {
+	switch name {
+	case farmtask.EdgeBirthEvent:
+		m.ClearBirthEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FarmTaskMutation) ResetEdge(name string) error {
+	switch name {
+	case farmtask.EdgeBirthEvent:
+		m.ResetBirthEvent()
+		return nil
+	case farmtask.EdgeAnimals:
+		m.ResetAnimals()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTask edge %s", name)
+}
+
 // FileMutation represents an operation that mutates the File nodes in the graph.
 type FileMutation struct {
 	config
@@ -4664,6 +8542,682 @@ func (m *FileMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown File edge %s", name)
+}
+
+// FollowUpProtocolMutation represents an operation that mutates the FollowUpProtocol nodes in the graph.
+type FollowUpProtocolMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	created_at    *time.Time
+	updated_at    *time.Time
+	farm_id       *uuid.UUID
+	version       *int
+	addversion    *int
+	steps         *[]schematype.ProtocolStep
+	appendsteps   []schematype.ProtocolStep
+	created_by    *uuid.UUID
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*FollowUpProtocol, error)
+	predicates    []predicate.FollowUpProtocol
+}
+
+var _ ent.Mutation = (*FollowUpProtocolMutation)(nil)
+
+// followupprotocolOption allows management of the mutation configuration using functional options.
+type followupprotocolOption func(*FollowUpProtocolMutation)
+
+// newFollowUpProtocolMutation creates new mutation for the FollowUpProtocol entity.
+func newFollowUpProtocolMutation(c config, op Op, opts ...followupprotocolOption) *FollowUpProtocolMutation {
+	m := &FollowUpProtocolMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFollowUpProtocol,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFollowUpProtocolID sets the ID field of the mutation.
+func withFollowUpProtocolID(id uuid.UUID) followupprotocolOption {
+	return func(m *FollowUpProtocolMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FollowUpProtocol
+		)
+		m.oldValue = func(ctx context.Context) (*FollowUpProtocol, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FollowUpProtocol.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFollowUpProtocol sets the old FollowUpProtocol of the mutation.
+func withFollowUpProtocol(node *FollowUpProtocol) followupprotocolOption {
+	return func(m *FollowUpProtocolMutation) {
+		m.oldValue = func(context.Context) (*FollowUpProtocol, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FollowUpProtocolMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FollowUpProtocolMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FollowUpProtocol entities.
+func (m *FollowUpProtocolMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FollowUpProtocolMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FollowUpProtocolMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FollowUpProtocol.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FollowUpProtocolMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FollowUpProtocolMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FollowUpProtocolMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FollowUpProtocolMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FollowUpProtocolMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FollowUpProtocolMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *FollowUpProtocolMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FollowUpProtocolMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FollowUpProtocolMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *FollowUpProtocolMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *FollowUpProtocolMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *FollowUpProtocolMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *FollowUpProtocolMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *FollowUpProtocolMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetSteps sets the "steps" field.
+func (m *FollowUpProtocolMutation) SetSteps(ss []schematype.ProtocolStep) {
+	m.steps = &ss
+	m.appendsteps = nil
+}
+
+// Steps returns the value of the "steps" field in the mutation.
+func (m *FollowUpProtocolMutation) Steps() (r []schematype.ProtocolStep, exists bool) {
+	v := m.steps
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSteps returns the old "steps" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldSteps(ctx context.Context) (v []schematype.ProtocolStep, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSteps is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSteps requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSteps: %w", err)
+	}
+	return oldValue.Steps, nil
+}
+
+// AppendSteps adds ss to the "steps" field.
+func (m *FollowUpProtocolMutation) AppendSteps(ss []schematype.ProtocolStep) {
+	m.appendsteps = append(m.appendsteps, ss...)
+}
+
+// AppendedSteps returns the list of values that were appended to the "steps" field in this mutation.
+func (m *FollowUpProtocolMutation) AppendedSteps() ([]schematype.ProtocolStep, bool) {
+	if len(m.appendsteps) == 0 {
+		return nil, false
+	}
+	return m.appendsteps, true
+}
+
+// ResetSteps resets all changes to the "steps" field.
+func (m *FollowUpProtocolMutation) ResetSteps() {
+	m.steps = nil
+	m.appendsteps = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *FollowUpProtocolMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *FollowUpProtocolMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the FollowUpProtocol entity.
+// If the FollowUpProtocol object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FollowUpProtocolMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *FollowUpProtocolMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[followupprotocol.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *FollowUpProtocolMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[followupprotocol.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *FollowUpProtocolMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, followupprotocol.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the FollowUpProtocolMutation builder.
+func (m *FollowUpProtocolMutation) Where(ps ...predicate.FollowUpProtocol) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FollowUpProtocolMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FollowUpProtocolMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FollowUpProtocol, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FollowUpProtocolMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FollowUpProtocolMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FollowUpProtocol).
+func (m *FollowUpProtocolMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FollowUpProtocolMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, followupprotocol.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, followupprotocol.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, followupprotocol.FieldFarmID)
+	}
+	if m.version != nil {
+		fields = append(fields, followupprotocol.FieldVersion)
+	}
+	if m.steps != nil {
+		fields = append(fields, followupprotocol.FieldSteps)
+	}
+	if m.created_by != nil {
+		fields = append(fields, followupprotocol.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FollowUpProtocolMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case followupprotocol.FieldCreatedAt:
+		return m.CreatedAt()
+	case followupprotocol.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case followupprotocol.FieldFarmID:
+		return m.FarmID()
+	case followupprotocol.FieldVersion:
+		return m.Version()
+	case followupprotocol.FieldSteps:
+		return m.Steps()
+	case followupprotocol.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FollowUpProtocolMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case followupprotocol.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case followupprotocol.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case followupprotocol.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case followupprotocol.FieldVersion:
+		return m.OldVersion(ctx)
+	case followupprotocol.FieldSteps:
+		return m.OldSteps(ctx)
+	case followupprotocol.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown FollowUpProtocol field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FollowUpProtocolMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case followupprotocol.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case followupprotocol.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case followupprotocol.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case followupprotocol.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case followupprotocol.FieldSteps:
+		v, ok := value.([]schematype.ProtocolStep)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSteps(v)
+		return nil
+	case followupprotocol.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FollowUpProtocol field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FollowUpProtocolMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, followupprotocol.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FollowUpProtocolMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case followupprotocol.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FollowUpProtocolMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case followupprotocol.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FollowUpProtocol numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FollowUpProtocolMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(followupprotocol.FieldCreatedBy) {
+		fields = append(fields, followupprotocol.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FollowUpProtocolMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FollowUpProtocolMutation) ClearField(name string) error {
+	switch name {
+	case followupprotocol.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown FollowUpProtocol nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FollowUpProtocolMutation) ResetField(name string) error {
+	switch name {
+	case followupprotocol.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case followupprotocol.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case followupprotocol.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case followupprotocol.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case followupprotocol.FieldSteps:
+		m.ResetSteps()
+		return nil
+	case followupprotocol.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown FollowUpProtocol field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FollowUpProtocolMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FollowUpProtocolMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FollowUpProtocolMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FollowUpProtocolMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FollowUpProtocolMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FollowUpProtocolMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FollowUpProtocolMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FollowUpProtocol unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FollowUpProtocolMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FollowUpProtocol edge %s", name)
 }
 
 // GroupMutation represents an operation that mutates the Group nodes in the graph.
@@ -8209,6 +12763,11 @@ type RecordItemMutation struct {
 	name          *string
 	description   *string
 	metadata      *map[string]interface{}
+	fact_kind     *string
+	fact_subject  *uuid.UUID
+	fact_dam      *uuid.UUID
+	fact_group    *uuid.UUID
+	fact_date     *string
 	clearedFields map[string]struct{}
 	record        *uuid.UUID
 	clearedrecord bool
@@ -8612,6 +13171,251 @@ func (m *RecordItemMutation) ResetMetadata() {
 	delete(m.clearedFields, recorditem.FieldMetadata)
 }
 
+// SetFactKind sets the "fact_kind" field.
+func (m *RecordItemMutation) SetFactKind(s string) {
+	m.fact_kind = &s
+}
+
+// FactKind returns the value of the "fact_kind" field in the mutation.
+func (m *RecordItemMutation) FactKind() (r string, exists bool) {
+	v := m.fact_kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactKind returns the old "fact_kind" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactKind(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactKind: %w", err)
+	}
+	return oldValue.FactKind, nil
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (m *RecordItemMutation) ClearFactKind() {
+	m.fact_kind = nil
+	m.clearedFields[recorditem.FieldFactKind] = struct{}{}
+}
+
+// FactKindCleared returns if the "fact_kind" field was cleared in this mutation.
+func (m *RecordItemMutation) FactKindCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactKind]
+	return ok
+}
+
+// ResetFactKind resets all changes to the "fact_kind" field.
+func (m *RecordItemMutation) ResetFactKind() {
+	m.fact_kind = nil
+	delete(m.clearedFields, recorditem.FieldFactKind)
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (m *RecordItemMutation) SetFactSubject(u uuid.UUID) {
+	m.fact_subject = &u
+}
+
+// FactSubject returns the value of the "fact_subject" field in the mutation.
+func (m *RecordItemMutation) FactSubject() (r uuid.UUID, exists bool) {
+	v := m.fact_subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactSubject returns the old "fact_subject" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactSubject(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactSubject: %w", err)
+	}
+	return oldValue.FactSubject, nil
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (m *RecordItemMutation) ClearFactSubject() {
+	m.fact_subject = nil
+	m.clearedFields[recorditem.FieldFactSubject] = struct{}{}
+}
+
+// FactSubjectCleared returns if the "fact_subject" field was cleared in this mutation.
+func (m *RecordItemMutation) FactSubjectCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactSubject]
+	return ok
+}
+
+// ResetFactSubject resets all changes to the "fact_subject" field.
+func (m *RecordItemMutation) ResetFactSubject() {
+	m.fact_subject = nil
+	delete(m.clearedFields, recorditem.FieldFactSubject)
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (m *RecordItemMutation) SetFactDam(u uuid.UUID) {
+	m.fact_dam = &u
+}
+
+// FactDam returns the value of the "fact_dam" field in the mutation.
+func (m *RecordItemMutation) FactDam() (r uuid.UUID, exists bool) {
+	v := m.fact_dam
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactDam returns the old "fact_dam" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactDam(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactDam is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactDam requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactDam: %w", err)
+	}
+	return oldValue.FactDam, nil
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (m *RecordItemMutation) ClearFactDam() {
+	m.fact_dam = nil
+	m.clearedFields[recorditem.FieldFactDam] = struct{}{}
+}
+
+// FactDamCleared returns if the "fact_dam" field was cleared in this mutation.
+func (m *RecordItemMutation) FactDamCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactDam]
+	return ok
+}
+
+// ResetFactDam resets all changes to the "fact_dam" field.
+func (m *RecordItemMutation) ResetFactDam() {
+	m.fact_dam = nil
+	delete(m.clearedFields, recorditem.FieldFactDam)
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (m *RecordItemMutation) SetFactGroup(u uuid.UUID) {
+	m.fact_group = &u
+}
+
+// FactGroup returns the value of the "fact_group" field in the mutation.
+func (m *RecordItemMutation) FactGroup() (r uuid.UUID, exists bool) {
+	v := m.fact_group
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactGroup returns the old "fact_group" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactGroup(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactGroup is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactGroup requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactGroup: %w", err)
+	}
+	return oldValue.FactGroup, nil
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (m *RecordItemMutation) ClearFactGroup() {
+	m.fact_group = nil
+	m.clearedFields[recorditem.FieldFactGroup] = struct{}{}
+}
+
+// FactGroupCleared returns if the "fact_group" field was cleared in this mutation.
+func (m *RecordItemMutation) FactGroupCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactGroup]
+	return ok
+}
+
+// ResetFactGroup resets all changes to the "fact_group" field.
+func (m *RecordItemMutation) ResetFactGroup() {
+	m.fact_group = nil
+	delete(m.clearedFields, recorditem.FieldFactGroup)
+}
+
+// SetFactDate sets the "fact_date" field.
+func (m *RecordItemMutation) SetFactDate(s string) {
+	m.fact_date = &s
+}
+
+// FactDate returns the value of the "fact_date" field in the mutation.
+func (m *RecordItemMutation) FactDate() (r string, exists bool) {
+	v := m.fact_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactDate returns the old "fact_date" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactDate(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactDate: %w", err)
+	}
+	return oldValue.FactDate, nil
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (m *RecordItemMutation) ClearFactDate() {
+	m.fact_date = nil
+	m.clearedFields[recorditem.FieldFactDate] = struct{}{}
+}
+
+// FactDateCleared returns if the "fact_date" field was cleared in this mutation.
+func (m *RecordItemMutation) FactDateCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactDate]
+	return ok
+}
+
+// ResetFactDate resets all changes to the "fact_date" field.
+func (m *RecordItemMutation) ResetFactDate() {
+	m.fact_date = nil
+	delete(m.clearedFields, recorditem.FieldFactDate)
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -8673,7 +13477,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -8694,6 +13498,21 @@ func (m *RecordItemMutation) Fields() []string {
 	}
 	if m.metadata != nil {
 		fields = append(fields, recorditem.FieldMetadata)
+	}
+	if m.fact_kind != nil {
+		fields = append(fields, recorditem.FieldFactKind)
+	}
+	if m.fact_subject != nil {
+		fields = append(fields, recorditem.FieldFactSubject)
+	}
+	if m.fact_dam != nil {
+		fields = append(fields, recorditem.FieldFactDam)
+	}
+	if m.fact_group != nil {
+		fields = append(fields, recorditem.FieldFactGroup)
+	}
+	if m.fact_date != nil {
+		fields = append(fields, recorditem.FieldFactDate)
 	}
 	return fields
 }
@@ -8717,6 +13536,16 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.Description()
 	case recorditem.FieldMetadata:
 		return m.Metadata()
+	case recorditem.FieldFactKind:
+		return m.FactKind()
+	case recorditem.FieldFactSubject:
+		return m.FactSubject()
+	case recorditem.FieldFactDam:
+		return m.FactDam()
+	case recorditem.FieldFactGroup:
+		return m.FactGroup()
+	case recorditem.FieldFactDate:
+		return m.FactDate()
 	}
 	return nil, false
 }
@@ -8740,6 +13569,16 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldDescription(ctx)
 	case recorditem.FieldMetadata:
 		return m.OldMetadata(ctx)
+	case recorditem.FieldFactKind:
+		return m.OldFactKind(ctx)
+	case recorditem.FieldFactSubject:
+		return m.OldFactSubject(ctx)
+	case recorditem.FieldFactDam:
+		return m.OldFactDam(ctx)
+	case recorditem.FieldFactGroup:
+		return m.OldFactGroup(ctx)
+	case recorditem.FieldFactDate:
+		return m.OldFactDate(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -8798,6 +13637,41 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetMetadata(v)
 		return nil
+	case recorditem.FieldFactKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactKind(v)
+		return nil
+	case recorditem.FieldFactSubject:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactSubject(v)
+		return nil
+	case recorditem.FieldFactDam:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactDam(v)
+		return nil
+	case recorditem.FieldFactGroup:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactGroup(v)
+		return nil
+	case recorditem.FieldFactDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactDate(v)
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -8837,6 +13711,21 @@ func (m *RecordItemMutation) ClearedFields() []string {
 	if m.FieldCleared(recorditem.FieldMetadata) {
 		fields = append(fields, recorditem.FieldMetadata)
 	}
+	if m.FieldCleared(recorditem.FieldFactKind) {
+		fields = append(fields, recorditem.FieldFactKind)
+	}
+	if m.FieldCleared(recorditem.FieldFactSubject) {
+		fields = append(fields, recorditem.FieldFactSubject)
+	}
+	if m.FieldCleared(recorditem.FieldFactDam) {
+		fields = append(fields, recorditem.FieldFactDam)
+	}
+	if m.FieldCleared(recorditem.FieldFactGroup) {
+		fields = append(fields, recorditem.FieldFactGroup)
+	}
+	if m.FieldCleared(recorditem.FieldFactDate) {
+		fields = append(fields, recorditem.FieldFactDate)
+	}
 	return fields
 }
 
@@ -8859,6 +13748,21 @@ func (m *RecordItemMutation) ClearField(name string) error {
 		return nil
 	case recorditem.FieldMetadata:
 		m.ClearMetadata()
+		return nil
+	case recorditem.FieldFactKind:
+		m.ClearFactKind()
+		return nil
+	case recorditem.FieldFactSubject:
+		m.ClearFactSubject()
+		return nil
+	case recorditem.FieldFactDam:
+		m.ClearFactDam()
+		return nil
+	case recorditem.FieldFactGroup:
+		m.ClearFactGroup()
+		return nil
+	case recorditem.FieldFactDate:
+		m.ClearFactDate()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem nullable field %s", name)
@@ -8888,6 +13792,21 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldMetadata:
 		m.ResetMetadata()
+		return nil
+	case recorditem.FieldFactKind:
+		m.ResetFactKind()
+		return nil
+	case recorditem.FieldFactSubject:
+		m.ResetFactSubject()
+		return nil
+	case recorditem.FieldFactDam:
+		m.ResetFactDam()
+		return nil
+	case recorditem.FieldFactGroup:
+		m.ResetFactGroup()
+		return nil
+	case recorditem.FieldFactDate:
+		m.ResetFactDate()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
@@ -8965,6 +13884,662 @@ func (m *RecordItemMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem edge %s", name)
+}
+
+// TaskUpdateMutation represents an operation that mutates the TaskUpdate nodes in the graph.
+type TaskUpdateMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	created_at    *time.Time
+	updated_at    *time.Time
+	farm_id       *uuid.UUID
+	request_id    *string
+	task_id       *uuid.UUID
+	body_hash     *string
+	snapshot      *[]byte
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*TaskUpdate, error)
+	predicates    []predicate.TaskUpdate
+}
+
+var _ ent.Mutation = (*TaskUpdateMutation)(nil)
+
+// taskupdateOption allows management of the mutation configuration using functional options.
+type taskupdateOption func(*TaskUpdateMutation)
+
+// newTaskUpdateMutation creates new mutation for the TaskUpdate entity.
+func newTaskUpdateMutation(c config, op Op, opts ...taskupdateOption) *TaskUpdateMutation {
+	m := &TaskUpdateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTaskUpdate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTaskUpdateID sets the ID field of the mutation.
+func withTaskUpdateID(id uuid.UUID) taskupdateOption {
+	return func(m *TaskUpdateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TaskUpdate
+		)
+		m.oldValue = func(ctx context.Context) (*TaskUpdate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TaskUpdate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTaskUpdate sets the old TaskUpdate of the mutation.
+func withTaskUpdate(node *TaskUpdate) taskupdateOption {
+	return func(m *TaskUpdateMutation) {
+		m.oldValue = func(context.Context) (*TaskUpdate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TaskUpdateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TaskUpdateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TaskUpdate entities.
+func (m *TaskUpdateMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TaskUpdateMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TaskUpdateMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TaskUpdate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TaskUpdateMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TaskUpdateMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TaskUpdateMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TaskUpdateMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TaskUpdateMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TaskUpdateMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *TaskUpdateMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *TaskUpdateMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *TaskUpdateMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *TaskUpdateMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *TaskUpdateMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *TaskUpdateMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetTaskID sets the "task_id" field.
+func (m *TaskUpdateMutation) SetTaskID(u uuid.UUID) {
+	m.task_id = &u
+}
+
+// TaskID returns the value of the "task_id" field in the mutation.
+func (m *TaskUpdateMutation) TaskID() (r uuid.UUID, exists bool) {
+	v := m.task_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskID returns the old "task_id" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldTaskID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskID: %w", err)
+	}
+	return oldValue.TaskID, nil
+}
+
+// ResetTaskID resets all changes to the "task_id" field.
+func (m *TaskUpdateMutation) ResetTaskID() {
+	m.task_id = nil
+}
+
+// SetBodyHash sets the "body_hash" field.
+func (m *TaskUpdateMutation) SetBodyHash(s string) {
+	m.body_hash = &s
+}
+
+// BodyHash returns the value of the "body_hash" field in the mutation.
+func (m *TaskUpdateMutation) BodyHash() (r string, exists bool) {
+	v := m.body_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBodyHash returns the old "body_hash" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldBodyHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBodyHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBodyHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBodyHash: %w", err)
+	}
+	return oldValue.BodyHash, nil
+}
+
+// ResetBodyHash resets all changes to the "body_hash" field.
+func (m *TaskUpdateMutation) ResetBodyHash() {
+	m.body_hash = nil
+}
+
+// SetSnapshot sets the "snapshot" field.
+func (m *TaskUpdateMutation) SetSnapshot(b []byte) {
+	m.snapshot = &b
+}
+
+// Snapshot returns the value of the "snapshot" field in the mutation.
+func (m *TaskUpdateMutation) Snapshot() (r []byte, exists bool) {
+	v := m.snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSnapshot returns the old "snapshot" field's value of the TaskUpdate entity.
+// If the TaskUpdate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskUpdateMutation) OldSnapshot(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSnapshot: %w", err)
+	}
+	return oldValue.Snapshot, nil
+}
+
+// ResetSnapshot resets all changes to the "snapshot" field.
+func (m *TaskUpdateMutation) ResetSnapshot() {
+	m.snapshot = nil
+}
+
+// Where appends a list predicates to the TaskUpdateMutation builder.
+func (m *TaskUpdateMutation) Where(ps ...predicate.TaskUpdate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TaskUpdateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TaskUpdateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TaskUpdate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TaskUpdateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TaskUpdateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TaskUpdate).
+func (m *TaskUpdateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TaskUpdateMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, taskupdate.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, taskupdate.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, taskupdate.FieldFarmID)
+	}
+	if m.request_id != nil {
+		fields = append(fields, taskupdate.FieldRequestID)
+	}
+	if m.task_id != nil {
+		fields = append(fields, taskupdate.FieldTaskID)
+	}
+	if m.body_hash != nil {
+		fields = append(fields, taskupdate.FieldBodyHash)
+	}
+	if m.snapshot != nil {
+		fields = append(fields, taskupdate.FieldSnapshot)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TaskUpdateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case taskupdate.FieldCreatedAt:
+		return m.CreatedAt()
+	case taskupdate.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case taskupdate.FieldFarmID:
+		return m.FarmID()
+	case taskupdate.FieldRequestID:
+		return m.RequestID()
+	case taskupdate.FieldTaskID:
+		return m.TaskID()
+	case taskupdate.FieldBodyHash:
+		return m.BodyHash()
+	case taskupdate.FieldSnapshot:
+		return m.Snapshot()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TaskUpdateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case taskupdate.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case taskupdate.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case taskupdate.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case taskupdate.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case taskupdate.FieldTaskID:
+		return m.OldTaskID(ctx)
+	case taskupdate.FieldBodyHash:
+		return m.OldBodyHash(ctx)
+	case taskupdate.FieldSnapshot:
+		return m.OldSnapshot(ctx)
+	}
+	return nil, fmt.Errorf("unknown TaskUpdate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskUpdateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case taskupdate.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case taskupdate.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case taskupdate.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case taskupdate.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case taskupdate.FieldTaskID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskID(v)
+		return nil
+	case taskupdate.FieldBodyHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBodyHash(v)
+		return nil
+	case taskupdate.FieldSnapshot:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSnapshot(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TaskUpdate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TaskUpdateMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TaskUpdateMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskUpdateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown TaskUpdate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TaskUpdateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TaskUpdateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TaskUpdateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown TaskUpdate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TaskUpdateMutation) ResetField(name string) error {
+	switch name {
+	case taskupdate.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case taskupdate.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case taskupdate.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case taskupdate.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case taskupdate.FieldTaskID:
+		m.ResetTaskID()
+		return nil
+	case taskupdate.FieldBodyHash:
+		m.ResetBodyHash()
+		return nil
+	case taskupdate.FieldSnapshot:
+		m.ResetSnapshot()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskUpdate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TaskUpdateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TaskUpdateMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TaskUpdateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TaskUpdateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TaskUpdateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TaskUpdateMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TaskUpdateMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown TaskUpdate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TaskUpdateMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown TaskUpdate edge %s", name)
 }
 
 // ThreadMutation represents an operation that mutates the Thread nodes in the graph.

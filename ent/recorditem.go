@@ -34,6 +34,16 @@ type RecordItem struct {
 	Description *string `json:"description,omitempty"`
 	// Metadata holds the value of the "metadata" field.
 	Metadata map[string]interface{} `json:"metadata,omitempty"`
+	// FactKind holds the value of the "fact_kind" field.
+	FactKind *string `json:"fact_kind,omitempty"`
+	// FactSubject holds the value of the "fact_subject" field.
+	FactSubject *uuid.UUID `json:"fact_subject,omitempty"`
+	// FactDam holds the value of the "fact_dam" field.
+	FactDam *uuid.UUID `json:"fact_dam,omitempty"`
+	// FactGroup holds the value of the "fact_group" field.
+	FactGroup *uuid.UUID `json:"fact_group,omitempty"`
+	// FactDate holds the value of the "fact_date" field.
+	FactDate *string `json:"fact_date,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordItemQuery when eager-loading is set.
 	Edges        RecordItemEdges `json:"edges"`
@@ -65,11 +75,13 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case recorditem.FieldFactSubject, recorditem.FieldFactDam, recorditem.FieldFactGroup:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case recorditem.FieldMetadata:
 			values[i] = new([]byte)
 		case recorditem.FieldIsActive:
 			values[i] = new(sql.NullBool)
-		case recorditem.FieldName, recorditem.FieldDescription:
+		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate:
 			values[i] = new(sql.NullString)
 		case recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -142,6 +154,41 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field metadata: %w", err)
 				}
 			}
+		case recorditem.FieldFactKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_kind", values[i])
+			} else if value.Valid {
+				_m.FactKind = new(string)
+				*_m.FactKind = value.String
+			}
+		case recorditem.FieldFactSubject:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_subject", values[i])
+			} else if value.Valid {
+				_m.FactSubject = new(uuid.UUID)
+				*_m.FactSubject = *value.S.(*uuid.UUID)
+			}
+		case recorditem.FieldFactDam:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_dam", values[i])
+			} else if value.Valid {
+				_m.FactDam = new(uuid.UUID)
+				*_m.FactDam = *value.S.(*uuid.UUID)
+			}
+		case recorditem.FieldFactGroup:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_group", values[i])
+			} else if value.Valid {
+				_m.FactGroup = new(uuid.UUID)
+				*_m.FactGroup = *value.S.(*uuid.UUID)
+			}
+		case recorditem.FieldFactDate:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_date", values[i])
+			} else if value.Valid {
+				_m.FactDate = new(string)
+				*_m.FactDate = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -207,6 +254,31 @@ func (_m *RecordItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("metadata=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
+	builder.WriteString(", ")
+	if v := _m.FactKind; v != nil {
+		builder.WriteString("fact_kind=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.FactSubject; v != nil {
+		builder.WriteString("fact_subject=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.FactDam; v != nil {
+		builder.WriteString("fact_dam=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.FactGroup; v != nil {
+		builder.WriteString("fact_group=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.FactDate; v != nil {
+		builder.WriteString("fact_date=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

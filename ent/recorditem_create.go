@@ -107,6 +107,76 @@ func (_c *RecordItemCreate) SetMetadata(v map[string]interface{}) *RecordItemCre
 	return _c
 }
 
+// SetFactKind sets the "fact_kind" field.
+func (_c *RecordItemCreate) SetFactKind(v string) *RecordItemCreate {
+	_c.mutation.SetFactKind(v)
+	return _c
+}
+
+// SetNillableFactKind sets the "fact_kind" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactKind(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactKind(*v)
+	}
+	return _c
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (_c *RecordItemCreate) SetFactSubject(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetFactSubject(v)
+	return _c
+}
+
+// SetNillableFactSubject sets the "fact_subject" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactSubject(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactSubject(*v)
+	}
+	return _c
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (_c *RecordItemCreate) SetFactDam(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetFactDam(v)
+	return _c
+}
+
+// SetNillableFactDam sets the "fact_dam" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactDam(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactDam(*v)
+	}
+	return _c
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (_c *RecordItemCreate) SetFactGroup(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetFactGroup(v)
+	return _c
+}
+
+// SetNillableFactGroup sets the "fact_group" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactGroup(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactGroup(*v)
+	}
+	return _c
+}
+
+// SetFactDate sets the "fact_date" field.
+func (_c *RecordItemCreate) SetFactDate(v string) *RecordItemCreate {
+	_c.mutation.SetFactDate(v)
+	return _c
+}
+
+// SetNillableFactDate sets the "fact_date" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactDate(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactDate(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordItemCreate) SetID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetID(v)
@@ -203,6 +273,16 @@ func (_c *RecordItemCreate) check() error {
 			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "RecordItem.description": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.FactKind(); ok {
+		if err := recorditem.FactKindValidator(v); err != nil {
+			return &ValidationError{Name: "fact_kind", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_kind": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.FactDate(); ok {
+		if err := recorditem.FactDateValidator(v); err != nil {
+			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
+		}
+	}
 	if len(_c.mutation.RecordIDs()) == 0 {
 		return &ValidationError{Name: "record", err: errors.New(`ent: missing required edge "RecordItem.record"`)}
 	}
@@ -265,6 +345,26 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Metadata(); ok {
 		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
 		_node.Metadata = value
+	}
+	if value, ok := _c.mutation.FactKind(); ok {
+		_spec.SetField(recorditem.FieldFactKind, field.TypeString, value)
+		_node.FactKind = &value
+	}
+	if value, ok := _c.mutation.FactSubject(); ok {
+		_spec.SetField(recorditem.FieldFactSubject, field.TypeUUID, value)
+		_node.FactSubject = &value
+	}
+	if value, ok := _c.mutation.FactDam(); ok {
+		_spec.SetField(recorditem.FieldFactDam, field.TypeUUID, value)
+		_node.FactDam = &value
+	}
+	if value, ok := _c.mutation.FactGroup(); ok {
+		_spec.SetField(recorditem.FieldFactGroup, field.TypeUUID, value)
+		_node.FactGroup = &value
+	}
+	if value, ok := _c.mutation.FactDate(); ok {
+		_spec.SetField(recorditem.FieldFactDate, field.TypeString, value)
+		_node.FactDate = &value
 	}
 	if nodes := _c.mutation.RecordIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -413,6 +513,96 @@ func (u *RecordItemUpsert) ClearMetadata() *RecordItemUpsert {
 	return u
 }
 
+// SetFactKind sets the "fact_kind" field.
+func (u *RecordItemUpsert) SetFactKind(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactKind, v)
+	return u
+}
+
+// UpdateFactKind sets the "fact_kind" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactKind() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactKind)
+	return u
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (u *RecordItemUpsert) ClearFactKind() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactKind)
+	return u
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (u *RecordItemUpsert) SetFactSubject(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactSubject, v)
+	return u
+}
+
+// UpdateFactSubject sets the "fact_subject" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactSubject() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactSubject)
+	return u
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (u *RecordItemUpsert) ClearFactSubject() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactSubject)
+	return u
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (u *RecordItemUpsert) SetFactDam(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactDam, v)
+	return u
+}
+
+// UpdateFactDam sets the "fact_dam" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactDam() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactDam)
+	return u
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (u *RecordItemUpsert) ClearFactDam() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactDam)
+	return u
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (u *RecordItemUpsert) SetFactGroup(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactGroup, v)
+	return u
+}
+
+// UpdateFactGroup sets the "fact_group" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactGroup() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactGroup)
+	return u
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (u *RecordItemUpsert) ClearFactGroup() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactGroup)
+	return u
+}
+
+// SetFactDate sets the "fact_date" field.
+func (u *RecordItemUpsert) SetFactDate(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactDate, v)
+	return u
+}
+
+// UpdateFactDate sets the "fact_date" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactDate() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactDate)
+	return u
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (u *RecordItemUpsert) ClearFactDate() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactDate)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -555,6 +745,111 @@ func (u *RecordItemUpsertOne) UpdateMetadata() *RecordItemUpsertOne {
 func (u *RecordItemUpsertOne) ClearMetadata() *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetFactKind sets the "fact_kind" field.
+func (u *RecordItemUpsertOne) SetFactKind(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactKind(v)
+	})
+}
+
+// UpdateFactKind sets the "fact_kind" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactKind() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactKind()
+	})
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (u *RecordItemUpsertOne) ClearFactKind() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactKind()
+	})
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (u *RecordItemUpsertOne) SetFactSubject(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactSubject(v)
+	})
+}
+
+// UpdateFactSubject sets the "fact_subject" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactSubject() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactSubject()
+	})
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (u *RecordItemUpsertOne) ClearFactSubject() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactSubject()
+	})
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (u *RecordItemUpsertOne) SetFactDam(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactDam(v)
+	})
+}
+
+// UpdateFactDam sets the "fact_dam" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactDam() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactDam()
+	})
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (u *RecordItemUpsertOne) ClearFactDam() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactDam()
+	})
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (u *RecordItemUpsertOne) SetFactGroup(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactGroup(v)
+	})
+}
+
+// UpdateFactGroup sets the "fact_group" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactGroup() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactGroup()
+	})
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (u *RecordItemUpsertOne) ClearFactGroup() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactGroup()
+	})
+}
+
+// SetFactDate sets the "fact_date" field.
+func (u *RecordItemUpsertOne) SetFactDate(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactDate(v)
+	})
+}
+
+// UpdateFactDate sets the "fact_date" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactDate() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactDate()
+	})
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (u *RecordItemUpsertOne) ClearFactDate() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactDate()
 	})
 }
 
@@ -867,6 +1162,111 @@ func (u *RecordItemUpsertBulk) UpdateMetadata() *RecordItemUpsertBulk {
 func (u *RecordItemUpsertBulk) ClearMetadata() *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetFactKind sets the "fact_kind" field.
+func (u *RecordItemUpsertBulk) SetFactKind(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactKind(v)
+	})
+}
+
+// UpdateFactKind sets the "fact_kind" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactKind() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactKind()
+	})
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (u *RecordItemUpsertBulk) ClearFactKind() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactKind()
+	})
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (u *RecordItemUpsertBulk) SetFactSubject(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactSubject(v)
+	})
+}
+
+// UpdateFactSubject sets the "fact_subject" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactSubject() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactSubject()
+	})
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (u *RecordItemUpsertBulk) ClearFactSubject() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactSubject()
+	})
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (u *RecordItemUpsertBulk) SetFactDam(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactDam(v)
+	})
+}
+
+// UpdateFactDam sets the "fact_dam" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactDam() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactDam()
+	})
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (u *RecordItemUpsertBulk) ClearFactDam() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactDam()
+	})
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (u *RecordItemUpsertBulk) SetFactGroup(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactGroup(v)
+	})
+}
+
+// UpdateFactGroup sets the "fact_group" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactGroup() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactGroup()
+	})
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (u *RecordItemUpsertBulk) ClearFactGroup() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactGroup()
+	})
+}
+
+// SetFactDate sets the "fact_date" field.
+func (u *RecordItemUpsertBulk) SetFactDate(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactDate(v)
+	})
+}
+
+// UpdateFactDate sets the "fact_date" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactDate() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactDate()
+	})
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (u *RecordItemUpsertBulk) ClearFactDate() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactDate()
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
@@ -100,6 +101,106 @@ func (_u *RecordItemUpdate) ClearMetadata() *RecordItemUpdate {
 	return _u
 }
 
+// SetFactKind sets the "fact_kind" field.
+func (_u *RecordItemUpdate) SetFactKind(v string) *RecordItemUpdate {
+	_u.mutation.SetFactKind(v)
+	return _u
+}
+
+// SetNillableFactKind sets the "fact_kind" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactKind(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactKind(*v)
+	}
+	return _u
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (_u *RecordItemUpdate) ClearFactKind() *RecordItemUpdate {
+	_u.mutation.ClearFactKind()
+	return _u
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (_u *RecordItemUpdate) SetFactSubject(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetFactSubject(v)
+	return _u
+}
+
+// SetNillableFactSubject sets the "fact_subject" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactSubject(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactSubject(*v)
+	}
+	return _u
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (_u *RecordItemUpdate) ClearFactSubject() *RecordItemUpdate {
+	_u.mutation.ClearFactSubject()
+	return _u
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (_u *RecordItemUpdate) SetFactDam(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetFactDam(v)
+	return _u
+}
+
+// SetNillableFactDam sets the "fact_dam" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactDam(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactDam(*v)
+	}
+	return _u
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (_u *RecordItemUpdate) ClearFactDam() *RecordItemUpdate {
+	_u.mutation.ClearFactDam()
+	return _u
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (_u *RecordItemUpdate) SetFactGroup(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetFactGroup(v)
+	return _u
+}
+
+// SetNillableFactGroup sets the "fact_group" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactGroup(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactGroup(*v)
+	}
+	return _u
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (_u *RecordItemUpdate) ClearFactGroup() *RecordItemUpdate {
+	_u.mutation.ClearFactGroup()
+	return _u
+}
+
+// SetFactDate sets the "fact_date" field.
+func (_u *RecordItemUpdate) SetFactDate(v string) *RecordItemUpdate {
+	_u.mutation.SetFactDate(v)
+	return _u
+}
+
+// SetNillableFactDate sets the "fact_date" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactDate(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactDate(*v)
+	}
+	return _u
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (_u *RecordItemUpdate) ClearFactDate() *RecordItemUpdate {
+	_u.mutation.ClearFactDate()
+	return _u
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdate) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -153,6 +254,16 @@ func (_u *RecordItemUpdate) check() error {
 			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "RecordItem.description": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FactKind(); ok {
+		if err := recorditem.FactKindValidator(v); err != nil {
+			return &ValidationError{Name: "fact_kind", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_kind": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactDate(); ok {
+		if err := recorditem.FactDateValidator(v); err != nil {
+			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
+		}
+	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "RecordItem.record"`)
 	}
@@ -194,6 +305,36 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FactKind(); ok {
+		_spec.SetField(recorditem.FieldFactKind, field.TypeString, value)
+	}
+	if _u.mutation.FactKindCleared() {
+		_spec.ClearField(recorditem.FieldFactKind, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactSubject(); ok {
+		_spec.SetField(recorditem.FieldFactSubject, field.TypeUUID, value)
+	}
+	if _u.mutation.FactSubjectCleared() {
+		_spec.ClearField(recorditem.FieldFactSubject, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactDam(); ok {
+		_spec.SetField(recorditem.FieldFactDam, field.TypeUUID, value)
+	}
+	if _u.mutation.FactDamCleared() {
+		_spec.ClearField(recorditem.FieldFactDam, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactGroup(); ok {
+		_spec.SetField(recorditem.FieldFactGroup, field.TypeUUID, value)
+	}
+	if _u.mutation.FactGroupCleared() {
+		_spec.ClearField(recorditem.FieldFactGroup, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactDate(); ok {
+		_spec.SetField(recorditem.FieldFactDate, field.TypeString, value)
+	}
+	if _u.mutation.FactDateCleared() {
+		_spec.ClearField(recorditem.FieldFactDate, field.TypeString)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -287,6 +428,106 @@ func (_u *RecordItemUpdateOne) ClearMetadata() *RecordItemUpdateOne {
 	return _u
 }
 
+// SetFactKind sets the "fact_kind" field.
+func (_u *RecordItemUpdateOne) SetFactKind(v string) *RecordItemUpdateOne {
+	_u.mutation.SetFactKind(v)
+	return _u
+}
+
+// SetNillableFactKind sets the "fact_kind" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactKind(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactKind(*v)
+	}
+	return _u
+}
+
+// ClearFactKind clears the value of the "fact_kind" field.
+func (_u *RecordItemUpdateOne) ClearFactKind() *RecordItemUpdateOne {
+	_u.mutation.ClearFactKind()
+	return _u
+}
+
+// SetFactSubject sets the "fact_subject" field.
+func (_u *RecordItemUpdateOne) SetFactSubject(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetFactSubject(v)
+	return _u
+}
+
+// SetNillableFactSubject sets the "fact_subject" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactSubject(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactSubject(*v)
+	}
+	return _u
+}
+
+// ClearFactSubject clears the value of the "fact_subject" field.
+func (_u *RecordItemUpdateOne) ClearFactSubject() *RecordItemUpdateOne {
+	_u.mutation.ClearFactSubject()
+	return _u
+}
+
+// SetFactDam sets the "fact_dam" field.
+func (_u *RecordItemUpdateOne) SetFactDam(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetFactDam(v)
+	return _u
+}
+
+// SetNillableFactDam sets the "fact_dam" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactDam(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactDam(*v)
+	}
+	return _u
+}
+
+// ClearFactDam clears the value of the "fact_dam" field.
+func (_u *RecordItemUpdateOne) ClearFactDam() *RecordItemUpdateOne {
+	_u.mutation.ClearFactDam()
+	return _u
+}
+
+// SetFactGroup sets the "fact_group" field.
+func (_u *RecordItemUpdateOne) SetFactGroup(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetFactGroup(v)
+	return _u
+}
+
+// SetNillableFactGroup sets the "fact_group" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactGroup(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactGroup(*v)
+	}
+	return _u
+}
+
+// ClearFactGroup clears the value of the "fact_group" field.
+func (_u *RecordItemUpdateOne) ClearFactGroup() *RecordItemUpdateOne {
+	_u.mutation.ClearFactGroup()
+	return _u
+}
+
+// SetFactDate sets the "fact_date" field.
+func (_u *RecordItemUpdateOne) SetFactDate(v string) *RecordItemUpdateOne {
+	_u.mutation.SetFactDate(v)
+	return _u
+}
+
+// SetNillableFactDate sets the "fact_date" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactDate(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactDate(*v)
+	}
+	return _u
+}
+
+// ClearFactDate clears the value of the "fact_date" field.
+func (_u *RecordItemUpdateOne) ClearFactDate() *RecordItemUpdateOne {
+	_u.mutation.ClearFactDate()
+	return _u
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdateOne) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -353,6 +594,16 @@ func (_u *RecordItemUpdateOne) check() error {
 			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "RecordItem.description": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FactKind(); ok {
+		if err := recorditem.FactKindValidator(v); err != nil {
+			return &ValidationError{Name: "fact_kind", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_kind": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactDate(); ok {
+		if err := recorditem.FactDateValidator(v); err != nil {
+			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
+		}
+	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "RecordItem.record"`)
 	}
@@ -411,6 +662,36 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FactKind(); ok {
+		_spec.SetField(recorditem.FieldFactKind, field.TypeString, value)
+	}
+	if _u.mutation.FactKindCleared() {
+		_spec.ClearField(recorditem.FieldFactKind, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactSubject(); ok {
+		_spec.SetField(recorditem.FieldFactSubject, field.TypeUUID, value)
+	}
+	if _u.mutation.FactSubjectCleared() {
+		_spec.ClearField(recorditem.FieldFactSubject, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactDam(); ok {
+		_spec.SetField(recorditem.FieldFactDam, field.TypeUUID, value)
+	}
+	if _u.mutation.FactDamCleared() {
+		_spec.ClearField(recorditem.FieldFactDam, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactGroup(); ok {
+		_spec.SetField(recorditem.FieldFactGroup, field.TypeUUID, value)
+	}
+	if _u.mutation.FactGroupCleared() {
+		_spec.ClearField(recorditem.FieldFactGroup, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.FactDate(); ok {
+		_spec.SetField(recorditem.FieldFactDate, field.TypeString, value)
+	}
+	if _u.mutation.FactDateCleared() {
+		_spec.ClearField(recorditem.FieldFactDate, field.TypeString)
 	}
 	_node = &RecordItem{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -18,12 +18,22 @@ type Tx struct {
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
 	Animal *AnimalClient
+	// BirthEvent is the client for interacting with the BirthEvent builders.
+	BirthEvent *BirthEventClient
+	// BirthPreview is the client for interacting with the BirthPreview builders.
+	BirthPreview *BirthPreviewClient
+	// BirthSettings is the client for interacting with the BirthSettings builders.
+	BirthSettings *BirthSettingsClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
 	FarmMember *FarmMemberClient
+	// FarmTask is the client for interacting with the FarmTask builders.
+	FarmTask *FarmTaskClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
+	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
+	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
 	// Message is the client for interacting with the Message builders.
@@ -34,6 +44,8 @@ type Tx struct {
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
+	// TaskUpdate is the client for interacting with the TaskUpdate builders.
+	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
 	Thread *ThreadClient
 	// User is the client for interacting with the User builders.
@@ -171,14 +183,20 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AccessToken = NewAccessTokenClient(tx.config)
 	tx.Animal = NewAnimalClient(tx.config)
+	tx.BirthEvent = NewBirthEventClient(tx.config)
+	tx.BirthPreview = NewBirthPreviewClient(tx.config)
+	tx.BirthSettings = NewBirthSettingsClient(tx.config)
 	tx.Farm = NewFarmClient(tx.config)
 	tx.FarmMember = NewFarmMemberClient(tx.config)
+	tx.FarmTask = NewFarmTaskClient(tx.config)
 	tx.File = NewFileClient(tx.config)
+	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.Record = NewRecordClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
+	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 }

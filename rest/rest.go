@@ -34,6 +34,7 @@ var Prefixes = []string{"/v1", "/api/v1"}
 func NewHandler(svc *herdbook.Service, cfg Config) *Handler {
 	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
 	h.routes()
+	h.birthRoutes()
 	return h
 }
 

@@ -34,6 +34,8 @@ const (
 	EdgeGroups = "groups"
 	// EdgeRecords holds the string denoting the records edge name in mutations.
 	EdgeRecords = "records"
+	// EdgeFarmTasks holds the string denoting the farm_tasks edge name in mutations.
+	EdgeFarmTasks = "farm_tasks"
 	// Table holds the table name of the animal in the database.
 	Table = "animals"
 	// FarmTable is the table that holds the farm relation/edge.
@@ -53,6 +55,11 @@ const (
 	// RecordsInverseTable is the table name for the Record entity.
 	// It exists in this package in order to avoid circular dependency with the "record" package.
 	RecordsInverseTable = "records"
+	// FarmTasksTable is the table that holds the farm_tasks relation/edge. The primary key declared below.
+	FarmTasksTable = "farm_task_animals"
+	// FarmTasksInverseTable is the table name for the FarmTask entity.
+	// It exists in this package in order to avoid circular dependency with the "farmtask" package.
+	FarmTasksInverseTable = "farm_tasks"
 )
 
 // Columns holds all SQL columns for animal fields.
@@ -73,6 +80,9 @@ var (
 	// RecordsPrimaryKey and RecordsColumn2 are the table columns denoting the
 	// primary key for the records relation (M2M).
 	RecordsPrimaryKey = []string{"record_id", "animal_id"}
+	// FarmTasksPrimaryKey and FarmTasksColumn2 are the table columns denoting the
+	// primary key for the farm_tasks relation (M2M).
+	FarmTasksPrimaryKey = []string{"farm_task_id", "animal_id"}
 )
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -180,6 +190,20 @@ func ByRecords(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newRecordsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByFarmTasksCount orders the results by farm_tasks count.
+func ByFarmTasksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFarmTasksStep(), opts...)
+	}
+}
+
+// ByFarmTasks orders the results by farm_tasks terms.
+func ByFarmTasks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFarmTasksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newFarmStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -199,5 +223,12 @@ func newRecordsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(RecordsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2M, true, RecordsTable, RecordsPrimaryKey...),
+	)
+}
+func newFarmTasksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FarmTasksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2M, true, FarmTasksTable, FarmTasksPrimaryKey...),
 	)
 }

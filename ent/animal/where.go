@@ -405,6 +405,29 @@ func HasRecordsWith(preds ...predicate.Record) predicate.Animal {
 	})
 }
 
+// HasFarmTasks applies the HasEdge predicate on the "farm_tasks" edge.
+func HasFarmTasks() predicate.Animal {
+	return predicate.Animal(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, FarmTasksTable, FarmTasksPrimaryKey...),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFarmTasksWith applies the HasEdge predicate on the "farm_tasks" edge with a given conditions (other predicates).
+func HasFarmTasksWith(preds ...predicate.FarmTask) predicate.Animal {
+	return predicate.Animal(func(s *sql.Selector) {
+		step := newFarmTasksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Animal) predicate.Animal {
 	return predicate.Animal(sql.AndPredicates(predicates...))

@@ -33,6 +33,42 @@ func (f AnimalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AnimalMutation", m)
 }
 
+// The BirthEventFunc type is an adapter to allow the use of ordinary
+// function as BirthEvent mutator.
+type BirthEventFunc func(context.Context, *ent.BirthEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BirthEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BirthEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BirthEventMutation", m)
+}
+
+// The BirthPreviewFunc type is an adapter to allow the use of ordinary
+// function as BirthPreview mutator.
+type BirthPreviewFunc func(context.Context, *ent.BirthPreviewMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BirthPreviewFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BirthPreviewMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BirthPreviewMutation", m)
+}
+
+// The BirthSettingsFunc type is an adapter to allow the use of ordinary
+// function as BirthSettings mutator.
+type BirthSettingsFunc func(context.Context, *ent.BirthSettingsMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BirthSettingsFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BirthSettingsMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BirthSettingsMutation", m)
+}
+
 // The FarmFunc type is an adapter to allow the use of ordinary
 // function as Farm mutator.
 type FarmFunc func(context.Context, *ent.FarmMutation) (ent.Value, error)
@@ -57,6 +93,18 @@ func (f FarmMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmMemberMutation", m)
 }
 
+// The FarmTaskFunc type is an adapter to allow the use of ordinary
+// function as FarmTask mutator.
+type FarmTaskFunc func(context.Context, *ent.FarmTaskMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FarmTaskFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FarmTaskMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmTaskMutation", m)
+}
+
 // The FileFunc type is an adapter to allow the use of ordinary
 // function as File mutator.
 type FileFunc func(context.Context, *ent.FileMutation) (ent.Value, error)
@@ -67,6 +115,18 @@ func (f FileFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FileMutation", m)
+}
+
+// The FollowUpProtocolFunc type is an adapter to allow the use of ordinary
+// function as FollowUpProtocol mutator.
+type FollowUpProtocolFunc func(context.Context, *ent.FollowUpProtocolMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FollowUpProtocolFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FollowUpProtocolMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FollowUpProtocolMutation", m)
 }
 
 // The GroupFunc type is an adapter to allow the use of ordinary
@@ -127,6 +187,18 @@ func (f RecordItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordItemMutation", m)
+}
+
+// The TaskUpdateFunc type is an adapter to allow the use of ordinary
+// function as TaskUpdate mutator.
+type TaskUpdateFunc func(context.Context, *ent.TaskUpdateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TaskUpdateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TaskUpdateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TaskUpdateMutation", m)
 }
 
 // The ThreadFunc type is an adapter to allow the use of ordinary

@@ -10,15 +10,21 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
 )
@@ -133,6 +139,87 @@ func (f TraverseAnimal) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.AnimalQuery", q)
 }
 
+// The BirthEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BirthEventFunc func(context.Context, *ent.BirthEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BirthEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BirthEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BirthEventQuery", q)
+}
+
+// The TraverseBirthEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBirthEvent func(context.Context, *ent.BirthEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBirthEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBirthEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BirthEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BirthEventQuery", q)
+}
+
+// The BirthPreviewFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BirthPreviewFunc func(context.Context, *ent.BirthPreviewQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BirthPreviewFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BirthPreviewQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BirthPreviewQuery", q)
+}
+
+// The TraverseBirthPreview type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBirthPreview func(context.Context, *ent.BirthPreviewQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBirthPreview) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBirthPreview) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BirthPreviewQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BirthPreviewQuery", q)
+}
+
+// The BirthSettingsFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BirthSettingsFunc func(context.Context, *ent.BirthSettingsQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BirthSettingsFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BirthSettingsQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BirthSettingsQuery", q)
+}
+
+// The TraverseBirthSettings type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBirthSettings func(context.Context, *ent.BirthSettingsQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBirthSettings) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBirthSettings) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BirthSettingsQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BirthSettingsQuery", q)
+}
+
 // The FarmFunc type is an adapter to allow the use of ordinary function as a Querier.
 type FarmFunc func(context.Context, *ent.FarmQuery) (ent.Value, error)
 
@@ -187,6 +274,33 @@ func (f TraverseFarmMember) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.FarmMemberQuery", q)
 }
 
+// The FarmTaskFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FarmTaskFunc func(context.Context, *ent.FarmTaskQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FarmTaskFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FarmTaskQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FarmTaskQuery", q)
+}
+
+// The TraverseFarmTask type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFarmTask func(context.Context, *ent.FarmTaskQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFarmTask) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFarmTask) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FarmTaskQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FarmTaskQuery", q)
+}
+
 // The FileFunc type is an adapter to allow the use of ordinary function as a Querier.
 type FileFunc func(context.Context, *ent.FileQuery) (ent.Value, error)
 
@@ -212,6 +326,33 @@ func (f TraverseFile) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FileQuery", q)
+}
+
+// The FollowUpProtocolFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FollowUpProtocolFunc func(context.Context, *ent.FollowUpProtocolQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FollowUpProtocolFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FollowUpProtocolQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FollowUpProtocolQuery", q)
+}
+
+// The TraverseFollowUpProtocol type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFollowUpProtocol func(context.Context, *ent.FollowUpProtocolQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFollowUpProtocol) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFollowUpProtocol) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FollowUpProtocolQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FollowUpProtocolQuery", q)
 }
 
 // The GroupFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -349,6 +490,33 @@ func (f TraverseRecordItem) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecordItemQuery", q)
 }
 
+// The TaskUpdateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TaskUpdateFunc func(context.Context, *ent.TaskUpdateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TaskUpdateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TaskUpdateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TaskUpdateQuery", q)
+}
+
+// The TraverseTaskUpdate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTaskUpdate func(context.Context, *ent.TaskUpdateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTaskUpdate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTaskUpdate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskUpdateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TaskUpdateQuery", q)
+}
+
 // The ThreadFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ThreadFunc func(context.Context, *ent.ThreadQuery) (ent.Value, error)
 
@@ -410,12 +578,22 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AccessTokenQuery, predicate.AccessToken, accesstoken.OrderOption]{typ: ent.TypeAccessToken, tq: q}, nil
 	case *ent.AnimalQuery:
 		return &query[*ent.AnimalQuery, predicate.Animal, animal.OrderOption]{typ: ent.TypeAnimal, tq: q}, nil
+	case *ent.BirthEventQuery:
+		return &query[*ent.BirthEventQuery, predicate.BirthEvent, birthevent.OrderOption]{typ: ent.TypeBirthEvent, tq: q}, nil
+	case *ent.BirthPreviewQuery:
+		return &query[*ent.BirthPreviewQuery, predicate.BirthPreview, birthpreview.OrderOption]{typ: ent.TypeBirthPreview, tq: q}, nil
+	case *ent.BirthSettingsQuery:
+		return &query[*ent.BirthSettingsQuery, predicate.BirthSettings, birthsettings.OrderOption]{typ: ent.TypeBirthSettings, tq: q}, nil
 	case *ent.FarmQuery:
 		return &query[*ent.FarmQuery, predicate.Farm, farm.OrderOption]{typ: ent.TypeFarm, tq: q}, nil
 	case *ent.FarmMemberQuery:
 		return &query[*ent.FarmMemberQuery, predicate.FarmMember, farmmember.OrderOption]{typ: ent.TypeFarmMember, tq: q}, nil
+	case *ent.FarmTaskQuery:
+		return &query[*ent.FarmTaskQuery, predicate.FarmTask, farmtask.OrderOption]{typ: ent.TypeFarmTask, tq: q}, nil
 	case *ent.FileQuery:
 		return &query[*ent.FileQuery, predicate.File, file.OrderOption]{typ: ent.TypeFile, tq: q}, nil
+	case *ent.FollowUpProtocolQuery:
+		return &query[*ent.FollowUpProtocolQuery, predicate.FollowUpProtocol, followupprotocol.OrderOption]{typ: ent.TypeFollowUpProtocol, tq: q}, nil
 	case *ent.GroupQuery:
 		return &query[*ent.GroupQuery, predicate.Group, group.OrderOption]{typ: ent.TypeGroup, tq: q}, nil
 	case *ent.MessageQuery:
@@ -426,6 +604,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RecordQuery, predicate.Record, record.OrderOption]{typ: ent.TypeRecord, tq: q}, nil
 	case *ent.RecordItemQuery:
 		return &query[*ent.RecordItemQuery, predicate.RecordItem, recorditem.OrderOption]{typ: ent.TypeRecordItem, tq: q}, nil
+	case *ent.TaskUpdateQuery:
+		return &query[*ent.TaskUpdateQuery, predicate.TaskUpdate, taskupdate.OrderOption]{typ: ent.TypeTaskUpdate, tq: q}, nil
 	case *ent.ThreadQuery:
 		return &query[*ent.ThreadQuery, predicate.Thread, thread.OrderOption]{typ: ent.TypeThread, tq: q}, nil
 	case *ent.UserQuery:

@@ -83,6 +83,86 @@ var (
 			},
 		},
 	}
+	// BirthEventsColumns holds the columns for the "birth_events" table.
+	BirthEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "dam_id", Type: field.TypeUUID},
+		{Name: "birth_date", Type: field.TypeString, Size: 10},
+		{Name: "preview_id", Type: field.TypeUUID},
+		{Name: "request_id", Type: field.TypeString, Size: 200},
+		{Name: "settings_version", Type: field.TypeInt},
+		{Name: "protocol_version", Type: field.TypeInt},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// BirthEventsTable holds the schema information for the "birth_events" table.
+	BirthEventsTable = &schema.Table{
+		Name:       "birth_events",
+		Columns:    BirthEventsColumns,
+		PrimaryKey: []*schema.Column{BirthEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "birthevent_farm_id_request_id",
+				Unique:  true,
+				Columns: []*schema.Column{BirthEventsColumns[3], BirthEventsColumns[7]},
+			},
+		},
+	}
+	// BirthPreviewsColumns holds the columns for the "birth_previews" table.
+	BirthPreviewsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "dam_id", Type: field.TypeUUID},
+		{Name: "birth_date", Type: field.TypeString, Size: 10},
+		{Name: "settings_version", Type: field.TypeInt},
+		{Name: "protocol_version", Type: field.TypeInt},
+		{Name: "evidence", Type: field.TypeJSON},
+		{Name: "tasks", Type: field.TypeJSON},
+		{Name: "stale", Type: field.TypeBool, Default: false},
+		{Name: "approved_at", Type: field.TypeTime, Nullable: true},
+		{Name: "birth_event_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// BirthPreviewsTable holds the schema information for the "birth_previews" table.
+	BirthPreviewsTable = &schema.Table{
+		Name:       "birth_previews",
+		Columns:    BirthPreviewsColumns,
+		PrimaryKey: []*schema.Column{BirthPreviewsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "birthpreview_farm_id_stale",
+				Unique:  false,
+				Columns: []*schema.Column{BirthPreviewsColumns[3], BirthPreviewsColumns[10]},
+			},
+		},
+	}
+	// BirthSettingsColumns holds the columns for the "birth_settings" table.
+	BirthSettingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "version", Type: field.TypeInt},
+		{Name: "settings", Type: field.TypeJSON},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// BirthSettingsTable holds the schema information for the "birth_settings" table.
+	BirthSettingsTable = &schema.Table{
+		Name:       "birth_settings",
+		Columns:    BirthSettingsColumns,
+		PrimaryKey: []*schema.Column{BirthSettingsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "birthsettings_farm_id_version",
+				Unique:  true,
+				Columns: []*schema.Column{BirthSettingsColumns[3], BirthSettingsColumns[4]},
+			},
+		},
+	}
 	// FarmsColumns holds the columns for the "farms" table.
 	FarmsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -150,6 +230,40 @@ var (
 			},
 		},
 	}
+	// FarmTasksColumns holds the columns for the "farm_tasks" table.
+	FarmTasksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"TODO", "DONE", "CANCELLED"}, Default: "TODO"},
+		{Name: "due_date", Type: field.TypeTime, Nullable: true},
+		{Name: "protocol_version", Type: field.TypeInt},
+		{Name: "step", Type: field.TypeInt},
+		{Name: "birth_event_id", Type: field.TypeUUID},
+	}
+	// FarmTasksTable holds the schema information for the "farm_tasks" table.
+	FarmTasksTable = &schema.Table{
+		Name:       "farm_tasks",
+		Columns:    FarmTasksColumns,
+		PrimaryKey: []*schema.Column{FarmTasksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "farm_tasks_birth_events_tasks",
+				Columns:    []*schema.Column{FarmTasksColumns[9]},
+				RefColumns: []*schema.Column{BirthEventsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "farmtask_farm_id_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{FarmTasksColumns[3], FarmTasksColumns[5], FarmTasksColumns[6]},
+			},
+		},
+	}
 	// FilesColumns holds the columns for the "files" table.
 	FilesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -181,6 +295,29 @@ var (
 				Name:    "file_farm_id_is_active_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{FilesColumns[9], FilesColumns[3], FilesColumns[1]},
+			},
+		},
+	}
+	// FollowUpProtocolsColumns holds the columns for the "follow_up_protocols" table.
+	FollowUpProtocolsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "version", Type: field.TypeInt},
+		{Name: "steps", Type: field.TypeJSON},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// FollowUpProtocolsTable holds the schema information for the "follow_up_protocols" table.
+	FollowUpProtocolsTable = &schema.Table{
+		Name:       "follow_up_protocols",
+		Columns:    FollowUpProtocolsColumns,
+		PrimaryKey: []*schema.Column{FollowUpProtocolsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "followupprotocol_farm_id_version",
+				Unique:  true,
+				Columns: []*schema.Column{FollowUpProtocolsColumns[3], FollowUpProtocolsColumns[4]},
 			},
 		},
 	}
@@ -307,6 +444,11 @@ var (
 		{Name: "name", Type: field.TypeString, Nullable: true, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
 		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
+		{Name: "fact_kind", Type: field.TypeString, Nullable: true, Size: 20},
+		{Name: "fact_subject", Type: field.TypeUUID, Nullable: true},
+		{Name: "fact_dam", Type: field.TypeUUID, Nullable: true},
+		{Name: "fact_group", Type: field.TypeUUID, Nullable: true},
+		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -317,7 +459,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[7]},
+				Columns:    []*schema.Column{RecordItemsColumns[12]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -326,7 +468,46 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[7], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[12], RecordItemsColumns[3]},
+			},
+			{
+				Name:    "recorditem_fact_subject",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[8]},
+			},
+			{
+				Name:    "recorditem_fact_dam",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[9]},
+			},
+			{
+				Name:    "recorditem_fact_group_fact_kind",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[10], RecordItemsColumns[7]},
+			},
+		},
+	}
+	// TaskUpdatesColumns holds the columns for the "task_updates" table.
+	TaskUpdatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "request_id", Type: field.TypeString, Size: 200},
+		{Name: "task_id", Type: field.TypeUUID},
+		{Name: "body_hash", Type: field.TypeString},
+		{Name: "snapshot", Type: field.TypeBytes},
+	}
+	// TaskUpdatesTable holds the schema information for the "task_updates" table.
+	TaskUpdatesTable = &schema.Table{
+		Name:       "task_updates",
+		Columns:    TaskUpdatesColumns,
+		PrimaryKey: []*schema.Column{TaskUpdatesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "taskupdate_farm_id_request_id",
+				Unique:  true,
+				Columns: []*schema.Column{TaskUpdatesColumns[3], TaskUpdatesColumns[4]},
 			},
 		},
 	}
@@ -377,6 +558,31 @@ var (
 		Name:       "users",
 		Columns:    UsersColumns,
 		PrimaryKey: []*schema.Column{UsersColumns[0]},
+	}
+	// FarmTaskAnimalsColumns holds the columns for the "farm_task_animals" table.
+	FarmTaskAnimalsColumns = []*schema.Column{
+		{Name: "farm_task_id", Type: field.TypeUUID},
+		{Name: "animal_id", Type: field.TypeUUID},
+	}
+	// FarmTaskAnimalsTable holds the schema information for the "farm_task_animals" table.
+	FarmTaskAnimalsTable = &schema.Table{
+		Name:       "farm_task_animals",
+		Columns:    FarmTaskAnimalsColumns,
+		PrimaryKey: []*schema.Column{FarmTaskAnimalsColumns[0], FarmTaskAnimalsColumns[1]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "farm_task_animals_farm_task_id",
+				Columns:    []*schema.Column{FarmTaskAnimalsColumns[0]},
+				RefColumns: []*schema.Column{FarmTasksColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "farm_task_animals_animal_id",
+				Columns:    []*schema.Column{FarmTaskAnimalsColumns[1]},
+				RefColumns: []*schema.Column{AnimalsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
 	}
 	// FileRecordsColumns holds the columns for the "file_records" table.
 	FileRecordsColumns = []*schema.Column{
@@ -482,16 +688,23 @@ var (
 	Tables = []*schema.Table{
 		AccessTokensTable,
 		AnimalsTable,
+		BirthEventsTable,
+		BirthPreviewsTable,
+		BirthSettingsTable,
 		FarmsTable,
 		FarmMembersTable,
+		FarmTasksTable,
 		FilesTable,
+		FollowUpProtocolsTable,
 		GroupsTable,
 		MessagesTable,
 		OauthClientsTable,
 		RecordsTable,
 		RecordItemsTable,
+		TaskUpdatesTable,
 		ThreadsTable,
 		UsersTable,
+		FarmTaskAnimalsTable,
 		FileRecordsTable,
 		GroupAnimalsTable,
 		RecordAnimalsTable,
@@ -505,12 +718,15 @@ func init() {
 	AnimalsTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmMembersTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmMembersTable.ForeignKeys[1].RefTable = UsersTable
+	FarmTasksTable.ForeignKeys[0].RefTable = BirthEventsTable
 	FilesTable.ForeignKeys[0].RefTable = FarmsTable
 	GroupsTable.ForeignKeys[0].RefTable = FarmsTable
 	MessagesTable.ForeignKeys[0].RefTable = ThreadsTable
 	RecordsTable.ForeignKeys[0].RefTable = FarmsTable
 	RecordItemsTable.ForeignKeys[0].RefTable = RecordsTable
 	ThreadsTable.ForeignKeys[0].RefTable = FarmsTable
+	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
+	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
 	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
 	GroupAnimalsTable.ForeignKeys[0].RefTable = GroupsTable

@@ -12,14 +12,29 @@ type AccessToken func(*sql.Selector)
 // Animal is the predicate function for animal builders.
 type Animal func(*sql.Selector)
 
+// BirthEvent is the predicate function for birthevent builders.
+type BirthEvent func(*sql.Selector)
+
+// BirthPreview is the predicate function for birthpreview builders.
+type BirthPreview func(*sql.Selector)
+
+// BirthSettings is the predicate function for birthsettings builders.
+type BirthSettings func(*sql.Selector)
+
 // Farm is the predicate function for farm builders.
 type Farm func(*sql.Selector)
 
 // FarmMember is the predicate function for farmmember builders.
 type FarmMember func(*sql.Selector)
 
+// FarmTask is the predicate function for farmtask builders.
+type FarmTask func(*sql.Selector)
+
 // File is the predicate function for file builders.
 type File func(*sql.Selector)
+
+// FollowUpProtocol is the predicate function for followupprotocol builders.
+type FollowUpProtocol func(*sql.Selector)
 
 // Group is the predicate function for group builders.
 type Group func(*sql.Selector)
@@ -35,6 +50,9 @@ type Record func(*sql.Selector)
 
 // RecordItem is the predicate function for recorditem builders.
 type RecordItem func(*sql.Selector)
+
+// TaskUpdate is the predicate function for taskupdate builders.
+type TaskUpdate func(*sql.Selector)
 
 // Thread is the predicate function for thread builders.
 type Thread func(*sql.Selector)

@@ -30,6 +30,16 @@ const (
 	FieldDescription = "description"
 	// FieldMetadata holds the string denoting the metadata field in the database.
 	FieldMetadata = "metadata"
+	// FieldFactKind holds the string denoting the fact_kind field in the database.
+	FieldFactKind = "fact_kind"
+	// FieldFactSubject holds the string denoting the fact_subject field in the database.
+	FieldFactSubject = "fact_subject"
+	// FieldFactDam holds the string denoting the fact_dam field in the database.
+	FieldFactDam = "fact_dam"
+	// FieldFactGroup holds the string denoting the fact_group field in the database.
+	FieldFactGroup = "fact_group"
+	// FieldFactDate holds the string denoting the fact_date field in the database.
+	FieldFactDate = "fact_date"
 	// EdgeRecord holds the string denoting the record edge name in mutations.
 	EdgeRecord = "record"
 	// Table holds the table name of the recorditem in the database.
@@ -53,6 +63,11 @@ var Columns = []string{
 	FieldName,
 	FieldDescription,
 	FieldMetadata,
+	FieldFactKind,
+	FieldFactSubject,
+	FieldFactDam,
+	FieldFactGroup,
+	FieldFactDate,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -84,6 +99,10 @@ var (
 	NameValidator func(string) error
 	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	DescriptionValidator func(string) error
+	// FactKindValidator is a validator for the "fact_kind" field. It is called by the builders before save.
+	FactKindValidator func(string) error
+	// FactDateValidator is a validator for the "fact_date" field. It is called by the builders before save.
+	FactDateValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -124,6 +143,31 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByDescription orders the results by the description field.
 func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDescription, opts...).ToFunc()
+}
+
+// ByFactKind orders the results by the fact_kind field.
+func ByFactKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactKind, opts...).ToFunc()
+}
+
+// ByFactSubject orders the results by the fact_subject field.
+func ByFactSubject(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactSubject, opts...).ToFunc()
+}
+
+// ByFactDam orders the results by the fact_dam field.
+func ByFactDam(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactDam, opts...).ToFunc()
+}
+
+// ByFactGroup orders the results by the fact_group field.
+func ByFactGroup(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactGroup, opts...).ToFunc()
+}
+
+// ByFactDate orders the results by the fact_date field.
+func ByFactDate(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactDate, opts...).ToFunc()
 }
 
 // ByRecordField orders the results by record field.

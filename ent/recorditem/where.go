@@ -86,6 +86,31 @@ func Description(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldDescription, v))
 }
 
+// FactKind applies equality check predicate on the "fact_kind" field. It's identical to FactKindEQ.
+func FactKind(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactKind, v))
+}
+
+// FactSubject applies equality check predicate on the "fact_subject" field. It's identical to FactSubjectEQ.
+func FactSubject(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactSubject, v))
+}
+
+// FactDam applies equality check predicate on the "fact_dam" field. It's identical to FactDamEQ.
+func FactDam(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactDam, v))
+}
+
+// FactGroup applies equality check predicate on the "fact_group" field. It's identical to FactGroupEQ.
+func FactGroup(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactGroup, v))
+}
+
+// FactDate applies equality check predicate on the "fact_date" field. It's identical to FactDateEQ.
+func FactDate(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactDate, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -354,6 +379,306 @@ func MetadataIsNil() predicate.RecordItem {
 // MetadataNotNil applies the NotNil predicate on the "metadata" field.
 func MetadataNotNil() predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldNotNull(FieldMetadata))
+}
+
+// FactKindEQ applies the EQ predicate on the "fact_kind" field.
+func FactKindEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactKind, v))
+}
+
+// FactKindNEQ applies the NEQ predicate on the "fact_kind" field.
+func FactKindNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactKind, v))
+}
+
+// FactKindIn applies the In predicate on the "fact_kind" field.
+func FactKindIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactKind, vs...))
+}
+
+// FactKindNotIn applies the NotIn predicate on the "fact_kind" field.
+func FactKindNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactKind, vs...))
+}
+
+// FactKindGT applies the GT predicate on the "fact_kind" field.
+func FactKindGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactKind, v))
+}
+
+// FactKindGTE applies the GTE predicate on the "fact_kind" field.
+func FactKindGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactKind, v))
+}
+
+// FactKindLT applies the LT predicate on the "fact_kind" field.
+func FactKindLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactKind, v))
+}
+
+// FactKindLTE applies the LTE predicate on the "fact_kind" field.
+func FactKindLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactKind, v))
+}
+
+// FactKindContains applies the Contains predicate on the "fact_kind" field.
+func FactKindContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldFactKind, v))
+}
+
+// FactKindHasPrefix applies the HasPrefix predicate on the "fact_kind" field.
+func FactKindHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldFactKind, v))
+}
+
+// FactKindHasSuffix applies the HasSuffix predicate on the "fact_kind" field.
+func FactKindHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldFactKind, v))
+}
+
+// FactKindIsNil applies the IsNil predicate on the "fact_kind" field.
+func FactKindIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactKind))
+}
+
+// FactKindNotNil applies the NotNil predicate on the "fact_kind" field.
+func FactKindNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactKind))
+}
+
+// FactKindEqualFold applies the EqualFold predicate on the "fact_kind" field.
+func FactKindEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldFactKind, v))
+}
+
+// FactKindContainsFold applies the ContainsFold predicate on the "fact_kind" field.
+func FactKindContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldFactKind, v))
+}
+
+// FactSubjectEQ applies the EQ predicate on the "fact_subject" field.
+func FactSubjectEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactSubject, v))
+}
+
+// FactSubjectNEQ applies the NEQ predicate on the "fact_subject" field.
+func FactSubjectNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactSubject, v))
+}
+
+// FactSubjectIn applies the In predicate on the "fact_subject" field.
+func FactSubjectIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactSubject, vs...))
+}
+
+// FactSubjectNotIn applies the NotIn predicate on the "fact_subject" field.
+func FactSubjectNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactSubject, vs...))
+}
+
+// FactSubjectGT applies the GT predicate on the "fact_subject" field.
+func FactSubjectGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactSubject, v))
+}
+
+// FactSubjectGTE applies the GTE predicate on the "fact_subject" field.
+func FactSubjectGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactSubject, v))
+}
+
+// FactSubjectLT applies the LT predicate on the "fact_subject" field.
+func FactSubjectLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactSubject, v))
+}
+
+// FactSubjectLTE applies the LTE predicate on the "fact_subject" field.
+func FactSubjectLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactSubject, v))
+}
+
+// FactSubjectIsNil applies the IsNil predicate on the "fact_subject" field.
+func FactSubjectIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactSubject))
+}
+
+// FactSubjectNotNil applies the NotNil predicate on the "fact_subject" field.
+func FactSubjectNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactSubject))
+}
+
+// FactDamEQ applies the EQ predicate on the "fact_dam" field.
+func FactDamEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactDam, v))
+}
+
+// FactDamNEQ applies the NEQ predicate on the "fact_dam" field.
+func FactDamNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactDam, v))
+}
+
+// FactDamIn applies the In predicate on the "fact_dam" field.
+func FactDamIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactDam, vs...))
+}
+
+// FactDamNotIn applies the NotIn predicate on the "fact_dam" field.
+func FactDamNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactDam, vs...))
+}
+
+// FactDamGT applies the GT predicate on the "fact_dam" field.
+func FactDamGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactDam, v))
+}
+
+// FactDamGTE applies the GTE predicate on the "fact_dam" field.
+func FactDamGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactDam, v))
+}
+
+// FactDamLT applies the LT predicate on the "fact_dam" field.
+func FactDamLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactDam, v))
+}
+
+// FactDamLTE applies the LTE predicate on the "fact_dam" field.
+func FactDamLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactDam, v))
+}
+
+// FactDamIsNil applies the IsNil predicate on the "fact_dam" field.
+func FactDamIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactDam))
+}
+
+// FactDamNotNil applies the NotNil predicate on the "fact_dam" field.
+func FactDamNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactDam))
+}
+
+// FactGroupEQ applies the EQ predicate on the "fact_group" field.
+func FactGroupEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactGroup, v))
+}
+
+// FactGroupNEQ applies the NEQ predicate on the "fact_group" field.
+func FactGroupNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactGroup, v))
+}
+
+// FactGroupIn applies the In predicate on the "fact_group" field.
+func FactGroupIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactGroup, vs...))
+}
+
+// FactGroupNotIn applies the NotIn predicate on the "fact_group" field.
+func FactGroupNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactGroup, vs...))
+}
+
+// FactGroupGT applies the GT predicate on the "fact_group" field.
+func FactGroupGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactGroup, v))
+}
+
+// FactGroupGTE applies the GTE predicate on the "fact_group" field.
+func FactGroupGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactGroup, v))
+}
+
+// FactGroupLT applies the LT predicate on the "fact_group" field.
+func FactGroupLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactGroup, v))
+}
+
+// FactGroupLTE applies the LTE predicate on the "fact_group" field.
+func FactGroupLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactGroup, v))
+}
+
+// FactGroupIsNil applies the IsNil predicate on the "fact_group" field.
+func FactGroupIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactGroup))
+}
+
+// FactGroupNotNil applies the NotNil predicate on the "fact_group" field.
+func FactGroupNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactGroup))
+}
+
+// FactDateEQ applies the EQ predicate on the "fact_date" field.
+func FactDateEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactDate, v))
+}
+
+// FactDateNEQ applies the NEQ predicate on the "fact_date" field.
+func FactDateNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactDate, v))
+}
+
+// FactDateIn applies the In predicate on the "fact_date" field.
+func FactDateIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactDate, vs...))
+}
+
+// FactDateNotIn applies the NotIn predicate on the "fact_date" field.
+func FactDateNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactDate, vs...))
+}
+
+// FactDateGT applies the GT predicate on the "fact_date" field.
+func FactDateGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactDate, v))
+}
+
+// FactDateGTE applies the GTE predicate on the "fact_date" field.
+func FactDateGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactDate, v))
+}
+
+// FactDateLT applies the LT predicate on the "fact_date" field.
+func FactDateLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactDate, v))
+}
+
+// FactDateLTE applies the LTE predicate on the "fact_date" field.
+func FactDateLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactDate, v))
+}
+
+// FactDateContains applies the Contains predicate on the "fact_date" field.
+func FactDateContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldFactDate, v))
+}
+
+// FactDateHasPrefix applies the HasPrefix predicate on the "fact_date" field.
+func FactDateHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldFactDate, v))
+}
+
+// FactDateHasSuffix applies the HasSuffix predicate on the "fact_date" field.
+func FactDateHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldFactDate, v))
+}
+
+// FactDateIsNil applies the IsNil predicate on the "fact_date" field.
+func FactDateIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactDate))
+}
+
+// FactDateNotNil applies the NotNil predicate on the "fact_date" field.
+func FactDateNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactDate))
+}
+
+// FactDateEqualFold applies the EqualFold predicate on the "fact_date" field.
+func FactDateEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldFactDate, v))
+}
+
+// FactDateContainsFold applies the ContainsFold predicate on the "fact_date" field.
+func FactDateContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldFactDate, v))
 }
 
 // HasRecord applies the HasEdge predicate on the "record" edge.

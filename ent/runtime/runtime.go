@@ -8,15 +8,21 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema"
+	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
 )
@@ -97,6 +103,113 @@ func init() {
 	animalDescID := animalMixinFields0[0].Descriptor()
 	// animal.DefaultID holds the default value on creation for the id field.
 	animal.DefaultID = animalDescID.Default.(func() uuid.UUID)
+	birtheventMixin := schema.BirthEvent{}.Mixin()
+	birtheventMixinFields0 := birtheventMixin[0].Fields()
+	_ = birtheventMixinFields0
+	birtheventFields := schema.BirthEvent{}.Fields()
+	_ = birtheventFields
+	// birtheventDescCreatedAt is the schema descriptor for created_at field.
+	birtheventDescCreatedAt := birtheventMixinFields0[1].Descriptor()
+	// birthevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	birthevent.DefaultCreatedAt = birtheventDescCreatedAt.Default.(func() time.Time)
+	// birtheventDescUpdatedAt is the schema descriptor for updated_at field.
+	birtheventDescUpdatedAt := birtheventMixinFields0[2].Descriptor()
+	// birthevent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	birthevent.DefaultUpdatedAt = birtheventDescUpdatedAt.Default.(func() time.Time)
+	// birthevent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	birthevent.UpdateDefaultUpdatedAt = birtheventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// birtheventDescBirthDate is the schema descriptor for birth_date field.
+	birtheventDescBirthDate := birtheventFields[2].Descriptor()
+	// birthevent.BirthDateValidator is a validator for the "birth_date" field. It is called by the builders before save.
+	birthevent.BirthDateValidator = birtheventDescBirthDate.Validators[0].(func(string) error)
+	// birtheventDescRequestID is the schema descriptor for request_id field.
+	birtheventDescRequestID := birtheventFields[4].Descriptor()
+	// birthevent.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	birthevent.RequestIDValidator = func() func(string) error {
+		validators := birtheventDescRequestID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(request_id string) error {
+			for _, fn := range fns {
+				if err := fn(request_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// birtheventDescSettingsVersion is the schema descriptor for settings_version field.
+	birtheventDescSettingsVersion := birtheventFields[5].Descriptor()
+	// birthevent.SettingsVersionValidator is a validator for the "settings_version" field. It is called by the builders before save.
+	birthevent.SettingsVersionValidator = birtheventDescSettingsVersion.Validators[0].(func(int) error)
+	// birtheventDescProtocolVersion is the schema descriptor for protocol_version field.
+	birtheventDescProtocolVersion := birtheventFields[6].Descriptor()
+	// birthevent.ProtocolVersionValidator is a validator for the "protocol_version" field. It is called by the builders before save.
+	birthevent.ProtocolVersionValidator = birtheventDescProtocolVersion.Validators[0].(func(int) error)
+	// birtheventDescID is the schema descriptor for id field.
+	birtheventDescID := birtheventMixinFields0[0].Descriptor()
+	// birthevent.DefaultID holds the default value on creation for the id field.
+	birthevent.DefaultID = birtheventDescID.Default.(func() uuid.UUID)
+	birthpreviewMixin := schema.BirthPreview{}.Mixin()
+	birthpreviewMixinFields0 := birthpreviewMixin[0].Fields()
+	_ = birthpreviewMixinFields0
+	birthpreviewFields := schema.BirthPreview{}.Fields()
+	_ = birthpreviewFields
+	// birthpreviewDescCreatedAt is the schema descriptor for created_at field.
+	birthpreviewDescCreatedAt := birthpreviewMixinFields0[1].Descriptor()
+	// birthpreview.DefaultCreatedAt holds the default value on creation for the created_at field.
+	birthpreview.DefaultCreatedAt = birthpreviewDescCreatedAt.Default.(func() time.Time)
+	// birthpreviewDescUpdatedAt is the schema descriptor for updated_at field.
+	birthpreviewDescUpdatedAt := birthpreviewMixinFields0[2].Descriptor()
+	// birthpreview.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	birthpreview.DefaultUpdatedAt = birthpreviewDescUpdatedAt.Default.(func() time.Time)
+	// birthpreview.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	birthpreview.UpdateDefaultUpdatedAt = birthpreviewDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// birthpreviewDescBirthDate is the schema descriptor for birth_date field.
+	birthpreviewDescBirthDate := birthpreviewFields[2].Descriptor()
+	// birthpreview.BirthDateValidator is a validator for the "birth_date" field. It is called by the builders before save.
+	birthpreview.BirthDateValidator = birthpreviewDescBirthDate.Validators[0].(func(string) error)
+	// birthpreviewDescSettingsVersion is the schema descriptor for settings_version field.
+	birthpreviewDescSettingsVersion := birthpreviewFields[3].Descriptor()
+	// birthpreview.SettingsVersionValidator is a validator for the "settings_version" field. It is called by the builders before save.
+	birthpreview.SettingsVersionValidator = birthpreviewDescSettingsVersion.Validators[0].(func(int) error)
+	// birthpreviewDescProtocolVersion is the schema descriptor for protocol_version field.
+	birthpreviewDescProtocolVersion := birthpreviewFields[4].Descriptor()
+	// birthpreview.ProtocolVersionValidator is a validator for the "protocol_version" field. It is called by the builders before save.
+	birthpreview.ProtocolVersionValidator = birthpreviewDescProtocolVersion.Validators[0].(func(int) error)
+	// birthpreviewDescStale is the schema descriptor for stale field.
+	birthpreviewDescStale := birthpreviewFields[7].Descriptor()
+	// birthpreview.DefaultStale holds the default value on creation for the stale field.
+	birthpreview.DefaultStale = birthpreviewDescStale.Default.(bool)
+	// birthpreviewDescID is the schema descriptor for id field.
+	birthpreviewDescID := birthpreviewMixinFields0[0].Descriptor()
+	// birthpreview.DefaultID holds the default value on creation for the id field.
+	birthpreview.DefaultID = birthpreviewDescID.Default.(func() uuid.UUID)
+	birthsettingsMixin := schema.BirthSettings{}.Mixin()
+	birthsettingsMixinFields0 := birthsettingsMixin[0].Fields()
+	_ = birthsettingsMixinFields0
+	birthsettingsFields := schema.BirthSettings{}.Fields()
+	_ = birthsettingsFields
+	// birthsettingsDescCreatedAt is the schema descriptor for created_at field.
+	birthsettingsDescCreatedAt := birthsettingsMixinFields0[1].Descriptor()
+	// birthsettings.DefaultCreatedAt holds the default value on creation for the created_at field.
+	birthsettings.DefaultCreatedAt = birthsettingsDescCreatedAt.Default.(func() time.Time)
+	// birthsettingsDescUpdatedAt is the schema descriptor for updated_at field.
+	birthsettingsDescUpdatedAt := birthsettingsMixinFields0[2].Descriptor()
+	// birthsettings.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	birthsettings.DefaultUpdatedAt = birthsettingsDescUpdatedAt.Default.(func() time.Time)
+	// birthsettings.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	birthsettings.UpdateDefaultUpdatedAt = birthsettingsDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// birthsettingsDescVersion is the schema descriptor for version field.
+	birthsettingsDescVersion := birthsettingsFields[1].Descriptor()
+	// birthsettings.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	birthsettings.VersionValidator = birthsettingsDescVersion.Validators[0].(func(int) error)
+	// birthsettingsDescID is the schema descriptor for id field.
+	birthsettingsDescID := birthsettingsMixinFields0[0].Descriptor()
+	// birthsettings.DefaultID holds the default value on creation for the id field.
+	birthsettings.DefaultID = birthsettingsDescID.Default.(func() uuid.UUID)
 	farmMixin := schema.Farm{}.Mixin()
 	farmMixinInters1 := farmMixin[1].Interceptors()
 	farm.Interceptors[0] = farmMixinInters1[0]
@@ -177,6 +290,51 @@ func init() {
 	farmmemberDescID := farmmemberMixinFields0[0].Descriptor()
 	// farmmember.DefaultID holds the default value on creation for the id field.
 	farmmember.DefaultID = farmmemberDescID.Default.(func() uuid.UUID)
+	farmtaskMixin := schema.FarmTask{}.Mixin()
+	farmtaskMixinFields0 := farmtaskMixin[0].Fields()
+	_ = farmtaskMixinFields0
+	farmtaskFields := schema.FarmTask{}.Fields()
+	_ = farmtaskFields
+	// farmtaskDescCreatedAt is the schema descriptor for created_at field.
+	farmtaskDescCreatedAt := farmtaskMixinFields0[1].Descriptor()
+	// farmtask.DefaultCreatedAt holds the default value on creation for the created_at field.
+	farmtask.DefaultCreatedAt = farmtaskDescCreatedAt.Default.(func() time.Time)
+	// farmtaskDescUpdatedAt is the schema descriptor for updated_at field.
+	farmtaskDescUpdatedAt := farmtaskMixinFields0[2].Descriptor()
+	// farmtask.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	farmtask.DefaultUpdatedAt = farmtaskDescUpdatedAt.Default.(func() time.Time)
+	// farmtask.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	farmtask.UpdateDefaultUpdatedAt = farmtaskDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// farmtaskDescName is the schema descriptor for name field.
+	farmtaskDescName := farmtaskFields[2].Descriptor()
+	// farmtask.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	farmtask.NameValidator = func() func(string) error {
+		validators := farmtaskDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// farmtaskDescProtocolVersion is the schema descriptor for protocol_version field.
+	farmtaskDescProtocolVersion := farmtaskFields[5].Descriptor()
+	// farmtask.ProtocolVersionValidator is a validator for the "protocol_version" field. It is called by the builders before save.
+	farmtask.ProtocolVersionValidator = farmtaskDescProtocolVersion.Validators[0].(func(int) error)
+	// farmtaskDescStep is the schema descriptor for step field.
+	farmtaskDescStep := farmtaskFields[6].Descriptor()
+	// farmtask.StepValidator is a validator for the "step" field. It is called by the builders before save.
+	farmtask.StepValidator = farmtaskDescStep.Validators[0].(func(int) error)
+	// farmtaskDescID is the schema descriptor for id field.
+	farmtaskDescID := farmtaskMixinFields0[0].Descriptor()
+	// farmtask.DefaultID holds the default value on creation for the id field.
+	farmtask.DefaultID = farmtaskDescID.Default.(func() uuid.UUID)
 	fileMixin := schema.File{}.Mixin()
 	fileMixinInters1 := fileMixin[1].Interceptors()
 	file.Interceptors[0] = fileMixinInters1[0]
@@ -248,6 +406,29 @@ func init() {
 	fileDescID := fileMixinFields0[0].Descriptor()
 	// file.DefaultID holds the default value on creation for the id field.
 	file.DefaultID = fileDescID.Default.(func() uuid.UUID)
+	followupprotocolMixin := schema.FollowUpProtocol{}.Mixin()
+	followupprotocolMixinFields0 := followupprotocolMixin[0].Fields()
+	_ = followupprotocolMixinFields0
+	followupprotocolFields := schema.FollowUpProtocol{}.Fields()
+	_ = followupprotocolFields
+	// followupprotocolDescCreatedAt is the schema descriptor for created_at field.
+	followupprotocolDescCreatedAt := followupprotocolMixinFields0[1].Descriptor()
+	// followupprotocol.DefaultCreatedAt holds the default value on creation for the created_at field.
+	followupprotocol.DefaultCreatedAt = followupprotocolDescCreatedAt.Default.(func() time.Time)
+	// followupprotocolDescUpdatedAt is the schema descriptor for updated_at field.
+	followupprotocolDescUpdatedAt := followupprotocolMixinFields0[2].Descriptor()
+	// followupprotocol.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	followupprotocol.DefaultUpdatedAt = followupprotocolDescUpdatedAt.Default.(func() time.Time)
+	// followupprotocol.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	followupprotocol.UpdateDefaultUpdatedAt = followupprotocolDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// followupprotocolDescVersion is the schema descriptor for version field.
+	followupprotocolDescVersion := followupprotocolFields[1].Descriptor()
+	// followupprotocol.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	followupprotocol.VersionValidator = followupprotocolDescVersion.Validators[0].(func(int) error)
+	// followupprotocolDescID is the schema descriptor for id field.
+	followupprotocolDescID := followupprotocolMixinFields0[0].Descriptor()
+	// followupprotocol.DefaultID holds the default value on creation for the id field.
+	followupprotocol.DefaultID = followupprotocolDescID.Default.(func() uuid.UUID)
 	groupMixin := schema.Group{}.Mixin()
 	groupMixinInters1 := groupMixin[1].Interceptors()
 	group.Interceptors[0] = groupMixinInters1[0]
@@ -489,10 +670,59 @@ func init() {
 	recorditemDescDescription := recorditemFields[2].Descriptor()
 	// recorditem.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	recorditem.DescriptionValidator = recorditemDescDescription.Validators[0].(func(string) error)
+	// recorditemDescFactKind is the schema descriptor for fact_kind field.
+	recorditemDescFactKind := recorditemFields[4].Descriptor()
+	// recorditem.FactKindValidator is a validator for the "fact_kind" field. It is called by the builders before save.
+	recorditem.FactKindValidator = recorditemDescFactKind.Validators[0].(func(string) error)
+	// recorditemDescFactDate is the schema descriptor for fact_date field.
+	recorditemDescFactDate := recorditemFields[8].Descriptor()
+	// recorditem.FactDateValidator is a validator for the "fact_date" field. It is called by the builders before save.
+	recorditem.FactDateValidator = recorditemDescFactDate.Validators[0].(func(string) error)
 	// recorditemDescID is the schema descriptor for id field.
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.
 	recorditem.DefaultID = recorditemDescID.Default.(func() uuid.UUID)
+	taskupdateMixin := schema.TaskUpdate{}.Mixin()
+	taskupdateMixinFields0 := taskupdateMixin[0].Fields()
+	_ = taskupdateMixinFields0
+	taskupdateFields := schema.TaskUpdate{}.Fields()
+	_ = taskupdateFields
+	// taskupdateDescCreatedAt is the schema descriptor for created_at field.
+	taskupdateDescCreatedAt := taskupdateMixinFields0[1].Descriptor()
+	// taskupdate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	taskupdate.DefaultCreatedAt = taskupdateDescCreatedAt.Default.(func() time.Time)
+	// taskupdateDescUpdatedAt is the schema descriptor for updated_at field.
+	taskupdateDescUpdatedAt := taskupdateMixinFields0[2].Descriptor()
+	// taskupdate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	taskupdate.DefaultUpdatedAt = taskupdateDescUpdatedAt.Default.(func() time.Time)
+	// taskupdate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	taskupdate.UpdateDefaultUpdatedAt = taskupdateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskupdateDescRequestID is the schema descriptor for request_id field.
+	taskupdateDescRequestID := taskupdateFields[1].Descriptor()
+	// taskupdate.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	taskupdate.RequestIDValidator = func() func(string) error {
+		validators := taskupdateDescRequestID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(request_id string) error {
+			for _, fn := range fns {
+				if err := fn(request_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// taskupdateDescBodyHash is the schema descriptor for body_hash field.
+	taskupdateDescBodyHash := taskupdateFields[3].Descriptor()
+	// taskupdate.BodyHashValidator is a validator for the "body_hash" field. It is called by the builders before save.
+	taskupdate.BodyHashValidator = taskupdateDescBodyHash.Validators[0].(func(string) error)
+	// taskupdateDescID is the schema descriptor for id field.
+	taskupdateDescID := taskupdateMixinFields0[0].Descriptor()
+	// taskupdate.DefaultID holds the default value on creation for the id field.
+	taskupdate.DefaultID = taskupdateDescID.Default.(func() uuid.UUID)
 	threadMixin := schema.Thread{}.Mixin()
 	threadMixinInters1 := threadMixin[1].Interceptors()
 	thread.Interceptors[0] = threadMixinInters1[0]

@@ -34,6 +34,7 @@ func (Animal) Edges() []ent.Edge {
 			Annotations(entgql.Skip()),
 		edge.From("groups", Group.Type).Ref("animals").Annotations(entgql.Skip(entgql.SkipWhereInput)),
 		edge.From("records", Record.Type).Ref("animals").Annotations(entgql.Skip()),
+		edge.From("farm_tasks", FarmTask.Type).Ref("animals").Annotations(entgql.Skip()),
 	}
 }
 

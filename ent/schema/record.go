@@ -65,6 +65,13 @@ func (RecordItem) Fields() []ent.Field {
 		field.String("description").Optional().Nillable().MaxLen(10000),
 		field.JSON("metadata", map[string]any{}).Optional().
 			Annotations(entgql.Type("Map")),
+		// The birth_history fact of the metadata, kept in indexed columns by the service so
+		// that the evidence review loads the facts of a few animals, not the farm's history.
+		field.String("fact_kind").Optional().Nillable().MaxLen(20).Annotations(entgql.Skip()),
+		field.UUID("fact_subject", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
+		field.UUID("fact_dam", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
+		field.UUID("fact_group", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
+		field.String("fact_date").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
 	}
 }
 
@@ -78,7 +85,12 @@ func (RecordItem) Edges() []ent.Edge {
 
 // Indexes of the RecordItem.
 func (RecordItem) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("record_id", "is_active")}
+	return []ent.Index{
+		index.Fields("record_id", "is_active"),
+		index.Fields("fact_subject"),
+		index.Fields("fact_dam"),
+		index.Fields("fact_group", "fact_kind"),
+	}
 }
 
 // Annotations of the RecordItem.

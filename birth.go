@@ -1,0 +1,365 @@
+package herdbook
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/birthsettings"
+	"github.com/herdbook/herdbook/ent/followupprotocol"
+	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/evidence"
+)
+
+// BirthSettings is a farm's current birth-history settings: nil until the farm sets them.
+type BirthSettings struct {
+	Species  string
+	Settings *evidence.Settings
+	Version  int
+}
+
+// BirthSettings returns the farm's species and current settings.
+func (s *Service) BirthSettings(ctx context.Context, farmID uuid.UUID) (BirthSettings, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return BirthSettings{}, err
+	}
+	return s.birthSettings(ctx, farmID)
+}
+
+func (s *Service) birthSettings(ctx context.Context, farmID uuid.UUID) (BirthSettings, error) {
+	c := s.Client(ctx)
+	f, err := c.Farm.Get(ctx, farmID)
+	if err != nil {
+		return BirthSettings{}, notFound(err, "farm", farmID)
+	}
+	out := BirthSettings{Species: string(f.Species)}
+	row, err := c.BirthSettings.Query().Where(birthsettings.FarmID(farmID)).
+		Order(ent.Desc(birthsettings.FieldVersion)).First(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	st := row.Settings
+	out.Settings, out.Version = &st, row.Version
+	return out, nil
+}
+
+// PutBirthSettings replaces the farm's settings whole with a new version and marks every
+// unapproved preview stale: it was made with settings that no longer hold.
+func (s *Service) PutBirthSettings(ctx context.Context, farmID uuid.UUID, in evidence.Settings) (BirthSettings, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
+	if err != nil {
+		return BirthSettings{}, err
+	}
+	var out BirthSettings
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		cur, err := s.birthSettings(ctx, farmID)
+		if err != nil {
+			return err
+		}
+		if errs := in.Validate(cur.Species); len(errs) > 0 {
+			return invalidFromEvidence("", errs)
+		}
+		if in.BirthWindows == nil {
+			in.BirthWindows = []evidence.Window{}
+		}
+		c := s.Client(ctx)
+		row, err := c.BirthSettings.Create().SetFarmID(farmID).SetVersion(cur.Version + 1).
+			SetSettings(in).SetCreatedBy(v.UserID).Save(ctx)
+		if err != nil {
+			return constraint(err, "the settings were changed at the same time; try again")
+		}
+		if err := c.BirthPreview.Update().Where(birthpreview.FarmID(farmID), birthpreview.Stale(false),
+			birthpreview.ApprovedAtIsNil()).SetStale(true).Exec(ctx); err != nil {
+			return err
+		}
+		st := row.Settings
+		out = BirthSettings{Species: cur.Species, Settings: &st, Version: row.Version}
+		return nil
+	})
+	return out, err
+}
+
+func invalidFromEvidence(prefix string, errs []evidence.FieldError) error {
+	var fe fieldErrors
+	for _, e := range errs {
+		fe.add(prefix+e.Field, "%s", e.Message)
+	}
+	return fe.err()
+}
+
+// BirthEvidence reviews which sires could have fathered the dam's birth on birthDate, from
+// the farm's dated facts. It reads only, and costs a bounded number of queries whatever the
+// size of the farm.
+func (s *Service) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID, birthDate string) (evidence.Evidence, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords, ScopeReadAnimals); err != nil {
+		return evidence.Evidence{}, err
+	}
+	ev, _, err := s.review(ctx, farmID, damID, birthDate)
+	return ev, err
+}
+
+// review validates the question, checks the dam belongs to the farm, loads the facts that
+// can matter and runs the engine. It returns the settings version used (0: none).
+func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate string) (evidence.Evidence, int, error) {
+	in := evidence.Input{DamID: damID, BirthDate: birthDate}
+	if errs := in.Validate(); len(errs) > 0 {
+		return evidence.Evidence{}, 0, invalidFromEvidence("", errs)
+	}
+	dam := uuid.MustParse(strings.ToLower(damID))
+	ok, err := s.Client(ctx).Animal.Query().Where(animal.ID(dam), animal.FarmID(farmID)).Exist(IncludeInactive(ctx))
+	if err != nil {
+		return evidence.Evidence{}, 0, err
+	}
+	if !ok {
+		return evidence.Evidence{}, 0, Errorf(ENOTFOUND, "dam %s is not an animal of this farm", dam)
+	}
+	st, err := s.birthSettings(ctx, farmID)
+	if err != nil {
+		return evidence.Evidence{}, 0, err
+	}
+	in.Settings = st.Settings
+	in.DamID = dam.String()
+	if in.Facts, err = s.loadFacts(ctx, farmID, dam); err != nil {
+		return evidence.Evidence{}, 0, err
+	}
+	scope := evidence.ScopeOf(in)
+	in.Facts = slices.DeleteFunc(in.Facts, func(f evidence.Fact) bool { return !scope.Keep(f) })
+	return evidence.Review(in), st.Version, nil
+}
+
+// loadFacts loads the active facts of the farm that can bear on a birth of dam, in three
+// indexed queries: the dam's own facts (and exposures and births that name her), the
+// exposures of the groups her membership facts name, and the facts of every sire those
+// exposures name. Current group links are never read.
+func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID) ([]evidence.Fact, error) {
+	c := s.Client(ctx)
+	// query loads the facts matching where, reading only the columns the review needs.
+	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+		return c.RecordItem.Query().
+			Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			Where(where...).
+			Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+				recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup).
+			All(ctx)
+	}
+	seen := map[uuid.UUID]bool{}
+	var facts []evidence.Fact
+	add := func(items []*ent.RecordItem) {
+		for _, it := range items {
+			if seen[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+			f, ok, errs := parseFact(it.Metadata)
+			if !ok || len(errs) > 0 {
+				continue
+			}
+			f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
+			facts = append(facts, f)
+		}
+	}
+	own, err := query(recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam)))
+	if err != nil {
+		return nil, err
+	}
+	add(own)
+	var groups, sires []uuid.UUID
+	for _, it := range own {
+		switch {
+		case it.FactKind != nil && *it.FactKind == string(evidence.KindMembership) && it.FactGroup != nil:
+			groups = append(groups, *it.FactGroup)
+		case it.FactKind != nil && *it.FactKind == string(evidence.KindExposure) && it.FactSubject != nil:
+			sires = append(sires, *it.FactSubject)
+		}
+	}
+	if len(groups) > 0 {
+		exp, err := query(recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...))
+		if err != nil {
+			return nil, err
+		}
+		add(exp)
+		for _, it := range exp {
+			if it.FactSubject != nil {
+				sires = append(sires, *it.FactSubject)
+			}
+		}
+	}
+	if len(sires) > 0 {
+		kinds := []string{string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindPurchase),
+			string(evidence.KindMovementIn), string(evidence.KindMovementOut)}
+		of, err := query(recorditem.FactSubjectIn(dedupe(sires)...), recorditem.FactKindIn(kinds...))
+		if err != nil {
+			return nil, err
+		}
+		add(of)
+	}
+	return facts, nil
+}
+
+// factColumns are the indexed copies of an item's fact that loadFacts queries by.
+type factColumns struct {
+	kind, date          *string
+	subject, dam, group *uuid.UUID
+}
+
+func columnsOf(metadata map[string]any) factColumns {
+	f, ok, errs := parseFact(metadata)
+	if !ok || len(errs) > 0 {
+		return factColumns{}
+	}
+	id := func(s string) *uuid.UUID {
+		if u, err := uuid.Parse(s); err == nil {
+			return &u
+		}
+		return nil
+	}
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	kind := string(f.Kind)
+	c := factColumns{kind: &kind, group: id(f.GroupID)}
+	switch f.Kind {
+	case evidence.KindExposure:
+		c.subject, c.dam = id(f.SireID), id(f.DamID)
+	case evidence.KindBirth:
+		c.subject, c.dam = id(f.DamID), id(f.DamID)
+	default:
+		c.subject = id(f.AnimalID)
+	}
+	for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
+		if d != "" {
+			c.date = str(d)
+			break
+		}
+	}
+	return c
+}
+
+// ProtocolLimits bound a follow-up protocol.
+const (
+	MaxProtocolSteps = 50
+	MinOffsetDays    = -365
+	MaxOffsetDays    = 3650
+)
+
+// FollowUpProtocol is a version of a farm's follow-up steps; version 0 means none is set.
+type FollowUpProtocol struct {
+	Version int
+	Steps   []schematype.ProtocolStep
+}
+
+// FollowUpProtocol returns the farm's current protocol.
+func (s *Service) FollowUpProtocol(ctx context.Context, farmID uuid.UUID) (FollowUpProtocol, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return FollowUpProtocol{}, err
+	}
+	return s.protocol(ctx, farmID, 0)
+}
+
+// protocol returns version v of the farm's protocol, or the latest when v is 0.
+func (s *Service) protocol(ctx context.Context, farmID uuid.UUID, v int) (FollowUpProtocol, error) {
+	q := s.Client(ctx).FollowUpProtocol.Query().Where(followupprotocol.FarmID(farmID))
+	if v > 0 {
+		q.Where(followupprotocol.Version(v))
+	}
+	row, err := q.Order(ent.Desc(followupprotocol.FieldVersion)).First(ctx)
+	switch {
+	case ent.IsNotFound(err) && v > 0:
+		return FollowUpProtocol{}, Invalid(FieldError{Field: "protocol_version", Message: fmt.Sprintf("version %d does not exist", v)})
+	case ent.IsNotFound(err):
+		return FollowUpProtocol{Steps: []schematype.ProtocolStep{}}, nil
+	case err != nil:
+		return FollowUpProtocol{}, err
+	}
+	return FollowUpProtocol{Version: row.Version, Steps: row.Steps}, nil
+}
+
+// PutFollowUpProtocol replaces the farm's steps with a new protocol version.
+func (s *Service) PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []schematype.ProtocolStep) (FollowUpProtocol, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
+	if err != nil {
+		return FollowUpProtocol{}, err
+	}
+	var fe fieldErrors
+	if len(steps) > MaxProtocolSteps {
+		fe.add("steps", "must have at most %d steps", MaxProtocolSteps)
+	}
+	for i, st := range steps {
+		p := fmt.Sprintf("steps[%d]", i)
+		validateName(&fe, p+".name", st.Name, 1, 200)
+		if st.OffsetDays < MinOffsetDays || st.OffsetDays > MaxOffsetDays {
+			fe.add(p+".offset_days", "must be between %d and %d", MinOffsetDays, MaxOffsetDays)
+		}
+	}
+	if err := fe.err(); err != nil {
+		return FollowUpProtocol{}, err
+	}
+	if steps == nil {
+		steps = []schematype.ProtocolStep{}
+	}
+	var out FollowUpProtocol
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		cur, err := s.protocol(ctx, farmID, 0)
+		if err != nil {
+			return err
+		}
+		row, err := s.Client(ctx).FollowUpProtocol.Create().SetFarmID(farmID).SetVersion(cur.Version + 1).
+			SetSteps(steps).SetCreatedBy(v.UserID).Save(ctx)
+		if err != nil {
+			return constraint(err, "the protocol was changed at the same time; try again")
+		}
+		out = FollowUpProtocol{Version: row.Version, Steps: row.Steps}
+		return nil
+	})
+	return out, err
+}
+
+// CreateBirthPreview snapshots the evidence for a birth with the current settings and
+// protocol versions and lists the tasks approval would create.
+func (s *Service) CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID, birthDate string) (*ent.BirthPreview, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords, ScopeReadAnimals)
+	if err != nil {
+		return nil, err
+	}
+	ev, settingsVersion, err := s.review(ctx, farmID, damID, birthDate)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := s.protocol(ctx, farmID, 0)
+	if err != nil {
+		return nil, err
+	}
+	born, _ := time.Parse(time.DateOnly, birthDate)
+	tasks := make([]schematype.PlannedTask, len(proto.Steps))
+	for i, st := range proto.Steps {
+		tasks[i] = schematype.PlannedTask{Name: st.Name, OffsetDays: st.OffsetDays, DueDate: born.AddDate(0, 0, st.OffsetDays).Format(time.DateOnly)}
+	}
+	return s.Client(ctx).BirthPreview.Create().SetFarmID(farmID).SetDamID(uuid.MustParse(strings.ToLower(damID))).
+		SetBirthDate(birthDate).SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).
+		SetEvidence(ev).SetTasks(tasks).SetCreatedBy(v.UserID).Save(ctx)
+}
+
+// BirthPreview returns one preview of the farm.
+func (s *Service) BirthPreview(ctx context.Context, farmID, id uuid.UUID) (*ent.BirthPreview, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	p, err := s.Client(ctx).BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(id)).Only(ctx)
+	return p, notFound(err, "preview", id)
+}

@@ -1,0 +1,205 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/evidence"
+)
+
+// BirthSettings is one version of a farm's birth-history settings. Rows are never changed:
+// every PUT adds a version, so a preview can say which settings it was made with.
+type BirthSettings struct{ ent.Schema }
+
+// Mixin of the BirthSettings.
+func (BirthSettings) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the BirthSettings.
+func (BirthSettings) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.Int("version").Positive().Immutable(),
+		field.JSON("settings", evidence.Settings{}).Immutable(),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+	}
+}
+
+// Indexes of the BirthSettings.
+func (BirthSettings) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "version").Unique()}
+}
+
+// Annotations of the BirthSettings.
+func (BirthSettings) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// FollowUpProtocol is one version of a farm's follow-up protocol: the ordered steps a birth
+// turns into tasks. No steps ship by default.
+type FollowUpProtocol struct{ ent.Schema }
+
+// Mixin of the FollowUpProtocol.
+func (FollowUpProtocol) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the FollowUpProtocol.
+func (FollowUpProtocol) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.Int("version").Positive().Immutable(),
+		field.JSON("steps", []schematype.ProtocolStep{}).Immutable(),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+	}
+}
+
+// Indexes of the FollowUpProtocol.
+func (FollowUpProtocol) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "version").Unique()}
+}
+
+// Annotations of the FollowUpProtocol.
+func (FollowUpProtocol) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// BirthPreview snapshots the evidence for a birth with the settings and protocol versions it
+// was made with, and the tasks approval would create. A settings change makes it stale.
+type BirthPreview struct{ ent.Schema }
+
+// Mixin of the BirthPreview.
+func (BirthPreview) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the BirthPreview.
+func (BirthPreview) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.UUID("dam_id", uuid.UUID{}).Immutable(),
+		field.String("birth_date").MaxLen(10).Immutable(),
+		field.Int("settings_version").NonNegative().Immutable(),
+		field.Int("protocol_version").NonNegative().Immutable(),
+		field.JSON("evidence", evidence.Evidence{}).Immutable(),
+		field.JSON("tasks", []schematype.PlannedTask{}).Immutable(),
+		field.Bool("stale").Default(false),
+		field.Time("approved_at").Optional().Nillable(),
+		field.UUID("birth_event_id", uuid.UUID{}).Optional().Nillable(),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+	}
+}
+
+// Indexes of the BirthPreview.
+func (BirthPreview) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "stale")}
+}
+
+// Annotations of the BirthPreview.
+func (BirthPreview) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// BirthEvent is an approved birth. Approval is idempotent by the client's request id.
+type BirthEvent struct{ ent.Schema }
+
+// Mixin of the BirthEvent.
+func (BirthEvent) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the BirthEvent.
+func (BirthEvent) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.UUID("dam_id", uuid.UUID{}).Immutable(),
+		field.String("birth_date").MaxLen(10).Immutable(),
+		field.UUID("preview_id", uuid.UUID{}).Immutable(),
+		field.String("request_id").NotEmpty().MaxLen(200).Immutable(),
+		field.Int("settings_version").NonNegative().Immutable(),
+		field.Int("protocol_version").NonNegative().Immutable(),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+	}
+}
+
+// Edges of the BirthEvent.
+func (BirthEvent) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("tasks", FarmTask.Type),
+	}
+}
+
+// Indexes of the BirthEvent: a request id is used once per farm.
+func (BirthEvent) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "request_id").Unique()}
+}
+
+// Annotations of the BirthEvent.
+func (BirthEvent) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// FarmTask is a follow-up task of a birth.
+type FarmTask struct{ ent.Schema }
+
+// Mixin of the FarmTask.
+func (FarmTask) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the FarmTask.
+func (FarmTask) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.UUID("birth_event_id", uuid.UUID{}).Immutable(),
+		field.String("name").NotEmpty().MaxLen(200),
+		field.Enum("status").Values("TODO", "DONE", "CANCELLED").Default("TODO"),
+		field.Time("due_date").Optional().Nillable(),
+		field.Int("protocol_version").NonNegative().Immutable(),
+		field.Int("step").NonNegative().Immutable(),
+	}
+}
+
+// Edges of the FarmTask.
+func (FarmTask) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("birth_event", BirthEvent.Type).Ref("tasks").Field("birth_event_id").Unique().Required().Immutable(),
+		edge.To("animals", Animal.Type),
+	}
+}
+
+// Indexes of the FarmTask: the farm's list filters by status and sorts by due date.
+func (FarmTask) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "status", "due_date")}
+}
+
+// Annotations of the FarmTask.
+func (FarmTask) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// TaskUpdate remembers the answer to a farm-task update made with a request id, so that a
+// retried request replays it and a reused id with another body is refused.
+type TaskUpdate struct{ ent.Schema }
+
+// Mixin of the TaskUpdate.
+func (TaskUpdate) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the TaskUpdate.
+func (TaskUpdate) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+		field.String("request_id").NotEmpty().MaxLen(200).Immutable(),
+		field.UUID("task_id", uuid.UUID{}).Immutable(),
+		field.String("body_hash").NotEmpty().Immutable(),
+		// snapshot is the first answer, replayed to a retry with the same body.
+		field.Bytes("snapshot").Immutable(),
+	}
+}
+
+// Indexes of the TaskUpdate.
+func (TaskUpdate) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("farm_id", "request_id").Unique()}
+}
+
+// Annotations of the TaskUpdate.
+func (TaskUpdate) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}

@@ -1,0 +1,17 @@
+// Package schematype holds the Go types of JSON columns. They live apart from the schema
+// package because the generated code imports them, and the schema package imports the
+// generated interceptors.
+package schematype
+
+// ProtocolStep is one follow-up step: a task named Name due OffsetDays after the birth.
+type ProtocolStep struct {
+	Name       string `json:"name"`
+	OffsetDays int    `json:"offset_days"`
+}
+
+// PlannedTask is a task a birth preview would create on approval.
+type PlannedTask struct {
+	Name       string `json:"name"`
+	OffsetDays int    `json:"offset_days"`
+	DueDate    string `json:"due_date"`
+}

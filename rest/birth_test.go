@@ -1,0 +1,413 @@
+package rest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+// birthFarm is a small worked scenario: a dam, an intact bull that ran with her, a steer
+// castrated before he ran with her group, and her historical membership of that group.
+type birthFarm struct {
+	app                    *herdbooktest.App
+	owner, reader          herdbooktest.User
+	farm, dam, bull, steer string
+	herd                   string
+	base                   string
+}
+
+func newBirthFarm(t *testing.T, d *db.DB) *birthFarm {
+	app := herdbooktest.NewApp(t, d)
+	b := &birthFarm{app: app, owner: app.MustUser(), reader: app.MustUser()}
+	f := app.MustFarm(b.owner, "Calving Farm")
+	app.MustMember(f.ID, b.reader, herdbook.RoleReader)
+	b.farm = f.ID.String()
+	b.dam = app.MustAnimal(b.owner, f.ID, "DAM-1").ID.String()
+	b.bull = app.MustAnimal(b.owner, f.ID, "BULL-1").ID.String()
+	b.steer = app.MustAnimal(b.owner, f.ID, "STEER-1").ID.String()
+	b.herd = app.MustGroup(b.owner, f.ID, "Summer herd").ID.String()
+	b.base = "/v1/farm/" + b.farm
+	b.facts(t,
+		map[string]any{"kind": "profile", "animal_id": b.dam, "sex": "female", "birth_date": "2021-04-01", "breed": "Angus"},
+		map[string]any{"kind": "profile", "animal_id": b.bull, "sex": "male", "birth_date": "2022-03-10", "breed": "Hereford"},
+		map[string]any{"kind": "profile", "animal_id": b.steer, "sex": "male", "birth_date": "2022-02-01"},
+		map[string]any{"kind": "castration", "animal_id": b.steer, "date": "2022-06-01"},
+		map[string]any{"kind": "exposure", "sire_id": b.bull, "dam_id": b.dam, "start_date": "2025-05-01", "end_date": "2025-07-31"},
+		map[string]any{"kind": "membership", "animal_id": b.dam, "group_id": b.herd, "start_date": "2025-04-01", "end_date": "2025-09-30"},
+		map[string]any{"kind": "exposure", "sire_id": b.steer, "group_id": b.herd, "start_date": "2025-05-15", "end_date": "2025-06-30"},
+	)
+	return b
+}
+
+// facts records each fact as one record item, as a farmer's app would.
+func (b *birthFarm) facts(t *testing.T, facts ...map[string]any) {
+	t.Helper()
+	for _, f := range facts {
+		res := b.app.Do("POST", b.base+"/records", b.owner.Token, map[string]any{
+			"animal_ids": []string{b.dam}, "name": "fact", "type": "GENETIC", "applied_at": "2025-01-01T00:00:00Z",
+			"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": f}}},
+		})
+		if res.Status != 201 {
+			t.Fatalf("fact %v: %d %s", f, res.Status, res.Body)
+		}
+	}
+}
+
+const cattleSettings = `{"version":1,"species":"CATTLE","gestation_days":{"min":279,"max":292},"minimum_sire_age_days":365,
+	"birth_windows":[{"label":"Spring","start_date":"2026-03-01","end_date":"2026-04-30"},{"label":"Late spring","start_date":"2026-04-15","end_date":"2026-05-31"}]}`
+
+func wantEmpty(t *testing.T, res herdbooktest.Response, status int) {
+	t.Helper()
+	if res.Status != status || len(res.Body) != 0 {
+		t.Fatalf("status %d body %q, want %d with no body", res.Status, res.Body, status)
+	}
+}
+
+func TestBirthSettings(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		path := b.base + "/birth-history/settings"
+		t.Run("NotConfigured", func(t *testing.T) {
+			body := b.app.Do("GET", path, b.reader.Token, nil).JSON(t)
+			if body["species"] != "CATTLE" || body["settings"] != nil {
+				t.Fatalf("body = %v", body)
+			}
+		})
+		t.Run("PutReplacesWhole", func(t *testing.T) {
+			res := b.app.Do("PUT", path, b.owner.Token, cattleSettings)
+			if res.Status != 200 {
+				t.Fatalf("status %d %s", res.Status, res.Body)
+			}
+			res = b.app.Do("PUT", "/api"+path, b.owner.Token, `{"version":1,"species":"CATTLE"}`)
+			body := res.JSON(t)
+			st := body["settings"].(map[string]any)
+			if _, ok := st["gestation_days"]; ok || len(st["birth_windows"].([]any)) != 0 || body["species"] != "CATTLE" {
+				t.Fatalf("settings were merged, not replaced: %v", body)
+			}
+		})
+		for _, tc := range []struct{ name, body string }{
+			{"ErrSpeciesMismatch", `{"version":1,"species":"SHEEP"}`},
+			{"ErrVersion", `{"version":2,"species":"CATTLE"}`},
+			{"ErrVersionMissing", `{"species":"CATTLE"}`},
+			{"ErrGestationOrder", `{"version":1,"species":"CATTLE","gestation_days":{"min":300,"max":280}}`},
+			{"ErrGestationRange", `{"version":1,"species":"CATTLE","gestation_days":{"min":0,"max":2001}}`},
+			{"ErrSireAge", `{"version":1,"species":"CATTLE","minimum_sire_age_days":10001}`},
+			{"ErrWindowDate", `{"version":1,"species":"CATTLE","birth_windows":[{"label":"x","start_date":"2026-02-30","end_date":"2026-03-01"}]}`},
+			{"ErrWindowOrder", `{"version":1,"species":"CATTLE","birth_windows":[{"label":"x","start_date":"2026-04-01","end_date":"2026-03-01"}]}`},
+			{"ErrWindowLabel", `{"version":1,"species":"CATTLE","birth_windows":[{"label":"","start_date":"2026-03-01","end_date":"2026-03-02"}]}`},
+			{"ErrTooManyWindows", `{"version":1,"species":"CATTLE","birth_windows":[` + strings.TrimSuffix(strings.Repeat(`{"label":"w","start_date":"2026-03-01","end_date":"2026-03-02"},`, 41), ",") + `]}`},
+			{"ErrWrongType", `{"version":"1","species":"CATTLE"}`},
+			{"ErrMalformed", `{"version":1,`},
+		} {
+			t.Run(tc.name, func(t *testing.T) { wantEmpty(t, b.app.Do("PUT", path, b.owner.Token, tc.body), 400) })
+		}
+		t.Run("ErrReaderRole", func(t *testing.T) { wantEmpty(t, b.app.Do("PUT", path, b.reader.Token, cattleSettings), 401) })
+		t.Run("ErrNoAuth", func(t *testing.T) { wantEmpty(t, b.app.Do("GET", path, "", nil), 401) })
+		t.Run("ErrMissingScope", func(t *testing.T) {
+			wantEmpty(t, b.app.Do("GET", path, b.app.MustToken(b.owner.ID, herdbook.ScopeReadFarms), nil), 403)
+		})
+		t.Run("ErrOtherFarm", func(t *testing.T) {
+			other := b.app.MustUser()
+			wantEmpty(t, b.app.Do("GET", path, other.Token, nil), 404)
+		})
+		t.Run("ErrBadFarmID", func(t *testing.T) {
+			wantEmpty(t, b.app.Do("GET", "/v1/farm/x/birth-history/settings", b.owner.Token, nil), 400)
+		})
+	})
+}
+
+func TestBirthEvidence(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		if res := b.app.Do("PUT", b.base+"/birth-history/settings", b.owner.Token, cattleSettings); res.Status != 200 {
+			t.Fatalf("settings: %d", res.Status)
+		}
+		evidenceOf := func(dam, date string) herdbooktest.Response {
+			return b.app.Do("GET", b.base+"/birth-history/evidence?dam_id="+dam+"&birth_date="+date, b.reader.Token, nil)
+		}
+		t.Run("GoldenPresumed", func(t *testing.T) {
+			res := evidenceOf(b.dam, "2026-04-20")
+			if res.Status != 200 {
+				t.Fatalf("status %d %s", res.Status, res.Body)
+			}
+			ev := res.JSON(t)
+			if ev["evidence_version"] != float64(1) || ev["settings_status"] != "configured" || ev["planned_window_status"] != "within" {
+				t.Fatalf("evidence = %s", res.Body)
+			}
+			if n := len(ev["matching_birth_windows"].([]any)); n != 2 {
+				t.Fatalf("%d matching windows, want both", n)
+			}
+			cw := ev["conception_window"].(map[string]any)
+			if cw["start_date"] != "2025-07-02" || cw["end_date"] != "2025-07-15" {
+				t.Fatalf("conception window = %v", cw)
+			}
+			sire := ev["sire"].(map[string]any)
+			if sire["status"] != "presumed" || sire["animal_id"] != b.bull || sire["presumed_cross"] == nil {
+				t.Fatalf("sire = %v", sire)
+			}
+			if c := sire["confidence"].(float64); c <= 0 || c >= 1 {
+				t.Fatalf("confidence %v must be in (0, 1)", c)
+			}
+			got := map[string]string{}
+			for _, c := range sire["candidates"].([]any) {
+				c := c.(map[string]any)
+				got[c["animal_id"].(string)] = c["eligibility"].(string)
+			}
+			if got[b.bull] != "plausible" || len(got) != 1 {
+				t.Fatalf("candidates = %v (the steer's exposure ended before the window)", got)
+			}
+		})
+		t.Run("CastratedSteerExcluded", func(t *testing.T) {
+			ev := evidenceOf(b.dam, "2026-03-25").JSON(t)
+			got := map[string]string{}
+			for _, c := range ev["sire"].(map[string]any)["candidates"].([]any) {
+				c := c.(map[string]any)
+				got[c["animal_id"].(string)] = c["eligibility"].(string)
+			}
+			if got[b.steer] != "excluded" {
+				t.Fatalf("candidates = %v; the steer ran with the dam's group in this window but was castrated", got)
+			}
+		})
+		t.Run("Outside", func(t *testing.T) {
+			if ev := evidenceOf(b.dam, "2026-08-01").JSON(t); ev["planned_window_status"] != "outside" || ev["sire"].(map[string]any)["status"] != "unknown" {
+				t.Fatalf("evidence = %v", ev)
+			}
+		})
+		t.Run("ReadsOnly", func(t *testing.T) {
+			before := b.app.Do("GET", b.base+"/records", b.owner.Token, nil).JSON(t)["total"]
+			evidenceOf(b.dam, "2026-04-20")
+			if after := b.app.Do("GET", b.base+"/records", b.owner.Token, nil).JSON(t)["total"]; after != before {
+				t.Fatalf("the review wrote records: %v then %v", before, after)
+			}
+		})
+		for _, tc := range []struct {
+			name, query string
+			status      int
+		}{
+			{"ErrDateFormat", "dam_id=" + b.dam + "&birth_date=2026-4-20", 400},
+			{"ErrDateNotReal", "dam_id=" + b.dam + "&birth_date=2026-02-30", 400},
+			{"ErrDateMissing", "dam_id=" + b.dam, 400},
+			{"ErrDamNotUUID", "dam_id=cow&birth_date=2026-04-20", 400},
+			{"ErrDamMissing", "birth_date=2026-04-20", 400},
+			{"ErrDamUnknown", "dam_id=" + uuid.NewString() + "&birth_date=2026-04-20", 404},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				wantEmpty(t, b.app.Do("GET", b.base+"/birth-history/evidence?"+tc.query, b.reader.Token, nil), tc.status)
+			})
+		}
+		t.Run("ErrNeedsReadAnimals", func(t *testing.T) {
+			tok := b.app.MustToken(b.reader.ID, herdbook.ScopeReadRecords)
+			wantEmpty(t, b.app.Do("GET", b.base+"/birth-history/evidence?dam_id="+b.dam+"&birth_date=2026-04-20", tok, nil), 403)
+		})
+		t.Run("ErrOtherFarmsDam", func(t *testing.T) {
+			stranger := b.app.MustUser()
+			sf := b.app.MustFarm(stranger, "Theirs")
+			theirDam := b.app.MustAnimal(stranger, sf.ID, "D").ID.String()
+			wantEmpty(t, evidenceOf(theirDam, "2026-04-20"), 404)
+			wantEmpty(t, b.app.Do("GET", "/v1/farm/"+sf.ID.String()+"/birth-history/evidence?dam_id="+theirDam+"&birth_date=2026-04-20", b.owner.Token, nil), 404)
+		})
+		t.Run("QueriesIndependentOfFarmSize", func(t *testing.T) {
+			count := func() int64 {
+				return b.app.Queries(func() {
+					if res := evidenceOf(b.dam, "2026-04-20"); res.Status != 200 {
+						t.Fatal(res.Status)
+					}
+				})
+			}
+			small := count()
+			// Unrelated animals with their own facts must not change the cost.
+			for i := 0; i < 20; i++ {
+				a := b.app.MustAnimal(b.owner, uuid.MustParse(b.farm), fmt.Sprintf("X-%d", i)).ID.String()
+				b.facts(t, map[string]any{"kind": "profile", "animal_id": a, "sex": "female"},
+					map[string]any{"kind": "membership", "animal_id": a, "group_id": b.herd, "start_date": "2025-04-01"})
+			}
+			if big := count(); big != small {
+				t.Fatalf("queries %d then %d: the cost grows with the farm", small, big)
+			}
+			t.Logf("evidence review: %d queries", small)
+		})
+	})
+}
+
+func TestPreviewsAndTasks(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		app := b.app
+		bh := b.base + "/birth-history"
+		app.Do("PUT", bh+"/settings", b.owner.Token, cattleSettings)
+		res := app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":1},{"name":"Tag calf","offset_days":3},{"name":"Vaccinate","offset_days":60}]}`)
+		if res.Status != 200 || res.JSON(t)["version"] != float64(1) {
+			t.Fatalf("protocol: %d %s", res.Status, res.Body)
+		}
+		preview := func() map[string]any {
+			res := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": "2026-04-20"})
+			if res.Status != 201 {
+				t.Fatalf("preview: %d %s", res.Status, res.Body)
+			}
+			return res.JSON(t)
+		}
+		p1 := preview()
+		if p1["settings_version"] != float64(1) || p1["protocol_version"] != float64(1) || len(p1["tasks"].([]any)) != 3 ||
+			p1["tasks"].([]any)[1].(map[string]any)["due_date"] != "2026-04-23" || p1["evidence"].(map[string]any)["sire"].(map[string]any)["status"] != "presumed" {
+			t.Fatalf("preview = %v", p1)
+		}
+		approve := func(id, req string) herdbooktest.Response {
+			return app.Do("POST", bh+"/previews/"+id+"/approve", b.owner.Token, map[string]any{"request_id": req})
+		}
+		res = approve(p1["id"].(string), "req-1")
+		if res.Status != 201 {
+			t.Fatalf("approve: %d %s", res.Status, res.Body)
+		}
+		approved := res.JSON(t)
+		tasks := approved["tasks"].([]any)
+		if len(tasks) != 3 || tasks[0].(map[string]any)["due_date"] != "2026-04-21T00:00:00Z" || tasks[0].(map[string]any)["animals"].([]any)[0].(map[string]any)["id"] != b.dam {
+			t.Fatalf("tasks = %v", tasks)
+		}
+		eventID := approved["birth_event"].(map[string]any)["id"]
+
+		t.Run("ApproveReplay", func(t *testing.T) {
+			again := approve(p1["id"].(string), "req-1").JSON(t)
+			if again["birth_event"].(map[string]any)["id"] != eventID || len(again["tasks"].([]any)) != 3 {
+				t.Fatalf("replay = %v", again)
+			}
+		})
+		t.Run("ErrApproveReusedRequestID", func(t *testing.T) {
+			p2 := preview()
+			herdbooktest.WantEnvelope(t, approve(p2["id"].(string), "req-1"), 409, "ConflictError", "already used")
+		})
+		t.Run("ErrApproveTwice", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, approve(p1["id"].(string), "req-other"), 409, "ConflictError", "already approved")
+		})
+		t.Run("ErrApproveNoRequestID", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, app.Do("POST", bh+"/previews/"+preview()["id"].(string)+"/approve", b.owner.Token, nil), 400, "ValidationError", "request_id")
+		})
+		t.Run("ApproveWithIdempotencyKey", func(t *testing.T) {
+			res := app.Do("POST", bh+"/previews/"+preview()["id"].(string)+"/approve", b.owner.Token, nil, "Idempotency-Key", "key-9")
+			if res.Status != 201 {
+				t.Fatalf("status %d %s", res.Status, res.Body)
+			}
+		})
+		t.Run("ErrProtocolChangedSincePreview", func(t *testing.T) {
+			p := preview()
+			app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":2}]}`)
+			herdbooktest.WantEnvelope(t, approve(p["id"].(string), "req-proto"), 409, "ConflictError", "protocol")
+		})
+		stalePreview := preview()
+		t.Run("ErrStaleAfterSettingsChange", func(t *testing.T) {
+			app.Do("PUT", bh+"/settings", b.owner.Token, cattleSettings)
+			if got := app.Do("GET", bh+"/previews/"+stalePreview["id"].(string), b.reader.Token, nil).JSON(t); got["stale"] != true {
+				t.Fatalf("preview not stale after a settings change: %v", got["stale"])
+			}
+			herdbooktest.WantEnvelope(t, approve(stalePreview["id"].(string), "req-stale"), 409, "ConflictError", "stale")
+		})
+
+		tasksPath := b.base + "/farm-tasks"
+		first := tasks[0].(map[string]any)["id"].(string)
+		second := tasks[1].(map[string]any)["id"].(string)
+		put := func(id string, body any, hdr ...string) herdbooktest.Response {
+			return app.Do("PUT", tasksPath+"/"+id, b.owner.Token, body, hdr...)
+		}
+		t.Run("UpdateKeepsClearsSetsDueDate", func(t *testing.T) {
+			got := put(first, `{"status":"DONE"}`).JSON(t)
+			if got["status"] != "DONE" || got["due_date"] != "2026-04-21T00:00:00Z" {
+				t.Fatalf("omitted due_date must be kept: %v", got)
+			}
+			if got := put(second, `{"status":"TODO","due_date":null}`).JSON(t); got["due_date"] != nil {
+				t.Fatalf("null must clear: %v", got)
+			}
+			if got := put(first, `{"status":"DONE","due_date":"2026-05-01"}`).JSON(t); got["due_date"] != "2026-05-01T00:00:00Z" {
+				t.Fatalf("a date must be set: %v", got)
+			}
+		})
+		t.Run("ListUndatedTodoFirst", func(t *testing.T) {
+			body := app.Do("GET", tasksPath, b.reader.Token, nil).JSON(t)
+			recs := body["records"].([]any)
+			if recs[0].(map[string]any)["id"] != second {
+				t.Fatalf("first task = %v, want the undated TODO", recs[0])
+			}
+			for _, r := range recs {
+				for _, k := range []string{"id", "farm_id", "birth_event_id", "name", "status", "due_date", "created_at", "updated_at", "animals"} {
+					if _, ok := r.(map[string]any)[k]; !ok {
+						t.Fatalf("task lacks %s: %v", k, r)
+					}
+				}
+			}
+			done := app.Do("GET", "/api"+tasksPath+"?status=DONE&take=1&skip=0", b.reader.Token, nil).JSON(t)
+			if done["total"] != float64(1) || len(done["records"].([]any)) != 1 {
+				t.Fatalf("status filter = %v", done)
+			}
+		})
+		for _, tc := range []struct{ name, query, want string }{
+			{"ErrTakeZero", "take=0", "take: must be between 1 and 200"},
+			{"ErrTake201", "take=201", "take: must be between 1 and 200"},
+			{"ErrSkipNegative", "skip=-1", "skip: must be 0 or more"},
+			{"ErrTakeText", "take=many", "take: must be a whole number"},
+			{"ErrStatus", "status=OPEN", "status: must be one of"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				herdbooktest.WantEnvelope(t, app.Do("GET", tasksPath+"?"+tc.query, b.reader.Token, nil), 400, "ValidationError", tc.want)
+			})
+		}
+		for _, tc := range []struct{ name, body, want string }{
+			{"ErrDateNotReal", `{"status":"TODO","due_date":"2026-02-30"}`, "due_date: must be a real calendar date"},
+			{"ErrDateTime", `{"status":"TODO","due_date":"2026-03-01T00:00:00Z"}`, "due_date"},
+			{"ErrStatusMissing", `{"due_date":"2026-03-01"}`, "status: is required"},
+			{"ErrStatusUnknown", `{"status":"STARTED"}`, "status"},
+			{"ErrWrongType", `{"status":1}`, "status: must be a string"},
+			{"ErrMalformed", `{"status":`, "body: malformed JSON"},
+			{"ErrUnknownField", `{"status":"DONE","done":true}`, "done: is not a known field"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				herdbooktest.WantEnvelope(t, put(first, tc.body), 400, "ValidationError", tc.want)
+			})
+		}
+		t.Run("RequestIDReplayAndConflict", func(t *testing.T) {
+			a := put(second, `{"status":"DONE","request_id":"r-7"}`).JSON(t)
+			put(second, `{"status":"CANCELLED"}`)
+			replay := put(second, `{"status":"DONE","request_id":"r-7"}`).JSON(t)
+			if replay["status"] != "DONE" || replay["updated_at"] != a["updated_at"] {
+				t.Fatalf("replay = %v, want the first answer %v", replay, a)
+			}
+			herdbooktest.WantEnvelope(t, put(second, `{"status":"TODO","request_id":"r-7"}`), 409, "ConflictError", "already used")
+			herdbooktest.WantEnvelope(t, put(second, `{"status":"TODO"}`, "Idempotency-Key", "r-7"), 409, "ConflictError", "")
+		})
+		t.Run("ErrStalePreview", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, put(first, map[string]any{"status": "DONE", "preview_id": stalePreview["id"]}), 409, "ConflictError", "stale")
+		})
+		t.Run("ErrProtocolStepsDiffer", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, put(first, `{"status":"DONE","protocol_version":2}`), 409, "ConflictError", "different steps")
+		})
+		t.Run("SameStepsProtocolAccepted", func(t *testing.T) {
+			app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":1},{"name":"Tag calf","offset_days":3},{"name":"Vaccinate","offset_days":60}]}`)
+			if res := put(first, `{"status":"DONE","protocol_version":3}`); res.Status != 200 {
+				t.Fatalf("status %d %s", res.Status, res.Body)
+			}
+		})
+		t.Run("ErrReaderUpdates", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, app.Do("PUT", tasksPath+"/"+first, b.reader.Token, `{"status":"DONE"}`), 401, "Unauthorized", "")
+		})
+		t.Run("ErrUnknownTask", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, put(uuid.NewString(), `{"status":"DONE"}`), 404, "ServiceError", "")
+		})
+		t.Run("ErrOtherFarmsTask", func(t *testing.T) {
+			stranger := app.MustUser()
+			herdbooktest.WantEnvelope(t, app.Do("PUT", tasksPath+"/"+first, stranger.Token, `{"status":"DONE"}`), 404, "ServiceError", "")
+			herdbooktest.WantEnvelope(t, app.Do("GET", tasksPath, stranger.Token, nil), 404, "ServiceError", "")
+		})
+		t.Run("ErrNoAuth", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, app.Do("GET", tasksPath, "", nil), 401, "Unauthorized", "")
+		})
+		t.Run("ErrProtocolInvalid", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"","offset_days":99999}]}`), 400, "ValidationError", "steps[0].offset_days")
+		})
+	})
+}

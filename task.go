@@ -1,0 +1,284 @@
+package herdbook
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
+	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/taskupdate"
+)
+
+// ApproveBirthPreview records the birth of a preview and creates one task per protocol step,
+// due at the birth date plus the step's offset. requestID makes it idempotent: the same id
+// for the same preview replays the first answer; for another preview it is a conflict.
+func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uuid.UUID, requestID string) (*ent.BirthEvent, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateRequestID(requestID, true); err != nil {
+		return nil, err
+	}
+	var eventID uuid.UUID
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		prev, err := c.BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.RequestID(requestID)).Only(ctx)
+		switch {
+		case err == nil && prev.PreviewID == previewID:
+			eventID = prev.ID
+			return nil
+		case err == nil:
+			return Errorf(ECONFLICT, "request id %q was already used for another preview", requestID)
+		case !ent.IsNotFound(err):
+			return err
+		}
+		p, err := c.BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(previewID)).Only(ctx)
+		if err != nil {
+			return notFound(err, "preview", previewID)
+		}
+		if p.Stale {
+			return Errorf(ECONFLICT, "the preview is stale: the birth-history settings changed after it was made; make a new preview")
+		}
+		if p.ApprovedAt != nil {
+			return Errorf(ECONFLICT, "the preview was already approved with another request id")
+		}
+		cur, err := s.protocol(ctx, farmID, 0)
+		if err != nil {
+			return err
+		}
+		if cur.Version != p.ProtocolVersion {
+			old, err := s.protocol(ctx, farmID, p.ProtocolVersion)
+			if err != nil && p.ProtocolVersion != 0 {
+				return err
+			}
+			if !slices.Equal(old.Steps, cur.Steps) {
+				return Errorf(ECONFLICT, "the follow-up protocol changed its steps since the preview (version %d, now %d); make a new preview", p.ProtocolVersion, cur.Version)
+			}
+		}
+		ev, err := c.BirthEvent.Create().SetFarmID(farmID).SetDamID(p.DamID).SetBirthDate(p.BirthDate).
+			SetPreviewID(p.ID).SetRequestID(requestID).SetSettingsVersion(p.SettingsVersion).
+			SetProtocolVersion(p.ProtocolVersion).SetCreatedBy(v.UserID).Save(ctx)
+		if err != nil {
+			return constraint(err, "the request id was used at the same time; retry to get its answer")
+		}
+		builders := make([]*ent.FarmTaskCreate, len(p.Tasks))
+		for i, t := range p.Tasks {
+			due, _ := time.Parse(time.DateOnly, t.DueDate)
+			builders[i] = c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(t.Name).
+				SetDueDate(due).SetProtocolVersion(p.ProtocolVersion).SetStep(i).AddAnimalIDs(p.DamID)
+		}
+		if len(builders) > 0 {
+			if err := c.FarmTask.CreateBulk(builders...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		eventID = ev.ID
+		return p.Update().SetApprovedAt(s.nowUTC()).SetBirthEventID(ev.ID).Exec(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Client(ctx).BirthEvent.Query().Where(birthevent.ID(eventID)).
+		WithTasks(func(q *ent.FarmTaskQuery) { q.Order(ent.Asc(farmtask.FieldStep)).WithAnimals() }).Only(ctx)
+}
+
+func validateRequestID(id string, required bool) error {
+	if id == "" && !required {
+		return nil
+	}
+	if n := utf8.RuneCountInString(id); n < 1 || n > 200 {
+		return Invalid(FieldError{Field: "request_id", Message: "must be 1 to 200 characters"})
+	}
+	return nil
+}
+
+// TaskStatuses lists the statuses of a farm task.
+var TaskStatuses = []string{"TODO", "DONE", "CANCELLED"}
+
+// FarmTaskQuery filters and pages the farm-task list; its bounds differ from other lists.
+type FarmTaskQuery struct {
+	Skip   *int
+	Take   *int
+	Status *string
+}
+
+// FarmTasks lists a farm's birth follow-up tasks: undated TODO tasks first, then by due
+// date, then oldest first.
+func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQuery) ([]*ent.FarmTask, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	var fe fieldErrors
+	skip, take := 0, 50
+	if q.Skip != nil {
+		if skip = *q.Skip; skip < 0 {
+			fe.add("skip", "must be 0 or more")
+		}
+	}
+	if q.Take != nil {
+		if take = *q.Take; take < 1 || take > 200 {
+			fe.add("take", "must be between 1 and 200")
+		}
+	}
+	if q.Status != nil && !slices.Contains(TaskStatuses, *q.Status) {
+		fe.add("status", "must be one of TODO, DONE, CANCELLED")
+	}
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	query := s.Client(ctx).FarmTask.Query().Where(farmtask.FarmID(farmID))
+	if q.Status != nil {
+		query.Where(farmtask.StatusEQ(farmtask.Status(*q.Status)))
+	}
+	total, err := query.Clone().Count(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	tasks, err := query.Order(func(sel *sql.Selector) {
+		// Undated TODO first; then dated by due date; undated others last (SQLite and
+		// PostgreSQL disagree on where NULLs sort, so it is spelt out).
+		sel.OrderExpr(sql.Expr(fmt.Sprintf("CASE WHEN %s IS NULL AND %s = 'TODO' THEN 0 WHEN %s IS NULL THEN 2 ELSE 1 END",
+			sel.C(farmtask.FieldDueDate), sel.C(farmtask.FieldStatus), sel.C(farmtask.FieldDueDate))))
+	}, ent.Asc(farmtask.FieldDueDate), ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).
+		Offset(skip).Limit(take).WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }).All(IncludeInactive(ctx))
+	return tasks, total, err
+}
+
+// FarmTaskPatch updates a task. DueDate is a date-only string: absent keeps the stored date,
+// null clears it. RequestID, PreviewID and ProtocolVersion guard against stale clients.
+type FarmTaskPatch struct {
+	Status          string
+	DueDate         Optional[string]
+	RequestID       string
+	PreviewID       *uuid.UUID
+	ProtocolVersion *int
+}
+
+func (p FarmTaskPatch) validate() (*time.Time, error) {
+	var fe fieldErrors
+	if !slices.Contains(TaskStatuses, p.Status) {
+		fe.add("status", "is required: one of TODO, DONE, CANCELLED")
+	}
+	var due *time.Time
+	if p.DueDate.Value != nil {
+		d, err := time.Parse(time.DateOnly, *p.DueDate.Value)
+		if err != nil || len(*p.DueDate.Value) != 10 {
+			fe.add("due_date", "must be a real calendar date YYYY-MM-DD, or null")
+		} else {
+			due = &d
+		}
+	}
+	if err := validateRequestID(p.RequestID, false); err != nil {
+		return nil, err
+	}
+	return due, fe.err()
+}
+
+// hash is the fingerprint of the request, to tell a retry from a reused request id.
+func (p FarmTaskPatch) hash(taskID uuid.UUID) string {
+	b, _ := json.Marshal(struct {
+		Task     uuid.UUID
+		Status   string
+		DueSet   bool
+		Due      *string
+		Preview  *uuid.UUID
+		Protocol *int
+	}{taskID, p.Status, p.DueDate.Set, p.DueDate.Value, p.PreviewID, p.ProtocolVersion})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// UpdateFarmTask sets a task's status and due date. Any status may follow any other: a task
+// marked DONE by mistake can be reopened. It answers ECONFLICT when the request id was used
+// with another body (the same body replays the first answer), when the preview is stale, or
+// when the client's protocol version has other steps than the task's.
+func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, p FarmTaskPatch) (*ent.FarmTask, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords); err != nil {
+		return nil, err
+	}
+	due, err := p.validate()
+	if err != nil {
+		return nil, err
+	}
+	var out *ent.FarmTask
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		if p.RequestID != "" {
+			prev, err := c.TaskUpdate.Query().Where(taskupdate.FarmID(farmID), taskupdate.RequestID(p.RequestID)).Only(ctx)
+			switch {
+			case err == nil && prev.BodyHash == p.hash(taskID):
+				out = &ent.FarmTask{}
+				return json.Unmarshal(prev.Snapshot, out)
+			case err == nil:
+				return Errorf(ECONFLICT, "request id %q was already used with a different request", p.RequestID)
+			case !ent.IsNotFound(err):
+				return err
+			}
+		}
+		t, err := c.FarmTask.Query().Where(farmtask.FarmID(farmID), farmtask.ID(taskID)).Only(ctx)
+		if err != nil {
+			return notFound(err, "task", taskID)
+		}
+		if p.PreviewID != nil {
+			pv, err := c.BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(*p.PreviewID)).Only(ctx)
+			if err != nil {
+				return Invalid(FieldError{Field: "preview_id", Message: "is not a preview of this farm"})
+			}
+			if pv.Stale {
+				return Errorf(ECONFLICT, "the preview is stale: the birth-history settings changed after it was made")
+			}
+		}
+		if p.ProtocolVersion != nil && *p.ProtocolVersion != t.ProtocolVersion {
+			theirs, err := s.protocol(ctx, farmID, *p.ProtocolVersion)
+			if err != nil {
+				return err
+			}
+			ours, err := s.protocol(ctx, farmID, t.ProtocolVersion)
+			if err != nil && t.ProtocolVersion != 0 {
+				return err
+			}
+			if !slices.Equal(theirs.Steps, ours.Steps) {
+				return Errorf(ECONFLICT, "protocol version %d has different steps from the task's version %d", *p.ProtocolVersion, t.ProtocolVersion)
+			}
+		}
+		u := t.Update().SetStatus(farmtask.Status(p.Status))
+		if p.DueDate.Set {
+			if due == nil {
+				u.ClearDueDate()
+			} else {
+				u.SetDueDate(*due)
+			}
+		}
+		if err := u.Exec(ctx); err != nil {
+			return err
+		}
+		out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }).Only(IncludeInactive(ctx))
+		if err != nil {
+			return err
+		}
+		if p.RequestID != "" {
+			snap, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			if err := c.TaskUpdate.Create().SetFarmID(farmID).SetRequestID(p.RequestID).SetTaskID(taskID).
+				SetBodyHash(p.hash(taskID)).SetSnapshot(snap).Exec(ctx); err != nil {
+				return constraint(err, "the request id was used at the same time; retry to get its answer")
+			}
+		}
+		return nil
+	})
+	return out, err
+}
