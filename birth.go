@@ -132,27 +132,44 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 	}
 	in.Settings = st.Settings
 	in.DamID = dam.String()
-	if in.Facts, err = s.loadFacts(ctx, farmID, dam); err != nil {
+	scope := evidence.ScopeOf(in)
+	if in.Facts, err = s.loadFacts(ctx, farmID, dam, conceptionStart(in), scope.Through); err != nil {
 		return evidence.Evidence{}, 0, err
 	}
-	scope := evidence.ScopeOf(in)
 	in.Facts = slices.DeleteFunc(in.Facts, func(f evidence.Fact) bool { return !scope.Keep(f) })
 	return evidence.Review(in), st.Version, nil
 }
 
+// conceptionStart is the first day of the conception window, "" when there is none.
+func conceptionStart(in evidence.Input) string {
+	if in.Settings == nil || in.Settings.GestationDays == nil {
+		return ""
+	}
+	born, err := time.Parse(time.DateOnly, in.BirthDate)
+	if err != nil {
+		return ""
+	}
+	return born.AddDate(0, 0, -in.Settings.GestationDays.Max).Format(time.DateOnly)
+}
+
 // loadFacts loads the active facts of the farm that can bear on a birth of dam, in three
 // indexed queries: the dam's own facts (and exposures and births that name her), the
-// exposures of the groups her membership facts name, and the facts of every sire those
-// exposures name. Current group links are never read.
-func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID) ([]evidence.Fact, error) {
+// exposures of the groups her membership facts name that overlap the conception window
+// [from, through], and the facts of every sire those exposures name up to through. Without
+// a conception window no exposure can place a sire, so only the dam's facts are loaded.
+// Current group links are never read. Dates compare as text: they are all YYYY-MM-DD.
+func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
 	// query loads the facts matching where, reading only the columns the review needs.
-	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
-		return c.RecordItem.Query().
+	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+		q := c.RecordItem.Query().
 			Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
-			Where(where...).
-			Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
-				recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup).
+			Where(where...)
+		if limit > 0 {
+			q.Limit(limit)
+		}
+		return q.Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
 			All(ctx)
 	}
 	seen := map[uuid.UUID]bool{}
@@ -171,22 +188,38 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID) ([]evide
 			facts = append(facts, f)
 		}
 	}
-	own, err := query(recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam)))
+	own, err := query(0, recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam)))
 	if err != nil {
 		return nil, err
 	}
 	add(own)
+	if through == "" || from == "" {
+		return facts, nil
+	}
+	overlaps := recorditem.And(recorditem.FactDateLTE(through),
+		recorditem.Or(recorditem.FactUntilIsNil(), recorditem.FactUntilGTE(from)))
 	var groups, sires []uuid.UUID
+	early := false // a membership of the dam that starts by the end of the window
 	for _, it := range own {
 		switch {
 		case it.FactKind != nil && *it.FactKind == string(evidence.KindMembership) && it.FactGroup != nil:
 			groups = append(groups, *it.FactGroup)
+			early = early || (it.FactDate != nil && *it.FactDate <= through)
 		case it.FactKind != nil && *it.FactKind == string(evidence.KindExposure) && it.FactSubject != nil:
 			sires = append(sires, *it.FactSubject)
 		}
 	}
+	if !early {
+		// The review notes group exposures it cannot tie to a dam without memberships; one
+		// such exposure is enough for that note, and its sire cannot be a candidate.
+		untied, err := query(1, recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupNotNil(), overlaps)
+		if err != nil {
+			return nil, err
+		}
+		add(untied)
+	}
 	if len(groups) > 0 {
-		exp, err := query(recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...))
+		exp, err := query(0, recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...), overlaps)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +233,9 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID) ([]evide
 	if len(sires) > 0 {
 		kinds := []string{string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindPurchase),
 			string(evidence.KindMovementIn), string(evidence.KindMovementOut)}
-		of, err := query(recorditem.FactSubjectIn(dedupe(sires)...), recorditem.FactKindIn(kinds...))
+		of, err := query(0, recorditem.FactSubjectIn(dedupe(sires)...), recorditem.Or(
+			recorditem.FactKind(string(evidence.KindProfile)),
+			recorditem.And(recorditem.FactKindIn(kinds[1:]...), recorditem.FactDateLTE(through))))
 		if err != nil {
 			return nil, err
 		}
@@ -209,9 +244,17 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID) ([]evide
 	return facts, nil
 }
 
+// WithFactColumns sets the indexed copies of the birth_history fact in metadata on an item
+// being created; the write path and the seed data both go through it.
+func WithFactColumns(c *ent.RecordItemCreate, metadata map[string]any) *ent.RecordItemCreate {
+	fc := columnsOf(metadata)
+	return c.SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
+		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until)
+}
+
 // factColumns are the indexed copies of an item's fact that loadFacts queries by.
 type factColumns struct {
-	kind, date          *string
+	kind, date, until   *string
 	subject, dam, group *uuid.UUID
 }
 
@@ -242,6 +285,7 @@ func columnsOf(metadata map[string]any) factColumns {
 	default:
 		c.subject = id(f.AnimalID)
 	}
+	c.until = str(f.EndDate)
 	for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
 		if d != "" {
 			c.date = str(d)

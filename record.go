@@ -170,11 +170,8 @@ func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []R
 	c := s.Client(ctx)
 	builders := make([]*ent.RecordItemCreate, len(items))
 	for i, it := range items {
-		fc := columnsOf(it.Metadata)
-		builders[i] = c.RecordItem.Create().SetRecordID(recordID).
-			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata).
-			SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
-			SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date)
+		builders[i] = WithFactColumns(c.RecordItem.Create().SetRecordID(recordID).
+			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), it.Metadata)
 	}
 	return c.RecordItem.CreateBulk(builders...).Exec(ctx)
 }

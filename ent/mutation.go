@@ -12768,6 +12768,7 @@ type RecordItemMutation struct {
 	fact_dam      *uuid.UUID
 	fact_group    *uuid.UUID
 	fact_date     *string
+	fact_until    *string
 	clearedFields map[string]struct{}
 	record        *uuid.UUID
 	clearedrecord bool
@@ -13416,6 +13417,55 @@ func (m *RecordItemMutation) ResetFactDate() {
 	delete(m.clearedFields, recorditem.FieldFactDate)
 }
 
+// SetFactUntil sets the "fact_until" field.
+func (m *RecordItemMutation) SetFactUntil(s string) {
+	m.fact_until = &s
+}
+
+// FactUntil returns the value of the "fact_until" field in the mutation.
+func (m *RecordItemMutation) FactUntil() (r string, exists bool) {
+	v := m.fact_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactUntil returns the old "fact_until" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactUntil(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactUntil: %w", err)
+	}
+	return oldValue.FactUntil, nil
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (m *RecordItemMutation) ClearFactUntil() {
+	m.fact_until = nil
+	m.clearedFields[recorditem.FieldFactUntil] = struct{}{}
+}
+
+// FactUntilCleared returns if the "fact_until" field was cleared in this mutation.
+func (m *RecordItemMutation) FactUntilCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactUntil]
+	return ok
+}
+
+// ResetFactUntil resets all changes to the "fact_until" field.
+func (m *RecordItemMutation) ResetFactUntil() {
+	m.fact_until = nil
+	delete(m.clearedFields, recorditem.FieldFactUntil)
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -13477,7 +13527,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -13514,6 +13564,9 @@ func (m *RecordItemMutation) Fields() []string {
 	if m.fact_date != nil {
 		fields = append(fields, recorditem.FieldFactDate)
 	}
+	if m.fact_until != nil {
+		fields = append(fields, recorditem.FieldFactUntil)
+	}
 	return fields
 }
 
@@ -13546,6 +13599,8 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.FactGroup()
 	case recorditem.FieldFactDate:
 		return m.FactDate()
+	case recorditem.FieldFactUntil:
+		return m.FactUntil()
 	}
 	return nil, false
 }
@@ -13579,6 +13634,8 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFactGroup(ctx)
 	case recorditem.FieldFactDate:
 		return m.OldFactDate(ctx)
+	case recorditem.FieldFactUntil:
+		return m.OldFactUntil(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -13672,6 +13729,13 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFactDate(v)
 		return nil
+	case recorditem.FieldFactUntil:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactUntil(v)
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -13726,6 +13790,9 @@ func (m *RecordItemMutation) ClearedFields() []string {
 	if m.FieldCleared(recorditem.FieldFactDate) {
 		fields = append(fields, recorditem.FieldFactDate)
 	}
+	if m.FieldCleared(recorditem.FieldFactUntil) {
+		fields = append(fields, recorditem.FieldFactUntil)
+	}
 	return fields
 }
 
@@ -13763,6 +13830,9 @@ func (m *RecordItemMutation) ClearField(name string) error {
 		return nil
 	case recorditem.FieldFactDate:
 		m.ClearFactDate()
+		return nil
+	case recorditem.FieldFactUntil:
+		m.ClearFactUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem nullable field %s", name)
@@ -13807,6 +13877,9 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldFactDate:
 		m.ResetFactDate()
+		return nil
+	case recorditem.FieldFactUntil:
+		m.ResetFactUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)

@@ -44,6 +44,8 @@ type RecordItem struct {
 	FactGroup *uuid.UUID `json:"fact_group,omitempty"`
 	// FactDate holds the value of the "fact_date" field.
 	FactDate *string `json:"fact_date,omitempty"`
+	// FactUntil holds the value of the "fact_until" field.
+	FactUntil *string `json:"fact_until,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordItemQuery when eager-loading is set.
 	Edges        RecordItemEdges `json:"edges"`
@@ -81,7 +83,7 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case recorditem.FieldIsActive:
 			values[i] = new(sql.NullBool)
-		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate:
+		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil:
 			values[i] = new(sql.NullString)
 		case recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -189,6 +191,13 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 				_m.FactDate = new(string)
 				*_m.FactDate = value.String
 			}
+		case recorditem.FieldFactUntil:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_until", values[i])
+			} else if value.Valid {
+				_m.FactUntil = new(string)
+				*_m.FactUntil = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -277,6 +286,11 @@ func (_m *RecordItem) String() string {
 	builder.WriteString(", ")
 	if v := _m.FactDate; v != nil {
 		builder.WriteString("fact_date=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.FactUntil; v != nil {
+		builder.WriteString("fact_until=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

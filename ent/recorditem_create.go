@@ -177,6 +177,20 @@ func (_c *RecordItemCreate) SetNillableFactDate(v *string) *RecordItemCreate {
 	return _c
 }
 
+// SetFactUntil sets the "fact_until" field.
+func (_c *RecordItemCreate) SetFactUntil(v string) *RecordItemCreate {
+	_c.mutation.SetFactUntil(v)
+	return _c
+}
+
+// SetNillableFactUntil sets the "fact_until" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactUntil(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactUntil(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordItemCreate) SetID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetID(v)
@@ -283,6 +297,11 @@ func (_c *RecordItemCreate) check() error {
 			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.FactUntil(); ok {
+		if err := recorditem.FactUntilValidator(v); err != nil {
+			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
+		}
+	}
 	if len(_c.mutation.RecordIDs()) == 0 {
 		return &ValidationError{Name: "record", err: errors.New(`ent: missing required edge "RecordItem.record"`)}
 	}
@@ -365,6 +384,10 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FactDate(); ok {
 		_spec.SetField(recorditem.FieldFactDate, field.TypeString, value)
 		_node.FactDate = &value
+	}
+	if value, ok := _c.mutation.FactUntil(); ok {
+		_spec.SetField(recorditem.FieldFactUntil, field.TypeString, value)
+		_node.FactUntil = &value
 	}
 	if nodes := _c.mutation.RecordIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -600,6 +623,24 @@ func (u *RecordItemUpsert) UpdateFactDate() *RecordItemUpsert {
 // ClearFactDate clears the value of the "fact_date" field.
 func (u *RecordItemUpsert) ClearFactDate() *RecordItemUpsert {
 	u.SetNull(recorditem.FieldFactDate)
+	return u
+}
+
+// SetFactUntil sets the "fact_until" field.
+func (u *RecordItemUpsert) SetFactUntil(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactUntil, v)
+	return u
+}
+
+// UpdateFactUntil sets the "fact_until" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactUntil() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactUntil)
+	return u
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (u *RecordItemUpsert) ClearFactUntil() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactUntil)
 	return u
 }
 
@@ -850,6 +891,27 @@ func (u *RecordItemUpsertOne) UpdateFactDate() *RecordItemUpsertOne {
 func (u *RecordItemUpsertOne) ClearFactDate() *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactDate()
+	})
+}
+
+// SetFactUntil sets the "fact_until" field.
+func (u *RecordItemUpsertOne) SetFactUntil(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactUntil(v)
+	})
+}
+
+// UpdateFactUntil sets the "fact_until" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactUntil() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactUntil()
+	})
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (u *RecordItemUpsertOne) ClearFactUntil() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactUntil()
 	})
 }
 
@@ -1267,6 +1329,27 @@ func (u *RecordItemUpsertBulk) UpdateFactDate() *RecordItemUpsertBulk {
 func (u *RecordItemUpsertBulk) ClearFactDate() *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactDate()
+	})
+}
+
+// SetFactUntil sets the "fact_until" field.
+func (u *RecordItemUpsertBulk) SetFactUntil(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactUntil(v)
+	})
+}
+
+// UpdateFactUntil sets the "fact_until" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactUntil() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactUntil()
+	})
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (u *RecordItemUpsertBulk) ClearFactUntil() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactUntil()
 	})
 }
 

@@ -201,6 +201,26 @@ func (_u *RecordItemUpdate) ClearFactDate() *RecordItemUpdate {
 	return _u
 }
 
+// SetFactUntil sets the "fact_until" field.
+func (_u *RecordItemUpdate) SetFactUntil(v string) *RecordItemUpdate {
+	_u.mutation.SetFactUntil(v)
+	return _u
+}
+
+// SetNillableFactUntil sets the "fact_until" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactUntil(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactUntil(*v)
+	}
+	return _u
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (_u *RecordItemUpdate) ClearFactUntil() *RecordItemUpdate {
+	_u.mutation.ClearFactUntil()
+	return _u
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdate) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -262,6 +282,11 @@ func (_u *RecordItemUpdate) check() error {
 	if v, ok := _u.mutation.FactDate(); ok {
 		if err := recorditem.FactDateValidator(v); err != nil {
 			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactUntil(); ok {
+		if err := recorditem.FactUntilValidator(v); err != nil {
+			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
 		}
 	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
@@ -335,6 +360,12 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FactDateCleared() {
 		_spec.ClearField(recorditem.FieldFactDate, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactUntil(); ok {
+		_spec.SetField(recorditem.FieldFactUntil, field.TypeString, value)
+	}
+	if _u.mutation.FactUntilCleared() {
+		_spec.ClearField(recorditem.FieldFactUntil, field.TypeString)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -528,6 +559,26 @@ func (_u *RecordItemUpdateOne) ClearFactDate() *RecordItemUpdateOne {
 	return _u
 }
 
+// SetFactUntil sets the "fact_until" field.
+func (_u *RecordItemUpdateOne) SetFactUntil(v string) *RecordItemUpdateOne {
+	_u.mutation.SetFactUntil(v)
+	return _u
+}
+
+// SetNillableFactUntil sets the "fact_until" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactUntil(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactUntil(*v)
+	}
+	return _u
+}
+
+// ClearFactUntil clears the value of the "fact_until" field.
+func (_u *RecordItemUpdateOne) ClearFactUntil() *RecordItemUpdateOne {
+	_u.mutation.ClearFactUntil()
+	return _u
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdateOne) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -602,6 +653,11 @@ func (_u *RecordItemUpdateOne) check() error {
 	if v, ok := _u.mutation.FactDate(); ok {
 		if err := recorditem.FactDateValidator(v); err != nil {
 			return &ValidationError{Name: "fact_date", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_date": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactUntil(); ok {
+		if err := recorditem.FactUntilValidator(v); err != nil {
+			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
 		}
 	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
@@ -692,6 +748,12 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if _u.mutation.FactDateCleared() {
 		_spec.ClearField(recorditem.FieldFactDate, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactUntil(); ok {
+		_spec.SetField(recorditem.FieldFactUntil, field.TypeString, value)
+	}
+	if _u.mutation.FactUntilCleared() {
+		_spec.ClearField(recorditem.FieldFactUntil, field.TypeString)
 	}
 	_node = &RecordItem{config: _u.config}
 	_spec.Assign = _node.assignValues

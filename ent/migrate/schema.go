@@ -449,6 +449,7 @@ var (
 		{Name: "fact_dam", Type: field.TypeUUID, Nullable: true},
 		{Name: "fact_group", Type: field.TypeUUID, Nullable: true},
 		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
+		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -459,7 +460,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[12]},
+				Columns:    []*schema.Column{RecordItemsColumns[13]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -468,7 +469,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[12], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",

@@ -40,6 +40,8 @@ const (
 	FieldFactGroup = "fact_group"
 	// FieldFactDate holds the string denoting the fact_date field in the database.
 	FieldFactDate = "fact_date"
+	// FieldFactUntil holds the string denoting the fact_until field in the database.
+	FieldFactUntil = "fact_until"
 	// EdgeRecord holds the string denoting the record edge name in mutations.
 	EdgeRecord = "record"
 	// Table holds the table name of the recorditem in the database.
@@ -68,6 +70,7 @@ var Columns = []string{
 	FieldFactDam,
 	FieldFactGroup,
 	FieldFactDate,
+	FieldFactUntil,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -103,6 +106,8 @@ var (
 	FactKindValidator func(string) error
 	// FactDateValidator is a validator for the "fact_date" field. It is called by the builders before save.
 	FactDateValidator func(string) error
+	// FactUntilValidator is a validator for the "fact_until" field. It is called by the builders before save.
+	FactUntilValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -168,6 +173,11 @@ func ByFactGroup(opts ...sql.OrderTermOption) OrderOption {
 // ByFactDate orders the results by the fact_date field.
 func ByFactDate(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFactDate, opts...).ToFunc()
+}
+
+// ByFactUntil orders the results by the fact_until field.
+func ByFactUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactUntil, opts...).ToFunc()
 }
 
 // ByRecordField orders the results by record field.

@@ -111,6 +111,11 @@ func FactDate(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldFactDate, v))
 }
 
+// FactUntil applies equality check predicate on the "fact_until" field. It's identical to FactUntilEQ.
+func FactUntil(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactUntil, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -679,6 +684,81 @@ func FactDateEqualFold(v string) predicate.RecordItem {
 // FactDateContainsFold applies the ContainsFold predicate on the "fact_date" field.
 func FactDateContainsFold(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldContainsFold(FieldFactDate, v))
+}
+
+// FactUntilEQ applies the EQ predicate on the "fact_until" field.
+func FactUntilEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactUntil, v))
+}
+
+// FactUntilNEQ applies the NEQ predicate on the "fact_until" field.
+func FactUntilNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactUntil, v))
+}
+
+// FactUntilIn applies the In predicate on the "fact_until" field.
+func FactUntilIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactUntil, vs...))
+}
+
+// FactUntilNotIn applies the NotIn predicate on the "fact_until" field.
+func FactUntilNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactUntil, vs...))
+}
+
+// FactUntilGT applies the GT predicate on the "fact_until" field.
+func FactUntilGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactUntil, v))
+}
+
+// FactUntilGTE applies the GTE predicate on the "fact_until" field.
+func FactUntilGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactUntil, v))
+}
+
+// FactUntilLT applies the LT predicate on the "fact_until" field.
+func FactUntilLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactUntil, v))
+}
+
+// FactUntilLTE applies the LTE predicate on the "fact_until" field.
+func FactUntilLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactUntil, v))
+}
+
+// FactUntilContains applies the Contains predicate on the "fact_until" field.
+func FactUntilContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldFactUntil, v))
+}
+
+// FactUntilHasPrefix applies the HasPrefix predicate on the "fact_until" field.
+func FactUntilHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldFactUntil, v))
+}
+
+// FactUntilHasSuffix applies the HasSuffix predicate on the "fact_until" field.
+func FactUntilHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldFactUntil, v))
+}
+
+// FactUntilIsNil applies the IsNil predicate on the "fact_until" field.
+func FactUntilIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactUntil))
+}
+
+// FactUntilNotNil applies the NotNil predicate on the "fact_until" field.
+func FactUntilNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactUntil))
+}
+
+// FactUntilEqualFold applies the EqualFold predicate on the "fact_until" field.
+func FactUntilEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldFactUntil, v))
+}
+
+// FactUntilContainsFold applies the ContainsFold predicate on the "fact_until" field.
+func FactUntilContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldFactUntil, v))
 }
 
 // HasRecord applies the HasEdge predicate on the "record" edge.

@@ -678,6 +678,10 @@ func init() {
 	recorditemDescFactDate := recorditemFields[8].Descriptor()
 	// recorditem.FactDateValidator is a validator for the "fact_date" field. It is called by the builders before save.
 	recorditem.FactDateValidator = recorditemDescFactDate.Validators[0].(func(string) error)
+	// recorditemDescFactUntil is the schema descriptor for fact_until field.
+	recorditemDescFactUntil := recorditemFields[9].Descriptor()
+	// recorditem.FactUntilValidator is a validator for the "fact_until" field. It is called by the builders before save.
+	recorditem.FactUntilValidator = recorditemDescFactUntil.Validators[0].(func(string) error)
 	// recorditemDescID is the schema descriptor for id field.
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.

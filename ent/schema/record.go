@@ -72,6 +72,7 @@ func (RecordItem) Fields() []ent.Field {
 		field.UUID("fact_dam", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
 		field.UUID("fact_group", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
 		field.String("fact_date").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
+		field.String("fact_until").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
 	}
 }
 

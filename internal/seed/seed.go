@@ -1,6 +1,7 @@
 // Package seed fills a database with synthetic, deterministic farms for demos and
 // benchmarks: animals with profile facts, groups with membership and exposure facts, and
-// records with items. It writes through ent in batches; it is an administrative tool, not a
+// records with items. It writes through ent in batches (facts get their indexed columns from
+// herdbook.WithFactColumns, as on the API's write path); it is an administrative tool, not a
 // path for user input.
 package seed
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -91,35 +93,14 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 		}
 		progress(o.Progress, "farm %d/%d: %d animals, %d groups", fi+1, o.Farms, len(animals), len(groups))
 
-		// fact returns a plausible birth_history fact for the i-th item.
+		facts := herdFacts(rng, animals, groups, day)
 		fact := func(i int) map[string]any {
-			a := animals[rng.IntN(len(animals))]
-			switch i % 4 {
-			case 0:
-				sex := "female"
-				if rng.IntN(10) == 0 {
-					sex = "male"
-				}
-				return map[string]any{"kind": "profile", "animal_id": a.String(), "sex": sex,
-					"birth_date": day(rng.IntN(900)), "breed": breeds[rng.IntN(len(breeds))]}
-			case 1:
-				if len(groups) == 0 {
-					return nil
-				}
-				start := 900 + rng.IntN(1200)
-				return map[string]any{"kind": "membership", "animal_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
-					"start_date": day(start), "end_date": day(start + 30 + rng.IntN(200))}
-			case 2:
-				if len(groups) == 0 {
-					return nil
-				}
-				start := 900 + rng.IntN(1200)
-				return map[string]any{"kind": "exposure", "sire_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
-					"start_date": day(start), "end_date": day(start + 20 + rng.IntN(60))}
-			default:
-				return map[string]any{"kind": "movement_in", "animal_id": a.String(), "date": day(rng.IntN(2000))}
+			if i < len(facts) {
+				return facts[i]
 			}
+			return nil
 		}
+		farmItems := res.Items
 		for start := 0; start < o.RecordsPerFarm; start += batch {
 			end := min(start+batch, o.RecordsPerFarm)
 			rb := make([]*ent.RecordCreate, 0, end-start)
@@ -155,8 +136,11 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				for _, rid := range ids {
 					for k := 0; k < o.ItemsPerRecord; k++ {
 						it := c.RecordItem.Create().SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
-						if f := fact(res.Items + len(ib)); f != nil {
-							it.SetMetadata(map[string]any{"birth_history": f})
+						if f := fact(res.Items - farmItems + len(ib)); f != nil {
+							md := map[string]any{"birth_history": f}
+							it = herdbook.WithFactColumns(it.SetMetadata(md), md)
+						} else {
+							it.SetMetadata(map[string]any{"note": "routine"})
 						}
 						ib = append(ib, it)
 						if len(ib) == batch {
@@ -174,6 +158,50 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// herdFacts is a plausible history: a profile for every animal (one in twenty male), two
+// dated group memberships per female, three group exposures and often a castration per
+// male, and a purchase for one animal in five. Facts come first in the farm's items; the
+// rest of the items are routine notes.
+func herdFacts(rng *rand.Rand, animals, groups []uuid.UUID, day func(int) string) []map[string]any {
+	var out []map[string]any
+	for _, a := range animals {
+		male := rng.IntN(20) == 0
+		sex := "female"
+		if male {
+			sex = "male"
+		}
+		born := rng.IntN(900)
+		out = append(out, map[string]any{"kind": "profile", "animal_id": a.String(), "sex": sex,
+			"birth_date": day(born), "breed": breeds[rng.IntN(len(breeds))]})
+		if rng.IntN(5) == 0 {
+			out = append(out, map[string]any{"kind": "purchase", "animal_id": a.String(), "date": day(born + 60 + rng.IntN(300))})
+		}
+		if len(groups) == 0 {
+			continue
+		}
+		if male {
+			if rng.IntN(3) == 0 {
+				out = append(out, map[string]any{"kind": "castration", "animal_id": a.String(), "date": day(born + 30 + rng.IntN(200))})
+			}
+			for k := 0; k < 3; k++ {
+				start := 900 + rng.IntN(1200)
+				out = append(out, map[string]any{"kind": "exposure", "sire_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
+					"start_date": day(start), "end_date": day(start + 20 + rng.IntN(60))})
+			}
+			continue
+		}
+		start := 700 + rng.IntN(400)
+		for k := 0; k < 2; k++ {
+			end := start + 100 + rng.IntN(400)
+			out = append(out, map[string]any{"kind": "membership", "animal_id": a.String(), "group_id": groups[rng.IntN(len(groups))].String(),
+				"start_date": day(start), "end_date": day(end)})
+			start = end + 1
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 func progress(w io.Writer, format string, args ...any) {

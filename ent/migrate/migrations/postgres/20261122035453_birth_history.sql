@@ -1,5 +1,5 @@
 -- Modify "record_items" table
-ALTER TABLE "record_items" ADD COLUMN "fact_kind" character varying NULL, ADD COLUMN "fact_subject" uuid NULL, ADD COLUMN "fact_dam" uuid NULL, ADD COLUMN "fact_group" uuid NULL, ADD COLUMN "fact_date" character varying NULL;
+ALTER TABLE "record_items" ADD COLUMN "fact_kind" character varying NULL, ADD COLUMN "fact_subject" uuid NULL, ADD COLUMN "fact_dam" uuid NULL, ADD COLUMN "fact_group" uuid NULL, ADD COLUMN "fact_date" character varying NULL, ADD COLUMN "fact_until" character varying NULL;
 -- Create index "recorditem_fact_dam" to table: "record_items"
 CREATE INDEX "recorditem_fact_dam" ON "record_items" ("fact_dam");
 -- Create index "recorditem_fact_group_fact_kind" to table: "record_items"

@@ -1,7 +1,7 @@
 -- Disable the enforcement of foreign-keys constraints
 PRAGMA foreign_keys = off;
 -- Create "new_record_items" table
-CREATE TABLE `new_record_items` (`id` uuid NOT NULL, `created_at` datetime NOT NULL, `updated_at` datetime NOT NULL, `is_active` bool NOT NULL DEFAULT (true), `name` text NULL, `description` text NULL, `metadata` json NULL, `fact_kind` text NULL, `fact_subject` uuid NULL, `fact_dam` uuid NULL, `fact_group` uuid NULL, `fact_date` text NULL, `record_id` uuid NOT NULL, PRIMARY KEY (`id`), CONSTRAINT `record_items_records_items` FOREIGN KEY (`record_id`) REFERENCES `records` (`id`) ON DELETE NO ACTION);
+CREATE TABLE `new_record_items` (`id` uuid NOT NULL, `created_at` datetime NOT NULL, `updated_at` datetime NOT NULL, `is_active` bool NOT NULL DEFAULT (true), `name` text NULL, `description` text NULL, `metadata` json NULL, `fact_kind` text NULL, `fact_subject` uuid NULL, `fact_dam` uuid NULL, `fact_group` uuid NULL, `fact_date` text NULL, `fact_until` text NULL, `record_id` uuid NOT NULL, PRIMARY KEY (`id`), CONSTRAINT `record_items_records_items` FOREIGN KEY (`record_id`) REFERENCES `records` (`id`) ON DELETE NO ACTION);
 -- Copy rows from old table "record_items" to new temporary table "new_record_items"
 INSERT INTO `new_record_items` (`id`, `created_at`, `updated_at`, `is_active`, `name`, `description`, `metadata`, `record_id`) SELECT `id`, `created_at`, `updated_at`, `is_active`, `name`, `description`, `metadata`, `record_id` FROM `record_items`;
 -- Drop "record_items" table after copying rows
