@@ -2,6 +2,7 @@ package herdbook
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -406,4 +407,45 @@ func (s *Service) BirthPreview(ctx context.Context, farmID, id uuid.UUID) (*ent.
 	}
 	p, err := s.Client(ctx).BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(id)).Only(ctx)
 	return p, notFound(err, "preview", id)
+}
+
+// RecordFact records one birth_history fact as a record with one item, linked to the
+// animals and groups the fact names. Its type is MOVEMENT for arrivals and departures and
+// GENETIC otherwise; it is applied at the fact's date.
+func (s *Service) RecordFact(ctx context.Context, farmID uuid.UUID, f evidence.Fact) (*ent.Record, error) {
+	if errs := f.Validate(); len(errs) > 0 {
+		return nil, invalidFromEvidence("", errs)
+	}
+	var animals, groups []uuid.UUID
+	for _, id := range f.ReferencedAnimals() {
+		animals = append(animals, uuid.MustParse(id))
+	}
+	for _, id := range f.ReferencedGroups() {
+		groups = append(groups, uuid.MustParse(id))
+	}
+	typ := "GENETIC"
+	switch f.Kind {
+	case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut:
+		typ = "MOVEMENT"
+	}
+	applied := s.nowUTC()
+	for _, d := range []string{f.Date, f.StartDate} {
+		if t, err := time.Parse(time.DateOnly, d); err == nil {
+			applied = t
+			break
+		}
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	var fact map[string]any
+	if err := json.Unmarshal(b, &fact); err != nil {
+		return nil, err
+	}
+	name := "Birth history: " + strings.ReplaceAll(string(f.Kind), "_", " ")
+	return s.CreateRecord(ctx, farmID, RecordInput{
+		AnimalIDs: animals, GroupIDs: groups, Name: name, Type: typ, AppliedAt: &applied,
+		Items: []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
+	})
 }

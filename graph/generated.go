@@ -68,16 +68,79 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ApprovedBirth struct {
+		BirthDate func(childComplexity int) int
+		DamID     func(childComplexity int) int
+		ID        func(childComplexity int) int
+		PreviewID func(childComplexity int) int
+		RequestID func(childComplexity int) int
+		Tasks     func(childComplexity int) int
+	}
+
+	BirthEvidence struct {
+		ConceptionWindow     func(childComplexity int) int
+		EvidenceVersion      func(childComplexity int) int
+		MatchingBirthWindows func(childComplexity int) int
+		MovementComparisons  func(childComplexity int) int
+		PlannedWindowStatus  func(childComplexity int) int
+		Settings             func(childComplexity int) int
+		SettingsStatus       func(childComplexity int) int
+		Sire                 func(childComplexity int) int
+		Unresolved           func(childComplexity int) int
+	}
+
+	BirthHistorySettings struct {
+		BirthWindows       func(childComplexity int) int
+		GestationDays      func(childComplexity int) int
+		MinimumSireAgeDays func(childComplexity int) int
+		Species            func(childComplexity int) int
+		Version            func(childComplexity int) int
+	}
+
+	BirthPreviewSnapshot struct {
+		ApprovedAt      func(childComplexity int) int
+		BirthDate       func(childComplexity int) int
+		BirthEventID    func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		DamID           func(childComplexity int) int
+		Evidence        func(childComplexity int) int
+		ID              func(childComplexity int) int
+		ProtocolVersion func(childComplexity int) int
+		SettingsVersion func(childComplexity int) int
+		Stale           func(childComplexity int) int
+		Tasks           func(childComplexity int) int
+	}
+
+	BirthSettingsState struct {
+		Settings        func(childComplexity int) int
+		SettingsVersion func(childComplexity int) int
+		Species         func(childComplexity int) int
+	}
+
+	BirthWindow struct {
+		EndDate   func(childComplexity int) int
+		Label     func(childComplexity int) int
+		StartDate func(childComplexity int) int
+	}
+
 	CreateFarmPayload struct {
 		Farm            func(childComplexity int) int
 		WelcomeThreadID func(childComplexity int) int
 	}
 
+	DateInterval struct {
+		EndDate   func(childComplexity int) int
+		StartDate func(childComplexity int) int
+	}
+
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
 		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
+		FarmTasks           func(childComplexity int, skip *int, take *int, status *model.TaskStatus) int
+		FollowUpProtocol    func(childComplexity int) int
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
 		IsActive            func(childComplexity int) int
@@ -124,6 +187,33 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	FollowUpProtocolVersion struct {
+		Steps   func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
+	FollowUpTask struct {
+		AnimalIDs    func(childComplexity int) int
+		BirthEventID func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		DueDate      func(childComplexity int) int
+		FarmID       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Status       func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+	}
+
+	FollowUpTaskPage struct {
+		Records func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	GestationDays struct {
+		Max func(childComplexity int) int
+		Min func(childComplexity int) int
+	}
+
 	Group struct {
 		Animals   func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -155,24 +245,43 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	MovementComparison struct {
+		Date                 func(childComplexity int) int
+		Kind                 func(childComplexity int) int
+		RecordID             func(childComplexity int) int
+		RecordItemID         func(childComplexity int) int
+		RelationToConception func(childComplexity int) int
+	}
+
 	Mutation struct {
-		AddMember        func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
-		CreateAnimal     func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
-		CreateFarm       func(childComplexity int, input model.CreateFarmInput) int
-		CreateGroup      func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
-		CreateRecord     func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
-		CreateThread     func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
-		DeactivateMember func(childComplexity int, id uuid.UUID) int
-		DeleteAnimal     func(childComplexity int, id uuid.UUID) int
-		DeleteFarm       func(childComplexity int, id uuid.UUID) int
-		DeleteGroup      func(childComplexity int, id uuid.UUID) int
-		DeleteRecord     func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		PostMessage      func(childComplexity int, threadID uuid.UUID, body string) int
-		SetGroupAnimals  func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
-		SetMemberRole    func(childComplexity int, id uuid.UUID, role farmmember.Role) int
-		UpdateAnimal     func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
-		UpdateFarm       func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
-		UpdateRecord     func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
+		AddMember           func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
+		ApproveBirthPreview func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		CreateAnimal        func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
+		CreateBirthPreview  func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		CreateFarm          func(childComplexity int, input model.CreateFarmInput) int
+		CreateGroup         func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
+		CreateRecord        func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
+		CreateThread        func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
+		DeactivateMember    func(childComplexity int, id uuid.UUID) int
+		DeleteAnimal        func(childComplexity int, id uuid.UUID) int
+		DeleteFarm          func(childComplexity int, id uuid.UUID) int
+		DeleteGroup         func(childComplexity int, id uuid.UUID) int
+		DeleteRecord        func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		PostMessage         func(childComplexity int, threadID uuid.UUID, body string) int
+		PutBirthSettings    func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
+		PutFollowUpProtocol func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordBirth         func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
+		RecordCastration    func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
+		RecordExposure      func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordMembership    func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
+		RecordMovement      func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
+		RecordProfile       func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
+		SetGroupAnimals     func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
+		SetMemberRole       func(childComplexity int, id uuid.UUID, role farmmember.Role) int
+		UpdateAnimal        func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
+		UpdateFarm          func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
+		UpdateFarmTask      func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
+		UpdateRecord        func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
 	}
 
 	PageInfo struct {
@@ -182,12 +291,25 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	PlannedTask struct {
+		DueDate    func(childComplexity int) int
+		Name       func(childComplexity int) int
+		OffsetDays func(childComplexity int) int
+	}
+
+	ProtocolStep struct {
+		Name       func(childComplexity int) int
+		OffsetDays func(childComplexity int) int
+	}
+
 	Query struct {
-		Farm   func(childComplexity int, id uuid.UUID) int
-		Farms  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
-		Node   func(childComplexity int, id uuid.UUID) int
-		Nodes  func(childComplexity int, ids []uuid.UUID) int
-		Viewer func(childComplexity int) int
+		BirthEvidence func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		BirthPreview  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		Farm          func(childComplexity int, id uuid.UUID) int
+		Farms         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
+		Node          func(childComplexity int, id uuid.UUID) int
+		Nodes         func(childComplexity int, ids []uuid.UUID) int
+		Viewer        func(childComplexity int) int
 	}
 
 	Record struct {
@@ -228,6 +350,27 @@ type ComplexityRoot struct {
 		UpdatedAt   func(childComplexity int) int
 	}
 
+	SireCandidate struct {
+		AnimalID                func(childComplexity int) int
+		Breed                   func(childComplexity int) int
+		Eligibility             func(childComplexity int) int
+		ExposureRecordIDs       func(childComplexity int) int
+		ExposureRecordItemIDs   func(childComplexity int) int
+		MembershipRecordIDs     func(childComplexity int) int
+		MembershipRecordItemIDs func(childComplexity int) int
+		OverlapIntervals        func(childComplexity int) int
+		Reasons                 func(childComplexity int) int
+	}
+
+	SireEvidence struct {
+		AnimalID      func(childComplexity int) int
+		Candidates    func(childComplexity int) int
+		Confidence    func(childComplexity int) int
+		PresumedCross func(childComplexity int) int
+		Provenance    func(childComplexity int) int
+		Status        func(childComplexity int) int
+	}
+
 	Thread struct {
 		CreatedAt func(childComplexity int) int
 		CreatedBy func(childComplexity int) int
@@ -255,6 +398,9 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type FarmResolver interface {
+	BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error)
+	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
+	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *model.TaskStatus) (*model.FollowUpTaskPage, error)
 	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
@@ -278,10 +424,23 @@ type MutationResolver interface {
 	DeleteRecord(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (uuid.UUID, error)
 	CreateThread(ctx context.Context, farmID uuid.UUID, title string, isPrivate *bool) (*ent.Thread, error)
 	PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error)
+	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
+	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
+	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthPreviewSnapshot, error)
+	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*model.ApprovedBirth, error)
+	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*model.FollowUpTask, error)
+	RecordProfile(ctx context.Context, farmID uuid.UUID, input model.ProfileFactInput) (*ent.Record, error)
+	RecordCastration(ctx context.Context, farmID uuid.UUID, input model.CastrationFactInput) (*ent.Record, error)
+	RecordExposure(ctx context.Context, farmID uuid.UUID, input model.ExposureFactInput) (*ent.Record, error)
+	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
+	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
+	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
+	BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error)
+	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.BirthPreviewSnapshot, error)
 	Viewer(ctx context.Context) (*ent.User, error)
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
@@ -386,6 +545,234 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
 
+	case "ApprovedBirth.birthDate":
+		if e.ComplexityRoot.ApprovedBirth.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.BirthDate(childComplexity), true
+	case "ApprovedBirth.damID":
+		if e.ComplexityRoot.ApprovedBirth.DamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.DamID(childComplexity), true
+	case "ApprovedBirth.id":
+		if e.ComplexityRoot.ApprovedBirth.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.ID(childComplexity), true
+	case "ApprovedBirth.previewID":
+		if e.ComplexityRoot.ApprovedBirth.PreviewID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.PreviewID(childComplexity), true
+	case "ApprovedBirth.requestID":
+		if e.ComplexityRoot.ApprovedBirth.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.RequestID(childComplexity), true
+	case "ApprovedBirth.tasks":
+		if e.ComplexityRoot.ApprovedBirth.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovedBirth.Tasks(childComplexity), true
+
+	case "BirthEvidence.conceptionWindow":
+		if e.ComplexityRoot.BirthEvidence.ConceptionWindow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.ConceptionWindow(childComplexity), true
+	case "BirthEvidence.evidenceVersion":
+		if e.ComplexityRoot.BirthEvidence.EvidenceVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.EvidenceVersion(childComplexity), true
+	case "BirthEvidence.matchingBirthWindows":
+		if e.ComplexityRoot.BirthEvidence.MatchingBirthWindows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.MatchingBirthWindows(childComplexity), true
+	case "BirthEvidence.movementComparisons":
+		if e.ComplexityRoot.BirthEvidence.MovementComparisons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.MovementComparisons(childComplexity), true
+	case "BirthEvidence.plannedWindowStatus":
+		if e.ComplexityRoot.BirthEvidence.PlannedWindowStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.PlannedWindowStatus(childComplexity), true
+	case "BirthEvidence.settings":
+		if e.ComplexityRoot.BirthEvidence.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.Settings(childComplexity), true
+	case "BirthEvidence.settingsStatus":
+		if e.ComplexityRoot.BirthEvidence.SettingsStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.SettingsStatus(childComplexity), true
+	case "BirthEvidence.sire":
+		if e.ComplexityRoot.BirthEvidence.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.Sire(childComplexity), true
+	case "BirthEvidence.unresolved":
+		if e.ComplexityRoot.BirthEvidence.Unresolved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.Unresolved(childComplexity), true
+
+	case "BirthHistorySettings.birthWindows":
+		if e.ComplexityRoot.BirthHistorySettings.BirthWindows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.BirthWindows(childComplexity), true
+	case "BirthHistorySettings.gestationDays":
+		if e.ComplexityRoot.BirthHistorySettings.GestationDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.GestationDays(childComplexity), true
+	case "BirthHistorySettings.minimumSireAgeDays":
+		if e.ComplexityRoot.BirthHistorySettings.MinimumSireAgeDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.MinimumSireAgeDays(childComplexity), true
+	case "BirthHistorySettings.species":
+		if e.ComplexityRoot.BirthHistorySettings.Species == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.Species(childComplexity), true
+	case "BirthHistorySettings.version":
+		if e.ComplexityRoot.BirthHistorySettings.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.Version(childComplexity), true
+
+	case "BirthPreviewSnapshot.approvedAt":
+		if e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt(childComplexity), true
+	case "BirthPreviewSnapshot.birthDate":
+		if e.ComplexityRoot.BirthPreviewSnapshot.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.BirthDate(childComplexity), true
+	case "BirthPreviewSnapshot.birthEventID":
+		if e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID(childComplexity), true
+	case "BirthPreviewSnapshot.createdAt":
+		if e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt(childComplexity), true
+	case "BirthPreviewSnapshot.damID":
+		if e.ComplexityRoot.BirthPreviewSnapshot.DamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.DamID(childComplexity), true
+	case "BirthPreviewSnapshot.evidence":
+		if e.ComplexityRoot.BirthPreviewSnapshot.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.Evidence(childComplexity), true
+	case "BirthPreviewSnapshot.id":
+		if e.ComplexityRoot.BirthPreviewSnapshot.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.ID(childComplexity), true
+	case "BirthPreviewSnapshot.protocolVersion":
+		if e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion(childComplexity), true
+	case "BirthPreviewSnapshot.settingsVersion":
+		if e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion(childComplexity), true
+	case "BirthPreviewSnapshot.stale":
+		if e.ComplexityRoot.BirthPreviewSnapshot.Stale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.Stale(childComplexity), true
+	case "BirthPreviewSnapshot.tasks":
+		if e.ComplexityRoot.BirthPreviewSnapshot.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewSnapshot.Tasks(childComplexity), true
+
+	case "BirthSettingsState.settings":
+		if e.ComplexityRoot.BirthSettingsState.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthSettingsState.Settings(childComplexity), true
+	case "BirthSettingsState.settingsVersion":
+		if e.ComplexityRoot.BirthSettingsState.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthSettingsState.SettingsVersion(childComplexity), true
+	case "BirthSettingsState.species":
+		if e.ComplexityRoot.BirthSettingsState.Species == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthSettingsState.Species(childComplexity), true
+
+	case "BirthWindow.endDate":
+		if e.ComplexityRoot.BirthWindow.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthWindow.EndDate(childComplexity), true
+	case "BirthWindow.label":
+		if e.ComplexityRoot.BirthWindow.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthWindow.Label(childComplexity), true
+	case "BirthWindow.startDate":
+		if e.ComplexityRoot.BirthWindow.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthWindow.StartDate(childComplexity), true
+
 	case "CreateFarmPayload.farm":
 		if e.ComplexityRoot.CreateFarmPayload.Farm == nil {
 			break
@@ -398,6 +785,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateFarmPayload.WelcomeThreadID(childComplexity), true
+
+	case "DateInterval.endDate":
+		if e.ComplexityRoot.DateInterval.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateInterval.EndDate(childComplexity), true
+	case "DateInterval.startDate":
+		if e.ComplexityRoot.DateInterval.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateInterval.StartDate(childComplexity), true
 
 	case "Farm.allowPrivateThreads":
 		if e.ComplexityRoot.Farm.AllowPrivateThreads == nil {
@@ -416,6 +816,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
+	case "Farm.birthSettings":
+		if e.ComplexityRoot.Farm.BirthSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Farm.BirthSettings(childComplexity), true
 	case "Farm.createdAt":
 		if e.ComplexityRoot.Farm.CreatedAt == nil {
 			break
@@ -428,6 +834,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.CurrentMonthStart(childComplexity), true
+	case "Farm.farmTasks":
+		if e.ComplexityRoot.Farm.FarmTasks == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_farmTasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.FarmTasks(childComplexity, args["skip"].(*int), args["take"].(*int), args["status"].(*model.TaskStatus)), true
+	case "Farm.followUpProtocol":
+		if e.ComplexityRoot.Farm.FollowUpProtocol == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Farm.FollowUpProtocol(childComplexity), true
 	case "Farm.groups":
 		if e.ComplexityRoot.Farm.Groups == nil {
 			break
@@ -635,6 +1058,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.File.UpdatedAt(childComplexity), true
 
+	case "FollowUpProtocolVersion.steps":
+		if e.ComplexityRoot.FollowUpProtocolVersion.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpProtocolVersion.Steps(childComplexity), true
+	case "FollowUpProtocolVersion.version":
+		if e.ComplexityRoot.FollowUpProtocolVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpProtocolVersion.Version(childComplexity), true
+
+	case "FollowUpTask.animalIDs":
+		if e.ComplexityRoot.FollowUpTask.AnimalIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.AnimalIDs(childComplexity), true
+	case "FollowUpTask.birthEventID":
+		if e.ComplexityRoot.FollowUpTask.BirthEventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.BirthEventID(childComplexity), true
+	case "FollowUpTask.createdAt":
+		if e.ComplexityRoot.FollowUpTask.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.CreatedAt(childComplexity), true
+	case "FollowUpTask.dueDate":
+		if e.ComplexityRoot.FollowUpTask.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.DueDate(childComplexity), true
+	case "FollowUpTask.farmID":
+		if e.ComplexityRoot.FollowUpTask.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.FarmID(childComplexity), true
+	case "FollowUpTask.id":
+		if e.ComplexityRoot.FollowUpTask.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.ID(childComplexity), true
+	case "FollowUpTask.name":
+		if e.ComplexityRoot.FollowUpTask.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Name(childComplexity), true
+	case "FollowUpTask.status":
+		if e.ComplexityRoot.FollowUpTask.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Status(childComplexity), true
+	case "FollowUpTask.updatedAt":
+		if e.ComplexityRoot.FollowUpTask.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.UpdatedAt(childComplexity), true
+
+	case "FollowUpTaskPage.records":
+		if e.ComplexityRoot.FollowUpTaskPage.Records == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskPage.Records(childComplexity), true
+	case "FollowUpTaskPage.total":
+		if e.ComplexityRoot.FollowUpTaskPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskPage.Total(childComplexity), true
+
+	case "GestationDays.max":
+		if e.ComplexityRoot.GestationDays.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GestationDays.Max(childComplexity), true
+	case "GestationDays.min":
+		if e.ComplexityRoot.GestationDays.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GestationDays.Min(childComplexity), true
+
 	case "Group.animals":
 		if e.ComplexityRoot.Group.Animals == nil {
 			break
@@ -753,6 +1270,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.UpdatedAt(childComplexity), true
 
+	case "MovementComparison.date":
+		if e.ComplexityRoot.MovementComparison.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.Date(childComplexity), true
+	case "MovementComparison.kind":
+		if e.ComplexityRoot.MovementComparison.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.Kind(childComplexity), true
+	case "MovementComparison.recordID":
+		if e.ComplexityRoot.MovementComparison.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.RecordID(childComplexity), true
+	case "MovementComparison.recordItemID":
+		if e.ComplexityRoot.MovementComparison.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.RecordItemID(childComplexity), true
+	case "MovementComparison.relationToConception":
+		if e.ComplexityRoot.MovementComparison.RelationToConception == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.RelationToConception(childComplexity), true
+
 	case "Mutation.addMember":
 		if e.ComplexityRoot.Mutation.AddMember == nil {
 			break
@@ -764,6 +1312,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMember(childComplexity, args["farmID"].(uuid.UUID), args["phoneNumberLocal"].(string), args["role"].(farmmember.Role)), true
+	case "Mutation.approveBirthPreview":
+		if e.ComplexityRoot.Mutation.ApproveBirthPreview == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveBirthPreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string)), true
 	case "Mutation.createAnimal":
 		if e.ComplexityRoot.Mutation.CreateAnimal == nil {
 			break
@@ -775,6 +1334,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAnimal(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.AnimalInput)), true
+	case "Mutation.createBirthPreview":
+		if e.ComplexityRoot.Mutation.CreateBirthPreview == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createBirthPreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["damID"].(uuid.UUID), args["birthDate"].(string)), true
 	case "Mutation.createFarm":
 		if e.ComplexityRoot.Mutation.CreateFarm == nil {
 			break
@@ -885,6 +1455,94 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PostMessage(childComplexity, args["threadID"].(uuid.UUID), args["body"].(string)), true
+	case "Mutation.putBirthSettings":
+		if e.ComplexityRoot.Mutation.PutBirthSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_putBirthSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PutBirthSettings(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.BirthHistorySettingsInput)), true
+	case "Mutation.putFollowUpProtocol":
+		if e.ComplexityRoot.Mutation.PutFollowUpProtocol == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_putFollowUpProtocol_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PutFollowUpProtocol(childComplexity, args["farmID"].(uuid.UUID), args["steps"].([]*model.ProtocolStepInput)), true
+	case "Mutation.recordBirth":
+		if e.ComplexityRoot.Mutation.RecordBirth == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordBirth_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordBirth(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.BirthFactInput)), true
+	case "Mutation.recordCastration":
+		if e.ComplexityRoot.Mutation.RecordCastration == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCastration_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCastration(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.CastrationFactInput)), true
+	case "Mutation.recordExposure":
+		if e.ComplexityRoot.Mutation.RecordExposure == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordExposure_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordExposure(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ExposureFactInput)), true
+	case "Mutation.recordMembership":
+		if e.ComplexityRoot.Mutation.RecordMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordMembership(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.MembershipFactInput)), true
+	case "Mutation.recordMovement":
+		if e.ComplexityRoot.Mutation.RecordMovement == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordMovement_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordMovement(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.MovementFactInput)), true
+	case "Mutation.recordProfile":
+		if e.ComplexityRoot.Mutation.RecordProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordProfile(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ProfileFactInput)), true
 	case "Mutation.setGroupAnimals":
 		if e.ComplexityRoot.Mutation.SetGroupAnimals == nil {
 			break
@@ -929,6 +1587,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateFarm(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateFarmInput)), true
+	case "Mutation.updateFarmTask":
+		if e.ComplexityRoot.Mutation.UpdateFarmTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateFarmTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateFarmTask(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["input"].(model.UpdateTaskInput)), true
 	case "Mutation.updateRecord":
 		if e.ComplexityRoot.Mutation.UpdateRecord == nil {
 			break
@@ -966,6 +1635,60 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "PlannedTask.dueDate":
+		if e.ComplexityRoot.PlannedTask.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTask.DueDate(childComplexity), true
+	case "PlannedTask.name":
+		if e.ComplexityRoot.PlannedTask.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTask.Name(childComplexity), true
+	case "PlannedTask.offsetDays":
+		if e.ComplexityRoot.PlannedTask.OffsetDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTask.OffsetDays(childComplexity), true
+
+	case "ProtocolStep.name":
+		if e.ComplexityRoot.ProtocolStep.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProtocolStep.Name(childComplexity), true
+	case "ProtocolStep.offsetDays":
+		if e.ComplexityRoot.ProtocolStep.OffsetDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProtocolStep.OffsetDays(childComplexity), true
+
+	case "Query.birthEvidence":
+		if e.ComplexityRoot.Query.BirthEvidence == nil {
+			break
+		}
+
+		args, err := ec.field_Query_birthEvidence_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BirthEvidence(childComplexity, args["farmID"].(uuid.UUID), args["damID"].(uuid.UUID), args["birthDate"].(string)), true
+	case "Query.birthPreview":
+		if e.ComplexityRoot.Query.BirthPreview == nil {
+			break
+		}
+
+		args, err := ec.field_Query_birthPreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
 	case "Query.farm":
 		if e.ComplexityRoot.Query.Farm == nil {
 			break
@@ -1178,6 +1901,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
 
+	case "SireCandidate.animalID":
+		if e.ComplexityRoot.SireCandidate.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.AnimalID(childComplexity), true
+	case "SireCandidate.breed":
+		if e.ComplexityRoot.SireCandidate.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Breed(childComplexity), true
+	case "SireCandidate.eligibility":
+		if e.ComplexityRoot.SireCandidate.Eligibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Eligibility(childComplexity), true
+	case "SireCandidate.exposureRecordIDs":
+		if e.ComplexityRoot.SireCandidate.ExposureRecordIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.ExposureRecordIDs(childComplexity), true
+	case "SireCandidate.exposureRecordItemIDs":
+		if e.ComplexityRoot.SireCandidate.ExposureRecordItemIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.ExposureRecordItemIDs(childComplexity), true
+	case "SireCandidate.membershipRecordIDs":
+		if e.ComplexityRoot.SireCandidate.MembershipRecordIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.MembershipRecordIDs(childComplexity), true
+	case "SireCandidate.membershipRecordItemIDs":
+		if e.ComplexityRoot.SireCandidate.MembershipRecordItemIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.MembershipRecordItemIDs(childComplexity), true
+	case "SireCandidate.overlapIntervals":
+		if e.ComplexityRoot.SireCandidate.OverlapIntervals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.OverlapIntervals(childComplexity), true
+	case "SireCandidate.reasons":
+		if e.ComplexityRoot.SireCandidate.Reasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Reasons(childComplexity), true
+
+	case "SireEvidence.animalID":
+		if e.ComplexityRoot.SireEvidence.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.AnimalID(childComplexity), true
+	case "SireEvidence.candidates":
+		if e.ComplexityRoot.SireEvidence.Candidates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Candidates(childComplexity), true
+	case "SireEvidence.confidence":
+		if e.ComplexityRoot.SireEvidence.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Confidence(childComplexity), true
+	case "SireEvidence.presumedCross":
+		if e.ComplexityRoot.SireEvidence.PresumedCross == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.PresumedCross(childComplexity), true
+	case "SireEvidence.provenance":
+		if e.ComplexityRoot.SireEvidence.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Provenance(childComplexity), true
+	case "SireEvidence.status":
+		if e.ComplexityRoot.SireEvidence.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Status(childComplexity), true
+
 	case "Thread.createdAt":
 		if e.ComplexityRoot.Thread.CreatedAt == nil {
 			break
@@ -1281,16 +2096,26 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAnimalInput,
 		ec.unmarshalInputAnimalOrder,
 		ec.unmarshalInputAnimalWhereInput,
+		ec.unmarshalInputBirthFactInput,
+		ec.unmarshalInputBirthHistorySettingsInput,
+		ec.unmarshalInputBirthWindowInput,
+		ec.unmarshalInputCastrationFactInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
+		ec.unmarshalInputExposureFactInput,
 		ec.unmarshalInputFarmMemberOrder,
 		ec.unmarshalInputFarmOrder,
 		ec.unmarshalInputFarmWhereInput,
 		ec.unmarshalInputFileOrder,
+		ec.unmarshalInputGestationDaysInput,
 		ec.unmarshalInputGroupInput,
 		ec.unmarshalInputGroupOrder,
 		ec.unmarshalInputGroupWhereInput,
+		ec.unmarshalInputMembershipFactInput,
 		ec.unmarshalInputMessageOrder,
+		ec.unmarshalInputMovementFactInput,
+		ec.unmarshalInputProfileFactInput,
+		ec.unmarshalInputProtocolStepInput,
 		ec.unmarshalInputRecordItemInput,
 		ec.unmarshalInputRecordItemOrder,
 		ec.unmarshalInputRecordOrder,
@@ -1298,6 +2123,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputThreadOrder,
 		ec.unmarshalInputUpdateFarmInput,
 		ec.unmarshalInputUpdateRecordInput,
+		ec.unmarshalInputUpdateTaskInput,
 		ec.unmarshalInputUserOrder,
 	)
 	first := true
@@ -1373,7 +2199,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphqls" "herdbook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1385,6 +2211,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
 }
@@ -1438,6 +2265,116 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ApprovedBirth(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ApprovedBirth_id(ctx, field)
+	case "damID":
+		return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+	case "previewID":
+		return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+	case "requestID":
+		return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+	case "tasks":
+		return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApprovedBirth", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "evidenceVersion":
+		return ec.fieldContext_BirthEvidence_evidenceVersion(ctx, field)
+	case "settings":
+		return ec.fieldContext_BirthEvidence_settings(ctx, field)
+	case "settingsStatus":
+		return ec.fieldContext_BirthEvidence_settingsStatus(ctx, field)
+	case "plannedWindowStatus":
+		return ec.fieldContext_BirthEvidence_plannedWindowStatus(ctx, field)
+	case "matchingBirthWindows":
+		return ec.fieldContext_BirthEvidence_matchingBirthWindows(ctx, field)
+	case "conceptionWindow":
+		return ec.fieldContext_BirthEvidence_conceptionWindow(ctx, field)
+	case "sire":
+		return ec.fieldContext_BirthEvidence_sire(ctx, field)
+	case "movementComparisons":
+		return ec.fieldContext_BirthEvidence_movementComparisons(ctx, field)
+	case "unresolved":
+		return ec.fieldContext_BirthEvidence_unresolved(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthEvidence", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthHistorySettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_BirthHistorySettings_version(ctx, field)
+	case "species":
+		return ec.fieldContext_BirthHistorySettings_species(ctx, field)
+	case "gestationDays":
+		return ec.fieldContext_BirthHistorySettings_gestationDays(ctx, field)
+	case "minimumSireAgeDays":
+		return ec.fieldContext_BirthHistorySettings_minimumSireAgeDays(ctx, field)
+	case "birthWindows":
+		return ec.fieldContext_BirthHistorySettings_birthWindows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthHistorySettings", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthPreviewSnapshot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
+	case "damID":
+		return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
+	case "stale":
+		return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
+	case "approvedAt":
+		return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
+	case "birthEventID":
+		return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
+	case "evidence":
+		return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
+	case "tasks":
+		return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewSnapshot", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "species":
+		return ec.fieldContext_BirthSettingsState_species(ctx, field)
+	case "settings":
+		return ec.fieldContext_BirthSettingsState_settings(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthSettingsState_settingsVersion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthSettingsState", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_BirthWindow_label(ctx, field)
+	case "startDate":
+		return ec.fieldContext_BirthWindow_startDate(ctx, field)
+	case "endDate":
+		return ec.fieldContext_BirthWindow_endDate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "farm":
@@ -1446,6 +2383,16 @@ func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, f
 		return ec.fieldContext_CreateFarmPayload_welcomeThreadID(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateFarmPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DateInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "startDate":
+		return ec.fieldContext_DateInterval_startDate(ctx, field)
+	case "endDate":
+		return ec.fieldContext_DateInterval_endDate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DateInterval", field.Name)
 }
 
 func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1470,6 +2417,12 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_speciesOther(ctx, field)
 	case "members":
 		return ec.fieldContext_Farm_members(ctx, field)
+	case "birthSettings":
+		return ec.fieldContext_Farm_birthSettings(ctx, field)
+	case "followUpProtocol":
+		return ec.fieldContext_Farm_followUpProtocol(ctx, field)
+	case "farmTasks":
+		return ec.fieldContext_Farm_farmTasks(ctx, field)
 	case "animals":
 		return ec.fieldContext_Farm_animals(ctx, field)
 	case "groups":
@@ -1550,6 +2503,60 @@ func (ec *executionContext) childFields_File(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type File", field.Name)
 }
 
+func (ec *executionContext) childFields_FollowUpProtocolVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_FollowUpProtocolVersion_version(ctx, field)
+	case "steps":
+		return ec.fieldContext_FollowUpProtocolVersion_steps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpProtocolVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FollowUpTask_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_FollowUpTask_farmID(ctx, field)
+	case "birthEventID":
+		return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
+	case "name":
+		return ec.fieldContext_FollowUpTask_name(ctx, field)
+	case "status":
+		return ec.fieldContext_FollowUpTask_status(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+	case "animalIDs":
+		return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTask", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTaskPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_FollowUpTaskPage_total(ctx, field)
+	case "records":
+		return ec.fieldContext_FollowUpTaskPage_records(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskPage", field.Name)
+}
+
+func (ec *executionContext) childFields_GestationDays(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "min":
+		return ec.fieldContext_GestationDays_min(ctx, field)
+	case "max":
+		return ec.fieldContext_GestationDays_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GestationDays", field.Name)
+}
+
 func (ec *executionContext) childFields_Group(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1612,6 +2619,22 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
 
+func (ec *executionContext) childFields_MovementComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordID":
+		return ec.fieldContext_MovementComparison_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_MovementComparison_recordItemID(ctx, field)
+	case "kind":
+		return ec.fieldContext_MovementComparison_kind(ctx, field)
+	case "date":
+		return ec.fieldContext_MovementComparison_date(ctx, field)
+	case "relationToConception":
+		return ec.fieldContext_MovementComparison_relationToConception(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MovementComparison", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -1624,6 +2647,28 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PlannedTask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_PlannedTask_name(ctx, field)
+	case "offsetDays":
+		return ec.fieldContext_PlannedTask_offsetDays(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_PlannedTask_dueDate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlannedTask", field.Name)
+}
+
+func (ec *executionContext) childFields_ProtocolStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ProtocolStep_name(ctx, field)
+	case "offsetDays":
+		return ec.fieldContext_ProtocolStep_offsetDays(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProtocolStep", field.Name)
 }
 
 func (ec *executionContext) childFields_Record(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1700,6 +2745,48 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 		return ec.fieldContext_RecordItem_metadata(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordItem", field.Name)
+}
+
+func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_SireCandidate_animalID(ctx, field)
+	case "eligibility":
+		return ec.fieldContext_SireCandidate_eligibility(ctx, field)
+	case "reasons":
+		return ec.fieldContext_SireCandidate_reasons(ctx, field)
+	case "exposureRecordIDs":
+		return ec.fieldContext_SireCandidate_exposureRecordIDs(ctx, field)
+	case "exposureRecordItemIDs":
+		return ec.fieldContext_SireCandidate_exposureRecordItemIDs(ctx, field)
+	case "membershipRecordIDs":
+		return ec.fieldContext_SireCandidate_membershipRecordIDs(ctx, field)
+	case "membershipRecordItemIDs":
+		return ec.fieldContext_SireCandidate_membershipRecordItemIDs(ctx, field)
+	case "overlapIntervals":
+		return ec.fieldContext_SireCandidate_overlapIntervals(ctx, field)
+	case "breed":
+		return ec.fieldContext_SireCandidate_breed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SireCandidate", field.Name)
+}
+
+func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_SireEvidence_status(ctx, field)
+	case "animalID":
+		return ec.fieldContext_SireEvidence_animalID(ctx, field)
+	case "confidence":
+		return ec.fieldContext_SireEvidence_confidence(ctx, field)
+	case "provenance":
+		return ec.fieldContext_SireEvidence_provenance(ctx, field)
+	case "presumedCross":
+		return ec.fieldContext_SireEvidence_presumedCross(ctx, field)
+	case "candidates":
+		return ec.fieldContext_SireEvidence_candidates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SireEvidence", field.Name)
 }
 
 func (ec *executionContext) childFields_Thread(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1914,6 +3001,36 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_farmTasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "skip",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["skip"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "take",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["take"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*model.TaskStatus, error) {
+			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_groups_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2052,6 +3169,36 @@ func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestID",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["requestID"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createAnimal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2071,6 +3218,36 @@ func (ec *executionContext) field_Mutation_createAnimal_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createBirthPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "damID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["damID"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "birthDate",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["birthDate"] = arg2
 	return args, nil
 }
 
@@ -2262,6 +3439,182 @@ func (ec *executionContext) field_Mutation_postMessage_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_putBirthSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthHistorySettingsInput, error) {
+			return ec.unmarshalNBirthHistorySettingsInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettingsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_putFollowUpProtocol_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "steps",
+		func(ctx context.Context, v any) ([]*model.ProtocolStepInput, error) {
+			return ec.unmarshalNProtocolStepInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["steps"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordBirth_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthFactInput, error) {
+			return ec.unmarshalNBirthFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordCastration_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CastrationFactInput, error) {
+			return ec.unmarshalNCastrationFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordExposure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ExposureFactInput, error) {
+			return ec.unmarshalNExposureFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MembershipFactInput, error) {
+			return ec.unmarshalNMembershipFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordMovement_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MovementFactInput, error) {
+			return ec.unmarshalNMovementFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProfileFactInput, error) {
+			return ec.unmarshalNProfileFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setGroupAnimals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2328,6 +3681,36 @@ func (ec *executionContext) field_Mutation_updateAnimal_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateFarmTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTaskInput, error) {
+			return ec.unmarshalNUpdateTaskInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateFarm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2391,6 +3774,58 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_birthEvidence_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "damID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["damID"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "birthDate",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["birthDate"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_birthPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
 	return args, nil
 }
 
@@ -2885,6 +4320,956 @@ func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _ApprovedBirth_id(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovedBirth_damID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovedBirth_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovedBirth_previewID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviewID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovedBirth_requestID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovedBirth_tasks(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovedBirth_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApprovedBirth",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_evidenceVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_evidenceVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EvidenceVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_evidenceVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvidence_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
+			return ec.marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthHistorySettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_settingsStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_settingsStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_settingsStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_plannedWindowStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PlannedWindowStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvidence_matchingBirthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_matchingBirthWindows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchingBirthWindows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BirthWindow) graphql.Marshaler {
+			return ec.marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_matchingBirthWindows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_conceptionWindow(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_conceptionWindow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConceptionWindow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
+			return ec.marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_conceptionWindow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DateInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_sire(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sire, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SireEvidence) graphql.Marshaler {
+			return ec.marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEvidence(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SireEvidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_movementComparisons(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_movementComparisons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MovementComparisons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MovementComparison) graphql.Marshaler {
+			return ec.marshalNMovementComparison2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparisonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_movementComparisons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MovementComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvidence_unresolved(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_unresolved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unresolved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_unresolved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthHistorySettings_version(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthHistorySettings_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_species(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Species, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthHistorySettings_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_gestationDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
+			return ec.marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_gestationDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthHistorySettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GestationDays(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthHistorySettings_minimumSireAgeDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_minimumSireAgeDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinimumSireAgeDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_minimumSireAgeDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthHistorySettings_birthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_birthWindows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthWindows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BirthWindow) graphql.Marshaler {
+			return ec.marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_birthWindows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthHistorySettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_id(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_damID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_stale(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_approvedAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_evidence(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
+			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewSnapshot",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_tasks(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
+			return ec.marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewSnapshot",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlannedTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewSnapshot_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewSnapshot_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthSettingsState_species(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Species, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthSettingsState_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthSettingsState_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthSettingsState_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
+			return ec.marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthSettingsState_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthSettingsState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthHistorySettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthSettingsState_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthSettingsState_settingsVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthSettingsState_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthWindow_label(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthWindow_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthWindow_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthWindow_startDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthWindow_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthWindow_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthWindow_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreateFarmPayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2938,6 +5323,52 @@ func (ec *executionContext) _CreateFarmPayload_welcomeThreadID(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThreadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CreateFarmPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateInterval_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DateInterval_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateInterval_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Farm_id(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -3175,6 +5606,114 @@ func (ec *executionContext) fieldContext_Farm_members(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FarmMember(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_birthSettings(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_birthSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Farm().BirthSettings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
+			return ec.marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_birthSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsState(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_followUpProtocol(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_followUpProtocol(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Farm().FollowUpProtocol(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_followUpProtocol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_farmTasks(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_farmTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().FarmTasks(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["status"].(*model.TaskStatus))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
+			return ec.marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_farmTasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTaskPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_farmTasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -3894,6 +6433,369 @@ func (ec *executionContext) fieldContext_File_size(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _FollowUpProtocolVersion_version(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpProtocolVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpProtocolVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpProtocolVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpProtocolVersion_steps(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpProtocolVersion_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Steps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProtocolStep) graphql.Marshaler {
+			return ec.marshalNProtocolStep2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpProtocolVersion_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpProtocolVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProtocolStep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
+			return ec.marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskPage_total(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTaskPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskPage_records(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskPage_records(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Records, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskPage_records(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GestationDays_min(ctx context.Context, field graphql.CollectedField, obj *model.GestationDays) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GestationDays_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GestationDays_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GestationDays", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _GestationDays_max(ctx context.Context, field graphql.CollectedField, obj *model.GestationDays) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GestationDays_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GestationDays_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GestationDays", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4365,6 +7267,121 @@ func (ec *executionContext) _Message_body(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Message_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_recordItemID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_date(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_relationToConception(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_relationToConception(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RelationToConception, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_relationToConception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createFarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -5115,6 +8132,490 @@ func (ec *executionContext) fieldContext_Mutation_postMessage(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_putBirthSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_putBirthSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PutBirthSettings(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.BirthHistorySettingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
+			return ec.marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_putBirthSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsState(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_putBirthSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_putFollowUpProtocol(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_putFollowUpProtocol(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PutFollowUpProtocol(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["steps"].([]*model.ProtocolStepInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_putFollowUpProtocol(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolVersion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_putFollowUpProtocol_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createBirthPreview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createBirthPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+			return ec.marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createBirthPreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createBirthPreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveBirthPreview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveBirthPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
+			return ec.marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveBirthPreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApprovedBirth(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveBirthPreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateFarmTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateFarmTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateFarmTask(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateTaskInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateFarmTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateFarmTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordProfile(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.ProfileFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordCastration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCastration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCastration(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.CastrationFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCastration(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCastration_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordExposure(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordExposure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordExposure(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.ExposureFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordExposure(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordExposure_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordMembership(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.MembershipFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordMovement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordMovement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordMovement(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.MovementFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordMovement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordMovement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordBirth(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordBirth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordBirth(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.BirthFactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordBirth_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5207,6 +8708,121 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedTask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedTask_offsetDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OffsetDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedTask_offsetDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedTask_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProtocolStep_name(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProtocolStep_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProtocolStep_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProtocolStep_offsetDays(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProtocolStep_offsetDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OffsetDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProtocolStep_offsetDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5289,6 +8905,94 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_birthEvidence(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_birthEvidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BirthEvidence(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
+			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_birthEvidence(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvidence(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_birthEvidence_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_birthPreview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_birthPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+			return ec.marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_birthPreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_birthPreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6150,6 +9854,369 @@ func (ec *executionContext) _RecordItem_metadata(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_eligibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Eligibility, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_eligibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_exposureRecordIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_exposureRecordIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExposureRecordIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_exposureRecordIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_exposureRecordItemIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_exposureRecordItemIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExposureRecordItemIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_exposureRecordItemIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_membershipRecordIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_membershipRecordIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MembershipRecordIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_membershipRecordIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_membershipRecordItemIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_membershipRecordItemIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MembershipRecordItemIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_membershipRecordItemIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireCandidate_overlapIntervals(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_overlapIntervals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverlapIntervals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DateInterval) graphql.Marshaler {
+			return ec.marshalNDateInterval2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_overlapIntervals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DateInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SireCandidate_breed(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_status(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_confidence(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_provenance(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_provenance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Provenance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_provenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_presumedCross(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_presumedCross(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PresumedCross, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_presumedCross(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_candidates(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_candidates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Candidates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SireCandidate) graphql.Marshaler {
+			return ec.marshalNSireCandidate2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireCandidateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_candidates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SireCandidate(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Thread_id(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -8093,6 +12160,196 @@ func (ec *executionContext) unmarshalInputAnimalWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBirthFactInput(ctx context.Context, obj any) (model.BirthFactInput, error) {
+	var it model.BirthFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "date", "offspringIDs", "sireID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "offspringIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offspringIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffspringIDs = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.Context, obj any) (model.BirthHistorySettingsInput, error) {
+	var it model.BirthHistorySettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"version", "species", "gestationDays", "minimumSireAgeDays", "birthWindows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "gestationDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gestationDays"))
+			data, err := ec.unmarshalOGestationDaysInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDaysInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GestationDays = data
+		case "minimumSireAgeDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumSireAgeDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumSireAgeDays = data
+		case "birthWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthWindows"))
+			data, err := ec.unmarshalOBirthWindowInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthWindows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, obj any) (model.BirthWindowInput, error) {
+	var it model.BirthWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"label", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCastrationFactInput(ctx context.Context, obj any) (model.CastrationFactInput, error) {
+	var it model.CastrationFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateFarmInput(ctx context.Context, obj any) (model.CreateFarmInput, error) {
 	var it model.CreateFarmInput
 	if obj == nil {
@@ -8204,6 +12461,64 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context, obj any) (model.ExposureFactInput, error) {
+	var it model.ExposureFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sireID", "damID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
 		}
 	}
 	return it, nil
@@ -8866,6 +13181,43 @@ func (ec *executionContext) unmarshalInputFileOrder(ctx context.Context, obj any
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context, obj any) (model.GestationDaysInput, error) {
+	var it model.GestationDaysInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"min", "max"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "min":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Min = data
+		case "max":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("max"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Max = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputGroupInput(ctx context.Context, obj any) (model.GroupInput, error) {
 	var it model.GroupInput
 	if obj == nil {
@@ -9282,6 +13634,57 @@ func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMembershipFactInput(ctx context.Context, obj any) (model.MembershipFactInput, error) {
+	var it model.MembershipFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj any) (ent.MessageOrder, error) {
 	var it ent.MessageOrder
 	if obj == nil {
@@ -9318,6 +13721,138 @@ func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj 
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context, obj any) (model.MovementFactInput, error) {
+	var it model.MovementFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputProfileFactInput(ctx context.Context, obj any) (model.ProfileFactInput, error) {
+	var it model.ProfileFactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "sex", "birthDate", "breed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context, obj any) (model.ProtocolStepInput, error) {
+	var it model.ProtocolStepInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "offsetDays"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "offsetDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offsetDays"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffsetDays = data
 		}
 	}
 	return it, nil
@@ -10175,6 +14710,64 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, obj any) (model.UpdateTaskInput, error) {
+	var it model.UpdateTaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"status", "dueDate", "requestID", "previewID", "protocolVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = graphql.OmittableOf(data)
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "previewID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("previewID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreviewID = data
+		case "protocolVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("protocolVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProtocolVersion = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any) (ent.UserOrder, error) {
 	var it ent.UserOrder
 	if obj == nil {
@@ -10484,6 +15077,389 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var approvedBirthImplementors = []string{"ApprovedBirth"}
+
+func (ec *executionContext) _ApprovedBirth(ctx context.Context, sel ast.SelectionSet, obj *model.ApprovedBirth) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, approvedBirthImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApprovedBirth")
+		case "id":
+			out.Values[i] = ec._ApprovedBirth_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "damID":
+			out.Values[i] = ec._ApprovedBirth_damID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthDate":
+			out.Values[i] = ec._ApprovedBirth_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "previewID":
+			out.Values[i] = ec._ApprovedBirth_previewID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestID":
+			out.Values[i] = ec._ApprovedBirth_requestID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tasks":
+			out.Values[i] = ec._ApprovedBirth_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthEvidenceImplementors = []string{"BirthEvidence"}
+
+func (ec *executionContext) _BirthEvidence(ctx context.Context, sel ast.SelectionSet, obj *model.BirthEvidence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthEvidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthEvidence")
+		case "evidenceVersion":
+			out.Values[i] = ec._BirthEvidence_evidenceVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settings":
+			out.Values[i] = ec._BirthEvidence_settings(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "settingsStatus":
+			out.Values[i] = ec._BirthEvidence_settingsStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "plannedWindowStatus":
+			out.Values[i] = ec._BirthEvidence_plannedWindowStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchingBirthWindows":
+			out.Values[i] = ec._BirthEvidence_matchingBirthWindows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conceptionWindow":
+			out.Values[i] = ec._BirthEvidence_conceptionWindow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sire":
+			out.Values[i] = ec._BirthEvidence_sire(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "movementComparisons":
+			out.Values[i] = ec._BirthEvidence_movementComparisons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unresolved":
+			out.Values[i] = ec._BirthEvidence_unresolved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthHistorySettingsImplementors = []string{"BirthHistorySettings"}
+
+func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.SelectionSet, obj *model.BirthHistorySettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthHistorySettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthHistorySettings")
+		case "version":
+			out.Values[i] = ec._BirthHistorySettings_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "species":
+			out.Values[i] = ec._BirthHistorySettings_species(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gestationDays":
+			out.Values[i] = ec._BirthHistorySettings_gestationDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "minimumSireAgeDays":
+			out.Values[i] = ec._BirthHistorySettings_minimumSireAgeDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "birthWindows":
+			out.Values[i] = ec._BirthHistorySettings_birthWindows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthPreviewSnapshotImplementors = []string{"BirthPreviewSnapshot"}
+
+func (ec *executionContext) _BirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewSnapshot) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewSnapshotImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthPreviewSnapshot")
+		case "id":
+			out.Values[i] = ec._BirthPreviewSnapshot_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "damID":
+			out.Values[i] = ec._BirthPreviewSnapshot_damID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthDate":
+			out.Values[i] = ec._BirthPreviewSnapshot_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthPreviewSnapshot_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._BirthPreviewSnapshot_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stale":
+			out.Values[i] = ec._BirthPreviewSnapshot_stale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvedAt":
+			out.Values[i] = ec._BirthPreviewSnapshot_approvedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "birthEventID":
+			out.Values[i] = ec._BirthPreviewSnapshot_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._BirthPreviewSnapshot_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tasks":
+			out.Values[i] = ec._BirthPreviewSnapshot_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._BirthPreviewSnapshot_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthSettingsStateImplementors = []string{"BirthSettingsState"}
+
+func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.SelectionSet, obj *model.BirthSettingsState) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthSettingsStateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthSettingsState")
+		case "species":
+			out.Values[i] = ec._BirthSettingsState_species(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settings":
+			out.Values[i] = ec._BirthSettingsState_settings(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthSettingsState_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthWindowImplementors = []string{"BirthWindow"}
+
+func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionSet, obj *model.BirthWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthWindow")
+		case "label":
+			out.Values[i] = ec._BirthWindow_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startDate":
+			out.Values[i] = ec._BirthWindow_startDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endDate":
+			out.Values[i] = ec._BirthWindow_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createFarmPayloadImplementors = []string{"CreateFarmPayload"}
 
 func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateFarmPayload) graphql.Marshaler {
@@ -10503,6 +15479,49 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 			}
 		case "welcomeThreadID":
 			out.Values[i] = ec._CreateFarmPayload_welcomeThreadID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dateIntervalImplementors = []string{"DateInterval"}
+
+func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.SelectionSet, obj *model.DateInterval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dateIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DateInterval")
+		case "startDate":
+			out.Values[i] = ec._DateInterval_startDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endDate":
+			out.Values[i] = ec._DateInterval_endDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -10595,6 +15614,120 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				}()
 				res = ec._Farm_members(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "birthSettings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_birthSettings(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "followUpProtocol":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_followUpProtocol(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "farmTasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_farmTasks(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -11103,6 +16236,213 @@ func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var followUpProtocolVersionImplementors = []string{"FollowUpProtocolVersion"}
+
+func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpProtocolVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpProtocolVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpProtocolVersion")
+		case "version":
+			out.Values[i] = ec._FollowUpProtocolVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "steps":
+			out.Values[i] = ec._FollowUpProtocolVersion_steps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskImplementors = []string{"FollowUpTask"}
+
+func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpTask) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTask")
+		case "id":
+			out.Values[i] = ec._FollowUpTask_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._FollowUpTask_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthEventID":
+			out.Values[i] = ec._FollowUpTask_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._FollowUpTask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._FollowUpTask_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dueDate":
+			out.Values[i] = ec._FollowUpTask_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "animalIDs":
+			out.Values[i] = ec._FollowUpTask_animalIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._FollowUpTask_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._FollowUpTask_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskPageImplementors = []string{"FollowUpTaskPage"}
+
+func (ec *executionContext) _FollowUpTaskPage(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpTaskPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTaskPage")
+		case "total":
+			out.Values[i] = ec._FollowUpTaskPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "records":
+			out.Values[i] = ec._FollowUpTaskPage_records(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var gestationDaysImplementors = []string{"GestationDays"}
+
+func (ec *executionContext) _GestationDays(ctx context.Context, sel ast.SelectionSet, obj *model.GestationDays) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gestationDaysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GestationDays")
+		case "min":
+			out.Values[i] = ec._GestationDays_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._GestationDays_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var groupImplementors = []string{"Group", "Node"}
 
 func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, obj *ent.Group) graphql.Marshaler {
@@ -11363,6 +16703,64 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var movementComparisonImplementors = []string{"MovementComparison"}
+
+func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.SelectionSet, obj *model.MovementComparison) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, movementComparisonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MovementComparison")
+		case "recordID":
+			out.Values[i] = ec._MovementComparison_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._MovementComparison_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._MovementComparison_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._MovementComparison_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relationToConception":
+			out.Values[i] = ec._MovementComparison_relationToConception(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -11502,6 +16900,83 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "putBirthSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_putBirthSettings(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "putFollowUpProtocol":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_putFollowUpProtocol(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createBirthPreview":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createBirthPreview(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveBirthPreview":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveBirthPreview(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateFarmTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateFarmTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCastration":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCastration(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordExposure":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordExposure(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordMembership(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordMovement":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordMovement(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordBirth":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordBirth(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11553,6 +17028,97 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var plannedTaskImplementors = []string{"PlannedTask"}
+
+func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *model.PlannedTask) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, plannedTaskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlannedTask")
+		case "name":
+			out.Values[i] = ec._PlannedTask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offsetDays":
+			out.Values[i] = ec._PlannedTask_offsetDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dueDate":
+			out.Values[i] = ec._PlannedTask_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var protocolStepImplementors = []string{"ProtocolStep"}
+
+func (ec *executionContext) _ProtocolStep(ctx context.Context, sel ast.SelectionSet, obj *model.ProtocolStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, protocolStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProtocolStep")
+		case "name":
+			out.Values[i] = ec._ProtocolStep_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offsetDays":
+			out.Values[i] = ec._ProtocolStep_offsetDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -11629,6 +17195,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_nodes(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "birthEvidence":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_birthEvidence(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "birthPreview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_birthPreview(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -12112,6 +17722,147 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 		case "metadata":
 			out.Values[i] = ec._RecordItem_metadata(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sireCandidateImplementors = []string{"SireCandidate"}
+
+func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.SireCandidate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sireCandidateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SireCandidate")
+		case "animalID":
+			out.Values[i] = ec._SireCandidate_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eligibility":
+			out.Values[i] = ec._SireCandidate_eligibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._SireCandidate_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exposureRecordIDs":
+			out.Values[i] = ec._SireCandidate_exposureRecordIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exposureRecordItemIDs":
+			out.Values[i] = ec._SireCandidate_exposureRecordItemIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "membershipRecordIDs":
+			out.Values[i] = ec._SireCandidate_membershipRecordIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "membershipRecordItemIDs":
+			out.Values[i] = ec._SireCandidate_membershipRecordItemIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "overlapIntervals":
+			out.Values[i] = ec._SireCandidate_overlapIntervals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "breed":
+			out.Values[i] = ec._SireCandidate_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sireEvidenceImplementors = []string{"SireEvidence"}
+
+func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.SelectionSet, obj *model.SireEvidence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sireEvidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SireEvidence")
+		case "status":
+			out.Values[i] = ec._SireEvidence_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalID":
+			out.Values[i] = ec._SireEvidence_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "confidence":
+			out.Values[i] = ec._SireEvidence_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "provenance":
+			out.Values[i] = ec._SireEvidence_provenance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "presumedCross":
+			out.Values[i] = ec._SireEvidence_presumedCross(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "candidates":
+			out.Values[i] = ec._SireEvidence_candidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -12747,6 +18498,87 @@ func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx context.Context, sel ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApprovedBirth(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx context.Context, sel ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthEvidence(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFactInput(ctx context.Context, v any) (model.BirthFactInput, error) {
+	res, err := ec.unmarshalInputBirthFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNBirthHistorySettingsInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettingsInput(ctx context.Context, v any) (model.BirthHistorySettingsInput, error) {
+	res, err := ec.unmarshalInputBirthHistorySettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthPreviewSnapshot(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthSettingsState(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BirthWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBirthWindow2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBirthWindow2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindow(ctx context.Context, sel ast.SelectionSet, v *model.BirthWindow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthWindowInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInput(ctx context.Context, v any) (*model.BirthWindowInput, error) {
+	res, err := ec.unmarshalInputBirthWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12761,6 +18593,11 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNCastrationFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFactInput(ctx context.Context, v any) (model.CastrationFactInput, error) {
+	res, err := ec.unmarshalInputCastrationFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmInput(ctx context.Context, v any) (model.CreateFarmInput, error) {
@@ -12791,6 +18628,37 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNDateInterval2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DateInterval) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx context.Context, sel ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNExposureFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFactInput(ctx context.Context, v any) (model.ExposureFactInput, error) {
+	res, err := ec.unmarshalInputExposureFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
@@ -12904,6 +18772,52 @@ func (ec *executionContext) marshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpProtocolVersion(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskPage(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpTaskPage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx context.Context, sel ast.SelectionSet, v *ent.Group) graphql.Marshaler {
@@ -13029,6 +18943,11 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNMembershipFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFactInput(ctx context.Context, v any) (model.MembershipFactInput, error) {
+	res, err := ec.unmarshalInputMembershipFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx context.Context, sel ast.SelectionSet, v *ent.Message) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -13055,6 +18974,47 @@ func (ec *executionContext) marshalNMessageOrderField2ᚖgithubᚗcomᚋherdbook
 	return v
 }
 
+func (ec *executionContext) marshalNMovementComparison2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MovementComparison) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMovementComparison2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparison(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMovementComparison2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparison(ctx context.Context, sel ast.SelectionSet, v *model.MovementComparison) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MovementComparison(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMovementFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactInput(ctx context.Context, v any) (model.MovementFactInput, error) {
+	res, err := ec.unmarshalInputMovementFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx context.Context, v any) (model.MovementKind, error) {
+	var res model.MovementKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx context.Context, sel ast.SelectionSet, v model.MovementKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -13077,6 +19037,82 @@ func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgql
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v *model.PlannedTask) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PlannedTask(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProfileFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFactInput(ctx context.Context, v any) (model.ProfileFactInput, error) {
+	res, err := ec.unmarshalInputProfileFactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProtocolStep2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProtocolStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProtocolStep2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProtocolStep2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStep(ctx context.Context, sel ast.SelectionSet, v *model.ProtocolStep) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProtocolStep(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProtocolStepInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInputᚄ(ctx context.Context, v any) ([]*model.ProtocolStepInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ProtocolStepInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNProtocolStepInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNProtocolStepInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInput(ctx context.Context, v any) (*model.ProtocolStepInput, error) {
+	res, err := ec.unmarshalInputProtocolStepInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {
@@ -13161,6 +19197,52 @@ func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (model.Sex, error) {
+	var res model.Sex
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, sel ast.SelectionSet, v model.Sex) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSireCandidate2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireCandidateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SireCandidate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSireCandidate2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireCandidate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSireCandidate2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireCandidate(ctx context.Context, sel ast.SelectionSet, v *model.SireCandidate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SireCandidate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEvidence(ctx context.Context, sel ast.SelectionSet, v *model.SireEvidence) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SireEvidence(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13175,6 +19257,45 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (model.TaskStatus, error) {
+	var res model.TaskStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNThread2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Thread) graphql.Marshaler {
@@ -13258,6 +19379,11 @@ func (ec *executionContext) unmarshalNUpdateFarmInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) unmarshalNUpdateRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateRecordInput(ctx context.Context, v any) (model.UpdateRecordInput, error) {
 	res, err := ec.unmarshalInputUpdateRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTaskInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateTaskInput(ctx context.Context, v any) (model.UpdateTaskInput, error) {
+	res, err := ec.unmarshalInputUpdateTaskInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -13506,6 +19632,37 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx context.Context, sel ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BirthHistorySettings(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BirthPreviewSnapshot(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBirthWindowInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BirthWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBirthWindowInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13550,6 +19707,13 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx context.Context, sel ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DateInterval(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
@@ -13700,6 +19864,38 @@ func (ec *executionContext) marshalOFile2ᚕᚖgithubᚗcomᚋherdbookᚋherdboo
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx context.Context, sel ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GestationDays(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOGestationDaysInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDaysInput(ctx context.Context, v any) (*model.GestationDaysInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputGestationDaysInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOGroup2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Group) graphql.Marshaler {
@@ -14095,6 +20291,22 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (*model.TaskStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TaskStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v *model.TaskStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {

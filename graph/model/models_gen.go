@@ -3,6 +3,10 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -15,6 +19,88 @@ import (
 type AnimalInput struct {
 	Tag  string  `json:"tag"`
 	Name *string `json:"name,omitempty"`
+}
+
+type ApprovedBirth struct {
+	ID        uuid.UUID       `json:"id"`
+	DamID     uuid.UUID       `json:"damID"`
+	BirthDate string          `json:"birthDate"`
+	PreviewID uuid.UUID       `json:"previewID"`
+	RequestID string          `json:"requestID"`
+	Tasks     []*FollowUpTask `json:"tasks"`
+}
+
+type BirthEvidence struct {
+	EvidenceVersion      int                   `json:"evidenceVersion"`
+	Settings             *BirthHistorySettings `json:"settings,omitempty"`
+	SettingsStatus       string                `json:"settingsStatus"`
+	PlannedWindowStatus  string                `json:"plannedWindowStatus"`
+	MatchingBirthWindows []*BirthWindow        `json:"matchingBirthWindows"`
+	ConceptionWindow     *DateInterval         `json:"conceptionWindow,omitempty"`
+	Sire                 *SireEvidence         `json:"sire"`
+	MovementComparisons  []*MovementComparison `json:"movementComparisons"`
+	Unresolved           []string              `json:"unresolved"`
+}
+
+type BirthFactInput struct {
+	DamID        uuid.UUID   `json:"damID"`
+	Date         string      `json:"date"`
+	OffspringIDs []uuid.UUID `json:"offspringIDs,omitempty"`
+	SireID       *uuid.UUID  `json:"sireID,omitempty"`
+}
+
+type BirthHistorySettings struct {
+	Version            int            `json:"version"`
+	Species            string         `json:"species"`
+	GestationDays      *GestationDays `json:"gestationDays,omitempty"`
+	MinimumSireAgeDays *int           `json:"minimumSireAgeDays,omitempty"`
+	BirthWindows       []*BirthWindow `json:"birthWindows"`
+}
+
+type BirthHistorySettingsInput struct {
+	Version            int                 `json:"version"`
+	Species            string              `json:"species"`
+	GestationDays      *GestationDaysInput `json:"gestationDays,omitempty"`
+	MinimumSireAgeDays *int                `json:"minimumSireAgeDays,omitempty"`
+	BirthWindows       []*BirthWindowInput `json:"birthWindows,omitempty"`
+}
+
+type BirthPreviewSnapshot struct {
+	ID              uuid.UUID      `json:"id"`
+	DamID           uuid.UUID      `json:"damID"`
+	BirthDate       string         `json:"birthDate"`
+	SettingsVersion int            `json:"settingsVersion"`
+	ProtocolVersion int            `json:"protocolVersion"`
+	Stale           bool           `json:"stale"`
+	ApprovedAt      *time.Time     `json:"approvedAt,omitempty"`
+	BirthEventID    *uuid.UUID     `json:"birthEventID,omitempty"`
+	Evidence        *BirthEvidence `json:"evidence"`
+	Tasks           []*PlannedTask `json:"tasks"`
+	CreatedAt       time.Time      `json:"createdAt"`
+}
+
+// The farm's species and current settings (null until set); every change is a new version.
+type BirthSettingsState struct {
+	Species         string                `json:"species"`
+	Settings        *BirthHistorySettings `json:"settings,omitempty"`
+	SettingsVersion int                   `json:"settingsVersion"`
+}
+
+type BirthWindow struct {
+	Label     string `json:"label"`
+	StartDate string `json:"startDate"`
+	EndDate   string `json:"endDate"`
+}
+
+type BirthWindowInput struct {
+	Label     string `json:"label"`
+	StartDate string `json:"startDate"`
+	EndDate   string `json:"endDate"`
+}
+
+type CastrationFactInput struct {
+	AnimalID uuid.UUID `json:"animalID"`
+	Date     string    `json:"date"`
 }
 
 type CreateFarmInput struct {
@@ -40,8 +126,99 @@ type CreateRecordInput struct {
 	Items       []*RecordItemInput `json:"items,omitempty"`
 }
 
+type DateInterval struct {
+	StartDate string `json:"startDate"`
+	EndDate   string `json:"endDate"`
+}
+
+type ExposureFactInput struct {
+	SireID    uuid.UUID  `json:"sireID"`
+	DamID     *uuid.UUID `json:"damID,omitempty"`
+	GroupID   *uuid.UUID `json:"groupID,omitempty"`
+	StartDate string     `json:"startDate"`
+	EndDate   *string    `json:"endDate,omitempty"`
+}
+
+type FollowUpProtocolVersion struct {
+	Version int             `json:"version"`
+	Steps   []*ProtocolStep `json:"steps"`
+}
+
+type FollowUpTask struct {
+	ID           uuid.UUID   `json:"id"`
+	FarmID       uuid.UUID   `json:"farmID"`
+	BirthEventID uuid.UUID   `json:"birthEventID"`
+	Name         string      `json:"name"`
+	Status       TaskStatus  `json:"status"`
+	DueDate      *time.Time  `json:"dueDate,omitempty"`
+	AnimalIDs    []uuid.UUID `json:"animalIDs"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	UpdatedAt    time.Time   `json:"updatedAt"`
+}
+
+type FollowUpTaskPage struct {
+	Total   int             `json:"total"`
+	Records []*FollowUpTask `json:"records"`
+}
+
+type GestationDays struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+type GestationDaysInput struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
 type GroupInput struct {
 	Name string `json:"name"`
+}
+
+type MembershipFactInput struct {
+	AnimalID  uuid.UUID `json:"animalID"`
+	GroupID   uuid.UUID `json:"groupID"`
+	StartDate string    `json:"startDate"`
+	EndDate   *string   `json:"endDate,omitempty"`
+}
+
+type MovementComparison struct {
+	RecordID     uuid.UUID `json:"recordID"`
+	RecordItemID uuid.UUID `json:"recordItemID"`
+	// purchase, movement_in or movement_out
+	Kind string `json:"kind"`
+	Date string `json:"date"`
+	// before, within, after or unknown
+	RelationToConception string `json:"relationToConception"`
+}
+
+type MovementFactInput struct {
+	Kind     MovementKind `json:"kind"`
+	AnimalID uuid.UUID    `json:"animalID"`
+	Date     string       `json:"date"`
+}
+
+type PlannedTask struct {
+	Name       string `json:"name"`
+	OffsetDays int    `json:"offsetDays"`
+	DueDate    string `json:"dueDate"`
+}
+
+type ProfileFactInput struct {
+	AnimalID  uuid.UUID `json:"animalID"`
+	Sex       Sex       `json:"sex"`
+	BirthDate *string   `json:"birthDate,omitempty"`
+	Breed     *string   `json:"breed,omitempty"`
+}
+
+type ProtocolStep struct {
+	Name       string `json:"name"`
+	OffsetDays int    `json:"offsetDays"`
+}
+
+type ProtocolStepInput struct {
+	Name       string `json:"name"`
+	OffsetDays int    `json:"offsetDays"`
 }
 
 type RecordItemInput struct {
@@ -49,6 +226,30 @@ type RecordItemInput struct {
 	Description *string `json:"description,omitempty"`
 	// May carry a birth_history fact.
 	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+type SireCandidate struct {
+	AnimalID uuid.UUID `json:"animalID"`
+	// plausible, unknown or excluded
+	Eligibility             string          `json:"eligibility"`
+	Reasons                 []string        `json:"reasons"`
+	ExposureRecordIDs       []uuid.UUID     `json:"exposureRecordIDs"`
+	ExposureRecordItemIDs   []uuid.UUID     `json:"exposureRecordItemIDs"`
+	MembershipRecordIDs     []uuid.UUID     `json:"membershipRecordIDs"`
+	MembershipRecordItemIDs []uuid.UUID     `json:"membershipRecordItemIDs"`
+	OverlapIntervals        []*DateInterval `json:"overlapIntervals"`
+	Breed                   *string         `json:"breed,omitempty"`
+}
+
+type SireEvidence struct {
+	// unknown, candidates or presumed
+	Status   string     `json:"status"`
+	AnimalID *uuid.UUID `json:"animalID,omitempty"`
+	// A conservative review score below 1; not a DNA confidence.
+	Confidence    *float64         `json:"confidence,omitempty"`
+	Provenance    *string          `json:"provenance,omitempty"`
+	PresumedCross *string          `json:"presumedCross,omitempty"`
+	Candidates    []*SireCandidate `json:"candidates"`
 }
 
 type UpdateFarmInput struct {
@@ -71,4 +272,182 @@ type UpdateRecordInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 	// Appended to the record's items.
 	Items []*RecordItemInput `json:"items,omitempty"`
+}
+
+type UpdateTaskInput struct {
+	Status TaskStatus `json:"status"`
+	// A date (YYYY-MM-DD); null clears it; leaving it out keeps it.
+	DueDate         graphql.Omittable[*string] `json:"dueDate,omitempty"`
+	RequestID       *string                    `json:"requestID,omitempty"`
+	PreviewID       *uuid.UUID                 `json:"previewID,omitempty"`
+	ProtocolVersion *int                       `json:"protocolVersion,omitempty"`
+}
+
+type MovementKind string
+
+const (
+	MovementKindPurchase    MovementKind = "PURCHASE"
+	MovementKindMovementIn  MovementKind = "MOVEMENT_IN"
+	MovementKindMovementOut MovementKind = "MOVEMENT_OUT"
+)
+
+var AllMovementKind = []MovementKind{
+	MovementKindPurchase,
+	MovementKindMovementIn,
+	MovementKindMovementOut,
+}
+
+func (e MovementKind) IsValid() bool {
+	switch e {
+	case MovementKindPurchase, MovementKindMovementIn, MovementKindMovementOut:
+		return true
+	}
+	return false
+}
+
+func (e MovementKind) String() string {
+	return string(e)
+}
+
+func (e *MovementKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MovementKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MovementKind", str)
+	}
+	return nil
+}
+
+func (e MovementKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MovementKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MovementKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type Sex string
+
+const (
+	SexMale   Sex = "MALE"
+	SexFemale Sex = "FEMALE"
+)
+
+var AllSex = []Sex{
+	SexMale,
+	SexFemale,
+}
+
+func (e Sex) IsValid() bool {
+	switch e {
+	case SexMale, SexFemale:
+		return true
+	}
+	return false
+}
+
+func (e Sex) String() string {
+	return string(e)
+}
+
+func (e *Sex) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Sex(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Sex", str)
+	}
+	return nil
+}
+
+func (e Sex) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Sex) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Sex) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TaskStatus string
+
+const (
+	TaskStatusTodo      TaskStatus = "TODO"
+	TaskStatusDone      TaskStatus = "DONE"
+	TaskStatusCancelled TaskStatus = "CANCELLED"
+)
+
+var AllTaskStatus = []TaskStatus{
+	TaskStatusTodo,
+	TaskStatusDone,
+	TaskStatusCancelled,
+}
+
+func (e TaskStatus) IsValid() bool {
+	switch e {
+	case TaskStatusTodo, TaskStatusDone, TaskStatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (e TaskStatus) String() string {
+	return string(e)
+}
+
+func (e *TaskStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TaskStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TaskStatus", str)
+	}
+	return nil
+}
+
+func (e TaskStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TaskStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TaskStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
