@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/user"
 )
 
@@ -37,6 +38,8 @@ type AccessToken struct {
 	ExpiresAt time.Time `json:"expires_at,omitempty"`
 	// RevokedAt holds the value of the "revoked_at" field.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// GrantID holds the value of the "grant_id" field.
+	GrantID *uuid.UUID `json:"grant_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AccessTokenQuery when eager-loading is set.
 	Edges        AccessTokenEdges `json:"edges"`
@@ -49,9 +52,11 @@ type AccessTokenEdges struct {
 	Client *OAuthClient `json:"client,omitempty"`
 	// User holds the value of the user edge.
 	User *User `json:"user,omitempty"`
+	// Grant holds the value of the grant edge.
+	Grant *OAuthGrant `json:"grant,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 	// totalCount holds the count of the edges above.
 	totalCount [1]map[string]int
 }
@@ -78,11 +83,24 @@ func (e AccessTokenEdges) UserOrErr() (*User, error) {
 	return nil, &NotLoadedError{edge: "user"}
 }
 
+// GrantOrErr returns the Grant value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e AccessTokenEdges) GrantOrErr() (*OAuthGrant, error) {
+	if e.Grant != nil {
+		return e.Grant, nil
+	} else if e.loadedTypes[2] {
+		return nil, &NotFoundError{label: oauthgrant.Label}
+	}
+	return nil, &NotLoadedError{edge: "grant"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*AccessToken) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case accesstoken.FieldGrantID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case accesstoken.FieldScopes:
 			values[i] = new([]byte)
 		case accesstoken.FieldTokenHash:
@@ -163,6 +181,13 @@ func (_m *AccessToken) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case accesstoken.FieldGrantID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field grant_id", values[i])
+			} else if value.Valid {
+				_m.GrantID = new(uuid.UUID)
+				*_m.GrantID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -184,6 +209,11 @@ func (_m *AccessToken) QueryClient() *OAuthClientQuery {
 // QueryUser queries the "user" edge of the AccessToken entity.
 func (_m *AccessToken) QueryUser() *UserQuery {
 	return NewAccessTokenClient(_m.config).QueryUser(_m)
+}
+
+// QueryGrant queries the "grant" edge of the AccessToken entity.
+func (_m *AccessToken) QueryGrant() *OAuthGrantQuery {
+	return NewAccessTokenClient(_m.config).QueryGrant(_m)
 }
 
 // Update returns a builder for updating this AccessToken.
@@ -232,6 +262,11 @@ func (_m *AccessToken) String() string {
 	if v := _m.RevokedAt; v != nil {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.GrantID; v != nil {
+		builder.WriteString("grant_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

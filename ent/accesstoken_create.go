@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/user"
 )
 
@@ -98,6 +99,20 @@ func (_c *AccessTokenCreate) SetNillableRevokedAt(v *time.Time) *AccessTokenCrea
 	return _c
 }
 
+// SetGrantID sets the "grant_id" field.
+func (_c *AccessTokenCreate) SetGrantID(v uuid.UUID) *AccessTokenCreate {
+	_c.mutation.SetGrantID(v)
+	return _c
+}
+
+// SetNillableGrantID sets the "grant_id" field if the given value is not nil.
+func (_c *AccessTokenCreate) SetNillableGrantID(v *uuid.UUID) *AccessTokenCreate {
+	if v != nil {
+		_c.SetGrantID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AccessTokenCreate) SetID(v uuid.UUID) *AccessTokenCreate {
 	_c.mutation.SetID(v)
@@ -120,6 +135,11 @@ func (_c *AccessTokenCreate) SetClient(v *OAuthClient) *AccessTokenCreate {
 // SetUser sets the "user" edge to the User entity.
 func (_c *AccessTokenCreate) SetUser(v *User) *AccessTokenCreate {
 	return _c.SetUserID(v.ID)
+}
+
+// SetGrant sets the "grant" edge to the OAuthGrant entity.
+func (_c *AccessTokenCreate) SetGrant(v *OAuthGrant) *AccessTokenCreate {
+	return _c.SetGrantID(v.ID)
 }
 
 // Mutation returns the AccessTokenMutation object of the builder.
@@ -299,6 +319,23 @@ func (_c *AccessTokenCreate) createSpec() (*AccessToken, *sqlgraph.CreateSpec) {
 		_node.UserID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
+	if nodes := _c.mutation.GrantIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   accesstoken.GrantTable,
+			Columns: []string{accesstoken.GrantColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(oauthgrant.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.GrantID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
 	return _node, _spec
 }
 
@@ -433,6 +470,9 @@ func (u *AccessTokenUpsertOne) UpdateNewValues() *AccessTokenUpsertOne {
 		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(accesstoken.FieldUserID)
+		}
+		if _, exists := u.create.mutation.GrantID(); exists {
+			s.SetIgnore(accesstoken.FieldGrantID)
 		}
 	}))
 	return u
@@ -722,6 +762,9 @@ func (u *AccessTokenUpsertBulk) UpdateNewValues() *AccessTokenUpsertBulk {
 			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(accesstoken.FieldUserID)
+			}
+			if _, exists := b.mutation.GrantID(); exists {
+				s.SetIgnore(accesstoken.FieldGrantID)
 			}
 		}
 	}))

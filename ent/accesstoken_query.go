@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/user"
 )
@@ -28,6 +29,7 @@ type AccessTokenQuery struct {
 	predicates []predicate.AccessToken
 	withClient *OAuthClientQuery
 	withUser   *UserQuery
+	withGrant  *OAuthGrantQuery
 	loadTotal  []func(context.Context, []*AccessToken) error
 	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
@@ -103,6 +105,28 @@ func (_q *AccessTokenQuery) QueryUser() *UserQuery {
 			sqlgraph.From(accesstoken.Table, accesstoken.FieldID, selector),
 			sqlgraph.To(user.Table, user.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, accesstoken.UserTable, accesstoken.UserColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryGrant chains the current query on the "grant" edge.
+func (_q *AccessTokenQuery) QueryGrant() *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(accesstoken.Table, accesstoken.FieldID, selector),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, accesstoken.GrantTable, accesstoken.GrantColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -304,6 +328,7 @@ func (_q *AccessTokenQuery) Clone() *AccessTokenQuery {
 		predicates: append([]predicate.AccessToken{}, _q.predicates...),
 		withClient: _q.withClient.Clone(),
 		withUser:   _q.withUser.Clone(),
+		withGrant:  _q.withGrant.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -329,6 +354,17 @@ func (_q *AccessTokenQuery) WithUser(opts ...func(*UserQuery)) *AccessTokenQuery
 		opt(query)
 	}
 	_q.withUser = query
+	return _q
+}
+
+// WithGrant tells the query-builder to eager-load the nodes that are connected to
+// the "grant" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *AccessTokenQuery) WithGrant(opts ...func(*OAuthGrantQuery)) *AccessTokenQuery {
+	query := (&OAuthGrantClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withGrant = query
 	return _q
 }
 
@@ -410,9 +446,10 @@ func (_q *AccessTokenQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 	var (
 		nodes       = []*AccessToken{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withClient != nil,
 			_q.withUser != nil,
+			_q.withGrant != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -445,6 +482,12 @@ func (_q *AccessTokenQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 	if query := _q.withUser; query != nil {
 		if err := _q.loadUser(ctx, query, nodes, nil,
 			func(n *AccessToken, e *User) { n.Edges.User = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withGrant; query != nil {
+		if err := _q.loadGrant(ctx, query, nodes, nil,
+			func(n *AccessToken, e *OAuthGrant) { n.Edges.Grant = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -514,6 +557,38 @@ func (_q *AccessTokenQuery) loadUser(ctx context.Context, query *UserQuery, node
 	}
 	return nil
 }
+func (_q *AccessTokenQuery) loadGrant(ctx context.Context, query *OAuthGrantQuery, nodes []*AccessToken, init func(*AccessToken), assign func(*AccessToken, *OAuthGrant)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*AccessToken)
+	for i := range nodes {
+		if nodes[i].GrantID == nil {
+			continue
+		}
+		fk := *nodes[i].GrantID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(oauthgrant.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "grant_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
 
 func (_q *AccessTokenQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -548,6 +623,9 @@ func (_q *AccessTokenQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withUser != nil {
 			_spec.Node.AddColumnOnce(accesstoken.FieldUserID)
+		}
+		if _q.withGrant != nil {
+			_spec.Node.AddColumnOnce(accesstoken.FieldGrantID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

@@ -18,9 +18,12 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/apikey"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
+	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -29,8 +32,11 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthcode"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -43,6 +49,8 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// APIKey is the client for interacting with the APIKey builders.
+	APIKey *APIKeyClient
 	// AccessToken is the client for interacting with the AccessToken builders.
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
@@ -53,6 +61,10 @@ type Client struct {
 	BirthPreview *BirthPreviewClient
 	// BirthSettings is the client for interacting with the BirthSettings builders.
 	BirthSettings *BirthSettingsClient
+	// BrowserSession is the client for interacting with the BrowserSession builders.
+	BrowserSession *BrowserSessionClient
+	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
+	DeviceAuthorization *DeviceAuthorizationClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
@@ -69,10 +81,16 @@ type Client struct {
 	Message *MessageClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
+	// OAuthCode is the client for interacting with the OAuthCode builders.
+	OAuthCode *OAuthCodeClient
+	// OAuthGrant is the client for interacting with the OAuthGrant builders.
+	OAuthGrant *OAuthGrantClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
+	// RefreshToken is the client for interacting with the RefreshToken builders.
+	RefreshToken *RefreshTokenClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
@@ -90,11 +108,14 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.APIKey = NewAPIKeyClient(c.config)
 	c.AccessToken = NewAccessTokenClient(c.config)
 	c.Animal = NewAnimalClient(c.config)
 	c.BirthEvent = NewBirthEventClient(c.config)
 	c.BirthPreview = NewBirthPreviewClient(c.config)
 	c.BirthSettings = NewBirthSettingsClient(c.config)
+	c.BrowserSession = NewBrowserSessionClient(c.config)
+	c.DeviceAuthorization = NewDeviceAuthorizationClient(c.config)
 	c.Farm = NewFarmClient(c.config)
 	c.FarmMember = NewFarmMemberClient(c.config)
 	c.FarmTask = NewFarmTaskClient(c.config)
@@ -103,8 +124,11 @@ func (c *Client) init() {
 	c.Group = NewGroupClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.OAuthClient = NewOAuthClientClient(c.config)
+	c.OAuthCode = NewOAuthCodeClient(c.config)
+	c.OAuthGrant = NewOAuthGrantClient(c.config)
 	c.Record = NewRecordClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
+	c.RefreshToken = NewRefreshTokenClient(c.config)
 	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -198,26 +222,32 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:              ctx,
-		config:           cfg,
-		AccessToken:      NewAccessTokenClient(cfg),
-		Animal:           NewAnimalClient(cfg),
-		BirthEvent:       NewBirthEventClient(cfg),
-		BirthPreview:     NewBirthPreviewClient(cfg),
-		BirthSettings:    NewBirthSettingsClient(cfg),
-		Farm:             NewFarmClient(cfg),
-		FarmMember:       NewFarmMemberClient(cfg),
-		FarmTask:         NewFarmTaskClient(cfg),
-		File:             NewFileClient(cfg),
-		FollowUpProtocol: NewFollowUpProtocolClient(cfg),
-		Group:            NewGroupClient(cfg),
-		Message:          NewMessageClient(cfg),
-		OAuthClient:      NewOAuthClientClient(cfg),
-		Record:           NewRecordClient(cfg),
-		RecordItem:       NewRecordItemClient(cfg),
-		TaskUpdate:       NewTaskUpdateClient(cfg),
-		Thread:           NewThreadClient(cfg),
-		User:             NewUserClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AccessToken:         NewAccessTokenClient(cfg),
+		Animal:              NewAnimalClient(cfg),
+		BirthEvent:          NewBirthEventClient(cfg),
+		BirthPreview:        NewBirthPreviewClient(cfg),
+		BirthSettings:       NewBirthSettingsClient(cfg),
+		BrowserSession:      NewBrowserSessionClient(cfg),
+		DeviceAuthorization: NewDeviceAuthorizationClient(cfg),
+		Farm:                NewFarmClient(cfg),
+		FarmMember:          NewFarmMemberClient(cfg),
+		FarmTask:            NewFarmTaskClient(cfg),
+		File:                NewFileClient(cfg),
+		FollowUpProtocol:    NewFollowUpProtocolClient(cfg),
+		Group:               NewGroupClient(cfg),
+		Message:             NewMessageClient(cfg),
+		OAuthClient:         NewOAuthClientClient(cfg),
+		OAuthCode:           NewOAuthCodeClient(cfg),
+		OAuthGrant:          NewOAuthGrantClient(cfg),
+		Record:              NewRecordClient(cfg),
+		RecordItem:          NewRecordItemClient(cfg),
+		RefreshToken:        NewRefreshTokenClient(cfg),
+		TaskUpdate:          NewTaskUpdateClient(cfg),
+		Thread:              NewThreadClient(cfg),
+		User:                NewUserClient(cfg),
 	}, nil
 }
 
@@ -235,33 +265,39 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:              ctx,
-		config:           cfg,
-		AccessToken:      NewAccessTokenClient(cfg),
-		Animal:           NewAnimalClient(cfg),
-		BirthEvent:       NewBirthEventClient(cfg),
-		BirthPreview:     NewBirthPreviewClient(cfg),
-		BirthSettings:    NewBirthSettingsClient(cfg),
-		Farm:             NewFarmClient(cfg),
-		FarmMember:       NewFarmMemberClient(cfg),
-		FarmTask:         NewFarmTaskClient(cfg),
-		File:             NewFileClient(cfg),
-		FollowUpProtocol: NewFollowUpProtocolClient(cfg),
-		Group:            NewGroupClient(cfg),
-		Message:          NewMessageClient(cfg),
-		OAuthClient:      NewOAuthClientClient(cfg),
-		Record:           NewRecordClient(cfg),
-		RecordItem:       NewRecordItemClient(cfg),
-		TaskUpdate:       NewTaskUpdateClient(cfg),
-		Thread:           NewThreadClient(cfg),
-		User:             NewUserClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AccessToken:         NewAccessTokenClient(cfg),
+		Animal:              NewAnimalClient(cfg),
+		BirthEvent:          NewBirthEventClient(cfg),
+		BirthPreview:        NewBirthPreviewClient(cfg),
+		BirthSettings:       NewBirthSettingsClient(cfg),
+		BrowserSession:      NewBrowserSessionClient(cfg),
+		DeviceAuthorization: NewDeviceAuthorizationClient(cfg),
+		Farm:                NewFarmClient(cfg),
+		FarmMember:          NewFarmMemberClient(cfg),
+		FarmTask:            NewFarmTaskClient(cfg),
+		File:                NewFileClient(cfg),
+		FollowUpProtocol:    NewFollowUpProtocolClient(cfg),
+		Group:               NewGroupClient(cfg),
+		Message:             NewMessageClient(cfg),
+		OAuthClient:         NewOAuthClientClient(cfg),
+		OAuthCode:           NewOAuthCodeClient(cfg),
+		OAuthGrant:          NewOAuthGrantClient(cfg),
+		Record:              NewRecordClient(cfg),
+		RecordItem:          NewRecordItemClient(cfg),
+		RefreshToken:        NewRefreshTokenClient(cfg),
+		TaskUpdate:          NewTaskUpdateClient(cfg),
+		Thread:              NewThreadClient(cfg),
+		User:                NewUserClient(cfg),
 	}, nil
 }
 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		AccessToken.
+//		APIKey.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -284,9 +320,11 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview, c.BirthSettings, c.Farm,
-		c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message,
-		c.OAuthClient, c.Record, c.RecordItem, c.TaskUpdate, c.Thread, c.User,
+		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
+		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
+		c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -296,9 +334,11 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview, c.BirthSettings, c.Farm,
-		c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message,
-		c.OAuthClient, c.Record, c.RecordItem, c.TaskUpdate, c.Thread, c.User,
+		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
+		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
+		c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -307,6 +347,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *APIKeyMutation:
+		return c.APIKey.mutate(ctx, m)
 	case *AccessTokenMutation:
 		return c.AccessToken.mutate(ctx, m)
 	case *AnimalMutation:
@@ -317,6 +359,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BirthPreview.mutate(ctx, m)
 	case *BirthSettingsMutation:
 		return c.BirthSettings.mutate(ctx, m)
+	case *BrowserSessionMutation:
+		return c.BrowserSession.mutate(ctx, m)
+	case *DeviceAuthorizationMutation:
+		return c.DeviceAuthorization.mutate(ctx, m)
 	case *FarmMutation:
 		return c.Farm.mutate(ctx, m)
 	case *FarmMemberMutation:
@@ -333,10 +379,16 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Message.mutate(ctx, m)
 	case *OAuthClientMutation:
 		return c.OAuthClient.mutate(ctx, m)
+	case *OAuthCodeMutation:
+		return c.OAuthCode.mutate(ctx, m)
+	case *OAuthGrantMutation:
+		return c.OAuthGrant.mutate(ctx, m)
 	case *RecordMutation:
 		return c.Record.mutate(ctx, m)
 	case *RecordItemMutation:
 		return c.RecordItem.mutate(ctx, m)
+	case *RefreshTokenMutation:
+		return c.RefreshToken.mutate(ctx, m)
 	case *TaskUpdateMutation:
 		return c.TaskUpdate.mutate(ctx, m)
 	case *ThreadMutation:
@@ -345,6 +397,156 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.User.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// APIKeyClient is a client for the APIKey schema.
+type APIKeyClient struct {
+	config
+}
+
+// NewAPIKeyClient returns a client for the APIKey from the given config.
+func NewAPIKeyClient(c config) *APIKeyClient {
+	return &APIKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `apikey.Hooks(f(g(h())))`.
+func (c *APIKeyClient) Use(hooks ...Hook) {
+	c.hooks.APIKey = append(c.hooks.APIKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `apikey.Intercept(f(g(h())))`.
+func (c *APIKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.APIKey = append(c.inters.APIKey, interceptors...)
+}
+
+// Create returns a builder for creating a APIKey entity.
+func (c *APIKeyClient) Create() *APIKeyCreate {
+	mutation := newAPIKeyMutation(c.config, OpCreate)
+	return &APIKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of APIKey entities.
+func (c *APIKeyClient) CreateBulk(builders ...*APIKeyCreate) *APIKeyCreateBulk {
+	return &APIKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *APIKeyClient) MapCreateBulk(slice any, setFunc func(*APIKeyCreate, int)) *APIKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &APIKeyCreateBulk{err: fmt.Errorf("calling to APIKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*APIKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &APIKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for APIKey.
+func (c *APIKeyClient) Update() *APIKeyUpdate {
+	mutation := newAPIKeyMutation(c.config, OpUpdate)
+	return &APIKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *APIKeyClient) UpdateOne(_m *APIKey) *APIKeyUpdateOne {
+	mutation := newAPIKeyMutation(c.config, OpUpdateOne, withAPIKey(_m))
+	return &APIKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *APIKeyClient) UpdateOneID(id uuid.UUID) *APIKeyUpdateOne {
+	mutation := newAPIKeyMutation(c.config, OpUpdateOne, withAPIKeyID(id))
+	return &APIKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for APIKey.
+func (c *APIKeyClient) Delete() *APIKeyDelete {
+	mutation := newAPIKeyMutation(c.config, OpDelete)
+	return &APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *APIKeyClient) DeleteOne(_m *APIKey) *APIKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *APIKeyClient) DeleteOneID(id uuid.UUID) *APIKeyDeleteOne {
+	builder := c.Delete().Where(apikey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &APIKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for APIKey.
+func (c *APIKeyClient) Query() *APIKeyQuery {
+	return &APIKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAPIKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a APIKey entity by its id.
+func (c *APIKeyClient) Get(ctx context.Context, id uuid.UUID) (*APIKey, error) {
+	return c.Query().Where(apikey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *APIKeyClient) GetX(ctx context.Context, id uuid.UUID) *APIKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a APIKey.
+func (c *APIKeyClient) QueryUser(_m *APIKey) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, apikey.UserTable, apikey.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *APIKeyClient) Hooks() []Hook {
+	return c.hooks.APIKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *APIKeyClient) Interceptors() []Interceptor {
+	inters := c.inters.APIKey
+	return append(inters[:len(inters):len(inters)], apikey.Interceptors[:]...)
+}
+
+func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&APIKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&APIKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&APIKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
 	}
 }
 
@@ -481,6 +683,22 @@ func (c *AccessTokenClient) QueryUser(_m *AccessToken) *UserQuery {
 			sqlgraph.From(accesstoken.Table, accesstoken.FieldID, id),
 			sqlgraph.To(user.Table, user.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, accesstoken.UserTable, accesstoken.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryGrant queries the grant edge of a AccessToken.
+func (c *AccessTokenClient) QueryGrant(_m *AccessToken) *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(accesstoken.Table, accesstoken.FieldID, id),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, accesstoken.GrantTable, accesstoken.GrantColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1123,6 +1341,336 @@ func (c *BirthSettingsClient) mutate(ctx context.Context, m *BirthSettingsMutati
 		return (&BirthSettingsDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown BirthSettings mutation op: %q", m.Op())
+	}
+}
+
+// BrowserSessionClient is a client for the BrowserSession schema.
+type BrowserSessionClient struct {
+	config
+}
+
+// NewBrowserSessionClient returns a client for the BrowserSession from the given config.
+func NewBrowserSessionClient(c config) *BrowserSessionClient {
+	return &BrowserSessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `browsersession.Hooks(f(g(h())))`.
+func (c *BrowserSessionClient) Use(hooks ...Hook) {
+	c.hooks.BrowserSession = append(c.hooks.BrowserSession, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `browsersession.Intercept(f(g(h())))`.
+func (c *BrowserSessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BrowserSession = append(c.inters.BrowserSession, interceptors...)
+}
+
+// Create returns a builder for creating a BrowserSession entity.
+func (c *BrowserSessionClient) Create() *BrowserSessionCreate {
+	mutation := newBrowserSessionMutation(c.config, OpCreate)
+	return &BrowserSessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BrowserSession entities.
+func (c *BrowserSessionClient) CreateBulk(builders ...*BrowserSessionCreate) *BrowserSessionCreateBulk {
+	return &BrowserSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BrowserSessionClient) MapCreateBulk(slice any, setFunc func(*BrowserSessionCreate, int)) *BrowserSessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BrowserSessionCreateBulk{err: fmt.Errorf("calling to BrowserSessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BrowserSessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BrowserSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BrowserSession.
+func (c *BrowserSessionClient) Update() *BrowserSessionUpdate {
+	mutation := newBrowserSessionMutation(c.config, OpUpdate)
+	return &BrowserSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BrowserSessionClient) UpdateOne(_m *BrowserSession) *BrowserSessionUpdateOne {
+	mutation := newBrowserSessionMutation(c.config, OpUpdateOne, withBrowserSession(_m))
+	return &BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BrowserSessionClient) UpdateOneID(id uuid.UUID) *BrowserSessionUpdateOne {
+	mutation := newBrowserSessionMutation(c.config, OpUpdateOne, withBrowserSessionID(id))
+	return &BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BrowserSession.
+func (c *BrowserSessionClient) Delete() *BrowserSessionDelete {
+	mutation := newBrowserSessionMutation(c.config, OpDelete)
+	return &BrowserSessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BrowserSessionClient) DeleteOne(_m *BrowserSession) *BrowserSessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BrowserSessionClient) DeleteOneID(id uuid.UUID) *BrowserSessionDeleteOne {
+	builder := c.Delete().Where(browsersession.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BrowserSessionDeleteOne{builder}
+}
+
+// Query returns a query builder for BrowserSession.
+func (c *BrowserSessionClient) Query() *BrowserSessionQuery {
+	return &BrowserSessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBrowserSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BrowserSession entity by its id.
+func (c *BrowserSessionClient) Get(ctx context.Context, id uuid.UUID) (*BrowserSession, error) {
+	return c.Query().Where(browsersession.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BrowserSessionClient) GetX(ctx context.Context, id uuid.UUID) *BrowserSession {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a BrowserSession.
+func (c *BrowserSessionClient) QueryUser(_m *BrowserSession) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(browsersession.Table, browsersession.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, browsersession.UserTable, browsersession.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BrowserSessionClient) Hooks() []Hook {
+	return c.hooks.BrowserSession
+}
+
+// Interceptors returns the client interceptors.
+func (c *BrowserSessionClient) Interceptors() []Interceptor {
+	return c.inters.BrowserSession
+}
+
+func (c *BrowserSessionClient) mutate(ctx context.Context, m *BrowserSessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BrowserSessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BrowserSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BrowserSessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BrowserSession mutation op: %q", m.Op())
+	}
+}
+
+// DeviceAuthorizationClient is a client for the DeviceAuthorization schema.
+type DeviceAuthorizationClient struct {
+	config
+}
+
+// NewDeviceAuthorizationClient returns a client for the DeviceAuthorization from the given config.
+func NewDeviceAuthorizationClient(c config) *DeviceAuthorizationClient {
+	return &DeviceAuthorizationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `deviceauthorization.Hooks(f(g(h())))`.
+func (c *DeviceAuthorizationClient) Use(hooks ...Hook) {
+	c.hooks.DeviceAuthorization = append(c.hooks.DeviceAuthorization, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `deviceauthorization.Intercept(f(g(h())))`.
+func (c *DeviceAuthorizationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DeviceAuthorization = append(c.inters.DeviceAuthorization, interceptors...)
+}
+
+// Create returns a builder for creating a DeviceAuthorization entity.
+func (c *DeviceAuthorizationClient) Create() *DeviceAuthorizationCreate {
+	mutation := newDeviceAuthorizationMutation(c.config, OpCreate)
+	return &DeviceAuthorizationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DeviceAuthorization entities.
+func (c *DeviceAuthorizationClient) CreateBulk(builders ...*DeviceAuthorizationCreate) *DeviceAuthorizationCreateBulk {
+	return &DeviceAuthorizationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DeviceAuthorizationClient) MapCreateBulk(slice any, setFunc func(*DeviceAuthorizationCreate, int)) *DeviceAuthorizationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DeviceAuthorizationCreateBulk{err: fmt.Errorf("calling to DeviceAuthorizationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DeviceAuthorizationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DeviceAuthorizationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DeviceAuthorization.
+func (c *DeviceAuthorizationClient) Update() *DeviceAuthorizationUpdate {
+	mutation := newDeviceAuthorizationMutation(c.config, OpUpdate)
+	return &DeviceAuthorizationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DeviceAuthorizationClient) UpdateOne(_m *DeviceAuthorization) *DeviceAuthorizationUpdateOne {
+	mutation := newDeviceAuthorizationMutation(c.config, OpUpdateOne, withDeviceAuthorization(_m))
+	return &DeviceAuthorizationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DeviceAuthorizationClient) UpdateOneID(id uuid.UUID) *DeviceAuthorizationUpdateOne {
+	mutation := newDeviceAuthorizationMutation(c.config, OpUpdateOne, withDeviceAuthorizationID(id))
+	return &DeviceAuthorizationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DeviceAuthorization.
+func (c *DeviceAuthorizationClient) Delete() *DeviceAuthorizationDelete {
+	mutation := newDeviceAuthorizationMutation(c.config, OpDelete)
+	return &DeviceAuthorizationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DeviceAuthorizationClient) DeleteOne(_m *DeviceAuthorization) *DeviceAuthorizationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DeviceAuthorizationClient) DeleteOneID(id uuid.UUID) *DeviceAuthorizationDeleteOne {
+	builder := c.Delete().Where(deviceauthorization.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DeviceAuthorizationDeleteOne{builder}
+}
+
+// Query returns a query builder for DeviceAuthorization.
+func (c *DeviceAuthorizationClient) Query() *DeviceAuthorizationQuery {
+	return &DeviceAuthorizationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDeviceAuthorization},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DeviceAuthorization entity by its id.
+func (c *DeviceAuthorizationClient) Get(ctx context.Context, id uuid.UUID) (*DeviceAuthorization, error) {
+	return c.Query().Where(deviceauthorization.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DeviceAuthorizationClient) GetX(ctx context.Context, id uuid.UUID) *DeviceAuthorization {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryClient queries the client edge of a DeviceAuthorization.
+func (c *DeviceAuthorizationClient) QueryClient(_m *DeviceAuthorization) *OAuthClientQuery {
+	query := (&OAuthClientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(deviceauthorization.Table, deviceauthorization.FieldID, id),
+			sqlgraph.To(oauthclient.Table, oauthclient.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, deviceauthorization.ClientTable, deviceauthorization.ClientColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a DeviceAuthorization.
+func (c *DeviceAuthorizationClient) QueryUser(_m *DeviceAuthorization) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(deviceauthorization.Table, deviceauthorization.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, deviceauthorization.UserTable, deviceauthorization.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryGrant queries the grant edge of a DeviceAuthorization.
+func (c *DeviceAuthorizationClient) QueryGrant(_m *DeviceAuthorization) *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(deviceauthorization.Table, deviceauthorization.FieldID, id),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, deviceauthorization.GrantTable, deviceauthorization.GrantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DeviceAuthorizationClient) Hooks() []Hook {
+	return c.hooks.DeviceAuthorization
+}
+
+// Interceptors returns the client interceptors.
+func (c *DeviceAuthorizationClient) Interceptors() []Interceptor {
+	return c.inters.DeviceAuthorization
+}
+
+func (c *DeviceAuthorizationClient) mutate(ctx context.Context, m *DeviceAuthorizationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DeviceAuthorizationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DeviceAuthorizationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DeviceAuthorizationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DeviceAuthorizationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DeviceAuthorization mutation op: %q", m.Op())
 	}
 }
 
@@ -2468,6 +3016,352 @@ func (c *OAuthClientClient) mutate(ctx context.Context, m *OAuthClientMutation) 
 	}
 }
 
+// OAuthCodeClient is a client for the OAuthCode schema.
+type OAuthCodeClient struct {
+	config
+}
+
+// NewOAuthCodeClient returns a client for the OAuthCode from the given config.
+func NewOAuthCodeClient(c config) *OAuthCodeClient {
+	return &OAuthCodeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthcode.Hooks(f(g(h())))`.
+func (c *OAuthCodeClient) Use(hooks ...Hook) {
+	c.hooks.OAuthCode = append(c.hooks.OAuthCode, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthcode.Intercept(f(g(h())))`.
+func (c *OAuthCodeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthCode = append(c.inters.OAuthCode, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthCode entity.
+func (c *OAuthCodeClient) Create() *OAuthCodeCreate {
+	mutation := newOAuthCodeMutation(c.config, OpCreate)
+	return &OAuthCodeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthCode entities.
+func (c *OAuthCodeClient) CreateBulk(builders ...*OAuthCodeCreate) *OAuthCodeCreateBulk {
+	return &OAuthCodeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthCodeClient) MapCreateBulk(slice any, setFunc func(*OAuthCodeCreate, int)) *OAuthCodeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthCodeCreateBulk{err: fmt.Errorf("calling to OAuthCodeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthCodeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthCodeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthCode.
+func (c *OAuthCodeClient) Update() *OAuthCodeUpdate {
+	mutation := newOAuthCodeMutation(c.config, OpUpdate)
+	return &OAuthCodeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthCodeClient) UpdateOne(_m *OAuthCode) *OAuthCodeUpdateOne {
+	mutation := newOAuthCodeMutation(c.config, OpUpdateOne, withOAuthCode(_m))
+	return &OAuthCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthCodeClient) UpdateOneID(id uuid.UUID) *OAuthCodeUpdateOne {
+	mutation := newOAuthCodeMutation(c.config, OpUpdateOne, withOAuthCodeID(id))
+	return &OAuthCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthCode.
+func (c *OAuthCodeClient) Delete() *OAuthCodeDelete {
+	mutation := newOAuthCodeMutation(c.config, OpDelete)
+	return &OAuthCodeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthCodeClient) DeleteOne(_m *OAuthCode) *OAuthCodeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthCodeClient) DeleteOneID(id uuid.UUID) *OAuthCodeDeleteOne {
+	builder := c.Delete().Where(oauthcode.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthCodeDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthCode.
+func (c *OAuthCodeClient) Query() *OAuthCodeQuery {
+	return &OAuthCodeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthCode},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthCode entity by its id.
+func (c *OAuthCodeClient) Get(ctx context.Context, id uuid.UUID) (*OAuthCode, error) {
+	return c.Query().Where(oauthcode.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthCodeClient) GetX(ctx context.Context, id uuid.UUID) *OAuthCode {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryClient queries the client edge of a OAuthCode.
+func (c *OAuthCodeClient) QueryClient(_m *OAuthCode) *OAuthClientQuery {
+	query := (&OAuthClientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(oauthcode.Table, oauthcode.FieldID, id),
+			sqlgraph.To(oauthclient.Table, oauthclient.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, oauthcode.ClientTable, oauthcode.ClientColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a OAuthCode.
+func (c *OAuthCodeClient) QueryUser(_m *OAuthCode) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(oauthcode.Table, oauthcode.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, oauthcode.UserTable, oauthcode.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryGrant queries the grant edge of a OAuthCode.
+func (c *OAuthCodeClient) QueryGrant(_m *OAuthCode) *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(oauthcode.Table, oauthcode.FieldID, id),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, oauthcode.GrantTable, oauthcode.GrantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthCodeClient) Hooks() []Hook {
+	return c.hooks.OAuthCode
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthCodeClient) Interceptors() []Interceptor {
+	return c.inters.OAuthCode
+}
+
+func (c *OAuthCodeClient) mutate(ctx context.Context, m *OAuthCodeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthCodeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthCodeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthCodeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthCode mutation op: %q", m.Op())
+	}
+}
+
+// OAuthGrantClient is a client for the OAuthGrant schema.
+type OAuthGrantClient struct {
+	config
+}
+
+// NewOAuthGrantClient returns a client for the OAuthGrant from the given config.
+func NewOAuthGrantClient(c config) *OAuthGrantClient {
+	return &OAuthGrantClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthgrant.Hooks(f(g(h())))`.
+func (c *OAuthGrantClient) Use(hooks ...Hook) {
+	c.hooks.OAuthGrant = append(c.hooks.OAuthGrant, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthgrant.Intercept(f(g(h())))`.
+func (c *OAuthGrantClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthGrant = append(c.inters.OAuthGrant, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthGrant entity.
+func (c *OAuthGrantClient) Create() *OAuthGrantCreate {
+	mutation := newOAuthGrantMutation(c.config, OpCreate)
+	return &OAuthGrantCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthGrant entities.
+func (c *OAuthGrantClient) CreateBulk(builders ...*OAuthGrantCreate) *OAuthGrantCreateBulk {
+	return &OAuthGrantCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthGrantClient) MapCreateBulk(slice any, setFunc func(*OAuthGrantCreate, int)) *OAuthGrantCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthGrantCreateBulk{err: fmt.Errorf("calling to OAuthGrantClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthGrantCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthGrantCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthGrant.
+func (c *OAuthGrantClient) Update() *OAuthGrantUpdate {
+	mutation := newOAuthGrantMutation(c.config, OpUpdate)
+	return &OAuthGrantUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthGrantClient) UpdateOne(_m *OAuthGrant) *OAuthGrantUpdateOne {
+	mutation := newOAuthGrantMutation(c.config, OpUpdateOne, withOAuthGrant(_m))
+	return &OAuthGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthGrantClient) UpdateOneID(id uuid.UUID) *OAuthGrantUpdateOne {
+	mutation := newOAuthGrantMutation(c.config, OpUpdateOne, withOAuthGrantID(id))
+	return &OAuthGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthGrant.
+func (c *OAuthGrantClient) Delete() *OAuthGrantDelete {
+	mutation := newOAuthGrantMutation(c.config, OpDelete)
+	return &OAuthGrantDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthGrantClient) DeleteOne(_m *OAuthGrant) *OAuthGrantDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthGrantClient) DeleteOneID(id uuid.UUID) *OAuthGrantDeleteOne {
+	builder := c.Delete().Where(oauthgrant.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthGrantDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthGrant.
+func (c *OAuthGrantClient) Query() *OAuthGrantQuery {
+	return &OAuthGrantQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthGrant},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthGrant entity by its id.
+func (c *OAuthGrantClient) Get(ctx context.Context, id uuid.UUID) (*OAuthGrant, error) {
+	return c.Query().Where(oauthgrant.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthGrantClient) GetX(ctx context.Context, id uuid.UUID) *OAuthGrant {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryClient queries the client edge of a OAuthGrant.
+func (c *OAuthGrantClient) QueryClient(_m *OAuthGrant) *OAuthClientQuery {
+	query := (&OAuthClientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(oauthgrant.Table, oauthgrant.FieldID, id),
+			sqlgraph.To(oauthclient.Table, oauthclient.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, oauthgrant.ClientTable, oauthgrant.ClientColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a OAuthGrant.
+func (c *OAuthGrantClient) QueryUser(_m *OAuthGrant) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(oauthgrant.Table, oauthgrant.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, oauthgrant.UserTable, oauthgrant.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthGrantClient) Hooks() []Hook {
+	return c.hooks.OAuthGrant
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthGrantClient) Interceptors() []Interceptor {
+	return c.inters.OAuthGrant
+}
+
+func (c *OAuthGrantClient) mutate(ctx context.Context, m *OAuthGrantMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthGrantCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthGrantUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthGrantDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthGrant mutation op: %q", m.Op())
+	}
+}
+
 // RecordClient is a client for the Record schema.
 type RecordClient struct {
 	config
@@ -2829,6 +3723,187 @@ func (c *RecordItemClient) mutate(ctx context.Context, m *RecordItemMutation) (V
 		return (&RecordItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown RecordItem mutation op: %q", m.Op())
+	}
+}
+
+// RefreshTokenClient is a client for the RefreshToken schema.
+type RefreshTokenClient struct {
+	config
+}
+
+// NewRefreshTokenClient returns a client for the RefreshToken from the given config.
+func NewRefreshTokenClient(c config) *RefreshTokenClient {
+	return &RefreshTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `refreshtoken.Hooks(f(g(h())))`.
+func (c *RefreshTokenClient) Use(hooks ...Hook) {
+	c.hooks.RefreshToken = append(c.hooks.RefreshToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `refreshtoken.Intercept(f(g(h())))`.
+func (c *RefreshTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RefreshToken = append(c.inters.RefreshToken, interceptors...)
+}
+
+// Create returns a builder for creating a RefreshToken entity.
+func (c *RefreshTokenClient) Create() *RefreshTokenCreate {
+	mutation := newRefreshTokenMutation(c.config, OpCreate)
+	return &RefreshTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RefreshToken entities.
+func (c *RefreshTokenClient) CreateBulk(builders ...*RefreshTokenCreate) *RefreshTokenCreateBulk {
+	return &RefreshTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RefreshTokenClient) MapCreateBulk(slice any, setFunc func(*RefreshTokenCreate, int)) *RefreshTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RefreshTokenCreateBulk{err: fmt.Errorf("calling to RefreshTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RefreshTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RefreshTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RefreshToken.
+func (c *RefreshTokenClient) Update() *RefreshTokenUpdate {
+	mutation := newRefreshTokenMutation(c.config, OpUpdate)
+	return &RefreshTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RefreshTokenClient) UpdateOne(_m *RefreshToken) *RefreshTokenUpdateOne {
+	mutation := newRefreshTokenMutation(c.config, OpUpdateOne, withRefreshToken(_m))
+	return &RefreshTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RefreshTokenClient) UpdateOneID(id uuid.UUID) *RefreshTokenUpdateOne {
+	mutation := newRefreshTokenMutation(c.config, OpUpdateOne, withRefreshTokenID(id))
+	return &RefreshTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RefreshToken.
+func (c *RefreshTokenClient) Delete() *RefreshTokenDelete {
+	mutation := newRefreshTokenMutation(c.config, OpDelete)
+	return &RefreshTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RefreshTokenClient) DeleteOne(_m *RefreshToken) *RefreshTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RefreshTokenClient) DeleteOneID(id uuid.UUID) *RefreshTokenDeleteOne {
+	builder := c.Delete().Where(refreshtoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RefreshTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for RefreshToken.
+func (c *RefreshTokenClient) Query() *RefreshTokenQuery {
+	return &RefreshTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRefreshToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RefreshToken entity by its id.
+func (c *RefreshTokenClient) Get(ctx context.Context, id uuid.UUID) (*RefreshToken, error) {
+	return c.Query().Where(refreshtoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RefreshTokenClient) GetX(ctx context.Context, id uuid.UUID) *RefreshToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryGrant queries the grant edge of a RefreshToken.
+func (c *RefreshTokenClient) QueryGrant(_m *RefreshToken) *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(refreshtoken.Table, refreshtoken.FieldID, id),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, refreshtoken.GrantTable, refreshtoken.GrantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryClient queries the client edge of a RefreshToken.
+func (c *RefreshTokenClient) QueryClient(_m *RefreshToken) *OAuthClientQuery {
+	query := (&OAuthClientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(refreshtoken.Table, refreshtoken.FieldID, id),
+			sqlgraph.To(oauthclient.Table, oauthclient.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, refreshtoken.ClientTable, refreshtoken.ClientColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a RefreshToken.
+func (c *RefreshTokenClient) QueryUser(_m *RefreshToken) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(refreshtoken.Table, refreshtoken.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, refreshtoken.UserTable, refreshtoken.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *RefreshTokenClient) Hooks() []Hook {
+	return c.hooks.RefreshToken
+}
+
+// Interceptors returns the client interceptors.
+func (c *RefreshTokenClient) Interceptors() []Interceptor {
+	return c.inters.RefreshToken
+}
+
+func (c *RefreshTokenClient) mutate(ctx context.Context, m *RefreshTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RefreshTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RefreshTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RefreshTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RefreshTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RefreshToken mutation op: %q", m.Op())
 	}
 }
 
@@ -3284,14 +4359,16 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings, Farm, FarmMember,
-		FarmTask, File, FollowUpProtocol, Group, Message, OAuthClient, Record,
-		RecordItem, TaskUpdate, Thread, User []ent.Hook
+		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
+		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
+		FollowUpProtocol, Group, Message, OAuthClient, OAuthCode, OAuthGrant, Record,
+		RecordItem, RefreshToken, TaskUpdate, Thread, User []ent.Hook
 	}
 	inters struct {
-		AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings, Farm, FarmMember,
-		FarmTask, File, FollowUpProtocol, Group, Message, OAuthClient, Record,
-		RecordItem, TaskUpdate, Thread, User []ent.Interceptor
+		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
+		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
+		FollowUpProtocol, Group, Message, OAuthClient, OAuthCode, OAuthGrant, Record,
+		RecordItem, RefreshToken, TaskUpdate, Thread, User []ent.Interceptor
 	}
 )
 

@@ -14,9 +14,12 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/apikey"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
+	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -25,8 +28,11 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthcode"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -90,24 +96,30 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			accesstoken.Table:      accesstoken.ValidColumn,
-			animal.Table:           animal.ValidColumn,
-			birthevent.Table:       birthevent.ValidColumn,
-			birthpreview.Table:     birthpreview.ValidColumn,
-			birthsettings.Table:    birthsettings.ValidColumn,
-			farm.Table:             farm.ValidColumn,
-			farmmember.Table:       farmmember.ValidColumn,
-			farmtask.Table:         farmtask.ValidColumn,
-			file.Table:             file.ValidColumn,
-			followupprotocol.Table: followupprotocol.ValidColumn,
-			group.Table:            group.ValidColumn,
-			message.Table:          message.ValidColumn,
-			oauthclient.Table:      oauthclient.ValidColumn,
-			record.Table:           record.ValidColumn,
-			recorditem.Table:       recorditem.ValidColumn,
-			taskupdate.Table:       taskupdate.ValidColumn,
-			thread.Table:           thread.ValidColumn,
-			user.Table:             user.ValidColumn,
+			apikey.Table:              apikey.ValidColumn,
+			accesstoken.Table:         accesstoken.ValidColumn,
+			animal.Table:              animal.ValidColumn,
+			birthevent.Table:          birthevent.ValidColumn,
+			birthpreview.Table:        birthpreview.ValidColumn,
+			birthsettings.Table:       birthsettings.ValidColumn,
+			browsersession.Table:      browsersession.ValidColumn,
+			deviceauthorization.Table: deviceauthorization.ValidColumn,
+			farm.Table:                farm.ValidColumn,
+			farmmember.Table:          farmmember.ValidColumn,
+			farmtask.Table:            farmtask.ValidColumn,
+			file.Table:                file.ValidColumn,
+			followupprotocol.Table:    followupprotocol.ValidColumn,
+			group.Table:               group.ValidColumn,
+			message.Table:             message.ValidColumn,
+			oauthclient.Table:         oauthclient.ValidColumn,
+			oauthcode.Table:           oauthcode.ValidColumn,
+			oauthgrant.Table:          oauthgrant.ValidColumn,
+			record.Table:              record.ValidColumn,
+			recorditem.Table:          recorditem.ValidColumn,
+			refreshtoken.Table:        refreshtoken.ValidColumn,
+			taskupdate.Table:          taskupdate.ValidColumn,
+			thread.Table:              thread.ValidColumn,
+			user.Table:                user.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -14,6 +14,8 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// APIKey is the client for interacting with the APIKey builders.
+	APIKey *APIKeyClient
 	// AccessToken is the client for interacting with the AccessToken builders.
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
@@ -24,6 +26,10 @@ type Tx struct {
 	BirthPreview *BirthPreviewClient
 	// BirthSettings is the client for interacting with the BirthSettings builders.
 	BirthSettings *BirthSettingsClient
+	// BrowserSession is the client for interacting with the BrowserSession builders.
+	BrowserSession *BrowserSessionClient
+	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
+	DeviceAuthorization *DeviceAuthorizationClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
@@ -40,10 +46,16 @@ type Tx struct {
 	Message *MessageClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
+	// OAuthCode is the client for interacting with the OAuthCode builders.
+	OAuthCode *OAuthCodeClient
+	// OAuthGrant is the client for interacting with the OAuthGrant builders.
+	OAuthGrant *OAuthGrantClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
+	// RefreshToken is the client for interacting with the RefreshToken builders.
+	RefreshToken *RefreshTokenClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
@@ -181,11 +193,14 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AccessToken = NewAccessTokenClient(tx.config)
 	tx.Animal = NewAnimalClient(tx.config)
 	tx.BirthEvent = NewBirthEventClient(tx.config)
 	tx.BirthPreview = NewBirthPreviewClient(tx.config)
 	tx.BirthSettings = NewBirthSettingsClient(tx.config)
+	tx.BrowserSession = NewBrowserSessionClient(tx.config)
+	tx.DeviceAuthorization = NewDeviceAuthorizationClient(tx.config)
 	tx.Farm = NewFarmClient(tx.config)
 	tx.FarmMember = NewFarmMemberClient(tx.config)
 	tx.FarmTask = NewFarmTaskClient(tx.config)
@@ -194,8 +209,11 @@ func (tx *Tx) init() {
 	tx.Group = NewGroupClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
+	tx.OAuthCode = NewOAuthCodeClient(tx.config)
+	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
 	tx.Record = NewRecordClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
+	tx.RefreshToken = NewRefreshTokenClient(tx.config)
 	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)
 	tx.User = NewUserClient(tx.config)
@@ -208,7 +226,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: AccessToken.QueryXXX(), the query will be executed
+// applies a query, for example: APIKey.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

@@ -1,5 +1,13 @@
-// Package oauth is Herdbook's OAuth 2.0 side: registered clients, issued credentials stored
-// only as hashes, and the bearer middleware that turns a credential into a herdbook.Viewer.
+// Package oauth is Herdbook's OAuth 2.0 authorization server: registered clients; the
+// authorization code (with PKCE), device authorization and refresh grants; revocation; the
+// sign-in, consent and device verification pages; the metadata document; and the middleware
+// that turns a bearer token or a legacy API key into a herdbook.Viewer.
+//
+// It is built on github.com/go-oauth2/oauth2/v4 for request parsing, grant dispatch and the
+// shape of token responses, with every unsafe default of that library replaced: see
+// docs/oauth.md for what is ours and why. Every code and token is stored only as its SHA-256
+// hash (Hash); single-use credentials are redeemed by a conditional UPDATE, so that two
+// concurrent redemptions cannot both succeed.
 package oauth
 
 import (
@@ -13,6 +21,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,8 +33,22 @@ import (
 	"github.com/herdbook/herdbook/ent/user"
 )
 
-// DefaultAccessTokenTTL is how long an access token lives unless the issuer says otherwise.
-const DefaultAccessTokenTTL = time.Hour
+// Lifetimes of what the issuer hands out.
+const (
+	// DefaultAccessTokenTTL is how long an access token lives unless the issuer says otherwise.
+	DefaultAccessTokenTTL = time.Hour
+	// RefreshTokenTTL is how long a refresh token lives; each rotation starts a new one.
+	RefreshTokenTTL = 30 * 24 * time.Hour
+	// CodeTTL is how long an authorization code may wait for redemption (RFC 6749 says at
+	// most ten minutes).
+	CodeTTL = 10 * time.Minute
+	// DeviceCodeTTL is the lifetime of a device authorization (SPEC.md: 900 seconds).
+	DeviceCodeTTL = 900 * time.Second
+	// DeviceInterval is the polling interval a device is told to keep, in seconds.
+	DeviceInterval = 5
+	// SessionTTL is how long a sign-in to the OAuth pages lasts.
+	SessionTTL = 8 * time.Hour
+)
 
 // NewSecret returns a credential of 256 random bits, base64url without padding, behind a
 // prefix that tells people (and secret scanners) what it is.
@@ -44,18 +67,52 @@ func Hash(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Issuer registers clients and issues and resolves credentials.
+// Issuer registers clients and issues, redeems, revokes and resolves credentials. It is the
+// service layer of the OAuth side; the HTTP handlers only translate.
 type Issuer struct {
 	client *ent.Client
-	now    func() time.Time
+	clock  atomic.Pointer[func() time.Time]
 }
 
 // NewIssuer returns an Issuer over client; now may be nil for time.Now.
 func NewIssuer(client *ent.Client, now func() time.Time) *Issuer {
+	i := &Issuer{client: client}
+	i.SetClock(now)
+	return i
+}
+
+// SetClock replaces the issuer's clock (nil: time.Now). Tests move it forward to expire codes
+// and tokens without waiting; it is safe to call while the issuer serves requests.
+func (i *Issuer) SetClock(now func() time.Time) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Issuer{client: client, now: now}
+	i.clock.Store(&now)
+}
+
+// now is the issuer's current time in UTC, the zone every stored time is in.
+func (i *Issuer) now() time.Time { return (*i.clock.Load())().UTC() }
+
+// inTx runs fn in a transaction, committed when fn returns nil and rolled back otherwise.
+// Callers make a write their first statement: on SQLite a transaction that starts by reading
+// cannot wait for the write lock, one that starts by writing can.
+func (i *Issuer) inTx(ctx context.Context, fn func(tx *ent.Client) error) (err error) {
+	tx, err := i.client.Tx(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.Rollback()
+			panic(r)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		err = tx.Commit()
+	}()
+	return fn(tx.Client())
 }
 
 // ClientInput registers a client.
@@ -152,7 +209,7 @@ func (i *Issuer) IssueAccessToken(ctx context.Context, clientID string, userID u
 	}
 	raw := NewSecret("hbat_")
 	tok, err := i.client.AccessToken.Create().SetTokenHash(Hash(raw)).SetClientID(cl.ID).SetUserID(userID).
-		SetScopes(scopes).SetExpiresAt(i.now().UTC().Add(ttl)).Save(ctx)
+		SetScopes(scopes).SetExpiresAt(i.now().Add(ttl)).Save(ctx)
 	if ent.IsConstraintError(err) {
 		return "", nil, herdbook.Errorf(herdbook.ENOTFOUND, "user %s not found", userID)
 	}
@@ -166,7 +223,7 @@ func (i *Issuer) Resolve(ctx context.Context, raw string) (*herdbook.Viewer, err
 		Where(
 			accesstoken.TokenHash(Hash(raw)),
 			accesstoken.RevokedAtIsNil(),
-			accesstoken.ExpiresAtGT(i.now().UTC()),
+			accesstoken.ExpiresAtGT(i.now()),
 			accesstoken.HasClientWith(oauthclient.IsActive(true)),
 			accesstoken.HasUserWith(user.IsActive(true)),
 		).

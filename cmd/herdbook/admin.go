@@ -29,6 +29,8 @@ func (e env) admin(ctx context.Context, args []string) error {
 		return e.adminMemberAdd(ctx, args[2:])
 	case "token issue":
 		return e.adminTokenIssue(ctx, args[2:])
+	case "key create":
+		return e.adminKeyCreate(ctx, args[2:])
 	}
 	if args[0] == "seed" {
 		return e.adminSeed(ctx, args[1:])

@@ -20,8 +20,11 @@ type config struct {
 	BaseURL     string
 	WebOrigin   string
 	RedisURL    string
-	NoMigrate   bool
-	LogFormat   string
+	// TrustedProxies is a comma-separated list of proxy addresses or CIDR prefixes whose
+	// X-Forwarded-For rate limits believe.
+	TrustedProxies string
+	NoMigrate      bool
+	LogFormat      string
 }
 
 // dbFlags registers the settings every command needs to reach the database.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
 )
@@ -22,11 +23,27 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
 	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
 	fs.StringVar(&c.RedisURL, "redis-url", e.getenv("HERDBOOK_REDIS_URL"), "Redis for shared rate-limit counters (HERDBOOK_REDIS_URL)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", e.getenv("HERDBOOK_TRUSTED_PROXIES"), "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (HERDBOOK_TRUSTED_PROXIES)")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	logger := c.logger(e.stderr)
+	proxies, err := ratelimit.ParseTrustedProxies(c.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	// Rate-limit counters stay in memory unless Redis is configured; with Redis, every API
+	// node pointed at it shares one budget per client.
+	var limits ratelimit.Store
+	if c.RedisURL != "" {
+		rs, err := ratelimit.NewRedisStoreFromURL(c.RedisURL)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		limits = rs
+	}
 	d, svc, err := e.open(ctx, &c, !c.NoMigrate)
 	if err != nil {
 		return err
@@ -42,7 +59,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger},
+	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := &http.Server{
 		Handler:           h,

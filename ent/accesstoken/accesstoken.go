@@ -31,10 +31,14 @@ const (
 	FieldExpiresAt = "expires_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldGrantID holds the string denoting the grant_id field in the database.
+	FieldGrantID = "grant_id"
 	// EdgeClient holds the string denoting the client edge name in mutations.
 	EdgeClient = "client"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
+	// EdgeGrant holds the string denoting the grant edge name in mutations.
+	EdgeGrant = "grant"
 	// Table holds the table name of the accesstoken in the database.
 	Table = "access_tokens"
 	// ClientTable is the table that holds the client relation/edge.
@@ -51,6 +55,13 @@ const (
 	UserInverseTable = "users"
 	// UserColumn is the table column denoting the user relation/edge.
 	UserColumn = "user_id"
+	// GrantTable is the table that holds the grant relation/edge.
+	GrantTable = "access_tokens"
+	// GrantInverseTable is the table name for the OAuthGrant entity.
+	// It exists in this package in order to avoid circular dependency with the "oauthgrant" package.
+	GrantInverseTable = "oauth_grants"
+	// GrantColumn is the table column denoting the grant relation/edge.
+	GrantColumn = "grant_id"
 )
 
 // Columns holds all SQL columns for accesstoken fields.
@@ -64,6 +75,7 @@ var Columns = []string{
 	FieldScopes,
 	FieldExpiresAt,
 	FieldRevokedAt,
+	FieldGrantID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -132,6 +144,11 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
 }
 
+// ByGrantID orders the results by the grant_id field.
+func ByGrantID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGrantID, opts...).ToFunc()
+}
+
 // ByClientField orders the results by client field.
 func ByClientField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -143,6 +160,13 @@ func ByClientField(field string, opts ...sql.OrderTermOption) OrderOption {
 func ByUserField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newUserStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByGrantField orders the results by grant field.
+func ByGrantField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newGrantStep(), sql.OrderByField(field, opts...))
 	}
 }
 func newClientStep() *sqlgraph.Step {
@@ -157,5 +181,12 @@ func newUserStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(UserInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, UserTable, UserColumn),
+	)
+}
+func newGrantStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(GrantInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, GrantTable, GrantColumn),
 	)
 }

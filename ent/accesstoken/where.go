@@ -91,6 +91,11 @@ func RevokedAt(v time.Time) predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// GrantID applies equality check predicate on the "grant_id" field. It's identical to GrantIDEQ.
+func GrantID(v uuid.UUID) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldEQ(FieldGrantID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldEQ(FieldCreatedAt, v))
@@ -366,6 +371,36 @@ func RevokedAtNotNil() predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldNotNull(FieldRevokedAt))
 }
 
+// GrantIDEQ applies the EQ predicate on the "grant_id" field.
+func GrantIDEQ(v uuid.UUID) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldEQ(FieldGrantID, v))
+}
+
+// GrantIDNEQ applies the NEQ predicate on the "grant_id" field.
+func GrantIDNEQ(v uuid.UUID) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldNEQ(FieldGrantID, v))
+}
+
+// GrantIDIn applies the In predicate on the "grant_id" field.
+func GrantIDIn(vs ...uuid.UUID) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldIn(FieldGrantID, vs...))
+}
+
+// GrantIDNotIn applies the NotIn predicate on the "grant_id" field.
+func GrantIDNotIn(vs ...uuid.UUID) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldNotIn(FieldGrantID, vs...))
+}
+
+// GrantIDIsNil applies the IsNil predicate on the "grant_id" field.
+func GrantIDIsNil() predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldIsNull(FieldGrantID))
+}
+
+// GrantIDNotNil applies the NotNil predicate on the "grant_id" field.
+func GrantIDNotNil() predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldNotNull(FieldGrantID))
+}
+
 // HasClient applies the HasEdge predicate on the "client" edge.
 func HasClient() predicate.AccessToken {
 	return predicate.AccessToken(func(s *sql.Selector) {
@@ -404,6 +439,29 @@ func HasUser() predicate.AccessToken {
 func HasUserWith(preds ...predicate.User) predicate.AccessToken {
 	return predicate.AccessToken(func(s *sql.Selector) {
 		step := newUserStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasGrant applies the HasEdge predicate on the "grant" edge.
+func HasGrant() predicate.AccessToken {
+	return predicate.AccessToken(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, GrantTable, GrantColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasGrantWith applies the HasEdge predicate on the "grant" edge with a given conditions (other predicates).
+func HasGrantWith(preds ...predicate.OAuthGrant) predicate.AccessToken {
+	return predicate.AccessToken(func(s *sql.Selector) {
+		step := newGrantStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

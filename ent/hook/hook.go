@@ -9,6 +9,18 @@ import (
 	"github.com/herdbook/herdbook/ent"
 )
 
+// The APIKeyFunc type is an adapter to allow the use of ordinary
+// function as APIKey mutator.
+type APIKeyFunc func(context.Context, *ent.APIKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.APIKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
+}
+
 // The AccessTokenFunc type is an adapter to allow the use of ordinary
 // function as AccessToken mutator.
 type AccessTokenFunc func(context.Context, *ent.AccessTokenMutation) (ent.Value, error)
@@ -67,6 +79,30 @@ func (f BirthSettingsFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BirthSettingsMutation", m)
+}
+
+// The BrowserSessionFunc type is an adapter to allow the use of ordinary
+// function as BrowserSession mutator.
+type BrowserSessionFunc func(context.Context, *ent.BrowserSessionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BrowserSessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BrowserSessionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BrowserSessionMutation", m)
+}
+
+// The DeviceAuthorizationFunc type is an adapter to allow the use of ordinary
+// function as DeviceAuthorization mutator.
+type DeviceAuthorizationFunc func(context.Context, *ent.DeviceAuthorizationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DeviceAuthorizationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DeviceAuthorizationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeviceAuthorizationMutation", m)
 }
 
 // The FarmFunc type is an adapter to allow the use of ordinary
@@ -165,6 +201,30 @@ func (f OAuthClientFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthClientMutation", m)
 }
 
+// The OAuthCodeFunc type is an adapter to allow the use of ordinary
+// function as OAuthCode mutator.
+type OAuthCodeFunc func(context.Context, *ent.OAuthCodeMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthCodeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthCodeMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthCodeMutation", m)
+}
+
+// The OAuthGrantFunc type is an adapter to allow the use of ordinary
+// function as OAuthGrant mutator.
+type OAuthGrantFunc func(context.Context, *ent.OAuthGrantMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthGrantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthGrantMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthGrantMutation", m)
+}
+
 // The RecordFunc type is an adapter to allow the use of ordinary
 // function as Record mutator.
 type RecordFunc func(context.Context, *ent.RecordMutation) (ent.Value, error)
@@ -187,6 +247,18 @@ func (f RecordItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordItemMutation", m)
+}
+
+// The RefreshTokenFunc type is an adapter to allow the use of ordinary
+// function as RefreshToken mutator.
+type RefreshTokenFunc func(context.Context, *ent.RefreshTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RefreshTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RefreshTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RefreshTokenMutation", m)
 }
 
 // The TaskUpdateFunc type is an adapter to allow the use of ordinary

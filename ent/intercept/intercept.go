@@ -10,9 +10,12 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/apikey"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
+	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -21,9 +24,12 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthcode"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -83,6 +89,33 @@ func (f TraverseFunc) Traverse(ctx context.Context, q ent.Query) error {
 		return err
 	}
 	return f(ctx, query)
+}
+
+// The APIKeyFunc type is an adapter to allow the use of ordinary function as a Querier.
+type APIKeyFunc func(context.Context, *ent.APIKeyQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f APIKeyFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.APIKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The TraverseAPIKey type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAPIKey func(context.Context, *ent.APIKeyQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAPIKey) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
 }
 
 // The AccessTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -218,6 +251,60 @@ func (f TraverseBirthSettings) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.BirthSettingsQuery", q)
+}
+
+// The BrowserSessionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BrowserSessionFunc func(context.Context, *ent.BrowserSessionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BrowserSessionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BrowserSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BrowserSessionQuery", q)
+}
+
+// The TraverseBrowserSession type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBrowserSession func(context.Context, *ent.BrowserSessionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBrowserSession) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBrowserSession) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BrowserSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BrowserSessionQuery", q)
+}
+
+// The DeviceAuthorizationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DeviceAuthorizationFunc func(context.Context, *ent.DeviceAuthorizationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DeviceAuthorizationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DeviceAuthorizationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DeviceAuthorizationQuery", q)
+}
+
+// The TraverseDeviceAuthorization type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDeviceAuthorization func(context.Context, *ent.DeviceAuthorizationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDeviceAuthorization) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDeviceAuthorization) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DeviceAuthorizationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DeviceAuthorizationQuery", q)
 }
 
 // The FarmFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -436,6 +523,60 @@ func (f TraverseOAuthClient) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthClientQuery", q)
 }
 
+// The OAuthCodeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthCodeFunc func(context.Context, *ent.OAuthCodeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthCodeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthCodeQuery", q)
+}
+
+// The TraverseOAuthCode type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthCode func(context.Context, *ent.OAuthCodeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthCode) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthCode) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthCodeQuery", q)
+}
+
+// The OAuthGrantFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthGrantFunc func(context.Context, *ent.OAuthGrantQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthGrantFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthGrantQuery", q)
+}
+
+// The TraverseOAuthGrant type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthGrant func(context.Context, *ent.OAuthGrantQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthGrant) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthGrant) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthGrantQuery", q)
+}
+
 // The RecordFunc type is an adapter to allow the use of ordinary function as a Querier.
 type RecordFunc func(context.Context, *ent.RecordQuery) (ent.Value, error)
 
@@ -488,6 +629,33 @@ func (f TraverseRecordItem) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecordItemQuery", q)
+}
+
+// The RefreshTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RefreshTokenFunc func(context.Context, *ent.RefreshTokenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RefreshTokenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RefreshTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RefreshTokenQuery", q)
+}
+
+// The TraverseRefreshToken type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRefreshToken func(context.Context, *ent.RefreshTokenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRefreshToken) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRefreshToken) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RefreshTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RefreshTokenQuery", q)
 }
 
 // The TaskUpdateFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -574,6 +742,8 @@ func (f TraverseUser) Traverse(ctx context.Context, q ent.Query) error {
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
+	case *ent.APIKeyQuery:
+		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.AccessTokenQuery:
 		return &query[*ent.AccessTokenQuery, predicate.AccessToken, accesstoken.OrderOption]{typ: ent.TypeAccessToken, tq: q}, nil
 	case *ent.AnimalQuery:
@@ -584,6 +754,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.BirthPreviewQuery, predicate.BirthPreview, birthpreview.OrderOption]{typ: ent.TypeBirthPreview, tq: q}, nil
 	case *ent.BirthSettingsQuery:
 		return &query[*ent.BirthSettingsQuery, predicate.BirthSettings, birthsettings.OrderOption]{typ: ent.TypeBirthSettings, tq: q}, nil
+	case *ent.BrowserSessionQuery:
+		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
+	case *ent.DeviceAuthorizationQuery:
+		return &query[*ent.DeviceAuthorizationQuery, predicate.DeviceAuthorization, deviceauthorization.OrderOption]{typ: ent.TypeDeviceAuthorization, tq: q}, nil
 	case *ent.FarmQuery:
 		return &query[*ent.FarmQuery, predicate.Farm, farm.OrderOption]{typ: ent.TypeFarm, tq: q}, nil
 	case *ent.FarmMemberQuery:
@@ -600,10 +774,16 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
 	case *ent.OAuthClientQuery:
 		return &query[*ent.OAuthClientQuery, predicate.OAuthClient, oauthclient.OrderOption]{typ: ent.TypeOAuthClient, tq: q}, nil
+	case *ent.OAuthCodeQuery:
+		return &query[*ent.OAuthCodeQuery, predicate.OAuthCode, oauthcode.OrderOption]{typ: ent.TypeOAuthCode, tq: q}, nil
+	case *ent.OAuthGrantQuery:
+		return &query[*ent.OAuthGrantQuery, predicate.OAuthGrant, oauthgrant.OrderOption]{typ: ent.TypeOAuthGrant, tq: q}, nil
 	case *ent.RecordQuery:
 		return &query[*ent.RecordQuery, predicate.Record, record.OrderOption]{typ: ent.TypeRecord, tq: q}, nil
 	case *ent.RecordItemQuery:
 		return &query[*ent.RecordItemQuery, predicate.RecordItem, recorditem.OrderOption]{typ: ent.TypeRecordItem, tq: q}, nil
+	case *ent.RefreshTokenQuery:
+		return &query[*ent.RefreshTokenQuery, predicate.RefreshToken, refreshtoken.OrderOption]{typ: ent.TypeRefreshToken, tq: q}, nil
 	case *ent.TaskUpdateQuery:
 		return &query[*ent.TaskUpdateQuery, predicate.TaskUpdate, taskupdate.OrderOption]{typ: ent.TypeTaskUpdate, tq: q}, nil
 	case *ent.ThreadQuery:

@@ -8,6 +8,39 @@ import (
 )
 
 var (
+	// APIKeysColumns holds the columns for the "api_keys" table.
+	APIKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "key_hash", Type: field.TypeString, Unique: true},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// APIKeysTable holds the schema information for the "api_keys" table.
+	APIKeysTable = &schema.Table{
+		Name:       "api_keys",
+		Columns:    APIKeysColumns,
+		PrimaryKey: []*schema.Column{APIKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "api_keys_users_user",
+				Columns:    []*schema.Column{APIKeysColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "apikey_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIKeysColumns[8]},
+			},
+		},
+	}
 	// AccessTokensColumns holds the columns for the "access_tokens" table.
 	AccessTokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -18,6 +51,7 @@ var (
 		{Name: "expires_at", Type: field.TypeTime},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "grant_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "client_id", Type: field.TypeUUID},
 	}
 	// AccessTokensTable holds the schema information for the "access_tokens" table.
@@ -33,8 +67,14 @@ var (
 				OnDelete:   schema.NoAction,
 			},
 			{
-				Symbol:     "access_tokens_oauth_clients_tokens",
+				Symbol:     "access_tokens_oauth_grants_grant",
 				Columns:    []*schema.Column{AccessTokensColumns[8]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "access_tokens_oauth_clients_tokens",
+				Columns:    []*schema.Column{AccessTokensColumns[9]},
 				RefColumns: []*schema.Column{OauthClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -49,6 +89,11 @@ var (
 				Name:    "accesstoken_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{AccessTokensColumns[5]},
+			},
+			{
+				Name:    "accesstoken_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{AccessTokensColumns[8]},
 			},
 		},
 	}
@@ -160,6 +205,87 @@ var (
 				Name:    "birthsettings_farm_id_version",
 				Unique:  true,
 				Columns: []*schema.Column{BirthSettingsColumns[3], BirthSettingsColumns[4]},
+			},
+		},
+	}
+	// BrowserSessionsColumns holds the columns for the "browser_sessions" table.
+	BrowserSessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// BrowserSessionsTable holds the schema information for the "browser_sessions" table.
+	BrowserSessionsTable = &schema.Table{
+		Name:       "browser_sessions",
+		Columns:    BrowserSessionsColumns,
+		PrimaryKey: []*schema.Column{BrowserSessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "browser_sessions_users_user",
+				Columns:    []*schema.Column{BrowserSessionsColumns[5]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "browsersession_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[4]},
+			},
+		},
+	}
+	// DeviceAuthorizationsColumns holds the columns for the "device_authorizations" table.
+	DeviceAuthorizationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "device_code_hash", Type: field.TypeString, Unique: true},
+		{Name: "user_code_hash", Type: field.TypeString, Unique: true},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "approved", "denied"}, Default: "pending"},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "interval", Type: field.TypeInt},
+		{Name: "next_poll_at", Type: field.TypeTime, Nullable: true},
+		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "consumed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "grant_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// DeviceAuthorizationsTable holds the schema information for the "device_authorizations" table.
+	DeviceAuthorizationsTable = &schema.Table{
+		Name:       "device_authorizations",
+		Columns:    DeviceAuthorizationsColumns,
+		PrimaryKey: []*schema.Column{DeviceAuthorizationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "device_authorizations_oauth_clients_client",
+				Columns:    []*schema.Column{DeviceAuthorizationsColumns[12]},
+				RefColumns: []*schema.Column{OauthClientsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "device_authorizations_users_user",
+				Columns:    []*schema.Column{DeviceAuthorizationsColumns[13]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "device_authorizations_oauth_grants_grant",
+				Columns:    []*schema.Column{DeviceAuthorizationsColumns[14]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "deviceauthorization_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[7]},
 			},
 		},
 	}
@@ -402,6 +528,93 @@ var (
 		Columns:    OauthClientsColumns,
 		PrimaryKey: []*schema.Column{OauthClientsColumns[0]},
 	}
+	// OauthCodesColumns holds the columns for the "oauth_codes" table.
+	OauthCodesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code_hash", Type: field.TypeString, Unique: true},
+		{Name: "redirect_uri", Type: field.TypeString, Size: 2048},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "code_challenge", Type: field.TypeString, Nullable: true, Size: 128},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "grant_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// OauthCodesTable holds the schema information for the "oauth_codes" table.
+	OauthCodesTable = &schema.Table{
+		Name:       "oauth_codes",
+		Columns:    OauthCodesColumns,
+		PrimaryKey: []*schema.Column{OauthCodesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_codes_oauth_clients_client",
+				Columns:    []*schema.Column{OauthCodesColumns[9]},
+				RefColumns: []*schema.Column{OauthClientsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "oauth_codes_users_user",
+				Columns:    []*schema.Column{OauthCodesColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "oauth_codes_oauth_grants_grant",
+				Columns:    []*schema.Column{OauthCodesColumns[11]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthcode_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[7]},
+			},
+		},
+	}
+	// OauthGrantsColumns holds the columns for the "oauth_grants" table.
+	OauthGrantsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"authorization_code", "device_code"}},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoke_reason", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// OauthGrantsTable holds the schema information for the "oauth_grants" table.
+	OauthGrantsTable = &schema.Table{
+		Name:       "oauth_grants",
+		Columns:    OauthGrantsColumns,
+		PrimaryKey: []*schema.Column{OauthGrantsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_grants_oauth_clients_client",
+				Columns:    []*schema.Column{OauthGrantsColumns[7]},
+				RefColumns: []*schema.Column{OauthClientsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "oauth_grants_users_user",
+				Columns:    []*schema.Column{OauthGrantsColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthgrant_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[8]},
+			},
+		},
+	}
 	// RecordsColumns holds the columns for the "records" table.
 	RecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -485,6 +698,58 @@ var (
 				Name:    "recorditem_fact_group_fact_kind",
 				Unique:  false,
 				Columns: []*schema.Column{RecordItemsColumns[10], RecordItemsColumns[7]},
+			},
+		},
+	}
+	// RefreshTokensColumns holds the columns for the "refresh_tokens" table.
+	RefreshTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "grant_id", Type: field.TypeUUID},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// RefreshTokensTable holds the schema information for the "refresh_tokens" table.
+	RefreshTokensTable = &schema.Table{
+		Name:       "refresh_tokens",
+		Columns:    RefreshTokensColumns,
+		PrimaryKey: []*schema.Column{RefreshTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "refresh_tokens_oauth_grants_grant",
+				Columns:    []*schema.Column{RefreshTokensColumns[8]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "refresh_tokens_oauth_clients_client",
+				Columns:    []*schema.Column{RefreshTokensColumns[9]},
+				RefColumns: []*schema.Column{OauthClientsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "refresh_tokens_users_user",
+				Columns:    []*schema.Column{RefreshTokensColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "refreshtoken_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[8]},
+			},
+			{
+				Name:    "refreshtoken_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[5]},
 			},
 		},
 	}
@@ -687,11 +952,14 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		APIKeysTable,
 		AccessTokensTable,
 		AnimalsTable,
 		BirthEventsTable,
 		BirthPreviewsTable,
 		BirthSettingsTable,
+		BrowserSessionsTable,
+		DeviceAuthorizationsTable,
 		FarmsTable,
 		FarmMembersTable,
 		FarmTasksTable,
@@ -700,8 +968,11 @@ var (
 		GroupsTable,
 		MessagesTable,
 		OauthClientsTable,
+		OauthCodesTable,
+		OauthGrantsTable,
 		RecordsTable,
 		RecordItemsTable,
+		RefreshTokensTable,
 		TaskUpdatesTable,
 		ThreadsTable,
 		UsersTable,
@@ -714,17 +985,31 @@ var (
 )
 
 func init() {
+	APIKeysTable.ForeignKeys[0].RefTable = UsersTable
 	AccessTokensTable.ForeignKeys[0].RefTable = UsersTable
-	AccessTokensTable.ForeignKeys[1].RefTable = OauthClientsTable
+	AccessTokensTable.ForeignKeys[1].RefTable = OauthGrantsTable
+	AccessTokensTable.ForeignKeys[2].RefTable = OauthClientsTable
 	AnimalsTable.ForeignKeys[0].RefTable = FarmsTable
+	BrowserSessionsTable.ForeignKeys[0].RefTable = UsersTable
+	DeviceAuthorizationsTable.ForeignKeys[0].RefTable = OauthClientsTable
+	DeviceAuthorizationsTable.ForeignKeys[1].RefTable = UsersTable
+	DeviceAuthorizationsTable.ForeignKeys[2].RefTable = OauthGrantsTable
 	FarmMembersTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmMembersTable.ForeignKeys[1].RefTable = UsersTable
 	FarmTasksTable.ForeignKeys[0].RefTable = BirthEventsTable
 	FilesTable.ForeignKeys[0].RefTable = FarmsTable
 	GroupsTable.ForeignKeys[0].RefTable = FarmsTable
 	MessagesTable.ForeignKeys[0].RefTable = ThreadsTable
+	OauthCodesTable.ForeignKeys[0].RefTable = OauthClientsTable
+	OauthCodesTable.ForeignKeys[1].RefTable = UsersTable
+	OauthCodesTable.ForeignKeys[2].RefTable = OauthGrantsTable
+	OauthGrantsTable.ForeignKeys[0].RefTable = OauthClientsTable
+	OauthGrantsTable.ForeignKeys[1].RefTable = UsersTable
 	RecordsTable.ForeignKeys[0].RefTable = FarmsTable
 	RecordItemsTable.ForeignKeys[0].RefTable = RecordsTable
+	RefreshTokensTable.ForeignKeys[0].RefTable = OauthGrantsTable
+	RefreshTokensTable.ForeignKeys[1].RefTable = OauthClientsTable
+	RefreshTokensTable.ForeignKeys[2].RefTable = UsersTable
 	ThreadsTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
 	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable

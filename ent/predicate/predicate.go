@@ -6,6 +6,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// APIKey is the predicate function for apikey builders.
+type APIKey func(*sql.Selector)
+
 // AccessToken is the predicate function for accesstoken builders.
 type AccessToken func(*sql.Selector)
 
@@ -20,6 +23,12 @@ type BirthPreview func(*sql.Selector)
 
 // BirthSettings is the predicate function for birthsettings builders.
 type BirthSettings func(*sql.Selector)
+
+// BrowserSession is the predicate function for browsersession builders.
+type BrowserSession func(*sql.Selector)
+
+// DeviceAuthorization is the predicate function for deviceauthorization builders.
+type DeviceAuthorization func(*sql.Selector)
 
 // Farm is the predicate function for farm builders.
 type Farm func(*sql.Selector)
@@ -45,11 +54,20 @@ type Message func(*sql.Selector)
 // OAuthClient is the predicate function for oauthclient builders.
 type OAuthClient func(*sql.Selector)
 
+// OAuthCode is the predicate function for oauthcode builders.
+type OAuthCode func(*sql.Selector)
+
+// OAuthGrant is the predicate function for oauthgrant builders.
+type OAuthGrant func(*sql.Selector)
+
 // Record is the predicate function for record builders.
 type Record func(*sql.Selector)
 
 // RecordItem is the predicate function for recorditem builders.
 type RecordItem func(*sql.Selector)
+
+// RefreshToken is the predicate function for refreshtoken builders.
+type RefreshToken func(*sql.Selector)
 
 // TaskUpdate is the predicate function for taskupdate builders.
 type TaskUpdate func(*sql.Selector)

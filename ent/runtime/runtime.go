@@ -8,9 +8,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/apikey"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
+	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -19,8 +22,11 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/oauthclient"
+	"github.com/herdbook/herdbook/ent/oauthcode"
+	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/schema"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -31,6 +37,55 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	apikeyMixin := schema.APIKey{}.Mixin()
+	apikeyMixinInters1 := apikeyMixin[1].Interceptors()
+	apikey.Interceptors[0] = apikeyMixinInters1[0]
+	apikeyMixinFields0 := apikeyMixin[0].Fields()
+	_ = apikeyMixinFields0
+	apikeyMixinFields1 := apikeyMixin[1].Fields()
+	_ = apikeyMixinFields1
+	apikeyFields := schema.APIKey{}.Fields()
+	_ = apikeyFields
+	// apikeyDescCreatedAt is the schema descriptor for created_at field.
+	apikeyDescCreatedAt := apikeyMixinFields0[1].Descriptor()
+	// apikey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	apikey.DefaultCreatedAt = apikeyDescCreatedAt.Default.(func() time.Time)
+	// apikeyDescUpdatedAt is the schema descriptor for updated_at field.
+	apikeyDescUpdatedAt := apikeyMixinFields0[2].Descriptor()
+	// apikey.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	apikey.DefaultUpdatedAt = apikeyDescUpdatedAt.Default.(func() time.Time)
+	// apikey.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	apikey.UpdateDefaultUpdatedAt = apikeyDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// apikeyDescIsActive is the schema descriptor for is_active field.
+	apikeyDescIsActive := apikeyMixinFields1[0].Descriptor()
+	// apikey.DefaultIsActive holds the default value on creation for the is_active field.
+	apikey.DefaultIsActive = apikeyDescIsActive.Default.(bool)
+	// apikeyDescKeyHash is the schema descriptor for key_hash field.
+	apikeyDescKeyHash := apikeyFields[0].Descriptor()
+	// apikey.KeyHashValidator is a validator for the "key_hash" field. It is called by the builders before save.
+	apikey.KeyHashValidator = apikeyDescKeyHash.Validators[0].(func(string) error)
+	// apikeyDescName is the schema descriptor for name field.
+	apikeyDescName := apikeyFields[1].Descriptor()
+	// apikey.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	apikey.NameValidator = func() func(string) error {
+		validators := apikeyDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// apikeyDescID is the schema descriptor for id field.
+	apikeyDescID := apikeyMixinFields0[0].Descriptor()
+	// apikey.DefaultID holds the default value on creation for the id field.
+	apikey.DefaultID = apikeyDescID.Default.(func() uuid.UUID)
 	accesstokenMixin := schema.AccessToken{}.Mixin()
 	accesstokenMixinFields0 := accesstokenMixin[0].Fields()
 	_ = accesstokenMixinFields0
@@ -210,6 +265,60 @@ func init() {
 	birthsettingsDescID := birthsettingsMixinFields0[0].Descriptor()
 	// birthsettings.DefaultID holds the default value on creation for the id field.
 	birthsettings.DefaultID = birthsettingsDescID.Default.(func() uuid.UUID)
+	browsersessionMixin := schema.BrowserSession{}.Mixin()
+	browsersessionMixinFields0 := browsersessionMixin[0].Fields()
+	_ = browsersessionMixinFields0
+	browsersessionFields := schema.BrowserSession{}.Fields()
+	_ = browsersessionFields
+	// browsersessionDescCreatedAt is the schema descriptor for created_at field.
+	browsersessionDescCreatedAt := browsersessionMixinFields0[1].Descriptor()
+	// browsersession.DefaultCreatedAt holds the default value on creation for the created_at field.
+	browsersession.DefaultCreatedAt = browsersessionDescCreatedAt.Default.(func() time.Time)
+	// browsersessionDescUpdatedAt is the schema descriptor for updated_at field.
+	browsersessionDescUpdatedAt := browsersessionMixinFields0[2].Descriptor()
+	// browsersession.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	browsersession.DefaultUpdatedAt = browsersessionDescUpdatedAt.Default.(func() time.Time)
+	// browsersession.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	browsersession.UpdateDefaultUpdatedAt = browsersessionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// browsersessionDescTokenHash is the schema descriptor for token_hash field.
+	browsersessionDescTokenHash := browsersessionFields[0].Descriptor()
+	// browsersession.TokenHashValidator is a validator for the "token_hash" field. It is called by the builders before save.
+	browsersession.TokenHashValidator = browsersessionDescTokenHash.Validators[0].(func(string) error)
+	// browsersessionDescID is the schema descriptor for id field.
+	browsersessionDescID := browsersessionMixinFields0[0].Descriptor()
+	// browsersession.DefaultID holds the default value on creation for the id field.
+	browsersession.DefaultID = browsersessionDescID.Default.(func() uuid.UUID)
+	deviceauthorizationMixin := schema.DeviceAuthorization{}.Mixin()
+	deviceauthorizationMixinFields0 := deviceauthorizationMixin[0].Fields()
+	_ = deviceauthorizationMixinFields0
+	deviceauthorizationFields := schema.DeviceAuthorization{}.Fields()
+	_ = deviceauthorizationFields
+	// deviceauthorizationDescCreatedAt is the schema descriptor for created_at field.
+	deviceauthorizationDescCreatedAt := deviceauthorizationMixinFields0[1].Descriptor()
+	// deviceauthorization.DefaultCreatedAt holds the default value on creation for the created_at field.
+	deviceauthorization.DefaultCreatedAt = deviceauthorizationDescCreatedAt.Default.(func() time.Time)
+	// deviceauthorizationDescUpdatedAt is the schema descriptor for updated_at field.
+	deviceauthorizationDescUpdatedAt := deviceauthorizationMixinFields0[2].Descriptor()
+	// deviceauthorization.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	deviceauthorization.DefaultUpdatedAt = deviceauthorizationDescUpdatedAt.Default.(func() time.Time)
+	// deviceauthorization.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	deviceauthorization.UpdateDefaultUpdatedAt = deviceauthorizationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// deviceauthorizationDescDeviceCodeHash is the schema descriptor for device_code_hash field.
+	deviceauthorizationDescDeviceCodeHash := deviceauthorizationFields[0].Descriptor()
+	// deviceauthorization.DeviceCodeHashValidator is a validator for the "device_code_hash" field. It is called by the builders before save.
+	deviceauthorization.DeviceCodeHashValidator = deviceauthorizationDescDeviceCodeHash.Validators[0].(func(string) error)
+	// deviceauthorizationDescUserCodeHash is the schema descriptor for user_code_hash field.
+	deviceauthorizationDescUserCodeHash := deviceauthorizationFields[1].Descriptor()
+	// deviceauthorization.UserCodeHashValidator is a validator for the "user_code_hash" field. It is called by the builders before save.
+	deviceauthorization.UserCodeHashValidator = deviceauthorizationDescUserCodeHash.Validators[0].(func(string) error)
+	// deviceauthorizationDescInterval is the schema descriptor for interval field.
+	deviceauthorizationDescInterval := deviceauthorizationFields[7].Descriptor()
+	// deviceauthorization.IntervalValidator is a validator for the "interval" field. It is called by the builders before save.
+	deviceauthorization.IntervalValidator = deviceauthorizationDescInterval.Validators[0].(func(int) error)
+	// deviceauthorizationDescID is the schema descriptor for id field.
+	deviceauthorizationDescID := deviceauthorizationMixinFields0[0].Descriptor()
+	// deviceauthorization.DefaultID holds the default value on creation for the id field.
+	deviceauthorization.DefaultID = deviceauthorizationDescID.Default.(func() uuid.UUID)
 	farmMixin := schema.Farm{}.Mixin()
 	farmMixinInters1 := farmMixin[1].Interceptors()
 	farm.Interceptors[0] = farmMixinInters1[0]
@@ -590,6 +699,74 @@ func init() {
 	oauthclientDescID := oauthclientMixinFields0[0].Descriptor()
 	// oauthclient.DefaultID holds the default value on creation for the id field.
 	oauthclient.DefaultID = oauthclientDescID.Default.(func() uuid.UUID)
+	oauthcodeMixin := schema.OAuthCode{}.Mixin()
+	oauthcodeMixinFields0 := oauthcodeMixin[0].Fields()
+	_ = oauthcodeMixinFields0
+	oauthcodeFields := schema.OAuthCode{}.Fields()
+	_ = oauthcodeFields
+	// oauthcodeDescCreatedAt is the schema descriptor for created_at field.
+	oauthcodeDescCreatedAt := oauthcodeMixinFields0[1].Descriptor()
+	// oauthcode.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthcode.DefaultCreatedAt = oauthcodeDescCreatedAt.Default.(func() time.Time)
+	// oauthcodeDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthcodeDescUpdatedAt := oauthcodeMixinFields0[2].Descriptor()
+	// oauthcode.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthcode.DefaultUpdatedAt = oauthcodeDescUpdatedAt.Default.(func() time.Time)
+	// oauthcode.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthcode.UpdateDefaultUpdatedAt = oauthcodeDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthcodeDescCodeHash is the schema descriptor for code_hash field.
+	oauthcodeDescCodeHash := oauthcodeFields[0].Descriptor()
+	// oauthcode.CodeHashValidator is a validator for the "code_hash" field. It is called by the builders before save.
+	oauthcode.CodeHashValidator = oauthcodeDescCodeHash.Validators[0].(func(string) error)
+	// oauthcodeDescRedirectURI is the schema descriptor for redirect_uri field.
+	oauthcodeDescRedirectURI := oauthcodeFields[3].Descriptor()
+	// oauthcode.RedirectURIValidator is a validator for the "redirect_uri" field. It is called by the builders before save.
+	oauthcode.RedirectURIValidator = func() func(string) error {
+		validators := oauthcodeDescRedirectURI.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(redirect_uri string) error {
+			for _, fn := range fns {
+				if err := fn(redirect_uri); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// oauthcodeDescCodeChallenge is the schema descriptor for code_challenge field.
+	oauthcodeDescCodeChallenge := oauthcodeFields[5].Descriptor()
+	// oauthcode.CodeChallengeValidator is a validator for the "code_challenge" field. It is called by the builders before save.
+	oauthcode.CodeChallengeValidator = oauthcodeDescCodeChallenge.Validators[0].(func(string) error)
+	// oauthcodeDescID is the schema descriptor for id field.
+	oauthcodeDescID := oauthcodeMixinFields0[0].Descriptor()
+	// oauthcode.DefaultID holds the default value on creation for the id field.
+	oauthcode.DefaultID = oauthcodeDescID.Default.(func() uuid.UUID)
+	oauthgrantMixin := schema.OAuthGrant{}.Mixin()
+	oauthgrantMixinFields0 := oauthgrantMixin[0].Fields()
+	_ = oauthgrantMixinFields0
+	oauthgrantFields := schema.OAuthGrant{}.Fields()
+	_ = oauthgrantFields
+	// oauthgrantDescCreatedAt is the schema descriptor for created_at field.
+	oauthgrantDescCreatedAt := oauthgrantMixinFields0[1].Descriptor()
+	// oauthgrant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthgrant.DefaultCreatedAt = oauthgrantDescCreatedAt.Default.(func() time.Time)
+	// oauthgrantDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthgrantDescUpdatedAt := oauthgrantMixinFields0[2].Descriptor()
+	// oauthgrant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthgrant.DefaultUpdatedAt = oauthgrantDescUpdatedAt.Default.(func() time.Time)
+	// oauthgrant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthgrant.UpdateDefaultUpdatedAt = oauthgrantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthgrantDescRevokeReason is the schema descriptor for revoke_reason field.
+	oauthgrantDescRevokeReason := oauthgrantFields[5].Descriptor()
+	// oauthgrant.RevokeReasonValidator is a validator for the "revoke_reason" field. It is called by the builders before save.
+	oauthgrant.RevokeReasonValidator = oauthgrantDescRevokeReason.Validators[0].(func(string) error)
+	// oauthgrantDescID is the schema descriptor for id field.
+	oauthgrantDescID := oauthgrantMixinFields0[0].Descriptor()
+	// oauthgrant.DefaultID holds the default value on creation for the id field.
+	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() uuid.UUID)
 	recordMixin := schema.Record{}.Mixin()
 	recordMixinInters1 := recordMixin[1].Interceptors()
 	record.Interceptors[0] = recordMixinInters1[0]
@@ -686,6 +863,29 @@ func init() {
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.
 	recorditem.DefaultID = recorditemDescID.Default.(func() uuid.UUID)
+	refreshtokenMixin := schema.RefreshToken{}.Mixin()
+	refreshtokenMixinFields0 := refreshtokenMixin[0].Fields()
+	_ = refreshtokenMixinFields0
+	refreshtokenFields := schema.RefreshToken{}.Fields()
+	_ = refreshtokenFields
+	// refreshtokenDescCreatedAt is the schema descriptor for created_at field.
+	refreshtokenDescCreatedAt := refreshtokenMixinFields0[1].Descriptor()
+	// refreshtoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	refreshtoken.DefaultCreatedAt = refreshtokenDescCreatedAt.Default.(func() time.Time)
+	// refreshtokenDescUpdatedAt is the schema descriptor for updated_at field.
+	refreshtokenDescUpdatedAt := refreshtokenMixinFields0[2].Descriptor()
+	// refreshtoken.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	refreshtoken.DefaultUpdatedAt = refreshtokenDescUpdatedAt.Default.(func() time.Time)
+	// refreshtoken.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	refreshtoken.UpdateDefaultUpdatedAt = refreshtokenDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// refreshtokenDescTokenHash is the schema descriptor for token_hash field.
+	refreshtokenDescTokenHash := refreshtokenFields[0].Descriptor()
+	// refreshtoken.TokenHashValidator is a validator for the "token_hash" field. It is called by the builders before save.
+	refreshtoken.TokenHashValidator = refreshtokenDescTokenHash.Validators[0].(func(string) error)
+	// refreshtokenDescID is the schema descriptor for id field.
+	refreshtokenDescID := refreshtokenMixinFields0[0].Descriptor()
+	// refreshtoken.DefaultID holds the default value on creation for the id field.
+	refreshtoken.DefaultID = refreshtokenDescID.Default.(func() uuid.UUID)
 	taskupdateMixin := schema.TaskUpdate{}.Mixin()
 	taskupdateMixinFields0 := taskupdateMixin[0].Fields()
 	_ = taskupdateMixinFields0

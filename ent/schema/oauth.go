@@ -58,6 +58,9 @@ func (AccessToken) Fields() []ent.Field {
 		field.Strings("scopes"),
 		field.Time("expires_at"),
 		field.Time("revoked_at").Optional().Nillable(),
+		// The grant (token family) an OAuth flow issued the token under; nil for tokens
+		// issued by `herdbook admin token issue`.
+		field.UUID("grant_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
 
@@ -66,12 +69,13 @@ func (AccessToken) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("client", OAuthClient.Type).Ref("tokens").Field("client_id").Unique().Required().Immutable(),
 		edge.To("user", User.Type).Field("user_id").Unique().Required().Immutable(),
+		edge.To("grant", OAuthGrant.Type).Field("grant_id").Unique().Immutable(),
 	}
 }
 
 // Indexes of the AccessToken.
 func (AccessToken) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")}
+	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at"), index.Fields("grant_id")}
 }
 
 // Annotations of the AccessToken.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
 )
@@ -24,6 +26,12 @@ type Config struct {
 	BaseURL   string
 	WebOrigin string // the one browser origin CORS admits; empty admits none
 	Logger    *slog.Logger
+	// RateLimits holds the rate-limit counters: nil keeps them in this process's memory; a
+	// Redis store lets several API nodes share one budget per client.
+	RateLimits ratelimit.Store
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed when rate limits
+	// key on the client address; empty means the socket's peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Deps are the parts the handler is built from.
@@ -39,13 +47,24 @@ func New(cfg Config, d Deps) http.Handler {
 		cfg.Logger = slog.Default()
 	}
 	mux := http.NewServeMux()
-	bearer := oauth.Bearer(d.Issuer, rest.WriteError)
 
-	api := bearer(rest.NewHandler(d.Service, rest.Config{BaseURL: cfg.BaseURL}))
+	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
+	// newer than the keys and refuses them with 403.
+	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{BaseURL: cfg.BaseURL}))
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", bearer(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
+
+	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
+		BaseURL:  cfg.BaseURL,
+		Limits:   cfg.RateLimits,
+		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		Logger:   cfg.Logger,
+	})
+	mux.Handle("/oauth/", authz)
+	// RFC 8414 §3: the metadata of the issuer BASE/oauth is also found here.
+	mux.Handle("GET /.well-known/oauth-authorization-server/oauth", authz.Metadata())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
