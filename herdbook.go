@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	_ "github.com/herdbook/herdbook/ent/runtime" // registers the schema's hooks and interceptors
 	"github.com/herdbook/herdbook/ent/schema"
+	"github.com/herdbook/herdbook/internal/blob"
 )
 
 // Scopes a credential may carry. A scope never grants farm membership.
@@ -95,6 +96,7 @@ type Service struct {
 	client  *ent.Client
 	now     func() time.Time
 	pageCap int
+	blobs   blob.Store // file contents; set by WithBlobStore (file.go)
 }
 
 // Option configures a Service.

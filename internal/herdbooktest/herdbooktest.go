@@ -23,6 +23,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
@@ -92,6 +93,7 @@ type App struct {
 	Issuer  *oauth.Issuer
 	Server  *httptest.Server
 	URL     string
+	Blobs   blob.Store // where uploaded files go: Options.Blobs, or a local store in a temp dir
 
 	users atomic.Int64
 }
@@ -99,6 +101,7 @@ type App struct {
 // Options tune an App.
 type Options struct {
 	WebOrigin string
+	Blobs     blob.Store // the file store; nil: a local directory removed after the test
 }
 
 // NewApp starts Herdbook on d behind a real HTTP server.
@@ -109,6 +112,14 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		o = opts[0]
 	}
 	a := &App{tb: tb, DB: d, Service: herdbook.New(d.Client), Issuer: oauth.NewIssuer(d.Client, nil)}
+	if a.Blobs = o.Blobs; a.Blobs == nil {
+		local, err := blob.NewLocal(filepath.Join(tb.TempDir(), "blobs"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		a.Blobs = local
+	}
+	a.Service = herdbook.New(d.Client, herdbook.WithBlobStore(a.Blobs))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Server = httptest.NewUnstartedServer(nil)
 	a.Server.Start()
