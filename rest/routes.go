@@ -15,19 +15,13 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records/{record_id}", h.getRecord)
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
-}
 
-// birthRoutes are the birth-history and farm-task operations.
-func (h *Handler) birthRoutes() {
-	h.handle("GET", "/farm/{farm_id}/birth-history/settings", h.getBirthSettings)
-	h.handle("PUT", "/farm/{farm_id}/birth-history/settings", h.putBirthSettings)
-	h.handle("GET", "/farm/{farm_id}/birth-history/evidence", h.getBirthEvidence)
-	h.handle("GET", "/farm/{farm_id}/birth-history/protocol", h.getProtocol)
-	h.handle("PUT", "/farm/{farm_id}/birth-history/protocol", h.putProtocol)
-	h.handle("POST", "/farm/{farm_id}/birth-history/previews", h.createPreview)
-	h.handle("GET", "/farm/{farm_id}/birth-history/previews/{preview_id}", h.getPreview)
-	h.handle("POST", "/farm/{farm_id}/birth-history/previews/{preview_id}/approve", h.approvePreview)
-
-	h.handle("GET", "/farm/{farm_id}/farm-tasks", h.listTasks)
-	h.handle("PUT", "/farm/{farm_id}/farm-tasks/{task_id}", h.updateTask)
+	// Files (DESIGN.md): upload, list, metadata, content, soft delete, record associations.
+	h.handle("POST", "/file", h.uploadFiles)
+	h.handle("GET", "/file", h.listFiles)
+	h.handle("GET", "/file/{file_id}", h.getFile)
+	h.handle("GET", "/file/{file_id}/content", h.fileContent)
+	h.handle("DELETE", "/file/{file_id}", h.deleteFile)
+	h.handle("POST", "/file/{file_id}/associations", h.attachFile)
+	h.handle("DELETE", "/file/{file_id}/associations", h.detachFile)
 }
