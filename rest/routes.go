@@ -25,3 +25,18 @@ func (h *Handler) routes() {
 	h.handle("POST", "/file/{file_id}/associations", h.attachFile)
 	h.handle("DELETE", "/file/{file_id}/associations", h.detachFile)
 }
+
+// birthRoutes are the birth-history and farm-task operations.
+func (h *Handler) birthRoutes() {
+	h.handle("GET", "/farm/{farm_id}/birth-history/settings", h.getBirthSettings)
+	h.handle("PUT", "/farm/{farm_id}/birth-history/settings", h.putBirthSettings)
+	h.handle("GET", "/farm/{farm_id}/birth-history/evidence", h.getBirthEvidence)
+	h.handle("GET", "/farm/{farm_id}/birth-history/protocol", h.getProtocol)
+	h.handle("PUT", "/farm/{farm_id}/birth-history/protocol", h.putProtocol)
+	h.handle("POST", "/farm/{farm_id}/birth-history/previews", h.createPreview)
+	h.handle("GET", "/farm/{farm_id}/birth-history/previews/{preview_id}", h.getPreview)
+	h.handle("POST", "/farm/{farm_id}/birth-history/previews/{preview_id}/approve", h.approvePreview)
+
+	h.handle("GET", "/farm/{farm_id}/farm-tasks", h.listTasks)
+	h.handle("PUT", "/farm/{farm_id}/farm-tasks/{task_id}", h.updateTask)
+}
