@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
+	"time"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 )
 
@@ -25,6 +28,40 @@ type config struct {
 	TrustedProxies string
 	NoMigrate      bool
 	LogFormat      string
+
+	// File storage (docs/files.md): where file contents go, the S3 keys (environment only,
+	// so they never show in a process listing), and how long deleted files are kept.
+	BlobURL           string
+	S3AccessKey       string
+	S3SecretKey       string
+	FileRetention     string
+	FilePurgeInterval string
+	// serviceOptions are given to the Service that open builds.
+	serviceOptions []herdbook.Option
+}
+
+// fileFlags registers the file-storage settings of serve.
+func (e env) fileFlags(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.BlobURL, "blob-url", e.getenv("HERDBOOK_BLOB_URL"), "file storage: file:///DIR or s3://BUCKET?endpoint=HOST:PORT&region=…&insecure=1; default DATA_DIR/blobs (HERDBOOK_BLOB_URL)")
+	fs.StringVar(&c.FileRetention, "file-retention", e.or("HERDBOOK_FILE_RETENTION", "720h"), "how long a deleted file's bytes are kept before the purge (HERDBOOK_FILE_RETENTION)")
+	fs.StringVar(&c.FilePurgeInterval, "file-purge-interval", e.or("HERDBOOK_FILE_PURGE_INTERVAL", "1h"), "how often the purge of deleted files runs (HERDBOOK_FILE_PURGE_INTERVAL)")
+	c.S3AccessKey, c.S3SecretKey = e.getenv("HERDBOOK_S3_ACCESS_KEY"), e.getenv("HERDBOOK_S3_SECRET_KEY")
+}
+
+// blobConfig describes the file store the settings name.
+func (c *config) blobConfig() blob.Config {
+	return blob.Config{URL: c.BlobURL, Dir: filepath.Join(c.DataDir, "blobs"), AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey}
+}
+
+// purgeTimes returns the retention and the interval of the file purge.
+func (c *config) purgeTimes() (retention, every time.Duration, err error) {
+	if retention, err = time.ParseDuration(c.FileRetention); err != nil || retention <= 0 {
+		return 0, 0, fmt.Errorf("file retention %q: want a positive duration such as 720h", c.FileRetention)
+	}
+	if every, err = time.ParseDuration(c.FilePurgeInterval); err != nil || every <= 0 {
+		return 0, 0, fmt.Errorf("file purge interval %q: want a positive duration such as 1h", c.FilePurgeInterval)
+	}
+	return retention, every, nil
 }
 
 // dbFlags registers the settings every command needs to reach the database.
@@ -74,5 +111,5 @@ func (e env) open(ctx context.Context, c *config, migrate bool) (*db.DB, *herdbo
 			return nil, nil, err
 		}
 	}
-	return d, herdbook.New(d.Client), nil
+	return d, herdbook.New(d.Client, c.serviceOptions...), nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
@@ -25,9 +27,19 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&c.RedisURL, "redis-url", e.getenv("HERDBOOK_REDIS_URL"), "Redis for shared rate-limit counters (HERDBOOK_REDIS_URL)")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", e.getenv("HERDBOOK_TRUSTED_PROXIES"), "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (HERDBOOK_TRUSTED_PROXIES)")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
+	e.fileFlags(fs, &c)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
+	retention, purgeEvery, err := c.purgeTimes()
+	if err != nil {
+		return err
+	}
+	blobs, err := blob.Open(c.blobConfig())
+	if err != nil {
+		return err
+	}
+	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs))
 	logger := c.logger(e.stderr)
 	proxies, err := ratelimit.ParseTrustedProxies(c.TrustedProxies)
 	if err != nil {
@@ -49,6 +61,17 @@ func (e env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
+	logger.Info("file storage", "store", blob.Describe(c.blobConfig()), "retention", retention.String())
+
+	// The purge of deleted files runs beside the server and stops, before the database
+	// closes, when serve returns.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purgeDone := make(chan struct{})
+	go func() {
+		defer close(purgeDone)
+		svc.RunFilePurge(purgeCtx, purgeEvery, retention, logger)
+	}()
+	defer func() { stopPurge(); <-purgeDone }()
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
