@@ -2,6 +2,8 @@ package rest
 
 // routes lists the whole REST surface. Each path is served under every prefix in Prefixes.
 func (h *Handler) routes() {
+	h.handle("GET", "/openapi.json", h.openAPI)
+
 	// Farms.
 	h.handle("GET", "/farm", h.listFarms)
 	h.handle("POST", "/farm", h.createFarm)

@@ -211,6 +211,10 @@ func (a *App) MustGroup(u User, farmID uuid.UUID, name string) *ent.Group {
 	return g
 }
 
+// OnResponse, when set (by a package's TestMain), sees every answer Do receives; the REST
+// tests use it to validate all of them against the OpenAPI document.
+var OnResponse func(method, path string, res Response)
+
 // Response is an HTTP answer with its body read.
 type Response struct {
 	Status int
@@ -268,7 +272,11 @@ func (a *App) Do(method, path, token string, body any, header ...string) Respons
 	if err != nil {
 		a.tb.Fatal(err)
 	}
-	return Response{Status: res.StatusCode, Header: res.Header, Body: b}
+	out := Response{Status: res.StatusCode, Header: res.Header, Body: b}
+	if OnResponse != nil {
+		OnResponse(method, path, out)
+	}
+	return out
 }
 
 // GraphQL posts a GraphQL operation and returns the decoded answer.
