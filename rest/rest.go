@@ -3,7 +3,10 @@
 package rest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,19 +15,36 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/ratelimit"
 )
 
 // Config configures the facade.
 type Config struct {
 	// BaseURL is the public address of the service, for absolute URLs such as File.url.
 	BaseURL string
+	// Limits holds the API rate-limit counters: nil keeps them in this process's memory;
+	// the OAuth endpoints' store (Redis when configured) lets API nodes share budgets.
+	Limits ratelimit.Store
+	// ClientIP finds the client address that budgets are kept by.
+	ClientIP ratelimit.ClientIP
+	// APIRateLimit is how many requests one legacy key, or else one client address, may
+	// make in 15 minutes to the farms, records, notifications and files operations.
+	// Zero means DefaultAPIRateLimit.
+	APIRateLimit int64
 }
+
+// DefaultAPIRateLimit is SPEC.md's budget: 100 requests per 15-minute window.
+const DefaultAPIRateLimit = 100
+
+// APIRateWindow is the window of the API rate limit.
+const APIRateWindow = 15 * time.Minute
 
 // Handler serves the REST facade.
 type Handler struct {
-	svc *herdbook.Service
-	cfg Config
-	mux *http.ServeMux
+	svc   *herdbook.Service
+	cfg   Config
+	mux   *http.ServeMux
+	limit func(http.Handler) http.Handler
 }
 
 // Prefixes are the path prefixes the facade is mounted under: /v1 is canonical.
@@ -33,16 +53,61 @@ var Prefixes = []string{"/v1", "/api/v1"}
 // NewHandler returns the facade over svc, serving every route under both prefixes.
 func NewHandler(svc *herdbook.Service, cfg Config) *Handler {
 	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
+	h.limit = h.rateLimiter()
 	h.routes()
 	h.birthRoutes()
 	return h
 }
 
-// handle registers one operation under every prefix.
+// handle registers one operation under every prefix, behind the API rate limit when the
+// operation is one SPEC.md limits (farms, records, notifications, files).
 func (h *Handler) handle(method, path string, fn http.HandlerFunc) {
-	for _, p := range Prefixes {
-		h.mux.HandleFunc(method+" "+p+path, fn)
+	var handler http.Handler = fn
+	if rateLimited(path) {
+		handler = h.limit(handler)
 	}
+	for _, p := range Prefixes {
+		h.mux.Handle(method+" "+p+path, handler)
+	}
+}
+
+// rateLimited tells the operations with SPEC.md's API budget. The birth-history and
+// farm-task operations have none published, and the OpenAPI document is free.
+func rateLimited(path string) bool {
+	switch {
+	case strings.Contains(path, "/birth-history/"), strings.Contains(path, "/farm-tasks"), path == "/openapi.json":
+		return false
+	}
+	return strings.HasPrefix(path, "/farm") || strings.HasPrefix(path, "/file")
+}
+
+// rateLimiter counts requests per legacy key when one is sent (hashed: a key never
+// becomes a counter name), otherwise per client address.
+func (h *Handler) rateLimiter() func(http.Handler) http.Handler {
+	store := h.cfg.Limits
+	if store == nil {
+		store = ratelimit.NewMemoryStore(nil)
+	}
+	limit := h.cfg.APIRateLimit
+	if limit <= 0 {
+		limit = DefaultAPIRateLimit
+	}
+	l := ratelimit.New(store, "api", limit, APIRateWindow)
+	key := func(r *http.Request) string {
+		if k := r.Header.Get("X-API-Key"); k != "" {
+			sum := sha256.Sum256([]byte(k))
+			return "key:" + hex.EncodeToString(sum[:])
+		}
+		return "ip:" + h.cfg.ClientIP.Of(r)
+	}
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED,
+			"rate limit exceeded: at most %d requests per %d minutes; retry after %s seconds", limit, int(APIRateWindow.Minutes()), w.Header().Get("Retry-After")))
+	})
+	failed := func(w http.ResponseWriter, r *http.Request, err error) {
+		slog.WarnContext(r.Context(), "rate limiter unavailable; request let through", "err", err, "request_id", RequestID(r.Context()))
+	}
+	return l.Middleware(key, limited, failed)
 }
 
 // ServeHTTP dispatches to the operation, answering unknown paths (404) and wrong methods

@@ -101,7 +101,10 @@ type App struct {
 // Options tune an App.
 type Options struct {
 	WebOrigin string
-	Blobs     blob.Store // the file store; nil: a local directory removed after the test
+	// APIRateLimit is the REST budget per client per 15 minutes. Zero gives tests a budget
+	// they never exhaust; the rate-limit tests set SPEC.md's 100.
+	APIRateLimit int64
+	Blobs        blob.Store // the file store; nil: a local directory removed after the test
 }
 
 // NewApp starts Herdbook on d behind a real HTTP server.
@@ -124,7 +127,11 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	a.Server = httptest.NewUnstartedServer(nil)
 	a.Server.Start()
 	a.URL = a.Server.URL
-	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger},
+	apiLimit := o.APIRateLimit
+	if apiLimit == 0 {
+		apiLimit = 1 << 30
+	}
+	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger, APIRateLimit: apiLimit},
 		server.Deps{DB: d, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{

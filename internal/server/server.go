@@ -32,6 +32,8 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed when rate limits
 	// key on the client address; empty means the socket's peer is the client.
 	TrustedProxies []netip.Prefix
+	// APIRateLimit is the REST budget per legacy key or client per 15 minutes (0: 100).
+	APIRateLimit int64
 }
 
 // Deps are the parts the handler is built from.
@@ -50,7 +52,10 @@ func New(cfg Config, d Deps) http.Handler {
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
 	// newer than the keys and refuses them with 403.
-	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{BaseURL: cfg.BaseURL}))
+	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{
+		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
+		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+	}))
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
@@ -102,8 +107,8 @@ func corsFor(origin string) *cors.Cors {
 	return cors.New(cors.Options{
 		AllowedOrigins:   origins,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions},
-		AllowedHeaders:   []string{"Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", "X-Api-Key"},
-		ExposedHeaders:   []string{"X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Deprecation"},
+		AllowedHeaders:   []string{"Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", "X-Api-Key", "Range", "If-Range", "If-None-Match"},
+		ExposedHeaders:   []string{"X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Deprecation", "Content-Range", "Content-Disposition", "Accept-Ranges", "ETag"},
 		AllowCredentials: false,
 		MaxAge:           600,
 	})
