@@ -193,12 +193,7 @@ func (h *Handler) createPreview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) getPreview(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	id, err := h.pathID(r, "preview_id")
+	farmID, id, err := h.pathIDs(r, "farm_id", "preview_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -212,12 +207,7 @@ func (h *Handler) getPreview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) approvePreview(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	id, err := h.pathID(r, "preview_id")
+	farmID, id, err := h.pathIDs(r, "farm_id", "preview_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return

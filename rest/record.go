@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/herdbook/herdbook/ent"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -164,16 +162,8 @@ func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, newRecordJSON(rec))
 }
 
-func (h *Handler) recordIDs(r *http.Request) (farmID, recordID uuid.UUID, err error) {
-	if farmID, err = h.pathID(r, "farm_id"); err != nil {
-		return
-	}
-	recordID, err = h.pathID(r, "record_id")
-	return
-}
-
 func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
-	farmID, id, err := h.recordIDs(r)
+	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -187,7 +177,7 @@ func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
-	farmID, id, err := h.recordIDs(r)
+	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -220,7 +210,7 @@ func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request) {
-	farmID, id, err := h.recordIDs(r)
+	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -150,6 +150,15 @@ func (h *Handler) pathID(r *http.Request, name string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// pathIDs parses a farm-scoped path's two ids: the farm's and the resource's.
+func (h *Handler) pathIDs(r *http.Request, farm, child string) (farmID, childID uuid.UUID, err error) {
+	if farmID, err = h.pathID(r, farm); err != nil {
+		return
+	}
+	childID, err = h.pathID(r, child)
+	return
+}
+
 // page reads skip and take. Absent values are nil; anything but a whole number is a 400.
 func page(r *http.Request) (herdbook.Page, error) {
 	var (

@@ -87,12 +87,7 @@ type taskBody struct {
 }
 
 func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	taskID, err := h.pathID(r, "task_id")
+	farmID, taskID, err := h.pathIDs(r, "farm_id", "task_id")
 	if err != nil {
 		WriteError(w, r, err)
 		return
