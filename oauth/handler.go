@@ -29,7 +29,8 @@ const (
 	LimitWindow      = 15 * time.Minute
 	LimitDevice      = 30  // POST /oauth/device
 	LimitToken       = 240 // POST /oauth/token, /oauth/device/token and /oauth/revoke, each
-	LimitSignIn      = 20  // sign-in attempts per IP
+	LimitSignIn      = 30  // sign-in attempts per IP
+	LimitSignInPhone = 10  // sign-in attempts per IP and phone number
 	LimitUserCode    = 20  // user-code entries per IP and per signed-in user
 	metadataCacheAge = 3600
 )
@@ -57,8 +58,9 @@ type Handler struct {
 	pages  *pages
 	secure bool // the base URL is https: cookies get the __Host- prefix
 
-	signIn   *ratelimit.Limiter
-	userCode *ratelimit.Limiter
+	signIn      *ratelimit.Limiter
+	signInPhone *ratelimit.Limiter
+	userCode    *ratelimit.Limiter
 }
 
 // NewHandler returns the OAuth side over iss, using svc to check passwords.
@@ -71,15 +73,16 @@ func NewHandler(iss *Issuer, svc *herdbook.Service, cfg Config) *Handler {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	h := &Handler{
-		iss:      iss,
-		svc:      svc,
-		cfg:      cfg,
-		lib:      newLibraryServer(iss, cfg.Logger),
-		mux:      http.NewServeMux(),
-		pages:    mustPages(),
-		secure:   strings.HasPrefix(cfg.BaseURL, "https://"),
-		signIn:   ratelimit.New(cfg.Limits, "oauth-signin", LimitSignIn, LimitWindow),
-		userCode: ratelimit.New(cfg.Limits, "oauth-usercode", LimitUserCode, LimitWindow),
+		iss:         iss,
+		svc:         svc,
+		cfg:         cfg,
+		lib:         newLibraryServer(iss, cfg.Logger),
+		mux:         http.NewServeMux(),
+		pages:       mustPages(),
+		secure:      strings.HasPrefix(cfg.BaseURL, "https://"),
+		signIn:      ratelimit.New(cfg.Limits, "oauth-signin", LimitSignIn, LimitWindow),
+		signInPhone: ratelimit.New(cfg.Limits, "oauth-signin-phone", LimitSignInPhone, LimitWindow),
+		userCode:    ratelimit.New(cfg.Limits, "oauth-usercode", LimitUserCode, LimitWindow),
 	}
 	h.lib.PreRedirectErrorHandler = h.libAuthorizeError
 	h.routes()

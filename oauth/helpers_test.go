@@ -43,6 +43,17 @@ type env struct {
 	conf     string // client_id of a confidential client
 	secret   string // its secret
 	observer string // client_id of a public observer client
+
+	signedIn *browser // a browser signed in as user, shared by the helpers
+}
+
+// session returns the env's signed-in browser.
+func (e *env) session() *browser {
+	if e.signedIn == nil {
+		e.signedIn = e.browser()
+		e.signedIn.signIn()
+	}
+	return e.signedIn
 }
 
 func newEnv(t *testing.T, d *db.DB) *env {
@@ -273,7 +284,7 @@ func (e *env) authQuery(client, verifier string) url.Values {
 // code runs the authorization flow and returns the code.
 func (e *env) code(client, verifier string) string {
 	e.t.Helper()
-	loc := e.browser().authorize(e.authQuery(client, verifier))
+	loc := e.session().authorize(e.authQuery(client, verifier))
 	c := loc.Query().Get("code")
 	if c == "" || loc.Query().Get("state") != "st-123" {
 		e.t.Fatalf("no code in the redirect %s", loc)
@@ -282,7 +293,7 @@ func (e *env) code(client, verifier string) string {
 }
 
 // verifier is a valid PKCE code verifier.
-func verifier(seed string) string { return strings.Repeat(seed, 43)[:64] }
+func verifier(seed string) string { return strings.Repeat(seed, 64) }
 
 // redeem exchanges a code at the token endpoint.
 func (e *env) redeem(client, secret, code, verifier string) response {
@@ -368,8 +379,7 @@ func (e *env) deviceStart(client, scope string) map[string]any {
 // approve has the env's user approve (or deny) a user code in the verification pages.
 func (e *env) approve(userCode string, approve bool) response {
 	e.t.Helper()
-	b := e.browser()
-	b.signIn()
+	b := e.session()
 	page := b.get("/oauth/activate?user_code=" + url.QueryEscape(userCode))
 	confirm := b.form(page, "/oauth/activate", url.Values{"user_code": {userCode}})
 	if confirm.Status != http.StatusOK {

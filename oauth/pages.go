@@ -101,7 +101,7 @@ func (h *Handler) render(w http.ResponseWriter, name string, status int, d pageD
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	noStore(w)
 	w.WriteHeader(status)
@@ -262,10 +262,12 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ret := safeReturn(form.Get("return_to"))
-	if !h.allowLimit(w, r, h.signIn, "ip:"+h.cfg.ClientIP.Of(r)) {
+	phone := form.Get("phone")
+	ip := h.cfg.ClientIP.Of(r)
+	if !h.allowLimit(w, r, h.signIn, "ip:"+ip) ||
+		!h.allowLimit(w, r, h.signInPhone, "ip-phone:"+ip+":"+Hash(herdbook.NormalizePhone(phone))[:16]) {
 		return
 	}
-	phone := form.Get("phone")
 	u, err := h.svc.CheckPassword(r.Context(), phone, form.Get("password"))
 	if herdbook.ErrorCode(err) == herdbook.EUNAUTHORIZED {
 		h.render(w, "login", http.StatusUnauthorized, pageData{Title: "Sign in", CSRF: h.csrfToken(w, r), ReturnTo: ret, Phone: phone,
