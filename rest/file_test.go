@@ -866,3 +866,42 @@ func TestUploadMemoryStaysFlat(t *testing.T) {
 		t.Fatalf("%d blobs stored, want 1", n)
 	}
 }
+
+// TestFileContentCORS checks that a browser on the web origin may ask for byte ranges and read
+// the headers that describe them, as a player or PDF viewer does.
+func TestFileContentCORS(t *testing.T) {
+	t.Parallel()
+	const origin = "https://app.herdbook.example"
+	app := herdbooktest.NewApp(t, herdbooktest.MustDB(t, "sqlite"), herdbooktest.Options{WebOrigin: origin})
+	u := app.MustUser()
+	f := app.MustFarm(u, "CORS Farm")
+	body, ct := form(t, field("farm_id", f.ID.String()), fileP("a.pdf", samplePDF(500)))
+	res := app.Do("POST", "/v1/file", u.Token, body, "Content-Type", ct)
+	if res.Status != 201 {
+		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	}
+	path := "/v1/file/" + res.JSON(t)["files"].([]any)[0].(map[string]any)["id"].(string) + "/content"
+	send := func(method string, header ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, app.URL+path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		r, err := app.Server.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return r
+	}
+	// Browsers send the requested headers lowercase and sorted.
+	pre := send("OPTIONS", "Origin", origin, "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "authorization,if-none-match,range")
+	if pre.StatusCode >= 300 || pre.Header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(strings.ToLower(pre.Header.Get("Access-Control-Allow-Headers")), "range") {
+		t.Fatalf("preflight: %d %v", pre.StatusCode, pre.Header)
+	}
+	got := send("GET", "Origin", origin, "Authorization", "Bearer "+u.Token, "Range", "bytes=0-9")
+	exposed := strings.ToLower(got.Header.Get("Access-Control-Expose-Headers"))
+	if got.StatusCode != 206 || !strings.Contains(exposed, "content-range") || !strings.Contains(exposed, "content-disposition") || !strings.Contains(exposed, "etag") {
+		t.Fatalf("ranged GET: %d, exposed %q", got.StatusCode, exposed)
+	}
+}
