@@ -349,7 +349,6 @@ func (h *Handler) redirectError(w http.ResponseWriter, r *http.Request, redirect
 	q := u.Query()
 	q.Set("error", code)
 	q.Set("error_description", desc)
-	q.Set("iss", h.Issuer())
 	if state != "" {
 		q.Set("state", state)
 	}
