@@ -30,16 +30,16 @@ const userCodeLen = 8
 // NewUserCode returns a random user code in its display form, XXXX-XXXX.
 func NewUserCode() string {
 	var b strings.Builder
-	max := big.NewInt(int64(len(UserCodeAlphabet)))
+	n := big.NewInt(int64(len(UserCodeAlphabet)))
 	for i := range userCodeLen {
 		if i == userCodeLen/2 {
 			b.WriteByte('-')
 		}
-		n, err := rand.Int(rand.Reader, max)
+		k, err := rand.Int(rand.Reader, n) // uniform: no modulo bias
 		if err != nil {
 			panic("oauth: no randomness: " + err.Error())
 		}
-		b.WriteByte(UserCodeAlphabet[n.Int64()])
+		b.WriteByte(UserCodeAlphabet[k.Int64()])
 	}
 	return b.String()
 }

@@ -98,6 +98,7 @@ func TestDeviceAuthorization(t *testing.T) {
 			b.signIn()
 			page := b.get("/oauth/activate")
 			// Earlier subtests spent a few entries of this address's budget.
+			freshWindow(t)
 			var last response
 			for i := range oauth.LimitUserCode + 1 {
 				last = b.form(page, "/oauth/activate", url.Values{"user_code": {"BCDF-" + []string{"GHJK", "GHJL", "GHJM"}[i%3]}})

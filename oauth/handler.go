@@ -32,8 +32,10 @@ const (
 	LimitSignIn      = 30  // sign-in attempts per IP
 	LimitSignInPhone = 10  // sign-in attempts per IP and phone number
 	LimitUserCode    = 20  // user-code entries per IP and per signed-in user
-	metadataCacheAge = 3600
 )
+
+// metadataCacheAge is how long clients may cache the metadata document, in seconds.
+const metadataCacheAge = 3600
 
 // Config configures the OAuth handler.
 type Config struct {

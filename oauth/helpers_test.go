@@ -397,3 +397,14 @@ func (e *env) poll(client, deviceCode string) response {
 	e.t.Helper()
 	return e.post("/oauth/device/token", url.Values{"grant_type": {oauth.DeviceGrantType}, "client_id": {client}, "device_code": {deviceCode}})
 }
+
+// freshWindow waits for the next rate-limit window when the current one ends within a few
+// seconds: windows are fixed and aligned to the Unix epoch, and a test that counts requests
+// up to a limit must not straddle two of them.
+func freshWindow(t *testing.T) {
+	t.Helper()
+	left := oauth.LimitWindow - time.Duration(time.Now().UnixNano()%int64(oauth.LimitWindow))
+	if left < 5*time.Second {
+		time.Sleep(left + 50*time.Millisecond)
+	}
+}

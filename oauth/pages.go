@@ -169,10 +169,10 @@ func (h *Handler) csrfToken(w http.ResponseWriter, r *http.Request) string {
 // checkCSRF accepts a form post only when its csrf_token equals the CSRF cookie, and when
 // the browser says it comes from our own origin.
 func (h *Handler) checkCSRF(r *http.Request, form url.Values) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != "null" && !strings.EqualFold(o, h.origin()) {
-		return false
-	}
-	if o := r.Header.Get("Origin"); o == "null" {
+	// A post from another origin, or one whose origin the browser hides ("null"), is not
+	// ours. Browsers that send no Origin still send Sec-Fetch-Site, or are old enough that
+	// the SameSite=Strict cookie below is the defence.
+	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, h.origin()) {
 		return false
 	}
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {

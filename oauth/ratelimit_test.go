@@ -54,6 +54,7 @@ func TestRateLimits(t *testing.T) {
 			{"Revoke", "/oauth/revoke", oauth.LimitToken, url.Values{"client_id": {e.public}, "token": {"x"}}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
+				freshWindow(t)
 				for i := 1; i <= tc.limit; i++ {
 					res := e.post(tc.path, tc.form)
 					if res.Status == http.StatusTooManyRequests {
@@ -119,6 +120,7 @@ func TestRateLimitClientIP(t *testing.T) {
 	form := url.Values{"client_id": {"nobody"}}
 	t.Run("ForwardedForIgnoredWithoutTrustedProxies", func(t *testing.T) {
 		base := node(t, d, nil)
+		freshWindow(t)
 		for i := 0; i < oauth.LimitDevice; i++ {
 			postTo(t, base, "/oauth/device", form, "X-Forwarded-For", "198.51.100."+strconv.Itoa(i))
 		}
@@ -126,6 +128,7 @@ func TestRateLimitClientIP(t *testing.T) {
 	})
 	t.Run("ForwardedForFromTrustedProxy", func(t *testing.T) {
 		base := node(t, d, nil, "127.0.0.0/8", "::1/128")
+		freshWindow(t)
 		for i := 0; i < oauth.LimitDevice; i++ {
 			postTo(t, base, "/oauth/device", form, "X-Forwarded-For", "198.51.100.7")
 		}
@@ -163,6 +166,7 @@ func TestRateLimitSharedBudget(t *testing.T) {
 	d := herdbooktest.MustDB(t, "sqlite")
 	a, b := node(t, d, store), node(t, d, store)
 	form := url.Values{"client_id": {"nobody"}}
+	freshWindow(t)
 	for i := 0; i < oauth.LimitDevice; i++ {
 		base := a
 		if i%2 == 1 {
