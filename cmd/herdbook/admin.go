@@ -18,7 +18,7 @@ import (
 
 func (e env) admin(ctx context.Context, args []string) error {
 	if len(args) < 2 && !(len(args) == 1 && args[0] == "seed") {
-		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | seed)")
+		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | seed)")
 	}
 	switch strings.Join(args[:min(2, len(args))], " ") {
 	case "user create":
