@@ -41,7 +41,7 @@ const (
 type ScheduleResult struct {
 	Events        int // scheduled events created
 	FannedOut     int // events turned into notifications
-	Notifications int // notifications created
+	Notifications int // notification rows written (rows that already existed are skipped by the database)
 }
 
 // ScheduleDue creates the scheduled events that fell due by now (tasks due today or within
