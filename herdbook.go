@@ -97,6 +97,8 @@ type Service struct {
 	now     func() time.Time
 	pageCap int
 	blobs   blob.Store // file contents; set by WithBlobStore (file.go)
+	// lookback is how far back the notification scheduler looks (schedule.go).
+	lookback time.Duration
 }
 
 // Option configures a Service.
@@ -110,7 +112,7 @@ func WithPageCap(n int) Option { return func(s *Service) { s.pageCap = n } }
 
 // New returns a Service over client.
 func New(client *ent.Client, opts ...Option) *Service {
-	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap}
+	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback}
 	for _, o := range opts {
 		o(s)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -37,6 +38,7 @@ func (s *Service) nodeType(ctx context.Context, id uuid.UUID) (string, error) {
 		{message.Table, func() (bool, error) { return c.Message.Query().Where(message.ID(id)).Exist(ctx) }},
 		{file.Table, func() (bool, error) { return c.File.Query().Where(file.ID(id)).Exist(ctx) }},
 		{user.Table, func() (bool, error) { return c.User.Query().Where(user.ID(id)).Exist(ctx) }},
+		{notification.Table, func() (bool, error) { return c.Notification.Query().Where(notification.ID(id)).Exist(ctx) }},
 	}
 	for _, p := range probes {
 		ok, err := p.exist()
@@ -143,6 +145,19 @@ func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error
 		}
 		_, err = s.readableThread(ctx, m.ThreadID, ScopeReadFarms)
 		return err
+	case notification.Table:
+		// A notification is its recipient's; the farm's OWNERs may also read it.
+		n, err := c.Notification.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		v, m, err := s.authorizeFarm(ctx, n.FarmID, RoleReader, ScopeReadRecords)
+		if err != nil {
+			return err
+		}
+		if n.UserID == v.UserID || m.Role == RoleOwner {
+			return nil
+		}
 	case user.Table:
 		if v := ViewerFrom(ctx); v != nil && v.UserID == id {
 			return nil

@@ -31,12 +31,15 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -79,6 +82,10 @@ type Client struct {
 	Group *GroupClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
+	// NotificationPreference is the client for interacting with the NotificationPreference builders.
+	NotificationPreference *NotificationPreferenceClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
 	// OAuthCode is the client for interacting with the OAuthCode builders.
@@ -91,6 +98,8 @@ type Client struct {
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
 	RefreshToken *RefreshTokenClient
+	// ScheduledEvent is the client for interacting with the ScheduledEvent builders.
+	ScheduledEvent *ScheduledEventClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
@@ -123,12 +132,15 @@ func (c *Client) init() {
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
 	c.Message = NewMessageClient(c.config)
+	c.Notification = NewNotificationClient(c.config)
+	c.NotificationPreference = NewNotificationPreferenceClient(c.config)
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthCode = NewOAuthCodeClient(c.config)
 	c.OAuthGrant = NewOAuthGrantClient(c.config)
 	c.Record = NewRecordClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
 	c.RefreshToken = NewRefreshTokenClient(c.config)
+	c.ScheduledEvent = NewScheduledEventClient(c.config)
 	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -222,32 +234,35 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                 ctx,
-		config:              cfg,
-		APIKey:              NewAPIKeyClient(cfg),
-		AccessToken:         NewAccessTokenClient(cfg),
-		Animal:              NewAnimalClient(cfg),
-		BirthEvent:          NewBirthEventClient(cfg),
-		BirthPreview:        NewBirthPreviewClient(cfg),
-		BirthSettings:       NewBirthSettingsClient(cfg),
-		BrowserSession:      NewBrowserSessionClient(cfg),
-		DeviceAuthorization: NewDeviceAuthorizationClient(cfg),
-		Farm:                NewFarmClient(cfg),
-		FarmMember:          NewFarmMemberClient(cfg),
-		FarmTask:            NewFarmTaskClient(cfg),
-		File:                NewFileClient(cfg),
-		FollowUpProtocol:    NewFollowUpProtocolClient(cfg),
-		Group:               NewGroupClient(cfg),
-		Message:             NewMessageClient(cfg),
-		OAuthClient:         NewOAuthClientClient(cfg),
-		OAuthCode:           NewOAuthCodeClient(cfg),
-		OAuthGrant:          NewOAuthGrantClient(cfg),
-		Record:              NewRecordClient(cfg),
-		RecordItem:          NewRecordItemClient(cfg),
-		RefreshToken:        NewRefreshTokenClient(cfg),
-		TaskUpdate:          NewTaskUpdateClient(cfg),
-		Thread:              NewThreadClient(cfg),
-		User:                NewUserClient(cfg),
+		ctx:                    ctx,
+		config:                 cfg,
+		APIKey:                 NewAPIKeyClient(cfg),
+		AccessToken:            NewAccessTokenClient(cfg),
+		Animal:                 NewAnimalClient(cfg),
+		BirthEvent:             NewBirthEventClient(cfg),
+		BirthPreview:           NewBirthPreviewClient(cfg),
+		BirthSettings:          NewBirthSettingsClient(cfg),
+		BrowserSession:         NewBrowserSessionClient(cfg),
+		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
+		Farm:                   NewFarmClient(cfg),
+		FarmMember:             NewFarmMemberClient(cfg),
+		FarmTask:               NewFarmTaskClient(cfg),
+		File:                   NewFileClient(cfg),
+		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
+		Group:                  NewGroupClient(cfg),
+		Message:                NewMessageClient(cfg),
+		Notification:           NewNotificationClient(cfg),
+		NotificationPreference: NewNotificationPreferenceClient(cfg),
+		OAuthClient:            NewOAuthClientClient(cfg),
+		OAuthCode:              NewOAuthCodeClient(cfg),
+		OAuthGrant:             NewOAuthGrantClient(cfg),
+		Record:                 NewRecordClient(cfg),
+		RecordItem:             NewRecordItemClient(cfg),
+		RefreshToken:           NewRefreshTokenClient(cfg),
+		ScheduledEvent:         NewScheduledEventClient(cfg),
+		TaskUpdate:             NewTaskUpdateClient(cfg),
+		Thread:                 NewThreadClient(cfg),
+		User:                   NewUserClient(cfg),
 	}, nil
 }
 
@@ -265,32 +280,35 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                 ctx,
-		config:              cfg,
-		APIKey:              NewAPIKeyClient(cfg),
-		AccessToken:         NewAccessTokenClient(cfg),
-		Animal:              NewAnimalClient(cfg),
-		BirthEvent:          NewBirthEventClient(cfg),
-		BirthPreview:        NewBirthPreviewClient(cfg),
-		BirthSettings:       NewBirthSettingsClient(cfg),
-		BrowserSession:      NewBrowserSessionClient(cfg),
-		DeviceAuthorization: NewDeviceAuthorizationClient(cfg),
-		Farm:                NewFarmClient(cfg),
-		FarmMember:          NewFarmMemberClient(cfg),
-		FarmTask:            NewFarmTaskClient(cfg),
-		File:                NewFileClient(cfg),
-		FollowUpProtocol:    NewFollowUpProtocolClient(cfg),
-		Group:               NewGroupClient(cfg),
-		Message:             NewMessageClient(cfg),
-		OAuthClient:         NewOAuthClientClient(cfg),
-		OAuthCode:           NewOAuthCodeClient(cfg),
-		OAuthGrant:          NewOAuthGrantClient(cfg),
-		Record:              NewRecordClient(cfg),
-		RecordItem:          NewRecordItemClient(cfg),
-		RefreshToken:        NewRefreshTokenClient(cfg),
-		TaskUpdate:          NewTaskUpdateClient(cfg),
-		Thread:              NewThreadClient(cfg),
-		User:                NewUserClient(cfg),
+		ctx:                    ctx,
+		config:                 cfg,
+		APIKey:                 NewAPIKeyClient(cfg),
+		AccessToken:            NewAccessTokenClient(cfg),
+		Animal:                 NewAnimalClient(cfg),
+		BirthEvent:             NewBirthEventClient(cfg),
+		BirthPreview:           NewBirthPreviewClient(cfg),
+		BirthSettings:          NewBirthSettingsClient(cfg),
+		BrowserSession:         NewBrowserSessionClient(cfg),
+		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
+		Farm:                   NewFarmClient(cfg),
+		FarmMember:             NewFarmMemberClient(cfg),
+		FarmTask:               NewFarmTaskClient(cfg),
+		File:                   NewFileClient(cfg),
+		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
+		Group:                  NewGroupClient(cfg),
+		Message:                NewMessageClient(cfg),
+		Notification:           NewNotificationClient(cfg),
+		NotificationPreference: NewNotificationPreferenceClient(cfg),
+		OAuthClient:            NewOAuthClientClient(cfg),
+		OAuthCode:              NewOAuthCodeClient(cfg),
+		OAuthGrant:             NewOAuthGrantClient(cfg),
+		Record:                 NewRecordClient(cfg),
+		RecordItem:             NewRecordItemClient(cfg),
+		RefreshToken:           NewRefreshTokenClient(cfg),
+		ScheduledEvent:         NewScheduledEventClient(cfg),
+		TaskUpdate:             NewTaskUpdateClient(cfg),
+		Thread:                 NewThreadClient(cfg),
+		User:                   NewUserClient(cfg),
 	}, nil
 }
 
@@ -322,9 +340,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
-		c.TaskUpdate, c.Thread, c.User,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -336,9 +354,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
-		c.TaskUpdate, c.Thread, c.User,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -377,6 +395,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Group.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
+	case *NotificationMutation:
+		return c.Notification.mutate(ctx, m)
+	case *NotificationPreferenceMutation:
+		return c.NotificationPreference.mutate(ctx, m)
 	case *OAuthClientMutation:
 		return c.OAuthClient.mutate(ctx, m)
 	case *OAuthCodeMutation:
@@ -389,6 +411,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RecordItem.mutate(ctx, m)
 	case *RefreshTokenMutation:
 		return c.RefreshToken.mutate(ctx, m)
+	case *ScheduledEventMutation:
+		return c.ScheduledEvent.mutate(ctx, m)
 	case *TaskUpdateMutation:
 		return c.TaskUpdate.mutate(ctx, m)
 	case *ThreadMutation:
@@ -2866,6 +2890,272 @@ func (c *MessageClient) mutate(ctx context.Context, m *MessageMutation) (Value, 
 	}
 }
 
+// NotificationClient is a client for the Notification schema.
+type NotificationClient struct {
+	config
+}
+
+// NewNotificationClient returns a client for the Notification from the given config.
+func NewNotificationClient(c config) *NotificationClient {
+	return &NotificationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `notification.Hooks(f(g(h())))`.
+func (c *NotificationClient) Use(hooks ...Hook) {
+	c.hooks.Notification = append(c.hooks.Notification, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `notification.Intercept(f(g(h())))`.
+func (c *NotificationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Notification = append(c.inters.Notification, interceptors...)
+}
+
+// Create returns a builder for creating a Notification entity.
+func (c *NotificationClient) Create() *NotificationCreate {
+	mutation := newNotificationMutation(c.config, OpCreate)
+	return &NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Notification entities.
+func (c *NotificationClient) CreateBulk(builders ...*NotificationCreate) *NotificationCreateBulk {
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NotificationClient) MapCreateBulk(slice any, setFunc func(*NotificationCreate, int)) *NotificationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NotificationCreateBulk{err: fmt.Errorf("calling to NotificationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NotificationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Notification.
+func (c *NotificationClient) Update() *NotificationUpdate {
+	mutation := newNotificationMutation(c.config, OpUpdate)
+	return &NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NotificationClient) UpdateOne(_m *Notification) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotification(_m))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NotificationClient) UpdateOneID(id uuid.UUID) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotificationID(id))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Notification.
+func (c *NotificationClient) Delete() *NotificationDelete {
+	mutation := newNotificationMutation(c.config, OpDelete)
+	return &NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NotificationClient) DeleteOne(_m *Notification) *NotificationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NotificationClient) DeleteOneID(id uuid.UUID) *NotificationDeleteOne {
+	builder := c.Delete().Where(notification.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NotificationDeleteOne{builder}
+}
+
+// Query returns a query builder for Notification.
+func (c *NotificationClient) Query() *NotificationQuery {
+	return &NotificationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNotification},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Notification entity by its id.
+func (c *NotificationClient) Get(ctx context.Context, id uuid.UUID) (*Notification, error) {
+	return c.Query().Where(notification.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NotificationClient) GetX(ctx context.Context, id uuid.UUID) *Notification {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *NotificationClient) Hooks() []Hook {
+	return c.hooks.Notification
+}
+
+// Interceptors returns the client interceptors.
+func (c *NotificationClient) Interceptors() []Interceptor {
+	return c.inters.Notification
+}
+
+func (c *NotificationClient) mutate(ctx context.Context, m *NotificationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Notification mutation op: %q", m.Op())
+	}
+}
+
+// NotificationPreferenceClient is a client for the NotificationPreference schema.
+type NotificationPreferenceClient struct {
+	config
+}
+
+// NewNotificationPreferenceClient returns a client for the NotificationPreference from the given config.
+func NewNotificationPreferenceClient(c config) *NotificationPreferenceClient {
+	return &NotificationPreferenceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `notificationpreference.Hooks(f(g(h())))`.
+func (c *NotificationPreferenceClient) Use(hooks ...Hook) {
+	c.hooks.NotificationPreference = append(c.hooks.NotificationPreference, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `notificationpreference.Intercept(f(g(h())))`.
+func (c *NotificationPreferenceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.NotificationPreference = append(c.inters.NotificationPreference, interceptors...)
+}
+
+// Create returns a builder for creating a NotificationPreference entity.
+func (c *NotificationPreferenceClient) Create() *NotificationPreferenceCreate {
+	mutation := newNotificationPreferenceMutation(c.config, OpCreate)
+	return &NotificationPreferenceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of NotificationPreference entities.
+func (c *NotificationPreferenceClient) CreateBulk(builders ...*NotificationPreferenceCreate) *NotificationPreferenceCreateBulk {
+	return &NotificationPreferenceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NotificationPreferenceClient) MapCreateBulk(slice any, setFunc func(*NotificationPreferenceCreate, int)) *NotificationPreferenceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NotificationPreferenceCreateBulk{err: fmt.Errorf("calling to NotificationPreferenceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NotificationPreferenceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NotificationPreferenceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for NotificationPreference.
+func (c *NotificationPreferenceClient) Update() *NotificationPreferenceUpdate {
+	mutation := newNotificationPreferenceMutation(c.config, OpUpdate)
+	return &NotificationPreferenceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NotificationPreferenceClient) UpdateOne(_m *NotificationPreference) *NotificationPreferenceUpdateOne {
+	mutation := newNotificationPreferenceMutation(c.config, OpUpdateOne, withNotificationPreference(_m))
+	return &NotificationPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NotificationPreferenceClient) UpdateOneID(id uuid.UUID) *NotificationPreferenceUpdateOne {
+	mutation := newNotificationPreferenceMutation(c.config, OpUpdateOne, withNotificationPreferenceID(id))
+	return &NotificationPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for NotificationPreference.
+func (c *NotificationPreferenceClient) Delete() *NotificationPreferenceDelete {
+	mutation := newNotificationPreferenceMutation(c.config, OpDelete)
+	return &NotificationPreferenceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NotificationPreferenceClient) DeleteOne(_m *NotificationPreference) *NotificationPreferenceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NotificationPreferenceClient) DeleteOneID(id uuid.UUID) *NotificationPreferenceDeleteOne {
+	builder := c.Delete().Where(notificationpreference.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NotificationPreferenceDeleteOne{builder}
+}
+
+// Query returns a query builder for NotificationPreference.
+func (c *NotificationPreferenceClient) Query() *NotificationPreferenceQuery {
+	return &NotificationPreferenceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNotificationPreference},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a NotificationPreference entity by its id.
+func (c *NotificationPreferenceClient) Get(ctx context.Context, id uuid.UUID) (*NotificationPreference, error) {
+	return c.Query().Where(notificationpreference.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NotificationPreferenceClient) GetX(ctx context.Context, id uuid.UUID) *NotificationPreference {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *NotificationPreferenceClient) Hooks() []Hook {
+	return c.hooks.NotificationPreference
+}
+
+// Interceptors returns the client interceptors.
+func (c *NotificationPreferenceClient) Interceptors() []Interceptor {
+	return c.inters.NotificationPreference
+}
+
+func (c *NotificationPreferenceClient) mutate(ctx context.Context, m *NotificationPreferenceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NotificationPreferenceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NotificationPreferenceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NotificationPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NotificationPreferenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown NotificationPreference mutation op: %q", m.Op())
+	}
+}
+
 // OAuthClientClient is a client for the OAuthClient schema.
 type OAuthClientClient struct {
 	config
@@ -3907,6 +4197,139 @@ func (c *RefreshTokenClient) mutate(ctx context.Context, m *RefreshTokenMutation
 	}
 }
 
+// ScheduledEventClient is a client for the ScheduledEvent schema.
+type ScheduledEventClient struct {
+	config
+}
+
+// NewScheduledEventClient returns a client for the ScheduledEvent from the given config.
+func NewScheduledEventClient(c config) *ScheduledEventClient {
+	return &ScheduledEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `scheduledevent.Hooks(f(g(h())))`.
+func (c *ScheduledEventClient) Use(hooks ...Hook) {
+	c.hooks.ScheduledEvent = append(c.hooks.ScheduledEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `scheduledevent.Intercept(f(g(h())))`.
+func (c *ScheduledEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ScheduledEvent = append(c.inters.ScheduledEvent, interceptors...)
+}
+
+// Create returns a builder for creating a ScheduledEvent entity.
+func (c *ScheduledEventClient) Create() *ScheduledEventCreate {
+	mutation := newScheduledEventMutation(c.config, OpCreate)
+	return &ScheduledEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ScheduledEvent entities.
+func (c *ScheduledEventClient) CreateBulk(builders ...*ScheduledEventCreate) *ScheduledEventCreateBulk {
+	return &ScheduledEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ScheduledEventClient) MapCreateBulk(slice any, setFunc func(*ScheduledEventCreate, int)) *ScheduledEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ScheduledEventCreateBulk{err: fmt.Errorf("calling to ScheduledEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ScheduledEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ScheduledEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ScheduledEvent.
+func (c *ScheduledEventClient) Update() *ScheduledEventUpdate {
+	mutation := newScheduledEventMutation(c.config, OpUpdate)
+	return &ScheduledEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ScheduledEventClient) UpdateOne(_m *ScheduledEvent) *ScheduledEventUpdateOne {
+	mutation := newScheduledEventMutation(c.config, OpUpdateOne, withScheduledEvent(_m))
+	return &ScheduledEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ScheduledEventClient) UpdateOneID(id uuid.UUID) *ScheduledEventUpdateOne {
+	mutation := newScheduledEventMutation(c.config, OpUpdateOne, withScheduledEventID(id))
+	return &ScheduledEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ScheduledEvent.
+func (c *ScheduledEventClient) Delete() *ScheduledEventDelete {
+	mutation := newScheduledEventMutation(c.config, OpDelete)
+	return &ScheduledEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ScheduledEventClient) DeleteOne(_m *ScheduledEvent) *ScheduledEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ScheduledEventClient) DeleteOneID(id uuid.UUID) *ScheduledEventDeleteOne {
+	builder := c.Delete().Where(scheduledevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ScheduledEventDeleteOne{builder}
+}
+
+// Query returns a query builder for ScheduledEvent.
+func (c *ScheduledEventClient) Query() *ScheduledEventQuery {
+	return &ScheduledEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeScheduledEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ScheduledEvent entity by its id.
+func (c *ScheduledEventClient) Get(ctx context.Context, id uuid.UUID) (*ScheduledEvent, error) {
+	return c.Query().Where(scheduledevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ScheduledEventClient) GetX(ctx context.Context, id uuid.UUID) *ScheduledEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ScheduledEventClient) Hooks() []Hook {
+	return c.hooks.ScheduledEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *ScheduledEventClient) Interceptors() []Interceptor {
+	return c.inters.ScheduledEvent
+}
+
+func (c *ScheduledEventClient) mutate(ctx context.Context, m *ScheduledEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ScheduledEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ScheduledEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ScheduledEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ScheduledEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ScheduledEvent mutation op: %q", m.Op())
+	}
+}
+
 // TaskUpdateClient is a client for the TaskUpdate schema.
 type TaskUpdateClient struct {
 	config
@@ -4361,14 +4784,16 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, Message, OAuthClient, OAuthCode, OAuthGrant, Record,
-		RecordItem, RefreshToken, TaskUpdate, Thread, User []ent.Hook
+		FollowUpProtocol, Group, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, Message, OAuthClient, OAuthCode, OAuthGrant, Record,
-		RecordItem, RefreshToken, TaskUpdate, Thread, User []ent.Interceptor
+		FollowUpProtocol, Group, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User []ent.Interceptor
 	}
 )
 

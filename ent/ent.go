@@ -27,12 +27,15 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -96,30 +99,33 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:              apikey.ValidColumn,
-			accesstoken.Table:         accesstoken.ValidColumn,
-			animal.Table:              animal.ValidColumn,
-			birthevent.Table:          birthevent.ValidColumn,
-			birthpreview.Table:        birthpreview.ValidColumn,
-			birthsettings.Table:       birthsettings.ValidColumn,
-			browsersession.Table:      browsersession.ValidColumn,
-			deviceauthorization.Table: deviceauthorization.ValidColumn,
-			farm.Table:                farm.ValidColumn,
-			farmmember.Table:          farmmember.ValidColumn,
-			farmtask.Table:            farmtask.ValidColumn,
-			file.Table:                file.ValidColumn,
-			followupprotocol.Table:    followupprotocol.ValidColumn,
-			group.Table:               group.ValidColumn,
-			message.Table:             message.ValidColumn,
-			oauthclient.Table:         oauthclient.ValidColumn,
-			oauthcode.Table:           oauthcode.ValidColumn,
-			oauthgrant.Table:          oauthgrant.ValidColumn,
-			record.Table:              record.ValidColumn,
-			recorditem.Table:          recorditem.ValidColumn,
-			refreshtoken.Table:        refreshtoken.ValidColumn,
-			taskupdate.Table:          taskupdate.ValidColumn,
-			thread.Table:              thread.ValidColumn,
-			user.Table:                user.ValidColumn,
+			apikey.Table:                 apikey.ValidColumn,
+			accesstoken.Table:            accesstoken.ValidColumn,
+			animal.Table:                 animal.ValidColumn,
+			birthevent.Table:             birthevent.ValidColumn,
+			birthpreview.Table:           birthpreview.ValidColumn,
+			birthsettings.Table:          birthsettings.ValidColumn,
+			browsersession.Table:         browsersession.ValidColumn,
+			deviceauthorization.Table:    deviceauthorization.ValidColumn,
+			farm.Table:                   farm.ValidColumn,
+			farmmember.Table:             farmmember.ValidColumn,
+			farmtask.Table:               farmtask.ValidColumn,
+			file.Table:                   file.ValidColumn,
+			followupprotocol.Table:       followupprotocol.ValidColumn,
+			group.Table:                  group.ValidColumn,
+			message.Table:                message.ValidColumn,
+			notification.Table:           notification.ValidColumn,
+			notificationpreference.Table: notificationpreference.ValidColumn,
+			oauthclient.Table:            oauthclient.ValidColumn,
+			oauthcode.Table:              oauthcode.ValidColumn,
+			oauthgrant.Table:             oauthgrant.ValidColumn,
+			record.Table:                 record.ValidColumn,
+			recorditem.Table:             recorditem.ValidColumn,
+			refreshtoken.Table:           refreshtoken.ValidColumn,
+			scheduledevent.Table:         scheduledevent.ValidColumn,
+			taskupdate.Table:             taskupdate.ValidColumn,
+			thread.Table:                 thread.ValidColumn,
+			user.Table:                   user.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

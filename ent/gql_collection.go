@@ -13,6 +13,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -774,6 +775,157 @@ func newMessagePaginateArgs(rv map[string]any) *messagePaginateArgs {
 }
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *NotificationQuery) CollectFields(ctx context.Context, satisfies ...string) (*NotificationQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *NotificationQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(notification.Columns))
+		selectedFields = []string{notification.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[notification.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldCreatedAt)
+				fieldSeen[notification.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[notification.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldUpdatedAt)
+				fieldSeen[notification.FieldUpdatedAt] = struct{}{}
+			}
+		case "farmID":
+			if _, ok := fieldSeen[notification.FieldFarmID]; !ok {
+				selectedFields = append(selectedFields, notification.FieldFarmID)
+				fieldSeen[notification.FieldFarmID] = struct{}{}
+			}
+		case "userID":
+			if _, ok := fieldSeen[notification.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, notification.FieldUserID)
+				fieldSeen[notification.FieldUserID] = struct{}{}
+			}
+		case "scheduledEventID":
+			if _, ok := fieldSeen[notification.FieldScheduledEventID]; !ok {
+				selectedFields = append(selectedFields, notification.FieldScheduledEventID)
+				fieldSeen[notification.FieldScheduledEventID] = struct{}{}
+			}
+		case "type":
+			if _, ok := fieldSeen[notification.FieldType]; !ok {
+				selectedFields = append(selectedFields, notification.FieldType)
+				fieldSeen[notification.FieldType] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[notification.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, notification.FieldStatus)
+				fieldSeen[notification.FieldStatus] = struct{}{}
+			}
+		case "title":
+			if _, ok := fieldSeen[notification.FieldTitle]; !ok {
+				selectedFields = append(selectedFields, notification.FieldTitle)
+				fieldSeen[notification.FieldTitle] = struct{}{}
+			}
+		case "body":
+			if _, ok := fieldSeen[notification.FieldBody]; !ok {
+				selectedFields = append(selectedFields, notification.FieldBody)
+				fieldSeen[notification.FieldBody] = struct{}{}
+			}
+		case "attempts":
+			if _, ok := fieldSeen[notification.FieldAttempts]; !ok {
+				selectedFields = append(selectedFields, notification.FieldAttempts)
+				fieldSeen[notification.FieldAttempts] = struct{}{}
+			}
+		case "nextAttemptAt":
+			if _, ok := fieldSeen[notification.FieldNextAttemptAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldNextAttemptAt)
+				fieldSeen[notification.FieldNextAttemptAt] = struct{}{}
+			}
+		case "sentAt":
+			if _, ok := fieldSeen[notification.FieldSentAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldSentAt)
+				fieldSeen[notification.FieldSentAt] = struct{}{}
+			}
+		case "errorMessage":
+			if _, ok := fieldSeen[notification.FieldErrorMessage]; !ok {
+				selectedFields = append(selectedFields, notification.FieldErrorMessage)
+				fieldSeen[notification.FieldErrorMessage] = struct{}{}
+			}
+		case "readAt":
+			if _, ok := fieldSeen[notification.FieldReadAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldReadAt)
+				fieldSeen[notification.FieldReadAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type notificationPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []NotificationPaginateOption
+}
+
+func newNotificationPaginateArgs(rv map[string]any) *notificationPaginateArgs {
+	args := &notificationPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &NotificationOrder{Field: &NotificationOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithNotificationOrder(order))
+			}
+		case *NotificationOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithNotificationOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *RecordQuery) CollectFields(ctx context.Context, satisfies ...string) (*RecordQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
@@ -1239,6 +1391,11 @@ func (_q *UserQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if _, ok := fieldSeen[user.FieldPhoneNumberLocal]; !ok {
 				selectedFields = append(selectedFields, user.FieldPhoneNumberLocal)
 				fieldSeen[user.FieldPhoneNumberLocal] = struct{}{}
+			}
+		case "email":
+			if _, ok := fieldSeen[user.FieldEmail]; !ok {
+				selectedFields = append(selectedFields, user.FieldEmail)
+				fieldSeen[user.FieldEmail] = struct{}{}
 			}
 		case "id":
 		case "__typename":

@@ -16,6 +16,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -56,6 +57,11 @@ var messageImplementors = []string{"Message", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Message) IsNode() {}
+
+var notificationImplementors = []string{"Notification", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Notification) IsNode() {}
 
 var recordImplementors = []string{"Record", "Node"}
 
@@ -185,6 +191,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(message.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, messageImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case notification.Table:
+		query := c.Notification.Query().
+			Where(notification.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, notificationImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -382,6 +397,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Message.Query().
 			Where(message.IDIn(ids...))
 		query, err := query.CollectFields(ctx, messageImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case notification.Table:
+		query := c.Notification.Query().
+			Where(notification.IDIn(ids...))
+		query, err := query.CollectFields(ctx, notificationImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,10 @@ type Tx struct {
 	Group *GroupClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
+	// NotificationPreference is the client for interacting with the NotificationPreference builders.
+	NotificationPreference *NotificationPreferenceClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
 	// OAuthCode is the client for interacting with the OAuthCode builders.
@@ -56,6 +60,8 @@ type Tx struct {
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
 	RefreshToken *RefreshTokenClient
+	// ScheduledEvent is the client for interacting with the ScheduledEvent builders.
+	ScheduledEvent *ScheduledEventClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
@@ -208,12 +214,15 @@ func (tx *Tx) init() {
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
+	tx.Notification = NewNotificationClient(tx.config)
+	tx.NotificationPreference = NewNotificationPreferenceClient(tx.config)
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthCode = NewOAuthCodeClient(tx.config)
 	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
 	tx.Record = NewRecordClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
+	tx.ScheduledEvent = NewScheduledEventClient(tx.config)
 	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)
 	tx.User = NewUserClient(tx.config)

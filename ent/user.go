@@ -28,6 +28,8 @@ type User struct {
 	FullName *string `json:"full_name,omitempty"`
 	// PhoneNumberLocal holds the value of the "phone_number_local" field.
 	PhoneNumberLocal string `json:"phone_number_local,omitempty"`
+	// Email holds the value of the "email" field.
+	Email *string `json:"email,omitempty"`
 	// PasswordHash holds the value of the "password_hash" field.
 	PasswordHash string `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -63,7 +65,7 @@ func (*User) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case user.FieldIsActive:
 			values[i] = new(sql.NullBool)
-		case user.FieldFullName, user.FieldPhoneNumberLocal, user.FieldPasswordHash:
+		case user.FieldFullName, user.FieldPhoneNumberLocal, user.FieldEmail, user.FieldPasswordHash:
 			values[i] = new(sql.NullString)
 		case user.FieldCreatedAt, user.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -120,6 +122,13 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field phone_number_local", values[i])
 			} else if value.Valid {
 				_m.PhoneNumberLocal = value.String
+			}
+		case user.FieldEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field email", values[i])
+			} else if value.Valid {
+				_m.Email = new(string)
+				*_m.Email = value.String
 			}
 		case user.FieldPasswordHash:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -184,6 +193,11 @@ func (_m *User) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("phone_number_local=")
 	builder.WriteString(_m.PhoneNumberLocal)
+	builder.WriteString(", ")
+	if v := _m.Email; v != nil {
+		builder.WriteString("email=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("password_hash=<sensitive>")
 	builder.WriteByte(')')

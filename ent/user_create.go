@@ -87,6 +87,20 @@ func (_c *UserCreate) SetPhoneNumberLocal(v string) *UserCreate {
 	return _c
 }
 
+// SetEmail sets the "email" field.
+func (_c *UserCreate) SetEmail(v string) *UserCreate {
+	_c.mutation.SetEmail(v)
+	return _c
+}
+
+// SetNillableEmail sets the "email" field if the given value is not nil.
+func (_c *UserCreate) SetNillableEmail(v *string) *UserCreate {
+	if v != nil {
+		_c.SetEmail(*v)
+	}
+	return _c
+}
+
 // SetPasswordHash sets the "password_hash" field.
 func (_c *UserCreate) SetPasswordHash(v string) *UserCreate {
 	_c.mutation.SetPasswordHash(v)
@@ -207,6 +221,11 @@ func (_c *UserCreate) check() error {
 			return &ValidationError{Name: "phone_number_local", err: fmt.Errorf(`ent: validator failed for field "User.phone_number_local": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.Email(); ok {
+		if err := user.EmailValidator(v); err != nil {
+			return &ValidationError{Name: "email", err: fmt.Errorf(`ent: validator failed for field "User.email": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -262,6 +281,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PhoneNumberLocal(); ok {
 		_spec.SetField(user.FieldPhoneNumberLocal, field.TypeString, value)
 		_node.PhoneNumberLocal = value
+	}
+	if value, ok := _c.mutation.Email(); ok {
+		_spec.SetField(user.FieldEmail, field.TypeString, value)
+		_node.Email = &value
 	}
 	if value, ok := _c.mutation.PasswordHash(); ok {
 		_spec.SetField(user.FieldPasswordHash, field.TypeString, value)
@@ -386,6 +409,24 @@ func (u *UserUpsert) SetPhoneNumberLocal(v string) *UserUpsert {
 // UpdatePhoneNumberLocal sets the "phone_number_local" field to the value that was provided on create.
 func (u *UserUpsert) UpdatePhoneNumberLocal() *UserUpsert {
 	u.SetExcluded(user.FieldPhoneNumberLocal)
+	return u
+}
+
+// SetEmail sets the "email" field.
+func (u *UserUpsert) SetEmail(v string) *UserUpsert {
+	u.Set(user.FieldEmail, v)
+	return u
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *UserUpsert) UpdateEmail() *UserUpsert {
+	u.SetExcluded(user.FieldEmail)
+	return u
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *UserUpsert) ClearEmail() *UserUpsert {
+	u.SetNull(user.FieldEmail)
 	return u
 }
 
@@ -518,6 +559,27 @@ func (u *UserUpsertOne) SetPhoneNumberLocal(v string) *UserUpsertOne {
 func (u *UserUpsertOne) UpdatePhoneNumberLocal() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.UpdatePhoneNumberLocal()
+	})
+}
+
+// SetEmail sets the "email" field.
+func (u *UserUpsertOne) SetEmail(v string) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetEmail(v)
+	})
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateEmail() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateEmail()
+	})
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *UserUpsertOne) ClearEmail() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearEmail()
 	})
 }
 
@@ -820,6 +882,27 @@ func (u *UserUpsertBulk) SetPhoneNumberLocal(v string) *UserUpsertBulk {
 func (u *UserUpsertBulk) UpdatePhoneNumberLocal() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.UpdatePhoneNumberLocal()
+	})
+}
+
+// SetEmail sets the "email" field.
+func (u *UserUpsertBulk) SetEmail(v string) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetEmail(v)
+	})
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateEmail() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateEmail()
+	})
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *UserUpsertBulk) ClearEmail() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearEmail()
 	})
 }
 

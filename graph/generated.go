@@ -20,6 +20,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/schema/uuidgql"
 	"github.com/herdbook/herdbook/graph/model"
@@ -123,6 +124,16 @@ type ComplexityRoot struct {
 		StartDate func(childComplexity int) int
 	}
 
+	ChannelPreferences struct {
+		Email        func(childComplexity int) int
+		EmailAddress func(childComplexity int) int
+		FarmID       func(childComplexity int) int
+		InApp        func(childComplexity int) int
+		PhoneNumber  func(childComplexity int) int
+		Sms          func(childComplexity int) int
+		Source       func(childComplexity int) int
+	}
+
 	CreateFarmPayload struct {
 		Farm            func(childComplexity int) int
 		WelcomeThreadID func(childComplexity int) int
@@ -146,6 +157,7 @@ type ComplexityRoot struct {
 		IsActive            func(childComplexity int) int
 		Members             func(childComplexity int) int
 		Name                func(childComplexity int) int
+		Notifications       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
 		Records             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Species             func(childComplexity int) int
 		SpeciesOther        func(childComplexity int) int
@@ -254,34 +266,65 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddMember           func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
-		ApproveBirthPreview func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
-		CreateAnimal        func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
-		CreateBirthPreview  func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
-		CreateFarm          func(childComplexity int, input model.CreateFarmInput) int
-		CreateGroup         func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
-		CreateRecord        func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
-		CreateThread        func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
-		DeactivateMember    func(childComplexity int, id uuid.UUID) int
-		DeleteAnimal        func(childComplexity int, id uuid.UUID) int
-		DeleteFarm          func(childComplexity int, id uuid.UUID) int
-		DeleteGroup         func(childComplexity int, id uuid.UUID) int
-		DeleteRecord        func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		PostMessage         func(childComplexity int, threadID uuid.UUID, body string) int
-		PutBirthSettings    func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
-		PutFollowUpProtocol func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
-		RecordBirth         func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
-		RecordCastration    func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
-		RecordExposure      func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
-		RecordMembership    func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
-		RecordMovement      func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
-		RecordProfile       func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
-		SetGroupAnimals     func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
-		SetMemberRole       func(childComplexity int, id uuid.UUID, role farmmember.Role) int
-		UpdateAnimal        func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
-		UpdateFarm          func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
-		UpdateFarmTask      func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
-		UpdateRecord        func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
+		AddMember                  func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
+		ApproveBirthPreview        func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		CreateAnimal               func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
+		CreateBirthPreview         func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		CreateFarm                 func(childComplexity int, input model.CreateFarmInput) int
+		CreateGroup                func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
+		CreateRecord               func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
+		CreateThread               func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
+		DeactivateMember           func(childComplexity int, id uuid.UUID) int
+		DeleteAnimal               func(childComplexity int, id uuid.UUID) int
+		DeleteFarm                 func(childComplexity int, id uuid.UUID) int
+		DeleteGroup                func(childComplexity int, id uuid.UUID) int
+		DeleteRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		MarkNotificationsRead      func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
+		PostMessage                func(childComplexity int, threadID uuid.UUID, body string) int
+		PutBirthSettings           func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
+		PutFollowUpProtocol        func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordBirth                func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
+		RecordCastration           func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
+		RecordExposure             func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordMembership           func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
+		RecordMovement             func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
+		RecordProfile              func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
+		SetGroupAnimals            func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
+		SetMemberRole              func(childComplexity int, id uuid.UUID, role farmmember.Role) int
+		SetNotificationPreferences func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
+		UpdateAnimal               func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
+		UpdateFarm                 func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
+		UpdateFarmTask             func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
+		UpdateRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
+	}
+
+	Notification struct {
+		Attempts         func(childComplexity int) int
+		Body             func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		ErrorMessage     func(childComplexity int) int
+		FarmID           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		NextAttemptAt    func(childComplexity int) int
+		ReadAt           func(childComplexity int) int
+		ScheduledEventID func(childComplexity int) int
+		SentAt           func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Title            func(childComplexity int) int
+		Type             func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		UserID           func(childComplexity int) int
+	}
+
+	NotificationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NotificationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -303,13 +346,14 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		BirthEvidence func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
-		BirthPreview  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		Farm          func(childComplexity int, id uuid.UUID) int
-		Farms         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
-		Node          func(childComplexity int, id uuid.UUID) int
-		Nodes         func(childComplexity int, ids []uuid.UUID) int
-		Viewer        func(childComplexity int) int
+		BirthEvidence           func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		BirthPreview            func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		Farm                    func(childComplexity int, id uuid.UUID) int
+		Farms                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
+		Node                    func(childComplexity int, id uuid.UUID) int
+		Nodes                   func(childComplexity int, ids []uuid.UUID) int
+		NotificationPreferences func(childComplexity int, farmID *uuid.UUID) int
+		Viewer                  func(childComplexity int) int
 	}
 
 	Record struct {
@@ -385,6 +429,7 @@ type ComplexityRoot struct {
 
 	User struct {
 		CreatedAt        func(childComplexity int) int
+		Email            func(childComplexity int) int
 		FullName         func(childComplexity int) int
 		ID               func(childComplexity int) int
 		IsActive         func(childComplexity int) int
@@ -405,6 +450,7 @@ type FarmResolver interface {
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
 	Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Thread, error)
+	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 }
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
@@ -435,6 +481,8 @@ type MutationResolver interface {
 	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
 	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
 	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
+	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
+	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -444,6 +492,7 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*ent.User, error)
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
+	NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -773,6 +822,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BirthWindow.StartDate(childComplexity), true
 
+	case "ChannelPreferences.email":
+		if e.ComplexityRoot.ChannelPreferences.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.Email(childComplexity), true
+	case "ChannelPreferences.emailAddress":
+		if e.ComplexityRoot.ChannelPreferences.EmailAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.EmailAddress(childComplexity), true
+	case "ChannelPreferences.farmID":
+		if e.ComplexityRoot.ChannelPreferences.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.FarmID(childComplexity), true
+	case "ChannelPreferences.inApp":
+		if e.ComplexityRoot.ChannelPreferences.InApp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.InApp(childComplexity), true
+	case "ChannelPreferences.phoneNumber":
+		if e.ComplexityRoot.ChannelPreferences.PhoneNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.PhoneNumber(childComplexity), true
+	case "ChannelPreferences.sms":
+		if e.ComplexityRoot.ChannelPreferences.Sms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.Sms(childComplexity), true
+	case "ChannelPreferences.source":
+		if e.ComplexityRoot.ChannelPreferences.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.Source(childComplexity), true
+
 	case "CreateFarmPayload.farm":
 		if e.ComplexityRoot.CreateFarmPayload.Farm == nil {
 			break
@@ -886,6 +978,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Name(childComplexity), true
+	case "Farm.notifications":
+		if e.ComplexityRoot.Farm.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Notifications(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.NotificationOrder), args["status"].(*notification.Status), args["unread"].(*bool), args["mine"].(*bool)), true
 	case "Farm.records":
 		if e.ComplexityRoot.Farm.Records == nil {
 			break
@@ -1444,6 +1547,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.markNotificationsRead":
+		if e.ComplexityRoot.Mutation.MarkNotificationsRead == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markNotificationsRead_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["farmID"].(uuid.UUID), args["ids"].([]uuid.UUID)), true
 	case "Mutation.postMessage":
 		if e.ComplexityRoot.Mutation.PostMessage == nil {
 			break
@@ -1565,6 +1679,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetMemberRole(childComplexity, args["id"].(uuid.UUID), args["role"].(farmmember.Role)), true
+	case "Mutation.setNotificationPreferences":
+		if e.ComplexityRoot.Mutation.SetNotificationPreferences == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setNotificationPreferences_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetNotificationPreferences(childComplexity, args["farmID"].(*uuid.UUID), args["input"].(model.ChannelPreferencesInput)), true
 	case "Mutation.updateAnimal":
 		if e.ComplexityRoot.Mutation.UpdateAnimal == nil {
 			break
@@ -1609,6 +1734,129 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["input"].(model.UpdateRecordInput)), true
+
+	case "Notification.attempts":
+		if e.ComplexityRoot.Notification.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Attempts(childComplexity), true
+	case "Notification.body":
+		if e.ComplexityRoot.Notification.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Body(childComplexity), true
+	case "Notification.createdAt":
+		if e.ComplexityRoot.Notification.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.CreatedAt(childComplexity), true
+	case "Notification.errorMessage":
+		if e.ComplexityRoot.Notification.ErrorMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ErrorMessage(childComplexity), true
+	case "Notification.farmID":
+		if e.ComplexityRoot.Notification.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.FarmID(childComplexity), true
+	case "Notification.id":
+		if e.ComplexityRoot.Notification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ID(childComplexity), true
+	case "Notification.nextAttemptAt":
+		if e.ComplexityRoot.Notification.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.NextAttemptAt(childComplexity), true
+	case "Notification.readAt":
+		if e.ComplexityRoot.Notification.ReadAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ReadAt(childComplexity), true
+	case "Notification.scheduledEventID":
+		if e.ComplexityRoot.Notification.ScheduledEventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ScheduledEventID(childComplexity), true
+	case "Notification.sentAt":
+		if e.ComplexityRoot.Notification.SentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.SentAt(childComplexity), true
+	case "Notification.status":
+		if e.ComplexityRoot.Notification.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Status(childComplexity), true
+	case "Notification.title":
+		if e.ComplexityRoot.Notification.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Title(childComplexity), true
+	case "Notification.type":
+		if e.ComplexityRoot.Notification.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Type(childComplexity), true
+	case "Notification.updatedAt":
+		if e.ComplexityRoot.Notification.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.UpdatedAt(childComplexity), true
+	case "Notification.userID":
+		if e.ComplexityRoot.Notification.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.UserID(childComplexity), true
+
+	case "NotificationConnection.edges":
+		if e.ComplexityRoot.NotificationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.Edges(childComplexity), true
+	case "NotificationConnection.pageInfo":
+		if e.ComplexityRoot.NotificationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.PageInfo(childComplexity), true
+	case "NotificationConnection.totalCount":
+		if e.ComplexityRoot.NotificationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.TotalCount(childComplexity), true
+
+	case "NotificationEdge.cursor":
+		if e.ComplexityRoot.NotificationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Cursor(childComplexity), true
+	case "NotificationEdge.node":
+		if e.ComplexityRoot.NotificationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Node(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1734,6 +1982,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.notificationPreferences":
+		if e.ComplexityRoot.Query.NotificationPreferences == nil {
+			break
+		}
+
+		args, err := ec.field_Query_notificationPreferences_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.NotificationPreferences(childComplexity, args["farmID"].(*uuid.UUID)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2054,6 +2313,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.CreatedAt(childComplexity), true
+	case "User.email":
+		if e.ComplexityRoot.User.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Email(childComplexity), true
 	case "User.fullName":
 		if e.ComplexityRoot.User.FullName == nil {
 			break
@@ -2100,6 +2365,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputBirthHistorySettingsInput,
 		ec.unmarshalInputBirthWindowInput,
 		ec.unmarshalInputCastrationFactInput,
+		ec.unmarshalInputChannelPreferencesInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
 		ec.unmarshalInputExposureFactInput,
@@ -2114,6 +2380,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMembershipFactInput,
 		ec.unmarshalInputMessageOrder,
 		ec.unmarshalInputMovementFactInput,
+		ec.unmarshalInputNotificationOrder,
 		ec.unmarshalInputProfileFactInput,
 		ec.unmarshalInputProtocolStepInput,
 		ec.unmarshalInputRecordItemInput,
@@ -2199,7 +2466,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "notification.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2214,6 +2481,7 @@ var sources = []*ast.Source{
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
+	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2375,6 +2643,26 @@ func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type BirthWindow", field.Name)
 }
 
+func (ec *executionContext) childFields_ChannelPreferences(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "farmID":
+		return ec.fieldContext_ChannelPreferences_farmID(ctx, field)
+	case "email":
+		return ec.fieldContext_ChannelPreferences_email(ctx, field)
+	case "sms":
+		return ec.fieldContext_ChannelPreferences_sms(ctx, field)
+	case "inApp":
+		return ec.fieldContext_ChannelPreferences_inApp(ctx, field)
+	case "source":
+		return ec.fieldContext_ChannelPreferences_source(ctx, field)
+	case "emailAddress":
+		return ec.fieldContext_ChannelPreferences_emailAddress(ctx, field)
+	case "phoneNumber":
+		return ec.fieldContext_ChannelPreferences_phoneNumber(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChannelPreferences", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "farm":
@@ -2431,6 +2719,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_records(ctx, field)
 	case "threads":
 		return ec.fieldContext_Farm_threads(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Farm_notifications(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Farm", field.Name)
 }
@@ -2635,6 +2925,64 @@ func (ec *executionContext) childFields_MovementComparison(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type MovementComparison", field.Name)
 }
 
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Notification_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Notification_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Notification_updatedAt(ctx, field)
+	case "farmID":
+		return ec.fieldContext_Notification_farmID(ctx, field)
+	case "userID":
+		return ec.fieldContext_Notification_userID(ctx, field)
+	case "scheduledEventID":
+		return ec.fieldContext_Notification_scheduledEventID(ctx, field)
+	case "type":
+		return ec.fieldContext_Notification_type(ctx, field)
+	case "status":
+		return ec.fieldContext_Notification_status(ctx, field)
+	case "title":
+		return ec.fieldContext_Notification_title(ctx, field)
+	case "body":
+		return ec.fieldContext_Notification_body(ctx, field)
+	case "attempts":
+		return ec.fieldContext_Notification_attempts(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_Notification_nextAttemptAt(ctx, field)
+	case "sentAt":
+		return ec.fieldContext_Notification_sentAt(ctx, field)
+	case "errorMessage":
+		return ec.fieldContext_Notification_errorMessage(ctx, field)
+	case "readAt":
+		return ec.fieldContext_Notification_readAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NotificationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_NotificationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_NotificationEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -2827,6 +3175,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_fullName(ctx, field)
 	case "phoneNumberLocal":
 		return ec.fieldContext_User_phoneNumberLocal(ctx, field)
+	case "email":
+		return ec.fieldContext_User_email(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -3082,6 +3432,76 @@ func (ec *executionContext) field_Farm_groups_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.NotificationOrder, error) {
+			return ec.unmarshalONotificationOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*notification.Status, error) {
+			return ec.unmarshalONotificationStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "unread",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unread"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "mine",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mine"] = arg7
 	return args, nil
 }
 
@@ -3417,6 +3837,28 @@ func (ec *executionContext) field_Mutation_deleteRecord_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_postMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3656,6 +4098,28 @@ func (ec *executionContext) field_Mutation_setMemberRole_args(ctx context.Contex
 		return nil, err
 	}
 	args["role"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setNotificationPreferences_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ChannelPreferencesInput, error) {
+			return ec.unmarshalNChannelPreferencesInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferencesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -3922,6 +4386,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_notificationPreferences_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["farmID"] = arg0
 	return args, nil
 }
 
@@ -5270,6 +5748,167 @@ func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_email(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_sms(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_sms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_sms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_inApp(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_inApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InApp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_inApp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_source(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_emailAddress(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_emailAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_emailAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_phoneNumber(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_phoneNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PhoneNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_phoneNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreateFarmPayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5878,6 +6517,50 @@ func (ec *executionContext) fieldContext_Farm_threads(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Thread(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_notifications(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Notifications(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.NotificationOrder), fc.Args["status"].(*notification.Status), fc.Args["unread"].(*bool), fc.Args["mine"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
+			return ec.marshalNNotificationConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8616,6 +9299,581 @@ func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markNotificationsRead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkNotificationsRead(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["ids"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markNotificationsRead_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setNotificationPreferences(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setNotificationPreferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetNotificationPreferences(ctx, fc.Args["farmID"].(*uuid.UUID), fc.Args["input"].(model.ChannelPreferencesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
+			return ec.marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setNotificationPreferences(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelPreferences(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setNotificationPreferences_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_userID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_scheduledEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduledEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_scheduledEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_type(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v notification.Type) graphql.Marshaler {
+			return ec.marshalNNotificationType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type NotificationType does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_status(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v notification.Status) graphql.Marshaler {
+			return ec.marshalNNotificationStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type NotificationStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_title(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_body(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextAttemptAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_sentAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_sentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_errorMessage(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_errorMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_errorMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_readAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_readAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_readAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.NotificationEdge) graphql.Marshaler {
+			return ec.marshalONotificationEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9113,6 +10371,50 @@ func (ec *executionContext) fieldContext_Query_farm(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_farm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_notificationPreferences(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_notificationPreferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().NotificationPreferences(ctx, fc.Args["farmID"].(*uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
+			return ec.marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_notificationPreferences(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelPreferences(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_notificationPreferences_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10570,6 +11872,29 @@ func (ec *executionContext) _User_phoneNumberLocal(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_User_phoneNumberLocal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -12350,6 +13675,57 @@ func (ec *executionContext) unmarshalInputCastrationFactInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputChannelPreferencesInput(ctx context.Context, obj any) (model.ChannelPreferencesInput, error) {
+	var it model.ChannelPreferencesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "sms", "inApp", "emailAddress"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "sms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sms"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sms = data
+		case "inApp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inApp"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InApp = data
+		case "emailAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailAddress"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailAddress = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateFarmInput(ctx context.Context, obj any) (model.CreateFarmInput, error) {
 	var it model.CreateFarmInput
 	if obj == nil {
@@ -13770,6 +15146,47 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context, obj any) (ent.NotificationOrder, error) {
+	var it ent.NotificationOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNNotificationOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProfileFactInput(ctx context.Context, obj any) (model.ProfileFactInput, error) {
 	var it model.ProfileFactInput
 	if obj == nil {
@@ -14837,6 +16254,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Record(ctx, sel, obj)
+	case *ent.Notification:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notification(ctx, sel, obj)
 	case *ent.Message:
 		if obj == nil {
 			return graphql.Null
@@ -15460,6 +16882,74 @@ func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var channelPreferencesImplementors = []string{"ChannelPreferences"}
+
+func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.SelectionSet, obj *model.ChannelPreferences) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, channelPreferencesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChannelPreferences")
+		case "farmID":
+			out.Values[i] = ec._ChannelPreferences_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._ChannelPreferences_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sms":
+			out.Values[i] = ec._ChannelPreferences_sms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inApp":
+			out.Values[i] = ec._ChannelPreferences_inApp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._ChannelPreferences_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "emailAddress":
+			out.Values[i] = ec._ChannelPreferences_emailAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "phoneNumber":
+			out.Values[i] = ec._ChannelPreferences_phoneNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createFarmPayloadImplementors = []string{"CreateFarmPayload"}
 
 func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateFarmPayload) graphql.Marshaler {
@@ -15879,6 +17369,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Farm_threads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_notifications(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -16977,6 +18505,219 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "markNotificationsRead":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markNotificationsRead(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setNotificationPreferences":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setNotificationPreferences(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationImplementors = []string{"Notification", "Node"}
+
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *ent.Notification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notification")
+		case "id":
+			out.Values[i] = ec._Notification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Notification_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Notification_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._Notification_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userID":
+			out.Values[i] = ec._Notification_userID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scheduledEventID":
+			out.Values[i] = ec._Notification_scheduledEventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Notification_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Notification_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._Notification_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._Notification_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._Notification_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextAttemptAt":
+			out.Values[i] = ec._Notification_nextAttemptAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sentAt":
+			out.Values[i] = ec._Notification_sentAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errorMessage":
+			out.Values[i] = ec._Notification_errorMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "readAt":
+			out.Values[i] = ec._Notification_readAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationConnectionImplementors = []string{"NotificationConnection"}
+
+func (ec *executionContext) _NotificationConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.NotificationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationConnection")
+		case "edges":
+			out.Values[i] = ec._NotificationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NotificationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._NotificationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationEdgeImplementors = []string{"NotificationEdge"}
+
+func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.NotificationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationEdge")
+		case "node":
+			out.Values[i] = ec._NotificationEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._NotificationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17305,6 +19046,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_farm(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "notificationPreferences":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_notificationPreferences(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -18039,6 +19802,11 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "email":
+			out.Values[i] = ec._User_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18600,6 +20368,21 @@ func (ec *executionContext) unmarshalNCastrationFactInput2githubᚗcomᚋherdboo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx context.Context, sel ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChannelPreferences(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChannelPreferencesInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferencesInput(ctx context.Context, v any) (model.ChannelPreferencesInput, error) {
+	res, err := ec.unmarshalInputChannelPreferencesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmInput(ctx context.Context, v any) (model.CreateFarmInput, error) {
 	res, err := ec.unmarshalInputCreateFarmInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19023,6 +20806,52 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋherdbookᚋherdbook�
 	})
 
 	return ret
+}
+
+func (ec *executionContext) marshalNNotificationConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNNotificationOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrderField(ctx context.Context, v any) (*ent.NotificationOrderField, error) {
+	var res = new(ent.NotificationOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNNotificationStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, v any) (notification.Status, error) {
+	var res notification.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, sel ast.SelectionSet, v notification.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNNotificationType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐType(ctx context.Context, v any) (notification.Type, error) {
+	var res notification.Type
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐType(ctx context.Context, sel ast.SelectionSet, v notification.Type) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
@@ -20090,6 +21919,57 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋherdbookᚋherdbookᚋen
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONotification2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotification(ctx context.Context, sel ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONotificationEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.NotificationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONotificationEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalONotificationEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationEdge(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NotificationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalONotificationOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrder(ctx context.Context, v any) (*ent.NotificationOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputNotificationOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalONotificationStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, v any) (*notification.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(notification.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, sel ast.SelectionSet, v *notification.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalORecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {

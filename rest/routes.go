@@ -18,6 +18,9 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
 
+	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
+	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)
+
 	// Files (DESIGN.md): upload, list, metadata, content, soft delete, record associations.
 	h.handle("POST", "/file", h.uploadFiles)
 	h.handle("GET", "/file", h.listFiles)

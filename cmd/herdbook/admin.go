@@ -18,7 +18,7 @@ import (
 
 func (e env) admin(ctx context.Context, args []string) error {
 	if len(args) < 2 && !(len(args) == 1 && args[0] == "seed") {
-		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | seed)")
+		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | notify test | seed)")
 	}
 	switch strings.Join(args[:min(2, len(args))], " ") {
 	case "user create":
@@ -31,6 +31,8 @@ func (e env) admin(ctx context.Context, args []string) error {
 		return e.adminTokenIssue(ctx, args[2:])
 	case "key create":
 		return e.adminKeyCreate(ctx, args[2:])
+	case "notify test":
+		return e.adminNotifyTest(ctx, args[2:])
 	}
 	if args[0] == "seed" {
 		return e.adminSeed(ctx, args[1:])
@@ -91,6 +93,7 @@ func (e env) adminUserCreate(ctx context.Context, args []string) error {
 	a := e.newAdmin("admin user create")
 	phone := a.fs.String("phone", "", "phone number (required; the sign-in name)")
 	name := a.fs.String("name", "", "full name")
+	email := a.fs.String("email", "", "email address for EMAIL notifications")
 	password := a.fs.String("password", "", "password (at least 10 characters); prefer --password-stdin")
 	passwordStdin := a.fs.Bool("password-stdin", false, "read the password from the first line of standard input")
 	d, svc, err := a.open(ctx, args)
@@ -105,6 +108,11 @@ func (e env) adminUserCreate(ctx context.Context, args []string) error {
 		}
 		*password = strings.TrimRight(line, "\r\n")
 	}
+	if *email != "" {
+		if err := herdbook.ValidateEmail("email", *email); err != nil {
+			return err
+		}
+	}
 	in := herdbook.UserInput{PhoneNumberLocal: *phone, Password: *password}
 	if *name != "" {
 		in.FullName = name
@@ -112,6 +120,11 @@ func (e env) adminUserCreate(ctx context.Context, args []string) error {
 	u, err := svc.CreateUser(ctx, in)
 	if err != nil {
 		return err
+	}
+	if *email != "" {
+		if err := svc.SetUserEmail(ctx, u.ID, *email); err != nil {
+			return err
+		}
 	}
 	return a.print(map[string]any{"id": u.ID, "phone_number_local": u.PhoneNumberLocal, "full_name": u.FullName},
 		"created user %s (%s)", u.ID, u.PhoneNumberLocal)

@@ -66,6 +66,7 @@ commands:
   admin member add      make a user a member of a farm
   admin token issue     issue a bearer token for a user through a client
   admin key create      make a deprecated legacy API key (X-API-Key) for a user
+  admin notify test     send a test notification to a user on one channel
   admin seed            fill the database with synthetic farms for demos and benchmarks
 
 Run "herdbook COMMAND -h" for a command's flags.

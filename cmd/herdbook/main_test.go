@@ -40,6 +40,7 @@ type cli struct {
 	t      *testing.T
 	dbURL  string
 	dataDr string
+	env    map[string]string // further HERDBOOK_* variables
 }
 
 func newCLI(t *testing.T, dialect string) *cli {
@@ -47,6 +48,9 @@ func newCLI(t *testing.T, dialect string) *cli {
 }
 
 func (c *cli) getenv(k string) string {
+	if v, ok := c.env[k]; ok {
+		return v
+	}
 	switch k {
 	case "HERDBOOK_DATABASE_URL":
 		return c.dbURL

@@ -12,6 +12,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/blob"
+	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
@@ -28,6 +29,9 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", e.getenv("HERDBOOK_TRUSTED_PROXIES"), "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (HERDBOOK_TRUSTED_PROXIES)")
 	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
 	e.fileFlags(fs, &c)
+	e.notifyFlags(fs, &c)
+	fs.DurationVar(&c.NotifyInterval, "notify-interval", e.durationOr("HERDBOOK_NOTIFY_INTERVAL", time.Minute), "how often the notification scheduler runs (HERDBOOK_NOTIFY_INTERVAL)")
+	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +45,10 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs))
 	logger := c.logger(e.stderr)
+	senders, err := c.senders()
+	if err != nil {
+		return err
+	}
 	proxies, err := ratelimit.ParseTrustedProxies(c.TrustedProxies)
 	if err != nil {
 		return err
@@ -94,6 +102,20 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
 	fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")
 
+	// The notification worker stops with the server: it finishes the messages it is
+	// sending, hands back the rest of its batch, and the next start (here or on another
+	// node) resumes whatever is left.
+	workerCtx, stopWorker := context.WithCancel(context.Background())
+	workerDone := make(chan struct{})
+	if c.NotifyWorker {
+		w := &notify.Worker{Service: svc, Senders: senders, Interval: c.NotifyInterval, Logger: logger,
+			Retry: herdbook.RetryPolicy{MaxAttempts: c.NotifyMaxAttempts, Base: herdbook.DefaultRetryPolicy.Base, Max: herdbook.DefaultRetryPolicy.Max}}
+		go func() { defer close(workerDone); _ = w.Run(workerCtx) }()
+	} else {
+		close(workerDone)
+	}
+	defer func() { stopWorker(); <-workerDone }()
+
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -101,6 +123,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
+	stopWorker()
 	shutdown, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {

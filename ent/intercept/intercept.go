@@ -23,6 +23,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
@@ -30,6 +32,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
@@ -496,6 +499,60 @@ func (f TraverseMessage) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.MessageQuery", q)
 }
 
+// The NotificationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NotificationFunc func(context.Context, *ent.NotificationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NotificationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NotificationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NotificationQuery", q)
+}
+
+// The TraverseNotification type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNotification func(context.Context, *ent.NotificationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNotification) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNotification) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NotificationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NotificationQuery", q)
+}
+
+// The NotificationPreferenceFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NotificationPreferenceFunc func(context.Context, *ent.NotificationPreferenceQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NotificationPreferenceFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NotificationPreferenceQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NotificationPreferenceQuery", q)
+}
+
+// The TraverseNotificationPreference type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNotificationPreference func(context.Context, *ent.NotificationPreferenceQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNotificationPreference) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNotificationPreference) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NotificationPreferenceQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NotificationPreferenceQuery", q)
+}
+
 // The OAuthClientFunc type is an adapter to allow the use of ordinary function as a Querier.
 type OAuthClientFunc func(context.Context, *ent.OAuthClientQuery) (ent.Value, error)
 
@@ -658,6 +715,33 @@ func (f TraverseRefreshToken) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RefreshTokenQuery", q)
 }
 
+// The ScheduledEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ScheduledEventFunc func(context.Context, *ent.ScheduledEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ScheduledEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ScheduledEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ScheduledEventQuery", q)
+}
+
+// The TraverseScheduledEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseScheduledEvent func(context.Context, *ent.ScheduledEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseScheduledEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseScheduledEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ScheduledEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ScheduledEventQuery", q)
+}
+
 // The TaskUpdateFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TaskUpdateFunc func(context.Context, *ent.TaskUpdateQuery) (ent.Value, error)
 
@@ -772,6 +856,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.GroupQuery, predicate.Group, group.OrderOption]{typ: ent.TypeGroup, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
+	case *ent.NotificationQuery:
+		return &query[*ent.NotificationQuery, predicate.Notification, notification.OrderOption]{typ: ent.TypeNotification, tq: q}, nil
+	case *ent.NotificationPreferenceQuery:
+		return &query[*ent.NotificationPreferenceQuery, predicate.NotificationPreference, notificationpreference.OrderOption]{typ: ent.TypeNotificationPreference, tq: q}, nil
 	case *ent.OAuthClientQuery:
 		return &query[*ent.OAuthClientQuery, predicate.OAuthClient, oauthclient.OrderOption]{typ: ent.TypeOAuthClient, tq: q}, nil
 	case *ent.OAuthCodeQuery:
@@ -784,6 +872,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RecordItemQuery, predicate.RecordItem, recorditem.OrderOption]{typ: ent.TypeRecordItem, tq: q}, nil
 	case *ent.RefreshTokenQuery:
 		return &query[*ent.RefreshTokenQuery, predicate.RefreshToken, refreshtoken.OrderOption]{typ: ent.TypeRefreshToken, tq: q}, nil
+	case *ent.ScheduledEventQuery:
+		return &query[*ent.ScheduledEventQuery, predicate.ScheduledEvent, scheduledevent.OrderOption]{typ: ent.TypeScheduledEvent, tq: q}, nil
 	case *ent.TaskUpdateQuery:
 		return &query[*ent.TaskUpdateQuery, predicate.TaskUpdate, taskupdate.OrderOption]{typ: ent.TypeTaskUpdate, tq: q}, nil
 	case *ent.ThreadQuery:

@@ -508,6 +508,79 @@ var (
 			},
 		},
 	}
+	// NotificationsColumns holds the columns for the "notifications" table.
+	NotificationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "scheduled_event_id", Type: field.TypeUUID},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"EMAIL", "IN_APP", "SMS"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"FAILED", "PENDING", "SENT"}, Default: "PENDING"},
+		{Name: "recipient", Type: field.TypeString, Nullable: true, Size: 254},
+		{Name: "title", Type: field.TypeString, Size: 300},
+		{Name: "body", Type: field.TypeString, Size: 4000},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
+		{Name: "leased_by", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "error_message", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "read_at", Type: field.TypeTime, Nullable: true},
+	}
+	// NotificationsTable holds the schema information for the "notifications" table.
+	NotificationsTable = &schema.Table{
+		Name:       "notifications",
+		Columns:    NotificationsColumns,
+		PrimaryKey: []*schema.Column{NotificationsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "notification_scheduled_event_id_user_id_type",
+				Unique:  true,
+				Columns: []*schema.Column{NotificationsColumns[5], NotificationsColumns[4], NotificationsColumns[6]},
+			},
+			{
+				Name:    "notification_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[7], NotificationsColumns[12]},
+			},
+			{
+				Name:    "notification_farm_id_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[3], NotificationsColumns[4], NotificationsColumns[1]},
+			},
+			{
+				Name:    "notification_farm_id_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[3], NotificationsColumns[7], NotificationsColumns[1]},
+			},
+		},
+	}
+	// NotificationPreferencesColumns holds the columns for the "notification_preferences" table.
+	NotificationPreferencesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "email", Type: field.TypeBool},
+		{Name: "sms", Type: field.TypeBool},
+		{Name: "in_app", Type: field.TypeBool},
+	}
+	// NotificationPreferencesTable holds the schema information for the "notification_preferences" table.
+	NotificationPreferencesTable = &schema.Table{
+		Name:       "notification_preferences",
+		Columns:    NotificationPreferencesColumns,
+		PrimaryKey: []*schema.Column{NotificationPreferencesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "notificationpreference_user_id_farm_id",
+				Unique:  true,
+				Columns: []*schema.Column{NotificationPreferencesColumns[3], NotificationPreferencesColumns[4]},
+			},
+		},
+	}
 	// OauthClientsColumns holds the columns for the "oauth_clients" table.
 	OauthClientsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -753,6 +826,39 @@ var (
 			},
 		},
 	}
+	// ScheduledEventsColumns holds the columns for the "scheduled_events" table.
+	ScheduledEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"task_due", "birth_window_opening", "test"}},
+		{Name: "subject", Type: field.TypeString, Size: 200},
+		{Name: "due_on", Type: field.TypeString, Size: 10},
+		{Name: "due_at", Type: field.TypeTime},
+		{Name: "payload", Type: field.TypeJSON},
+		{Name: "recipient_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "channel", Type: field.TypeString, Nullable: true, Size: 10},
+		{Name: "processed_at", Type: field.TypeTime, Nullable: true},
+	}
+	// ScheduledEventsTable holds the schema information for the "scheduled_events" table.
+	ScheduledEventsTable = &schema.Table{
+		Name:       "scheduled_events",
+		Columns:    ScheduledEventsColumns,
+		PrimaryKey: []*schema.Column{ScheduledEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "scheduledevent_farm_id_kind_subject_due_on",
+				Unique:  true,
+				Columns: []*schema.Column{ScheduledEventsColumns[3], ScheduledEventsColumns[4], ScheduledEventsColumns[5], ScheduledEventsColumns[6]},
+			},
+			{
+				Name:    "scheduledevent_processed_at_due_at",
+				Unique:  false,
+				Columns: []*schema.Column{ScheduledEventsColumns[11], ScheduledEventsColumns[7]},
+			},
+		},
+	}
 	// TaskUpdatesColumns holds the columns for the "task_updates" table.
 	TaskUpdatesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -817,6 +923,7 @@ var (
 		{Name: "is_active", Type: field.TypeBool, Default: true},
 		{Name: "full_name", Type: field.TypeString, Nullable: true, Size: 200},
 		{Name: "phone_number_local", Type: field.TypeString, Unique: true, Size: 40},
+		{Name: "email", Type: field.TypeString, Nullable: true, Size: 254},
 		{Name: "password_hash", Type: field.TypeString, Nullable: true},
 	}
 	// UsersTable holds the schema information for the "users" table.
@@ -967,12 +1074,15 @@ var (
 		FollowUpProtocolsTable,
 		GroupsTable,
 		MessagesTable,
+		NotificationsTable,
+		NotificationPreferencesTable,
 		OauthClientsTable,
 		OauthCodesTable,
 		OauthGrantsTable,
 		RecordsTable,
 		RecordItemsTable,
 		RefreshTokensTable,
+		ScheduledEventsTable,
 		TaskUpdatesTable,
 		ThreadsTable,
 		UsersTable,

@@ -51,6 +51,12 @@ type Group func(*sql.Selector)
 // Message is the predicate function for message builders.
 type Message func(*sql.Selector)
 
+// Notification is the predicate function for notification builders.
+type Notification func(*sql.Selector)
+
+// NotificationPreference is the predicate function for notificationpreference builders.
+type NotificationPreference func(*sql.Selector)
+
 // OAuthClient is the predicate function for oauthclient builders.
 type OAuthClient func(*sql.Selector)
 
@@ -68,6 +74,9 @@ type RecordItem func(*sql.Selector)
 
 // RefreshToken is the predicate function for refreshtoken builders.
 type RefreshToken func(*sql.Selector)
+
+// ScheduledEvent is the predicate function for scheduledevent builders.
+type ScheduledEvent func(*sql.Selector)
 
 // TaskUpdate is the predicate function for taskupdate builders.
 type TaskUpdate func(*sql.Selector)

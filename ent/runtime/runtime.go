@@ -21,12 +21,15 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -628,6 +631,70 @@ func init() {
 	messageDescID := messageMixinFields0[0].Descriptor()
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
+	notificationMixin := schema.Notification{}.Mixin()
+	notificationMixinFields0 := notificationMixin[0].Fields()
+	_ = notificationMixinFields0
+	notificationFields := schema.Notification{}.Fields()
+	_ = notificationFields
+	// notificationDescCreatedAt is the schema descriptor for created_at field.
+	notificationDescCreatedAt := notificationMixinFields0[1].Descriptor()
+	// notification.DefaultCreatedAt holds the default value on creation for the created_at field.
+	notification.DefaultCreatedAt = notificationDescCreatedAt.Default.(func() time.Time)
+	// notificationDescUpdatedAt is the schema descriptor for updated_at field.
+	notificationDescUpdatedAt := notificationMixinFields0[2].Descriptor()
+	// notification.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	notification.DefaultUpdatedAt = notificationDescUpdatedAt.Default.(func() time.Time)
+	// notification.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	notification.UpdateDefaultUpdatedAt = notificationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// notificationDescRecipient is the schema descriptor for recipient field.
+	notificationDescRecipient := notificationFields[5].Descriptor()
+	// notification.RecipientValidator is a validator for the "recipient" field. It is called by the builders before save.
+	notification.RecipientValidator = notificationDescRecipient.Validators[0].(func(string) error)
+	// notificationDescTitle is the schema descriptor for title field.
+	notificationDescTitle := notificationFields[6].Descriptor()
+	// notification.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	notification.TitleValidator = notificationDescTitle.Validators[0].(func(string) error)
+	// notificationDescBody is the schema descriptor for body field.
+	notificationDescBody := notificationFields[7].Descriptor()
+	// notification.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	notification.BodyValidator = notificationDescBody.Validators[0].(func(string) error)
+	// notificationDescAttempts is the schema descriptor for attempts field.
+	notificationDescAttempts := notificationFields[8].Descriptor()
+	// notification.DefaultAttempts holds the default value on creation for the attempts field.
+	notification.DefaultAttempts = notificationDescAttempts.Default.(int)
+	// notification.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	notification.AttemptsValidator = notificationDescAttempts.Validators[0].(func(int) error)
+	// notificationDescLeasedBy is the schema descriptor for leased_by field.
+	notificationDescLeasedBy := notificationFields[11].Descriptor()
+	// notification.LeasedByValidator is a validator for the "leased_by" field. It is called by the builders before save.
+	notification.LeasedByValidator = notificationDescLeasedBy.Validators[0].(func(string) error)
+	// notificationDescErrorMessage is the schema descriptor for error_message field.
+	notificationDescErrorMessage := notificationFields[13].Descriptor()
+	// notification.ErrorMessageValidator is a validator for the "error_message" field. It is called by the builders before save.
+	notification.ErrorMessageValidator = notificationDescErrorMessage.Validators[0].(func(string) error)
+	// notificationDescID is the schema descriptor for id field.
+	notificationDescID := notificationMixinFields0[0].Descriptor()
+	// notification.DefaultID holds the default value on creation for the id field.
+	notification.DefaultID = notificationDescID.Default.(func() uuid.UUID)
+	notificationpreferenceMixin := schema.NotificationPreference{}.Mixin()
+	notificationpreferenceMixinFields0 := notificationpreferenceMixin[0].Fields()
+	_ = notificationpreferenceMixinFields0
+	notificationpreferenceFields := schema.NotificationPreference{}.Fields()
+	_ = notificationpreferenceFields
+	// notificationpreferenceDescCreatedAt is the schema descriptor for created_at field.
+	notificationpreferenceDescCreatedAt := notificationpreferenceMixinFields0[1].Descriptor()
+	// notificationpreference.DefaultCreatedAt holds the default value on creation for the created_at field.
+	notificationpreference.DefaultCreatedAt = notificationpreferenceDescCreatedAt.Default.(func() time.Time)
+	// notificationpreferenceDescUpdatedAt is the schema descriptor for updated_at field.
+	notificationpreferenceDescUpdatedAt := notificationpreferenceMixinFields0[2].Descriptor()
+	// notificationpreference.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	notificationpreference.DefaultUpdatedAt = notificationpreferenceDescUpdatedAt.Default.(func() time.Time)
+	// notificationpreference.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	notificationpreference.UpdateDefaultUpdatedAt = notificationpreferenceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// notificationpreferenceDescID is the schema descriptor for id field.
+	notificationpreferenceDescID := notificationpreferenceMixinFields0[0].Descriptor()
+	// notificationpreference.DefaultID holds the default value on creation for the id field.
+	notificationpreference.DefaultID = notificationpreferenceDescID.Default.(func() uuid.UUID)
 	oauthclientMixin := schema.OAuthClient{}.Mixin()
 	oauthclientMixinInters1 := oauthclientMixin[1].Interceptors()
 	oauthclient.Interceptors[0] = oauthclientMixinInters1[0]
@@ -886,6 +953,51 @@ func init() {
 	refreshtokenDescID := refreshtokenMixinFields0[0].Descriptor()
 	// refreshtoken.DefaultID holds the default value on creation for the id field.
 	refreshtoken.DefaultID = refreshtokenDescID.Default.(func() uuid.UUID)
+	scheduledeventMixin := schema.ScheduledEvent{}.Mixin()
+	scheduledeventMixinFields0 := scheduledeventMixin[0].Fields()
+	_ = scheduledeventMixinFields0
+	scheduledeventFields := schema.ScheduledEvent{}.Fields()
+	_ = scheduledeventFields
+	// scheduledeventDescCreatedAt is the schema descriptor for created_at field.
+	scheduledeventDescCreatedAt := scheduledeventMixinFields0[1].Descriptor()
+	// scheduledevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	scheduledevent.DefaultCreatedAt = scheduledeventDescCreatedAt.Default.(func() time.Time)
+	// scheduledeventDescUpdatedAt is the schema descriptor for updated_at field.
+	scheduledeventDescUpdatedAt := scheduledeventMixinFields0[2].Descriptor()
+	// scheduledevent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	scheduledevent.DefaultUpdatedAt = scheduledeventDescUpdatedAt.Default.(func() time.Time)
+	// scheduledevent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	scheduledevent.UpdateDefaultUpdatedAt = scheduledeventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// scheduledeventDescSubject is the schema descriptor for subject field.
+	scheduledeventDescSubject := scheduledeventFields[2].Descriptor()
+	// scheduledevent.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	scheduledevent.SubjectValidator = func() func(string) error {
+		validators := scheduledeventDescSubject.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(subject string) error {
+			for _, fn := range fns {
+				if err := fn(subject); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// scheduledeventDescDueOn is the schema descriptor for due_on field.
+	scheduledeventDescDueOn := scheduledeventFields[3].Descriptor()
+	// scheduledevent.DueOnValidator is a validator for the "due_on" field. It is called by the builders before save.
+	scheduledevent.DueOnValidator = scheduledeventDescDueOn.Validators[0].(func(string) error)
+	// scheduledeventDescChannel is the schema descriptor for channel field.
+	scheduledeventDescChannel := scheduledeventFields[7].Descriptor()
+	// scheduledevent.ChannelValidator is a validator for the "channel" field. It is called by the builders before save.
+	scheduledevent.ChannelValidator = scheduledeventDescChannel.Validators[0].(func(string) error)
+	// scheduledeventDescID is the schema descriptor for id field.
+	scheduledeventDescID := scheduledeventMixinFields0[0].Descriptor()
+	// scheduledevent.DefaultID holds the default value on creation for the id field.
+	scheduledevent.DefaultID = scheduledeventDescID.Default.(func() uuid.UUID)
 	taskupdateMixin := schema.TaskUpdate{}.Mixin()
 	taskupdateMixinFields0 := taskupdateMixin[0].Fields()
 	_ = taskupdateMixinFields0
@@ -1021,6 +1133,10 @@ func init() {
 			return nil
 		}
 	}()
+	// userDescEmail is the schema descriptor for email field.
+	userDescEmail := userFields[2].Descriptor()
+	// user.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	user.EmailValidator = userDescEmail.Validators[0].(func(string) error)
 	// userDescID is the schema descriptor for id field.
 	userDescID := userMixinFields0[0].Descriptor()
 	// user.DefaultID holds the default value on creation for the id field.

@@ -19,6 +19,8 @@ func (User) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("full_name").Optional().Nillable().MaxLen(200),
 		field.String("phone_number_local").NotEmpty().MaxLen(40).Unique(),
+		// email is where EMAIL notifications go; users without one receive none.
+		field.String("email").Optional().Nillable().MaxLen(254),
 		field.String("password_hash").Optional().Sensitive().
 			Annotations(entgql.Skip()),
 	}

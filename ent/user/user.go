@@ -26,6 +26,8 @@ const (
 	FieldFullName = "full_name"
 	// FieldPhoneNumberLocal holds the string denoting the phone_number_local field in the database.
 	FieldPhoneNumberLocal = "phone_number_local"
+	// FieldEmail holds the string denoting the email field in the database.
+	FieldEmail = "email"
 	// FieldPasswordHash holds the string denoting the password_hash field in the database.
 	FieldPasswordHash = "password_hash"
 	// EdgeMemberships holds the string denoting the memberships edge name in mutations.
@@ -49,6 +51,7 @@ var Columns = []string{
 	FieldIsActive,
 	FieldFullName,
 	FieldPhoneNumberLocal,
+	FieldEmail,
 	FieldPasswordHash,
 }
 
@@ -81,6 +84,8 @@ var (
 	FullNameValidator func(string) error
 	// PhoneNumberLocalValidator is a validator for the "phone_number_local" field. It is called by the builders before save.
 	PhoneNumberLocalValidator func(string) error
+	// EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	EmailValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -116,6 +121,11 @@ func ByFullName(opts ...sql.OrderTermOption) OrderOption {
 // ByPhoneNumberLocal orders the results by the phone_number_local field.
 func ByPhoneNumberLocal(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPhoneNumberLocal, opts...).ToFunc()
+}
+
+// ByEmail orders the results by the email field.
+func ByEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEmail, opts...).ToFunc()
 }
 
 // ByPasswordHash orders the results by the password_hash field.

@@ -103,6 +103,29 @@ type CastrationFactInput struct {
 	Date     string    `json:"date"`
 }
 
+// The channels a user hears on, for one farm or by default.
+type ChannelPreferences struct {
+	// Null for the user's default, which applies to farms without their own choice.
+	FarmID *uuid.UUID `json:"farmID,omitempty"`
+	Email  bool       `json:"email"`
+	Sms    bool       `json:"sms"`
+	InApp  bool       `json:"inApp"`
+	// FARM (this farm's choice), DEFAULT (the user's default) or ROLE (no choice: the role's defaults).
+	Source string `json:"source"`
+	// Where EMAIL goes; without one, no email is sent.
+	EmailAddress *string `json:"emailAddress,omitempty"`
+	// Where SMS goes: the user's phone number.
+	PhoneNumber string `json:"phoneNumber"`
+}
+
+type ChannelPreferencesInput struct {
+	Email bool `json:"email"`
+	Sms   bool `json:"sms"`
+	InApp bool `json:"inApp"`
+	// Sets the user's email address; null removes it; leaving it out keeps it.
+	EmailAddress graphql.Omittable[*string] `json:"emailAddress,omitempty"`
+}
+
 type CreateFarmInput struct {
 	Name         string       `json:"name"`
 	Species      farm.Species `json:"species"`

@@ -105,6 +105,8 @@ type Options struct {
 	// they never exhaust; the rate-limit tests set SPEC.md's 100.
 	APIRateLimit int64
 	Blobs        blob.Store // the file store; nil: a local directory removed after the test
+	// Clock replaces time.Now in the service (the notification scheduler and workers).
+	Clock func() time.Time
 }
 
 // NewApp starts Herdbook on d behind a real HTTP server.
@@ -122,7 +124,11 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		}
 		a.Blobs = local
 	}
-	a.Service = herdbook.New(d.Client, herdbook.WithBlobStore(a.Blobs))
+	svcOpts := []herdbook.Option{herdbook.WithBlobStore(a.Blobs)}
+	if o.Clock != nil {
+		svcOpts = append(svcOpts, herdbook.WithClock(o.Clock))
+	}
+	a.Service = herdbook.New(d.Client, svcOpts...)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Server = httptest.NewUnstartedServer(nil)
 	a.Server.Start()

@@ -15,3 +15,15 @@ type PlannedTask struct {
 	OffsetDays int    `json:"offset_days"`
 	DueDate    string `json:"due_date"`
 }
+
+// EventPayload carries the names a scheduled event's messages are written from, captured when
+// the event is created so that a later rename does not change what was announced.
+type EventPayload struct {
+	FarmName    string   `json:"farm_name"`
+	TaskName    string   `json:"task_name,omitempty"`
+	AnimalTags  []string `json:"animal_tags,omitempty"`
+	WindowLabel string   `json:"window_label,omitempty"`
+	WindowStart string   `json:"window_start,omitempty"`
+	WindowEnd   string   `json:"window_end,omitempty"`
+	Message     string   `json:"message,omitempty"`
+}
