@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
@@ -242,6 +243,32 @@ func TestThreads(t *testing.T) {
 		}
 		if _, err := svc.PostMessage(app.Ctx(editor), private.ID, "   "); herdbook.ErrorCode(err) != herdbook.EINVALID {
 			t.Fatalf("blank message: %v", err)
+		}
+	})
+}
+
+// TestConcurrentWrites runs read-then-write transactions from many goroutines at once: none
+// may fail because another holds the database (SQLite's SQLITE_BUSY on a lock upgrade).
+func TestConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Busy")
+		a := app.MustAnimal(u, f.ID, "A")
+		now := time.Now()
+		var g errgroup.Group
+		for i := 0; i < 24; i++ {
+			g.Go(func() error {
+				_, err := app.Service.CreateRecord(app.Ctx(u), f.ID, herdbook.RecordInput{
+					AnimalIDs: []uuid.UUID{a.ID}, Name: "concurrent", Type: "FEED", AppliedAt: &now,
+					Items: []herdbook.RecordItemInput{{}},
+				})
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			t.Fatalf("a concurrent write failed: %v", err)
 		}
 	})
 }

@@ -27,8 +27,11 @@ func init() {
 }
 
 // sqliteParams are required for correctness: foreign keys on, writers wait instead of failing,
-// WAL for concurrent readers, and times stored in a form every reader parses.
-const sqliteParams = "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_time_format=sqlite"
+// WAL for concurrent readers, times stored in a form every reader parses, and transactions
+// that take the write lock when they begin: a deferred transaction that reads and then
+// writes fails at once with SQLITE_BUSY when another writer got there first, without
+// waiting for busy_timeout.
+const sqliteParams = "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_time_format=sqlite&_txlock=immediate"
 
 // DB is an open database with its ent client.
 type DB struct {
