@@ -198,7 +198,7 @@ func (s *Service) existingEvents(ctx context.Context, kind scheduledevent.Kind, 
 		DueOn   string    `json:"due_on"`
 	}
 	err := s.Client(ctx).ScheduledEvent.Query().Where(
-		scheduledevent.KindEQ(kind), scheduledevent.FarmIDIn(unique(farmIDs)...),
+		scheduledevent.KindEQ(kind), scheduledevent.FarmIDIn(dedupe(farmIDs)...),
 		scheduledevent.DueOnGTE(from.Format(time.DateOnly)),
 	).Select(scheduledevent.FieldFarmID, scheduledevent.FieldSubject, scheduledevent.FieldDueOn).Scan(ctx, &rows)
 	seen := make(map[eventKey]bool, len(rows))
@@ -210,7 +210,7 @@ func (s *Service) existingEvents(ctx context.Context, kind scheduledevent.Kind, 
 
 // farmNames returns the names of the active farms among ids.
 func (s *Service) farmNames(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]string, error) {
-	farms, err := s.Client(ctx).Farm.Query().Where(farm.IDIn(unique(ids)...)).Select(farm.FieldID, farm.FieldName).All(ctx)
+	farms, err := s.Client(ctx).Farm.Query().Where(farm.IDIn(dedupe(ids)...)).Select(farm.FieldID, farm.FieldName).All(ctx)
 	names := make(map[uuid.UUID]string, len(farms))
 	for _, f := range farms {
 		names[f.ID] = f.Name
@@ -232,18 +232,6 @@ func (s *Service) insertEvents(ctx context.Context, creates []*ent.ScheduledEven
 		creates = creates[n:]
 	}
 	return nil
-}
-
-func unique(ids []uuid.UUID) []uuid.UUID {
-	seen := make(map[uuid.UUID]bool, len(ids))
-	out := make([]uuid.UUID, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // skipLocked locks the selected rows for the transaction and, on PostgreSQL, skips rows
@@ -278,7 +266,7 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 			farmIDs = append(farmIDs, e.FarmID)
 			eventIDs = append(eventIDs, e.ID)
 		}
-		farmIDs = unique(farmIDs)
+		farmIDs = dedupe(farmIDs)
 		active, err := c.Farm.Query().Where(farm.IDIn(farmIDs...)).IDs(ctx)
 		if err != nil {
 			return err
@@ -297,7 +285,7 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 			userIDs = append(userIDs, m.UserID)
 		}
 		prefRows, err := c.NotificationPreference.Query().Where(
-			notificationpreference.UserIDIn(unique(userIDs)...),
+			notificationpreference.UserIDIn(dedupe(userIDs)...),
 			notificationpreference.FarmIDIn(append(active, uuid.Nil)...)).All(ctx)
 		if err != nil {
 			return err
