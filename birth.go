@@ -246,9 +246,21 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, from, th
 }
 
 // WithFactColumns sets the indexed copies of the birth_history fact in metadata on an item
-// being created; the write path and the seed data both go through it.
+// being created; the seed data uses it to write what the API's write path writes.
 func WithFactColumns(c *ent.RecordItemCreate, metadata map[string]any) *ent.RecordItemCreate {
-	fc := columnsOf(metadata)
+	f, ok, errs := parseFact(metadata)
+	if !ok || len(errs) > 0 {
+		return c
+	}
+	return withFactColumns(c, &f)
+}
+
+// withFactColumns sets the indexed copies of fact f (none when f is nil).
+func withFactColumns(c *ent.RecordItemCreate, f *evidence.Fact) *ent.RecordItemCreate {
+	if f == nil {
+		return c
+	}
+	fc := columnsOf(*f)
 	return c.SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
 		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until)
 }
@@ -259,11 +271,7 @@ type factColumns struct {
 	subject, dam, group *uuid.UUID
 }
 
-func columnsOf(metadata map[string]any) factColumns {
-	f, ok, errs := parseFact(metadata)
-	if !ok || len(errs) > 0 {
-		return factColumns{}
-	}
+func columnsOf(f evidence.Fact) factColumns {
 	id := func(s string) *uuid.UUID {
 		if u, err := uuid.Parse(s); err == nil {
 			return &u

@@ -39,19 +39,31 @@ func validateFact(fe *fieldErrors, field string, metadata map[string]any) {
 	}
 }
 
+// parseFacts returns each item's fact (nil for an item without one), once per write: the
+// reference check, the canonical form and the index columns all work from it. Items were
+// validated before, so a fact that does not parse is left out.
+func parseFacts(items []RecordItemInput) []*evidence.Fact {
+	facts := make([]*evidence.Fact, len(items))
+	for i, it := range items {
+		if f, ok, errs := parseFact(it.Metadata); ok && len(errs) == 0 {
+			facts[i] = &f
+		}
+	}
+	return facts
+}
+
 // normalizeFacts stores each fact in its canonical form (lower-cased ids, no empty fields), so
 // that reads and queries see one spelling.
-func normalizeFacts(items []RecordItemInput) {
-	for i, it := range items {
-		f, ok, errs := parseFact(it.Metadata)
-		if !ok || len(errs) > 0 {
+func normalizeFacts(items []RecordItemInput, facts []*evidence.Fact) {
+	for i, f := range facts {
+		if f == nil {
 			continue
 		}
 		b, _ := json.Marshal(f)
 		var canon map[string]any
 		_ = json.Unmarshal(b, &canon)
-		md := make(map[string]any, len(it.Metadata))
-		for k, v := range it.Metadata {
+		md := make(map[string]any, len(items[i].Metadata))
+		for k, v := range items[i].Metadata {
 			md[k] = v
 		}
 		md[FactKey] = canon
@@ -61,15 +73,14 @@ func normalizeFacts(items []RecordItemInput) {
 
 // checkFactReferences makes sure every animal and group a fact names belongs to the farm
 // (inactive ones too: history may speak of animals that have left). Two queries in all.
-func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, items []RecordItemInput) error {
+func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact) error {
 	type ref struct {
 		field string
 		id    uuid.UUID
 	}
 	var animals, groups []ref
-	for i, it := range items {
-		f, ok, errs := parseFact(it.Metadata)
-		if !ok || len(errs) > 0 {
+	for i, f := range facts {
+		if f == nil {
 			continue
 		}
 		p := fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey)

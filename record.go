@@ -14,6 +14,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // Limits of a record write. They keep one request from building a statement the database
@@ -142,10 +143,11 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err != nil {
 			return err
 		}
-		if err := s.checkFactReferences(ctx, farmID, in.Items); err != nil {
+		facts := parseFacts(in.Items)
+		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
 			return err
 		}
-		normalizeFacts(in.Items)
+		normalizeFacts(in.Items, facts)
 		r, err = s.Client(ctx).Record.Create().
 			SetFarmID(farmID).
 			SetName(strings.TrimSpace(in.Name)).
@@ -158,20 +160,20 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err != nil {
 			return err
 		}
-		return s.createItems(ctx, r.ID, in.Items)
+		return s.createItems(ctx, r.ID, in.Items, facts)
 	})
 	return r, err
 }
 
-func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []RecordItemInput) error {
+func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
 	if len(items) == 0 {
 		return nil
 	}
 	c := s.Client(ctx)
 	builders := make([]*ent.RecordItemCreate, len(items))
 	for i, it := range items {
-		builders[i] = WithFactColumns(c.RecordItem.Create().SetRecordID(recordID).
-			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), it.Metadata)
+		builders[i] = withFactColumns(c.RecordItem.Create().SetRecordID(recordID).
+			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
 	}
 	return c.RecordItem.CreateBulk(builders...).Exec(ctx)
 }
@@ -255,10 +257,11 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			}
 			groups = without(groups, have)
 		}
-		if err := s.checkFactReferences(ctx, farmID, p.Items); err != nil {
+		facts := parseFacts(p.Items)
+		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
 			return err
 		}
-		normalizeFacts(p.Items)
+		normalizeFacts(p.Items, facts)
 		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
 		if p.Name != nil {
 			u.SetName(strings.TrimSpace(*p.Name))
@@ -279,7 +282,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if r, err = u.Save(ctx); err != nil {
 			return err
 		}
-		return s.createItems(ctx, id, p.Items)
+		return s.createItems(ctx, id, p.Items, facts)
 	})
 	return r, err
 }
