@@ -411,3 +411,64 @@ func TestPreviewsAndTasks(t *testing.T) {
 		})
 	})
 }
+
+// seedTasks approves n births on a protocol of 50 steps: 50·n tasks, each linked to the dam.
+func seedTasks(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, n int) (farmPath string) {
+	tb.Helper()
+	f := app.MustFarm(u, "Tasks")
+	dam := app.MustAnimal(u, f.ID, "DAM").ID.String()
+	base := "/v1/farm/" + f.ID.String()
+	steps := make([]map[string]any, 50)
+	for i := range steps {
+		steps[i] = map[string]any{"name": fmt.Sprintf("Step %d", i), "offset_days": i}
+	}
+	if res := app.Do("PUT", base+"/birth-history/protocol", u.Token, map[string]any{"steps": steps}); res.Status != 200 {
+		tb.Fatalf("protocol: %d %s", res.Status, res.Body)
+	}
+	for i := 0; i < n; i++ {
+		res := app.Do("POST", base+"/birth-history/previews", u.Token, map[string]any{"dam_id": dam, "birth_date": fmt.Sprintf("2026-03-%02d", i+1)})
+		id, _ := res.JSON(tb)["id"].(string)
+		if res := app.Do("POST", base+"/birth-history/previews/"+id+"/approve", u.Token, map[string]any{"request_id": fmt.Sprintf("seed-%d", i)}); res.Status != 201 {
+			tb.Fatalf("approve: %d %s", res.Status, res.Body)
+		}
+	}
+	return base + "/farm-tasks"
+}
+
+// TestFarmTaskListQueryCount proves the task list costs the same for 5 tasks as for 200.
+func TestFarmTaskListQueryCount(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		path := seedTasks(t, app, u, 4)
+		counts := map[int]int64{}
+		for _, n := range []int{5, 200} {
+			counts[n] = app.Queries(func() {
+				if got := len(app.Do("GET", fmt.Sprintf("%s?take=%d", path, n), u.Token, nil).JSON(t)["records"].([]any)); got != n {
+					t.Fatalf("%d tasks, want %d", got, n)
+				}
+			})
+		}
+		if counts[5] != counts[200] {
+			t.Fatalf("queries grow with the page: %v", counts)
+		}
+		t.Logf("farm-task list: %d queries for any page size", counts[200])
+	})
+}
+
+func BenchmarkFarmTaskList(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			path := seedTasks(b, app, u, 4) + "?take=50"
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res := app.Do("GET", path, u.Token, nil); res.Status != 200 {
+					b.Fatal(res.Status)
+				}
+			}
+		})
+	}
+}
