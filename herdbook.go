@@ -154,12 +154,21 @@ func (s *Service) inTx(ctx context.Context, fn func(ctx context.Context) error) 
 
 func (s *Service) nowUTC() time.Time { return s.now().UTC() }
 
+// RequireViewer answers EUNAUTHORIZED for an anonymous request. Transports call it before
+// describing a malformed request, so that anonymous callers learn nothing about the routes.
+func RequireViewer(ctx context.Context) error {
+	if ViewerFrom(ctx) == nil {
+		return Errorf(EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+	}
+	return nil
+}
+
 // authenticate returns the viewer, checks the scope (403) and nothing else.
 func authenticate(ctx context.Context, scopes ...string) (*Viewer, error) {
-	v := ViewerFrom(ctx)
-	if v == nil {
-		return nil, Errorf(EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+	if err := RequireViewer(ctx); err != nil {
+		return nil, err
 	}
+	v := ViewerFrom(ctx)
 	for _, sc := range scopes {
 		if !v.HasScope(sc) {
 			return nil, Errorf(EFORBIDDEN, "the credential lacks the scope %s", sc)

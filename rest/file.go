@@ -35,8 +35,8 @@ func (h *Handler) newFileDetailJSON(f *ent.File, recordIDs []uuid.UUID) fileDeta
 // anonymous callers 401 rather than describing their mistakes.
 func queryID(r *http.Request, name string) (uuid.UUID, error) {
 	raw := r.URL.Query().Get(name)
-	if herdbook.ViewerFrom(r.Context()) == nil {
-		return uuid.Nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+	if err := herdbook.RequireViewer(r.Context()); err != nil {
+		return uuid.Nil, err
 	}
 	if raw == "" {
 		return uuid.Nil, herdbook.Invalid(herdbook.FieldError{Field: name, Message: "is required (a query parameter)"})
@@ -243,8 +243,8 @@ func (h *Handler) associations(w http.ResponseWriter, r *http.Request) (uuid.UUI
 	if err != nil {
 		return uuid.Nil, nil, err
 	}
-	if herdbook.ViewerFrom(r.Context()) == nil {
-		return uuid.Nil, nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+	if err := herdbook.RequireViewer(r.Context()); err != nil {
+		return uuid.Nil, nil, err
 	}
 	var b associationsBody
 	if err := decode(w, r, &b); err != nil {

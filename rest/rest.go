@@ -142,8 +142,8 @@ func (h *Handler) pathID(r *http.Request, name string) (uuid.UUID, error) {
 	raw := r.PathValue(name)
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		if herdbook.ViewerFrom(r.Context()) == nil {
-			return uuid.Nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token>")
+		if err := herdbook.RequireViewer(r.Context()); err != nil {
+			return uuid.Nil, err
 		}
 		return uuid.Nil, herdbook.Invalid(herdbook.FieldError{Field: name, Message: "must be a UUID"})
 	}
