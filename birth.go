@@ -22,11 +22,16 @@ import (
 	"github.com/herdbook/herdbook/evidence"
 )
 
-// BirthSettings is a farm's current birth-history settings: nil until the farm sets them.
+// BirthSettings is a farm's current birth-history settings: nil until the farm sets them,
+// and nil again after the farm's species changes, until settings for the new species are
+// set. Settings are bound to a species: a sheep is never reviewed with cattle gestation.
 type BirthSettings struct {
 	Species  string
 	Settings *evidence.Settings
-	Version  int
+	// Version is the version of Settings, 0 when there are none.
+	Version int
+	// latest is the newest stored version, whatever its species: the next one follows it.
+	latest int
 }
 
 // BirthSettings returns the farm's species and current settings.
@@ -52,13 +57,18 @@ func (s *Service) birthSettings(ctx context.Context, farmID uuid.UUID) (BirthSet
 	case err != nil:
 		return out, err
 	}
+	out.latest = row.Version
+	if row.Settings.Species != out.Species {
+		return out, nil // set for the farm's former species: they do not apply
+	}
 	st := row.Settings
 	out.Settings, out.Version = &st, row.Version
 	return out, nil
 }
 
 // PutBirthSettings replaces the farm's settings whole with a new version and marks every
-// unapproved preview stale: it was made with settings that no longer hold.
+// preview stale, approved ones included: each was made with settings that no longer hold,
+// and a task update that names its approved preview must learn that (SPEC farm tasks rule 3).
 func (s *Service) PutBirthSettings(ctx context.Context, farmID uuid.UUID, in evidence.Settings) (BirthSettings, error) {
 	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
 	if err != nil {
@@ -77,20 +87,26 @@ func (s *Service) PutBirthSettings(ctx context.Context, farmID uuid.UUID, in evi
 			in.BirthWindows = []evidence.Window{}
 		}
 		c := s.Client(ctx)
-		row, err := c.BirthSettings.Create().SetFarmID(farmID).SetVersion(cur.Version + 1).
+		row, err := c.BirthSettings.Create().SetFarmID(farmID).SetVersion(cur.latest + 1).
 			SetSettings(in).SetCreatedBy(v.UserID).Save(ctx)
 		if err != nil {
 			return constraint(err, "the settings were changed at the same time; try again")
 		}
-		if err := c.BirthPreview.Update().Where(birthpreview.FarmID(farmID), birthpreview.Stale(false),
-			birthpreview.ApprovedAtIsNil()).SetStale(true).Exec(ctx); err != nil {
+		if err := s.markPreviewsStale(ctx, farmID); err != nil {
 			return err
 		}
 		st := row.Settings
-		out = BirthSettings{Species: cur.Species, Settings: &st, Version: row.Version}
+		out = BirthSettings{Species: cur.Species, Settings: &st, Version: row.Version, latest: row.Version}
 		return nil
 	})
 	return out, err
+}
+
+// markPreviewsStale marks every preview of the farm stale: the settings they were made
+// with no longer hold.
+func (s *Service) markPreviewsStale(ctx context.Context, farmID uuid.UUID) error {
+	return s.Client(ctx).BirthPreview.Update().Where(birthpreview.FarmID(farmID), birthpreview.Stale(false)).
+		SetStale(true).Exec(ctx)
 }
 
 func invalidFromEvidence(prefix string, errs []evidence.FieldError) error {

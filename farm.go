@@ -185,25 +185,41 @@ func (s *Service) UpdateFarm(ctx context.Context, id uuid.UUID, p FarmPatch) (*e
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	u := s.Client(ctx).Farm.UpdateOneID(id)
-	if p.Name != nil {
-		u.SetName(strings.TrimSpace(*p.Name))
-	}
-	if p.Species != nil {
-		u.SetSpecies(farm.Species(*p.Species))
-	}
-	if p.SpeciesOther.Set {
-		if p.SpeciesOther.Value == nil {
-			u.ClearSpeciesOther()
-		} else {
-			u.SetSpeciesOther(*p.SpeciesOther.Value)
+	err := s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		before, err := c.Farm.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "farm", id)
 		}
-	}
-	if p.AllowPrivateThreads != nil {
-		u.SetAllowPrivateThreads(*p.AllowPrivateThreads)
-	}
-	if err := u.Exec(ctx); err != nil {
-		return nil, notFound(err, "farm", id)
+		u := c.Farm.UpdateOneID(id)
+		if p.Name != nil {
+			u.SetName(strings.TrimSpace(*p.Name))
+		}
+		if p.Species != nil {
+			u.SetSpecies(farm.Species(*p.Species))
+		}
+		if p.SpeciesOther.Set {
+			if p.SpeciesOther.Value == nil {
+				u.ClearSpeciesOther()
+			} else {
+				u.SetSpeciesOther(*p.SpeciesOther.Value)
+			}
+		}
+		if p.AllowPrivateThreads != nil {
+			u.SetAllowPrivateThreads(*p.AllowPrivateThreads)
+		}
+		if err := u.Exec(ctx); err != nil {
+			return notFound(err, "farm", id)
+		}
+		if p.Species != nil && *p.Species != string(before.Species) {
+			// Birth settings are bound to a species: the former species' settings stop
+			// applying, so every preview made with them is stale.
+			return s.markPreviewsStale(ctx, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s.farmWithMembers(ctx, id)
 }

@@ -186,6 +186,28 @@ func (p FarmTaskPatch) validate() (*time.Time, error) {
 	return due, fe.err()
 }
 
+// checkTaskPreview guards a task update that names the preview the client saw: it must be
+// the preview the task's birth was approved from (another preview of the farm says the
+// client holds another birth's view), and that preview must not have gone stale since.
+func (s *Service) checkTaskPreview(ctx context.Context, farmID uuid.UUID, t *ent.FarmTask, previewID uuid.UUID) error {
+	c := s.Client(ctx)
+	pv, err := c.BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(previewID)).Only(ctx)
+	if err != nil {
+		return Invalid(FieldError{Field: "preview_id", Message: "is not a preview of this farm"})
+	}
+	ev, err := c.BirthEvent.Query().Where(birthevent.ID(t.BirthEventID)).Select(birthevent.FieldPreviewID).Only(ctx)
+	if err != nil {
+		return err
+	}
+	if ev.PreviewID != pv.ID {
+		return Errorf(ECONFLICT, "preview %s is not the preview this task's birth was approved from (%s)", pv.ID, ev.PreviewID)
+	}
+	if pv.Stale {
+		return Errorf(ECONFLICT, "the approved preview is stale: the birth-history settings or the farm's species changed after it was made")
+	}
+	return nil
+}
+
 // hash is the fingerprint of the request, to tell a retry from a reused request id.
 func (p FarmTaskPatch) hash(taskID uuid.UUID) string {
 	b, _ := json.Marshal(struct {
@@ -232,12 +254,8 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 			return notFound(err, "task", taskID)
 		}
 		if p.PreviewID != nil {
-			pv, err := c.BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(*p.PreviewID)).Only(ctx)
-			if err != nil {
-				return Invalid(FieldError{Field: "preview_id", Message: "is not a preview of this farm"})
-			}
-			if pv.Stale {
-				return Errorf(ECONFLICT, "the preview is stale: the birth-history settings changed after it was made")
+			if err := s.checkTaskPreview(ctx, farmID, t, *p.PreviewID); err != nil {
+				return err
 			}
 		}
 		if p.ProtocolVersion != nil && *p.ProtocolVersion != t.ProtocolVersion {

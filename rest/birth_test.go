@@ -380,8 +380,20 @@ func TestPreviewsAndTasks(t *testing.T) {
 			herdbooktest.WantEnvelope(t, put(second, `{"status":"TODO","request_id":"r-7"}`), 409, "ConflictError", "already used")
 			herdbooktest.WantEnvelope(t, put(second, `{"status":"TODO"}`, "Idempotency-Key", "r-7"), 409, "ConflictError", "")
 		})
-		t.Run("ErrStalePreview", func(t *testing.T) {
-			herdbooktest.WantEnvelope(t, put(first, map[string]any{"status": "DONE", "preview_id": stalePreview["id"]}), 409, "ConflictError", "stale")
+		t.Run("ErrApprovedPreviewStale", func(t *testing.T) {
+			// p1 was approved before the settings changed: naming it is a 409 (SPEC farm tasks
+			// rule 3), and nothing is written.
+			before := app.Do("GET", tasksPath, b.reader.Token, nil).Body
+			herdbooktest.WantEnvelope(t, put(first, map[string]any{"status": "CANCELLED", "preview_id": p1["id"]}), 409, "ConflictError", "stale")
+			if after := app.Do("GET", tasksPath, b.reader.Token, nil).Body; string(after) != string(before) {
+				t.Fatalf("a refused update changed the tasks:\n%s\n%s", before, after)
+			}
+		})
+		t.Run("ErrAnotherPreview", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, put(first, map[string]any{"status": "DONE", "preview_id": stalePreview["id"]}), 409, "ConflictError", "not the preview this task")
+		})
+		t.Run("ErrPreviewOfAnotherFarm", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, put(first, map[string]any{"status": "DONE", "preview_id": uuid.NewString()}), 400, "ValidationError", "preview_id")
 		})
 		t.Run("ErrProtocolStepsDiffer", func(t *testing.T) {
 			herdbooktest.WantEnvelope(t, put(first, `{"status":"DONE","protocol_version":2}`), 409, "ConflictError", "different steps")
@@ -409,6 +421,71 @@ func TestPreviewsAndTasks(t *testing.T) {
 		t.Run("ErrProtocolInvalid", func(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"","offset_days":99999}]}`), 400, "ValidationError", "steps[0].offset_days")
 		})
+		t.Run("OwnFreshPreviewAccepted", func(t *testing.T) {
+			p := preview()
+			res := approve(p["id"].(string), "req-fresh")
+			if res.Status != 201 {
+				t.Fatalf("approve: %d %s", res.Status, res.Body)
+			}
+			task := res.JSON(t)["tasks"].([]any)[0].(map[string]any)["id"].(string)
+			if res := put(task, map[string]any{"status": "DONE", "preview_id": p["id"]}); res.Status != 200 {
+				t.Fatalf("own fresh preview: %d %s", res.Status, res.Body)
+			}
+			app.Do("PUT", bh+"/settings", b.owner.Token, cattleSettings)
+			herdbooktest.WantEnvelope(t, put(task, map[string]any{"status": "TODO", "preview_id": p["id"]}), 409, "ConflictError", "stale")
+		})
+	})
+}
+
+// TestSettingsBoundToSpecies: after the farm's species changes, the former species'
+// settings no longer apply (GET reads null, the review is not configured, previews are
+// stale) until settings for the new species are set.
+func TestSettingsBoundToSpecies(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		app, bh := b.app, b.base+"/birth-history"
+		if res := app.Do("PUT", bh+"/settings", b.owner.Token, cattleSettings); res.Status != 200 {
+			t.Fatalf("settings: %d %s", res.Status, res.Body)
+		}
+		pv := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": "2026-04-20"}).JSON(t)
+		evidence := func() map[string]any {
+			return app.Do("GET", bh+"/evidence?dam_id="+b.dam+"&birth_date=2026-04-20", b.reader.Token, nil).JSON(t)
+		}
+		if ev := evidence(); ev["settings_status"] != "configured" {
+			t.Fatalf("evidence before = %v", ev)
+		}
+		if res := app.Do("PUT", b.base, b.owner.Token, `{"species":"SHEEP"}`); res.Status != 200 {
+			t.Fatalf("species change: %d %s", res.Status, res.Body)
+		}
+		got := app.Do("GET", bh+"/settings", b.reader.Token, nil).JSON(t)
+		if got["species"] != "SHEEP" || got["settings"] != nil {
+			t.Fatalf("settings after the species change = %v, want SHEEP and null", got)
+		}
+		ev := evidence()
+		if ev["settings_status"] != "not_configured" || ev["settings"] != nil || ev["conception_window"] != nil {
+			t.Fatalf("evidence after the species change = %v, want not configured", ev)
+		}
+		if p := app.Do("GET", bh+"/previews/"+pv["id"].(string), b.reader.Token, nil).JSON(t); p["stale"] != true {
+			t.Fatalf("preview made with cattle settings is not stale: %v", p)
+		}
+		wantEmpty(t, app.Do("PUT", bh+"/settings", b.owner.Token, cattleSettings), 400) // species mismatch
+		sheep := strings.Replace(strings.Replace(cattleSettings, "CATTLE", "SHEEP", 1), `"min":279,"max":292`, `"min":142,"max":152`, 1)
+		put := app.Do("PUT", bh+"/settings", b.owner.Token, sheep).JSON(t)
+		if put["species"] != "SHEEP" || put["settings"].(map[string]any)["gestation_days"].(map[string]any)["min"] != float64(142) {
+			t.Fatalf("sheep settings = %v", put)
+		}
+		if p := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": "2026-04-20"}).JSON(t); p["settings_version"] != float64(2) {
+			t.Fatalf("preview with sheep settings = %v, want settings_version 2", p)
+		}
+		if cw := evidence()["conception_window"].(map[string]any); cw["start_date"] != "2025-11-19" {
+			t.Fatalf("sheep conception window = %v", cw)
+		}
+		// Back to cattle: the newest settings are the sheep's, so none apply.
+		app.Do("PUT", b.base, b.owner.Token, `{"species":"CATTLE"}`)
+		if got := app.Do("GET", bh+"/settings", b.reader.Token, nil).JSON(t); got["settings"] != nil {
+			t.Fatalf("settings after changing back = %v", got)
+		}
 	})
 }
 
