@@ -932,8 +932,8 @@ func (s *Service) purgeFile(ctx context.Context, st blob.Store, f *ent.File) err
 	})
 }
 
-// RunFilePurge calls PurgeDeletedFiles at start and then every interval until ctx ends,
-// logging what it did. serve runs it in a goroutine.
+// RunFilePurge calls PurgeDeletedFiles (and PurgeIdempotencyKeys) at start and then every
+// interval until ctx ends, logging what it did. serve runs it in a goroutine.
 func (s *Service) RunFilePurge(ctx context.Context, every, retention time.Duration, logger *slog.Logger) {
 	if logger == nil {
 		logger = slog.Default()
@@ -947,6 +947,12 @@ func (s *Service) RunFilePurge(ctx context.Context, every, retention time.Durati
 			logger.Error("file purge", "purged", n, "err", err)
 		case n > 0:
 			logger.Info("file purge", "purged", n, "retention", retention.String())
+		}
+		// The same housekeeping forgets idempotent answers past their 24 hours.
+		if n, err := s.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("idempotency key purge", "err", err)
+		} else if n > 0 {
+			logger.Info("idempotency key purge", "purged", n)
 		}
 		select {
 		case <-ctx.Done():

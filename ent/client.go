@@ -30,6 +30,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -80,6 +81,8 @@ type Client struct {
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
+	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
+	IdempotentRequest *IdempotentRequestClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
 	// Notification is the client for interacting with the Notification builders.
@@ -131,6 +134,7 @@ func (c *Client) init() {
 	c.File = NewFileClient(c.config)
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
+	c.IdempotentRequest = NewIdempotentRequestClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.Notification = NewNotificationClient(c.config)
 	c.NotificationPreference = NewNotificationPreferenceClient(c.config)
@@ -250,6 +254,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
+		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
@@ -296,6 +301,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
+		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
@@ -340,9 +346,10 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.IdempotentRequest,
+		c.Message, c.Notification, c.NotificationPreference, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
+		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -354,9 +361,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.IdempotentRequest,
+		c.Message, c.Notification, c.NotificationPreference, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
+		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -393,6 +401,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FollowUpProtocol.mutate(ctx, m)
 	case *GroupMutation:
 		return c.Group.mutate(ctx, m)
+	case *IdempotentRequestMutation:
+		return c.IdempotentRequest.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
 	case *NotificationMutation:
@@ -2740,6 +2750,139 @@ func (c *GroupClient) mutate(ctx context.Context, m *GroupMutation) (Value, erro
 	}
 }
 
+// IdempotentRequestClient is a client for the IdempotentRequest schema.
+type IdempotentRequestClient struct {
+	config
+}
+
+// NewIdempotentRequestClient returns a client for the IdempotentRequest from the given config.
+func NewIdempotentRequestClient(c config) *IdempotentRequestClient {
+	return &IdempotentRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotentrequest.Hooks(f(g(h())))`.
+func (c *IdempotentRequestClient) Use(hooks ...Hook) {
+	c.hooks.IdempotentRequest = append(c.hooks.IdempotentRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotentrequest.Intercept(f(g(h())))`.
+func (c *IdempotentRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotentRequest = append(c.inters.IdempotentRequest, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotentRequest entity.
+func (c *IdempotentRequestClient) Create() *IdempotentRequestCreate {
+	mutation := newIdempotentRequestMutation(c.config, OpCreate)
+	return &IdempotentRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotentRequest entities.
+func (c *IdempotentRequestClient) CreateBulk(builders ...*IdempotentRequestCreate) *IdempotentRequestCreateBulk {
+	return &IdempotentRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotentRequestClient) MapCreateBulk(slice any, setFunc func(*IdempotentRequestCreate, int)) *IdempotentRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotentRequestCreateBulk{err: fmt.Errorf("calling to IdempotentRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotentRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotentRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotentRequest.
+func (c *IdempotentRequestClient) Update() *IdempotentRequestUpdate {
+	mutation := newIdempotentRequestMutation(c.config, OpUpdate)
+	return &IdempotentRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotentRequestClient) UpdateOne(_m *IdempotentRequest) *IdempotentRequestUpdateOne {
+	mutation := newIdempotentRequestMutation(c.config, OpUpdateOne, withIdempotentRequest(_m))
+	return &IdempotentRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotentRequestClient) UpdateOneID(id uuid.UUID) *IdempotentRequestUpdateOne {
+	mutation := newIdempotentRequestMutation(c.config, OpUpdateOne, withIdempotentRequestID(id))
+	return &IdempotentRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotentRequest.
+func (c *IdempotentRequestClient) Delete() *IdempotentRequestDelete {
+	mutation := newIdempotentRequestMutation(c.config, OpDelete)
+	return &IdempotentRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotentRequestClient) DeleteOne(_m *IdempotentRequest) *IdempotentRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotentRequestClient) DeleteOneID(id uuid.UUID) *IdempotentRequestDeleteOne {
+	builder := c.Delete().Where(idempotentrequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotentRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotentRequest.
+func (c *IdempotentRequestClient) Query() *IdempotentRequestQuery {
+	return &IdempotentRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotentRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotentRequest entity by its id.
+func (c *IdempotentRequestClient) Get(ctx context.Context, id uuid.UUID) (*IdempotentRequest, error) {
+	return c.Query().Where(idempotentrequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotentRequestClient) GetX(ctx context.Context, id uuid.UUID) *IdempotentRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotentRequestClient) Hooks() []Hook {
+	return c.hooks.IdempotentRequest
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotentRequestClient) Interceptors() []Interceptor {
+	return c.inters.IdempotentRequest
+}
+
+func (c *IdempotentRequestClient) mutate(ctx context.Context, m *IdempotentRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotentRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotentRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotentRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotentRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotentRequest mutation op: %q", m.Op())
+	}
+}
+
 // MessageClient is a client for the Message schema.
 type MessageClient struct {
 	config
@@ -4784,16 +4927,16 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, User []ent.Hook
+		FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, User []ent.Interceptor
+		FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User []ent.Interceptor
 	}
 )
 

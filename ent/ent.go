@@ -26,6 +26,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -113,6 +114,7 @@ func checkColumn(t, c string) error {
 			file.Table:                   file.ValidColumn,
 			followupprotocol.Table:       followupprotocol.ValidColumn,
 			group.Table:                  group.ValidColumn,
+			idempotentrequest.Table:      idempotentrequest.ValidColumn,
 			message.Table:                message.ValidColumn,
 			notification.Table:           notification.ValidColumn,
 			notificationpreference.Table: notificationpreference.ValidColumn,

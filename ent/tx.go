@@ -42,6 +42,8 @@ type Tx struct {
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
+	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
+	IdempotentRequest *IdempotentRequestClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
 	// Notification is the client for interacting with the Notification builders.
@@ -213,6 +215,7 @@ func (tx *Tx) init() {
 	tx.File = NewFileClient(tx.config)
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
+	tx.IdempotentRequest = NewIdempotentRequestClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.Notification = NewNotificationClient(tx.config)
 	tx.NotificationPreference = NewNotificationPreferenceClient(tx.config)

@@ -22,6 +22,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -472,6 +473,33 @@ func (f TraverseGroup) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.GroupQuery", q)
 }
 
+// The IdempotentRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type IdempotentRequestFunc func(context.Context, *ent.IdempotentRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f IdempotentRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.IdempotentRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.IdempotentRequestQuery", q)
+}
+
+// The TraverseIdempotentRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseIdempotentRequest func(context.Context, *ent.IdempotentRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseIdempotentRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseIdempotentRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.IdempotentRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotentRequestQuery", q)
+}
+
 // The MessageFunc type is an adapter to allow the use of ordinary function as a Querier.
 type MessageFunc func(context.Context, *ent.MessageQuery) (ent.Value, error)
 
@@ -854,6 +882,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FollowUpProtocolQuery, predicate.FollowUpProtocol, followupprotocol.OrderOption]{typ: ent.TypeFollowUpProtocol, tq: q}, nil
 	case *ent.GroupQuery:
 		return &query[*ent.GroupQuery, predicate.Group, group.OrderOption]{typ: ent.TypeGroup, tq: q}, nil
+	case *ent.IdempotentRequestQuery:
+		return &query[*ent.IdempotentRequestQuery, predicate.IdempotentRequest, idempotentrequest.OrderOption]{typ: ent.TypeIdempotentRequest, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
 	case *ent.NotificationQuery:

@@ -477,6 +477,36 @@ var (
 			},
 		},
 	}
+	// IdempotentRequestsColumns holds the columns for the "idempotent_requests" table.
+	IdempotentRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "key", Type: field.TypeString, Size: 255},
+		{Name: "fingerprint", Type: field.TypeString},
+		{Name: "status", Type: field.TypeInt, Default: 0},
+		{Name: "content_type", Type: field.TypeString, Default: ""},
+		{Name: "body", Type: field.TypeBytes, Nullable: true},
+	}
+	// IdempotentRequestsTable holds the schema information for the "idempotent_requests" table.
+	IdempotentRequestsTable = &schema.Table{
+		Name:       "idempotent_requests",
+		Columns:    IdempotentRequestsColumns,
+		PrimaryKey: []*schema.Column{IdempotentRequestsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotentrequest_user_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotentRequestsColumns[3], IdempotentRequestsColumns[4]},
+			},
+			{
+				Name:    "idempotentrequest_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotentRequestsColumns[1]},
+			},
+		},
+	}
 	// MessagesColumns holds the columns for the "messages" table.
 	MessagesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1073,6 +1103,7 @@ var (
 		FilesTable,
 		FollowUpProtocolsTable,
 		GroupsTable,
+		IdempotentRequestsTable,
 		MessagesTable,
 		NotificationsTable,
 		NotificationPreferencesTable,

@@ -48,6 +48,9 @@ type FollowUpProtocol func(*sql.Selector)
 // Group is the predicate function for group builders.
 type Group func(*sql.Selector)
 
+// IdempotentRequest is the predicate function for idempotentrequest builders.
+type IdempotentRequest func(*sql.Selector)
+
 // Message is the predicate function for message builders.
 type Message func(*sql.Selector)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -586,6 +587,55 @@ func init() {
 	groupDescID := groupMixinFields0[0].Descriptor()
 	// group.DefaultID holds the default value on creation for the id field.
 	group.DefaultID = groupDescID.Default.(func() uuid.UUID)
+	idempotentrequestMixin := schema.IdempotentRequest{}.Mixin()
+	idempotentrequestMixinFields0 := idempotentrequestMixin[0].Fields()
+	_ = idempotentrequestMixinFields0
+	idempotentrequestFields := schema.IdempotentRequest{}.Fields()
+	_ = idempotentrequestFields
+	// idempotentrequestDescCreatedAt is the schema descriptor for created_at field.
+	idempotentrequestDescCreatedAt := idempotentrequestMixinFields0[1].Descriptor()
+	// idempotentrequest.DefaultCreatedAt holds the default value on creation for the created_at field.
+	idempotentrequest.DefaultCreatedAt = idempotentrequestDescCreatedAt.Default.(func() time.Time)
+	// idempotentrequestDescUpdatedAt is the schema descriptor for updated_at field.
+	idempotentrequestDescUpdatedAt := idempotentrequestMixinFields0[2].Descriptor()
+	// idempotentrequest.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	idempotentrequest.DefaultUpdatedAt = idempotentrequestDescUpdatedAt.Default.(func() time.Time)
+	// idempotentrequest.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	idempotentrequest.UpdateDefaultUpdatedAt = idempotentrequestDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// idempotentrequestDescKey is the schema descriptor for key field.
+	idempotentrequestDescKey := idempotentrequestFields[1].Descriptor()
+	// idempotentrequest.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	idempotentrequest.KeyValidator = func() func(string) error {
+		validators := idempotentrequestDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotentrequestDescFingerprint is the schema descriptor for fingerprint field.
+	idempotentrequestDescFingerprint := idempotentrequestFields[2].Descriptor()
+	// idempotentrequest.FingerprintValidator is a validator for the "fingerprint" field. It is called by the builders before save.
+	idempotentrequest.FingerprintValidator = idempotentrequestDescFingerprint.Validators[0].(func(string) error)
+	// idempotentrequestDescStatus is the schema descriptor for status field.
+	idempotentrequestDescStatus := idempotentrequestFields[3].Descriptor()
+	// idempotentrequest.DefaultStatus holds the default value on creation for the status field.
+	idempotentrequest.DefaultStatus = idempotentrequestDescStatus.Default.(int)
+	// idempotentrequestDescContentType is the schema descriptor for content_type field.
+	idempotentrequestDescContentType := idempotentrequestFields[4].Descriptor()
+	// idempotentrequest.DefaultContentType holds the default value on creation for the content_type field.
+	idempotentrequest.DefaultContentType = idempotentrequestDescContentType.Default.(string)
+	// idempotentrequestDescID is the schema descriptor for id field.
+	idempotentrequestDescID := idempotentrequestMixinFields0[0].Descriptor()
+	// idempotentrequest.DefaultID holds the default value on creation for the id field.
+	idempotentrequest.DefaultID = idempotentrequestDescID.Default.(func() uuid.UUID)
 	messageMixin := schema.Message{}.Mixin()
 	messageMixinInters1 := messageMixin[1].Interceptors()
 	message.Interceptors[0] = messageMixinInters1[0]

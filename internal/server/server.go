@@ -16,6 +16,7 @@ import (
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/idempotency"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -52,14 +53,17 @@ func New(cfg Config, d Deps) http.Handler {
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
 	// newer than the keys and refuses them with 403.
-	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{
-		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
-		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
-	}))
+	// Writes sent with an Idempotency-Key run once per user and key; retries replay the answer.
+	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(idempotency.Middleware(d.Service, rest.WriteError)(
+		rest.NewHandler(d.Service, rest.Config{
+			BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
+			ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		})))
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(
+		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,
