@@ -16,6 +16,7 @@ import (
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -52,14 +53,17 @@ func New(cfg Config, d Deps) http.Handler {
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
 	// newer than the keys and refuses them with 403.
-	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{
+	// A refused credential is answered the way the operation answers errors (without a body
+	// on the birth-history paths), so REST's Bearer answers through the facade.
+	facade := rest.NewHandler(d.Service, rest.Config{
 		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
 		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
-	}))
+	})
+	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys())(facade)
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,
@@ -86,14 +90,14 @@ func New(cfg Config, d Deps) http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ready"}`))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 	})
 
 	var h http.Handler = mux
 	h = corsFor(cfg.WebOrigin).Handler(h)
-	h = rest.AccessLog(cfg.Logger, h)
-	h = rest.Recover(h)
-	h = rest.WithRequestID(h)
+	h = httpapi.AccessLog(cfg.Logger, h)
+	h = httpapi.Recover(h)
+	h = httpapi.WithRequestID(h)
 	return h
 }
 
