@@ -321,6 +321,11 @@ func pickAuthParams(from url.Values) url.Values {
 // when the client or redirect_uri cannot be trusted, else with a redirect carrying the
 // error to the registered redirect_uri.
 func (h *Handler) checkAuthorize(w http.ResponseWriter, r *http.Request, p url.Values) (*AuthorizeRequest, bool) {
+	if err := herdbook.CheckText("state", p.Get("state")); err != nil {
+		h.message(w, r, http.StatusBadRequest, "This link is not valid",
+			"The application sent you here with a request Herdbook cannot accept: its state "+herdbook.ErrorFields(err)[0].Message+". Tell the application's developer; you will not be sent back to it.")
+		return nil, false
+	}
 	req, err := h.iss.CheckAuthorizeRequest(r.Context(), p.Get("client_id"), p.Get("redirect_uri"), p.Get("response_type"),
 		p.Get("scope"), p.Get("code_challenge"), p.Get("code_challenge_method"))
 	if err == nil {
