@@ -78,11 +78,17 @@ func tokenBody(t *Tokens) map[string]any {
 	return out
 }
 
-// oauthError answers with an OAuth error object. Anything but an *Error is internal: logged,
-// and shown only as server_error.
+// oauthError answers with an OAuth error object. An outage of the database is
+// temporarily_unavailable (503, with Retry-After); anything else but an *Error is internal:
+// logged, and shown only as server_error.
 func (h *Handler) oauthError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
-	if e == nil {
+	switch {
+	case e != nil:
+	case herdbook.ErrorCode(err) == herdbook.EUNAVAILABLE:
+		httpapi.Prepare(w, r, err)
+		e = oauthErr(ErrCodeUnavailable, "%s", herdbook.ErrorMessage(err))
+	default:
 		h.cfg.Logger.ErrorContext(r.Context(), "oauth: internal error", "err", err, "path", r.URL.Path, "request_id", httpapi.RequestID(r.Context()))
 		e = oauthErr(ErrCodeServerError, "Internal error.")
 	}
