@@ -74,6 +74,9 @@ func (s *Service) PutBirthSettings(ctx context.Context, farmID uuid.UUID, in evi
 	if err != nil {
 		return BirthSettings{}, err
 	}
+	if err := checkTextIn(in); err != nil {
+		return BirthSettings{}, err
+	}
 	var out BirthSettings
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		cur, err := s.birthSettings(ctx, farmID)

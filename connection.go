@@ -34,6 +34,23 @@ func (w Window) validate() error {
 			fe.add(a.name, "must be between 0 and %d", MaxConnectionPage)
 		}
 	}
+	// A cursor is the client's to send back; its value reaches the query as a comparison.
+	for _, c := range []struct {
+		name string
+		c    *Cursor
+	}{{"after", w.After}, {"before", w.Before}} {
+		if c.c != nil {
+			textIn(&fe, c.name, c.c.Value, false)
+		}
+	}
+	return fe.err()
+}
+
+// validateWhere applies the text rule to a GraphQL where filter: its strings reach the query
+// as parameters, and one NUL fails the whole query on PostgreSQL.
+func validateWhere(where any) error {
+	var fe fieldErrors
+	textIn(&fe, "where", where, false)
 	return fe.err()
 }
 
@@ -45,6 +62,9 @@ func (s *Service) FarmConnection(ctx context.Context, w Window, order *ent.FarmO
 		return nil, err
 	}
 	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
 	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
@@ -59,6 +79,9 @@ func (s *Service) AnimalConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateWhere(where); err != nil {
+		return nil, err
+	}
 	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }
 
@@ -71,6 +94,9 @@ func (s *Service) GroupConnection(ctx context.Context, farmID uuid.UUID, w Windo
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateWhere(where); err != nil {
+		return nil, err
+	}
 	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
 }
 
@@ -81,6 +107,9 @@ func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Wind
 		return nil, err
 	}
 	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
 	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))

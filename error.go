@@ -1,9 +1,15 @@
 package herdbook
 
 import (
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"syscall"
+
+	"modernc.org/sqlite"
 )
 
 // Error codes of the service layer. Transports map each to one HTTP status or GraphQL
@@ -59,7 +65,8 @@ func Invalid(fields ...FieldError) error {
 	return &Error{Code: EINVALID, Message: "request validation failed", Fields: fields}
 }
 
-// ErrorCode returns the code of err, EINTERNAL for errors that are not *Error, "" for nil.
+// ErrorCode returns the code of err, "" for nil. An error that is not an *Error is
+// EUNAVAILABLE when it says the database cannot be reached (Unavailable), EINTERNAL otherwise.
 func ErrorCode(err error) string {
 	var e *Error
 	switch {
@@ -67,19 +74,65 @@ func ErrorCode(err error) string {
 		return ""
 	case errors.As(err, &e):
 		return e.Code
+	case Unavailable(err):
+		return EUNAVAILABLE
 	default:
 		return EINTERNAL
 	}
 }
 
-// ErrorMessage returns what a caller may read about err: the message of an *Error, or
-// "Internal error." for anything else, so that internals never leak.
+// ErrorMessage returns what a caller may read about err: the message of an *Error, a plea
+// to retry for an outage, or "Internal error." for anything else, so that internals never
+// leak.
 func ErrorMessage(err error) string {
 	var e *Error
-	if errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
 		return e.Message
+	case Unavailable(err):
+		return "The service is temporarily unavailable; try again in a few seconds."
 	}
 	return "Internal error."
+}
+
+// Unavailable reports whether err says that the database (or another dependency over the
+// network) cannot be reached right now, rather than that the request or the code is wrong:
+// a refused or broken connection, a closed pool, PostgreSQL shutting down, starting up or
+// out of connections, SQLite still locked after its busy timeout. Such errors answer 503
+// with Retry-After instead of 500: the same request will work once the dependency is back.
+// It is the one place that knows the drivers' outage errors.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var (
+		pg interface{ SQLState() string }
+		sq *sqlite.Error
+		op *net.OpError
+	)
+	switch {
+	case errors.As(err, &pg):
+		return unavailableState(pg.SQLState())
+	case errors.As(err, &sq):
+		// Primary result codes: SQLITE_BUSY (5) and SQLITE_LOCKED (6) outlived busy_timeout.
+		return sq.Code()&0xff == 5 || sq.Code()&0xff == 6
+	case errors.As(err, &op), errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	// database/sql does not export the error of a closed pool.
+	return strings.Contains(err.Error(), "sql: database is closed")
+}
+
+// unavailableState tells the SQLSTATEs of an outage: class 08 (connection exception),
+// 53300 (too many connections), 57P01 to 57P03 (admin shutdown, crash shutdown, cannot
+// connect now).
+func unavailableState(state string) bool {
+	switch state {
+	case "53300", "57P01", "57P02", "57P03":
+		return true
+	}
+	return strings.HasPrefix(state, "08")
 }
 
 // ErrorFields returns the field problems of an EINVALID error.

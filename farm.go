@@ -33,6 +33,9 @@ type FarmPatch struct {
 }
 
 func validateName(fe *fieldErrors, field, name string, min, max int) {
+	if !fe.line(field, name) {
+		return
+	}
 	n := utf8.RuneCountInString(strings.TrimSpace(name))
 	switch {
 	case n < min:
@@ -49,6 +52,9 @@ func validateSpecies(fe *fieldErrors, s string) {
 }
 
 func validateSpeciesOther(fe *fieldErrors, s *string) {
+	if s != nil && !fe.line("species_other", *s) {
+		return
+	}
 	if s != nil && utf8.RuneCountInString(*s) > 100 {
 		fe.add("species_other", "must be at most 100 characters")
 	}

@@ -105,6 +105,11 @@ func (s *Service) SetMemberRole(ctx context.Context, memberID uuid.UUID, role Ro
 	if err != nil {
 		return nil, err
 	}
+	var fe fieldErrors
+	validateRole(&fe, role)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
 	return s.putMember(ctx, m.FarmID, m.UserID, role)
 }
 

@@ -84,6 +84,9 @@ func (s *Service) NotificationConnection(ctx context.Context, farmID uuid.UUID, 
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if f.Status != nil && notification.StatusValidator(*f.Status) != nil {
+		return nil, Invalid(FieldError{Field: "status", Message: "must be one of " + strings.Join(NotificationStatuses, ", ")})
+	}
 	q := notificationScope(s.Client(ctx).Notification.Query().Where(notification.FarmID(farmID)), v, m)
 	if f.Mine != nil && *f.Mine {
 		q.Where(notification.UserID(v.UserID))
@@ -160,6 +163,9 @@ func roleChannels(r Role) (email, sms, inApp bool) {
 
 // ValidateEmail checks an email address: one plain address, no display name.
 func ValidateEmail(field, addr string) error {
+	if err := CheckText(field, addr); err != nil {
+		return err
+	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Address != addr || a.Name != "" || len(addr) > 254 {
 		return Invalid(FieldError{Field: field, Message: "must be a plain email address such as name@example.com"})

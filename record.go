@@ -67,6 +67,9 @@ func validateRecordType(fe *fieldErrors, t string) {
 }
 
 func validateDescription(fe *fieldErrors, field string, d *string) {
+	if d != nil && !fe.prose(field, *d) {
+		return
+	}
 	if d != nil && utf8.RuneCountInString(*d) > 10000 {
 		fe.add(field, "must be at most 10000 characters")
 	}
@@ -92,7 +95,12 @@ func validateItems(fe *fieldErrors, items []RecordItemInput) {
 			validateName(fe, p+".name", *it.Name, 1, 200)
 		}
 		validateDescription(fe, p+".description", it.Description)
-		validateFact(fe, p+".metadata", it.Metadata)
+		// Metadata is stored as JSON (jsonb on PostgreSQL, which refuses \u0000 anywhere).
+		before := len(*fe)
+		textIn(fe, p+".metadata", it.Metadata, true)
+		if len(*fe) == before {
+			validateFact(fe, p+".metadata", it.Metadata)
+		}
 	}
 }
 

@@ -404,7 +404,7 @@ func (s *Service) AdminTestNotification(ctx context.Context, userID uuid.UUID, f
 	if !strings.Contains(" EMAIL IN_APP SMS ", " "+ch+" ") {
 		fe.add("channel", "must be one of EMAIL, IN_APP, SMS")
 	}
-	if len(message) > 1000 {
+	if fe.prose("message", message) && len(message) > 1000 {
 		fe.add("message", "must be at most 1000 characters")
 	}
 	if err := fe.err(); err != nil {

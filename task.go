@@ -98,6 +98,9 @@ func validateRequestID(id string, required bool) error {
 	if id == "" && !required {
 		return nil
 	}
+	if err := CheckText("request_id", id); err != nil {
+		return err
+	}
 	if n := utf8.RuneCountInString(id); n < 1 || n > 200 {
 		return Invalid(FieldError{Field: "request_id", Message: "must be 1 to 200 characters"})
 	}

@@ -40,6 +40,7 @@ func (in UserInput) Validate() error {
 	if !phonePattern.MatchString(strings.TrimSpace(in.PhoneNumberLocal)) {
 		fe.add("phone_number_local", "must be a phone number of digits, optionally starting with +")
 	}
+	fe.line("password", in.Password)
 	if in.Password != "" && len(in.Password) < 10 {
 		fe.add("password", "must be at least 10 characters")
 	}
@@ -73,6 +74,9 @@ func (s *Service) CreateUser(ctx context.Context, in UserInput) (*ent.User, erro
 
 // UserByPhone finds an active user by phone number.
 func (s *Service) UserByPhone(ctx context.Context, phone string) (*ent.User, error) {
+	if err := CheckText("phone", phone); err != nil {
+		return nil, err
+	}
 	u, err := s.Client(ctx).User.Query().Where(user.PhoneNumberLocal(NormalizePhone(phone))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, Errorf(ENOTFOUND, "no user with phone number %s", phone)

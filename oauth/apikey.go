@@ -27,7 +27,9 @@ type APIKeyInput struct {
 func (in APIKeyInput) Validate() error {
 	var fe []herdbook.FieldError
 	add := func(f, m string) { fe = append(fe, herdbook.FieldError{Field: f, Message: m}) }
-	if n := strings.TrimSpace(in.Name); n == "" || len(n) > 200 {
+	if err := herdbook.CheckText("name", in.Name); err != nil {
+		fe = append(fe, herdbook.ErrorFields(err)...)
+	} else if n := strings.TrimSpace(in.Name); n == "" || len(n) > 200 {
 		add("name", "must be 1 to 200 characters")
 	}
 	if len(in.Scopes) == 0 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	herdbook "github.com/herdbook/herdbook"
-	"github.com/herdbook/herdbook/rest"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // token is POST /oauth/token: the authorization_code and refresh_token grants through
@@ -56,7 +56,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 			h.oauthError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, tokenBody(toks))
+		httpapi.WriteJSON(w, http.StatusOK, tokenBody(toks))
 	case "":
 		h.oauthError(w, r, oauthErr(ErrCodeInvalidRequest, "grant_type is required"))
 	default:
@@ -78,19 +78,25 @@ func tokenBody(t *Tokens) map[string]any {
 	return out
 }
 
-// oauthError answers with an OAuth error object. Anything but an *Error is internal: logged,
-// and shown only as server_error.
+// oauthError answers with an OAuth error object. An outage of the database is
+// temporarily_unavailable (503, with Retry-After); anything else but an *Error is internal:
+// logged, and shown only as server_error.
 func (h *Handler) oauthError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
-	if e == nil {
-		h.cfg.Logger.ErrorContext(r.Context(), "oauth: internal error", "err", err, "path", r.URL.Path, "request_id", rest.RequestID(r.Context()))
+	switch {
+	case e != nil:
+	case herdbook.ErrorCode(err) == herdbook.EUNAVAILABLE:
+		httpapi.Prepare(w, r, err)
+		e = oauthErr(ErrCodeUnavailable, "%s", herdbook.ErrorMessage(err))
+	default:
+		h.cfg.Logger.ErrorContext(r.Context(), "oauth: internal error", "err", err, "path", r.URL.Path, "request_id", httpapi.RequestID(r.Context()))
 		e = oauthErr(ErrCodeServerError, "Internal error.")
 	}
 	if e.Code == ErrCodeInvalidClient {
 		w.Header().Set("WWW-Authenticate", `Basic realm="herdbook"`)
 	}
 	noStore(w)
-	writeJSON(w, e.Status, map[string]string{"error": e.Code, "error_description": e.Description})
+	httpapi.WriteJSON(w, e.Status, map[string]string{"error": e.Code, "error_description": e.Description})
 }
 
 // fieldMessages renders the field problems of a validation error as "field: message".
@@ -110,23 +116,23 @@ func (h *Handler) device(w http.ResponseWriter, r *http.Request) {
 	noStore(w)
 	vals, err := readBody(w, r)
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe []herdbook.FieldError
 	checkLen(&fe, vals, "client_id", 255, true)
 	checkLen(&fe, vals, "scope", 1024, false)
 	if err := herdbook.Invalid(fe...); err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	ds, err := h.iss.StartDevice(r.Context(), vals.Get("client_id"), vals.Get("scope"))
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	verify := h.cfg.BaseURL + "/oauth/activate"
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{
 		"device_code":               ds.DeviceCode,
 		"user_code":                 ds.UserCode,
 		"verification_uri":          verify,
@@ -145,7 +151,7 @@ func (h *Handler) deviceToken(w http.ResponseWriter, r *http.Request) {
 	noStore(w)
 	vals, err := readBody(w, r)
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe []herdbook.FieldError
@@ -157,38 +163,38 @@ func (h *Handler) deviceToken(w http.ResponseWriter, r *http.Request) {
 	checkLen(&fe, vals, "device_code", 128, true)
 	checkLen(&fe, vals, "client_id", 255, true)
 	if err := herdbook.Invalid(fe...); err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	cl, err := h.iss.Client(r.Context(), vals.Get("client_id"))
 	if herdbook.ErrorCode(err) == herdbook.EUNAUTHORIZED {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.EDEVICECODE, "the device code is invalid"))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EDEVICECODE, "the device code is invalid"))
 		return
 	}
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	// The SPEC's body has no client secret; one that is sent must be right.
 	if s := vals.Get("client_secret"); s != "" && (cl.Public || !CheckSecret(cl, s)) {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "client authentication failed"))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "client authentication failed"))
 		return
 	}
 	toks, err := h.iss.PollDevice(r.Context(), cl, vals.Get("device_code"))
 	if e := AsError(err); e != nil {
 		switch e.Code {
 		case ErrCodeAuthorizationPending, ErrCodeSlowDown:
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": e.Code, "error_description": e.Description})
+			httpapi.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": e.Code, "error_description": e.Description})
 		default:
-			rest.WriteError(w, r, herdbook.Errorf(herdbook.EDEVICECODE, "%s", e.Description))
+			httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EDEVICECODE, "%s", e.Description))
 		}
 		return
 	}
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tokenBody(toks))
+	httpapi.WriteJSON(w, http.StatusOK, tokenBody(toks))
 }
 
 // revoke is POST /oauth/revoke (RFC 7009 with SPEC.md's body and answer): it revokes the
@@ -197,7 +203,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	noStore(w)
 	vals, err := readBody(w, r)
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe []herdbook.FieldError
@@ -206,28 +212,28 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 		checkLen(&fe, vals, "client_id", 255, true)
 	}
 	if err := herdbook.Invalid(fe...); err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	id, secret, err := clientCredentials(r)
 	if err != nil {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "%s", AsError(err).Description))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "%s", AsError(err).Description))
 		return
 	}
 	cl, err := h.iss.Client(r.Context(), id)
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	// SPEC.md's body names the client without a secret; a secret that is sent must be right.
 	if secret != "" && (cl.Public || !CheckSecret(cl, secret)) {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "client authentication failed"))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "client authentication failed"))
 		return
 	}
 	revoked, err := h.iss.Revoke(r.Context(), cl, vals.Get("token"))
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"revoked": revoked})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]bool{"revoked": revoked})
 }

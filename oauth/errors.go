@@ -17,6 +17,7 @@ const (
 	ErrCodeInvalidScope         = "invalid_scope"
 	ErrCodeAccessDenied         = "access_denied"
 	ErrCodeServerError          = "server_error"
+	ErrCodeUnavailable          = "temporarily_unavailable"
 	ErrCodeAuthorizationPending = "authorization_pending"
 	ErrCodeSlowDown             = "slow_down"
 	ErrCodeExpiredToken         = "expired_token"
@@ -34,7 +35,7 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("oauth: %s: %s", e.Code, e.Description) }
 
 // oauthErr returns an *Error with the RFC 6749 status of code: 401 for invalid_client, 500
-// for server_error, 400 for every other code.
+// for server_error, 503 for temporarily_unavailable, 400 for every other code.
 func oauthErr(code, format string, args ...any) *Error {
 	status := http.StatusBadRequest
 	switch code {
@@ -42,6 +43,8 @@ func oauthErr(code, format string, args ...any) *Error {
 		status = http.StatusUnauthorized
 	case ErrCodeServerError:
 		status = http.StatusInternalServerError
+	case ErrCodeUnavailable:
+		status = http.StatusServiceUnavailable
 	}
 	return &Error{Code: code, Description: fmt.Sprintf(format, args...), Status: status}
 }

@@ -119,6 +119,15 @@ func (e *ErrBadRedirect) Error() string { return "oauth: " + e.Reason }
 // client or redirect_uri is wrong (show it, do not redirect); an *Error is a problem that may
 // be reported to the (then verified) redirect_uri.
 func (i *Issuer) CheckAuthorizeRequest(ctx context.Context, clientID, redirectURI, responseType, scope, challenge, method string) (*AuthorizeRequest, error) {
+	for _, p := range []struct{ name, v string }{
+		{"client_id", clientID}, {"redirect_uri", redirectURI}, {"response_type", responseType}, {"scope", scope},
+		{"code_challenge", challenge}, {"code_challenge_method", method},
+	} {
+		if err := herdbook.CheckText(p.name, p.v); err != nil {
+			f := herdbook.ErrorFields(err)[0]
+			return nil, &ErrBadRedirect{f.Field + " " + f.Message}
+		}
+	}
 	if clientID == "" || len(clientID) > 255 {
 		return nil, &ErrBadRedirect{"client_id is missing or too long"}
 	}

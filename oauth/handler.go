@@ -1,14 +1,12 @@
 package oauth
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,8 +14,8 @@ import (
 	"github.com/go-oauth2/oauth2/v4/server"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/ratelimit"
-	"github.com/herdbook/herdbook/rest"
 )
 
 // DeviceGrantType is the grant_type of the device flow's token request (RFC 8628 §3.4).
@@ -103,7 +101,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /oauth/device", limit("oauth-device", LimitDevice, h.device))
 	h.mux.Handle("POST /oauth/device/token", limit("oauth-device-token", LimitToken, h.deviceToken))
 	h.mux.Handle("POST /oauth/revoke", limit("oauth-revoke", LimitToken, h.revoke))
-	h.mux.Handle("GET /oauth/userinfo", Bearer(h.iss, rest.WriteError)(http.HandlerFunc(h.userinfo)))
+	h.mux.Handle("GET /oauth/userinfo", Bearer(h.iss, httpapi.WriteError)(http.HandlerFunc(h.userinfo)))
 	h.mux.HandleFunc("GET /oauth/jwks.json", h.jwks)
 
 	h.mux.HandleFunc("GET /oauth/login", h.loginPage)
@@ -123,10 +121,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := h.mux.Handler(r); pattern == "" {
 		if allowed := h.allowedMethods(r); allowed != "" {
 			w.Header().Set("Allow", allowed)
-			rest.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+			httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -156,7 +154,7 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
 	iss := h.Issuer()
 	authMethods := []string{"client_secret_basic", "client_secret_post", "none"}
 	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(metadataCacheAge))
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                     iss,
 		"authorization_endpoint":                     iss + "/authorize",
 		"token_endpoint":                             iss + "/token",
@@ -177,7 +175,7 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
 // jwks publishes an empty key set: access tokens are opaque, nothing is signed. The
 // document exists because SPEC.md's metadata requires jwks_uri.
 func (h *Handler) jwks(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"keys": []any{}})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"keys": []any{}})
 }
 
 // userinfo describes the user a bearer token acts for.
@@ -185,14 +183,14 @@ func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 	noStore(w)
 	u, err := h.svc.Me(r.Context())
 	if err != nil {
-		rest.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := map[string]any{"sub": u.ID.String(), "phone_number": u.PhoneNumberLocal}
 	if u.FullName != nil {
 		out["name"] = *u.FullName
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // rateLimited answers a request over its limit with the envelope; Retry-After and the
@@ -203,7 +201,7 @@ func (h *Handler) rateLimited(w http.ResponseWriter, r *http.Request) {
 	if s := w.Header().Get("Retry-After"); s != "" {
 		msg = "too many requests from this address; retry after " + s + " seconds"
 	}
-	rest.WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED, "%s", msg))
+	httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED, "%s", msg))
 }
 
 // limiterFailed logs a counter store failure; the limiter then lets the request through.
@@ -217,27 +215,16 @@ func noStore(w http.ResponseWriter) {
 	w.Header().Set("Pragma", "no-cache")
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
 // readBody reads a form-encoded or JSON request body into r.PostForm and r.Form, so that
 // go-oauth2's parsing sees the body and nothing else: parameters in the URL query are never
-// merged in. Every parameter may appear once (RFC 6749 §3.2); JSON values must be strings.
-// Errors are EINVALID (or ETOOLARGE) naming the problem.
+// merged in. Every parameter may appear once (RFC 6749 §3.2), in a form as in a JSON object;
+// JSON values must be strings; no name or value may hold a control character or invalid
+// UTF-8 (herdbook.CheckText), so that nothing malformed reaches a lookup. Errors are EINVALID
+// (or ETOOLARGE) naming the problem.
 func readBody(w http.ResponseWriter, r *http.Request) (url.Values, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, rest.MaxJSONBody)
-	b, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, herdbook.Errorf(herdbook.ETOOLARGE, "the body is larger than %d bytes", rest.MaxJSONBody)
-	}
+	b, err := httpapi.ReadBody(w, r)
 	if err != nil {
-		return nil, bodyInvalid("could not be read")
+		return nil, err
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	vals := url.Values{}
@@ -249,7 +236,10 @@ func readBody(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 		}
 	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
 		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		if err := httpapi.Unmarshal(b, &m); err != nil {
+			return nil, err // malformed, or a key given twice
+		}
+		if m == nil {
 			return nil, bodyInvalid("must be a JSON object")
 		}
 		var fe []herdbook.FieldError
@@ -268,13 +258,31 @@ func readBody(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	default:
 		return nil, bodyInvalid("Content-Type must be application/x-www-form-urlencoded or application/json")
 	}
+	var fe []herdbook.FieldError
 	for k, v := range vals {
 		if len(v) > 1 {
-			return nil, herdbook.Invalid(herdbook.FieldError{Field: k, Message: "must be given once"})
+			fe = append(fe, herdbook.FieldError{Field: k, Message: "must be given once"})
+			continue
 		}
+		if err := herdbook.CheckText(k, k); err != nil {
+			fe = append(fe, herdbook.FieldError{Field: "body", Message: "a parameter name holds a control character or invalid UTF-8"})
+			continue
+		}
+		if err := herdbook.CheckText(k, v[0]); err != nil {
+			fe = append(fe, herdbook.ErrorFields(err)...)
+		}
+	}
+	if err := herdbook.Invalid(sortFields(fe)...); err != nil {
+		return nil, err
 	}
 	r.PostForm, r.Form = vals, vals
 	return vals, nil
+}
+
+// sortFields orders field problems by field, so that an answer does not depend on map order.
+func sortFields(fe []herdbook.FieldError) []herdbook.FieldError {
+	slices.SortFunc(fe, func(a, b herdbook.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return fe
 }
 
 func bodyInvalid(msg string) error {

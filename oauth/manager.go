@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // This file is the seam between go-oauth2 and the Issuer. go-oauth2 keeps what it does well:
@@ -217,6 +219,12 @@ func newLibraryServer(iss *Issuer, logger *slog.Logger) *server.Server {
 	srv.InternalErrorHandler = func(err error) *oerrors.Response {
 		if e := AsError(err); e != nil {
 			return &oerrors.Response{Error: errors.New(e.Code), Description: e.Description, StatusCode: e.Status}
+		}
+		if herdbook.ErrorCode(err) == herdbook.EUNAVAILABLE {
+			logger.Warn("oauth: database unavailable", "err", err)
+			re := &oerrors.Response{Error: errors.New(ErrCodeUnavailable), Description: herdbook.ErrorMessage(err), StatusCode: http.StatusServiceUnavailable}
+			re.SetHeader("Retry-After", strconv.Itoa(httpapi.RetryAfterUnavailable))
+			return re
 		}
 		logger.Error("oauth: internal error", "err", err)
 		return &oerrors.Response{Error: oerrors.ErrServerError, Description: "Internal error.", StatusCode: http.StatusInternalServerError}

@@ -16,6 +16,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 )
 
@@ -113,7 +114,14 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, ti
 	h.render(w, "message", status, pageData{Title: title, Message: msg, CSRF: h.csrfToken(w, r)})
 }
 
+// internalPage answers an unexpected error: 503 with Retry-After while the database is
+// unreachable (the same page works again in a moment), 500 otherwise.
 func (h *Handler) internalPage(w http.ResponseWriter, r *http.Request, err error) {
+	if herdbook.ErrorCode(err) == herdbook.EUNAVAILABLE {
+		httpapi.Prepare(w, r, err)
+		h.message(w, r, http.StatusServiceUnavailable, "Try again in a moment", "Herdbook cannot reach its database right now. Please try again in a few seconds.")
+		return
+	}
 	h.cfg.Logger.ErrorContext(r.Context(), "oauth page: internal error", "err", err, "path", r.URL.Path)
 	h.message(w, r, http.StatusInternalServerError, "Something went wrong", "Something went wrong on our side. Please try again in a moment.")
 }
@@ -321,6 +329,11 @@ func pickAuthParams(from url.Values) url.Values {
 // when the client or redirect_uri cannot be trusted, else with a redirect carrying the
 // error to the registered redirect_uri.
 func (h *Handler) checkAuthorize(w http.ResponseWriter, r *http.Request, p url.Values) (*AuthorizeRequest, bool) {
+	if err := herdbook.CheckText("state", p.Get("state")); err != nil {
+		h.message(w, r, http.StatusBadRequest, "This link is not valid",
+			"The application sent you here with a request Herdbook cannot accept: its state "+herdbook.ErrorFields(err)[0].Message+". Tell the application's developer; you will not be sent back to it.")
+		return nil, false
+	}
 	req, err := h.iss.CheckAuthorizeRequest(r.Context(), p.Get("client_id"), p.Get("redirect_uri"), p.Get("response_type"),
 		p.Get("scope"), p.Get("code_challenge"), p.Get("code_challenge_method"))
 	if err == nil {
@@ -464,6 +477,10 @@ func (h *Handler) consent(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) libAuthorizeError(w http.ResponseWriter, req *server.AuthorizeRequest, err error) error {
 	r := req.Request
 	cl, cerr := h.iss.Client(r.Context(), req.ClientID)
+	if herdbook.ErrorCode(cerr) == herdbook.EUNAVAILABLE {
+		h.internalPage(w, r, cerr)
+		return nil
+	}
 	if cerr != nil || !slices.Contains(cl.RedirectUris, req.RedirectURI) {
 		h.message(w, r, http.StatusBadRequest, "This link is not valid", "The application sent you here with a request Herdbook cannot accept.")
 		return nil

@@ -129,6 +129,9 @@ type ClientInput struct {
 func (in ClientInput) Validate() error {
 	var fe []herdbook.FieldError
 	add := func(f, m string) { fe = append(fe, herdbook.FieldError{Field: f, Message: m}) }
+	for _, f := range []struct{ name, v string }{{"client_id", in.ClientID}, {"name", in.Name}} {
+		fe = append(fe, herdbook.ErrorFields(herdbook.CheckText(f.name, f.v))...)
+	}
 	if l := len(in.ClientID); l < 1 || l > 255 || strings.TrimSpace(in.ClientID) != in.ClientID {
 		add("client_id", "must be 1 to 255 characters without surrounding spaces")
 	}
@@ -175,8 +178,12 @@ func (i *Issuer) CreateClient(ctx context.Context, in ClientInput) (*ent.OAuthCl
 	return cl, secret, err
 }
 
-// Client returns an active client by its client_id.
+// Client returns an active client by its client_id. A client_id that breaks the text rule
+// cannot be registered, so it is unknown without a lookup (which would fail on PostgreSQL).
 func (i *Issuer) Client(ctx context.Context, clientID string) (*ent.OAuthClient, error) {
+	if herdbook.CheckText("client_id", clientID) != nil {
+		return nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "unknown client")
+	}
 	cl, err := i.client.OAuthClient.Query().Where(oauthclient.ClientID(clientID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, herdbook.Errorf(herdbook.EUNAUTHORIZED, "unknown client")

@@ -11,11 +11,13 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // The SPEC's birth-history operations (settings and evidence) answer 400, 401, 403 and 404
-// with an empty body; writeEmpty does that. Our own preview and protocol operations use the
-// envelope, which names the field.
+// with an empty body: they are registered with handleBodiless, and answer their own errors
+// with httpapi.WriteEmpty. Our own preview and protocol operations use the envelope, which
+// names the field.
 
 func settingsJSON(st herdbook.BirthSettings) map[string]any {
 	var settings any
@@ -28,15 +30,15 @@ func settingsJSON(st herdbook.BirthSettings) map[string]any {
 func (h *Handler) getBirthSettings(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
 	st, err := h.svc.BirthSettings(r.Context(), farmID)
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, settingsJSON(st))
+	httpapi.WriteJSON(w, http.StatusOK, settingsJSON(st))
 }
 
 // settingsBody is BirthHistorySettings with required fields checked for presence.
@@ -51,12 +53,12 @@ type settingsBody struct {
 func (h *Handler) putBirthSettings(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
 	var b settingsBody
-	if err := decode(w, r, &b); err != nil {
-		writeEmpty(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -67,7 +69,7 @@ func (h *Handler) putBirthSettings(w http.ResponseWriter, r *http.Request) {
 		fe.add("species", "is required")
 	}
 	if err := fe.err(); err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
 	st, err := h.svc.PutBirthSettings(r.Context(), farmID, evidence.Settings{
@@ -75,10 +77,10 @@ func (h *Handler) putBirthSettings(w http.ResponseWriter, r *http.Request) {
 		MinimumSireAgeDays: b.MinimumSireAgeDays, BirthWindows: b.BirthWindows,
 	})
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, settingsJSON(st))
+	httpapi.WriteJSON(w, http.StatusOK, settingsJSON(st))
 }
 
 var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
@@ -86,21 +88,21 @@ var datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 func (h *Handler) getBirthEvidence(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
 	q := r.URL.Query()
 	damID, birthDate := q.Get("dam_id"), q.Get("birth_date")
 	if !datePattern.MatchString(birthDate) {
-		writeEmpty(w, r, herdbook.Invalid(herdbook.FieldError{Field: "birth_date", Message: "must be YYYY-MM-DD"}))
+		httpapi.WriteEmpty(w, r, herdbook.Invalid(herdbook.FieldError{Field: "birth_date", Message: "must be YYYY-MM-DD"}))
 		return
 	}
 	ev, err := h.svc.BirthEvidence(r.Context(), farmID, damID, birthDate)
 	if err != nil {
-		writeEmpty(w, r, err)
+		httpapi.WriteEmpty(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ev)
+	httpapi.WriteJSON(w, http.StatusOK, ev)
 }
 
 func protocolJSON(p herdbook.FollowUpProtocol) map[string]any {
@@ -110,40 +112,40 @@ func protocolJSON(p herdbook.FollowUpProtocol) map[string]any {
 func (h *Handler) getProtocol(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := h.svc.FollowUpProtocol(r.Context(), farmID)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, protocolJSON(p))
+	httpapi.WriteJSON(w, http.StatusOK, protocolJSON(p))
 }
 
 func (h *Handler) putProtocol(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b struct {
 		Steps *[]schematype.ProtocolStep `json:"steps"`
 	}
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	if b.Steps == nil {
-		WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "steps", Message: "is required (an empty list clears the protocol)"}))
+		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "steps", Message: "is required (an empty list clears the protocol)"}))
 		return
 	}
 	p, err := h.svc.PutFollowUpProtocol(r.Context(), farmID, *b.Steps)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, protocolJSON(p))
+	httpapi.WriteJSON(w, http.StatusOK, protocolJSON(p))
 }
 
 type previewJSON struct {
@@ -173,51 +175,51 @@ func newPreviewJSON(p *ent.BirthPreview) previewJSON {
 func (h *Handler) createPreview(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b struct {
 		DamID     string `json:"dam_id"`
 		BirthDate string `json:"birth_date"`
 	}
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := h.svc.CreateBirthPreview(r.Context(), farmID, b.DamID, b.BirthDate)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, newPreviewJSON(p))
+	httpapi.WriteJSON(w, http.StatusCreated, newPreviewJSON(p))
 }
 
 func (h *Handler) getPreview(w http.ResponseWriter, r *http.Request) {
 	farmID, id, err := h.pathIDs(r, "farm_id", "preview_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := h.svc.BirthPreview(r.Context(), farmID, id)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newPreviewJSON(p))
+	httpapi.WriteJSON(w, http.StatusOK, newPreviewJSON(p))
 }
 
 func (h *Handler) approvePreview(w http.ResponseWriter, r *http.Request) {
 	farmID, id, err := h.pathIDs(r, "farm_id", "preview_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b struct {
 		RequestID string `json:"request_id"`
 	}
 	if r.ContentLength != 0 {
-		if err := decode(w, r, &b); err != nil {
-			WriteError(w, r, err)
+		if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+			httpapi.WriteError(w, r, err)
 			return
 		}
 	}
@@ -226,14 +228,14 @@ func (h *Handler) approvePreview(w http.ResponseWriter, r *http.Request) {
 	}
 	ev, err := h.svc.ApproveBirthPreview(r.Context(), farmID, id, b.RequestID)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	tasks := make([]taskJSON, len(ev.Edges.Tasks))
 	for i, t := range ev.Edges.Tasks {
 		tasks[i] = newTaskJSON(t)
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"birth_event": map[string]any{
+	httpapi.WriteJSON(w, http.StatusCreated, map[string]any{"birth_event": map[string]any{
 		"id": ev.ID.String(), "farm_id": ev.FarmID.String(), "dam_id": ev.DamID.String(), "birth_date": ev.BirthDate,
 		"preview_id": ev.PreviewID.String(), "request_id": ev.RequestID, "settings_version": ev.SettingsVersion,
 		"protocol_version": ev.ProtocolVersion, "created_at": ev.CreatedAt.UTC(),

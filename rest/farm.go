@@ -7,6 +7,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // farmJSON is SPEC.md's Farm.
@@ -84,19 +85,19 @@ func utcPtr(t *time.Time) *time.Time {
 func (h *Handler) listFarms(w http.ResponseWriter, r *http.Request) {
 	p, err := page(r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	farms, total, err := h.svc.Farms(r.Context(), p)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]farmJSON, len(farms))
 	for i, f := range farms {
 		out[i] = newFarmJSON(f)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
 }
 
 type farmCreateBody struct {
@@ -107,8 +108,8 @@ type farmCreateBody struct {
 
 func (h *Handler) createFarm(w http.ResponseWriter, r *http.Request) {
 	var b farmCreateBody
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -119,31 +120,31 @@ func (h *Handler) createFarm(w http.ResponseWriter, r *http.Request) {
 		fe.add("species", "is required")
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, threadID, err := h.svc.CreateFarm(r.Context(), herdbook.FarmInput{
 		Name: *b.Name, Species: *b.Species, SpeciesOther: b.SpeciesOther.ptr(),
 	})
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"farm": newFarmJSON(f), "welcome_thread_id": threadID.String()})
+	httpapi.WriteJSON(w, http.StatusCreated, map[string]any{"farm": newFarmJSON(f), "welcome_thread_id": threadID.String()})
 }
 
 func (h *Handler) getFarm(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, err := h.svc.Farm(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"farm": newFarmJSON(f)})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"farm": newFarmJSON(f)})
 }
 
 type farmUpdateBody struct {
@@ -156,12 +157,12 @@ type farmUpdateBody struct {
 func (h *Handler) updateFarm(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b farmUpdateBody
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -172,25 +173,25 @@ func (h *Handler) updateFarm(w http.ResponseWriter, r *http.Request) {
 		AllowPrivateThreads: notNull(&fe, "allow_private_threads", b.AllowPrivateThreads),
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, err := h.svc.UpdateFarm(r.Context(), id, patch)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"farm": newFarmJSON(f)})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"farm": newFarmJSON(f)})
 }
 
 func (h *Handler) deleteFarm(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	if err := h.svc.DeleteFarm(r.Context(), id); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // fileDetailJSON is the single-file read: SPEC.md's File plus the farm and the active
@@ -31,13 +32,9 @@ func (h *Handler) newFileDetailJSON(f *ent.File, recordIDs []uuid.UUID) fileDeta
 	return out
 }
 
-// queryID reads a uuid query parameter that an operation requires. Like pathID, it answers
-// anonymous callers 401 rather than describing their mistakes.
+// queryID reads a uuid query parameter that an operation requires.
 func queryID(r *http.Request, name string) (uuid.UUID, error) {
 	raw := r.URL.Query().Get(name)
-	if err := herdbook.RequireViewer(r.Context()); err != nil {
-		return uuid.Nil, err
-	}
 	if raw == "" {
 		return uuid.Nil, herdbook.Invalid(herdbook.FieldError{Field: name, Message: "is required (a query parameter)"})
 	}
@@ -64,7 +61,7 @@ func (f *uploadForm) NextPart() (*herdbook.UploadPart, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, io.EOF) && f.parts == 0:
-			f.err = bodyInvalid("malformed multipart form: it has no parts; does its boundary match the Content-Type's?")
+			f.err = httpapi.BodyInvalid("malformed multipart form: it has no parts; does its boundary match the Content-Type's?")
 		case errors.Is(err, io.EOF):
 			return nil, io.EOF
 		default:
@@ -94,64 +91,64 @@ func multipartError(err error) error {
 		return herdbook.Errorf(herdbook.ETOOLARGE, "the upload is larger than %d bytes (%d files of at most %d MB, plus the form)",
 			herdbook.MaxUploadBody, herdbook.MaxUploadFiles, herdbook.MaxVideoSize>>20)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return bodyInvalid("malformed multipart form: the body ends before its closing boundary")
+		return httpapi.BodyInvalid("malformed multipart form: the body ends before its closing boundary")
 	}
-	return bodyInvalid("malformed multipart form: " + err.Error())
+	return httpapi.BodyInvalid("malformed multipart form: " + err.Error())
 }
 
 func (h *Handler) uploadFiles(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, herdbook.MaxUploadBody)
 	form := &uploadForm{}
 	if form.mr, form.err = r.MultipartReader(); form.err != nil {
-		form.err = bodyInvalid("must be multipart/form-data with a boundary: fields farm_id and record_id, then files")
+		form.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary: fields farm_id and record_id, then files")
 	}
 	files, err := h.svc.UploadFiles(r.Context(), form)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]fileJSON, len(files))
 	for i, f := range files {
 		out[i] = h.newFileJSON(f)
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"files": out})
+	httpapi.WriteJSON(w, http.StatusCreated, map[string]any{"files": out})
 }
 
 func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request) {
 	farmID, err := queryID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := page(r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	files, total, err := h.svc.Files(r.Context(), farmID, p)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]fileJSON, len(files))
 	for i, f := range files {
 		out[i] = h.newFileJSON(f)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "files": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "files": out})
 }
 
 func (h *Handler) getFile(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "file_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, recordIDs, err := h.svc.File(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.newFileDetailJSON(f, recordIDs))
+	httpapi.WriteJSON(w, http.StatusOK, h.newFileDetailJSON(f, recordIDs))
 }
 
 // fileContent serves a file's bytes with http.ServeContent, which answers Range, If-Range and
@@ -160,12 +157,12 @@ func (h *Handler) getFile(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) fileContent(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "file_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, content, err := h.svc.OpenFile(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	defer content.Close()
@@ -223,11 +220,11 @@ func rfc5987(s string) string {
 func (h *Handler) deleteFile(w http.ResponseWriter, r *http.Request) {
 	id, err := h.pathID(r, "file_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	if err := h.svc.DeleteFile(r.Context(), id); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -243,11 +240,8 @@ func (h *Handler) associations(w http.ResponseWriter, r *http.Request) (uuid.UUI
 	if err != nil {
 		return uuid.Nil, nil, err
 	}
-	if err := herdbook.RequireViewer(r.Context()); err != nil {
-		return uuid.Nil, nil, err
-	}
 	var b associationsBody
-	if err := decode(w, r, &b); err != nil {
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
 		return uuid.Nil, nil, err
 	}
 	var fe fieldList
@@ -261,27 +255,27 @@ func (h *Handler) associations(w http.ResponseWriter, r *http.Request) (uuid.UUI
 func (h *Handler) attachFile(w http.ResponseWriter, r *http.Request) {
 	id, recordIDs, err := h.associations(w, r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, ids, err := h.svc.AttachFile(r.Context(), id, recordIDs)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.newFileDetailJSON(f, ids))
+	httpapi.WriteJSON(w, http.StatusOK, h.newFileDetailJSON(f, ids))
 }
 
 func (h *Handler) detachFile(w http.ResponseWriter, r *http.Request) {
 	id, recordIDs, err := h.associations(w, r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, ids, err := h.svc.DetachFile(r.Context(), id, recordIDs)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.newFileDetailJSON(f, ids))
+	httpapi.WriteJSON(w, http.StatusOK, h.newFileDetailJSON(f, ids))
 }

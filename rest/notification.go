@@ -6,6 +6,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // notificationJSON is SPEC.md's Notification.
@@ -34,12 +35,12 @@ func newNotificationJSON(n *ent.Notification) notificationJSON {
 func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := page(r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	q := herdbook.NotificationQuery{Page: p}
@@ -49,12 +50,12 @@ func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) {
 	}
 	items, total, err := h.svc.Notifications(r.Context(), farmID, q)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]notificationJSON, len(items))
 	for i, n := range items {
 		out[i] = newNotificationJSON(n)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"notifications": out, "total": total})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"notifications": out, "total": total})
 }

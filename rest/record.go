@@ -8,6 +8,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // recordJSON is SPEC.md's Record; items and files appear only in reads.
@@ -105,35 +106,35 @@ func itemInputs(in []itemBody) []herdbook.RecordItemInput {
 func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	p, err := page(r)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	records, total, err := h.svc.Records(r.Context(), farmID, p)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]recordJSON, len(records))
 	for i, rec := range records {
 		out[i] = h.newRecordReadJSON(rec)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
 }
 
 func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b recordBody
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -151,40 +152,40 @@ func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {
 		in.Type = *t
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	rec, err := h.svc.CreateRecord(r.Context(), farmID, in)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, newRecordJSON(rec))
+	httpapi.WriteJSON(w, http.StatusCreated, newRecordJSON(rec))
 }
 
 func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
 	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	rec, err := h.svc.Record(r.Context(), farmID, id)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.newRecordReadJSON(rec))
+	httpapi.WriteJSON(w, http.StatusOK, h.newRecordReadJSON(rec))
 }
 
 func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
 	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b recordBody
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -198,25 +199,25 @@ func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
 		Items:       itemInputs(b.RecordItems),
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	rec, err := h.svc.UpdateRecord(r.Context(), farmID, id, p)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newRecordJSON(rec))
+	httpapi.WriteJSON(w, http.StatusOK, newRecordJSON(rec))
 }
 
 func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request) {
 	farmID, id, err := h.pathIDs(r, "farm_id", "record_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	if err := h.svc.DeleteRecord(r.Context(), farmID, id); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

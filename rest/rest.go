@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 )
 
@@ -45,6 +46,8 @@ type Handler struct {
 	cfg   Config
 	mux   *http.ServeMux
 	limit func(http.Handler) http.Handler
+	// bodiless holds the mux patterns of the operations that answer errors without a body.
+	bodiless map[string]bool
 }
 
 // Prefixes are the path prefixes the facade is mounted under: /v1 is canonical.
@@ -52,23 +55,57 @@ var Prefixes = []string{"/v1", "/api/v1"}
 
 // NewHandler returns the facade over svc, serving every route under both prefixes.
 func NewHandler(svc *herdbook.Service, cfg Config) *Handler {
-	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), bodiless: map[string]bool{}}
 	h.limit = h.rateLimiter()
 	h.routes()
 	h.birthRoutes()
 	return h
 }
 
-// handle registers one operation under every prefix, behind the API rate limit when the
-// operation is one SPEC.md limits (farms, records, notifications, files).
+// handle registers one operation under every prefix: behind the API rate limit when the
+// operation is one SPEC.md limits (farms, records, notifications, files), and behind the
+// authentication gate unless it is public.
 func (h *Handler) handle(method, path string, fn http.HandlerFunc) {
+	h.register(method, path, fn, httpapi.WriteError)
+}
+
+// handleBodiless registers an operation that answers every error with its status and no
+// body, as SPEC.md asks of the birth-history settings and evidence operations.
+func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
+	for _, p := range Prefixes {
+		h.bodiless[method+" "+p+path] = true
+	}
+	h.register(method, path, fn, httpapi.WriteEmpty)
+}
+
+func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
 	var handler http.Handler = fn
+	if !public(path) {
+		handler = authenticated(handler, fail)
+	}
 	if rateLimited(path) {
 		handler = h.limit(handler)
 	}
 	for _, p := range Prefixes {
 		h.mux.Handle(method+" "+p+path, handler)
 	}
+}
+
+// public tells the operations anyone may call: only the OpenAPI document.
+func public(path string) bool { return path == "/openapi.json" }
+
+// authenticated answers anonymous requests 401 before the operation reads anything: the
+// check order is authentication first, so an anonymous caller learns nothing from how its
+// body, path or paging would have been judged.
+func authenticated(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := herdbook.RequireViewer(r.Context()); err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="herdbook"`)
+			fail(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // rateLimited tells the operations with SPEC.md's API budget. The birth-history and
@@ -101,11 +138,11 @@ func (h *Handler) rateLimiter() func(http.Handler) http.Handler {
 		return "ip:" + h.cfg.ClientIP.Of(r)
 	}
 	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED,
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED,
 			"rate limit exceeded: at most %d requests per %d minutes; retry after %s seconds", limit, int(APIRateWindow.Minutes()), w.Header().Get("Retry-After")))
 	})
 	failed := func(w http.ResponseWriter, r *http.Request, err error) {
-		slog.WarnContext(r.Context(), "rate limiter unavailable; request let through", "err", err, "request_id", RequestID(r.Context()))
+		slog.WarnContext(r.Context(), "rate limiter unavailable; request let through", "err", err, "request_id", httpapi.RequestID(r.Context()))
 	}
 	return l.Middleware(key, limited, failed)
 }
@@ -117,10 +154,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec := &statusOnly{header: w.Header()}
 		h.mux.ServeHTTP(rec, r)
 		if rec.status == http.StatusMethodNotAllowed {
-			WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+			httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
-		WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -136,15 +173,12 @@ func (s *statusOnly) Header() http.Header         { return s.header }
 func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (s *statusOnly) WriteHeader(code int)        { s.status = code }
 
-// pathID parses a uuid path parameter. A malformed id is a 400 naming the parameter, after
-// authentication, so that anonymous callers learn nothing about the routes.
+// pathID parses a uuid path parameter. A malformed id is a 400 naming the parameter; the
+// authentication gate has answered anonymous callers before.
 func (h *Handler) pathID(r *http.Request, name string) (uuid.UUID, error) {
 	raw := r.PathValue(name)
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		if err := herdbook.RequireViewer(r.Context()); err != nil {
-			return uuid.Nil, err
-		}
 		return uuid.Nil, herdbook.Invalid(herdbook.FieldError{Field: name, Message: "must be a UUID"})
 	}
 	return id, nil

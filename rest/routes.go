@@ -33,9 +33,10 @@ func (h *Handler) routes() {
 
 // birthRoutes are the birth-history and farm-task operations.
 func (h *Handler) birthRoutes() {
-	h.handle("GET", "/farm/{farm_id}/birth-history/settings", h.getBirthSettings)
-	h.handle("PUT", "/farm/{farm_id}/birth-history/settings", h.putBirthSettings)
-	h.handle("GET", "/farm/{farm_id}/birth-history/evidence", h.getBirthEvidence)
+	// SPEC.md's birth-history operations answer 400, 401, 403 and 404 without a body.
+	h.handleBodiless("GET", "/farm/{farm_id}/birth-history/settings", h.getBirthSettings)
+	h.handleBodiless("PUT", "/farm/{farm_id}/birth-history/settings", h.putBirthSettings)
+	h.handleBodiless("GET", "/farm/{farm_id}/birth-history/evidence", h.getBirthEvidence)
 	h.handle("GET", "/farm/{farm_id}/birth-history/protocol", h.getProtocol)
 	h.handle("PUT", "/farm/{farm_id}/birth-history/protocol", h.putProtocol)
 	h.handle("POST", "/farm/{farm_id}/birth-history/previews", h.createPreview)

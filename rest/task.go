@@ -7,6 +7,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // taskJSON is SPEC.md's FarmTask.
@@ -41,7 +42,7 @@ func newTaskJSON(t *ent.FarmTask) taskJSON {
 func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var (
@@ -63,19 +64,19 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 		q.Status = &s
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	tasks, total, err := h.svc.FarmTasks(r.Context(), farmID, q)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	out := make([]taskJSON, len(tasks))
 	for i, t := range tasks {
 		out[i] = newTaskJSON(t)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
 }
 
 type taskBody struct {
@@ -89,12 +90,12 @@ type taskBody struct {
 func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request) {
 	farmID, taskID, err := h.pathIDs(r, "farm_id", "task_id")
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var b taskBody
-	if err := decode(w, r, &b); err != nil {
-		WriteError(w, r, err)
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	var fe fieldList
@@ -114,15 +115,15 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := fe.err(); err != nil {
-		WriteError(w, r, herdbook.Invalid(renameField(fe, "preview_id[0]", "preview_id")...))
+		httpapi.WriteError(w, r, herdbook.Invalid(renameField(fe, "preview_id[0]", "preview_id")...))
 		return
 	}
 	t, err := h.svc.UpdateFarmTask(r.Context(), farmID, taskID, p)
 	if err != nil {
-		WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newTaskJSON(t))
+	httpapi.WriteJSON(w, http.StatusOK, newTaskJSON(t))
 }
 
 func renameField(fe fieldList, from, to string) []herdbook.FieldError {

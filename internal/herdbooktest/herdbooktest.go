@@ -6,10 +6,12 @@ package herdbooktest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -107,6 +111,28 @@ type Options struct {
 	Blobs        blob.Store // the file store; nil: a local directory removed after the test
 	// Clock replaces time.Now in the service (the notification scheduler and workers).
 	Clock func() time.Time
+	// ServiceDB, when set, is the database of the service layer (and of GraphQL's
+	// transactions and /readyz), while the OAuth issuer keeps the App's own: outage tests
+	// give it UnreachableDB, so that tokens still resolve and the data queries fail.
+	ServiceDB *db.DB
+}
+
+// UnreachableDB is a PostgreSQL database whose server nobody listens on: every statement
+// fails with "connection refused", as during an outage.
+func UnreachableDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	pool, err := sql.Open("postgres", "postgres://"+addr+"/herdbook?sslmode=disable&connect_timeout=2")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { pool.Close() })
+	return &db.DB{SQL: pool, Dialect: dialect.Postgres, Client: ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))}
 }
 
 // NewApp starts Herdbook on d behind a real HTTP server.
@@ -128,7 +154,11 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	if o.Clock != nil {
 		svcOpts = append(svcOpts, herdbook.WithClock(o.Clock))
 	}
-	a.Service = herdbook.New(d.Client, svcOpts...)
+	data := d
+	if o.ServiceDB != nil {
+		data = o.ServiceDB
+	}
+	a.Service = herdbook.New(data.Client, svcOpts...)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Server = httptest.NewUnstartedServer(nil)
 	a.Server.Start()
@@ -138,7 +168,7 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		apiLimit = 1 << 30
 	}
 	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger, APIRateLimit: apiLimit},
-		server.Deps{DB: d, Service: a.Service, Issuer: a.Issuer})
+		server.Deps{DB: data, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{
 		ClientID: "test-client", Name: "Test client", Scopes: herdbook.AllScopes,

@@ -16,6 +16,7 @@ import (
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/idempotency"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/oauth"
@@ -53,16 +54,18 @@ func New(cfg Config, d Deps) http.Handler {
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
 	// newer than the keys and refuses them with 403.
-	// Writes sent with an Idempotency-Key run once per user and key; retries replay the answer.
-	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(idempotency.Middleware(d.Service, rest.WriteError)(
-		rest.NewHandler(d.Service, rest.Config{
-			BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
-			ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
-		})))
+	// A refused credential is answered the way the operation answers errors (without a body
+	// on the birth-history paths), so REST's Bearer answers through the facade. Writes sent
+	// with an Idempotency-Key run once per user and key; retries replay the answer.
+	facade := rest.NewHandler(d.Service, rest.Config{
+		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
+		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+	})
+	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys())(idempotency.Middleware(d.Service, facade.WriteError)(facade))
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError)(
 		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
@@ -90,14 +93,14 @@ func New(cfg Config, d Deps) http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ready"}`))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		rest.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 	})
 
 	var h http.Handler = mux
 	h = corsFor(cfg.WebOrigin).Handler(h)
-	h = rest.AccessLog(cfg.Logger, h)
-	h = rest.Recover(h)
-	h = rest.WithRequestID(h)
+	h = httpapi.AccessLog(cfg.Logger, h)
+	h = httpapi.Recover(h)
+	h = httpapi.WithRequestID(h)
 	return h
 }
 

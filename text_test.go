@@ -1,0 +1,292 @@
+package herdbook_test
+
+import (
+	"context"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+func TestCheckText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"OK", "North Field", ""},
+		{"OKUnicode", "Ås gård – 北", ""},
+		{"OKReplacementCharacter", "a\uFFFDb", ""},
+		{"ErrNUL", "a\x00b", "must not contain control characters such as tabs or line breaks (found U+0000)"},
+		{"ErrTab", "a\tb", "found U+0009"},
+		{"ErrNewline", "a\nb", "found U+000A"},
+		{"ErrDEL", "a\x7fb", "found U+007F"},
+		{"ErrC1", "a\u0085b", "found U+0085"},
+		{"ErrInvalidUTF8", "ab\xff", "must be valid UTF-8 (byte 2 is not)"},
+		{"ErrSurrogateBytes", "a\xed\xa0\x80", "must be valid UTF-8 (byte 1 is not)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := herdbook.CheckText("name", tc.in)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			f := herdbook.ErrorFields(err)
+			if herdbook.ErrorCode(err) != herdbook.EINVALID || len(f) != 1 || f[0].Field != "name" || !strings.Contains(f[0].Message, tc.want) {
+				t.Fatalf("error %v, want name: …%s", err, tc.want)
+			}
+		})
+	}
+}
+
+// textCase calls one service operation with baseline arguments (after the context) that the
+// text rule accepts; want is the code a poisoned string must give (EINVALID unless set).
+type textCase struct {
+	method string
+	args   []any
+	want   string
+}
+
+// textExempt lists the operations that take strings which are not a caller's text, and why.
+var textExempt = map[string]string{
+	"UploadFiles":          "a streamed form: file names are cleaned of control characters (cleanFileName) and the fields parsed as UUIDs; rest's TestFiles sends them over HTTP",
+	"RunFilePurge":         "a logger, not input",
+	"LeaseNotifications":   "the worker's own name and channels, not a caller's",
+	"RecordDelivery":       "a notification the worker leased and its delivery error, not a caller's",
+	"ReleaseNotifications": "notifications the worker leased, not a caller's",
+}
+
+// TestTextRuleCoversEveryInput calls every service operation that takes text once per string
+// inside its arguments (struct fields, pointers, lists, map keys and values, cursors, where
+// filters), with that one string spoilt by a NUL and by invalid UTF-8, and wants the
+// operation to refuse it: a new input field, or a new operation, that skips the text rule
+// fails here. Operations are found by reflection, so one that is missing from the table
+// fails too.
+func TestTextRuleCoversEveryInput(t *testing.T) {
+	t.Parallel()
+	app := herdbooktest.NewApp(t, herdbooktest.MustDB(t, "sqlite"))
+	owner, other := app.MustUser(), app.MustUser()
+	ctx := app.Ctx(owner)
+	svc := app.Service
+	f := app.MustFarm(owner, "Text Farm")
+	animal := app.MustAnimal(owner, f.ID, "A-1")
+	th, err := svc.CreateThread(ctx, f.ID, "Thread", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := svc.AdminPutMember(context.Background(), f.ID, other.ID, herdbook.RoleReader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	window := herdbook.Window{After: &herdbook.Cursor{ID: uuid.New(), Value: "cursor"}, First: ptr(10)}
+	item := func() []herdbook.RecordItemInput {
+		return []herdbook.RecordItemInput{{Name: ptr("item"), Description: ptr("line one\nline two"),
+			Metadata: map[string]any{"note": "n", "dose": 2.5, "nested": map[string]any{"list": []any{"x", map[string]any{"k": "v"}}}}}}
+	}
+	cases := []textCase{
+		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
+		{method: "UpdateFarm", args: []any{f.ID, herdbook.FarmPatch{Name: ptr("Farm"), Species: ptr("OTHER"),
+			SpeciesOther: herdbook.Optional[string]{Set: true, Value: ptr("Alpaca")}}}},
+		{method: "CreateAnimal", args: []any{f.ID, herdbook.AnimalInput{Tag: "T-2", Name: ptr("Dagros")}}},
+		{method: "UpdateAnimal", args: []any{animal.ID, herdbook.AnimalInput{Tag: "T-3", Name: ptr("Dagros")}}},
+		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers"}}},
+		{method: "CreateRecord", args: []any{f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "Check",
+			Type: "HEALTH", AppliedAt: &now, Description: ptr("fine"), Items: item()}}},
+		{method: "UpdateRecord", args: []any{f.ID, uuid.New(), herdbook.RecordPatch{Name: ptr("Check"), Type: ptr("FEED"),
+			Description: herdbook.Optional[string]{Set: true, Value: ptr("d")}, Items: item()}}},
+		{method: "RecordFact", args: []any{f.ID, evidence.Fact{Kind: evidence.KindProfile, AnimalID: animal.ID.String(), Sex: "female",
+			BirthDate: "2024-01-01", Breed: "Angus"}}},
+		{method: "PutBirthSettings", args: []any{f.ID, evidence.Settings{Version: 1, Species: "OTHER", // UpdateFarm made it OTHER
+			BirthWindows: []evidence.Window{{Label: "Spring", StartDate: "2026-03-01", EndDate: "2026-05-31"}}}}},
+		{method: "BirthEvidence", args: []any{f.ID, animal.ID.String(), "2026-04-01"}},
+		{method: "CreateBirthPreview", args: []any{f.ID, animal.ID.String(), "2026-04-01"}},
+		{method: "PutFollowUpProtocol", args: []any{f.ID, []schematype.ProtocolStep{{Name: "Weigh", OffsetDays: 1}}}},
+		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), "request-1"}},
+		{method: "UpdateFarmTask", args: []any{f.ID, uuid.New(), herdbook.FarmTaskPatch{Status: "DONE",
+			DueDate: herdbook.Optional[string]{Set: true, Value: ptr("2026-05-01")}, RequestID: "request-2"}}},
+		{method: "FarmTasks", args: []any{f.ID, herdbook.FarmTaskQuery{Status: ptr("TODO")}}},
+		{method: "Notifications", args: []any{f.ID, herdbook.NotificationQuery{Status: ptr("SENT")}}},
+		{method: "SetNotificationPreferences", args: []any{&f.ID, herdbook.NotificationPreferencesInput{InApp: true,
+			EmailAddress: herdbook.Optional[string]{Set: true, Value: ptr("kari@example.com")}}}},
+		{method: "SetUserEmail", args: []any{owner.ID, "kari@example.com"}},
+		{method: "AddMember", args: []any{f.ID, other.Phone, herdbook.RoleEditor}},
+		{method: "AdminPutMember", args: []any{f.ID, other.ID, herdbook.RoleReader}},
+		{method: "SetMemberRole", args: []any{member.ID, herdbook.RoleEditor}},
+		{method: "CreateThread", args: []any{f.ID, "Calving", false}},
+		{method: "PostMessage", args: []any{th.ID, "First calf\non the ground"}},
+		{method: "CreateUser", args: []any{herdbook.UserInput{FullName: ptr("Ola"), PhoneNumberLocal: "+47 900 00 001", Password: "a long password"}}},
+		{method: "UserByPhone", args: []any{owner.Phone}},
+		{method: "CheckPassword", args: []any{owner.Phone, "a long test password"}, want: herdbook.EUNAUTHORIZED},
+		{method: "AdminTestNotification", args: []any{owner.ID, &f.ID, "IN_APP", "hello"}},
+		{method: "FarmConnection", args: []any{window, (*ent.FarmOrder)(nil),
+			&ent.FarmWhereInput{NameContains: ptr("a"), Not: &ent.FarmWhereInput{NameHasPrefix: ptr("b")}, Or: []*ent.FarmWhereInput{{NameIn: []string{"c"}}}}}},
+		{method: "AnimalConnection", args: []any{f.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
+		{method: "GroupConnection", args: []any{f.ID, window, (*ent.GroupOrder)(nil), &ent.GroupWhereInput{NameEqualFold: ptr("a")}}},
+		{method: "RecordConnection", args: []any{f.ID, window, (*ent.RecordOrder)(nil),
+			&ent.RecordWhereInput{DescriptionContains: ptr("a"), And: []*ent.RecordWhereInput{{NameIn: []string{"b"}}}}}},
+		{method: "NotificationConnection", args: []any{f.ID, window, (*ent.NotificationOrder)(nil),
+			herdbook.NotificationFilter{Status: ptr(notification.StatusSENT)}}},
+	}
+
+	t.Run("EveryOperationListed", func(t *testing.T) {
+		listed := map[string]bool{}
+		for _, c := range cases {
+			listed[c.method] = true
+		}
+		st := reflect.TypeOf(svc)
+		for i := range st.NumMethod() {
+			m := st.Method(i)
+			takesText := false
+			for j := 1; j < m.Type.NumIn(); j++ {
+				takesText = takesText || carriesText(m.Type.In(j), map[reflect.Type]bool{})
+			}
+			if takesText && !listed[m.Name] && textExempt[m.Name] == "" {
+				t.Errorf("Service.%s takes text: add it to TestTextRuleCoversEveryInput (or, with a reason, to textExempt)", m.Name)
+			}
+		}
+	})
+
+	for _, c := range cases {
+		t.Run(c.method, func(t *testing.T) {
+			method := reflect.ValueOf(svc).MethodByName(c.method)
+			args := make([]reflect.Value, len(c.args))
+			for i, a := range c.args {
+				v := reflect.New(method.Type().In(i + 1)).Elem()
+				v.Set(reflect.ValueOf(a))
+				args[i] = v
+			}
+			call := func() error {
+				out := method.Call(append([]reflect.Value{reflect.ValueOf(ctx)}, args...))
+				err, _ := out[len(out)-1].Interface().(error)
+				return err
+			}
+			if err := call(); herdbook.ErrorCode(err) == herdbook.EINVALID {
+				t.Fatalf("the baseline arguments are refused: %v", err)
+			}
+			var leaves []leaf
+			for i, a := range args {
+				collectLeaves(&leaves, "arg"+strconv.Itoa(i), a, a.Set)
+			}
+			if len(leaves) == 0 {
+				t.Fatal("no strings in the baseline arguments")
+			}
+			want := c.want
+			if want == "" {
+				want = herdbook.EINVALID
+			}
+			for _, l := range leaves {
+				for _, spoil := range []string{"\x00", "\xff"} {
+					l.set(spoil)
+					err := call()
+					l.restore()
+					if herdbook.ErrorCode(err) != want {
+						t.Errorf("%s spoilt with %q: error %v, want %s", l.path, spoil, err, want)
+					} else if want == herdbook.EINVALID && (len(herdbook.ErrorFields(err)) == 0 || herdbook.ErrorFields(err)[0].Field == "") {
+						t.Errorf("%s spoilt with %q: %v names no field", l.path, spoil, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// carriesText reports whether a value of type t can hold a caller's string.
+func carriesText(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Interface:
+		return t != reflect.TypeFor[context.Context]() && t != reflect.TypeFor[error]()
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return t.Elem().Kind() != reflect.Uint8 && carriesText(t.Elem(), seen)
+	case reflect.Map:
+		return carriesText(t.Key(), seen) || carriesText(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && carriesText(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leaf is one string inside a call's arguments: set spoils it by appending a suffix, restore
+// puts the original back.
+type leaf struct {
+	path    string
+	set     func(suffix string)
+	restore func()
+}
+
+// collectLeaves finds every string below v, which lives where put writes (a variable, a
+// struct field, a list element, a map entry). Fields the JSON form leaves out (json:"-") are
+// not input and are skipped.
+func collectLeaves(out *[]leaf, path string, v reflect.Value, put func(reflect.Value)) {
+	switch v.Kind() {
+	case reflect.String:
+		orig := v.String()
+		typ := v.Type()
+		*out = append(*out, leaf{path: path,
+			set:     func(s string) { put(reflect.ValueOf(orig + s).Convert(typ)) },
+			restore: func() { put(reflect.ValueOf(orig).Convert(typ)) }})
+	case reflect.Interface:
+		if !v.IsNil() {
+			collectLeaves(out, path, v.Elem(), put)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			collectLeaves(out, path, v.Elem(), v.Elem().Set)
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			e := v.Index(i)
+			collectLeaves(out, path+"["+strconv.Itoa(i)+"]", e, e.Set)
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			k, m := k, v
+			val := m.MapIndex(k)
+			collectLeaves(out, path+"."+k.String(), val, func(x reflect.Value) { m.SetMapIndex(k, x) })
+			var spoilt reflect.Value
+			*out = append(*out, leaf{path: path + " key " + k.String(),
+				set: func(s string) {
+					spoilt = reflect.ValueOf(k.String() + s).Convert(k.Type())
+					m.SetMapIndex(k, reflect.Value{})
+					m.SetMapIndex(spoilt, val)
+				},
+				restore: func() {
+					m.SetMapIndex(spoilt, reflect.Value{})
+					m.SetMapIndex(k, val)
+				}})
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			sf := v.Type().Field(i)
+			if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+				continue
+			}
+			fv := v.Field(i)
+			collectLeaves(out, path+"."+sf.Name, fv, fv.Set)
+		}
+	}
+}
