@@ -32,8 +32,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed when rate limits
 	// key on the client address; empty means the socket's peer is the client.
 	TrustedProxies []netip.Prefix
-	// APIRateLimit is the REST budget per legacy key or client per 15 minutes (0: 100).
+	// APIRateLimit is the REST budget per legacy key or client per APIRateWindow (0: 100).
 	APIRateLimit int64
+	// APIRateWindow is the window of the REST budget (0: 15 minutes).
+	APIRateWindow time.Duration
 }
 
 // Deps are the parts the handler is built from.
@@ -53,7 +55,7 @@ func New(cfg Config, d Deps) http.Handler {
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
 	// newer than the keys and refuses them with 403.
 	api := oauth.Bearer(d.Issuer, rest.WriteError, oauth.AllowAPIKeys())(rest.NewHandler(d.Service, rest.Config{
-		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
+		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit, APIRateWindow: cfg.APIRateWindow,
 		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
 	}))
 	for _, p := range rest.Prefixes {
