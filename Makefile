@@ -1,7 +1,10 @@
 # Shortcuts for developers; CI runs .ci/run.
 PG ?= postgres://127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: run test test-pg generate migration vet bench ci
+.PHONY: build run test test-pg generate migration vet bench ci
+
+build: ## build ./herdbook, stamped with the commit (herdbook version shows it; git worktrees get no stamp)
+	go build -buildvcs=auto -o herdbook ./cmd/herdbook
 
 run: ## run the server on the embedded SQLite database
 	go run ./cmd/herdbook

@@ -41,15 +41,17 @@ type FieldError struct {
 	Message string
 }
 
+// Error renders the code and the message. It carries no "herdbook:" prefix: the command
+// line adds the program's name once, and logs name the program anyway.
 func (e *Error) Error() string {
 	if len(e.Fields) == 0 {
-		return fmt.Sprintf("herdbook: %s: %s", e.Code, e.Message)
+		return fmt.Sprintf("%s: %s", e.Code, e.Message)
 	}
 	parts := make([]string, len(e.Fields))
 	for i, f := range e.Fields {
 		parts[i] = f.Field + ": " + f.Message
 	}
-	return fmt.Sprintf("herdbook: %s: %s", e.Code, strings.Join(parts, "; "))
+	return fmt.Sprintf("%s: %s", e.Code, strings.Join(parts, "; "))
 }
 
 // Errorf returns an *Error with a formatted message.

@@ -99,6 +99,8 @@ type Service struct {
 	blobs   blob.Store // file contents; set by WithBlobStore (file.go)
 	// lookback is how far back the notification scheduler looks (schedule.go).
 	lookback time.Duration
+	// phoneRegion is where phone numbers without a country code are read (user.go).
+	phoneRegion string
 }
 
 // Option configures a Service.
@@ -112,7 +114,7 @@ func WithPageCap(n int) Option { return func(s *Service) { s.pageCap = n } }
 
 // New returns a Service over client.
 func New(client *ent.Client, opts ...Option) *Service {
-	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback}
+	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback, phoneRegion: DefaultPhoneRegion}
 	for _, o := range opts {
 		o(s)
 	}

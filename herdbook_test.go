@@ -100,9 +100,91 @@ func TestUserInputValidate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantFields(t, tc.in.Validate(), tc.fields...) })
 	}
-	if got := herdbook.NormalizePhone(" +47 (912) 34-567 "); got != "+4791234567" {
-		t.Fatalf("NormalizePhone = %q", got)
+}
+
+func TestParsePhone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in, region, want string
+	}{
+		{"OKInternational", " +47 (912) 34-567 ", "NO", "+4791234567"},
+		{"OKInternationalPrefix", "004791234567", "NO", "+4791234567"},
+		{"OKNational", "91234567", "NO", "+4791234567"},
+		{"OKNationalSeparators", "912 34 567", "no", "+4791234567"},
+		{"OKOtherRegion", "070-123 45 67", "SE", "+46701234567"},
+		{"OKInternationalAnyRegion", "+4791234567", "SE", "+4791234567"},
+		{"ErrNationalWithoutRegion", "91234567", "", ""},
+		{"ErrWords", "call me", "NO", ""},
+		{"ErrTooShort", "+47 12", "NO", ""},
+		{"ErrExtension", "+47 912 34 567 ext. 12", "NO", ""},
+		{"ErrTooLong", strings.Repeat("9", 65), "NO", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := herdbook.ParsePhone(tc.in, tc.region)
+			if got != tc.want || ok != (tc.want != "") {
+				t.Fatalf("ParsePhone(%q, %q) = %q, %v; want %q", tc.in, tc.region, got, ok, tc.want)
+			}
+		})
 	}
+	if !herdbook.PhoneRegionKnown("no") || herdbook.PhoneRegionKnown("XX") || herdbook.PhoneRegionKnown("") {
+		t.Fatal("PhoneRegionKnown")
+	}
+}
+
+// TestUserByPhoneForms finds one user by every form a person may type the number in, and
+// signs in with each: the service layer reads numbers, so the pages and the CLI agree.
+func TestUserByPhoneForms(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		svc := herdbook.New(d.Client) // the default region, NO
+		u, err := svc.CreateUser(ctx, herdbook.UserInput{PhoneNumberLocal: "912 34 567", Password: "right password"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.PhoneNumberLocal != "+4791234567" {
+			t.Fatalf("stored as %q", u.PhoneNumberLocal)
+		}
+		for _, form := range []string{"+4791234567", "+47 912 34 567", "004791234567", "0047 912 34 567", "91234567"} {
+			t.Run(form, func(t *testing.T) {
+				if got, err := svc.UserByPhone(ctx, form); err != nil || got.ID != u.ID {
+					t.Fatalf("UserByPhone: %v", err)
+				}
+				if _, err := svc.CheckPassword(ctx, form, "right password"); err != nil {
+					t.Fatalf("CheckPassword: %v", err)
+				}
+			})
+		}
+		t.Run("ErrDuplicateInAnotherForm", func(t *testing.T) {
+			_, err := svc.CreateUser(ctx, herdbook.UserInput{PhoneNumberLocal: "004791234567"})
+			if herdbook.ErrorCode(err) != herdbook.ECONFLICT {
+				t.Fatalf("err = %v", err)
+			}
+		})
+		t.Run("ErrNotAPhoneNumber", func(t *testing.T) {
+			_, err := svc.CreateUser(ctx, herdbook.UserInput{PhoneNumberLocal: "+47 12"})
+			wantFields(t, err, "phone_number_local")
+		})
+		t.Run("OtherRegion", func(t *testing.T) {
+			se := herdbook.New(d.Client, herdbook.WithPhoneRegion("se"))
+			if _, err := se.UserByPhone(ctx, "91234567"); herdbook.ErrorCode(err) != herdbook.ENOTFOUND {
+				t.Fatalf("a Norwegian national number found a user in region SE: %v", err)
+			}
+			if got, err := se.UserByPhone(ctx, "+47 912 34 567"); err != nil || got.ID != u.ID {
+				t.Fatalf("international form in region SE: %v", err)
+			}
+		})
+		t.Run("LegacyStoredForm", func(t *testing.T) {
+			// Before numbers were parsed, separators were only stripped: "91234568" was stored as typed.
+			legacy, err := d.Client.User.Create().SetPhoneNumberLocal("91234568").Save(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := svc.UserByPhone(ctx, "912 34 568"); err != nil || got.ID != legacy.ID {
+				t.Fatalf("legacy row: %v", err)
+			}
+		})
+	})
 }
 
 func TestPasswords(t *testing.T) {

@@ -2,11 +2,13 @@ package oauth_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/oauth"
@@ -245,6 +247,20 @@ func TestPages(t *testing.T) {
 			back := location(t, res)
 			if back.Query().Get("error") != "access_denied" || back.Query().Get("state") != "st-123" || back.Query().Get("code") != "" {
 				t.Fatalf("deny: %s", back)
+			}
+		})
+		t.Run("SignInWithLocalPhoneNumber", func(t *testing.T) {
+			// A farmer types the number as at home: the national form and the 00 form of
+			// the service's region (NO by default) name the user stored as +4791234567.
+			if _, err := e.app.Service.CreateUser(context.Background(), herdbook.UserInput{PhoneNumberLocal: "+47 912 34 567", Password: testPassword}); err != nil {
+				t.Fatal(err)
+			}
+			for _, phone := range []string{"91234567", "004791234567", "912 34 567"} {
+				b := e.browser()
+				res := b.form(b.get("/oauth/login"), "/oauth/login", url.Values{"phone": {phone}, "password": {testPassword}, "return_to": {"/oauth/activate"}})
+				if res.Status != http.StatusSeeOther {
+					t.Fatalf("%s: %d %s", phone, res.Status, res.Body)
+				}
 			}
 		})
 		t.Run("ErrWrongPassword", func(t *testing.T) {

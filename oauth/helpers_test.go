@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -147,6 +148,11 @@ func (e *env) postJSON(path, body string) response {
 
 func (e *env) send(req *http.Request) response {
 	e.t.Helper()
+	var sent []byte
+	if req.Body != nil {
+		sent, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(sent))
+	}
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := c.Do(req)
 	if err != nil {
@@ -157,7 +163,9 @@ func (e *env) send(req *http.Request) response {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+	out := response{Status: res.StatusCode, Header: res.Header, Body: b}
+	herdbooktest.Observe(herdbooktest.Exchange{Method: req.Method, Path: req.URL.RequestURI(), Header: req.Header, Body: sent, Res: out.res()})
+	return out
 }
 
 // browser is a cookie-keeping client of the OAuth pages that never follows redirects. It

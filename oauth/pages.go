@@ -273,7 +273,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	phone := form.Get("phone")
 	ip := h.cfg.ClientIP.Of(r)
 	if !h.allowLimit(w, r, h.signIn, "ip:"+ip) ||
-		!h.allowLimit(w, r, h.signInPhone, "ip-phone:"+ip+":"+Hash(herdbook.NormalizePhone(phone))[:16]) {
+		!h.allowLimit(w, r, h.signInPhone, "ip-phone:"+ip+":"+Hash(h.svc.NormalizePhone(phone))[:16]) {
 		return
 	}
 	u, err := h.svc.CheckPassword(r.Context(), phone, form.Get("password"))

@@ -248,6 +248,9 @@ func TestPreviewsAndTasks(t *testing.T) {
 		if res.Status != 200 || res.JSON(t)["version"] != float64(1) {
 			t.Fatalf("protocol: %d %s", res.Status, res.Body)
 		}
+		if got := app.Do("GET", bh+"/protocol", b.reader.Token, nil); got.Status != 200 || len(got.JSON(t)["steps"].([]any)) != 3 {
+			t.Fatalf("read protocol: %d %s", got.Status, got.Body)
+		}
 		preview := func() map[string]any {
 			res := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": "2026-04-20"})
 			if res.Status != 201 {

@@ -29,16 +29,18 @@ type Config struct {
 	// ClientIP finds the client address that budgets are kept by.
 	ClientIP ratelimit.ClientIP
 	// APIRateLimit is how many requests one legacy key, or else one client address, may
-	// make in 15 minutes to the farms, records, notifications and files operations.
+	// make per APIRateWindow to the farms, records, notifications and files operations.
 	// Zero means DefaultAPIRateLimit.
 	APIRateLimit int64
+	// APIRateWindow is the window of that budget. Zero means DefaultAPIRateWindow.
+	APIRateWindow time.Duration
 }
 
 // DefaultAPIRateLimit is SPEC.md's budget: 100 requests per 15-minute window.
 const DefaultAPIRateLimit = 100
 
-// APIRateWindow is the window of the API rate limit.
-const APIRateWindow = 15 * time.Minute
+// DefaultAPIRateWindow is SPEC.md's window of the API rate limit.
+const DefaultAPIRateWindow = 15 * time.Minute
 
 // Handler serves the REST facade.
 type Handler struct {
@@ -129,7 +131,11 @@ func (h *Handler) rateLimiter() func(http.Handler) http.Handler {
 	if limit <= 0 {
 		limit = DefaultAPIRateLimit
 	}
-	l := ratelimit.New(store, "api", limit, APIRateWindow)
+	window := h.cfg.APIRateWindow
+	if window <= 0 {
+		window = DefaultAPIRateWindow
+	}
+	l := ratelimit.New(store, "api", limit, window)
 	key := func(r *http.Request) string {
 		if k := r.Header.Get("X-API-Key"); k != "" {
 			sum := sha256.Sum256([]byte(k))
@@ -139,12 +145,27 @@ func (h *Handler) rateLimiter() func(http.Handler) http.Handler {
 	}
 	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ERATELIMITED,
-			"rate limit exceeded: at most %d requests per %d minutes; retry after %s seconds", limit, int(APIRateWindow.Minutes()), w.Header().Get("Retry-After")))
+			"rate limit exceeded: at most %d requests per %s; retry after %s seconds", limit, windowText(window), w.Header().Get("Retry-After")))
 	})
 	failed := func(w http.ResponseWriter, r *http.Request, err error) {
 		slog.WarnContext(r.Context(), "rate limiter unavailable; request let through", "err", err, "request_id", httpapi.RequestID(r.Context()))
 	}
 	return l.Middleware(key, limited, failed)
+}
+
+// windowText says a rate-limit window as people do: "15 minutes", "1 hour", "90s".
+func windowText(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "hour"
+	case d == time.Minute:
+		return "minute"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + " hours"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + " minutes"
+	}
+	return d.String()
 }
 
 // ServeHTTP dispatches to the operation, answering unknown paths (404) and wrong methods

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -16,42 +17,18 @@ import (
 	"github.com/herdbook/herdbook/oauth"
 )
 
-func (e env) admin(ctx context.Context, args []string) error {
-	if len(args) < 2 && !(len(args) == 1 && args[0] == "seed") {
-		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | notify test | seed)")
-	}
-	switch strings.Join(args[:min(2, len(args))], " ") {
-	case "user create":
-		return e.adminUserCreate(ctx, args[2:])
-	case "client create":
-		return e.adminClientCreate(ctx, args[2:])
-	case "member add":
-		return e.adminMemberAdd(ctx, args[2:])
-	case "token issue":
-		return e.adminTokenIssue(ctx, args[2:])
-	case "key create":
-		return e.adminKeyCreate(ctx, args[2:])
-	case "notify test":
-		return e.adminNotifyTest(ctx, args[2:])
-	}
-	if args[0] == "seed" {
-		return e.adminSeed(ctx, args[1:])
-	}
-	return fmt.Errorf("unknown admin command %q", strings.Join(args, " "))
-}
-
-// adminCmd is the shared part of admin commands: database flags and --json output.
+// adminCmd is the shared part of admin commands: database and service flags, and --json
+// output.
 type adminCmd struct {
 	env
-	c    config
-	json bool
-	fs   *flag.FlagSet
+	c  config
+	fs *flag.FlagSet
 }
 
-func (e env) newAdmin(name string) *adminCmd {
-	a := &adminCmd{env: e, fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+func (e env) newAdmin(path string) *adminCmd {
+	a := &adminCmd{env: e, fs: e.newFlags(path)}
 	e.dbFlags(a.fs, &a.c)
-	a.fs.BoolVar(&a.json, "json", false, "print machine-readable JSON")
+	e.serviceFlags(a.fs, &a.c)
 	return a
 }
 
@@ -64,13 +41,18 @@ func (a *adminCmd) open(ctx context.Context, args []string) (*db.DB, *herdbook.S
 
 // print writes v as JSON with --json, else the human line.
 func (a *adminCmd) print(v any, human string, args ...any) error {
-	if a.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+	if a.c.JSON {
+		return printJSON(a.stdout, v)
 	}
 	_, err := fmt.Fprintf(a.stdout, human+"\n", args...)
 	return err
+}
+
+// printJSON writes v as indented JSON: what every command prints with --json.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // userRef finds a user by id or phone number.
@@ -176,7 +158,8 @@ func (e env) adminMemberAdd(ctx context.Context, args []string) error {
 	a := e.newAdmin("admin member add")
 	farm := a.fs.String("farm", "", "farm id (required)")
 	user := a.fs.String("user", "", "user id or phone number (required)")
-	role := a.fs.String("role", "READER", "OWNER, EDITOR or READER")
+	role := new(string)
+	e.choiceVar(a.fs, role, "role", "", "READER", []string{"OWNER", "EDITOR", "READER"}, "the member's role")
 	d, svc, err := a.open(ctx, args)
 	if err != nil {
 		return err
@@ -190,7 +173,7 @@ func (e env) adminMemberAdd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := svc.AdminPutMember(ctx, farmID, userID, herdbook.Role(strings.ToUpper(*role)))
+	m, err := svc.AdminPutMember(ctx, farmID, userID, herdbook.Role(*role))
 	if err != nil {
 		return err
 	}

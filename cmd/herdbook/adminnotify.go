@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,7 +19,8 @@ func (e env) adminNotifyTest(ctx context.Context, args []string) error {
 	a := e.newAdmin("admin notify test")
 	e.notifyFlags(a.fs, &a.c)
 	user := a.fs.String("user", "", "user id or phone number (required)")
-	channel := a.fs.String("channel", "", "EMAIL, SMS or IN_APP (required)")
+	channel := new(string)
+	e.choiceVar(a.fs, channel, "channel", "", "", []string{"EMAIL", "SMS", "IN_APP"}, "the channel to send on (required)")
 	farm := a.fs.String("farm", "", "farm id the message is about; default the user's first farm")
 	message := a.fs.String("message", "", "text of the message; default a standard test text")
 	d, svc, err := a.open(ctx, args)
@@ -40,7 +40,10 @@ func (e env) adminNotifyTest(ctx context.Context, args []string) error {
 		}
 		farmID = &id
 	}
-	ch := notification.Type(strings.ToUpper(*channel))
+	if *channel == "" {
+		return fmt.Errorf("--channel is required: EMAIL, SMS or IN_APP")
+	}
+	ch := notification.Type(*channel)
 	senders, err := a.c.senders()
 	if err != nil {
 		return err

@@ -2,17 +2,21 @@
 //
 //	herdbook [serve]              run the HTTP server (the default)
 //	herdbook migrate              apply pending database migrations
+//	herdbook version              print the version and the commit it was built from
 //	herdbook admin …              users, clients, members, tokens, seed data
 //
-// Every command reads HERDBOOK_* environment variables; flags override them.
+// Every command reads HERDBOOK_* environment variables; flags override them. "-h" or
+// "--help" at any level prints that level's usage and exits 0.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -33,41 +37,139 @@ type env struct {
 	stderr io.Writer
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 {
-		return e.serve(ctx, nil)
-	}
-	switch args[0] {
-	case "serve":
-		return e.serve(ctx, args[1:])
-	case "migrate":
-		return e.migrate(ctx, args[1:])
-	case "admin":
-		return e.admin(ctx, args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		if len(args[0]) > 0 && args[0][0] == '-' {
-			return e.serve(ctx, args)
-		}
-		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
-	}
+// command is one node of the command tree: a group names further commands, a leaf runs.
+type command struct {
+	name    string
+	summary string
+	run     func(e env, ctx context.Context, args []string) error
+	subs    []*command
 }
 
-const usage = `usage: herdbook [command] [flags]
+// commands is the whole command line. Usage texts and the dispatcher both come from it,
+// so a command cannot be reachable but undocumented. It is set in init because the
+// commands' flag sets read their summaries from it.
+var commands *command
 
-commands:
-  serve                 run the HTTP server (default)
-  migrate               apply pending database migrations
-  admin user create     register a user
-  admin client create   register an OAuth client
-  admin member add      make a user a member of a farm
-  admin token issue     issue a bearer token for a user through a client
-  admin key create      make a deprecated legacy API key (X-API-Key) for a user
-  admin notify test     send a test notification to a user on one channel
-  admin seed            fill the database with synthetic farms for demos and benchmarks
+func init() {
+	commands = &command{name: "herdbook", subs: []*command{
+		{name: "serve", summary: "run the HTTP server (the default command)", run: env.serve},
+		{name: "migrate", summary: "apply pending database migrations", run: env.migrate},
+		{name: "version", summary: "print the version and the commit it was built from", run: env.version},
+		{name: "admin", summary: "administrative commands", subs: []*command{
+			{name: "user", summary: "users", subs: []*command{
+				{name: "create", summary: "register a user (phone number and password; no self-serve sign-up)", run: env.adminUserCreate},
+			}},
+			{name: "client", summary: "OAuth clients", subs: []*command{
+				{name: "create", summary: "register an OAuth client: scopes, redirect URIs, public, observer", run: env.adminClientCreate},
+			}},
+			{name: "member", summary: "farm memberships", subs: []*command{
+				{name: "add", summary: "make a user OWNER, EDITOR or READER of a farm", run: env.adminMemberAdd},
+			}},
+			{name: "token", summary: "bearer tokens", subs: []*command{
+				{name: "issue", summary: "issue a bearer token for a user through a client", run: env.adminTokenIssue},
+			}},
+			{name: "key", summary: "deprecated legacy API keys", subs: []*command{
+				{name: "create", summary: "make a deprecated legacy API key (X-API-Key) for a user", run: env.adminKeyCreate},
+			}},
+			{name: "notify", summary: "notifications", subs: []*command{
+				{name: "test", summary: "send a test notification to a user on one channel now", run: env.adminNotifyTest},
+			}},
+			{name: "seed", summary: "fill the database with synthetic farms for demos and benchmarks", run: env.adminSeed},
+		}},
+	}}
+}
 
-Run "herdbook COMMAND -h" for a command's flags.
-`
+// errHelpShown says usage was printed because it was asked for: the command succeeded.
+var errHelpShown = errors.New("help shown")
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	// Plain "herdbook" and "herdbook --addr …" serve.
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0])) {
+		args = append([]string{"serve"}, args...)
+	}
+	err := e.dispatch(ctx, commands, nil, args)
+	if errors.Is(err, errHelpShown) {
+		return nil
+	}
+	return err
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// dispatch walks args down the tree from cmd (reached by path) and runs the leaf.
+func (e env) dispatch(ctx context.Context, cmd *command, path, args []string) error {
+	if cmd.run != nil {
+		return cmd.run(e, ctx, args)
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("%s needs a command: %s\nRun %q for more.", fullName(path), strings.Join(names(cmd.subs), ", "), fullName(path)+" -h")
+	}
+	if isHelp(args[0]) {
+		if len(args) > 1 && args[0] == "help" {
+			// "herdbook help admin user" is "herdbook admin user -h".
+			return e.dispatch(ctx, cmd, path, append(args[1:], "-h"))
+		}
+		fmt.Fprint(e.stdout, groupUsage(cmd, path))
+		return errHelpShown
+	}
+	for _, sub := range cmd.subs {
+		if sub.name == args[0] {
+			return e.dispatch(ctx, sub, append(path, sub.name), args[1:])
+		}
+	}
+	return fmt.Errorf("unknown command %q; %s has: %s\nRun %q for more.", strings.Join(append(path, args[0]), " "),
+		fullName(path), strings.Join(names(cmd.subs), ", "), fullName(path)+" -h")
+}
+
+func fullName(path []string) string { return strings.Join(append([]string{"herdbook"}, path...), " ") }
+
+func names(cmds []*command) []string {
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.name
+	}
+	return out
+}
+
+// groupUsage lists every command under cmd with its summary.
+func groupUsage(cmd *command, path []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s COMMAND [flags]\n\ncommands:\n", fullName(path))
+	var walk func(c *command, prefix []string)
+	walk = func(c *command, prefix []string) {
+		for _, sub := range c.subs {
+			p := append(append([]string{}, prefix...), sub.name)
+			if sub.run != nil {
+				fmt.Fprintf(&b, "  %-22s %s\n", strings.Join(p, " "), sub.summary)
+			}
+			walk(sub, p)
+		}
+	}
+	walk(cmd, nil)
+	fmt.Fprintf(&b, "\nRun \"%s COMMAND -h\" for a command's flags.\n", fullName(path))
+	if len(path) == 0 {
+		b.WriteString("Every flag also reads a HERDBOOK_* environment variable (see README); flags win.\n")
+	}
+	return b.String()
+}
+
+// summaryOf returns the summary of the command at path ("admin user create").
+func summaryOf(path string) string {
+	c := commands
+	for _, name := range strings.Fields(path) {
+		var next *command
+		for _, sub := range c.subs {
+			if sub.name == name {
+				next = sub
+			}
+		}
+		if next == nil {
+			return ""
+		}
+		c = next
+	}
+	return c.summary
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -147,6 +148,72 @@ func TestAdminCommands(t *testing.T) {
 	}
 }
 
+// served is a running "herdbook serve" of a test.
+type served struct {
+	base        string
+	out, errOut *syncBuffer
+	stop        func() error
+}
+
+// serve starts "herdbook serve" on a free port with the extra arguments and waits until it
+// answers /readyz.
+func (c *cli) serve(args ...string) *served {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{out: &syncBuffer{}, errOut: &syncBuffer{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), c.getenv, strings.NewReader(""), s.out, s.errOut)
+	}()
+	addr := regexp.MustCompile(`(?:listening on |"url":")(http://[0-9.:]+)`)
+	for deadline := time.Now().Add(20 * time.Second); s.base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(s.out.String() + s.errOut.String()); m != nil {
+			s.base = m[1]
+		}
+		select {
+		case err := <-done:
+			cancel()
+			c.t.Fatalf("serve returned %v: %s %s", err, s.out.String(), s.errOut.String())
+		default:
+		}
+	}
+	if s.base == "" {
+		cancel()
+		c.t.Fatalf("the server did not start: %s %s", s.out.String(), s.errOut.String())
+	}
+	stopped := false
+	s.stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(20 * time.Second):
+			return fmt.Errorf("serve did not stop on cancellation")
+		}
+	}
+	c.t.Cleanup(func() { _ = s.stop() })
+	return s
+}
+
+// do sends a request with a bearer token and returns the status, headers and body.
+func (s *served) do(t *testing.T, token, method, path, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, b
+}
+
 // TestServe runs the server as the README says and walks the five-minute tour.
 func TestServe(t *testing.T) {
 	t.Parallel()
@@ -155,52 +222,95 @@ func TestServe(t *testing.T) {
 	c.mustJSON("", "admin", "client", "create", "--client-id", "cli")
 	token := c.mustJSON("", "admin", "token", "issue", "--user", "+4790000001", "--client", "cli")["access_token"].(string)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, c.getenv, strings.NewReader(""), &out, &errOut)
-	}()
-	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-	}
-	if base == "" {
-		cancel()
-		t.Fatalf("the server did not start: %s %s", out.String(), errOut.String())
-	}
-	do := func(method, path, body string) (int, []byte) {
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, b
-	}
-	if st, b := do("POST", "/v1/farm", `{"name":"Tour Farm","species":"GOAT"}`); st != 201 {
+	s := c.serve()
+	if st, _, b := s.do(t, token, "POST", "/v1/farm", `{"name":"Tour Farm","species":"GOAT"}`); st != 201 {
 		t.Fatalf("create farm: %d %s", st, b)
 	}
-	st, b := do("POST", "/graphql", `{"query":"{ farms { edges { node { name species } } } }"}`)
+	st, _, b := s.do(t, token, "POST", "/graphql", `{"query":"{ farms { edges { node { name species } } } }"}`)
 	if st != 200 || !strings.Contains(string(b), `"name":"Tour Farm"`) {
 		t.Fatalf("graphql: %d %s", st, b)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop on cancellation")
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve returned %v", err)
 	}
-	if !strings.Contains(errOut.String(), "status=201") {
-		t.Fatalf("no access log line: %s", errOut.String())
+	if !strings.Contains(s.errOut.String(), "status=201") {
+		t.Fatalf("no access log line: %s", s.errOut.String())
+	}
+}
+
+// TestServeJSON: with --json every line serve writes is a JSON object (the migrations and
+// the banner too), durations are text, and standard output stays empty.
+func TestServeJSON(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	c.mustJSON("", "admin", "user", "create", "--phone", "+4790000001")
+	c.mustJSON("", "admin", "client", "create", "--client-id", "cli")
+	token := c.mustJSON("", "admin", "token", "issue", "--user", "+4790000001", "--client", "cli")["access_token"].(string)
+	fresh := newCLI(t, "sqlite").serve("--json") // applies the migrations itself
+	_ = fresh.stop()
+	for _, want := range []string{`"msg":"applied migration"`, `"msg":"listening"`} {
+		if !strings.Contains(fresh.errOut.String(), want) {
+			t.Fatalf("no %s line: %s", want, fresh.errOut.String())
+		}
+	}
+	s := c.serve("--log-format", "json")
+	s.do(t, token, "GET", "/v1/farm", "")
+	_ = s.stop()
+	if fresh.out.String()+s.out.String() != "" {
+		t.Fatalf("standard output in JSON mode: %q", fresh.out.String()+s.out.String())
+	}
+	var sawRequest bool
+	for _, line := range strings.Split(strings.TrimSpace(fresh.errOut.String()+s.errOut.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "request" {
+			sawRequest = true
+			if d, ok := rec["duration"].(string); !ok || !strings.HasSuffix(d, "s") {
+				t.Fatalf("duration %v is not text", rec["duration"])
+			}
+		}
+	}
+	if !sawRequest {
+		t.Fatalf("no access log line: %s", s.errOut.String())
+	}
+}
+
+// TestServeRateLimitFlags: the operator's budget and window replace SPEC.md's defaults.
+func TestServeRateLimitFlags(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	c.mustJSON("", "admin", "user", "create", "--phone", "+4790000001")
+	c.mustJSON("", "admin", "client", "create", "--client-id", "cli")
+	token := c.mustJSON("", "admin", "token", "issue", "--user", "+4790000001", "--client", "cli")["access_token"].(string)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		policy string
+	}{
+		{"Defaults", nil, nil, "100;w=900"},
+		{"Flags", []string{"--api-rate-limit", "2", "--api-rate-window", "1m"}, nil, "2;w=60"},
+		{"Environment", nil, map[string]string{"HERDBOOK_API_RATE_LIMIT": "3", "HERDBOOK_API_RATE_WINDOW": "2h"}, "3;w=7200"},
+		{"FlagsWin", []string{"--api-rate-limit", "2"}, map[string]string{"HERDBOOK_API_RATE_LIMIT": "banana"}, "2;w=900"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c.env = tc.env
+			s := c.serve(tc.args...)
+			c.env = nil
+			st, h, _ := s.do(t, token, "GET", "/v1/farm", "")
+			if st != 200 || h.Get("RateLimit-Policy") != tc.policy {
+				t.Fatalf("status %d, RateLimit-Policy %q, want %q", st, h.Get("RateLimit-Policy"), tc.policy)
+			}
+			if tc.name == "Flags" {
+				s.do(t, token, "GET", "/v1/farm", "")
+				st, h, b := s.do(t, token, "GET", "/v1/farm", "")
+				if st != 429 || h.Get("Retry-After") == "" || !strings.Contains(string(b), "at most 2 requests per minute") {
+					t.Fatalf("third request: %d %v %s", st, h, b)
+				}
+			}
+		})
 	}
 }
 
@@ -226,5 +336,189 @@ func TestDefaults(t *testing.T) {
 	var help syncBuffer
 	if err := run(context.Background(), []string{"help"}, getenv, nil, &help, io.Discard); err != nil || !strings.Contains(help.String(), "admin seed") {
 		t.Fatalf("help: %v %s", err, help.String())
+	}
+}
+
+// walkCommands calls fn with the path of every command in the tree, groups included.
+func walkCommands(c *command, path []string, fn func(path []string, c *command)) {
+	fn(path, c)
+	for _, sub := range c.subs {
+		walkCommands(sub, append(append([]string{}, path...), sub.name), fn)
+	}
+}
+
+// TestHelp: -h, --help and "help …" print the usage of every level on standard output and
+// succeed.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	walkCommands(commands, nil, func(path []string, cmd *command) {
+		forms := [][]string{append(append([]string{}, path...), "-h"), append(append([]string{}, path...), "--help"),
+			append([]string{"help"}, path...)}
+		for _, args := range forms {
+			t.Run(strings.Join(args, "_"), func(t *testing.T) {
+				var out, errOut syncBuffer
+				if err := run(context.Background(), args, func(string) string { return "" }, nil, &out, &errOut); err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				if want := "usage: " + fullName(path); !strings.HasPrefix(out.String(), want) || errOut.String() != "" {
+					t.Fatalf("stdout %q, stderr %q; want %q first", out.String(), errOut.String(), want)
+				}
+				if cmd.run != nil && len(path) > 0 && !strings.Contains(out.String(), "--json") {
+					t.Fatalf("%s has no --json: %s", fullName(path), out.String())
+				}
+			})
+		}
+	})
+}
+
+// TestCommandLineErrors: mistakes are refused with what would have been right, and never
+// with a doubled program name (main adds "herdbook: " once).
+func TestCommandLineErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"ErrUnknownCommand", nil, []string{"bogus"}, `unknown command "bogus"; herdbook has: serve, migrate, version, admin`},
+		{"ErrUnknownAdminCommand", nil, []string{"admin", "frobnicate", "now"}, `unknown command "admin frobnicate"`},
+		{"ErrGroupWithoutCommand", nil, []string{"admin", "user"}, "herdbook admin user needs a command: create"},
+		{"ErrUnknownFlag", nil, []string{"migrate", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"ErrStrayArgument", nil, []string{"migrate", "now"}, `unexpected argument "now"`},
+		{"ErrLogFormat", nil, []string{"serve", "--log-format", "yaml"}, `invalid value "yaml" for flag -log-format: must be one of text, json`},
+		{"ErrLogFormatEnv", map[string]string{"HERDBOOK_LOG_FORMAT": "yaml"}, []string{"migrate"}, `HERDBOOK_LOG_FORMAT="yaml": must be one of text, json`},
+		{"ErrSMTPTLS", nil, []string{"serve", "--smtp-tls", "ssl"}, "must be one of none, starttls, tls"},
+		{"ErrPhoneRegion", nil, []string{"admin", "user", "create", "--phone", "91234567", "--phone-region", "XX"}, `unknown region "XX"`},
+		{"ErrPhoneRegionEnv", map[string]string{"HERDBOOK_PHONE_REGION": "Norway"}, []string{"serve"}, `HERDBOOK_PHONE_REGION="Norway": unknown region`},
+		{"ErrRateLimit", nil, []string{"serve", "--api-rate-limit", "0"}, "want a whole number above zero"},
+		{"ErrRateWindowEnv", map[string]string{"HERDBOOK_API_RATE_WINDOW": "fortnight"}, []string{"serve"}, `HERDBOOK_API_RATE_WINDOW="fortnight": want a duration`},
+		{"ErrRole", nil, []string{"admin", "member", "add", "--farm", "x", "--user", "y", "--role", "KING"}, "must be one of OWNER, EDITOR, READER"},
+		{"ErrChannel", nil, []string{"admin", "notify", "test", "--user", "y", "--channel", "PIGEON"}, "must be one of EMAIL, SMS, IN_APP"},
+		{"ErrServiceError", nil, []string{"admin", "user", "create", "--phone", "call me"}, "invalid: phone_number_local"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &cli{t: t, dbURL: c.dbURL, dataDr: c.dataDr, env: tc.env}
+			_, err := c.run("", tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "herdbook: ") {
+				t.Fatalf("the error names the program itself: %v", err)
+			}
+		})
+	}
+}
+
+func TestMigrateJSON(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	first := c.mustJSON("", "migrate")
+	if n, _ := first["count"].(float64); n < 1 || len(first["applied"].([]any)) != int(n) {
+		t.Fatalf("first migrate: %v", first)
+	}
+	if again := c.mustJSON("", "migrate"); again["count"] != float64(0) || len(again["applied"].([]any)) != 0 {
+		t.Fatalf("second migrate: %v", again)
+	}
+}
+
+// TestAdminJSONLogs: with --json, admin commands print JSON on standard output and their
+// log lines (the migrations applied on the way) are JSON too.
+func TestAdminJSONLogs(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	var out, errOut syncBuffer
+	if err := run(context.Background(), []string{"admin", "user", "create", "--phone", "+4790000001", "--json"}, c.getenv, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid([]byte(out.String())) {
+		t.Fatalf("stdout is not JSON: %q", out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(lines) == 0 || !strings.Contains(errOut.String(), "applied migration") {
+		t.Fatalf("no migration log lines: %q", errOut.String())
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("a log line is not JSON: %q", l)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	out, err := c.run("", "version")
+	if err != nil || !strings.HasPrefix(out, "herdbook ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("version: %v %q", err, out)
+	}
+	v := c.mustJSON("", "version")
+	for _, k := range []string{"version", "go", "modified"} {
+		if _, ok := v[k]; !ok {
+			t.Fatalf("version --json lacks %s: %v", k, v)
+		}
+	}
+}
+
+// TestAdminPhoneForms: admin commands find a user by the forms a person types, read in the
+// configured region.
+func TestAdminPhoneForms(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	u := c.mustJSON("", "admin", "user", "create", "--phone", "912 34 567")
+	if u["phone_number_local"] != "+4791234567" {
+		t.Fatalf("stored as %v", u["phone_number_local"])
+	}
+	c.mustJSON("", "admin", "client", "create", "--client-id", "cli")
+	for _, form := range []string{"+4791234567", "004791234567", "91234567"} {
+		if tok := c.mustJSON("", "admin", "token", "issue", "--user", form, "--client", "cli"); tok["access_token"] == nil {
+			t.Fatalf("%s: %v", form, tok)
+		}
+	}
+	if _, err := c.run("", "admin", "token", "issue", "--user", "91234567", "--client", "cli", "--phone-region", "SE"); err == nil || !strings.Contains(err.Error(), "no user") {
+		t.Fatalf("region SE found a Norwegian national number: %v", err)
+	}
+	c.env = map[string]string{"HERDBOOK_PHONE_REGION": "se"}
+	if u := c.mustJSON("", "admin", "user", "create", "--phone", "070-123 45 67"); u["phone_number_local"] != "+46701234567" {
+		t.Fatalf("region from the environment: %v", u)
+	}
+}
+
+// TestSeedProgress: in a pipe (here a buffer) seeding prints no progress; on a terminal the
+// line says rows, rate and time left, and is rewritten in place.
+func TestSeedProgress(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "sqlite")
+	var out, errOut syncBuffer
+	if err := run(context.Background(), []string{"admin", "seed", "--farms", "1", "--animals", "10", "--records", "10"}, c.getenv, nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(errOut.String(), "seeding") || !strings.Contains(out.String(), "seeded 1 farm(s)") {
+		t.Fatalf("stdout %q, stderr %q", out.String(), errOut.String())
+	}
+	for _, tc := range []struct {
+		done, total int
+		elapsed     time.Duration
+		want        string
+	}{
+		{3000, 12000, 2 * time.Second, "seeding: 3000/12000 rows (25%), 1500 rows/s, 6s left"},
+		{100, 1000, 0, "seeding: 100/1000 rows (10%), 0 rows/s, time left unknown"},
+		{12000, 12000, 4 * time.Second, "seeding: 12000/12000 rows (100%), 3000 rows/s, 0s left"},
+		{1000, 1_000_000, time.Second, "seeding: 1000/1000000 rows (0%), 1000 rows/s, 16m39s left"},
+	} {
+		if got := progressText(tc.done, tc.total, tc.elapsed); got != tc.want {
+			t.Errorf("progressText(%d, %d, %s) = %q, want %q", tc.done, tc.total, tc.elapsed, got, tc.want)
+		}
+	}
+	var term bytes.Buffer
+	now := time.Unix(0, 0)
+	p := &progressLine{w: &term, start: now, now: func() time.Time { return now }}
+	for i, step := range []int{10, 20, 30, 40} {
+		now = now.Add(time.Duration(i%2) * 200 * time.Millisecond) // every other update comes too soon
+		p.update(step, 40)
+	}
+	if got := term.String(); strings.Count(got, "\r\x1b[K") != 3 || !strings.HasSuffix(got, "(100%), 100 rows/s, 0s left\n") {
+		t.Fatalf("terminal output %q", got)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,19 +47,81 @@ func (e env) adminSeed(ctx context.Context, args []string) error {
 		}
 	}
 	start := time.Now()
-	progress := e.stderr
-	if a.json {
-		progress = nil
-	}
-	res, err := seed.Run(ctx, d.Client, seed.Options{
+	opts := seed.Options{
 		Owner: ownerID, Farms: *farms, AnimalsPerFarm: *animals, GroupsPerFarm: *groups,
-		RecordsPerFarm: *records, ItemsPerRecord: *items, Seed: *seedValue, Progress: progress,
-	})
+		RecordsPerFarm: *records, ItemsPerRecord: *items, Seed: *seedValue,
+	}
+	// Progress is for a person watching: on a terminal, one line rewritten in place; in a
+	// pipe or a log file, and with --json, nothing.
+	if !a.c.JSON && isTerminal(e.stderr) {
+		p := &progressLine{w: e.stderr, start: start, now: time.Now}
+		opts.Progress = p.update
+	}
+	res, err := seed.Run(ctx, d.Client, opts)
 	if err != nil {
 		return err
 	}
 	return a.print(map[string]any{"farm_ids": res.FarmIDs, "animals": res.Animals, "groups": res.Groups,
-		"records": res.Records, "items": res.Items, "seconds": time.Since(start).Seconds()},
+		"records": res.Records, "items": res.Items, "seconds": time.Since(start).Seconds(), "rows": opts.Rows()},
 		"seeded %d farm(s), %d animals, %d groups, %d records, %d items in %s",
 		len(res.FarmIDs), res.Animals, res.Groups, res.Records, res.Items, time.Since(start).Round(time.Millisecond))
+}
+
+// isTerminal reports whether w is a terminal (a character device), where a line that
+// rewrites itself reads well; in a pipe or a file it would only be noise.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine shows seed progress on a terminal: rows written, the rate and the time
+// left, in one line that is rewritten at most ten times a second and ended when all rows
+// are written.
+type progressLine struct {
+	w     io.Writer
+	start time.Time
+	now   func() time.Time
+	last  time.Time
+}
+
+func (p *progressLine) update(done, total int) {
+	now := p.now()
+	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.w, "\r\x1b[K%s", progressText(done, total, now.Sub(p.start)))
+	if done >= total {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// progressText is "seeding: 12000/40000 rows (30%), 8000 rows/s, 3.5s left".
+func progressText(done, total int, elapsed time.Duration) string {
+	pct := 100
+	if total > 0 {
+		pct = done * 100 / total
+	}
+	left := "time left unknown"
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(done) / elapsed.Seconds()
+	}
+	if rate > 0 {
+		left = roundLeft(time.Duration(float64(total-done)/rate*float64(time.Second))).String() + " left"
+	}
+	return fmt.Sprintf("seeding: %d/%d rows (%d%%), %.0f rows/s, %s", done, total, pct, rate, left)
+}
+
+// roundLeft rounds a time left to what a person reads: tenths of seconds under a minute,
+// whole seconds above.
+func roundLeft(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

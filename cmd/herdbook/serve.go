@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,12 +18,14 @@ import (
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
+	"github.com/herdbook/herdbook/rest"
 )
 
 func (e env) serve(ctx context.Context, args []string) error {
 	var c config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := e.newFlags("serve")
 	e.dbFlags(fs, &c)
+	e.serviceFlags(fs, &c)
 	fs.StringVar(&c.Addr, "addr", e.or("HERDBOOK_ADDR", "127.0.0.1:8080"), "listen address (HERDBOOK_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
 	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
@@ -32,6 +36,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	e.notifyFlags(fs, &c)
 	fs.DurationVar(&c.NotifyInterval, "notify-interval", e.durationOr("HERDBOOK_NOTIFY_INTERVAL", time.Minute), "how often the notification scheduler runs (HERDBOOK_NOTIFY_INTERVAL)")
 	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
+	e.rateLimitFlags(fs, &c)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +50,9 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs))
 	logger := c.logger(e.stderr)
+	// Whatever logs through the default logger (the REST recoverer, libraries using package
+	// log) writes in the same format, so that JSON mode is JSON throughout.
+	slog.SetDefault(logger)
 	senders, err := c.senders()
 	if err != nil {
 		return err
@@ -90,7 +98,8 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies},
+	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := &http.Server{
 		Handler:           h,
@@ -98,9 +107,14 @@ func (e env) serve(ctx context.Context, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	fmt.Fprintf(e.stdout, "Herdbook is listening on %s\n", base)
-	fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
-	fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")
+	if c.jsonLogs() {
+		logger.Info("listening", "url", base, "rest", base+"/v1", "graphql", base+"/graphql", "openapi", base+"/v1/openapi.json",
+			"api_rate_limit", c.APIRateLimit, "api_rate_window", c.APIRateWindow)
+	} else {
+		fmt.Fprintf(e.stdout, "Herdbook is listening on %s\n", base)
+		fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
+		fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")
+	}
 
 	// The notification worker stops with the server: it finishes the messages it is
 	// sending, hands back the rest of its batch, and the next start (here or on another
@@ -135,9 +149,61 @@ func (e env) serve(ctx context.Context, args []string) error {
 	return nil
 }
 
+// rateLimitFlags registers the REST API's budget: SPEC.md's 100 requests per 15 minutes
+// unless the operator says otherwise.
+func (e env) rateLimitFlags(fs *flag.FlagSet, c *config) {
+	c.APIRateLimit, c.APIRateWindow = rest.DefaultAPIRateLimit, rest.DefaultAPIRateWindow
+	fs.Var(positiveInt{&c.APIRateLimit}, "api-rate-limit", "REST requests one legacy key, or else one client address, may make per window (HERDBOOK_API_RATE_LIMIT)")
+	e.fromEnv(fs, "api-rate-limit", "HERDBOOK_API_RATE_LIMIT")
+	fs.Var(positiveDuration{&c.APIRateWindow}, "api-rate-window", "the window of the REST rate limit, such as 15m or 1h (HERDBOOK_API_RATE_WINDOW)")
+	e.fromEnv(fs, "api-rate-window", "HERDBOOK_API_RATE_WINDOW")
+}
+
+// positiveInt is a flag holding a whole number above zero.
+type positiveInt struct{ p *int64 }
+
+func (v positiveInt) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+
+func (v positiveInt) placeholder() string { return "N" }
+
+func (v positiveInt) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a whole number above zero, such as 100")
+	}
+	*v.p = n
+	return nil
+}
+
+// positiveDuration is a flag holding a duration above zero, of at least a second.
+type positiveDuration struct{ p *time.Duration }
+
+func (v positiveDuration) String() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
+func (v positiveDuration) placeholder() string { return "DURATION" }
+
+func (v positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < time.Second {
+		return fmt.Errorf("want a duration of at least a second, such as 15m or 1h")
+	}
+	*v.p = d
+	return nil
+}
+
 func (e env) migrate(ctx context.Context, args []string) error {
 	var c config
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs := e.newFlags("migrate")
 	e.dbFlags(fs, &c)
 	if err := e.parse(fs, args); err != nil {
 		return err
@@ -147,9 +213,22 @@ func (e env) migrate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	n, err := d.Migrate(ctx, func(v, desc string) { fmt.Fprintf(e.stdout, "applied %s %s\n", v, desc) })
+	type applied struct {
+		Version     string `json:"version"`
+		Description string `json:"description"`
+	}
+	done := []applied{}
+	n, err := d.Migrate(ctx, func(v, desc string) {
+		done = append(done, applied{v, desc})
+		if !c.JSON {
+			fmt.Fprintf(e.stdout, "applied %s %s\n", v, desc)
+		}
+	})
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		return printJSON(e.stdout, map[string]any{"applied": done, "count": n})
 	}
 	fmt.Fprintf(e.stdout, "%d migration(s) applied; the database is up to date\n", n)
 	return nil

@@ -254,10 +254,6 @@ func (a *App) MustGroup(u User, farmID uuid.UUID, name string) *ent.Group {
 	return g
 }
 
-// OnResponse, when set (by a package's TestMain), sees every answer Do receives; the REST
-// tests use it to validate all of them against the OpenAPI document.
-var OnResponse func(method, path string, res Response)
-
 // Response is an HTTP answer with its body read.
 type Response struct {
 	Status int
@@ -279,19 +275,23 @@ func (r Response) JSON(tb testing.TB) map[string]any {
 // or any value (sent as JSON).
 func (a *App) Do(method, path, token string, body any, header ...string) Response {
 	a.tb.Helper()
-	var rd io.Reader
+	var payload []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		payload = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		payload = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			a.tb.Fatal(err)
 		}
-		rd = bytes.NewReader(j)
+		payload = j
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequest(method, a.URL+path, rd)
 	if err != nil {
@@ -316,9 +316,7 @@ func (a *App) Do(method, path, token string, body any, header ...string) Respons
 		a.tb.Fatal(err)
 	}
 	out := Response{Status: res.StatusCode, Header: res.Header, Body: b}
-	if OnResponse != nil {
-		OnResponse(method, path, out)
-	}
+	Observe(Exchange{Method: method, Path: path, Header: req.Header, Body: payload, Res: out})
 	return out
 }
 

@@ -8,7 +8,6 @@ package seed
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"time"
 
@@ -29,8 +28,23 @@ type Options struct {
 	GroupsPerFarm  int
 	RecordsPerFarm int
 	ItemsPerRecord int
-	Seed           uint64    // same seed, same data
-	Progress       io.Writer // one line per batch; nil for none
+	Seed           uint64 // same seed, same data
+	// Progress, when set, is told after every batch how many rows are written of how many
+	// the options make (Rows).
+	Progress func(done, total int)
+}
+
+// Rows returns how many rows the options make: farms, owner memberships, animals, groups,
+// records and items (items only where there are animals).
+func (o Options) Rows() int {
+	perFarm := 1 + o.AnimalsPerFarm + o.GroupsPerFarm + o.RecordsPerFarm
+	if o.Owner != uuid.Nil {
+		perFarm++
+	}
+	if o.AnimalsPerFarm > 0 {
+		perFarm += o.RecordsPerFarm * o.ItemsPerRecord
+	}
+	return o.Farms * perFarm
 }
 
 // Result counts what was written.
@@ -52,6 +66,13 @@ var (
 // Run writes the data described by o.
 func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 	var res Result
+	total, done := o.Rows(), 0
+	wrote := func(n int) {
+		done += n
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	day := func(n int) string { return base.AddDate(0, 0, n).Format("2006-01-02") }
@@ -61,10 +82,12 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 			return res, err
 		}
 		res.FarmIDs = append(res.FarmIDs, f.ID)
+		wrote(1)
 		if o.Owner != uuid.Nil {
 			if err := c.FarmMember.Create().SetFarmID(f.ID).SetUserID(o.Owner).SetRole(farmmember.RoleOWNER).Exec(ctx); err != nil {
 				return res, err
 			}
+			wrote(1)
 		}
 		animals := make([]uuid.UUID, o.AnimalsPerFarm)
 		for start := 0; start < len(animals); start += batch {
@@ -78,6 +101,7 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				return res, err
 			}
 			res.Animals += end - start
+			wrote(end - start)
 		}
 		groups := make([]uuid.UUID, o.GroupsPerFarm)
 		gb := make([]*ent.GroupCreate, len(groups))
@@ -90,8 +114,8 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				return res, err
 			}
 			res.Groups += len(gb)
+			wrote(len(gb))
 		}
-		progress(o.Progress, "farm %d/%d: %d animals, %d groups", fi+1, o.Farms, len(animals), len(groups))
 
 		facts := herdFacts(rng, animals, groups, day)
 		fact := func(i int) map[string]any {
@@ -122,16 +146,20 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				return res, err
 			}
 			res.Records += len(rb)
+			wrote(len(rb))
 			if o.ItemsPerRecord > 0 && len(animals) > 0 {
 				var ib []*ent.RecordItemCreate
 				flush := func() error {
 					if len(ib) == 0 {
 						return nil
 					}
-					err := c.RecordItem.CreateBulk(ib...).Exec(ctx)
+					if err := c.RecordItem.CreateBulk(ib...).Exec(ctx); err != nil {
+						return err
+					}
 					res.Items += len(ib)
+					wrote(len(ib))
 					ib = ib[:0]
-					return err
+					return nil
 				}
 				for _, rid := range ids {
 					for k := 0; k < o.ItemsPerRecord; k++ {
@@ -154,7 +182,6 @@ func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 					return res, err
 				}
 			}
-			progress(o.Progress, "farm %d/%d: %d/%d records, %d items so far", fi+1, o.Farms, end, o.RecordsPerFarm, res.Items)
 		}
 	}
 	return res, nil
@@ -202,10 +229,4 @@ func herdFacts(rng *rand.Rand, animals, groups []uuid.UUID, day func(int) string
 	}
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
-}
-
-func progress(w io.Writer, format string, args ...any) {
-	if w != nil {
-		fmt.Fprintf(w, format+"\n", args...)
-	}
 }

@@ -34,8 +34,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed when rate limits
 	// key on the client address; empty means the socket's peer is the client.
 	TrustedProxies []netip.Prefix
-	// APIRateLimit is the REST budget per legacy key or client per 15 minutes (0: 100).
+	// APIRateLimit is the REST budget per legacy key or client per APIRateWindow (0: 100).
 	APIRateLimit int64
+	// APIRateWindow is the window of the REST budget (0: 15 minutes).
+	APIRateWindow time.Duration
 }
 
 // Deps are the parts the handler is built from.
@@ -58,7 +60,7 @@ func New(cfg Config, d Deps) http.Handler {
 	// on the birth-history paths), so REST's Bearer answers through the facade. Writes sent
 	// with an Idempotency-Key run once per user and key; retries replay the answer.
 	facade := rest.NewHandler(d.Service, rest.Config{
-		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
+		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit, APIRateWindow: cfg.APIRateWindow,
 		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
 	})
 	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys())(idempotency.Middleware(d.Service, facade.WriteError)(facade))
