@@ -49,6 +49,13 @@ func New(cfg Config, d Deps) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RateLimits == nil {
+		// One store for every limiter, so that budgets meant to be shared (failed
+		// authentication across REST, GraphQL and userinfo) are.
+		cfg.RateLimits = ratelimit.NewMemoryStore(nil)
+	}
+	clientIP := ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies}
+	failures := oauth.LimitFailures(oauth.NewFailureLimiter(cfg.RateLimits), clientIP)
 	mux := http.NewServeMux()
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
@@ -56,19 +63,18 @@ func New(cfg Config, d Deps) http.Handler {
 	// A refused credential is answered the way the operation answers errors (without a body
 	// on the birth-history paths), so REST's Bearer answers through the facade.
 	facade := rest.NewHandler(d.Service, rest.Config{
-		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit,
-		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit, ClientIP: clientIP,
 	})
-	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys())(facade)
+	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys(), failures)(facade)
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError, failures)(graph.NewHandler(d.Service, d.DB.Client)))
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,
 		Limits:   cfg.RateLimits,
-		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		ClientIP: clientIP,
 		Logger:   cfg.Logger,
 	})
 	mux.Handle("/oauth/", authz)
