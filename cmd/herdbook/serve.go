@@ -92,12 +92,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	base = strings.TrimRight(base, "/")
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := server.NewHTTPServer(h)
 	fmt.Fprintf(e.stdout, "Herdbook is listening on %s\n", base)
 	fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
 	fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")

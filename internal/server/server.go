@@ -35,6 +35,26 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// APIRateLimit is the REST budget per legacy key or client per 15 minutes (0: 100).
 	APIRateLimit int64
+	// BodyPace is how slowly a request body may arrive; zero fields take
+	// httpapi.DefaultBodyPace's.
+	BodyPace httpapi.BodyPace
+}
+
+// ReadHeaderTimeout is how long a client may take to send a request's headers. Bodies have
+// no fixed timeout (a 100 MB upload on a slow link may take long); they must keep arriving
+// instead (Config.BodyPace).
+const ReadHeaderTimeout = 10 * time.Second
+
+// NewHTTPServer returns the http.Server that serves h with Herdbook's connection limits:
+// headers within ReadHeaderTimeout, at most 64 KiB of them, idle keep-alive connections
+// closed after two minutes. The request bodies' pace is enforced by New's handler.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 // Deps are the parts the handler is built from.
@@ -100,6 +120,7 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 
 	var h http.Handler = mux
+	h = httpapi.BodyDeadline(cfg.BodyPace, h)
 	h = corsFor(cfg.WebOrigin).Handler(h)
 	h = httpapi.AccessLog(cfg.Logger, h)
 	h = httpapi.Recover(h)
