@@ -30,6 +30,7 @@ const (
 	LimitSignIn      = 30  // sign-in attempts per IP
 	LimitSignInPhone = 10  // sign-in attempts per IP and phone number
 	LimitUserCode    = 20  // user-code entries per IP and per signed-in user
+	LimitFailedAuth  = 30  // unknown, expired or malformed bearer tokens and API keys per IP
 )
 
 // metadataCacheAge is how long clients may cache the metadata document, in seconds.
@@ -101,7 +102,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /oauth/device", limit("oauth-device", LimitDevice, h.device))
 	h.mux.Handle("POST /oauth/device/token", limit("oauth-device-token", LimitToken, h.deviceToken))
 	h.mux.Handle("POST /oauth/revoke", limit("oauth-revoke", LimitToken, h.revoke))
-	h.mux.Handle("GET /oauth/userinfo", Bearer(h.iss, httpapi.WriteError)(http.HandlerFunc(h.userinfo)))
+	h.mux.Handle("GET /oauth/userinfo", Bearer(h.iss, httpapi.WriteError, LimitFailures(NewFailureLimiter(h.cfg.Limits), h.cfg.ClientIP))(http.HandlerFunc(h.userinfo)))
 	h.mux.HandleFunc("GET /oauth/jwks.json", h.jwks)
 
 	h.mux.HandleFunc("GET /oauth/login", h.loginPage)

@@ -93,6 +93,9 @@ func multipartError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return httpapi.BodyInvalid("malformed multipart form: the body ends before its closing boundary")
 	}
+	if e := httpapi.ReadError(err); e != nil {
+		return e // it stopped arriving
+	}
 	return httpapi.BodyInvalid("malformed multipart form: " + err.Error())
 }
 

@@ -101,12 +101,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
 		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {
 		logger.Info("listening", "url", base, "rest", base+"/v1", "graphql", base+"/graphql", "openapi", base+"/v1/openapi.json",
 			"api_rate_limit", c.APIRateLimit, "api_rate_window", c.APIRateWindow)

@@ -29,6 +29,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
 )
@@ -111,6 +112,8 @@ type Options struct {
 	Blobs        blob.Store // the file store; nil: a local directory removed after the test
 	// Clock replaces time.Now in the service (the notification scheduler and workers).
 	Clock func() time.Time
+	// BodyPace is how slowly request bodies may arrive (zero: the production default).
+	BodyPace httpapi.BodyPace
 	// ServiceDB, when set, is the database of the service layer (and of GraphQL's
 	// transactions and /readyz), while the OAuth issuer keeps the App's own: outage tests
 	// give it UnreachableDB, so that tokens still resolve and the data queries fail.
@@ -161,13 +164,18 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	a.Service = herdbook.New(data.Client, svcOpts...)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Server = httptest.NewUnstartedServer(nil)
+	// The production server's connection limits (header timeout, header size, idle).
+	prod := server.NewHTTPServer(nil)
+	a.Server.Config.ReadHeaderTimeout, a.Server.Config.IdleTimeout, a.Server.Config.MaxHeaderBytes =
+		prod.ReadHeaderTimeout, prod.IdleTimeout, prod.MaxHeaderBytes
 	a.Server.Start()
 	a.URL = a.Server.URL
 	apiLimit := o.APIRateLimit
 	if apiLimit == 0 {
 		apiLimit = 1 << 30
 	}
-	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger, APIRateLimit: apiLimit},
+	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger, APIRateLimit: apiLimit,
+		BodyPace: o.BodyPace},
 		server.Deps{DB: data, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{

@@ -4,8 +4,8 @@
 // read deadlines that follow progress).
 //
 // It knows the service layer's error vocabulary and nothing of any transport, so that the
-// REST facade, the OAuth server and the GraphQL graph stay peers: each imports this package,
-// none imports another.
+// REST facade, the OAuth server and the GraphQL graph stay peers: what they share lives here,
+// and none imports another (internal/server's TestTransportsArePeers holds them to it).
 package httpapi
 
 import (

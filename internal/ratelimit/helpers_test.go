@@ -185,3 +185,7 @@ type errStore struct{ err error }
 func (s errStore) Incr(context.Context, string, time.Duration) (int64, time.Time, error) {
 	return 0, time.Time{}, s.err
 }
+
+func (s errStore) Count(context.Context, string, time.Duration) (int64, time.Time, error) {
+	return 0, time.Time{}, s.err
+}

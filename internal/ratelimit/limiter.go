@@ -84,6 +84,30 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 	return d, nil
 }
 
+// Peek reports whether one more request for key would be within the limit,
+// without counting one. It serves budgets that only failures spend (failed
+// authentication): the caller peeks before the work and counts with Allow
+// only when the work failed. Allowed is false once the window holds Limit
+// hits; RetryAfter is then the time to the window's end. Store errors are
+// returned as for Allow.
+func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
+	count, resetAt, err := l.store.Count(ctx, l.name+":"+key, l.window)
+	if err != nil {
+		return Decision{}, fmt.Errorf("ratelimit %q: %w", l.name, err)
+	}
+	d := Decision{
+		Allowed:   count < l.limit,
+		Limit:     l.limit,
+		Remaining: max(l.limit-count, 0),
+		ResetAt:   resetAt,
+		Window:    l.window,
+	}
+	if !d.Allowed {
+		d.RetryAfter = max(resetAt.Sub(l.now()), 0)
+	}
+	return d, nil
+}
+
 func (l *Limiter) now() time.Time {
 	if l.Clock != nil {
 		return l.Clock()

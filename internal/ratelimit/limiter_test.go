@@ -96,6 +96,41 @@ func TestLimiterAllow(t *testing.T) {
 	}
 }
 
+// TestLimiterPeek checks that Peek tells whether one more hit is allowed
+// without spending the budget, on every store.
+func TestLimiterPeek(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			clock := newFakeClock(10 * time.Minute)
+			l := ratelimit.New(st.new(t, clock), "peek", 2, window)
+			l.Clock = clock.Now
+			peek := func(wantAllowed bool, wantRemaining int64, wantRetry time.Duration) {
+				t.Helper()
+				d, err := l.Peek(t.Context(), "ip:192.0.2.1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Allowed != wantAllowed || d.Remaining != wantRemaining || d.RetryAfter != wantRetry || d.Limit != 2 {
+					t.Fatalf("Peek = %+v; want allowed %v, remaining %d, retry %v", d, wantAllowed, wantRemaining, wantRetry)
+				}
+			}
+			for range 5 {
+				peek(true, 2, 0) // peeking spends nothing
+			}
+			if _, err := l.Allow(t.Context(), "ip:192.0.2.1"); err != nil {
+				t.Fatal(err)
+			}
+			peek(true, 1, 0)
+			if _, err := l.Allow(t.Context(), "ip:192.0.2.1"); err != nil {
+				t.Fatal(err)
+			}
+			peek(false, 0, 5*time.Minute)
+			clock.Advance(5 * time.Minute)
+			peek(true, 2, 0)
+		})
+	}
+}
+
 // TestLimiterConcurrent sends 200 concurrent requests for one key and checks
 // that exactly the limit is allowed, on every store.
 func TestLimiterConcurrent(t *testing.T) {
@@ -149,6 +184,9 @@ func TestLimiterStoreError(t *testing.T) {
 	}
 	if d != (ratelimit.Decision{}) {
 		t.Errorf("decision = %+v, want zero", d)
+	}
+	if d, err := l.Peek(t.Context(), "k"); !errors.Is(err, boom) || d != (ratelimit.Decision{}) {
+		t.Errorf("Peek = %+v, %v; want zero, wrapping %v", d, err, boom)
 	}
 }
 

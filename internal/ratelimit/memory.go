@@ -82,6 +82,25 @@ func (s *MemoryStore) Incr(ctx context.Context, key string, window time.Duration
 	return e.count, e.resetAt, nil
 }
 
+// Count returns the hits counted for key in the current window without
+// counting one, and implements [Store].
+func (s *MemoryStore) Count(ctx context.Context, key string, window time.Duration) (int64, time.Time, error) {
+	if window <= 0 {
+		return 0, time.Time{}, errors.New("ratelimit: window must be positive")
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, time.Time{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, end := windowBounds(s.clock(), window)
+	e, ok := s.entries[memoryKey{key: key, window: window}]
+	if !ok || end.After(e.resetAt) {
+		return 0, end, nil // no hits yet, or only in a window that has ended
+	}
+	return e.count, e.resetAt, nil
+}
+
 // Len reports how many counters the store currently holds, including those
 // of ended windows that have not been swept yet. It exists for tests and
 // metrics.

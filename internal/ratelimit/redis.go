@@ -105,9 +105,7 @@ func (s *RedisStore) Incr(ctx context.Context, key string, window time.Duration)
 	if window < time.Millisecond {
 		return 0, time.Time{}, errors.New("ratelimit: redis window must be at least 1ms")
 	}
-	start, end := windowBounds(s.clock(), window)
-	redisKey := s.prefix + key + ":" + strconv.FormatInt(window.Milliseconds(), 10) +
-		":" + strconv.FormatInt(start.UnixMilli(), 10)
+	redisKey, _, end := s.key(key, window)
 	expireAt := end.Add(min(window, maxExpiryGrace)).UnixMilli()
 
 	if s.Timeout > 0 {
@@ -121,6 +119,37 @@ func (s *RedisStore) Incr(ctx context.Context, key string, window time.Duration)
 		return 0, time.Time{}, fmt.Errorf("ratelimit: redis incr: %w", err)
 	}
 	return n, end, nil
+}
+
+// Count returns the hits counted for key in the current window without
+// counting one, and implements [Store]: one GET, bounded by Timeout like Incr.
+func (s *RedisStore) Count(ctx context.Context, key string, window time.Duration) (int64, time.Time, error) {
+	if window < time.Millisecond {
+		return 0, time.Time{}, errors.New("ratelimit: redis window must be at least 1ms")
+	}
+	redisKey, _, end := s.key(key, window)
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	n, err := s.client.Get(ctx, redisKey).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, end, nil
+	}
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("ratelimit: redis get: %w", err)
+	}
+	return n, end, nil
+}
+
+// key is the Redis key of key's counter in the window of the given length
+// that contains the current time, with that window's bounds.
+func (s *RedisStore) key(key string, window time.Duration) (redisKey string, start, end time.Time) {
+	start, end = windowBounds(s.clock(), window)
+	redisKey = s.prefix + key + ":" + strconv.FormatInt(window.Milliseconds(), 10) +
+		":" + strconv.FormatInt(start.UnixMilli(), 10)
+	return redisKey, start, end
 }
 
 // Close closes the Redis client if the store created it, as

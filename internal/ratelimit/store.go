@@ -13,6 +13,11 @@ type Store interface {
 	// of hits counted for key in that window so far, including this one,
 	// and the instant at which the window ends.
 	Incr(ctx context.Context, key string, window time.Duration) (count int64, resetAt time.Time, err error)
+
+	// Count returns the number of hits counted for key in the current
+	// window, without counting one, and the instant at which the window
+	// ends. A key without hits in the window has count zero.
+	Count(ctx context.Context, key string, window time.Duration) (count int64, resetAt time.Time, err error)
 }
 
 // windowBounds returns the start and end of the fixed window of length

@@ -142,6 +142,44 @@ func TestStoresConcurrentHits(t *testing.T) {
 	}
 }
 
+// TestStoresCount checks that Count reads a key's hits in the current window
+// without counting one.
+func TestStoresCount(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			clock := newFakeClock(time.Minute)
+			start := windowStart(clock.Now())
+			store := st.new(t, clock)
+			count := func(want int64, wantReset time.Duration) {
+				t.Helper()
+				n, resetAt, err := store.Count(t.Context(), "k", window)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != want || !resetAt.Equal(start.Add(wantReset)) {
+					t.Fatalf("Count = %d, %v; want %d, %v", n, resetAt, want, start.Add(wantReset))
+				}
+			}
+			count(0, window)
+			for range 3 {
+				if _, _, err := store.Incr(t.Context(), "k", window); err != nil {
+					t.Fatal(err)
+				}
+			}
+			count(3, window)
+			count(3, window) // counting is not a hit
+			if n, _, _ := store.Incr(t.Context(), "k", window); n != 4 {
+				t.Fatalf("Incr after Count = %d, want 4", n)
+			}
+			if n, _, _ := store.Count(t.Context(), "other", window); n != 0 {
+				t.Fatalf("another key counts %d", n)
+			}
+			clock.Advance(window)
+			count(0, 2*window)
+		})
+	}
+}
+
 // TestStoresContextCancelled checks that a cancelled context is reported as
 // an error.
 func TestStoresContextCancelled(t *testing.T) {

@@ -38,6 +38,26 @@ type Config struct {
 	APIRateLimit int64
 	// APIRateWindow is the window of the REST budget (0: 15 minutes).
 	APIRateWindow time.Duration
+	// BodyPace is how slowly a request body may arrive; zero fields take
+	// httpapi.DefaultBodyPace's.
+	BodyPace httpapi.BodyPace
+}
+
+// ReadHeaderTimeout is how long a client may take to send a request's headers. Bodies have
+// no fixed timeout (a 100 MB upload on a slow link may take long); they must keep arriving
+// instead (Config.BodyPace).
+const ReadHeaderTimeout = 10 * time.Second
+
+// NewHTTPServer returns the http.Server that serves h with Herdbook's connection limits:
+// headers within ReadHeaderTimeout, at most 64 KiB of them, idle keep-alive connections
+// closed after two minutes. The request bodies' pace is enforced by New's handler.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 // Deps are the parts the handler is built from.
@@ -52,6 +72,13 @@ func New(cfg Config, d Deps) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RateLimits == nil {
+		// One store for every limiter, so that budgets meant to be shared (failed
+		// authentication across REST, GraphQL and userinfo) are.
+		cfg.RateLimits = ratelimit.NewMemoryStore(nil)
+	}
+	clientIP := ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies}
+	failures := oauth.LimitFailures(oauth.NewFailureLimiter(cfg.RateLimits), clientIP)
 	mux := http.NewServeMux()
 
 	// REST admits the deprecated legacy keys (X-API-Key) beside bearer tokens; GraphQL is
@@ -61,19 +88,19 @@ func New(cfg Config, d Deps) http.Handler {
 	// with an Idempotency-Key run once per user and key; retries replay the answer.
 	facade := rest.NewHandler(d.Service, rest.Config{
 		BaseURL: cfg.BaseURL, Limits: cfg.RateLimits, APIRateLimit: cfg.APIRateLimit, APIRateWindow: cfg.APIRateWindow,
-		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		ClientIP: clientIP,
 	})
-	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys())(idempotency.Middleware(d.Service, facade.WriteError)(facade))
+	api := oauth.Bearer(d.Issuer, facade.WriteError, oauth.AllowAPIKeys(), failures)(idempotency.Middleware(d.Service, facade.WriteError)(facade))
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError)(
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError, failures)(
 		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,
 		Limits:   cfg.RateLimits,
-		ClientIP: ratelimit.ClientIP{TrustedProxies: cfg.TrustedProxies},
+		ClientIP: clientIP,
 		Logger:   cfg.Logger,
 	})
 	mux.Handle("/oauth/", authz)
@@ -99,6 +126,7 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 
 	var h http.Handler = mux
+	h = httpapi.BodyDeadline(cfg.BodyPace, h)
 	h = corsFor(cfg.WebOrigin).Handler(h)
 	h = httpapi.AccessLog(cfg.Logger, h)
 	h = httpapi.Recover(h)
