@@ -41,6 +41,9 @@ type IdempotentPlace struct {
 
 // ValidateIdempotencyKey checks a key: 1 to 255 printable characters.
 func ValidateIdempotencyKey(key string) error {
+	if err := CheckText("Idempotency-Key", key); err != nil {
+		return err
+	}
 	bad := key == "" || len(key) > MaxIdempotencyKey
 	for _, r := range key {
 		if !unicode.IsPrint(r) {

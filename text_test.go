@@ -65,6 +65,8 @@ var textExempt = map[string]string{
 	"LeaseNotifications":   "the worker's own name and channels, not a caller's",
 	"RecordDelivery":       "a notification the worker leased and its delivery error, not a caller's",
 	"ReleaseNotifications": "notifications the worker leased, not a caller's",
+	"BeginIdempotent":      "the fingerprint is a hash the middleware computes; the key goes through ValidateIdempotencyKey (the text rule, then printable only), tested over HTTP in rest's TestIdempotencyKey",
+	"NormalizePhone":       "formats a number and stores nothing; UserByPhone and CreateUser apply the text rule before they call it",
 }
 
 // TestTextRuleCoversEveryInput calls every service operation that takes text once per string
