@@ -86,6 +86,27 @@ func (_u *AnimalUpdate) ClearName() *AnimalUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *AnimalUpdate) SetChangeSeq(v int64) *AnimalUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *AnimalUpdate) SetNillableChangeSeq(v *int64) *AnimalUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *AnimalUpdate) AddChangeSeq(v int64) *AnimalUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddGroupIDs adds the "groups" edge to the Group entity by IDs.
 func (_u *AnimalUpdate) AddGroupIDs(ids ...uuid.UUID) *AnimalUpdate {
 	_u.mutation.AddGroupIDs(ids...)
@@ -279,6 +300,12 @@ func (_u *AnimalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.NameCleared() {
 		_spec.ClearField(animal.FieldName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(animal.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.GroupsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -486,6 +513,27 @@ func (_u *AnimalUpdateOne) SetNillableName(v *string) *AnimalUpdateOne {
 // ClearName clears the value of the "name" field.
 func (_u *AnimalUpdateOne) ClearName() *AnimalUpdateOne {
 	_u.mutation.ClearName()
+	return _u
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (_u *AnimalUpdateOne) SetChangeSeq(v int64) *AnimalUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *AnimalUpdateOne) SetNillableChangeSeq(v *int64) *AnimalUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *AnimalUpdateOne) AddChangeSeq(v int64) *AnimalUpdateOne {
+	_u.mutation.AddChangeSeq(v)
 	return _u
 }
 
@@ -712,6 +760,12 @@ func (_u *AnimalUpdateOne) sqlSave(ctx context.Context) (_node *Animal, err erro
 	}
 	if _u.mutation.NameCleared() {
 		_spec.ClearField(animal.FieldName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(animal.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.GroupsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -137,6 +137,27 @@ func (_u *FarmUpdate) ClearSpeciesOther() *FarmUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmUpdate) SetChangeSeq(v int64) *FarmUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmUpdate) SetNillableChangeSeq(v *int64) *FarmUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmUpdate) AddChangeSeq(v int64) *FarmUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the FarmMember entity by IDs.
 func (_u *FarmUpdate) AddMemberIDs(ids ...uuid.UUID) *FarmUpdate {
 	_u.mutation.AddMemberIDs(ids...)
@@ -452,6 +473,12 @@ func (_u *FarmUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.SpeciesOtherCleared() {
 		_spec.ClearField(farm.FieldSpeciesOther, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farm.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farm.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -845,6 +872,27 @@ func (_u *FarmUpdateOne) ClearSpeciesOther() *FarmUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmUpdateOne) SetChangeSeq(v int64) *FarmUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmUpdateOne) SetNillableChangeSeq(v *int64) *FarmUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmUpdateOne) AddChangeSeq(v int64) *FarmUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the FarmMember entity by IDs.
 func (_u *FarmUpdateOne) AddMemberIDs(ids ...uuid.UUID) *FarmUpdateOne {
 	_u.mutation.AddMemberIDs(ids...)
@@ -1190,6 +1238,12 @@ func (_u *FarmUpdateOne) sqlSave(ctx context.Context) (_node *Farm, err error) {
 	}
 	if _u.mutation.SpeciesOtherCleared() {
 		_spec.ClearField(farm.FieldSpeciesOther, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farm.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farm.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{

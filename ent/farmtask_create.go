@@ -112,6 +112,20 @@ func (_c *FarmTaskCreate) SetStep(v int) *FarmTaskCreate {
 	return _c
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_c *FarmTaskCreate) SetChangeSeq(v int64) *FarmTaskCreate {
+	_c.mutation.SetChangeSeq(v)
+	return _c
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_c *FarmTaskCreate) SetNillableChangeSeq(v *int64) *FarmTaskCreate {
+	if v != nil {
+		_c.SetChangeSeq(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FarmTaskCreate) SetID(v uuid.UUID) *FarmTaskCreate {
 	_c.mutation.SetID(v)
@@ -193,6 +207,10 @@ func (_c *FarmTaskCreate) defaults() {
 		v := farmtask.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		v := farmtask.DefaultChangeSeq
+		_c.mutation.SetChangeSeq(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := farmtask.DefaultID()
 		_c.mutation.SetID(v)
@@ -244,6 +262,9 @@ func (_c *FarmTaskCreate) check() error {
 		if err := farmtask.StepValidator(v); err != nil {
 			return &ValidationError{Name: "step", err: fmt.Errorf(`ent: validator failed for field "FarmTask.step": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "FarmTask.change_seq"`)}
 	}
 	if len(_c.mutation.BirthEventIDs()) == 0 {
 		return &ValidationError{Name: "birth_event", err: errors.New(`ent: missing required edge "FarmTask.birth_event"`)}
@@ -315,6 +336,10 @@ func (_c *FarmTaskCreate) createSpec() (*FarmTask, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Step(); ok {
 		_spec.SetField(farmtask.FieldStep, field.TypeInt, value)
 		_node.Step = value
+	}
+	if value, ok := _c.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+		_node.ChangeSeq = value
 	}
 	if nodes := _c.mutation.BirthEventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -455,6 +480,24 @@ func (u *FarmTaskUpsert) ClearDueDate() *FarmTaskUpsert {
 	return u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsert) SetChangeSeq(v int64) *FarmTaskUpsert {
+	u.Set(farmtask.FieldChangeSeq, v)
+	return u
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsert) UpdateChangeSeq() *FarmTaskUpsert {
+	u.SetExcluded(farmtask.FieldChangeSeq)
+	return u
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsert) AddChangeSeq(v int64) *FarmTaskUpsert {
+	u.Add(farmtask.FieldChangeSeq, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -578,6 +621,27 @@ func (u *FarmTaskUpsertOne) UpdateDueDate() *FarmTaskUpsertOne {
 func (u *FarmTaskUpsertOne) ClearDueDate() *FarmTaskUpsertOne {
 	return u.Update(func(s *FarmTaskUpsert) {
 		s.ClearDueDate()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsertOne) SetChangeSeq(v int64) *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsertOne) AddChangeSeq(v int64) *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsertOne) UpdateChangeSeq() *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 
@@ -871,6 +935,27 @@ func (u *FarmTaskUpsertBulk) UpdateDueDate() *FarmTaskUpsertBulk {
 func (u *FarmTaskUpsertBulk) ClearDueDate() *FarmTaskUpsertBulk {
 	return u.Update(func(s *FarmTaskUpsert) {
 		s.ClearDueDate()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsertBulk) SetChangeSeq(v int64) *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsertBulk) AddChangeSeq(v int64) *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsertBulk) UpdateChangeSeq() *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 

@@ -84,6 +84,27 @@ func (_u *FarmTaskUpdate) ClearDueDate() *FarmTaskUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmTaskUpdate) SetChangeSeq(v int64) *FarmTaskUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmTaskUpdate) SetNillableChangeSeq(v *int64) *FarmTaskUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmTaskUpdate) AddChangeSeq(v int64) *FarmTaskUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *FarmTaskUpdate) AddAnimalIDs(ids ...uuid.UUID) *FarmTaskUpdate {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -206,6 +227,12 @@ func (_u *FarmTaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.DueDateCleared() {
 		_spec.ClearField(farmtask.FieldDueDate, field.TypeTime)
 	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2M,
@@ -322,6 +349,27 @@ func (_u *FarmTaskUpdateOne) SetNillableDueDate(v *time.Time) *FarmTaskUpdateOne
 // ClearDueDate clears the value of the "due_date" field.
 func (_u *FarmTaskUpdateOne) ClearDueDate() *FarmTaskUpdateOne {
 	_u.mutation.ClearDueDate()
+	return _u
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmTaskUpdateOne) SetChangeSeq(v int64) *FarmTaskUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmTaskUpdateOne) SetNillableChangeSeq(v *int64) *FarmTaskUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmTaskUpdateOne) AddChangeSeq(v int64) *FarmTaskUpdateOne {
+	_u.mutation.AddChangeSeq(v)
 	return _u
 }
 
@@ -476,6 +524,12 @@ func (_u *FarmTaskUpdateOne) sqlSave(ctx context.Context) (_node *FarmTask, err 
 	}
 	if _u.mutation.DueDateCleared() {
 		_spec.ClearField(farmtask.FieldDueDate, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farmtask.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -115,6 +115,27 @@ func (_u *RecordUpdate) SetNillableAppliedAt(v *time.Time) *RecordUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *RecordUpdate) SetChangeSeq(v int64) *RecordUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableChangeSeq(v *int64) *RecordUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *RecordUpdate) AddChangeSeq(v int64) *RecordUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *RecordUpdate) AddAnimalIDs(ids ...uuid.UUID) *RecordUpdate {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -355,6 +376,12 @@ func (_u *RecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(record.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -638,6 +665,27 @@ func (_u *RecordUpdateOne) SetNillableAppliedAt(v *time.Time) *RecordUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *RecordUpdateOne) SetChangeSeq(v int64) *RecordUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableChangeSeq(v *int64) *RecordUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *RecordUpdateOne) AddChangeSeq(v int64) *RecordUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *RecordUpdateOne) AddAnimalIDs(ids ...uuid.UUID) *RecordUpdateOne {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -908,6 +956,12 @@ func (_u *RecordUpdateOne) sqlSave(ctx context.Context) (_node *Record, err erro
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(record.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -36,6 +36,8 @@ const (
 	FieldProtocolVersion = "protocol_version"
 	// FieldStep holds the string denoting the step field in the database.
 	FieldStep = "step"
+	// FieldChangeSeq holds the string denoting the change_seq field in the database.
+	FieldChangeSeq = "change_seq"
 	// EdgeBirthEvent holds the string denoting the birth_event edge name in mutations.
 	EdgeBirthEvent = "birth_event"
 	// EdgeAnimals holds the string denoting the animals edge name in mutations.
@@ -68,6 +70,7 @@ var Columns = []string{
 	FieldDueDate,
 	FieldProtocolVersion,
 	FieldStep,
+	FieldChangeSeq,
 }
 
 var (
@@ -99,6 +102,8 @@ var (
 	ProtocolVersionValidator func(int) error
 	// StepValidator is a validator for the "step" field. It is called by the builders before save.
 	StepValidator func(int) error
+	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
+	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -181,6 +186,11 @@ func ByProtocolVersion(opts ...sql.OrderTermOption) OrderOption {
 // ByStep orders the results by the step field.
 func ByStep(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStep, opts...).ToFunc()
+}
+
+// ByChangeSeq orders the results by the change_seq field.
+func ByChangeSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeSeq, opts...).ToFunc()
 }
 
 // ByBirthEventField orders the results by birth_event field.
