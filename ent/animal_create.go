@@ -181,7 +181,9 @@ func (_c *AnimalCreate) Mutation() *AnimalMutation {
 
 // Save creates the Animal in the database.
 func (_c *AnimalCreate) Save(ctx context.Context) (*Animal, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -208,12 +210,18 @@ func (_c *AnimalCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *AnimalCreate) defaults() {
+func (_c *AnimalCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if animal.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if animal.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -226,9 +234,13 @@ func (_c *AnimalCreate) defaults() {
 		_c.mutation.SetChangeSeq(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if animal.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

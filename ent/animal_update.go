@@ -222,7 +222,9 @@ func (_u *AnimalUpdate) RemoveFarmTasks(v ...*FarmTask) *AnimalUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *AnimalUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -249,11 +251,15 @@ func (_u *AnimalUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *AnimalUpdate) defaults() {
+func (_u *AnimalUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if animal.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -665,7 +671,9 @@ func (_u *AnimalUpdateOne) Select(field string, fields ...string) *AnimalUpdateO
 
 // Save executes the query and returns the updated Animal entity.
 func (_u *AnimalUpdateOne) Save(ctx context.Context) (*Animal, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -692,11 +700,15 @@ func (_u *AnimalUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *AnimalUpdateOne) defaults() {
+func (_u *AnimalUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if animal.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

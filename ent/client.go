@@ -981,7 +981,8 @@ func (c *AnimalClient) QueryFarmTasks(_m *Animal) *FarmTaskQuery {
 
 // Hooks returns the client hooks.
 func (c *AnimalClient) Hooks() []Hook {
-	return c.hooks.Animal
+	hooks := c.hooks.Animal
+	return append(hooks[:len(hooks):len(hooks)], animal.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2089,7 +2090,8 @@ func (c *FarmClient) QueryFiles(_m *Farm) *FileQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmClient) Hooks() []Hook {
-	return c.hooks.Farm
+	hooks := c.hooks.Farm
+	return append(hooks[:len(hooks):len(hooks)], farm.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2255,7 +2257,8 @@ func (c *FarmMemberClient) QueryUser(_m *FarmMember) *UserQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmMemberClient) Hooks() []Hook {
-	return c.hooks.FarmMember
+	hooks := c.hooks.FarmMember
+	return append(hooks[:len(hooks):len(hooks)], farmmember.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2421,7 +2424,8 @@ func (c *FarmTaskClient) QueryAnimals(_m *FarmTask) *AnimalQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmTaskClient) Hooks() []Hook {
-	return c.hooks.FarmTask
+	hooks := c.hooks.FarmTask
+	return append(hooks[:len(hooks):len(hooks)], farmtask.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2586,7 +2590,8 @@ func (c *FileClient) QueryRecords(_m *File) *RecordQuery {
 
 // Hooks returns the client hooks.
 func (c *FileClient) Hooks() []Hook {
-	return c.hooks.File
+	hooks := c.hooks.File
+	return append(hooks[:len(hooks):len(hooks)], file.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -3318,7 +3323,8 @@ func (c *NotificationClient) GetX(ctx context.Context, id uuid.UUID) *Notificati
 
 // Hooks returns the client hooks.
 func (c *NotificationClient) Hooks() []Hook {
-	return c.hooks.Notification
+	hooks := c.hooks.Notification
+	return append(hooks[:len(hooks):len(hooks)], notification.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -4160,7 +4166,8 @@ func (c *RecordClient) QueryFiles(_m *Record) *FileQuery {
 
 // Hooks returns the client hooks.
 func (c *RecordClient) Hooks() []Hook {
-	return c.hooks.Record
+	hooks := c.hooks.Record
+	return append(hooks[:len(hooks):len(hooks)], record.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.

@@ -251,7 +251,9 @@ func (_c *FarmCreate) Mutation() *FarmMutation {
 
 // Save creates the Farm in the database.
 func (_c *FarmCreate) Save(ctx context.Context) (*Farm, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -278,12 +280,18 @@ func (_c *FarmCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FarmCreate) defaults() {
+func (_c *FarmCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if farm.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if farm.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -300,9 +308,13 @@ func (_c *FarmCreate) defaults() {
 		_c.mutation.SetChangeSeq(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if farm.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

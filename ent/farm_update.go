@@ -381,7 +381,9 @@ func (_u *FarmUpdate) RemoveFiles(v ...*File) *FarmUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FarmUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -408,11 +410,15 @@ func (_u *FarmUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmUpdate) defaults() {
+func (_u *FarmUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farm.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -1129,7 +1135,9 @@ func (_u *FarmUpdateOne) Select(field string, fields ...string) *FarmUpdateOne {
 
 // Save executes the query and returns the updated Farm entity.
 func (_u *FarmUpdateOne) Save(ctx context.Context) (*Farm, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -1156,11 +1164,15 @@ func (_u *FarmUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmUpdateOne) defaults() {
+func (_u *FarmUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farm.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

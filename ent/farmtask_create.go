@@ -167,7 +167,9 @@ func (_c *FarmTaskCreate) Mutation() *FarmTaskMutation {
 
 // Save creates the FarmTask in the database.
 func (_c *FarmTaskCreate) Save(ctx context.Context) (*FarmTask, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -194,12 +196,18 @@ func (_c *FarmTaskCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FarmTaskCreate) defaults() {
+func (_c *FarmTaskCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if farmtask.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if farmtask.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -212,9 +220,13 @@ func (_c *FarmTaskCreate) defaults() {
 		_c.mutation.SetChangeSeq(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if farmtask.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

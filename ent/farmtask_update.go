@@ -148,7 +148,9 @@ func (_u *FarmTaskUpdate) RemoveAnimals(v ...*Animal) *FarmTaskUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FarmTaskUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -175,11 +177,15 @@ func (_u *FarmTaskUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmTaskUpdate) defaults() {
+func (_u *FarmTaskUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmtask.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -429,7 +435,9 @@ func (_u *FarmTaskUpdateOne) Select(field string, fields ...string) *FarmTaskUpd
 
 // Save executes the query and returns the updated FarmTask entity.
 func (_u *FarmTaskUpdateOne) Save(ctx context.Context) (*FarmTask, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -456,11 +464,15 @@ func (_u *FarmTaskUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmTaskUpdateOne) defaults() {
+func (_u *FarmTaskUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmtask.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

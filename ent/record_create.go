@@ -209,7 +209,9 @@ func (_c *RecordCreate) Mutation() *RecordMutation {
 
 // Save creates the Record in the database.
 func (_c *RecordCreate) Save(ctx context.Context) (*Record, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -236,12 +238,18 @@ func (_c *RecordCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *RecordCreate) defaults() {
+func (_c *RecordCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if record.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if record.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -254,9 +262,13 @@ func (_c *RecordCreate) defaults() {
 		_c.mutation.SetChangeSeq(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if record.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

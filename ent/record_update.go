@@ -287,7 +287,9 @@ func (_u *RecordUpdate) RemoveFiles(v ...*File) *RecordUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *RecordUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -314,11 +316,15 @@ func (_u *RecordUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordUpdate) defaults() {
+func (_u *RecordUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if record.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -850,7 +856,9 @@ func (_u *RecordUpdateOne) Select(field string, fields ...string) *RecordUpdateO
 
 // Save executes the query and returns the updated Record entity.
 func (_u *RecordUpdateOne) Save(ctx context.Context) (*Record, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -877,11 +885,15 @@ func (_u *RecordUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordUpdateOne) defaults() {
+func (_u *RecordUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if record.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

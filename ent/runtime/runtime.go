@@ -119,6 +119,8 @@ func init() {
 	// accesstoken.DefaultID holds the default value on creation for the id field.
 	accesstoken.DefaultID = accesstokenDescID.Default.(func() uuid.UUID)
 	animalMixin := schema.Animal{}.Mixin()
+	animalHooks := schema.Animal{}.Hooks()
+	animal.Hooks[0] = animalHooks[0]
 	animalMixinInters1 := animalMixin[1].Interceptors()
 	animal.Interceptors[0] = animalMixinInters1[0]
 	animalMixinFields0 := animalMixin[0].Fields()
@@ -341,6 +343,8 @@ func init() {
 	// deviceauthorization.DefaultID holds the default value on creation for the id field.
 	deviceauthorization.DefaultID = deviceauthorizationDescID.Default.(func() uuid.UUID)
 	farmMixin := schema.Farm{}.Mixin()
+	farmHooks := schema.Farm{}.Hooks()
+	farm.Hooks[0] = farmHooks[0]
 	farmMixinInters1 := farmMixin[1].Interceptors()
 	farm.Interceptors[0] = farmMixinInters1[0]
 	farmMixinFields0 := farmMixin[0].Fields()
@@ -398,6 +402,8 @@ func init() {
 	// farm.DefaultID holds the default value on creation for the id field.
 	farm.DefaultID = farmDescID.Default.(func() uuid.UUID)
 	farmmemberMixin := schema.FarmMember{}.Mixin()
+	farmmemberHooks := schema.FarmMember{}.Hooks()
+	farmmember.Hooks[0] = farmmemberHooks[0]
 	farmmemberMixinInters1 := farmmemberMixin[1].Interceptors()
 	farmmember.Interceptors[0] = farmmemberMixinInters1[0]
 	farmmemberMixinFields0 := farmmemberMixin[0].Fields()
@@ -425,6 +431,8 @@ func init() {
 	// farmmember.DefaultID holds the default value on creation for the id field.
 	farmmember.DefaultID = farmmemberDescID.Default.(func() uuid.UUID)
 	farmtaskMixin := schema.FarmTask{}.Mixin()
+	farmtaskHooks := schema.FarmTask{}.Hooks()
+	farmtask.Hooks[0] = farmtaskHooks[0]
 	farmtaskMixinFields0 := farmtaskMixin[0].Fields()
 	_ = farmtaskMixinFields0
 	farmtaskFields := schema.FarmTask{}.Fields()
@@ -474,6 +482,8 @@ func init() {
 	// farmtask.DefaultID holds the default value on creation for the id field.
 	farmtask.DefaultID = farmtaskDescID.Default.(func() uuid.UUID)
 	fileMixin := schema.File{}.Mixin()
+	fileHooks := schema.File{}.Hooks()
+	file.Hooks[0] = fileHooks[0]
 	fileMixinInters1 := fileMixin[1].Interceptors()
 	file.Interceptors[0] = fileMixinInters1[0]
 	fileMixinFields0 := fileMixin[0].Fields()
@@ -707,6 +717,8 @@ func init() {
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
 	notificationMixin := schema.Notification{}.Mixin()
+	notificationHooks := schema.Notification{}.Hooks()
+	notification.Hooks[0] = notificationHooks[0]
 	notificationMixinFields0 := notificationMixin[0].Fields()
 	_ = notificationMixinFields0
 	notificationFields := schema.Notification{}.Fields()
@@ -910,6 +922,8 @@ func init() {
 	// oauthgrant.DefaultID holds the default value on creation for the id field.
 	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() uuid.UUID)
 	recordMixin := schema.Record{}.Mixin()
+	recordHooks := schema.Record{}.Hooks()
+	record.Hooks[0] = recordHooks[0]
 	recordMixinInters1 := recordMixin[1].Interceptors()
 	record.Interceptors[0] = recordMixinInters1[0]
 	recordMixinFields0 := recordMixin[0].Fields()

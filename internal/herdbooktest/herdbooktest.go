@@ -338,3 +338,23 @@ func WantEnvelope(tb testing.TB, res Response, status int, name, want string) {
 		tb.Fatalf("messages %q do not mention %q", msgs, want)
 	}
 }
+
+// InTx runs fn in a transaction on c and commits it. Tests that write farms, records,
+// animals, farm tasks, files or notifications straight to the database use it, because
+// those changes must run in a transaction carried by the context, as the service runs
+// them (package ent/schema/track).
+func InTx(tb testing.TB, c *ent.Client, fn func(ctx context.Context, c *ent.Client) error) {
+	tb.Helper()
+	ctx := context.Background()
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
+		_ = tx.Rollback()
+		tb.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
