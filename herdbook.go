@@ -99,6 +99,8 @@ type Service struct {
 	blobs   blob.Store // file contents; set by WithBlobStore (file.go)
 	// lookback is how far back the notification scheduler looks (schedule.go).
 	lookback time.Duration
+	// webhookPrivate lets webhook URLs name private addresses (webhook.go).
+	webhookPrivate bool
 }
 
 // Option configures a Service.

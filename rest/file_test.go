@@ -30,9 +30,9 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
-	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/rest"
 )

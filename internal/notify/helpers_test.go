@@ -16,8 +16,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/internal/notify"
 )
 
