@@ -87,7 +87,7 @@ func (h *Handler) listFarms(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	farms, total, err := h.svc.Farms(r.Context(), p)
+	farms, total, cursor, err := h.svc.FarmFeed(r.Context(), herdbook.FeedPage{Page: p, Since: updatedSince(r)})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -96,7 +96,7 @@ func (h *Handler) listFarms(w http.ResponseWriter, r *http.Request) {
 	for i, f := range farms {
 		out[i] = newFarmJSON(f)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
 }
 
 type farmCreateBody struct {

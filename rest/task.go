@@ -66,7 +66,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	tasks, total, err := h.svc.FarmTasks(r.Context(), farmID, q)
+	tasks, total, cursor, err := h.svc.FarmTaskFeed(r.Context(), farmID, q, updatedSince(r))
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -75,7 +75,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 	for i, t := range tasks {
 		out[i] = newTaskJSON(t)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
 }
 
 type taskBody struct {
