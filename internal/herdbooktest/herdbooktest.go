@@ -107,6 +107,10 @@ type Options struct {
 	Blobs        blob.Store // the file store; nil: a local directory removed after the test
 	// Clock replaces time.Now in the service (the notification scheduler and workers).
 	Clock func() time.Time
+	// RefusePrivateWebhooks keeps the production default of refusing webhook URLs on
+	// loopback and private addresses; tests otherwise allow them, for their receivers on
+	// 127.0.0.1.
+	RefusePrivateWebhooks bool
 }
 
 // NewApp starts Herdbook on d behind a real HTTP server.
@@ -124,7 +128,7 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		}
 		a.Blobs = local
 	}
-	svcOpts := []herdbook.Option{herdbook.WithBlobStore(a.Blobs)}
+	svcOpts := []herdbook.Option{herdbook.WithBlobStore(a.Blobs), herdbook.WithWebhookPrivateAddresses(!o.RefusePrivateWebhooks)}
 	if o.Clock != nil {
 		svcOpts = append(svcOpts, herdbook.WithClock(o.Clock))
 	}
