@@ -18,7 +18,7 @@ import (
 
 func (e env) admin(ctx context.Context, args []string) error {
 	if len(args) < 2 && !(len(args) == 1 && args[0] == "seed") {
-		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | notify test | seed)")
+		return fmt.Errorf("usage: herdbook admin (user create | client create | member add | token issue | key create | notify test | webhook test | seed)")
 	}
 	switch strings.Join(args[:min(2, len(args))], " ") {
 	case "user create":
@@ -33,6 +33,8 @@ func (e env) admin(ctx context.Context, args []string) error {
 		return e.adminKeyCreate(ctx, args[2:])
 	case "notify test":
 		return e.adminNotifyTest(ctx, args[2:])
+	case "webhook test":
+		return e.adminWebhookTest(ctx, args[2:])
 	}
 	if args[0] == "seed" {
 		return e.adminSeed(ctx, args[1:])

@@ -40,6 +40,11 @@ type config struct {
 	NotifyInterval                                          time.Duration
 	NotifyMaxAttempts                                       int
 	NotifyWorker                                            bool
+	// Webhooks (docs/webhooks.md).
+	WebhookWorker       bool
+	WebhookInterval     time.Duration
+	WebhookMaxAttempts  int
+	WebhookAllowPrivate bool
 	// File storage (docs/files.md): where file contents go, the S3 keys (environment only,
 	// so they never show in a process listing), and how long deleted files are kept.
 	BlobURL           string
@@ -80,6 +85,13 @@ func (e env) dbFlags(fs *flag.FlagSet, c *config) {
 	fs.StringVar(&c.DataDir, "data-dir", e.or("HERDBOOK_DATA_DIR", "./herdbook-data"), "directory of the embedded SQLite file and local blobs (HERDBOOK_DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", e.getenv("HERDBOOK_DATABASE_URL"), "postgres://… or sqlite://PATH; empty: SQLite in the data dir (HERDBOOK_DATABASE_URL)")
 	fs.StringVar(&c.LogFormat, "log-format", e.or("HERDBOOK_LOG_FORMAT", "text"), "text or json (HERDBOOK_LOG_FORMAT)")
+}
+
+// webhookFlags registers the webhook settings that serve and admin webhook test share.
+func (e env) webhookFlags(fs *flag.FlagSet, c *config) {
+	allow := e.getenv("HERDBOOK_WEBHOOK_ALLOW_PRIVATE")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", allow == "true" || allow == "1",
+		"let webhook URLs name loopback, private and link-local addresses; only where nothing internal is reachable (HERDBOOK_WEBHOOK_ALLOW_PRIVATE=true)")
 }
 
 // notifyFlags registers the delivery settings that serve and admin notify test share.

@@ -67,6 +67,7 @@ commands:
   admin token issue     issue a bearer token for a user through a client
   admin key create      make a deprecated legacy API key (X-API-Key) for a user
   admin notify test     send a test notification to a user on one channel
+  admin webhook test    post a signed test webhook to a URL and print the answer
   admin seed            fill the database with synthetic farms for demos and benchmarks
 
 Run "herdbook COMMAND -h" for a command's flags.
