@@ -325,7 +325,7 @@ type WebhookDeliveryQuery struct {
 }
 
 // WebhookDeliveries lists an endpoint's deliveries, oldest first, each with its event and its
-// attempt log. It costs four queries whatever the page size.
+// attempt log. It costs six queries whatever the page size.
 func (s *Service) WebhookDeliveries(ctx context.Context, farmID, webhookID uuid.UUID, q WebhookDeliveryQuery) ([]*ent.WebhookDelivery, int, error) {
 	if _, err := s.authorizeWebhooks(ctx, farmID, false); err != nil {
 		return nil, 0, err

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -545,4 +546,58 @@ func mustUUID(t testing.TB, s string) uuid.UUID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestWebhookDeliveryListQueryCount: the delivery list costs the same for 2 rows as for 20.
+func TestWebhookDeliveryListQueryCount(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		s := newHookSetup(t, d)
+		hook := s.register(t, newReceiver(t), "record.created")
+		for i := range 20 {
+			s.createRecord(t, fmt.Sprintf("R%d", i))
+		}
+		counts := map[int]int64{}
+		for _, take := range []int{2, 20} {
+			counts[take] = s.app.Queries(func() {
+				if n := len(s.deliveries(t, hook, fmt.Sprintf("?take=%d", take))); n != take {
+					t.Fatalf("%d deliveries, want %d", n, take)
+				}
+			})
+		}
+		if counts[2] != counts[20] {
+			t.Fatalf("queries grow with the page: %v", counts)
+		}
+		t.Logf("delivery list: %d queries for any page size", counts[20])
+	})
+}
+
+// BenchmarkRecordCreateREST measures what change tracking costs a write: a record created
+// over REST in a farm without webhooks, and in one whose webhook hears record.created (the
+// outbox rows are written in the request; delivery is not measured).
+func BenchmarkRecordCreateREST(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		for _, listening := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/webhook=%v", dia, listening), func(b *testing.B) {
+				app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+				u := app.MustUser()
+				f := app.MustFarm(u, "Bench")
+				animal := app.MustAnimal(u, f.ID, "B-1").ID.String()
+				if listening {
+					if res := app.Do("POST", "/v1/farm/"+f.ID.String()+"/webhooks", u.Token,
+						map[string]any{"url": "https://example.com/h", "event_types": []string{"record.created"}}); res.Status != 201 {
+						b.Fatal(res.Status)
+					}
+				}
+				body := map[string]any{"name": "Weighing", "type": "HEALTH", "applied_at": "2026-03-10T08:00:00Z", "animal_ids": []string{animal}}
+				path := "/v1/farm/" + f.ID.String() + "/records"
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if res := app.Do("POST", path, u.Token, body); res.Status != 201 {
+						b.Fatal(res.Status)
+					}
+				}
+			})
+		}
+	}
 }
