@@ -292,9 +292,10 @@ func stateOf(ctx context.Context, m ent.Mutation, k *kind) (*txState, *gen.Clien
 		v, _ := states.Load(tx)
 		return v.(*txState), m.(withClient).Client(), nil
 	}
+	key := tx // the state goes with the transaction it was made for, whichever *Tx commits it
 	tx.OnCommit(func(next gen.Committer) gen.Committer {
 		return gen.CommitFunc(func(ctx context.Context, tx *gen.Tx) error {
-			states.Delete(tx)
+			states.Delete(key)
 			if err := st.flush(ctx, tx.Client()); err != nil {
 				_ = tx.Rollback()
 				return fmt.Errorf("write webhook events: %w", err)
@@ -304,7 +305,7 @@ func stateOf(ctx context.Context, m ent.Mutation, k *kind) (*txState, *gen.Clien
 	})
 	tx.OnRollback(func(next gen.Rollbacker) gen.Rollbacker {
 		return gen.RollbackFunc(func(ctx context.Context, tx *gen.Tx) error {
-			states.Delete(tx)
+			states.Delete(key)
 			return next.Rollback(ctx, tx)
 		})
 	})
