@@ -36,8 +36,13 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	return s.Client(ctx).Animal.Create().SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
-		SetNillableName(in.Name).Save(ctx)
+	var a *ent.Animal
+	err := s.inTx(ctx, func(ctx context.Context) (err error) {
+		a, err = s.Client(ctx).Animal.Create().SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
+			SetNillableName(in.Name).Save(ctx)
+		return err
+	})
+	return a, err
 }
 
 // UpdateAnimal changes an animal's tag and name.
@@ -49,13 +54,17 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	u := a.Update().SetTag(strings.TrimSpace(in.Tag))
-	if in.Name != nil {
-		u.SetName(*in.Name)
-	} else {
-		u.ClearName()
-	}
-	return u.Save(ctx)
+	err = s.inTx(ctx, func(ctx context.Context) (err error) {
+		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(strings.TrimSpace(in.Tag))
+		if in.Name != nil {
+			u.SetName(*in.Name)
+		} else {
+			u.ClearName()
+		}
+		a, err = u.Save(ctx)
+		return err
+	})
+	return a, err
 }
 
 // DeleteAnimal soft-deletes an animal; records that name it keep their history.
@@ -64,7 +73,9 @@ func (s *Service) DeleteAnimal(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return a.Update().SetIsActive(false).Exec(ctx)
+	return s.inTx(ctx, func(ctx context.Context) error {
+		return s.Client(ctx).Animal.UpdateOne(a).SetIsActive(false).Exec(ctx)
+	})
 }
 
 func (s *Service) animalFor(ctx context.Context, id uuid.UUID, min Role, scope string) (*ent.Animal, error) {

@@ -109,6 +109,18 @@ func (s *Service) RecordDelivery(ctx context.Context, n *ent.Notification, sendE
 		return ErrLeaseLost
 	}
 	now := s.nowUTC()
+	var changed int
+	err := s.inTx(ctx, func(ctx context.Context) (err error) {
+		changed, err = s.recordDelivery(ctx, n, sendErr, p, now)
+		return err
+	})
+	if err == nil && changed == 0 {
+		return ErrLeaseLost
+	}
+	return err
+}
+
+func (s *Service) recordDelivery(ctx context.Context, n *ent.Notification, sendErr error, p RetryPolicy, now time.Time) (int, error) {
 	u := s.Client(ctx).Notification.Update().Where(
 		notification.ID(n.ID), notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
 	).ClearLeaseUntil().ClearLeasedBy()
@@ -121,25 +133,23 @@ func (s *Service) RecordDelivery(ctx context.Context, n *ent.Notification, sendE
 	default:
 		u.SetErrorMessage(truncate(sendErr.Error(), 1000)).SetNextAttemptAt(now.Add(p.Backoff(n.Attempts)))
 	}
-	changed, err := u.Save(ctx)
-	if err == nil && changed == 0 {
-		return ErrLeaseLost
-	}
-	return err
+	return u.Save(ctx)
 }
 
 // ReleaseNotifications hands leased notifications back without counting the attempt, for a
 // worker that stops before it tried them.
 func (s *Service) ReleaseNotifications(ctx context.Context, ns []*ent.Notification) error {
-	for _, n := range ns {
-		if n.LeasedBy == nil {
-			continue
+	return s.inTx(ctx, func(ctx context.Context) error {
+		for _, n := range ns {
+			if n.LeasedBy == nil {
+				continue
+			}
+			if err := s.Client(ctx).Notification.Update().Where(
+				notification.ID(n.ID), notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
+			).ClearLeaseUntil().ClearLeasedBy().AddAttempts(-1).Exec(ctx); err != nil {
+				return err
+			}
 		}
-		if err := s.Client(ctx).Notification.Update().Where(
-			notification.ID(n.ID), notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
-		).ClearLeaseUntil().ClearLeasedBy().AddAttempts(-1).Exec(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }

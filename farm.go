@@ -236,5 +236,7 @@ func (s *Service) DeleteFarm(ctx context.Context, id uuid.UUID) error {
 	if _, _, err := s.authorizeFarm(ctx, id, RoleOwner, ScopeWriteFarms); err != nil {
 		return err
 	}
-	return notFound(s.Client(ctx).Farm.UpdateOneID(id).SetIsActive(false).Exec(ctx), "farm", id)
+	return s.inTx(ctx, func(ctx context.Context) error {
+		return notFound(s.Client(ctx).Farm.UpdateOneID(id).SetIsActive(false).Exec(ctx), "farm", id)
+	})
 }

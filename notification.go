@@ -118,12 +118,17 @@ func (s *Service) MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, i
 	if len(ids) > MaxConnectionPage {
 		return 0, Invalid(FieldError{Field: "ids", Message: fmt.Sprintf("must have at most %d ids", MaxConnectionPage)})
 	}
-	u := s.Client(ctx).Notification.Update().Where(
-		notification.FarmID(farmID), notification.UserID(v.UserID), notification.ReadAtIsNil())
-	if ids != nil {
-		u.Where(notification.IDIn(ids...))
-	}
-	return u.SetReadAt(s.nowUTC()).Save(ctx)
+	var n int
+	err = s.inTx(ctx, func(ctx context.Context) (err error) {
+		u := s.Client(ctx).Notification.Update().Where(
+			notification.FarmID(farmID), notification.UserID(v.UserID), notification.ReadAtIsNil())
+		if ids != nil {
+			u.Where(notification.IDIn(ids...))
+		}
+		n, err = u.SetReadAt(s.nowUTC()).Save(ctx)
+		return err
+	})
+	return n, err
 }
 
 // Preference sources: where the effective channels of a user came from.

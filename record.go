@@ -317,12 +317,14 @@ func (s *Service) DeleteRecord(ctx context.Context, farmID, id uuid.UUID) error 
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleOwner, ScopeWriteRecords); err != nil {
 		return err
 	}
-	n, err := s.Client(ctx).Record.Update().Where(record.FarmID(farmID), record.ID(id), record.IsActive(true)).SetIsActive(false).Save(ctx)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return Errorf(ENOTFOUND, "record %s not found", id)
-	}
-	return nil
+	return s.inTx(ctx, func(ctx context.Context) error {
+		n, err := s.Client(ctx).Record.Update().Where(record.FarmID(farmID), record.ID(id), record.IsActive(true)).SetIsActive(false).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return Errorf(ENOTFOUND, "record %s not found", id)
+		}
+		return nil
+	})
 }

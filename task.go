@@ -117,14 +117,10 @@ type FarmTaskQuery struct {
 	Status *string
 }
 
-// FarmTasks lists a farm's birth follow-up tasks: undated TODO tasks first, then by due
-// date, then oldest first.
-func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQuery) ([]*ent.FarmTask, int, error) {
-	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
-		return nil, 0, err
-	}
+// farmTaskBounds validates the farm-task list's own bounds: skip ≥ 0, take 1..200 (50).
+func farmTaskBounds(q FarmTaskQuery) (skip, take int, err error) {
 	var fe fieldErrors
-	skip, take := 0, 50
+	skip, take = 0, 50
 	if q.Skip != nil {
 		if skip = *q.Skip; skip < 0 {
 			fe.add("skip", "must be 0 or more")
@@ -135,6 +131,17 @@ func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQue
 			fe.add("take", "must be between 1 and 200")
 		}
 	}
+	return skip, take, fe.err()
+}
+
+// FarmTasks lists a farm's birth follow-up tasks: undated TODO tasks first, then by due
+// date, then oldest first.
+func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQuery) ([]*ent.FarmTask, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	skip, take, err := farmTaskBounds(q)
+	fe := fieldErrors(ErrorFields(err))
 	if q.Status != nil && !slices.Contains(TaskStatuses, *q.Status) {
 		fe.add("status", "must be one of TODO, DONE, CANCELLED")
 	}

@@ -31,6 +31,8 @@ type Animal struct {
 	Tag string `json:"tag,omitempty"`
 	// Name holds the value of the "name" field.
 	Name *string `json:"name,omitempty"`
+	// ChangeSeq holds the value of the "change_seq" field.
+	ChangeSeq int64 `json:"change_seq,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AnimalQuery when eager-loading is set.
 	Edges        AnimalEdges `json:"edges"`
@@ -103,6 +105,8 @@ func (*Animal) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case animal.FieldIsActive:
 			values[i] = new(sql.NullBool)
+		case animal.FieldChangeSeq:
+			values[i] = new(sql.NullInt64)
 		case animal.FieldTag, animal.FieldName:
 			values[i] = new(sql.NullString)
 		case animal.FieldCreatedAt, animal.FieldUpdatedAt:
@@ -166,6 +170,12 @@ func (_m *Animal) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Name = new(string)
 				*_m.Name = value.String
+			}
+		case animal.FieldChangeSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field change_seq", values[i])
+			} else if value.Valid {
+				_m.ChangeSeq = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -242,6 +252,9 @@ func (_m *Animal) String() string {
 		builder.WriteString("name=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("change_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -96,6 +96,20 @@ func (_c *AnimalCreate) SetNillableName(v *string) *AnimalCreate {
 	return _c
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_c *AnimalCreate) SetChangeSeq(v int64) *AnimalCreate {
+	_c.mutation.SetChangeSeq(v)
+	return _c
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_c *AnimalCreate) SetNillableChangeSeq(v *int64) *AnimalCreate {
+	if v != nil {
+		_c.SetChangeSeq(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AnimalCreate) SetID(v uuid.UUID) *AnimalCreate {
 	_c.mutation.SetID(v)
@@ -167,7 +181,9 @@ func (_c *AnimalCreate) Mutation() *AnimalMutation {
 
 // Save creates the Animal in the database.
 func (_c *AnimalCreate) Save(ctx context.Context) (*Animal, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -194,12 +210,18 @@ func (_c *AnimalCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *AnimalCreate) defaults() {
+func (_c *AnimalCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if animal.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if animal.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -207,10 +229,18 @@ func (_c *AnimalCreate) defaults() {
 		v := animal.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		v := animal.DefaultChangeSeq
+		_c.mutation.SetChangeSeq(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if animal.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized animal.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := animal.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -239,6 +269,9 @@ func (_c *AnimalCreate) check() error {
 		if err := animal.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Animal.name": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "Animal.change_seq"`)}
 	}
 	if len(_c.mutation.FarmIDs()) == 0 {
 		return &ValidationError{Name: "farm", err: errors.New(`ent: missing required edge "Animal.farm"`)}
@@ -298,6 +331,10 @@ func (_c *AnimalCreate) createSpec() (*Animal, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(animal.FieldName, field.TypeString, value)
 		_node.Name = &value
+	}
+	if value, ok := _c.mutation.ChangeSeq(); ok {
+		_spec.SetField(animal.FieldChangeSeq, field.TypeInt64, value)
+		_node.ChangeSeq = value
 	}
 	if nodes := _c.mutation.FarmIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -470,6 +507,24 @@ func (u *AnimalUpsert) ClearName() *AnimalUpsert {
 	return u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (u *AnimalUpsert) SetChangeSeq(v int64) *AnimalUpsert {
+	u.Set(animal.FieldChangeSeq, v)
+	return u
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *AnimalUpsert) UpdateChangeSeq() *AnimalUpsert {
+	u.SetExcluded(animal.FieldChangeSeq)
+	return u
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *AnimalUpsert) AddChangeSeq(v int64) *AnimalUpsert {
+	u.Add(animal.FieldChangeSeq, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -584,6 +639,27 @@ func (u *AnimalUpsertOne) UpdateName() *AnimalUpsertOne {
 func (u *AnimalUpsertOne) ClearName() *AnimalUpsertOne {
 	return u.Update(func(s *AnimalUpsert) {
 		s.ClearName()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *AnimalUpsertOne) SetChangeSeq(v int64) *AnimalUpsertOne {
+	return u.Update(func(s *AnimalUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *AnimalUpsertOne) AddChangeSeq(v int64) *AnimalUpsertOne {
+	return u.Update(func(s *AnimalUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *AnimalUpsertOne) UpdateChangeSeq() *AnimalUpsertOne {
+	return u.Update(func(s *AnimalUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 
@@ -868,6 +944,27 @@ func (u *AnimalUpsertBulk) UpdateName() *AnimalUpsertBulk {
 func (u *AnimalUpsertBulk) ClearName() *AnimalUpsertBulk {
 	return u.Update(func(s *AnimalUpsert) {
 		s.ClearName()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *AnimalUpsertBulk) SetChangeSeq(v int64) *AnimalUpsertBulk {
+	return u.Update(func(s *AnimalUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *AnimalUpsertBulk) AddChangeSeq(v int64) *AnimalUpsertBulk {
+	return u.Update(func(s *AnimalUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *AnimalUpsertBulk) UpdateChangeSeq() *AnimalUpsertBulk {
+	return u.Update(func(s *AnimalUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 

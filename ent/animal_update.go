@@ -86,6 +86,27 @@ func (_u *AnimalUpdate) ClearName() *AnimalUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *AnimalUpdate) SetChangeSeq(v int64) *AnimalUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *AnimalUpdate) SetNillableChangeSeq(v *int64) *AnimalUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *AnimalUpdate) AddChangeSeq(v int64) *AnimalUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddGroupIDs adds the "groups" edge to the Group entity by IDs.
 func (_u *AnimalUpdate) AddGroupIDs(ids ...uuid.UUID) *AnimalUpdate {
 	_u.mutation.AddGroupIDs(ids...)
@@ -201,7 +222,9 @@ func (_u *AnimalUpdate) RemoveFarmTasks(v ...*FarmTask) *AnimalUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *AnimalUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -228,11 +251,15 @@ func (_u *AnimalUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *AnimalUpdate) defaults() {
+func (_u *AnimalUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if animal.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -279,6 +306,12 @@ func (_u *AnimalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.NameCleared() {
 		_spec.ClearField(animal.FieldName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(animal.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.GroupsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -489,6 +522,27 @@ func (_u *AnimalUpdateOne) ClearName() *AnimalUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *AnimalUpdateOne) SetChangeSeq(v int64) *AnimalUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *AnimalUpdateOne) SetNillableChangeSeq(v *int64) *AnimalUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *AnimalUpdateOne) AddChangeSeq(v int64) *AnimalUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddGroupIDs adds the "groups" edge to the Group entity by IDs.
 func (_u *AnimalUpdateOne) AddGroupIDs(ids ...uuid.UUID) *AnimalUpdateOne {
 	_u.mutation.AddGroupIDs(ids...)
@@ -617,7 +671,9 @@ func (_u *AnimalUpdateOne) Select(field string, fields ...string) *AnimalUpdateO
 
 // Save executes the query and returns the updated Animal entity.
 func (_u *AnimalUpdateOne) Save(ctx context.Context) (*Animal, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -644,11 +700,15 @@ func (_u *AnimalUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *AnimalUpdateOne) defaults() {
+func (_u *AnimalUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if animal.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized animal.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := animal.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -712,6 +772,12 @@ func (_u *AnimalUpdateOne) sqlSave(ctx context.Context) (_node *Animal, err erro
 	}
 	if _u.mutation.NameCleared() {
 		_spec.ClearField(animal.FieldName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(animal.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.GroupsCleared() {
 		edge := &sqlgraph.EdgeSpec{

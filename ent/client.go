@@ -23,6 +23,7 @@ import (
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -44,6 +45,10 @@ import (
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
+	"github.com/herdbook/herdbook/ent/webhookattempt"
+	"github.com/herdbook/herdbook/ent/webhookdelivery"
+	"github.com/herdbook/herdbook/ent/webhookendpoint"
+	"github.com/herdbook/herdbook/ent/webhookevent"
 
 	stdsql "database/sql"
 )
@@ -67,6 +72,8 @@ type Client struct {
 	BirthSettings *BirthSettingsClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
+	// ChangeCounter is the client for interacting with the ChangeCounter builders.
+	ChangeCounter *ChangeCounterClient
 	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
 	DeviceAuthorization *DeviceAuthorizationClient
 	// Farm is the client for interacting with the Farm builders.
@@ -109,6 +116,14 @@ type Client struct {
 	Thread *ThreadClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
+	WebhookAttempt *WebhookAttemptClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
+	// WebhookEvent is the client for interacting with the WebhookEvent builders.
+	WebhookEvent *WebhookEventClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -127,6 +142,7 @@ func (c *Client) init() {
 	c.BirthPreview = NewBirthPreviewClient(c.config)
 	c.BirthSettings = NewBirthSettingsClient(c.config)
 	c.BrowserSession = NewBrowserSessionClient(c.config)
+	c.ChangeCounter = NewChangeCounterClient(c.config)
 	c.DeviceAuthorization = NewDeviceAuthorizationClient(c.config)
 	c.Farm = NewFarmClient(c.config)
 	c.FarmMember = NewFarmMemberClient(c.config)
@@ -148,6 +164,10 @@ func (c *Client) init() {
 	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
 	c.User = NewUserClient(c.config)
+	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
+	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
+	c.WebhookEndpoint = NewWebhookEndpointClient(c.config)
+	c.WebhookEvent = NewWebhookEventClient(c.config)
 }
 
 type (
@@ -247,6 +267,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		BirthPreview:           NewBirthPreviewClient(cfg),
 		BirthSettings:          NewBirthSettingsClient(cfg),
 		BrowserSession:         NewBrowserSessionClient(cfg),
+		ChangeCounter:          NewChangeCounterClient(cfg),
 		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
@@ -268,6 +289,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
 		User:                   NewUserClient(cfg),
+		WebhookAttempt:         NewWebhookAttemptClient(cfg),
+		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
+		WebhookEvent:           NewWebhookEventClient(cfg),
 	}, nil
 }
 
@@ -294,6 +319,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		BirthPreview:           NewBirthPreviewClient(cfg),
 		BirthSettings:          NewBirthSettingsClient(cfg),
 		BrowserSession:         NewBrowserSessionClient(cfg),
+		ChangeCounter:          NewChangeCounterClient(cfg),
 		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
@@ -315,6 +341,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
 		User:                   NewUserClient(cfg),
+		WebhookAttempt:         NewWebhookAttemptClient(cfg),
+		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
+		WebhookEvent:           NewWebhookEventClient(cfg),
 	}, nil
 }
 
@@ -345,11 +375,12 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
-		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.IdempotentRequest,
-		c.Message, c.Notification, c.NotificationPreference, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
-		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
+		c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group,
+		c.IdempotentRequest, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -360,11 +391,12 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
-		c.BirthSettings, c.BrowserSession, c.DeviceAuthorization, c.Farm, c.FarmMember,
-		c.FarmTask, c.File, c.FollowUpProtocol, c.Group, c.IdempotentRequest,
-		c.Message, c.Notification, c.NotificationPreference, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken,
-		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
+		c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group,
+		c.IdempotentRequest, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -387,6 +419,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BirthSettings.mutate(ctx, m)
 	case *BrowserSessionMutation:
 		return c.BrowserSession.mutate(ctx, m)
+	case *ChangeCounterMutation:
+		return c.ChangeCounter.mutate(ctx, m)
 	case *DeviceAuthorizationMutation:
 		return c.DeviceAuthorization.mutate(ctx, m)
 	case *FarmMutation:
@@ -429,6 +463,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Thread.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
+	case *WebhookAttemptMutation:
+		return c.WebhookAttempt.mutate(ctx, m)
+	case *WebhookDeliveryMutation:
+		return c.WebhookDelivery.mutate(ctx, m)
+	case *WebhookEndpointMutation:
+		return c.WebhookEndpoint.mutate(ctx, m)
+	case *WebhookEventMutation:
+		return c.WebhookEvent.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -939,7 +981,8 @@ func (c *AnimalClient) QueryFarmTasks(_m *Animal) *FarmTaskQuery {
 
 // Hooks returns the client hooks.
 func (c *AnimalClient) Hooks() []Hook {
-	return c.hooks.Animal
+	hooks := c.hooks.Animal
+	return append(hooks[:len(hooks):len(hooks)], animal.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -1527,6 +1570,139 @@ func (c *BrowserSessionClient) mutate(ctx context.Context, m *BrowserSessionMuta
 	}
 }
 
+// ChangeCounterClient is a client for the ChangeCounter schema.
+type ChangeCounterClient struct {
+	config
+}
+
+// NewChangeCounterClient returns a client for the ChangeCounter from the given config.
+func NewChangeCounterClient(c config) *ChangeCounterClient {
+	return &ChangeCounterClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `changecounter.Hooks(f(g(h())))`.
+func (c *ChangeCounterClient) Use(hooks ...Hook) {
+	c.hooks.ChangeCounter = append(c.hooks.ChangeCounter, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `changecounter.Intercept(f(g(h())))`.
+func (c *ChangeCounterClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ChangeCounter = append(c.inters.ChangeCounter, interceptors...)
+}
+
+// Create returns a builder for creating a ChangeCounter entity.
+func (c *ChangeCounterClient) Create() *ChangeCounterCreate {
+	mutation := newChangeCounterMutation(c.config, OpCreate)
+	return &ChangeCounterCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ChangeCounter entities.
+func (c *ChangeCounterClient) CreateBulk(builders ...*ChangeCounterCreate) *ChangeCounterCreateBulk {
+	return &ChangeCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ChangeCounterClient) MapCreateBulk(slice any, setFunc func(*ChangeCounterCreate, int)) *ChangeCounterCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ChangeCounterCreateBulk{err: fmt.Errorf("calling to ChangeCounterClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ChangeCounterCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ChangeCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ChangeCounter.
+func (c *ChangeCounterClient) Update() *ChangeCounterUpdate {
+	mutation := newChangeCounterMutation(c.config, OpUpdate)
+	return &ChangeCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ChangeCounterClient) UpdateOne(_m *ChangeCounter) *ChangeCounterUpdateOne {
+	mutation := newChangeCounterMutation(c.config, OpUpdateOne, withChangeCounter(_m))
+	return &ChangeCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ChangeCounterClient) UpdateOneID(id uuid.UUID) *ChangeCounterUpdateOne {
+	mutation := newChangeCounterMutation(c.config, OpUpdateOne, withChangeCounterID(id))
+	return &ChangeCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ChangeCounter.
+func (c *ChangeCounterClient) Delete() *ChangeCounterDelete {
+	mutation := newChangeCounterMutation(c.config, OpDelete)
+	return &ChangeCounterDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ChangeCounterClient) DeleteOne(_m *ChangeCounter) *ChangeCounterDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ChangeCounterClient) DeleteOneID(id uuid.UUID) *ChangeCounterDeleteOne {
+	builder := c.Delete().Where(changecounter.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ChangeCounterDeleteOne{builder}
+}
+
+// Query returns a query builder for ChangeCounter.
+func (c *ChangeCounterClient) Query() *ChangeCounterQuery {
+	return &ChangeCounterQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeChangeCounter},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ChangeCounter entity by its id.
+func (c *ChangeCounterClient) Get(ctx context.Context, id uuid.UUID) (*ChangeCounter, error) {
+	return c.Query().Where(changecounter.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ChangeCounterClient) GetX(ctx context.Context, id uuid.UUID) *ChangeCounter {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ChangeCounterClient) Hooks() []Hook {
+	return c.hooks.ChangeCounter
+}
+
+// Interceptors returns the client interceptors.
+func (c *ChangeCounterClient) Interceptors() []Interceptor {
+	return c.inters.ChangeCounter
+}
+
+func (c *ChangeCounterClient) mutate(ctx context.Context, m *ChangeCounterMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ChangeCounterCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ChangeCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ChangeCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ChangeCounterDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ChangeCounter mutation op: %q", m.Op())
+	}
+}
+
 // DeviceAuthorizationClient is a client for the DeviceAuthorization schema.
 type DeviceAuthorizationClient struct {
 	config
@@ -1914,7 +2090,8 @@ func (c *FarmClient) QueryFiles(_m *Farm) *FileQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmClient) Hooks() []Hook {
-	return c.hooks.Farm
+	hooks := c.hooks.Farm
+	return append(hooks[:len(hooks):len(hooks)], farm.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2080,7 +2257,8 @@ func (c *FarmMemberClient) QueryUser(_m *FarmMember) *UserQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmMemberClient) Hooks() []Hook {
-	return c.hooks.FarmMember
+	hooks := c.hooks.FarmMember
+	return append(hooks[:len(hooks):len(hooks)], farmmember.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2246,7 +2424,8 @@ func (c *FarmTaskClient) QueryAnimals(_m *FarmTask) *AnimalQuery {
 
 // Hooks returns the client hooks.
 func (c *FarmTaskClient) Hooks() []Hook {
-	return c.hooks.FarmTask
+	hooks := c.hooks.FarmTask
+	return append(hooks[:len(hooks):len(hooks)], farmtask.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -2411,7 +2590,8 @@ func (c *FileClient) QueryRecords(_m *File) *RecordQuery {
 
 // Hooks returns the client hooks.
 func (c *FileClient) Hooks() []Hook {
-	return c.hooks.File
+	hooks := c.hooks.File
+	return append(hooks[:len(hooks):len(hooks)], file.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -3143,7 +3323,8 @@ func (c *NotificationClient) GetX(ctx context.Context, id uuid.UUID) *Notificati
 
 // Hooks returns the client hooks.
 func (c *NotificationClient) Hooks() []Hook {
-	return c.hooks.Notification
+	hooks := c.hooks.Notification
+	return append(hooks[:len(hooks):len(hooks)], notification.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -3985,7 +4166,8 @@ func (c *RecordClient) QueryFiles(_m *Record) *FileQuery {
 
 // Hooks returns the client hooks.
 func (c *RecordClient) Hooks() []Hook {
-	return c.hooks.Record
+	hooks := c.hooks.Record
+	return append(hooks[:len(hooks):len(hooks)], record.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -4922,21 +5104,651 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 	}
 }
 
+// WebhookAttemptClient is a client for the WebhookAttempt schema.
+type WebhookAttemptClient struct {
+	config
+}
+
+// NewWebhookAttemptClient returns a client for the WebhookAttempt from the given config.
+func NewWebhookAttemptClient(c config) *WebhookAttemptClient {
+	return &WebhookAttemptClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookattempt.Hooks(f(g(h())))`.
+func (c *WebhookAttemptClient) Use(hooks ...Hook) {
+	c.hooks.WebhookAttempt = append(c.hooks.WebhookAttempt, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookattempt.Intercept(f(g(h())))`.
+func (c *WebhookAttemptClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookAttempt = append(c.inters.WebhookAttempt, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookAttempt entity.
+func (c *WebhookAttemptClient) Create() *WebhookAttemptCreate {
+	mutation := newWebhookAttemptMutation(c.config, OpCreate)
+	return &WebhookAttemptCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookAttempt entities.
+func (c *WebhookAttemptClient) CreateBulk(builders ...*WebhookAttemptCreate) *WebhookAttemptCreateBulk {
+	return &WebhookAttemptCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookAttemptClient) MapCreateBulk(slice any, setFunc func(*WebhookAttemptCreate, int)) *WebhookAttemptCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookAttemptCreateBulk{err: fmt.Errorf("calling to WebhookAttemptClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookAttemptCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookAttemptCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Update() *WebhookAttemptUpdate {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdate)
+	return &WebhookAttemptUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookAttemptClient) UpdateOne(_m *WebhookAttempt) *WebhookAttemptUpdateOne {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdateOne, withWebhookAttempt(_m))
+	return &WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookAttemptClient) UpdateOneID(id uuid.UUID) *WebhookAttemptUpdateOne {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdateOne, withWebhookAttemptID(id))
+	return &WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Delete() *WebhookAttemptDelete {
+	mutation := newWebhookAttemptMutation(c.config, OpDelete)
+	return &WebhookAttemptDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookAttemptClient) DeleteOne(_m *WebhookAttempt) *WebhookAttemptDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookAttemptClient) DeleteOneID(id uuid.UUID) *WebhookAttemptDeleteOne {
+	builder := c.Delete().Where(webhookattempt.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookAttemptDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Query() *WebhookAttemptQuery {
+	return &WebhookAttemptQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookAttempt},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookAttempt entity by its id.
+func (c *WebhookAttemptClient) Get(ctx context.Context, id uuid.UUID) (*WebhookAttempt, error) {
+	return c.Query().Where(webhookattempt.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookAttemptClient) GetX(ctx context.Context, id uuid.UUID) *WebhookAttempt {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDelivery queries the delivery edge of a WebhookAttempt.
+func (c *WebhookAttemptClient) QueryDelivery(_m *WebhookAttempt) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookattempt.Table, webhookattempt.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookattempt.DeliveryTable, webhookattempt.DeliveryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookAttemptClient) Hooks() []Hook {
+	return c.hooks.WebhookAttempt
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookAttemptClient) Interceptors() []Interceptor {
+	return c.inters.WebhookAttempt
+}
+
+func (c *WebhookAttemptClient) mutate(ctx context.Context, m *WebhookAttemptMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookAttemptCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookAttemptUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookAttemptDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookAttempt mutation op: %q", m.Op())
+	}
+}
+
+// WebhookDeliveryClient is a client for the WebhookDelivery schema.
+type WebhookDeliveryClient struct {
+	config
+}
+
+// NewWebhookDeliveryClient returns a client for the WebhookDelivery from the given config.
+func NewWebhookDeliveryClient(c config) *WebhookDeliveryClient {
+	return &WebhookDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookdelivery.Hooks(f(g(h())))`.
+func (c *WebhookDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.WebhookDelivery = append(c.hooks.WebhookDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookdelivery.Intercept(f(g(h())))`.
+func (c *WebhookDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookDelivery = append(c.inters.WebhookDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookDelivery entity.
+func (c *WebhookDeliveryClient) Create() *WebhookDeliveryCreate {
+	mutation := newWebhookDeliveryMutation(c.config, OpCreate)
+	return &WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookDelivery entities.
+func (c *WebhookDeliveryClient) CreateBulk(builders ...*WebhookDeliveryCreate) *WebhookDeliveryCreateBulk {
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookDeliveryClient) MapCreateBulk(slice any, setFunc func(*WebhookDeliveryCreate, int)) *WebhookDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookDeliveryCreateBulk{err: fmt.Errorf("calling to WebhookDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Update() *WebhookDeliveryUpdate {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdate)
+	return &WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookDeliveryClient) UpdateOne(_m *WebhookDelivery) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDelivery(_m))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookDeliveryClient) UpdateOneID(id uuid.UUID) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDeliveryID(id))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Delete() *WebhookDeliveryDelete {
+	mutation := newWebhookDeliveryMutation(c.config, OpDelete)
+	return &WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookDeliveryClient) DeleteOne(_m *WebhookDelivery) *WebhookDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookDeliveryClient) DeleteOneID(id uuid.UUID) *WebhookDeliveryDeleteOne {
+	builder := c.Delete().Where(webhookdelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Query() *WebhookDeliveryQuery {
+	return &WebhookDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookDelivery entity by its id.
+func (c *WebhookDeliveryClient) Get(ctx context.Context, id uuid.UUID) (*WebhookDelivery, error) {
+	return c.Query().Where(webhookdelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookDeliveryClient) GetX(ctx context.Context, id uuid.UUID) *WebhookDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEndpoint queries the endpoint edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryEndpoint(_m *WebhookDelivery) *WebhookEndpointQuery {
+	query := (&WebhookEndpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhookendpoint.Table, webhookendpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.EndpointTable, webhookdelivery.EndpointColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEvent queries the event edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryEvent(_m *WebhookDelivery) *WebhookEventQuery {
+	query := (&WebhookEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhookevent.Table, webhookevent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.EventTable, webhookdelivery.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAttemptLog queries the attempt_log edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryAttemptLog(_m *WebhookDelivery) *WebhookAttemptQuery {
+	query := (&WebhookAttemptClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhookattempt.Table, webhookattempt.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhookdelivery.AttemptLogTable, webhookdelivery.AttemptLogColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookDeliveryClient) Hooks() []Hook {
+	return c.hooks.WebhookDelivery
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.WebhookDelivery
+}
+
+func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookDelivery mutation op: %q", m.Op())
+	}
+}
+
+// WebhookEndpointClient is a client for the WebhookEndpoint schema.
+type WebhookEndpointClient struct {
+	config
+}
+
+// NewWebhookEndpointClient returns a client for the WebhookEndpoint from the given config.
+func NewWebhookEndpointClient(c config) *WebhookEndpointClient {
+	return &WebhookEndpointClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookendpoint.Hooks(f(g(h())))`.
+func (c *WebhookEndpointClient) Use(hooks ...Hook) {
+	c.hooks.WebhookEndpoint = append(c.hooks.WebhookEndpoint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookendpoint.Intercept(f(g(h())))`.
+func (c *WebhookEndpointClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookEndpoint = append(c.inters.WebhookEndpoint, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookEndpoint entity.
+func (c *WebhookEndpointClient) Create() *WebhookEndpointCreate {
+	mutation := newWebhookEndpointMutation(c.config, OpCreate)
+	return &WebhookEndpointCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookEndpoint entities.
+func (c *WebhookEndpointClient) CreateBulk(builders ...*WebhookEndpointCreate) *WebhookEndpointCreateBulk {
+	return &WebhookEndpointCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookEndpointClient) MapCreateBulk(slice any, setFunc func(*WebhookEndpointCreate, int)) *WebhookEndpointCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookEndpointCreateBulk{err: fmt.Errorf("calling to WebhookEndpointClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookEndpointCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookEndpointCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookEndpoint.
+func (c *WebhookEndpointClient) Update() *WebhookEndpointUpdate {
+	mutation := newWebhookEndpointMutation(c.config, OpUpdate)
+	return &WebhookEndpointUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookEndpointClient) UpdateOne(_m *WebhookEndpoint) *WebhookEndpointUpdateOne {
+	mutation := newWebhookEndpointMutation(c.config, OpUpdateOne, withWebhookEndpoint(_m))
+	return &WebhookEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookEndpointClient) UpdateOneID(id uuid.UUID) *WebhookEndpointUpdateOne {
+	mutation := newWebhookEndpointMutation(c.config, OpUpdateOne, withWebhookEndpointID(id))
+	return &WebhookEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookEndpoint.
+func (c *WebhookEndpointClient) Delete() *WebhookEndpointDelete {
+	mutation := newWebhookEndpointMutation(c.config, OpDelete)
+	return &WebhookEndpointDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookEndpointClient) DeleteOne(_m *WebhookEndpoint) *WebhookEndpointDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookEndpointClient) DeleteOneID(id uuid.UUID) *WebhookEndpointDeleteOne {
+	builder := c.Delete().Where(webhookendpoint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookEndpointDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookEndpoint.
+func (c *WebhookEndpointClient) Query() *WebhookEndpointQuery {
+	return &WebhookEndpointQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookEndpoint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookEndpoint entity by its id.
+func (c *WebhookEndpointClient) Get(ctx context.Context, id uuid.UUID) (*WebhookEndpoint, error) {
+	return c.Query().Where(webhookendpoint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookEndpointClient) GetX(ctx context.Context, id uuid.UUID) *WebhookEndpoint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDeliveries queries the deliveries edge of a WebhookEndpoint.
+func (c *WebhookEndpointClient) QueryDeliveries(_m *WebhookEndpoint) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookendpoint.Table, webhookendpoint.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhookendpoint.DeliveriesTable, webhookendpoint.DeliveriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookEndpointClient) Hooks() []Hook {
+	return c.hooks.WebhookEndpoint
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookEndpointClient) Interceptors() []Interceptor {
+	return c.inters.WebhookEndpoint
+}
+
+func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookEndpointCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookEndpointUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookEndpointDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookEndpoint mutation op: %q", m.Op())
+	}
+}
+
+// WebhookEventClient is a client for the WebhookEvent schema.
+type WebhookEventClient struct {
+	config
+}
+
+// NewWebhookEventClient returns a client for the WebhookEvent from the given config.
+func NewWebhookEventClient(c config) *WebhookEventClient {
+	return &WebhookEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookevent.Hooks(f(g(h())))`.
+func (c *WebhookEventClient) Use(hooks ...Hook) {
+	c.hooks.WebhookEvent = append(c.hooks.WebhookEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookevent.Intercept(f(g(h())))`.
+func (c *WebhookEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookEvent = append(c.inters.WebhookEvent, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookEvent entity.
+func (c *WebhookEventClient) Create() *WebhookEventCreate {
+	mutation := newWebhookEventMutation(c.config, OpCreate)
+	return &WebhookEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookEvent entities.
+func (c *WebhookEventClient) CreateBulk(builders ...*WebhookEventCreate) *WebhookEventCreateBulk {
+	return &WebhookEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookEventClient) MapCreateBulk(slice any, setFunc func(*WebhookEventCreate, int)) *WebhookEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookEventCreateBulk{err: fmt.Errorf("calling to WebhookEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookEvent.
+func (c *WebhookEventClient) Update() *WebhookEventUpdate {
+	mutation := newWebhookEventMutation(c.config, OpUpdate)
+	return &WebhookEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookEventClient) UpdateOne(_m *WebhookEvent) *WebhookEventUpdateOne {
+	mutation := newWebhookEventMutation(c.config, OpUpdateOne, withWebhookEvent(_m))
+	return &WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookEventClient) UpdateOneID(id uuid.UUID) *WebhookEventUpdateOne {
+	mutation := newWebhookEventMutation(c.config, OpUpdateOne, withWebhookEventID(id))
+	return &WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookEvent.
+func (c *WebhookEventClient) Delete() *WebhookEventDelete {
+	mutation := newWebhookEventMutation(c.config, OpDelete)
+	return &WebhookEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookEventClient) DeleteOne(_m *WebhookEvent) *WebhookEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookEventClient) DeleteOneID(id uuid.UUID) *WebhookEventDeleteOne {
+	builder := c.Delete().Where(webhookevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookEventDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookEvent.
+func (c *WebhookEventClient) Query() *WebhookEventQuery {
+	return &WebhookEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookEvent entity by its id.
+func (c *WebhookEventClient) Get(ctx context.Context, id uuid.UUID) (*WebhookEvent, error) {
+	return c.Query().Where(webhookevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookEventClient) GetX(ctx context.Context, id uuid.UUID) *WebhookEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDeliveries queries the deliveries edge of a WebhookEvent.
+func (c *WebhookEventClient) QueryDeliveries(_m *WebhookEvent) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookevent.Table, webhookevent.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhookevent.DeliveriesTable, webhookevent.DeliveriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookEventClient) Hooks() []Hook {
+	return c.hooks.WebhookEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookEventClient) Interceptors() []Interceptor {
+	return c.inters.WebhookEvent
+}
+
+func (c *WebhookEventClient) mutate(ctx context.Context, m *WebhookEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookEvent mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
+		BrowserSession, ChangeCounter, DeviceAuthorization, Farm, FarmMember, FarmTask,
+		File, FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
-		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User []ent.Hook
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, DeviceAuthorization, Farm, FarmMember, FarmTask, File,
-		FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
+		BrowserSession, ChangeCounter, DeviceAuthorization, Farm, FarmMember, FarmTask,
+		File, FollowUpProtocol, Group, IdempotentRequest, Message, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
-		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User []ent.Interceptor
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Interceptor
 	}
 )
 

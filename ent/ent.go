@@ -19,6 +19,7 @@ import (
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -40,6 +41,10 @@ import (
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
+	"github.com/herdbook/herdbook/ent/webhookattempt"
+	"github.com/herdbook/herdbook/ent/webhookdelivery"
+	"github.com/herdbook/herdbook/ent/webhookendpoint"
+	"github.com/herdbook/herdbook/ent/webhookevent"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -107,6 +112,7 @@ func checkColumn(t, c string) error {
 			birthpreview.Table:           birthpreview.ValidColumn,
 			birthsettings.Table:          birthsettings.ValidColumn,
 			browsersession.Table:         browsersession.ValidColumn,
+			changecounter.Table:          changecounter.ValidColumn,
 			deviceauthorization.Table:    deviceauthorization.ValidColumn,
 			farm.Table:                   farm.ValidColumn,
 			farmmember.Table:             farmmember.ValidColumn,
@@ -128,6 +134,10 @@ func checkColumn(t, c string) error {
 			taskupdate.Table:             taskupdate.ValidColumn,
 			thread.Table:                 thread.ValidColumn,
 			user.Table:                   user.ValidColumn,
+			webhookattempt.Table:         webhookattempt.ValidColumn,
+			webhookdelivery.Table:        webhookdelivery.ValidColumn,
+			webhookendpoint.Table:        webhookendpoint.ValidColumn,
+			webhookevent.Table:           webhookevent.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -34,6 +34,8 @@ type Farm struct {
 	Species farm.Species `json:"species,omitempty"`
 	// SpeciesOther holds the value of the "species_other" field.
 	SpeciesOther *string `json:"species_other,omitempty"`
+	// ChangeSeq holds the value of the "change_seq" field.
+	ChangeSeq int64 `json:"change_seq,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FarmQuery when eager-loading is set.
 	Edges        FarmEdges `json:"edges"`
@@ -129,6 +131,8 @@ func (*Farm) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case farm.FieldIsActive, farm.FieldAllowPrivateThreads:
 			values[i] = new(sql.NullBool)
+		case farm.FieldChangeSeq:
+			values[i] = new(sql.NullInt64)
 		case farm.FieldName, farm.FieldSpecies, farm.FieldSpeciesOther:
 			values[i] = new(sql.NullString)
 		case farm.FieldCreatedAt, farm.FieldUpdatedAt, farm.FieldCurrentMonthStart:
@@ -205,6 +209,12 @@ func (_m *Farm) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.SpeciesOther = new(string)
 				*_m.SpeciesOther = value.String
+			}
+		case farm.FieldChangeSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field change_seq", values[i])
+			} else if value.Valid {
+				_m.ChangeSeq = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -299,6 +309,9 @@ func (_m *Farm) String() string {
 		builder.WriteString("species_other=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("change_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))
 	builder.WriteByte(')')
 	return builder.String()
 }

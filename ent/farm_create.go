@@ -126,6 +126,20 @@ func (_c *FarmCreate) SetNillableSpeciesOther(v *string) *FarmCreate {
 	return _c
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_c *FarmCreate) SetChangeSeq(v int64) *FarmCreate {
+	_c.mutation.SetChangeSeq(v)
+	return _c
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_c *FarmCreate) SetNillableChangeSeq(v *int64) *FarmCreate {
+	if v != nil {
+		_c.SetChangeSeq(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FarmCreate) SetID(v uuid.UUID) *FarmCreate {
 	_c.mutation.SetID(v)
@@ -237,7 +251,9 @@ func (_c *FarmCreate) Mutation() *FarmMutation {
 
 // Save creates the Farm in the database.
 func (_c *FarmCreate) Save(ctx context.Context) (*Farm, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -264,12 +280,18 @@ func (_c *FarmCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FarmCreate) defaults() {
+func (_c *FarmCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if farm.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if farm.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -281,10 +303,18 @@ func (_c *FarmCreate) defaults() {
 		v := farm.DefaultAllowPrivateThreads
 		_c.mutation.SetAllowPrivateThreads(v)
 	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		v := farm.DefaultChangeSeq
+		_c.mutation.SetChangeSeq(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if farm.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized farm.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := farm.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -321,6 +351,9 @@ func (_c *FarmCreate) check() error {
 		if err := farm.SpeciesOtherValidator(v); err != nil {
 			return &ValidationError{Name: "species_other", err: fmt.Errorf(`ent: validator failed for field "Farm.species_other": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "Farm.change_seq"`)}
 	}
 	return nil
 }
@@ -389,6 +422,10 @@ func (_c *FarmCreate) createSpec() (*Farm, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SpeciesOther(); ok {
 		_spec.SetField(farm.FieldSpeciesOther, field.TypeString, value)
 		_node.SpeciesOther = &value
+	}
+	if value, ok := _c.mutation.ChangeSeq(); ok {
+		_spec.SetField(farm.FieldChangeSeq, field.TypeInt64, value)
+		_node.ChangeSeq = value
 	}
 	if nodes := _c.mutation.MembersIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -634,6 +671,24 @@ func (u *FarmUpsert) ClearSpeciesOther() *FarmUpsert {
 	return u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmUpsert) SetChangeSeq(v int64) *FarmUpsert {
+	u.Set(farm.FieldChangeSeq, v)
+	return u
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmUpsert) UpdateChangeSeq() *FarmUpsert {
+	u.SetExcluded(farm.FieldChangeSeq)
+	return u
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmUpsert) AddChangeSeq(v int64) *FarmUpsert {
+	u.Add(farm.FieldChangeSeq, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -794,6 +849,27 @@ func (u *FarmUpsertOne) UpdateSpeciesOther() *FarmUpsertOne {
 func (u *FarmUpsertOne) ClearSpeciesOther() *FarmUpsertOne {
 	return u.Update(func(s *FarmUpsert) {
 		s.ClearSpeciesOther()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmUpsertOne) SetChangeSeq(v int64) *FarmUpsertOne {
+	return u.Update(func(s *FarmUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmUpsertOne) AddChangeSeq(v int64) *FarmUpsertOne {
+	return u.Update(func(s *FarmUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmUpsertOne) UpdateChangeSeq() *FarmUpsertOne {
+	return u.Update(func(s *FarmUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 
@@ -1124,6 +1200,27 @@ func (u *FarmUpsertBulk) UpdateSpeciesOther() *FarmUpsertBulk {
 func (u *FarmUpsertBulk) ClearSpeciesOther() *FarmUpsertBulk {
 	return u.Update(func(s *FarmUpsert) {
 		s.ClearSpeciesOther()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmUpsertBulk) SetChangeSeq(v int64) *FarmUpsertBulk {
+	return u.Update(func(s *FarmUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmUpsertBulk) AddChangeSeq(v int64) *FarmUpsertBulk {
+	return u.Update(func(s *FarmUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmUpsertBulk) UpdateChangeSeq() *FarmUpsertBulk {
+	return u.Update(func(s *FarmUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 

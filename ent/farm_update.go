@@ -137,6 +137,27 @@ func (_u *FarmUpdate) ClearSpeciesOther() *FarmUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmUpdate) SetChangeSeq(v int64) *FarmUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmUpdate) SetNillableChangeSeq(v *int64) *FarmUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmUpdate) AddChangeSeq(v int64) *FarmUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the FarmMember entity by IDs.
 func (_u *FarmUpdate) AddMemberIDs(ids ...uuid.UUID) *FarmUpdate {
 	_u.mutation.AddMemberIDs(ids...)
@@ -360,7 +381,9 @@ func (_u *FarmUpdate) RemoveFiles(v ...*File) *FarmUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FarmUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -387,11 +410,15 @@ func (_u *FarmUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmUpdate) defaults() {
+func (_u *FarmUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farm.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -452,6 +479,12 @@ func (_u *FarmUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.SpeciesOtherCleared() {
 		_spec.ClearField(farm.FieldSpeciesOther, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farm.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farm.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -845,6 +878,27 @@ func (_u *FarmUpdateOne) ClearSpeciesOther() *FarmUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmUpdateOne) SetChangeSeq(v int64) *FarmUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmUpdateOne) SetNillableChangeSeq(v *int64) *FarmUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmUpdateOne) AddChangeSeq(v int64) *FarmUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the FarmMember entity by IDs.
 func (_u *FarmUpdateOne) AddMemberIDs(ids ...uuid.UUID) *FarmUpdateOne {
 	_u.mutation.AddMemberIDs(ids...)
@@ -1081,7 +1135,9 @@ func (_u *FarmUpdateOne) Select(field string, fields ...string) *FarmUpdateOne {
 
 // Save executes the query and returns the updated Farm entity.
 func (_u *FarmUpdateOne) Save(ctx context.Context) (*Farm, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -1108,11 +1164,15 @@ func (_u *FarmUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmUpdateOne) defaults() {
+func (_u *FarmUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farm.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farm.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farm.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -1190,6 +1250,12 @@ func (_u *FarmUpdateOne) sqlSave(ctx context.Context) (_node *Farm, err error) {
 	}
 	if _u.mutation.SpeciesOtherCleared() {
 		_spec.ClearField(farm.FieldSpeciesOther, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farm.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farm.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{

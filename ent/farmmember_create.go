@@ -117,7 +117,9 @@ func (_c *FarmMemberCreate) Mutation() *FarmMemberMutation {
 
 // Save creates the FarmMember in the database.
 func (_c *FarmMemberCreate) Save(ctx context.Context) (*FarmMember, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -144,12 +146,18 @@ func (_c *FarmMemberCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FarmMemberCreate) defaults() {
+func (_c *FarmMemberCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if farmmember.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmmember.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmmember.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if farmmember.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmmember.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmmember.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -158,9 +166,13 @@ func (_c *FarmMemberCreate) defaults() {
 		_c.mutation.SetIsActive(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if farmmember.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized farmmember.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := farmmember.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -69,7 +69,9 @@ func (_u *FarmMemberUpdate) Mutation() *FarmMemberMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FarmMemberUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -96,11 +98,15 @@ func (_u *FarmMemberUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmMemberUpdate) defaults() {
+func (_u *FarmMemberUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmmember.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmmember.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmmember.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -214,7 +220,9 @@ func (_u *FarmMemberUpdateOne) Select(field string, fields ...string) *FarmMembe
 
 // Save executes the query and returns the updated FarmMember entity.
 func (_u *FarmMemberUpdateOne) Save(ctx context.Context) (*FarmMember, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -241,11 +249,15 @@ func (_u *FarmMemberUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmMemberUpdateOne) defaults() {
+func (_u *FarmMemberUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmmember.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmmember.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmmember.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

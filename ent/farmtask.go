@@ -37,6 +37,8 @@ type FarmTask struct {
 	ProtocolVersion int `json:"protocol_version,omitempty"`
 	// Step holds the value of the "step" field.
 	Step int `json:"step,omitempty"`
+	// ChangeSeq holds the value of the "change_seq" field.
+	ChangeSeq int64 `json:"change_seq,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FarmTaskQuery when eager-loading is set.
 	Edges        FarmTaskEdges `json:"edges"`
@@ -83,7 +85,7 @@ func (*FarmTask) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case farmtask.FieldProtocolVersion, farmtask.FieldStep:
+		case farmtask.FieldProtocolVersion, farmtask.FieldStep, farmtask.FieldChangeSeq:
 			values[i] = new(sql.NullInt64)
 		case farmtask.FieldName, farmtask.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -167,6 +169,12 @@ func (_m *FarmTask) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Step = int(value.Int64)
 			}
+		case farmtask.FieldChangeSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field change_seq", values[i])
+			} else if value.Valid {
+				_m.ChangeSeq = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -241,6 +249,9 @@ func (_m *FarmTask) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("step=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Step))
+	builder.WriteString(", ")
+	builder.WriteString("change_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -112,6 +112,20 @@ func (_c *FarmTaskCreate) SetStep(v int) *FarmTaskCreate {
 	return _c
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_c *FarmTaskCreate) SetChangeSeq(v int64) *FarmTaskCreate {
+	_c.mutation.SetChangeSeq(v)
+	return _c
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_c *FarmTaskCreate) SetNillableChangeSeq(v *int64) *FarmTaskCreate {
+	if v != nil {
+		_c.SetChangeSeq(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FarmTaskCreate) SetID(v uuid.UUID) *FarmTaskCreate {
 	_c.mutation.SetID(v)
@@ -153,7 +167,9 @@ func (_c *FarmTaskCreate) Mutation() *FarmTaskMutation {
 
 // Save creates the FarmTask in the database.
 func (_c *FarmTaskCreate) Save(ctx context.Context) (*FarmTask, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -180,12 +196,18 @@ func (_c *FarmTaskCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FarmTaskCreate) defaults() {
+func (_c *FarmTaskCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if farmtask.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if farmtask.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -193,10 +215,18 @@ func (_c *FarmTaskCreate) defaults() {
 		v := farmtask.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		v := farmtask.DefaultChangeSeq
+		_c.mutation.SetChangeSeq(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if farmtask.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := farmtask.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -244,6 +274,9 @@ func (_c *FarmTaskCreate) check() error {
 		if err := farmtask.StepValidator(v); err != nil {
 			return &ValidationError{Name: "step", err: fmt.Errorf(`ent: validator failed for field "FarmTask.step": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "FarmTask.change_seq"`)}
 	}
 	if len(_c.mutation.BirthEventIDs()) == 0 {
 		return &ValidationError{Name: "birth_event", err: errors.New(`ent: missing required edge "FarmTask.birth_event"`)}
@@ -315,6 +348,10 @@ func (_c *FarmTaskCreate) createSpec() (*FarmTask, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Step(); ok {
 		_spec.SetField(farmtask.FieldStep, field.TypeInt, value)
 		_node.Step = value
+	}
+	if value, ok := _c.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+		_node.ChangeSeq = value
 	}
 	if nodes := _c.mutation.BirthEventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -455,6 +492,24 @@ func (u *FarmTaskUpsert) ClearDueDate() *FarmTaskUpsert {
 	return u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsert) SetChangeSeq(v int64) *FarmTaskUpsert {
+	u.Set(farmtask.FieldChangeSeq, v)
+	return u
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsert) UpdateChangeSeq() *FarmTaskUpsert {
+	u.SetExcluded(farmtask.FieldChangeSeq)
+	return u
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsert) AddChangeSeq(v int64) *FarmTaskUpsert {
+	u.Add(farmtask.FieldChangeSeq, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -578,6 +633,27 @@ func (u *FarmTaskUpsertOne) UpdateDueDate() *FarmTaskUpsertOne {
 func (u *FarmTaskUpsertOne) ClearDueDate() *FarmTaskUpsertOne {
 	return u.Update(func(s *FarmTaskUpsert) {
 		s.ClearDueDate()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsertOne) SetChangeSeq(v int64) *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsertOne) AddChangeSeq(v int64) *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsertOne) UpdateChangeSeq() *FarmTaskUpsertOne {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 
@@ -871,6 +947,27 @@ func (u *FarmTaskUpsertBulk) UpdateDueDate() *FarmTaskUpsertBulk {
 func (u *FarmTaskUpsertBulk) ClearDueDate() *FarmTaskUpsertBulk {
 	return u.Update(func(s *FarmTaskUpsert) {
 		s.ClearDueDate()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *FarmTaskUpsertBulk) SetChangeSeq(v int64) *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *FarmTaskUpsertBulk) AddChangeSeq(v int64) *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *FarmTaskUpsertBulk) UpdateChangeSeq() *FarmTaskUpsertBulk {
+	return u.Update(func(s *FarmTaskUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 

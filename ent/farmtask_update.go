@@ -84,6 +84,27 @@ func (_u *FarmTaskUpdate) ClearDueDate() *FarmTaskUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmTaskUpdate) SetChangeSeq(v int64) *FarmTaskUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmTaskUpdate) SetNillableChangeSeq(v *int64) *FarmTaskUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmTaskUpdate) AddChangeSeq(v int64) *FarmTaskUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *FarmTaskUpdate) AddAnimalIDs(ids ...uuid.UUID) *FarmTaskUpdate {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -127,7 +148,9 @@ func (_u *FarmTaskUpdate) RemoveAnimals(v ...*Animal) *FarmTaskUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FarmTaskUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -154,11 +177,15 @@ func (_u *FarmTaskUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmTaskUpdate) defaults() {
+func (_u *FarmTaskUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmtask.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -205,6 +232,12 @@ func (_u *FarmTaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.DueDateCleared() {
 		_spec.ClearField(farmtask.FieldDueDate, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farmtask.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -325,6 +358,27 @@ func (_u *FarmTaskUpdateOne) ClearDueDate() *FarmTaskUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *FarmTaskUpdateOne) SetChangeSeq(v int64) *FarmTaskUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *FarmTaskUpdateOne) SetNillableChangeSeq(v *int64) *FarmTaskUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *FarmTaskUpdateOne) AddChangeSeq(v int64) *FarmTaskUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *FarmTaskUpdateOne) AddAnimalIDs(ids ...uuid.UUID) *FarmTaskUpdateOne {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -381,7 +435,9 @@ func (_u *FarmTaskUpdateOne) Select(field string, fields ...string) *FarmTaskUpd
 
 // Save executes the query and returns the updated FarmTask entity.
 func (_u *FarmTaskUpdateOne) Save(ctx context.Context) (*FarmTask, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -408,11 +464,15 @@ func (_u *FarmTaskUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FarmTaskUpdateOne) defaults() {
+func (_u *FarmTaskUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if farmtask.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized farmtask.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := farmtask.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -476,6 +536,12 @@ func (_u *FarmTaskUpdateOne) sqlSave(ctx context.Context) (_node *FarmTask, err 
 	}
 	if _u.mutation.DueDateCleared() {
 		_spec.ClearField(farmtask.FieldDueDate, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(farmtask.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(farmtask.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -153,7 +153,9 @@ func (_c *FileCreate) Mutation() *FileMutation {
 
 // Save creates the File in the database.
 func (_c *FileCreate) Save(ctx context.Context) (*File, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -180,12 +182,18 @@ func (_c *FileCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *FileCreate) defaults() {
+func (_c *FileCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if file.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized file.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := file.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if file.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized file.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := file.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -194,9 +202,13 @@ func (_c *FileCreate) defaults() {
 		_c.mutation.SetIsActive(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if file.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized file.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := file.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

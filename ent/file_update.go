@@ -162,7 +162,9 @@ func (_u *FileUpdate) RemoveRecords(v ...*Record) *FileUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *FileUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -189,11 +191,15 @@ func (_u *FileUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FileUpdate) defaults() {
+func (_u *FileUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if file.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized file.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := file.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -465,7 +471,9 @@ func (_u *FileUpdateOne) Select(field string, fields ...string) *FileUpdateOne {
 
 // Save executes the query and returns the updated File entity.
 func (_u *FileUpdateOne) Save(ctx context.Context) (*File, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -492,11 +500,15 @@ func (_u *FileUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *FileUpdateOne) defaults() {
+func (_u *FileUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if file.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized file.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := file.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -227,7 +227,9 @@ func (_c *NotificationCreate) Mutation() *NotificationMutation {
 
 // Save creates the Notification in the database.
 func (_c *NotificationCreate) Save(ctx context.Context) (*Notification, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -254,12 +256,18 @@ func (_c *NotificationCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *NotificationCreate) defaults() {
+func (_c *NotificationCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if notification.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized notification.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := notification.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if notification.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized notification.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := notification.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -272,9 +280,13 @@ func (_c *NotificationCreate) defaults() {
 		_c.mutation.SetAttempts(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if notification.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized notification.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := notification.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -35,6 +35,8 @@ type Record struct {
 	Description *string `json:"description,omitempty"`
 	// AppliedAt holds the value of the "applied_at" field.
 	AppliedAt time.Time `json:"applied_at,omitempty"`
+	// ChangeSeq holds the value of the "change_seq" field.
+	ChangeSeq int64 `json:"change_seq,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordQuery when eager-loading is set.
 	Edges        RecordEdges `json:"edges"`
@@ -119,6 +121,8 @@ func (*Record) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case record.FieldIsActive:
 			values[i] = new(sql.NullBool)
+		case record.FieldChangeSeq:
+			values[i] = new(sql.NullInt64)
 		case record.FieldType, record.FieldName, record.FieldDescription:
 			values[i] = new(sql.NullString)
 		case record.FieldCreatedAt, record.FieldUpdatedAt, record.FieldAppliedAt:
@@ -194,6 +198,12 @@ func (_m *Record) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field applied_at", values[i])
 			} else if value.Valid {
 				_m.AppliedAt = value.Time
+			}
+		case record.FieldChangeSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field change_seq", values[i])
+			} else if value.Valid {
+				_m.ChangeSeq = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -281,6 +291,9 @@ func (_m *Record) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("applied_at=")
 	builder.WriteString(_m.AppliedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("change_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))
 	builder.WriteByte(')')
 	return builder.String()
 }

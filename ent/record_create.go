@@ -109,6 +109,20 @@ func (_c *RecordCreate) SetAppliedAt(v time.Time) *RecordCreate {
 	return _c
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_c *RecordCreate) SetChangeSeq(v int64) *RecordCreate {
+	_c.mutation.SetChangeSeq(v)
+	return _c
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableChangeSeq(v *int64) *RecordCreate {
+	if v != nil {
+		_c.SetChangeSeq(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordCreate) SetID(v uuid.UUID) *RecordCreate {
 	_c.mutation.SetID(v)
@@ -195,7 +209,9 @@ func (_c *RecordCreate) Mutation() *RecordMutation {
 
 // Save creates the Record in the database.
 func (_c *RecordCreate) Save(ctx context.Context) (*Record, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -222,12 +238,18 @@ func (_c *RecordCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *RecordCreate) defaults() {
+func (_c *RecordCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if record.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if record.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -235,10 +257,18 @@ func (_c *RecordCreate) defaults() {
 		v := record.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		v := record.DefaultChangeSeq
+		_c.mutation.SetChangeSeq(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if record.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := record.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -278,6 +308,9 @@ func (_c *RecordCreate) check() error {
 	}
 	if _, ok := _c.mutation.AppliedAt(); !ok {
 		return &ValidationError{Name: "applied_at", err: errors.New(`ent: missing required field "Record.applied_at"`)}
+	}
+	if _, ok := _c.mutation.ChangeSeq(); !ok {
+		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "Record.change_seq"`)}
 	}
 	if len(_c.mutation.FarmIDs()) == 0 {
 		return &ValidationError{Name: "farm", err: errors.New(`ent: missing required edge "Record.farm"`)}
@@ -345,6 +378,10 @@ func (_c *RecordCreate) createSpec() (*Record, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
 		_node.AppliedAt = value
+	}
+	if value, ok := _c.mutation.ChangeSeq(); ok {
+		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
+		_node.ChangeSeq = value
 	}
 	if nodes := _c.mutation.FarmIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -557,6 +594,24 @@ func (u *RecordUpsert) UpdateAppliedAt() *RecordUpsert {
 	return u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (u *RecordUpsert) SetChangeSeq(v int64) *RecordUpsert {
+	u.Set(record.FieldChangeSeq, v)
+	return u
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateChangeSeq() *RecordUpsert {
+	u.SetExcluded(record.FieldChangeSeq)
+	return u
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *RecordUpsert) AddChangeSeq(v int64) *RecordUpsert {
+	u.Add(record.FieldChangeSeq, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -699,6 +754,27 @@ func (u *RecordUpsertOne) SetAppliedAt(v time.Time) *RecordUpsertOne {
 func (u *RecordUpsertOne) UpdateAppliedAt() *RecordUpsertOne {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateAppliedAt()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *RecordUpsertOne) SetChangeSeq(v int64) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *RecordUpsertOne) AddChangeSeq(v int64) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateChangeSeq() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 
@@ -1011,6 +1087,27 @@ func (u *RecordUpsertBulk) SetAppliedAt(v time.Time) *RecordUpsertBulk {
 func (u *RecordUpsertBulk) UpdateAppliedAt() *RecordUpsertBulk {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateAppliedAt()
+	})
+}
+
+// SetChangeSeq sets the "change_seq" field.
+func (u *RecordUpsertBulk) SetChangeSeq(v int64) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetChangeSeq(v)
+	})
+}
+
+// AddChangeSeq adds v to the "change_seq" field.
+func (u *RecordUpsertBulk) AddChangeSeq(v int64) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.AddChangeSeq(v)
+	})
+}
+
+// UpdateChangeSeq sets the "change_seq" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateChangeSeq() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateChangeSeq()
 	})
 }
 

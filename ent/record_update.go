@@ -115,6 +115,27 @@ func (_u *RecordUpdate) SetNillableAppliedAt(v *time.Time) *RecordUpdate {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *RecordUpdate) SetChangeSeq(v int64) *RecordUpdate {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableChangeSeq(v *int64) *RecordUpdate {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *RecordUpdate) AddChangeSeq(v int64) *RecordUpdate {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *RecordUpdate) AddAnimalIDs(ids ...uuid.UUID) *RecordUpdate {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -266,7 +287,9 @@ func (_u *RecordUpdate) RemoveFiles(v ...*File) *RecordUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *RecordUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -293,11 +316,15 @@ func (_u *RecordUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordUpdate) defaults() {
+func (_u *RecordUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if record.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -355,6 +382,12 @@ func (_u *RecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(record.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -638,6 +671,27 @@ func (_u *RecordUpdateOne) SetNillableAppliedAt(v *time.Time) *RecordUpdateOne {
 	return _u
 }
 
+// SetChangeSeq sets the "change_seq" field.
+func (_u *RecordUpdateOne) SetChangeSeq(v int64) *RecordUpdateOne {
+	_u.mutation.ResetChangeSeq()
+	_u.mutation.SetChangeSeq(v)
+	return _u
+}
+
+// SetNillableChangeSeq sets the "change_seq" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableChangeSeq(v *int64) *RecordUpdateOne {
+	if v != nil {
+		_u.SetChangeSeq(*v)
+	}
+	return _u
+}
+
+// AddChangeSeq adds value to the "change_seq" field.
+func (_u *RecordUpdateOne) AddChangeSeq(v int64) *RecordUpdateOne {
+	_u.mutation.AddChangeSeq(v)
+	return _u
+}
+
 // AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
 func (_u *RecordUpdateOne) AddAnimalIDs(ids ...uuid.UUID) *RecordUpdateOne {
 	_u.mutation.AddAnimalIDs(ids...)
@@ -802,7 +856,9 @@ func (_u *RecordUpdateOne) Select(field string, fields ...string) *RecordUpdateO
 
 // Save executes the query and returns the updated Record entity.
 func (_u *RecordUpdateOne) Save(ctx context.Context) (*Record, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -829,11 +885,15 @@ func (_u *RecordUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordUpdateOne) defaults() {
+func (_u *RecordUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if record.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := record.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -908,6 +968,12 @@ func (_u *RecordUpdateOne) sqlSave(ctx context.Context) (_node *Record, err erro
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.ChangeSeq(); ok {
+		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChangeSeq(); ok {
+		_spec.AddField(record.FieldChangeSeq, field.TypeInt64, value)
 	}
 	if _u.mutation.AnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{

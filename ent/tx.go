@@ -28,6 +28,8 @@ type Tx struct {
 	BirthSettings *BirthSettingsClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
+	// ChangeCounter is the client for interacting with the ChangeCounter builders.
+	ChangeCounter *ChangeCounterClient
 	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
 	DeviceAuthorization *DeviceAuthorizationClient
 	// Farm is the client for interacting with the Farm builders.
@@ -70,6 +72,14 @@ type Tx struct {
 	Thread *ThreadClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
+	WebhookAttempt *WebhookAttemptClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
+	// WebhookEvent is the client for interacting with the WebhookEvent builders.
+	WebhookEvent *WebhookEventClient
 
 	// lazily loaded.
 	client     *Client
@@ -208,6 +218,7 @@ func (tx *Tx) init() {
 	tx.BirthPreview = NewBirthPreviewClient(tx.config)
 	tx.BirthSettings = NewBirthSettingsClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
+	tx.ChangeCounter = NewChangeCounterClient(tx.config)
 	tx.DeviceAuthorization = NewDeviceAuthorizationClient(tx.config)
 	tx.Farm = NewFarmClient(tx.config)
 	tx.FarmMember = NewFarmMemberClient(tx.config)
@@ -229,6 +240,10 @@ func (tx *Tx) init() {
 	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)
 	tx.User = NewUserClient(tx.config)
+	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
+	tx.WebhookEvent = NewWebhookEventClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

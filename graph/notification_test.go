@@ -17,16 +17,19 @@ import (
 func seedNotifications(t *testing.T, c *ent.Client, farmID, userID uuid.UUID, n int, status notification.Status) []uuid.UUID {
 	t.Helper()
 	var ids []uuid.UUID
-	for i := range n {
-		at := time.Date(2026, 3, 10, 6, 0, i, 0, time.UTC)
-		row, err := c.Notification.Create().SetFarmID(farmID).SetUserID(userID).SetScheduledEventID(uuid.New()).
-			SetType(notification.TypeIN_APP).SetStatus(status).SetTitle("Calving check due today").SetBody("body").
-			SetNextAttemptAt(at).SetCreatedAt(at).Save(context.Background())
-		if err != nil {
-			t.Fatal(err)
+	herdbooktest.InTx(t, c, func(ctx context.Context, c *ent.Client) error {
+		for i := range n {
+			at := time.Date(2026, 3, 10, 6, 0, i, 0, time.UTC)
+			row, err := c.Notification.Create().SetFarmID(farmID).SetUserID(userID).SetScheduledEventID(uuid.New()).
+				SetType(notification.TypeIN_APP).SetStatus(status).SetTitle("Calving check due today").SetBody("body").
+				SetNextAttemptAt(at).SetCreatedAt(at).Save(ctx)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, row.ID)
 		}
-		ids = append(ids, row.ID)
-	}
+		return nil
+	})
 	return ids
 }
 

@@ -88,7 +88,7 @@ func (h *Handler) listFarms(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	farms, total, err := h.svc.Farms(r.Context(), p)
+	farms, total, cursor, err := h.svc.FarmFeed(r.Context(), herdbook.FeedPage{Page: p, Since: updatedSince(r)})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -97,7 +97,7 @@ func (h *Handler) listFarms(w http.ResponseWriter, r *http.Request) {
 	for i, f := range farms {
 		out[i] = newFarmJSON(f)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
 }
 
 type farmCreateBody struct {

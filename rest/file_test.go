@@ -30,6 +30,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -711,14 +712,16 @@ func TestFileListQueryCount(t *testing.T) {
 // seedFiles writes n file rows straight to the database (no bytes): lists do not read them.
 func seedFiles(t testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 	t.Helper()
-	ctx := context.Background()
-	for i := range n {
-		id := uuid.New()
-		if err := d.Client.File.Create().SetID(id).SetFarmID(farmID).SetName(fmt.Sprintf("f%03d.png", i)).
-			SetMimeType("image/png").SetSize(100).SetStorageKey("files/" + farmID.String() + "/" + id.String()).Exec(ctx); err != nil {
-			t.Fatal(err)
+	herdbooktest.InTx(t, d.Client, func(ctx context.Context, c *ent.Client) error {
+		for i := range n {
+			id := uuid.New()
+			if err := c.File.Create().SetID(id).SetFarmID(farmID).SetName(fmt.Sprintf("f%03d.png", i)).
+				SetMimeType("image/png").SetSize(100).SetStorageKey("files/" + farmID.String() + "/" + id.String()).Exec(ctx); err != nil {
+				return err
+			}
 		}
-	}
+		return nil
+	})
 }
 
 func BenchmarkFileListREST(b *testing.B) {

@@ -22,6 +22,12 @@ import (
 // second apart from start, as the pipeline would leave them.
 func mustNotifications(tb testing.TB, c *ent.Client, farmID, userID uuid.UUID, n int, status notification.Status, typ notification.Type, start time.Time) {
 	tb.Helper()
+	herdbooktest.InTx(tb, c, func(ctx context.Context, c *ent.Client) error {
+		return createNotifications(ctx, c, farmID, userID, n, status, typ, start)
+	})
+}
+
+func createNotifications(ctx context.Context, c *ent.Client, farmID, userID uuid.UUID, n int, status notification.Status, typ notification.Type, start time.Time) error {
 	b := make([]*ent.NotificationCreate, n)
 	for i := range b {
 		at := start.Add(time.Duration(i) * time.Second)
@@ -38,11 +44,12 @@ func mustNotifications(tb testing.TB, c *ent.Client, farmID, userID uuid.UUID, n
 	}
 	for len(b) > 0 {
 		k := min(len(b), 300)
-		if err := c.Notification.CreateBulk(b[:k]...).Exec(context.Background()); err != nil {
-			tb.Fatal(err)
+		if err := c.Notification.CreateBulk(b[:k]...).Exec(ctx); err != nil {
+			return err
 		}
 		b = b[k:]
 	}
+	return nil
 }
 
 func TestListNotifications(t *testing.T) {

@@ -114,7 +114,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	records, total, err := h.svc.Records(r.Context(), farmID, p)
+	records, total, cursor, err := h.svc.RecordFeed(r.Context(), farmID, herdbook.FeedPage{Page: p, Since: updatedSince(r)})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -123,7 +123,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request) {
 	for i, rec := range records {
 		out[i] = h.newRecordReadJSON(rec)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
 }
 
 func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {

@@ -238,6 +238,17 @@ func page(r *http.Request) (herdbook.Page, error) {
 	return p, herdbook.Invalid(fe...)
 }
 
+// updatedSince reads the change-feed cursor of a list (docs/api.md#change-feed); absent is
+// nil, and an empty value is a cursor the service refuses.
+func updatedSince(r *http.Request) *string {
+	q := r.URL.Query()
+	if !q.Has("updated_since") {
+		return nil
+	}
+	s := q.Get("updated_since")
+	return &s
+}
+
 // nullable tells an absent JSON field (Set false) from null (Null true) and a value.
 type nullable[T any] struct {
 	Set  bool

@@ -21,6 +21,15 @@ func (h *Handler) routes() {
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
 	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)
 
+	// Webhooks (docs/webhooks.md): a farm OWNER's endpoints, their deliveries, replays.
+	h.handle("GET", "/farm/{farm_id}/webhooks", h.listWebhooks)
+	h.handle("POST", "/farm/{farm_id}/webhooks", h.createWebhook)
+	h.handle("GET", "/farm/{farm_id}/webhooks/{webhook_id}", h.getWebhook)
+	h.handle("PUT", "/farm/{farm_id}/webhooks/{webhook_id}", h.updateWebhook)
+	h.handle("DELETE", "/farm/{farm_id}/webhooks/{webhook_id}", h.deleteWebhook)
+	h.handle("GET", "/farm/{farm_id}/webhooks/{webhook_id}/deliveries", h.listWebhookDeliveries)
+	h.handle("POST", "/farm/{farm_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/replay", h.replayWebhookDelivery)
+
 	// Files (DESIGN.md): upload, list, metadata, content, soft delete, record associations.
 	h.handle("POST", "/file", h.uploadFiles)
 	h.handle("GET", "/file", h.listFiles)

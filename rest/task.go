@@ -67,7 +67,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	tasks, total, err := h.svc.FarmTasks(r.Context(), farmID, q)
+	tasks, total, cursor, err := h.svc.FarmTaskFeed(r.Context(), farmID, q, updatedSince(r))
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -76,7 +76,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 	for i, t := range tasks {
 		out[i] = newTaskJSON(t)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
 }
 
 type taskBody struct {

@@ -48,6 +48,11 @@ type config struct {
 	NotifyInterval                                          time.Duration
 	NotifyMaxAttempts                                       int
 	NotifyWorker                                            bool
+	// Webhooks (docs/webhooks.md).
+	WebhookWorker       bool
+	WebhookInterval     time.Duration
+	WebhookMaxAttempts  int
+	WebhookAllowPrivate bool
 	// File storage (docs/files.md): where file contents go, the S3 keys (environment only,
 	// so they never show in a process listing), and how long deleted files are kept.
 	BlobURL           string
@@ -211,6 +216,13 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w)
 	})
+}
+
+// webhookFlags registers the webhook settings that serve and admin webhook test share.
+func (e env) webhookFlags(fs *flag.FlagSet, c *config) {
+	allow := e.getenv("HERDBOOK_WEBHOOK_ALLOW_PRIVATE")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", allow == "true" || allow == "1",
+		"let webhook URLs name loopback, private and link-local addresses; only where nothing internal is reachable (HERDBOOK_WEBHOOK_ALLOW_PRIVATE=true)")
 }
 
 // notifyFlags registers the delivery settings that serve and admin notify test share.

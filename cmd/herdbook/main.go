@@ -74,6 +74,9 @@ func init() {
 			{name: "notify", summary: "notifications", subs: []*command{
 				{name: "test", summary: "send a test notification to a user on one channel now", run: env.adminNotifyTest},
 			}},
+			{name: "webhook", summary: "webhooks", subs: []*command{
+				{name: "test", summary: "post a signed test webhook to a URL and print the answer", run: env.adminWebhookTest},
+			}},
 			{name: "seed", summary: "fill the database with synthetic farms for demos and benchmarks", run: env.adminSeed},
 		}},
 	}}

@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/internal/webhook"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
 )
@@ -37,6 +38,10 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.DurationVar(&c.NotifyInterval, "notify-interval", e.durationOr("HERDBOOK_NOTIFY_INTERVAL", time.Minute), "how often the notification scheduler runs (HERDBOOK_NOTIFY_INTERVAL)")
 	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
 	e.rateLimitFlags(fs, &c)
+	e.webhookFlags(fs, &c)
+	fs.BoolVar(&c.WebhookWorker, "webhook-worker", e.getenv("HERDBOOK_WEBHOOK_WORKER") != "false", "run the webhook delivery worker in this process; HERDBOOK_WEBHOOK_WORKER=false turns it off")
+	fs.DurationVar(&c.WebhookInterval, "webhook-interval", e.durationOr("HERDBOOK_WEBHOOK_INTERVAL", 5*time.Second), "how often an idle webhook worker looks for due deliveries (HERDBOOK_WEBHOOK_INTERVAL)")
+	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", e.intOr("HERDBOOK_WEBHOOK_MAX_ATTEMPTS", herdbook.DefaultWebhookRetry.MaxAttempts()), "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -48,7 +53,10 @@ func (e env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs))
+	if c.WebhookMaxAttempts < 1 || c.WebhookMaxAttempts > herdbook.DefaultWebhookRetry.MaxAttempts() {
+		return fmt.Errorf("--webhook-max-attempts must be between 1 and %d", herdbook.DefaultWebhookRetry.MaxAttempts())
+	}
+	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs), herdbook.WithWebhookPrivateAddresses(c.WebhookAllowPrivate))
 	logger := c.logger(e.stderr)
 	// Whatever logs through the default logger (the REST recoverer, libraries using package
 	// log) writes in the same format, so that JSON mode is JSON throughout.
@@ -124,6 +132,18 @@ func (e env) serve(ctx context.Context, args []string) error {
 		close(workerDone)
 	}
 	defer func() { stopWorker(); <-workerDone }()
+
+	// The webhook worker stops the same way: attempts under way finish and are logged, the
+	// rest of its batch goes back to the outbox for the next worker.
+	hooksDone := make(chan struct{})
+	if c.WebhookWorker {
+		w := &webhook.Worker{Service: svc, Sender: &webhook.Sender{AllowPrivate: c.WebhookAllowPrivate}, Interval: c.WebhookInterval,
+			Retry: herdbook.DefaultWebhookRetry.Limit(c.WebhookMaxAttempts), Logger: logger}
+		go func() { defer close(hooksDone); _ = w.Run(workerCtx) }()
+	} else {
+		close(hooksDone)
+	}
+	defer func() { stopWorker(); <-hooksDone }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -28,6 +28,8 @@ const (
 	FieldTag = "tag"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldChangeSeq holds the string denoting the change_seq field in the database.
+	FieldChangeSeq = "change_seq"
 	// EdgeFarm holds the string denoting the farm edge name in mutations.
 	EdgeFarm = "farm"
 	// EdgeGroups holds the string denoting the groups edge name in mutations.
@@ -71,6 +73,7 @@ var Columns = []string{
 	FieldFarmID,
 	FieldTag,
 	FieldName,
+	FieldChangeSeq,
 }
 
 var (
@@ -101,6 +104,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
+	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -114,6 +118,8 @@ var (
 	TagValidator func(string) error
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
+	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -154,6 +160,11 @@ func ByTag(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByChangeSeq orders the results by the change_seq field.
+func ByChangeSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeSeq, opts...).ToFunc()
 }
 
 // ByFarmField orders the results by farm field.

@@ -86,6 +86,11 @@ func Name(v string) predicate.Animal {
 	return predicate.Animal(sql.FieldEQ(FieldName, v))
 }
 
+// ChangeSeq applies equality check predicate on the "change_seq" field. It's identical to ChangeSeqEQ.
+func ChangeSeq(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldEQ(FieldChangeSeq, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Animal {
 	return predicate.Animal(sql.FieldEQ(FieldCreatedAt, v))
@@ -334,6 +339,46 @@ func NameEqualFold(v string) predicate.Animal {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Animal {
 	return predicate.Animal(sql.FieldContainsFold(FieldName, v))
+}
+
+// ChangeSeqEQ applies the EQ predicate on the "change_seq" field.
+func ChangeSeqEQ(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqNEQ applies the NEQ predicate on the "change_seq" field.
+func ChangeSeqNEQ(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldNEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqIn applies the In predicate on the "change_seq" field.
+func ChangeSeqIn(vs ...int64) predicate.Animal {
+	return predicate.Animal(sql.FieldIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqNotIn applies the NotIn predicate on the "change_seq" field.
+func ChangeSeqNotIn(vs ...int64) predicate.Animal {
+	return predicate.Animal(sql.FieldNotIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqGT applies the GT predicate on the "change_seq" field.
+func ChangeSeqGT(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldGT(FieldChangeSeq, v))
+}
+
+// ChangeSeqGTE applies the GTE predicate on the "change_seq" field.
+func ChangeSeqGTE(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldGTE(FieldChangeSeq, v))
+}
+
+// ChangeSeqLT applies the LT predicate on the "change_seq" field.
+func ChangeSeqLT(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldLT(FieldChangeSeq, v))
+}
+
+// ChangeSeqLTE applies the LTE predicate on the "change_seq" field.
+func ChangeSeqLTE(v int64) predicate.Animal {
+	return predicate.Animal(sql.FieldLTE(FieldChangeSeq, v))
 }
 
 // HasFarm applies the HasEdge predicate on the "farm" edge.

@@ -35,6 +35,8 @@ const (
 	FieldSpecies = "species"
 	// FieldSpeciesOther holds the string denoting the species_other field in the database.
 	FieldSpeciesOther = "species_other"
+	// FieldChangeSeq holds the string denoting the change_seq field in the database.
+	FieldChangeSeq = "change_seq"
 	// EdgeMembers holds the string denoting the members edge name in mutations.
 	EdgeMembers = "members"
 	// EdgeAnimals holds the string denoting the animals edge name in mutations.
@@ -104,6 +106,7 @@ var Columns = []string{
 	FieldCurrentMonthStart,
 	FieldSpecies,
 	FieldSpeciesOther,
+	FieldChangeSeq,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -122,6 +125,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
+	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -137,6 +141,8 @@ var (
 	DefaultAllowPrivateThreads bool
 	// SpeciesOtherValidator is a validator for the "species_other" field. It is called by the builders before save.
 	SpeciesOtherValidator func(string) error
+	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
+	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -215,6 +221,11 @@ func BySpecies(opts ...sql.OrderTermOption) OrderOption {
 // BySpeciesOther orders the results by the species_other field.
 func BySpeciesOther(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSpeciesOther, opts...).ToFunc()
+}
+
+// ByChangeSeq orders the results by the change_seq field.
+func ByChangeSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeSeq, opts...).ToFunc()
 }
 
 // ByMembersCount orders the results by members count.

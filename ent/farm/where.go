@@ -91,6 +91,11 @@ func SpeciesOther(v string) predicate.Farm {
 	return predicate.Farm(sql.FieldEQ(FieldSpeciesOther, v))
 }
 
+// ChangeSeq applies equality check predicate on the "change_seq" field. It's identical to ChangeSeqEQ.
+func ChangeSeq(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldEQ(FieldChangeSeq, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Farm {
 	return predicate.Farm(sql.FieldEQ(FieldCreatedAt, v))
@@ -399,6 +404,46 @@ func SpeciesOtherEqualFold(v string) predicate.Farm {
 // SpeciesOtherContainsFold applies the ContainsFold predicate on the "species_other" field.
 func SpeciesOtherContainsFold(v string) predicate.Farm {
 	return predicate.Farm(sql.FieldContainsFold(FieldSpeciesOther, v))
+}
+
+// ChangeSeqEQ applies the EQ predicate on the "change_seq" field.
+func ChangeSeqEQ(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqNEQ applies the NEQ predicate on the "change_seq" field.
+func ChangeSeqNEQ(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldNEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqIn applies the In predicate on the "change_seq" field.
+func ChangeSeqIn(vs ...int64) predicate.Farm {
+	return predicate.Farm(sql.FieldIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqNotIn applies the NotIn predicate on the "change_seq" field.
+func ChangeSeqNotIn(vs ...int64) predicate.Farm {
+	return predicate.Farm(sql.FieldNotIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqGT applies the GT predicate on the "change_seq" field.
+func ChangeSeqGT(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldGT(FieldChangeSeq, v))
+}
+
+// ChangeSeqGTE applies the GTE predicate on the "change_seq" field.
+func ChangeSeqGTE(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldGTE(FieldChangeSeq, v))
+}
+
+// ChangeSeqLT applies the LT predicate on the "change_seq" field.
+func ChangeSeqLT(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldLT(FieldChangeSeq, v))
+}
+
+// ChangeSeqLTE applies the LTE predicate on the "change_seq" field.
+func ChangeSeqLTE(v int64) predicate.Farm {
+	return predicate.Farm(sql.FieldLTE(FieldChangeSeq, v))
 }
 
 // HasMembers applies the HasEdge predicate on the "members" edge.

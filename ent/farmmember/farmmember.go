@@ -80,6 +80,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
+	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
@@ -36,6 +37,8 @@ const (
 	FieldProtocolVersion = "protocol_version"
 	// FieldStep holds the string denoting the step field in the database.
 	FieldStep = "step"
+	// FieldChangeSeq holds the string denoting the change_seq field in the database.
+	FieldChangeSeq = "change_seq"
 	// EdgeBirthEvent holds the string denoting the birth_event edge name in mutations.
 	EdgeBirthEvent = "birth_event"
 	// EdgeAnimals holds the string denoting the animals edge name in mutations.
@@ -68,6 +71,7 @@ var Columns = []string{
 	FieldDueDate,
 	FieldProtocolVersion,
 	FieldStep,
+	FieldChangeSeq,
 }
 
 var (
@@ -86,7 +90,13 @@ func ValidColumn(column string) bool {
 	return false
 }
 
+// Note that the variables below are initialized by the runtime
+// package on the initialization of the application. Therefore,
+// it should be imported in the main as follows:
+//
+//	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
+	Hooks [1]ent.Hook
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -99,6 +109,8 @@ var (
 	ProtocolVersionValidator func(int) error
 	// StepValidator is a validator for the "step" field. It is called by the builders before save.
 	StepValidator func(int) error
+	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
+	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -181,6 +193,11 @@ func ByProtocolVersion(opts ...sql.OrderTermOption) OrderOption {
 // ByStep orders the results by the step field.
 func ByStep(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStep, opts...).ToFunc()
+}
+
+// ByChangeSeq orders the results by the change_seq field.
+func ByChangeSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeSeq, opts...).ToFunc()
 }
 
 // ByBirthEventField orders the results by birth_event field.

@@ -96,6 +96,11 @@ func Step(v int) predicate.FarmTask {
 	return predicate.FarmTask(sql.FieldEQ(FieldStep, v))
 }
 
+// ChangeSeq applies equality check predicate on the "change_seq" field. It's identical to ChangeSeqEQ.
+func ChangeSeq(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldEQ(FieldChangeSeq, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.FarmTask {
 	return predicate.FarmTask(sql.FieldEQ(FieldCreatedAt, v))
@@ -449,6 +454,46 @@ func StepLT(v int) predicate.FarmTask {
 // StepLTE applies the LTE predicate on the "step" field.
 func StepLTE(v int) predicate.FarmTask {
 	return predicate.FarmTask(sql.FieldLTE(FieldStep, v))
+}
+
+// ChangeSeqEQ applies the EQ predicate on the "change_seq" field.
+func ChangeSeqEQ(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqNEQ applies the NEQ predicate on the "change_seq" field.
+func ChangeSeqNEQ(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldNEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqIn applies the In predicate on the "change_seq" field.
+func ChangeSeqIn(vs ...int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqNotIn applies the NotIn predicate on the "change_seq" field.
+func ChangeSeqNotIn(vs ...int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldNotIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqGT applies the GT predicate on the "change_seq" field.
+func ChangeSeqGT(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldGT(FieldChangeSeq, v))
+}
+
+// ChangeSeqGTE applies the GTE predicate on the "change_seq" field.
+func ChangeSeqGTE(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldGTE(FieldChangeSeq, v))
+}
+
+// ChangeSeqLT applies the LT predicate on the "change_seq" field.
+func ChangeSeqLT(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldLT(FieldChangeSeq, v))
+}
+
+// ChangeSeqLTE applies the LTE predicate on the "change_seq" field.
+func ChangeSeqLTE(v int64) predicate.FarmTask {
+	return predicate.FarmTask(sql.FieldLTE(FieldChangeSeq, v))
 }
 
 // HasBirthEvent applies the HasEdge predicate on the "birth_event" edge.

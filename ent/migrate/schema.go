@@ -105,6 +105,7 @@ var (
 		{Name: "is_active", Type: field.TypeBool, Default: true},
 		{Name: "tag", Type: field.TypeString, Size: 100},
 		{Name: "name", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "change_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "farm_id", Type: field.TypeUUID},
 	}
 	// AnimalsTable holds the schema information for the "animals" table.
@@ -115,7 +116,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "animals_farms_animals",
-				Columns:    []*schema.Column{AnimalsColumns[6]},
+				Columns:    []*schema.Column{AnimalsColumns[7]},
 				RefColumns: []*schema.Column{FarmsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -124,7 +125,12 @@ var (
 			{
 				Name:    "animal_farm_id_is_active_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AnimalsColumns[6], AnimalsColumns[3], AnimalsColumns[1]},
+				Columns: []*schema.Column{AnimalsColumns[7], AnimalsColumns[3], AnimalsColumns[1]},
+			},
+			{
+				Name:    "animal_farm_id_change_seq",
+				Unique:  false,
+				Columns: []*schema.Column{AnimalsColumns[7], AnimalsColumns[6]},
 			},
 		},
 	}
@@ -238,6 +244,17 @@ var (
 			},
 		},
 	}
+	// ChangeCountersColumns holds the columns for the "change_counters" table.
+	ChangeCountersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "seq", Type: field.TypeInt64, Default: 0},
+	}
+	// ChangeCountersTable holds the schema information for the "change_counters" table.
+	ChangeCountersTable = &schema.Table{
+		Name:       "change_counters",
+		Columns:    ChangeCountersColumns,
+		PrimaryKey: []*schema.Column{ChangeCountersColumns[0]},
+	}
 	// DeviceAuthorizationsColumns holds the columns for the "device_authorizations" table.
 	DeviceAuthorizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -300,6 +317,7 @@ var (
 		{Name: "current_month_start", Type: field.TypeTime, Nullable: true},
 		{Name: "species", Type: field.TypeEnum, Enums: []string{"BISON", "CATTLE", "ELK", "GOAT", "HORSE", "OTHER", "SHEEP"}},
 		{Name: "species_other", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "change_seq", Type: field.TypeInt64, Default: 0},
 	}
 	// FarmsTable holds the schema information for the "farms" table.
 	FarmsTable = &schema.Table{
@@ -311,6 +329,11 @@ var (
 				Name:    "farm_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{FarmsColumns[1]},
+			},
+			{
+				Name:    "farm_change_seq",
+				Unique:  false,
+				Columns: []*schema.Column{FarmsColumns[9]},
 			},
 		},
 	}
@@ -367,6 +390,7 @@ var (
 		{Name: "due_date", Type: field.TypeTime, Nullable: true},
 		{Name: "protocol_version", Type: field.TypeInt},
 		{Name: "step", Type: field.TypeInt},
+		{Name: "change_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "birth_event_id", Type: field.TypeUUID},
 	}
 	// FarmTasksTable holds the schema information for the "farm_tasks" table.
@@ -377,7 +401,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "farm_tasks_birth_events_tasks",
-				Columns:    []*schema.Column{FarmTasksColumns[9]},
+				Columns:    []*schema.Column{FarmTasksColumns[10]},
 				RefColumns: []*schema.Column{BirthEventsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -387,6 +411,11 @@ var (
 				Name:    "farmtask_farm_id_status_due_date",
 				Unique:  false,
 				Columns: []*schema.Column{FarmTasksColumns[3], FarmTasksColumns[5], FarmTasksColumns[6]},
+			},
+			{
+				Name:    "farmtask_farm_id_change_seq",
+				Unique:  false,
+				Columns: []*schema.Column{FarmTasksColumns[3], FarmTasksColumns[9]},
 			},
 		},
 	}
@@ -728,6 +757,7 @@ var (
 		{Name: "name", Type: field.TypeString, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
 		{Name: "applied_at", Type: field.TypeTime},
+		{Name: "change_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "farm_id", Type: field.TypeUUID},
 	}
 	// RecordsTable holds the schema information for the "records" table.
@@ -738,7 +768,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "records_farms_records",
-				Columns:    []*schema.Column{RecordsColumns[8]},
+				Columns:    []*schema.Column{RecordsColumns[9]},
 				RefColumns: []*schema.Column{FarmsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -747,7 +777,12 @@ var (
 			{
 				Name:    "record_farm_id_is_active_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[8], RecordsColumns[3], RecordsColumns[1]},
+				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[3], RecordsColumns[1]},
+			},
+			{
+				Name:    "record_farm_id_change_seq",
+				Unique:  false,
+				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[8]},
 			},
 		},
 	}
@@ -962,6 +997,143 @@ var (
 		Columns:    UsersColumns,
 		PrimaryKey: []*schema.Column{UsersColumns[0]},
 	}
+	// WebhookAttemptsColumns holds the columns for the "webhook_attempts" table.
+	WebhookAttemptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "status_code", Type: field.TypeInt, Nullable: true},
+		{Name: "error", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "response", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "duration_ms", Type: field.TypeInt64},
+		{Name: "worker", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "delivery_id", Type: field.TypeUUID},
+	}
+	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
+	WebhookAttemptsTable = &schema.Table{
+		Name:       "webhook_attempts",
+		Columns:    WebhookAttemptsColumns,
+		PrimaryKey: []*schema.Column{WebhookAttemptsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_attempts_webhook_deliveries_attempt_log",
+				Columns:    []*schema.Column{WebhookAttemptsColumns[8]},
+				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookattempt_delivery_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[8], WebhookAttemptsColumns[1]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "SUCCEEDED", "FAILED"}, Default: "PENDING"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
+		{Name: "leased_by", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "last_status_code", Type: field.TypeInt, Nullable: true},
+		{Name: "last_error", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeUUID},
+		{Name: "event_id", Type: field.TypeUUID},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[12]},
+				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "webhook_deliveries_webhook_events_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[13]},
+				RefColumns: []*schema.Column{WebhookEventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_event_id_endpoint_id",
+				Unique:  true,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[12]},
+			},
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[6]},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[12], WebhookDeliveriesColumns[1]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "url", Type: field.TypeString, Size: 2000},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "event_types", Type: field.TypeJSON},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "disabled_reason", Type: field.TypeString, Nullable: true, Size: 300},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_farm_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[3], WebhookEndpointsColumns[1]},
+			},
+		},
+	}
+	// WebhookEventsColumns holds the columns for the "webhook_events" table.
+	WebhookEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "type", Type: field.TypeString, Size: 50},
+		{Name: "subject_id", Type: field.TypeUUID},
+		{Name: "payload", Type: field.TypeBytes},
+	}
+	// WebhookEventsTable holds the schema information for the "webhook_events" table.
+	WebhookEventsTable = &schema.Table{
+		Name:       "webhook_events",
+		Columns:    WebhookEventsColumns,
+		PrimaryKey: []*schema.Column{WebhookEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookevent_farm_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEventsColumns[3], WebhookEventsColumns[1]},
+			},
+		},
+	}
 	// FarmTaskAnimalsColumns holds the columns for the "farm_task_animals" table.
 	FarmTaskAnimalsColumns = []*schema.Column{
 		{Name: "farm_task_id", Type: field.TypeUUID},
@@ -1096,6 +1268,7 @@ var (
 		BirthPreviewsTable,
 		BirthSettingsTable,
 		BrowserSessionsTable,
+		ChangeCountersTable,
 		DeviceAuthorizationsTable,
 		FarmsTable,
 		FarmMembersTable,
@@ -1117,6 +1290,10 @@ var (
 		TaskUpdatesTable,
 		ThreadsTable,
 		UsersTable,
+		WebhookAttemptsTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
+		WebhookEventsTable,
 		FarmTaskAnimalsTable,
 		FileRecordsTable,
 		GroupAnimalsTable,
@@ -1152,6 +1329,9 @@ func init() {
 	RefreshTokensTable.ForeignKeys[1].RefTable = OauthClientsTable
 	RefreshTokensTable.ForeignKeys[2].RefTable = UsersTable
 	ThreadsTable.ForeignKeys[0].RefTable = FarmsTable
+	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
+	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEventsTable
 	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
 	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable

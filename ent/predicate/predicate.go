@@ -27,6 +27,9 @@ type BirthSettings func(*sql.Selector)
 // BrowserSession is the predicate function for browsersession builders.
 type BrowserSession func(*sql.Selector)
 
+// ChangeCounter is the predicate function for changecounter builders.
+type ChangeCounter func(*sql.Selector)
+
 // DeviceAuthorization is the predicate function for deviceauthorization builders.
 type DeviceAuthorization func(*sql.Selector)
 
@@ -89,3 +92,15 @@ type Thread func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
+
+// WebhookAttempt is the predicate function for webhookattempt builders.
+type WebhookAttempt func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)
+
+// WebhookEndpoint is the predicate function for webhookendpoint builders.
+type WebhookEndpoint func(*sql.Selector)
+
+// WebhookEvent is the predicate function for webhookevent builders.
+type WebhookEvent func(*sql.Selector)

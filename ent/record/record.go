@@ -35,6 +35,8 @@ const (
 	FieldDescription = "description"
 	// FieldAppliedAt holds the string denoting the applied_at field in the database.
 	FieldAppliedAt = "applied_at"
+	// FieldChangeSeq holds the string denoting the change_seq field in the database.
+	FieldChangeSeq = "change_seq"
 	// EdgeFarm holds the string denoting the farm edge name in mutations.
 	EdgeFarm = "farm"
 	// EdgeAnimals holds the string denoting the animals edge name in mutations.
@@ -89,6 +91,7 @@ var Columns = []string{
 	FieldName,
 	FieldDescription,
 	FieldAppliedAt,
+	FieldChangeSeq,
 }
 
 var (
@@ -119,6 +122,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
+	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -132,6 +136,8 @@ var (
 	NameValidator func(string) error
 	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	DescriptionValidator func(string) error
+	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
+	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -208,6 +214,11 @@ func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 // ByAppliedAt orders the results by the applied_at field.
 func ByAppliedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAppliedAt, opts...).ToFunc()
+}
+
+// ByChangeSeq orders the results by the change_seq field.
+func ByChangeSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeSeq, opts...).ToFunc()
 }
 
 // ByFarmField orders the results by farm field.

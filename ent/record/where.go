@@ -91,6 +91,11 @@ func AppliedAt(v time.Time) predicate.Record {
 	return predicate.Record(sql.FieldEQ(FieldAppliedAt, v))
 }
 
+// ChangeSeq applies equality check predicate on the "change_seq" field. It's identical to ChangeSeqEQ.
+func ChangeSeq(v int64) predicate.Record {
+	return predicate.Record(sql.FieldEQ(FieldChangeSeq, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Record {
 	return predicate.Record(sql.FieldEQ(FieldCreatedAt, v))
@@ -399,6 +404,46 @@ func AppliedAtLT(v time.Time) predicate.Record {
 // AppliedAtLTE applies the LTE predicate on the "applied_at" field.
 func AppliedAtLTE(v time.Time) predicate.Record {
 	return predicate.Record(sql.FieldLTE(FieldAppliedAt, v))
+}
+
+// ChangeSeqEQ applies the EQ predicate on the "change_seq" field.
+func ChangeSeqEQ(v int64) predicate.Record {
+	return predicate.Record(sql.FieldEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqNEQ applies the NEQ predicate on the "change_seq" field.
+func ChangeSeqNEQ(v int64) predicate.Record {
+	return predicate.Record(sql.FieldNEQ(FieldChangeSeq, v))
+}
+
+// ChangeSeqIn applies the In predicate on the "change_seq" field.
+func ChangeSeqIn(vs ...int64) predicate.Record {
+	return predicate.Record(sql.FieldIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqNotIn applies the NotIn predicate on the "change_seq" field.
+func ChangeSeqNotIn(vs ...int64) predicate.Record {
+	return predicate.Record(sql.FieldNotIn(FieldChangeSeq, vs...))
+}
+
+// ChangeSeqGT applies the GT predicate on the "change_seq" field.
+func ChangeSeqGT(v int64) predicate.Record {
+	return predicate.Record(sql.FieldGT(FieldChangeSeq, v))
+}
+
+// ChangeSeqGTE applies the GTE predicate on the "change_seq" field.
+func ChangeSeqGTE(v int64) predicate.Record {
+	return predicate.Record(sql.FieldGTE(FieldChangeSeq, v))
+}
+
+// ChangeSeqLT applies the LT predicate on the "change_seq" field.
+func ChangeSeqLT(v int64) predicate.Record {
+	return predicate.Record(sql.FieldLT(FieldChangeSeq, v))
+}
+
+// ChangeSeqLTE applies the LTE predicate on the "change_seq" field.
+func ChangeSeqLTE(v int64) predicate.Record {
+	return predicate.Record(sql.FieldLTE(FieldChangeSeq, v))
 }
 
 // HasFarm applies the HasEdge predicate on the "farm" edge.

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/browsersession"
+	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -35,6 +36,10 @@ import (
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
+	"github.com/herdbook/herdbook/ent/webhookattempt"
+	"github.com/herdbook/herdbook/ent/webhookdelivery"
+	"github.com/herdbook/herdbook/ent/webhookendpoint"
+	"github.com/herdbook/herdbook/ent/webhookevent"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -114,6 +119,8 @@ func init() {
 	// accesstoken.DefaultID holds the default value on creation for the id field.
 	accesstoken.DefaultID = accesstokenDescID.Default.(func() uuid.UUID)
 	animalMixin := schema.Animal{}.Mixin()
+	animalHooks := schema.Animal{}.Hooks()
+	animal.Hooks[0] = animalHooks[0]
 	animalMixinInters1 := animalMixin[1].Interceptors()
 	animal.Interceptors[0] = animalMixinInters1[0]
 	animalMixinFields0 := animalMixin[0].Fields()
@@ -158,6 +165,10 @@ func init() {
 	animalDescName := animalFields[2].Descriptor()
 	// animal.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	animal.NameValidator = animalDescName.Validators[0].(func(string) error)
+	// animalDescChangeSeq is the schema descriptor for change_seq field.
+	animalDescChangeSeq := animalFields[3].Descriptor()
+	// animal.DefaultChangeSeq holds the default value on creation for the change_seq field.
+	animal.DefaultChangeSeq = animalDescChangeSeq.Default.(int64)
 	// animalDescID is the schema descriptor for id field.
 	animalDescID := animalMixinFields0[0].Descriptor()
 	// animal.DefaultID holds the default value on creation for the id field.
@@ -292,6 +303,14 @@ func init() {
 	browsersessionDescID := browsersessionMixinFields0[0].Descriptor()
 	// browsersession.DefaultID holds the default value on creation for the id field.
 	browsersession.DefaultID = browsersessionDescID.Default.(func() uuid.UUID)
+	changecounterFields := schema.ChangeCounter{}.Fields()
+	_ = changecounterFields
+	// changecounterDescSeq is the schema descriptor for seq field.
+	changecounterDescSeq := changecounterFields[1].Descriptor()
+	// changecounter.DefaultSeq holds the default value on creation for the seq field.
+	changecounter.DefaultSeq = changecounterDescSeq.Default.(int64)
+	// changecounter.SeqValidator is a validator for the "seq" field. It is called by the builders before save.
+	changecounter.SeqValidator = changecounterDescSeq.Validators[0].(func(int64) error)
 	deviceauthorizationMixin := schema.DeviceAuthorization{}.Mixin()
 	deviceauthorizationMixinFields0 := deviceauthorizationMixin[0].Fields()
 	_ = deviceauthorizationMixinFields0
@@ -324,6 +343,8 @@ func init() {
 	// deviceauthorization.DefaultID holds the default value on creation for the id field.
 	deviceauthorization.DefaultID = deviceauthorizationDescID.Default.(func() uuid.UUID)
 	farmMixin := schema.Farm{}.Mixin()
+	farmHooks := schema.Farm{}.Hooks()
+	farm.Hooks[0] = farmHooks[0]
 	farmMixinInters1 := farmMixin[1].Interceptors()
 	farm.Interceptors[0] = farmMixinInters1[0]
 	farmMixinFields0 := farmMixin[0].Fields()
@@ -372,11 +393,17 @@ func init() {
 	farmDescSpeciesOther := farmFields[4].Descriptor()
 	// farm.SpeciesOtherValidator is a validator for the "species_other" field. It is called by the builders before save.
 	farm.SpeciesOtherValidator = farmDescSpeciesOther.Validators[0].(func(string) error)
+	// farmDescChangeSeq is the schema descriptor for change_seq field.
+	farmDescChangeSeq := farmFields[5].Descriptor()
+	// farm.DefaultChangeSeq holds the default value on creation for the change_seq field.
+	farm.DefaultChangeSeq = farmDescChangeSeq.Default.(int64)
 	// farmDescID is the schema descriptor for id field.
 	farmDescID := farmMixinFields0[0].Descriptor()
 	// farm.DefaultID holds the default value on creation for the id field.
 	farm.DefaultID = farmDescID.Default.(func() uuid.UUID)
 	farmmemberMixin := schema.FarmMember{}.Mixin()
+	farmmemberHooks := schema.FarmMember{}.Hooks()
+	farmmember.Hooks[0] = farmmemberHooks[0]
 	farmmemberMixinInters1 := farmmemberMixin[1].Interceptors()
 	farmmember.Interceptors[0] = farmmemberMixinInters1[0]
 	farmmemberMixinFields0 := farmmemberMixin[0].Fields()
@@ -404,6 +431,8 @@ func init() {
 	// farmmember.DefaultID holds the default value on creation for the id field.
 	farmmember.DefaultID = farmmemberDescID.Default.(func() uuid.UUID)
 	farmtaskMixin := schema.FarmTask{}.Mixin()
+	farmtaskHooks := schema.FarmTask{}.Hooks()
+	farmtask.Hooks[0] = farmtaskHooks[0]
 	farmtaskMixinFields0 := farmtaskMixin[0].Fields()
 	_ = farmtaskMixinFields0
 	farmtaskFields := schema.FarmTask{}.Fields()
@@ -444,11 +473,17 @@ func init() {
 	farmtaskDescStep := farmtaskFields[6].Descriptor()
 	// farmtask.StepValidator is a validator for the "step" field. It is called by the builders before save.
 	farmtask.StepValidator = farmtaskDescStep.Validators[0].(func(int) error)
+	// farmtaskDescChangeSeq is the schema descriptor for change_seq field.
+	farmtaskDescChangeSeq := farmtaskFields[7].Descriptor()
+	// farmtask.DefaultChangeSeq holds the default value on creation for the change_seq field.
+	farmtask.DefaultChangeSeq = farmtaskDescChangeSeq.Default.(int64)
 	// farmtaskDescID is the schema descriptor for id field.
 	farmtaskDescID := farmtaskMixinFields0[0].Descriptor()
 	// farmtask.DefaultID holds the default value on creation for the id field.
 	farmtask.DefaultID = farmtaskDescID.Default.(func() uuid.UUID)
 	fileMixin := schema.File{}.Mixin()
+	fileHooks := schema.File{}.Hooks()
+	file.Hooks[0] = fileHooks[0]
 	fileMixinInters1 := fileMixin[1].Interceptors()
 	file.Interceptors[0] = fileMixinInters1[0]
 	fileMixinFields0 := fileMixin[0].Fields()
@@ -682,6 +717,8 @@ func init() {
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
 	notificationMixin := schema.Notification{}.Mixin()
+	notificationHooks := schema.Notification{}.Hooks()
+	notification.Hooks[0] = notificationHooks[0]
 	notificationMixinFields0 := notificationMixin[0].Fields()
 	_ = notificationMixinFields0
 	notificationFields := schema.Notification{}.Fields()
@@ -885,6 +922,8 @@ func init() {
 	// oauthgrant.DefaultID holds the default value on creation for the id field.
 	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() uuid.UUID)
 	recordMixin := schema.Record{}.Mixin()
+	recordHooks := schema.Record{}.Hooks()
+	record.Hooks[0] = recordHooks[0]
 	recordMixinInters1 := recordMixin[1].Interceptors()
 	record.Interceptors[0] = recordMixinInters1[0]
 	recordMixinFields0 := recordMixin[0].Fields()
@@ -929,6 +968,10 @@ func init() {
 	recordDescDescription := recordFields[3].Descriptor()
 	// record.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	record.DescriptionValidator = recordDescDescription.Validators[0].(func(string) error)
+	// recordDescChangeSeq is the schema descriptor for change_seq field.
+	recordDescChangeSeq := recordFields[5].Descriptor()
+	// record.DefaultChangeSeq holds the default value on creation for the change_seq field.
+	record.DefaultChangeSeq = recordDescChangeSeq.Default.(int64)
 	// recordDescID is the schema descriptor for id field.
 	recordDescID := recordMixinFields0[0].Descriptor()
 	// record.DefaultID holds the default value on creation for the id field.
@@ -1191,6 +1234,164 @@ func init() {
 	userDescID := userMixinFields0[0].Descriptor()
 	// user.DefaultID holds the default value on creation for the id field.
 	user.DefaultID = userDescID.Default.(func() uuid.UUID)
+	webhookattemptMixin := schema.WebhookAttempt{}.Mixin()
+	webhookattemptMixinFields0 := webhookattemptMixin[0].Fields()
+	_ = webhookattemptMixinFields0
+	webhookattemptFields := schema.WebhookAttempt{}.Fields()
+	_ = webhookattemptFields
+	// webhookattemptDescCreatedAt is the schema descriptor for created_at field.
+	webhookattemptDescCreatedAt := webhookattemptMixinFields0[1].Descriptor()
+	// webhookattempt.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookattempt.DefaultCreatedAt = webhookattemptDescCreatedAt.Default.(func() time.Time)
+	// webhookattemptDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookattemptDescUpdatedAt := webhookattemptMixinFields0[2].Descriptor()
+	// webhookattempt.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookattempt.DefaultUpdatedAt = webhookattemptDescUpdatedAt.Default.(func() time.Time)
+	// webhookattempt.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookattempt.UpdateDefaultUpdatedAt = webhookattemptDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookattemptDescError is the schema descriptor for error field.
+	webhookattemptDescError := webhookattemptFields[2].Descriptor()
+	// webhookattempt.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	webhookattempt.ErrorValidator = webhookattemptDescError.Validators[0].(func(string) error)
+	// webhookattemptDescResponse is the schema descriptor for response field.
+	webhookattemptDescResponse := webhookattemptFields[3].Descriptor()
+	// webhookattempt.ResponseValidator is a validator for the "response" field. It is called by the builders before save.
+	webhookattempt.ResponseValidator = webhookattemptDescResponse.Validators[0].(func(string) error)
+	// webhookattemptDescDurationMs is the schema descriptor for duration_ms field.
+	webhookattemptDescDurationMs := webhookattemptFields[4].Descriptor()
+	// webhookattempt.DurationMsValidator is a validator for the "duration_ms" field. It is called by the builders before save.
+	webhookattempt.DurationMsValidator = webhookattemptDescDurationMs.Validators[0].(func(int64) error)
+	// webhookattemptDescWorker is the schema descriptor for worker field.
+	webhookattemptDescWorker := webhookattemptFields[5].Descriptor()
+	// webhookattempt.WorkerValidator is a validator for the "worker" field. It is called by the builders before save.
+	webhookattempt.WorkerValidator = webhookattemptDescWorker.Validators[0].(func(string) error)
+	// webhookattemptDescID is the schema descriptor for id field.
+	webhookattemptDescID := webhookattemptMixinFields0[0].Descriptor()
+	// webhookattempt.DefaultID holds the default value on creation for the id field.
+	webhookattempt.DefaultID = webhookattemptDescID.Default.(func() uuid.UUID)
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields0[1].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields0[2].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[4].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdelivery.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	webhookdelivery.AttemptsValidator = webhookdeliveryDescAttempts.Validators[0].(func(int) error)
+	// webhookdeliveryDescLeasedBy is the schema descriptor for leased_by field.
+	webhookdeliveryDescLeasedBy := webhookdeliveryFields[7].Descriptor()
+	// webhookdelivery.LeasedByValidator is a validator for the "leased_by" field. It is called by the builders before save.
+	webhookdelivery.LeasedByValidator = webhookdeliveryDescLeasedBy.Validators[0].(func(string) error)
+	// webhookdeliveryDescLastError is the schema descriptor for last_error field.
+	webhookdeliveryDescLastError := webhookdeliveryFields[9].Descriptor()
+	// webhookdelivery.LastErrorValidator is a validator for the "last_error" field. It is called by the builders before save.
+	webhookdelivery.LastErrorValidator = webhookdeliveryDescLastError.Validators[0].(func(string) error)
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultID holds the default value on creation for the id field.
+	webhookdelivery.DefaultID = webhookdeliveryDescID.Default.(func() uuid.UUID)
+	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()
+	webhookendpointMixinFields0 := webhookendpointMixin[0].Fields()
+	_ = webhookendpointMixinFields0
+	webhookendpointFields := schema.WebhookEndpoint{}.Fields()
+	_ = webhookendpointFields
+	// webhookendpointDescCreatedAt is the schema descriptor for created_at field.
+	webhookendpointDescCreatedAt := webhookendpointMixinFields0[1].Descriptor()
+	// webhookendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookendpoint.DefaultCreatedAt = webhookendpointDescCreatedAt.Default.(func() time.Time)
+	// webhookendpointDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookendpointDescUpdatedAt := webhookendpointMixinFields0[2].Descriptor()
+	// webhookendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookendpoint.DefaultUpdatedAt = webhookendpointDescUpdatedAt.Default.(func() time.Time)
+	// webhookendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookendpoint.UpdateDefaultUpdatedAt = webhookendpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookendpointDescURL is the schema descriptor for url field.
+	webhookendpointDescURL := webhookendpointFields[1].Descriptor()
+	// webhookendpoint.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	webhookendpoint.URLValidator = func() func(string) error {
+		validators := webhookendpointDescURL.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(url string) error {
+			for _, fn := range fns {
+				if err := fn(url); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// webhookendpointDescDescription is the schema descriptor for description field.
+	webhookendpointDescDescription := webhookendpointFields[2].Descriptor()
+	// webhookendpoint.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	webhookendpoint.DescriptionValidator = webhookendpointDescDescription.Validators[0].(func(string) error)
+	// webhookendpointDescSecret is the schema descriptor for secret field.
+	webhookendpointDescSecret := webhookendpointFields[4].Descriptor()
+	// webhookendpoint.SecretValidator is a validator for the "secret" field. It is called by the builders before save.
+	webhookendpoint.SecretValidator = webhookendpointDescSecret.Validators[0].(func(string) error)
+	// webhookendpointDescEnabled is the schema descriptor for enabled field.
+	webhookendpointDescEnabled := webhookendpointFields[5].Descriptor()
+	// webhookendpoint.DefaultEnabled holds the default value on creation for the enabled field.
+	webhookendpoint.DefaultEnabled = webhookendpointDescEnabled.Default.(bool)
+	// webhookendpointDescDisabledReason is the schema descriptor for disabled_reason field.
+	webhookendpointDescDisabledReason := webhookendpointFields[6].Descriptor()
+	// webhookendpoint.DisabledReasonValidator is a validator for the "disabled_reason" field. It is called by the builders before save.
+	webhookendpoint.DisabledReasonValidator = webhookendpointDescDisabledReason.Validators[0].(func(string) error)
+	// webhookendpointDescID is the schema descriptor for id field.
+	webhookendpointDescID := webhookendpointMixinFields0[0].Descriptor()
+	// webhookendpoint.DefaultID holds the default value on creation for the id field.
+	webhookendpoint.DefaultID = webhookendpointDescID.Default.(func() uuid.UUID)
+	webhookeventMixin := schema.WebhookEvent{}.Mixin()
+	webhookeventMixinFields0 := webhookeventMixin[0].Fields()
+	_ = webhookeventMixinFields0
+	webhookeventFields := schema.WebhookEvent{}.Fields()
+	_ = webhookeventFields
+	// webhookeventDescCreatedAt is the schema descriptor for created_at field.
+	webhookeventDescCreatedAt := webhookeventMixinFields0[1].Descriptor()
+	// webhookevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookevent.DefaultCreatedAt = webhookeventDescCreatedAt.Default.(func() time.Time)
+	// webhookeventDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookeventDescUpdatedAt := webhookeventMixinFields0[2].Descriptor()
+	// webhookevent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookevent.DefaultUpdatedAt = webhookeventDescUpdatedAt.Default.(func() time.Time)
+	// webhookevent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookevent.UpdateDefaultUpdatedAt = webhookeventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookeventDescType is the schema descriptor for type field.
+	webhookeventDescType := webhookeventFields[1].Descriptor()
+	// webhookevent.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	webhookevent.TypeValidator = func() func(string) error {
+		validators := webhookeventDescType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(_type string) error {
+			for _, fn := range fns {
+				if err := fn(_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// webhookeventDescID is the schema descriptor for id field.
+	webhookeventDescID := webhookeventMixinFields0[0].Descriptor()
+	// webhookevent.DefaultID holds the default value on creation for the id field.
+	webhookevent.DefaultID = webhookeventDescID.Default.(func() uuid.UUID)
 }
 
 const (

@@ -24,6 +24,7 @@ func (Animal) Fields() []ent.Field {
 		field.String("tag").NotEmpty().MaxLen(100).
 			Annotations(entgql.OrderField("TAG")),
 		field.String("name").Optional().Nillable().MaxLen(200),
+		changeSeq(),
 	}
 }
 
@@ -40,7 +41,7 @@ func (Animal) Edges() []ent.Edge {
 
 // Indexes of the Animal.
 func (Animal) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("farm_id", "is_active", "created_at")}
+	return []ent.Index{index.Fields("farm_id", "is_active", "created_at"), index.Fields("farm_id", "change_seq")}
 }
 
 // Annotations of the Animal.

@@ -154,6 +154,7 @@ func (FarmTask) Fields() []ent.Field {
 		field.Time("due_date").Optional().Nillable(),
 		field.Int("protocol_version").NonNegative().Immutable(),
 		field.Int("step").NonNegative().Immutable(),
+		changeSeq(),
 	}
 }
 
@@ -167,7 +168,7 @@ func (FarmTask) Edges() []ent.Edge {
 
 // Indexes of the FarmTask: the farm's list filters by status and sorts by due date.
 func (FarmTask) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("farm_id", "status", "due_date")}
+	return []ent.Index{index.Fields("farm_id", "status", "due_date"), index.Fields("farm_id", "change_seq")}
 }
 
 // Annotations of the FarmTask.

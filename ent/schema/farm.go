@@ -27,6 +27,7 @@ func (Farm) Fields() []ent.Field {
 		field.Time("current_month_start").Optional().Nillable(),
 		field.Enum("species").Values(Species...),
 		field.String("species_other").Optional().Nillable().MaxLen(100),
+		changeSeq(),
 	}
 }
 
@@ -44,7 +45,7 @@ func (Farm) Edges() []ent.Edge {
 
 // Indexes of the Farm.
 func (Farm) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("created_at")}
+	return []ent.Index{index.Fields("created_at"), index.Fields("change_seq")}
 }
 
 // Annotations of the Farm.

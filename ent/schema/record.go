@@ -26,6 +26,7 @@ func (Record) Fields() []ent.Field {
 		field.String("description").Optional().Nillable().MaxLen(10000),
 		field.Time("applied_at").
 			Annotations(entgql.OrderField("APPLIED_AT")),
+		changeSeq(),
 	}
 }
 
@@ -43,7 +44,7 @@ func (Record) Edges() []ent.Edge {
 
 // Indexes of the Record: the farm's list is ordered by created_at then id.
 func (Record) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("farm_id", "is_active", "created_at")}
+	return []ent.Index{index.Fields("farm_id", "is_active", "created_at"), index.Fields("farm_id", "change_seq")}
 }
 
 // Annotations of the Record.

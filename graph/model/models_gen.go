@@ -149,6 +149,19 @@ type CreateRecordInput struct {
 	Items       []*RecordItemInput `json:"items,omitempty"`
 }
 
+type CreateWebhookInput struct {
+	URL         string   `json:"url"`
+	EventTypes  []string `json:"eventTypes"`
+	Description *string  `json:"description,omitempty"`
+	Enabled     *bool    `json:"enabled,omitempty"`
+}
+
+type CreateWebhookPayload struct {
+	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	// The whsec_ signing secret, shown only here.
+	Secret string `json:"secret"`
+}
+
 type DateInterval struct {
 	StartDate string `json:"startDate"`
 	EndDate   string `json:"endDate"`
@@ -304,6 +317,19 @@ type UpdateTaskInput struct {
 	RequestID       *string                    `json:"requestID,omitempty"`
 	PreviewID       *uuid.UUID                 `json:"previewID,omitempty"`
 	ProtocolVersion *int                       `json:"protocolVersion,omitempty"`
+}
+
+type UpdateWebhookInput struct {
+	URL        *string  `json:"url,omitempty"`
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// null removes the description; leaving it out keeps it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	Enabled     *bool                      `json:"enabled,omitempty"`
+}
+
+type WebhookDeliveryPage struct {
+	TotalCount int                    `json:"totalCount"`
+	Nodes      []*ent.WebhookDelivery `json:"nodes"`
 }
 
 type MovementKind string

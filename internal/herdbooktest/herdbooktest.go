@@ -118,6 +118,10 @@ type Options struct {
 	// transactions and /readyz), while the OAuth issuer keeps the App's own: outage tests
 	// give it UnreachableDB, so that tokens still resolve and the data queries fail.
 	ServiceDB *db.DB
+	// RefusePrivateWebhooks keeps the production default of refusing webhook URLs on
+	// loopback and private addresses; tests otherwise allow them, for their receivers on
+	// 127.0.0.1.
+	RefusePrivateWebhooks bool
 }
 
 // UnreachableDB is a PostgreSQL database whose server nobody listens on: every statement
@@ -153,7 +157,7 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		}
 		a.Blobs = local
 	}
-	svcOpts := []herdbook.Option{herdbook.WithBlobStore(a.Blobs)}
+	svcOpts := []herdbook.Option{herdbook.WithBlobStore(a.Blobs), herdbook.WithWebhookPrivateAddresses(!o.RefusePrivateWebhooks)}
 	if o.Clock != nil {
 		svcOpts = append(svcOpts, herdbook.WithClock(o.Clock))
 	}
@@ -372,5 +376,25 @@ func WantEnvelope(tb testing.TB, res Response, status int, name, want string) {
 	}
 	if want != "" && !strings.Contains(strings.Join(msgs, " | "), want) {
 		tb.Fatalf("messages %q do not mention %q", msgs, want)
+	}
+}
+
+// InTx runs fn in a transaction on c and commits it. Tests that write farms, records,
+// animals, farm tasks, files or notifications straight to the database use it, because
+// those changes must run in a transaction carried by the context, as the service runs
+// them (package ent/schema/track).
+func InTx(tb testing.TB, c *ent.Client, fn func(ctx context.Context, c *ent.Client) error) {
+	tb.Helper()
+	ctx := context.Background()
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
+		_ = tx.Rollback()
+		tb.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
 	}
 }

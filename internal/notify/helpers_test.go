@@ -17,6 +17,7 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/internal/notify"
 )
 
@@ -223,18 +224,21 @@ func mustTasks(tb testing.TB, c *ent.Client, farmID uuid.UUID, name string, day 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for done := 0; done < n; {
-		k := min(n-done, 200)
-		b := make([]*ent.FarmTaskCreate, k)
-		for i := range b {
-			b[i] = c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(name).SetDueDate(day).
-				SetProtocolVersion(0).SetStep(done + i).AddAnimalIDs(animals...)
+	herdbooktest.InTx(tb, c, func(ctx context.Context, c *ent.Client) error {
+		for done := 0; done < n; {
+			k := min(n-done, 200)
+			b := make([]*ent.FarmTaskCreate, k)
+			for i := range b {
+				b[i] = c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(name).SetDueDate(day).
+					SetProtocolVersion(0).SetStep(done + i).AddAnimalIDs(animals...)
+			}
+			if err := c.FarmTask.CreateBulk(b...).Exec(ctx); err != nil {
+				return err
+			}
+			done += k
 		}
-		if err := c.FarmTask.CreateBulk(b...).Exec(ctx); err != nil {
-			tb.Fatal(err)
-		}
-		done += k
-	}
+		return nil
+	})
 }
 
 // byStatus counts a farm's notifications per type and status.

@@ -253,9 +253,9 @@ func TestSchedule(t *testing.T) {
 		mustTasks(t, d.Client, s.farm.ID, "Long ago", day(-30), 1)
 		mustTasks(t, d.Client, s.farm.ID, "Tomorrow", day(1), 1)
 		mustTasks(t, d.Client, s.farm.ID, "Done", day(0), 1)
-		if err := d.Client.FarmTask.Update().Where(farmtask.Name("Done")).SetStatus(farmtask.StatusDONE).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		herdbooktest.InTx(t, d.Client, func(ctx context.Context, c *ent.Client) error {
+			return c.FarmTask.Update().Where(farmtask.Name("Done")).SetStatus(farmtask.StatusDONE).Exec(ctx)
+		})
 		if _, err := s.app.Service.PutBirthSettings(s.app.Ctx(s.owner), s.farm.ID, evidence.Settings{Version: 1, Species: "CATTLE",
 			BirthWindows: []evidence.Window{{Label: "Spring calving", StartDate: "2026-03-10", EndDate: "2026-04-30"}, {Label: "Autumn", StartDate: "2026-09-01", EndDate: "2026-10-01"}}}); err != nil {
 			t.Fatal(err)

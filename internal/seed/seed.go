@@ -63,8 +63,23 @@ var (
 	recKind = []record.Type{record.TypeHEALTH, record.TypeFEED, record.TypeMOVEMENT, record.TypeGENETIC, record.TypeOTHER}
 )
 
-// Run writes the data described by o.
+// Run writes the data described by o, in one transaction: the change numbers and webhook
+// events of what it writes commit with it (package ent/schema/track), and a failed seed
+// leaves nothing half-written behind.
 func Run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := run(ent.NewTxContext(ctx, tx), tx.Client(), o)
+	if err != nil {
+		_ = tx.Rollback()
+		return Result{}, err
+	}
+	return res, tx.Commit()
+}
+
+func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 	var res Result
 	total, done := o.Rows(), 0
 	wrote := func(n int) {
