@@ -9,7 +9,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -28,7 +27,7 @@ const (
 // GET serves the GraphiQL explorer for developers.
 func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: NewResolver(svc)}))
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postJSON{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
