@@ -231,9 +231,10 @@ func TestErrors(t *testing.T) {
 		})
 		t.Run("ErrDepthLimit", func(t *testing.T) {
 			q := `{ farms { edges { node { records { edges { node { animals { groups { animals { groups { animals { groups { id } } } } } } } } } } } } }`
-			out := app.GraphQL(u.Token, q, nil)
-			if msg, _ := dig(t, out, "errors.0.message").(string); !strings.Contains(msg, "deep") {
-				t.Fatalf("want a depth error: %v", out)
+			res := app.Do("POST", "/graphql", u.Token, map[string]any{"query": q})
+			out := res.JSON(t)
+			if msg, _ := dig(t, out, "errors.0.message").(string); res.Status != 422 || !strings.Contains(msg, "deep") {
+				t.Fatalf("want a depth error: %d %v", res.Status, out)
 			}
 		})
 		t.Run("MutationRollsBackWhole", func(t *testing.T) {
