@@ -8,7 +8,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/playground"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
@@ -21,7 +20,7 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	schema := NewExecutableSchema(Config{Resolvers: NewResolver(svc)})
 	srv := handler.New(schema)
 	srv.AddTransport(postJSON{})
-	validated := lru.New[*ast.QueryDocument](1000)
+	validated := newDocumentCache()
 	srv.SetQueryCache(validated)
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
