@@ -89,8 +89,9 @@ func (documentSize) MutateOperationParameters(_ context.Context, p *graphql.RawP
 // documentShape checks a document before gqlgen parses and validates it: it parses the text
 // itself with the token limit and refuses fragment cycles, documents with more than
 // MaxFields fields once fragments are expanded or more than MaxSelectionFields at one place,
-// and documents that would make validation compare more than MaxMergeWork pairs. Every check is linear in the document: fragments
-// are measured once each and their size is reused at every spread.
+// and documents that would make validation compare more than MaxMergeWork pairs. Every
+// check is linear in the document: fragments are measured once each and their size is
+// reused at every spread.
 type documentShape struct {
 	// validated is gqlgen's cache of documents that passed validation, and so these checks.
 	validated graphql.Cache[*ast.QueryDocument]
@@ -202,10 +203,10 @@ func (s *shape) fragmentSize(name string) int {
 
 // merge estimates the comparisons OverlappingFieldsCanBeMerged makes for the selection sets
 // that merge into one place of the answer, and returns them with the number of fields found
-// there (the widest place is kept in widest). Fields sharing a response name are compared in pairs, each pair also collecting
-// both fields' sub-selections; spreads side by side in one selection set are compared in
-// pairs too. It walks the expanded document, so it runs only after size is within
-// MaxFields and no fragment spreads itself.
+// there (the widest place is kept in widest). Fields sharing a response name are compared
+// in pairs, each pair also collecting both fields' sub-selections; spreads side by side in
+// one selection set are compared in pairs too. It walks the expanded document, so it runs
+// only after size is within MaxFields and no fragment spreads itself.
 func (s *shape) merge(sets []ast.SelectionSet) (work, fields int) {
 	var names []string
 	groups := map[string][]ast.SelectionSet{}
