@@ -12,8 +12,9 @@ import (
 // Cursor is a Relay connection cursor.
 type Cursor = entgql.Cursor[uuid.UUID]
 
-// MaxConnectionPage is the largest first or last a GraphQL connection accepts; it bounds the
-// work of one request the way the REST page cap does.
+// MaxConnectionPage is the largest first or last a GraphQL connection accepts, and the page it
+// returns when both are left out; it bounds the work of one request the way the REST page cap
+// does.
 const MaxConnectionPage = 500
 
 // Window is a Relay connection window.
@@ -54,6 +55,17 @@ func validateWhere(where any) error {
 	return fe.err()
 }
 
+// page returns first and last as the query applies them: when the client gives neither, a
+// page of MaxConnectionPage, as REST's take does, so that no request reads a whole table and
+// the graph's cost limit can count on a page size.
+func (w Window) page() (first, last *int) {
+	if w.First == nil && w.Last == nil {
+		n := MaxConnectionPage
+		return &n, nil
+	}
+	return w.First, w.Last
+}
+
 // FarmConnection pages through the viewer's farms. Nested fields that the query selects are
 // loaded in batches (entgql field collection), so the cost does not grow with the page.
 func (s *Service) FarmConnection(ctx context.Context, w Window, order *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error) {
@@ -67,7 +79,8 @@ func (s *Service) FarmConnection(ctx context.Context, w Window, order *ent.FarmO
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
-	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
 }
 
 // AnimalConnection pages through a farm's active animals.
@@ -82,7 +95,8 @@ func (s *Service) AnimalConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
-	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }
 
 // GroupConnection pages through a farm's active groups.
@@ -97,7 +111,8 @@ func (s *Service) GroupConnection(ctx context.Context, farmID uuid.UUID, w Windo
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
-	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
 }
 
 // RecordConnection pages through a farm's active records.
@@ -112,5 +127,6 @@ func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
-	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
 }

@@ -104,7 +104,8 @@ func (s *Service) NotificationConnection(ctx context.Context, farmID uuid.UUID, 
 	if order == nil {
 		order = &ent.NotificationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.NotificationOrderFieldCreatedAt}
 	}
-	return q.Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithNotificationOrder(order))
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithNotificationOrder(order))
 }
 
 // MarkNotificationsRead marks the viewer's own notifications of a farm read: those named by

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -40,7 +42,7 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		cause = gqlErr.Err
 	}
 	var input interface{ BadUserInput() }
-	if errors.As(cause, &input) {
+	if errors.As(cause, &input) || inArguments(ctx, e.Path) {
 		cause = herdbook.Invalid(herdbook.FieldError{Field: e.Path.String(), Message: cause.Error()})
 	}
 	code := herdbook.ErrorCode(cause)
@@ -60,6 +62,23 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		e.Extensions["fields"] = list
 	}
 	return e
+}
+
+// inArguments reports whether path leads into the arguments of the field being resolved:
+// gqlgen adds an argument's name (and the path inside an input object) to the field's path
+// while it decodes the arguments, so an error there is a value of the client's that a scalar
+// refused (a malformed cursor, time or id), not a failure of the server.
+func inArguments(ctx context.Context, path ast.Path) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	field := fc.Path()
+	if len(path) <= len(field) || !slices.Equal(path[:len(field)], field) {
+		return false
+	}
+	_, named := path[len(field)].(ast.PathName) // an index would be an element of the field's value
+	return named
 }
 
 // recoverPanic turns a resolver panic into an internal error instead of a crash.

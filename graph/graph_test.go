@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -230,9 +231,10 @@ func TestErrors(t *testing.T) {
 		})
 		t.Run("ErrDepthLimit", func(t *testing.T) {
 			q := `{ farms { edges { node { records { edges { node { animals { groups { animals { groups { animals { groups { id } } } } } } } } } } } } }`
-			out := app.GraphQL(u.Token, q, nil)
-			if msg, _ := dig(t, out, "errors.0.message").(string); !strings.Contains(msg, "deep") {
-				t.Fatalf("want a depth error: %v", out)
+			res := app.Do("POST", "/graphql", u.Token, map[string]any{"query": q})
+			out := res.JSON(t)
+			if msg, _ := dig(t, out, "errors.0.message").(string); res.Status != 422 || !strings.Contains(msg, "deep") {
+				t.Fatalf("want a depth error: %d %v", res.Status, out)
 			}
 		})
 		t.Run("MutationRollsBackWhole", func(t *testing.T) {
@@ -291,6 +293,33 @@ func TestConnections(t *testing.T) {
 		id := dig(t, app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { animals(first: 1) { edges { node { id } } } } }`, map[string]any{"f": f.ID.String()}), "data.farm.animals.edges.0.node.id")
 		out = app.GraphQL(u.Token, `query($id: ID!) { node(id: $id) { ... on Animal { tag } } }`, map[string]any{"id": id})
 		wantNoErrors(t, out)
+	})
+}
+
+// TestDefaultPage wants a connection without first or last to return one page of
+// MaxConnectionPage elements (as REST's take does), not the whole table.
+func TestDefaultPage(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Large")
+		n := herdbook.MaxConnectionPage + 1
+		builders := make([]*ent.AnimalCreate, n)
+		for i := range builders {
+			builders[i] = app.DB.Client.Animal.Create().SetFarmID(f.ID).SetTag(fmt.Sprintf("T-%04d", i))
+		}
+		if err := app.DB.Client.Animal.CreateBulk(builders...).Exec(app.Ctx(u)); err != nil {
+			t.Fatal(err)
+		}
+		out := app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { animals { totalCount pageInfo { hasNextPage } edges { node { id } } } } }`, map[string]any{"f": f.ID.String()})
+		wantNoErrors(t, out)
+		if got := len(dig(t, out, "data.farm.animals.edges").([]any)); got != herdbook.MaxConnectionPage {
+			t.Fatalf("%d edges, want %d", got, herdbook.MaxConnectionPage)
+		}
+		if dig(t, out, "data.farm.animals.totalCount") != float64(n) || dig(t, out, "data.farm.animals.pageInfo.hasNextPage") != true {
+			t.Fatalf("totalCount and hasNextPage: %v", dig(t, out, "data.farm.animals.pageInfo"))
+		}
 	})
 }
 

@@ -1,39 +1,35 @@
 package graph
 
 import (
-	"context"
 	"net/http"
 
 	"entgo.io/contrib/entgql"
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
-	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 )
 
-// Limits of one GraphQL operation.
-const (
-	MaxDepth      = 12
-	MaxComplexity = 2000
-)
-
 // NewHandler serves the graph: POST executes operations (mutations in one transaction each),
-// GET serves the GraphiQL explorer for developers.
+// GET serves the GraphiQL explorer for developers. Every request is held to the limits of
+// limits.go before any resolver runs.
 func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: NewResolver(svc)}))
-	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	schema := NewExecutableSchema(Config{Resolvers: NewResolver(svc)})
+	srv := handler.New(schema)
+	srv.AddTransport(postJSON{})
+	validated := newDocumentCache()
+	srv.SetQueryCache(validated)
+	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
+	// The order matters: the size check comes before the persisted-query cache stores a
+	// text, the shape check after it has looked one up, and both before gqlgen validates.
+	srv.Use(documentSize{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
-	srv.Use(depthLimit{max: MaxDepth})
+	srv.Use(documentShape{validated: validated})
+	srv.Use(newOperationLimits(schema.Schema()))
 	srv.Use(entgql.Transactioner{TxOpener: client})
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
@@ -45,50 +41,4 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 		}
 		srv.ServeHTTP(w, r)
 	})
-}
-
-// depthLimit refuses operations nested deeper than max fields, before any resolver runs.
-type depthLimit struct{ max int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = depthLimit{}
-
-func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
-func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
-
-func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > d.max {
-		return gqlerror.Errorf("the operation is %d fields deep; at most %d are allowed", depth, d.max)
-	}
-	return nil
-}
-
-func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
-	if seen > 100 {
-		return seen // fragment cycles are refused by validation; this is a backstop
-	}
-	max := 0
-	for _, s := range set {
-		var d int
-		switch s := s.(type) {
-		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
-				d = 1
-			} else {
-				d = 1 + selectionDepth(s.SelectionSet, frags, seen+1)
-			}
-		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet, frags, seen+1)
-		case *ast.FragmentSpread:
-			if f := frags.ForName(s.Name); f != nil {
-				d = selectionDepth(f.SelectionSet, frags, seen+1)
-			}
-		}
-		if d > max {
-			max = d
-		}
-	}
-	return max
 }
