@@ -60,13 +60,17 @@ type textCase struct {
 
 // textExempt lists the operations that take strings which are not a caller's text, and why.
 var textExempt = map[string]string{
-	"UploadFiles":          "a streamed form: file names are cleaned of control characters (cleanFileName) and the fields parsed as UUIDs; rest's TestFiles sends them over HTTP",
-	"RunFilePurge":         "a logger, not input",
-	"LeaseNotifications":   "the worker's own name and channels, not a caller's",
-	"RecordDelivery":       "a notification the worker leased and its delivery error, not a caller's",
-	"ReleaseNotifications": "notifications the worker leased, not a caller's",
-	"BeginIdempotent":      "the fingerprint is a hash the middleware computes; the key goes through ValidateIdempotencyKey (the text rule, then printable only), tested over HTTP in rest's TestIdempotencyKey",
-	"NormalizePhone":       "formats a number and stores nothing; UserByPhone and CreateUser apply the text rule before they call it",
+	"UploadFiles":              "a streamed form: file names are cleaned of control characters (cleanFileName) and the fields parsed as UUIDs; rest's TestFiles sends them over HTTP",
+	"RunFilePurge":             "a logger, not input",
+	"LeaseNotifications":       "the worker's own name and channels, not a caller's",
+	"RecordDelivery":           "a notification the worker leased and its delivery error, not a caller's",
+	"ReleaseNotifications":     "notifications the worker leased, not a caller's",
+	"BeginIdempotent":          "the fingerprint is a hash the middleware computes; the key goes through ValidateIdempotencyKey (the text rule, then printable only), tested over HTTP in rest's TestIdempotencyKey",
+	"NormalizePhone":           "formats a number and stores nothing; UserByPhone and CreateUser apply the text rule before they call it",
+	"LeaseWebhookDeliveries":   "the worker's own lease, not a caller's",
+	"RecordWebhookAttempt":     "a delivery the worker leased and the receiver's answer, not a caller's",
+	"ReleaseWebhookDeliveries": "deliveries the worker leased, not a caller's",
+	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
 }
 
 // TestTextRuleCoversEveryInput calls every service operation that takes text once per string
@@ -92,6 +96,17 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
+	// The feeds' baselines need cursors the lists really gave.
+	feedCursor := func(_ any, _ int, c string, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	farmCursor := feedCursor(svc.FarmFeed(ctx, herdbook.FeedPage{}))
+	recordCursor := feedCursor(svc.RecordFeed(ctx, f.ID, herdbook.FeedPage{}))
+	animalCursor := feedCursor(svc.AnimalFeed(ctx, f.ID, herdbook.FeedPage{}))
+	taskCursor := feedCursor(svc.FarmTaskFeed(ctx, f.ID, herdbook.FarmTaskQuery{}, nil))
 	window := herdbook.Window{After: &herdbook.Cursor{ID: uuid.New(), Value: "cursor"}, First: ptr(10)}
 	item := func() []herdbook.RecordItemInput {
 		return []herdbook.RecordItemInput{{Name: ptr("item"), Description: ptr("line one\nline two"),
@@ -138,6 +153,14 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "GroupConnection", args: []any{f.ID, window, (*ent.GroupOrder)(nil), &ent.GroupWhereInput{NameEqualFold: ptr("a")}}},
 		{method: "RecordConnection", args: []any{f.ID, window, (*ent.RecordOrder)(nil),
 			&ent.RecordWhereInput{DescriptionContains: ptr("a"), And: []*ent.RecordWhereInput{{NameIn: []string{"b"}}}}}},
+		{method: "FarmFeed", args: []any{herdbook.FeedPage{Since: &farmCursor}}},
+		{method: "RecordFeed", args: []any{f.ID, herdbook.FeedPage{Since: &recordCursor}}},
+		{method: "AnimalFeed", args: []any{f.ID, herdbook.FeedPage{Since: &animalCursor}}},
+		{method: "FarmTaskFeed", args: []any{f.ID, herdbook.FarmTaskQuery{}, &taskCursor}},
+		{method: "WebhookDeliveries", args: []any{f.ID, uuid.New(), herdbook.WebhookDeliveryQuery{Status: ptr("FAILED")}}},
+		{method: "CreateWebhook", args: []any{f.ID, herdbook.WebhookInput{URL: "https://example.com/hook", EventTypes: []string{"record.created"}, Description: ptr("d")}}},
+		{method: "UpdateWebhook", args: []any{f.ID, uuid.New(), herdbook.WebhookPatch{URL: ptr("https://example.com/hook"), EventTypes: []string{"record.created"},
+			Description: herdbook.Optional[string]{Set: true, Value: ptr("d")}}}},
 		{method: "NotificationConnection", args: []any{f.ID, window, (*ent.NotificationOrder)(nil),
 			herdbook.NotificationFilter{Status: ptr(notification.StatusSENT)}}},
 	}

@@ -58,6 +58,9 @@ func PrivateAddress(a netip.Addr) bool {
 // allowPrivate. Names are checked when the worker connects.
 func ValidateWebhookURL(field, raw string, allowPrivate bool) error {
 	bad := func(msg string) error { return Invalid(FieldError{Field: field, Message: msg}) }
+	if err := CheckText(field, raw); err != nil {
+		return err
+	}
 	if raw == "" || len(raw) > MaxWebhookURL {
 		return bad(fmt.Sprintf("must be an http or https URL of at most %d characters", MaxWebhookURL))
 	}
@@ -146,6 +149,9 @@ func validateEventTypes(fe *fieldErrors, types []string) []string {
 }
 
 func validateWebhookDescription(fe *fieldErrors, d *string) {
+	if d != nil && !fe.prose("description", *d) {
+		return
+	}
 	if d != nil && utf8.RuneCountInString(*d) > MaxWebhookDescription {
 		fe.add("description", "must be at most %d characters", MaxWebhookDescription)
 	}

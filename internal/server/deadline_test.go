@@ -17,7 +17,7 @@ import (
 
 // testPace is a body pace scaled down for tests: a pause of 400 ms is too long, and after
 // 1.5 s a body must average 2 KiB a second.
-var testPace = httpapi.BodyPace{Idle: 400 * time.Millisecond, Grace: 1500 * time.Millisecond, MinRate: 2 << 10}
+var testPace = httpapi.BodyPace{Idle: 1200 * time.Millisecond, Grace: 1500 * time.Millisecond, MinRate: 2 << 10}
 
 // slowRequest sends a request's head and then its body in parts, waiting gap before each
 // part, and returns the answer's status and body, and how long the whole exchange took. A
