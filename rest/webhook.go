@@ -6,9 +6,9 @@ import (
 	"time"
 
 	herdbook "github.com/herdbook/herdbook"
-	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // webhookJSON is a webhook endpoint; its secret is shown only in the create answer.
