@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -24,23 +23,30 @@ const (
 	MaxComplexity = 2000
 )
 
-// NewHandler serves the graph: POST executes operations (mutations in one transaction each),
-// GET serves the GraphiQL explorer for developers.
+// APQCacheSize bounds the automatic persisted queries kept in memory (least recently used
+// first out): a client that sends only a hash of an evicted query is told
+// PERSISTED_QUERY_NOT_FOUND and sends the query again, so the bound costs a round trip,
+// never an answer, and hash-only requests cannot grow the server's memory.
+const APQCacheSize = 1000
+
+// NewHandler serves the graph: POST executes operations (mutations in one transaction each);
+// GET executes queries sent as URL parameters (cacheable reads; mutations are refused) and,
+// without an operation, serves the GraphiQL explorer from files inside the binary.
 func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: NewResolver(svc)}))
+	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](APQCacheSize)})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(depthLimit{max: MaxDepth})
 	srv.Use(entgql.Transactioner{TxOpener: client})
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
-	explorer := playground.Handler("Herdbook GraphQL", "/graphql")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			explorer.ServeHTTP(w, r)
+		if r.Method == http.MethodGet && !isOperationRequest(r) {
+			explorerPage.ServeHTTP(w, r)
 			return
 		}
 		srv.ServeHTTP(w, r)

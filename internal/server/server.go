@@ -60,6 +60,7 @@ func New(cfg Config, d Deps) http.Handler {
 		mux.Handle(p+"/", api)
 	}
 	mux.Handle("/graphql", oauth.Bearer(d.Issuer, rest.WriteError)(graph.NewHandler(d.Service, d.DB.Client)))
+	mux.Handle("GET /graphql/assets/", graph.ExplorerAssets())
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,
