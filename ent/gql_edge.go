@@ -20,6 +20,18 @@ func (_m *Animal) Groups(ctx context.Context) (result []*Group, err error) {
 	return result, err
 }
 
+func (_m *BirthEvent) Tasks(ctx context.Context) (result []*FarmTask, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedTasks(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.TasksOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryTasks().All(ctx)
+	}
+	return result, err
+}
+
 func (_m *Farm) Members(ctx context.Context) (result []*FarmMember, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedMembers(graphql.GetFieldContext(ctx).Field.Alias)
@@ -44,6 +56,26 @@ func (_m *FarmMember) User(ctx context.Context) (*User, error) {
 	result, err := _m.Edges.UserOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryUser().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *FarmTask) BirthEvent(ctx context.Context) (*BirthEvent, error) {
+	result, err := _m.Edges.BirthEventOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryBirthEvent().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *FarmTask) Animals(ctx context.Context) (result []*Animal, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedAnimals(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.AnimalsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryAnimals().All(ctx)
 	}
 	return result, err
 }

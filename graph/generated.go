@@ -20,8 +20,11 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/dategql"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/schema/uuidgql"
 	"github.com/herdbook/herdbook/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -38,9 +41,16 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	BirthEvent() BirthEventResolver
+	BirthPreview() BirthPreviewResolver
+	CreateFarmPayload() CreateFarmPayloadResolver
 	Farm() FarmResolver
+	FollowUpTask() FollowUpTaskResolver
+	Group() GroupResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Record() RecordResolver
+	Thread() ThreadResolver
 }
 
 type DirectiveRoot struct {
@@ -69,13 +79,21 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
-	ApprovedBirth struct {
-		BirthDate func(childComplexity int) int
-		DamID     func(childComplexity int) int
-		ID        func(childComplexity int) int
-		PreviewID func(childComplexity int) int
-		RequestID func(childComplexity int) int
-		Tasks     func(childComplexity int) int
+	BirthEvent struct {
+		BirthDate       func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		CreatedBy       func(childComplexity int) int
+		Dam             func(childComplexity int) int
+		DamID           func(childComplexity int) int
+		FarmID          func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Preview         func(childComplexity int) int
+		PreviewID       func(childComplexity int) int
+		ProtocolVersion func(childComplexity int) int
+		RequestID       func(childComplexity int) int
+		SettingsVersion func(childComplexity int) int
+		Tasks           func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
 	}
 
 	BirthEvidence struct {
@@ -98,18 +116,23 @@ type ComplexityRoot struct {
 		Version            func(childComplexity int) int
 	}
 
-	BirthPreviewSnapshot struct {
+	BirthPreview struct {
 		ApprovedAt      func(childComplexity int) int
 		BirthDate       func(childComplexity int) int
+		BirthEvent      func(childComplexity int) int
 		BirthEventID    func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
+		CreatedBy       func(childComplexity int) int
+		Dam             func(childComplexity int) int
 		DamID           func(childComplexity int) int
 		Evidence        func(childComplexity int) int
+		FarmID          func(childComplexity int) int
 		ID              func(childComplexity int) int
 		ProtocolVersion func(childComplexity int) int
 		SettingsVersion func(childComplexity int) int
 		Stale           func(childComplexity int) int
 		Tasks           func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
 	}
 
 	BirthSettingsState struct {
@@ -136,6 +159,7 @@ type ComplexityRoot struct {
 
 	CreateFarmPayload struct {
 		Farm            func(childComplexity int) int
+		WelcomeThread   func(childComplexity int) int
 		WelcomeThreadID func(childComplexity int) int
 	}
 
@@ -150,7 +174,8 @@ type ComplexityRoot struct {
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
-		FarmTasks           func(childComplexity int, skip *int, take *int, status *model.TaskStatus) int
+		FarmTasks           func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
+		Files               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
 		FollowUpProtocol    func(childComplexity int) int
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
@@ -161,7 +186,9 @@ type ComplexityRoot struct {
 		Records             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Species             func(childComplexity int) int
 		SpeciesOther        func(childComplexity int) int
+		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads             func(childComplexity int) int
+		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
 		UpdatedAt           func(childComplexity int) int
 	}
 
@@ -199,21 +226,48 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	FileConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	FileEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	FollowUpProtocolVersion struct {
 		Steps   func(childComplexity int) int
 		Version func(childComplexity int) int
 	}
 
 	FollowUpTask struct {
-		AnimalIDs    func(childComplexity int) int
-		BirthEventID func(childComplexity int) int
-		CreatedAt    func(childComplexity int) int
-		DueDate      func(childComplexity int) int
-		FarmID       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Status       func(childComplexity int) int
-		UpdatedAt    func(childComplexity int) int
+		AnimalIDs       func(childComplexity int) int
+		Animals         func(childComplexity int) int
+		BirthEvent      func(childComplexity int) int
+		BirthEventID    func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		DueDate         func(childComplexity int) int
+		DueOn           func(childComplexity int) int
+		FarmID          func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Name            func(childComplexity int) int
+		ProtocolVersion func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Step            func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+	}
+
+	FollowUpTaskConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	FollowUpTaskEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	FollowUpTaskPage struct {
@@ -227,13 +281,14 @@ type ComplexityRoot struct {
 	}
 
 	Group struct {
-		Animals   func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		Name      func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		Animals           func(childComplexity int) int
+		AnimalsConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		CreatedAt         func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsActive          func(childComplexity int) int
+		Name              func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	GroupConnection struct {
@@ -257,10 +312,23 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	MessageConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MessageEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	MovementComparison struct {
 		Date                 func(childComplexity int) int
 		Kind                 func(childComplexity int) int
+		Record               func(childComplexity int) int
 		RecordID             func(childComplexity int) int
+		RecordItem           func(childComplexity int) int
 		RecordItemID         func(childComplexity int) int
 		RelationToConception func(childComplexity int) int
 	}
@@ -357,19 +425,20 @@ type ComplexityRoot struct {
 	}
 
 	Record struct {
-		Animals     func(childComplexity int) int
-		AppliedAt   func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		FarmID      func(childComplexity int) int
-		Files       func(childComplexity int) int
-		Groups      func(childComplexity int) int
-		ID          func(childComplexity int) int
-		IsActive    func(childComplexity int) int
-		Items       func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Type        func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		Animals           func(childComplexity int) int
+		AnimalsConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		AppliedAt         func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		Description       func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		Files             func(childComplexity int) int
+		Groups            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsActive          func(childComplexity int) int
+		Items             func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Type              func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	RecordConnection struct {
@@ -395,6 +464,7 @@ type ComplexityRoot struct {
 	}
 
 	SireCandidate struct {
+		Animal                  func(childComplexity int) int
 		AnimalID                func(childComplexity int) int
 		Breed                   func(childComplexity int) int
 		Eligibility             func(childComplexity int) int
@@ -407,6 +477,7 @@ type ComplexityRoot struct {
 	}
 
 	SireEvidence struct {
+		Animal        func(childComplexity int) int
 		AnimalID      func(childComplexity int) int
 		Candidates    func(childComplexity int) int
 		Confidence    func(childComplexity int) int
@@ -416,15 +487,27 @@ type ComplexityRoot struct {
 	}
 
 	Thread struct {
-		CreatedAt func(childComplexity int) int
-		CreatedBy func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		IsPrivate func(childComplexity int) int
-		Messages  func(childComplexity int) int
-		Title     func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		FarmID             func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsActive           func(childComplexity int) int
+		IsPrivate          func(childComplexity int) int
+		Messages           func(childComplexity int) int
+		MessagesConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) int
+		Title              func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+	}
+
+	ThreadConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ThreadEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	User struct {
@@ -442,15 +525,38 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BirthEventResolver interface {
+	Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error)
+	Preview(ctx context.Context, obj *ent.BirthEvent) (*ent.BirthPreview, error)
+}
+type BirthPreviewResolver interface {
+	Dam(ctx context.Context, obj *ent.BirthPreview) (*ent.Animal, error)
+	Evidence(ctx context.Context, obj *ent.BirthPreview) (*model.BirthEvidence, error)
+
+	BirthEvent(ctx context.Context, obj *ent.BirthPreview) (*ent.BirthEvent, error)
+}
+type CreateFarmPayloadResolver interface {
+	WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error)
+}
 type FarmResolver interface {
 	BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error)
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
-	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *model.TaskStatus) (*model.FollowUpTaskPage, error)
+	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
+	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
 	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
+	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
 	Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Thread, error)
+	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
+}
+type FollowUpTaskResolver interface {
+	DueOn(ctx context.Context, obj *ent.FarmTask) (*string, error)
+	AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error)
+}
+type GroupResolver interface {
+	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 }
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
@@ -472,9 +578,9 @@ type MutationResolver interface {
 	PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error)
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
-	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthPreviewSnapshot, error)
-	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*model.ApprovedBirth, error)
-	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*model.FollowUpTask, error)
+	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
+	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error)
+	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*ent.FarmTask, error)
 	RecordProfile(ctx context.Context, farmID uuid.UUID, input model.ProfileFactInput) (*ent.Record, error)
 	RecordCastration(ctx context.Context, farmID uuid.UUID, input model.CastrationFactInput) (*ent.Record, error)
 	RecordExposure(ctx context.Context, farmID uuid.UUID, input model.ExposureFactInput) (*ent.Record, error)
@@ -488,11 +594,17 @@ type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
 	BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error)
-	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.BirthPreviewSnapshot, error)
+	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.BirthPreview, error)
 	Viewer(ctx context.Context) (*ent.User, error)
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
 	NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error)
+}
+type RecordResolver interface {
+	AnimalsConnection(ctx context.Context, obj *ent.Record, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+}
+type ThreadResolver interface {
+	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -594,42 +706,90 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
 
-	case "ApprovedBirth.birthDate":
-		if e.ComplexityRoot.ApprovedBirth.BirthDate == nil {
+	case "BirthEvent.birthDate":
+		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.BirthDate(childComplexity), true
-	case "ApprovedBirth.damID":
-		if e.ComplexityRoot.ApprovedBirth.DamID == nil {
+		return e.ComplexityRoot.BirthEvent.BirthDate(childComplexity), true
+	case "BirthEvent.createdAt":
+		if e.ComplexityRoot.BirthEvent.CreatedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.DamID(childComplexity), true
-	case "ApprovedBirth.id":
-		if e.ComplexityRoot.ApprovedBirth.ID == nil {
+		return e.ComplexityRoot.BirthEvent.CreatedAt(childComplexity), true
+	case "BirthEvent.createdBy":
+		if e.ComplexityRoot.BirthEvent.CreatedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.ID(childComplexity), true
-	case "ApprovedBirth.previewID":
-		if e.ComplexityRoot.ApprovedBirth.PreviewID == nil {
+		return e.ComplexityRoot.BirthEvent.CreatedBy(childComplexity), true
+	case "BirthEvent.dam":
+		if e.ComplexityRoot.BirthEvent.Dam == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.PreviewID(childComplexity), true
-	case "ApprovedBirth.requestID":
-		if e.ComplexityRoot.ApprovedBirth.RequestID == nil {
+		return e.ComplexityRoot.BirthEvent.Dam(childComplexity), true
+	case "BirthEvent.damID":
+		if e.ComplexityRoot.BirthEvent.DamID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.RequestID(childComplexity), true
-	case "ApprovedBirth.tasks":
-		if e.ComplexityRoot.ApprovedBirth.Tasks == nil {
+		return e.ComplexityRoot.BirthEvent.DamID(childComplexity), true
+	case "BirthEvent.farmID":
+		if e.ComplexityRoot.BirthEvent.FarmID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.Tasks(childComplexity), true
+		return e.ComplexityRoot.BirthEvent.FarmID(childComplexity), true
+	case "BirthEvent.id":
+		if e.ComplexityRoot.BirthEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.ID(childComplexity), true
+	case "BirthEvent.preview":
+		if e.ComplexityRoot.BirthEvent.Preview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.Preview(childComplexity), true
+	case "BirthEvent.previewID":
+		if e.ComplexityRoot.BirthEvent.PreviewID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.PreviewID(childComplexity), true
+	case "BirthEvent.protocolVersion":
+		if e.ComplexityRoot.BirthEvent.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.ProtocolVersion(childComplexity), true
+	case "BirthEvent.requestID":
+		if e.ComplexityRoot.BirthEvent.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.RequestID(childComplexity), true
+	case "BirthEvent.settingsVersion":
+		if e.ComplexityRoot.BirthEvent.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.SettingsVersion(childComplexity), true
+	case "BirthEvent.tasks":
+		if e.ComplexityRoot.BirthEvent.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.Tasks(childComplexity), true
+	case "BirthEvent.updatedAt":
+		if e.ComplexityRoot.BirthEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.UpdatedAt(childComplexity), true
 
 	case "BirthEvidence.conceptionWindow":
 		if e.ComplexityRoot.BirthEvidence.ConceptionWindow == nil {
@@ -717,72 +877,102 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BirthHistorySettings.Version(childComplexity), true
 
-	case "BirthPreviewSnapshot.approvedAt":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt == nil {
+	case "BirthPreview.approvedAt":
+		if e.ComplexityRoot.BirthPreview.ApprovedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt(childComplexity), true
-	case "BirthPreviewSnapshot.birthDate":
-		if e.ComplexityRoot.BirthPreviewSnapshot.BirthDate == nil {
+		return e.ComplexityRoot.BirthPreview.ApprovedAt(childComplexity), true
+	case "BirthPreview.birthDate":
+		if e.ComplexityRoot.BirthPreview.BirthDate == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.BirthDate(childComplexity), true
-	case "BirthPreviewSnapshot.birthEventID":
-		if e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID == nil {
+		return e.ComplexityRoot.BirthPreview.BirthDate(childComplexity), true
+	case "BirthPreview.birthEvent":
+		if e.ComplexityRoot.BirthPreview.BirthEvent == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID(childComplexity), true
-	case "BirthPreviewSnapshot.createdAt":
-		if e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt == nil {
+		return e.ComplexityRoot.BirthPreview.BirthEvent(childComplexity), true
+	case "BirthPreview.birthEventID":
+		if e.ComplexityRoot.BirthPreview.BirthEventID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt(childComplexity), true
-	case "BirthPreviewSnapshot.damID":
-		if e.ComplexityRoot.BirthPreviewSnapshot.DamID == nil {
+		return e.ComplexityRoot.BirthPreview.BirthEventID(childComplexity), true
+	case "BirthPreview.createdAt":
+		if e.ComplexityRoot.BirthPreview.CreatedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.DamID(childComplexity), true
-	case "BirthPreviewSnapshot.evidence":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Evidence == nil {
+		return e.ComplexityRoot.BirthPreview.CreatedAt(childComplexity), true
+	case "BirthPreview.createdBy":
+		if e.ComplexityRoot.BirthPreview.CreatedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Evidence(childComplexity), true
-	case "BirthPreviewSnapshot.id":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ID == nil {
+		return e.ComplexityRoot.BirthPreview.CreatedBy(childComplexity), true
+	case "BirthPreview.dam":
+		if e.ComplexityRoot.BirthPreview.Dam == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ID(childComplexity), true
-	case "BirthPreviewSnapshot.protocolVersion":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion == nil {
+		return e.ComplexityRoot.BirthPreview.Dam(childComplexity), true
+	case "BirthPreview.damID":
+		if e.ComplexityRoot.BirthPreview.DamID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion(childComplexity), true
-	case "BirthPreviewSnapshot.settingsVersion":
-		if e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion == nil {
+		return e.ComplexityRoot.BirthPreview.DamID(childComplexity), true
+	case "BirthPreview.evidence":
+		if e.ComplexityRoot.BirthPreview.Evidence == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion(childComplexity), true
-	case "BirthPreviewSnapshot.stale":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Stale == nil {
+		return e.ComplexityRoot.BirthPreview.Evidence(childComplexity), true
+	case "BirthPreview.farmID":
+		if e.ComplexityRoot.BirthPreview.FarmID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Stale(childComplexity), true
-	case "BirthPreviewSnapshot.tasks":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Tasks == nil {
+		return e.ComplexityRoot.BirthPreview.FarmID(childComplexity), true
+	case "BirthPreview.id":
+		if e.ComplexityRoot.BirthPreview.ID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Tasks(childComplexity), true
+		return e.ComplexityRoot.BirthPreview.ID(childComplexity), true
+	case "BirthPreview.protocolVersion":
+		if e.ComplexityRoot.BirthPreview.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.ProtocolVersion(childComplexity), true
+	case "BirthPreview.settingsVersion":
+		if e.ComplexityRoot.BirthPreview.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.SettingsVersion(childComplexity), true
+	case "BirthPreview.stale":
+		if e.ComplexityRoot.BirthPreview.Stale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.Stale(childComplexity), true
+	case "BirthPreview.tasks":
+		if e.ComplexityRoot.BirthPreview.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.Tasks(childComplexity), true
+	case "BirthPreview.updatedAt":
+		if e.ComplexityRoot.BirthPreview.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.UpdatedAt(childComplexity), true
 
 	case "BirthSettingsState.settings":
 		if e.ComplexityRoot.BirthSettingsState.Settings == nil {
@@ -871,6 +1061,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateFarmPayload.Farm(childComplexity), true
+	case "CreateFarmPayload.welcomeThread":
+		if e.ComplexityRoot.CreateFarmPayload.WelcomeThread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateFarmPayload.WelcomeThread(childComplexity), true
 	case "CreateFarmPayload.welcomeThreadID":
 		if e.ComplexityRoot.CreateFarmPayload.WelcomeThreadID == nil {
 			break
@@ -936,7 +1132,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.FarmTasks(childComplexity, args["skip"].(*int), args["take"].(*int), args["status"].(*model.TaskStatus)), true
+		return e.ComplexityRoot.Farm.FarmTasks(childComplexity, args["skip"].(*int), args["take"].(*int), args["status"].(*farmtask.Status)), true
+	case "Farm.files":
+		if e.ComplexityRoot.Farm.Files == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_files_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Files(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FileOrder)), true
 	case "Farm.followUpProtocol":
 		if e.ComplexityRoot.Farm.FollowUpProtocol == nil {
 			break
@@ -1012,12 +1219,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.SpeciesOther(childComplexity), true
+	case "Farm.tasks":
+		if e.ComplexityRoot.Farm.Tasks == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Tasks(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["status"].(*farmtask.Status)), true
 	case "Farm.threads":
 		if e.ComplexityRoot.Farm.Threads == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Farm.Threads(childComplexity), true
+	case "Farm.threadsConnection":
+		if e.ComplexityRoot.Farm.ThreadsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_threadsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.ThreadsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ThreadOrder)), true
 	case "Farm.updatedAt":
 		if e.ComplexityRoot.Farm.UpdatedAt == nil {
 			break
@@ -1161,6 +1390,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.File.UpdatedAt(childComplexity), true
 
+	case "FileConnection.edges":
+		if e.ComplexityRoot.FileConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.Edges(childComplexity), true
+	case "FileConnection.pageInfo":
+		if e.ComplexityRoot.FileConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.PageInfo(childComplexity), true
+	case "FileConnection.totalCount":
+		if e.ComplexityRoot.FileConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.TotalCount(childComplexity), true
+
+	case "FileEdge.cursor":
+		if e.ComplexityRoot.FileEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileEdge.Cursor(childComplexity), true
+	case "FileEdge.node":
+		if e.ComplexityRoot.FileEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileEdge.Node(childComplexity), true
+
 	case "FollowUpProtocolVersion.steps":
 		if e.ComplexityRoot.FollowUpProtocolVersion.Steps == nil {
 			break
@@ -1180,6 +1441,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.AnimalIDs(childComplexity), true
+	case "FollowUpTask.animals":
+		if e.ComplexityRoot.FollowUpTask.Animals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Animals(childComplexity), true
+	case "FollowUpTask.birthEvent":
+		if e.ComplexityRoot.FollowUpTask.BirthEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.BirthEvent(childComplexity), true
 	case "FollowUpTask.birthEventID":
 		if e.ComplexityRoot.FollowUpTask.BirthEventID == nil {
 			break
@@ -1198,6 +1471,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.DueDate(childComplexity), true
+	case "FollowUpTask.dueOn":
+		if e.ComplexityRoot.FollowUpTask.DueOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.DueOn(childComplexity), true
 	case "FollowUpTask.farmID":
 		if e.ComplexityRoot.FollowUpTask.FarmID == nil {
 			break
@@ -1216,18 +1495,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.Name(childComplexity), true
+	case "FollowUpTask.protocolVersion":
+		if e.ComplexityRoot.FollowUpTask.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.ProtocolVersion(childComplexity), true
 	case "FollowUpTask.status":
 		if e.ComplexityRoot.FollowUpTask.Status == nil {
 			break
 		}
 
 		return e.ComplexityRoot.FollowUpTask.Status(childComplexity), true
+	case "FollowUpTask.step":
+		if e.ComplexityRoot.FollowUpTask.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Step(childComplexity), true
 	case "FollowUpTask.updatedAt":
 		if e.ComplexityRoot.FollowUpTask.UpdatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.FollowUpTask.UpdatedAt(childComplexity), true
+
+	case "FollowUpTaskConnection.edges":
+		if e.ComplexityRoot.FollowUpTaskConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.Edges(childComplexity), true
+	case "FollowUpTaskConnection.pageInfo":
+		if e.ComplexityRoot.FollowUpTaskConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.PageInfo(childComplexity), true
+	case "FollowUpTaskConnection.totalCount":
+		if e.ComplexityRoot.FollowUpTaskConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.TotalCount(childComplexity), true
+
+	case "FollowUpTaskEdge.cursor":
+		if e.ComplexityRoot.FollowUpTaskEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskEdge.Cursor(childComplexity), true
+	case "FollowUpTaskEdge.node":
+		if e.ComplexityRoot.FollowUpTaskEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskEdge.Node(childComplexity), true
 
 	case "FollowUpTaskPage.records":
 		if e.ComplexityRoot.FollowUpTaskPage.Records == nil {
@@ -1261,6 +1584,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Animals(childComplexity), true
+	case "Group.animalsConnection":
+		if e.ComplexityRoot.Group.AnimalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Group_animalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.AnimalsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
 	case "Group.createdAt":
 		if e.ComplexityRoot.Group.CreatedAt == nil {
 			break
@@ -1373,6 +1707,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.UpdatedAt(childComplexity), true
 
+	case "MessageConnection.edges":
+		if e.ComplexityRoot.MessageConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.Edges(childComplexity), true
+	case "MessageConnection.pageInfo":
+		if e.ComplexityRoot.MessageConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.PageInfo(childComplexity), true
+	case "MessageConnection.totalCount":
+		if e.ComplexityRoot.MessageConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.TotalCount(childComplexity), true
+
+	case "MessageEdge.cursor":
+		if e.ComplexityRoot.MessageEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Cursor(childComplexity), true
+	case "MessageEdge.node":
+		if e.ComplexityRoot.MessageEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
+
 	case "MovementComparison.date":
 		if e.ComplexityRoot.MovementComparison.Date == nil {
 			break
@@ -1385,12 +1751,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MovementComparison.Kind(childComplexity), true
+	case "MovementComparison.record":
+		if e.ComplexityRoot.MovementComparison.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.Record(childComplexity), true
 	case "MovementComparison.recordID":
 		if e.ComplexityRoot.MovementComparison.RecordID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.MovementComparison.RecordID(childComplexity), true
+	case "MovementComparison.recordItem":
+		if e.ComplexityRoot.MovementComparison.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.RecordItem(childComplexity), true
 	case "MovementComparison.recordItemID":
 		if e.ComplexityRoot.MovementComparison.RecordItemID == nil {
 			break
@@ -2006,6 +2384,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.Animals(childComplexity), true
+	case "Record.animalsConnection":
+		if e.ComplexityRoot.Record.AnimalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Record_animalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Record.AnimalsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
 	case "Record.appliedAt":
 		if e.ComplexityRoot.Record.AppliedAt == nil {
 			break
@@ -2160,6 +2549,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
 
+	case "SireCandidate.animal":
+		if e.ComplexityRoot.SireCandidate.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Animal(childComplexity), true
 	case "SireCandidate.animalID":
 		if e.ComplexityRoot.SireCandidate.AnimalID == nil {
 			break
@@ -2215,6 +2610,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SireCandidate.Reasons(childComplexity), true
 
+	case "SireEvidence.animal":
+		if e.ComplexityRoot.SireEvidence.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Animal(childComplexity), true
 	case "SireEvidence.animalID":
 		if e.ComplexityRoot.SireEvidence.AnimalID == nil {
 			break
@@ -2294,6 +2695,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Thread.Messages(childComplexity), true
+	case "Thread.messagesConnection":
+		if e.ComplexityRoot.Thread.MessagesConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Thread_messagesConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Thread.MessagesConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.MessageOrder)), true
 	case "Thread.title":
 		if e.ComplexityRoot.Thread.Title == nil {
 			break
@@ -2306,6 +2718,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Thread.UpdatedAt(childComplexity), true
+
+	case "ThreadConnection.edges":
+		if e.ComplexityRoot.ThreadConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.Edges(childComplexity), true
+	case "ThreadConnection.pageInfo":
+		if e.ComplexityRoot.ThreadConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.PageInfo(childComplexity), true
+	case "ThreadConnection.totalCount":
+		if e.ComplexityRoot.ThreadConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.TotalCount(childComplexity), true
+
+	case "ThreadEdge.cursor":
+		if e.ComplexityRoot.ThreadEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadEdge.Cursor(childComplexity), true
+	case "ThreadEdge.node":
+		if e.ComplexityRoot.ThreadEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadEdge.Node(childComplexity), true
 
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
@@ -2533,22 +2977,38 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
 }
 
-func (ec *executionContext) childFields_ApprovedBirth(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
-		return ec.fieldContext_ApprovedBirth_id(ctx, field)
+		return ec.fieldContext_BirthEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_BirthEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_BirthEvent_updatedAt(ctx, field)
+	case "farmID":
+		return ec.fieldContext_BirthEvent_farmID(ctx, field)
 	case "damID":
-		return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+		return ec.fieldContext_BirthEvent_damID(ctx, field)
 	case "birthDate":
-		return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+		return ec.fieldContext_BirthEvent_birthDate(ctx, field)
 	case "previewID":
-		return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+		return ec.fieldContext_BirthEvent_previewID(ctx, field)
 	case "requestID":
-		return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+		return ec.fieldContext_BirthEvent_requestID(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthEvent_settingsVersion(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_BirthEvent_protocolVersion(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_BirthEvent_createdBy(ctx, field)
 	case "tasks":
-		return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+		return ec.fieldContext_BirthEvent_tasks(ctx, field)
+	case "dam":
+		return ec.fieldContext_BirthEvent_dam(ctx, field)
+	case "preview":
+		return ec.fieldContext_BirthEvent_preview(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type ApprovedBirth", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BirthEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2591,32 +3051,42 @@ func (ec *executionContext) childFields_BirthHistorySettings(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type BirthHistorySettings", field.Name)
 }
 
-func (ec *executionContext) childFields_BirthPreviewSnapshot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_BirthPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
-		return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
-	case "damID":
-		return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
-	case "birthDate":
-		return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
-	case "settingsVersion":
-		return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
-	case "protocolVersion":
-		return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
-	case "stale":
-		return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
-	case "approvedAt":
-		return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
-	case "birthEventID":
-		return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
-	case "evidence":
-		return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
-	case "tasks":
-		return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
+		return ec.fieldContext_BirthPreview_id(ctx, field)
 	case "createdAt":
-		return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+		return ec.fieldContext_BirthPreview_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_BirthPreview_updatedAt(ctx, field)
+	case "farmID":
+		return ec.fieldContext_BirthPreview_farmID(ctx, field)
+	case "damID":
+		return ec.fieldContext_BirthPreview_damID(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_BirthPreview_birthDate(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthPreview_settingsVersion(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_BirthPreview_protocolVersion(ctx, field)
+	case "stale":
+		return ec.fieldContext_BirthPreview_stale(ctx, field)
+	case "approvedAt":
+		return ec.fieldContext_BirthPreview_approvedAt(ctx, field)
+	case "birthEventID":
+		return ec.fieldContext_BirthPreview_birthEventID(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_BirthPreview_createdBy(ctx, field)
+	case "dam":
+		return ec.fieldContext_BirthPreview_dam(ctx, field)
+	case "evidence":
+		return ec.fieldContext_BirthPreview_evidence(ctx, field)
+	case "tasks":
+		return ec.fieldContext_BirthPreview_tasks(ctx, field)
+	case "birthEvent":
+		return ec.fieldContext_BirthPreview_birthEvent(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewSnapshot", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreview", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2669,6 +3139,8 @@ func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, f
 		return ec.fieldContext_CreateFarmPayload_farm(ctx, field)
 	case "welcomeThreadID":
 		return ec.fieldContext_CreateFarmPayload_welcomeThreadID(ctx, field)
+	case "welcomeThread":
+		return ec.fieldContext_CreateFarmPayload_welcomeThread(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateFarmPayload", field.Name)
 }
@@ -2711,14 +3183,20 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_followUpProtocol(ctx, field)
 	case "farmTasks":
 		return ec.fieldContext_Farm_farmTasks(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Farm_tasks(ctx, field)
 	case "animals":
 		return ec.fieldContext_Farm_animals(ctx, field)
 	case "groups":
 		return ec.fieldContext_Farm_groups(ctx, field)
 	case "records":
 		return ec.fieldContext_Farm_records(ctx, field)
+	case "files":
+		return ec.fieldContext_Farm_files(ctx, field)
 	case "threads":
 		return ec.fieldContext_Farm_threads(ctx, field)
+	case "threadsConnection":
+		return ec.fieldContext_Farm_threadsConnection(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	}
@@ -2793,6 +3271,28 @@ func (ec *executionContext) childFields_File(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type File", field.Name)
 }
 
+func (ec *executionContext) childFields_FileConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FileConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FileConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FileConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FileConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FileEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_FileEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_FileEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FileEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_FollowUpProtocolVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "version":
@@ -2807,6 +3307,10 @@ func (ec *executionContext) childFields_FollowUpTask(ctx context.Context, field 
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_FollowUpTask_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
 	case "farmID":
 		return ec.fieldContext_FollowUpTask_farmID(ctx, field)
 	case "birthEventID":
@@ -2817,14 +3321,42 @@ func (ec *executionContext) childFields_FollowUpTask(ctx context.Context, field 
 		return ec.fieldContext_FollowUpTask_status(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_FollowUpTask_protocolVersion(ctx, field)
+	case "step":
+		return ec.fieldContext_FollowUpTask_step(ctx, field)
+	case "birthEvent":
+		return ec.fieldContext_FollowUpTask_birthEvent(ctx, field)
+	case "animals":
+		return ec.fieldContext_FollowUpTask_animals(ctx, field)
+	case "dueOn":
+		return ec.fieldContext_FollowUpTask_dueOn(ctx, field)
 	case "animalIDs":
 		return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FollowUpTask", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FollowUpTaskConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FollowUpTaskConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FollowUpTaskConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTaskEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_FollowUpTaskEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_FollowUpTaskEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_FollowUpTaskPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2863,6 +3395,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_name(ctx, field)
 	case "animals":
 		return ec.fieldContext_Group_animals(ctx, field)
+	case "animalsConnection":
+		return ec.fieldContext_Group_animalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -2909,12 +3443,38 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
 
+func (ec *executionContext) childFields_MessageConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MessageConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_MessageEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_MessageEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_MovementComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "recordID":
 		return ec.fieldContext_MovementComparison_recordID(ctx, field)
+	case "record":
+		return ec.fieldContext_MovementComparison_record(ctx, field)
 	case "recordItemID":
 		return ec.fieldContext_MovementComparison_recordItemID(ctx, field)
+	case "recordItem":
+		return ec.fieldContext_MovementComparison_recordItem(ctx, field)
 	case "kind":
 		return ec.fieldContext_MovementComparison_kind(ctx, field)
 	case "date":
@@ -3047,6 +3607,8 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_items(ctx, field)
 	case "files":
 		return ec.fieldContext_Record_files(ctx, field)
+	case "animalsConnection":
+		return ec.fieldContext_Record_animalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Record", field.Name)
 }
@@ -3099,6 +3661,8 @@ func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field
 	switch field.Name {
 	case "animalID":
 		return ec.fieldContext_SireCandidate_animalID(ctx, field)
+	case "animal":
+		return ec.fieldContext_SireCandidate_animal(ctx, field)
 	case "eligibility":
 		return ec.fieldContext_SireCandidate_eligibility(ctx, field)
 	case "reasons":
@@ -3125,6 +3689,8 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 		return ec.fieldContext_SireEvidence_status(ctx, field)
 	case "animalID":
 		return ec.fieldContext_SireEvidence_animalID(ctx, field)
+	case "animal":
+		return ec.fieldContext_SireEvidence_animal(ctx, field)
 	case "confidence":
 		return ec.fieldContext_SireEvidence_confidence(ctx, field)
 	case "provenance":
@@ -3157,8 +3723,32 @@ func (ec *executionContext) childFields_Thread(ctx context.Context, field graphq
 		return ec.fieldContext_Thread_createdBy(ctx, field)
 	case "messages":
 		return ec.fieldContext_Thread_messages(ctx, field)
+	case "messagesConnection":
+		return ec.fieldContext_Thread_messagesConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Thread", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ThreadConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ThreadConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ThreadConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ThreadEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ThreadEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3371,13 +3961,59 @@ func (ec *executionContext) field_Farm_farmTasks_args(ctx context.Context, rawAr
 	}
 	args["take"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status",
-		func(ctx context.Context, v any) (*model.TaskStatus, error) {
-			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+		func(ctx context.Context, v any) (*farmtask.Status, error) {
+			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["status"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_files_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.FileOrder, error) {
+			return ec.unmarshalOFileOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
 	return args, nil
 }
 
@@ -3551,6 +4187,152 @@ func (ec *executionContext) field_Farm_records_args(ctx context.Context, rawArgs
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.RecordWhereInput, error) {
 			return ec.unmarshalORecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*farmtask.Status, error) {
+			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_threadsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ThreadOrder, error) {
+			return ec.unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Group_animalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AnimalOrder, error) {
+			return ec.unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
+			return ec.unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4403,6 +5185,106 @@ func (ec *executionContext) field_Query_notificationPreferences_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Record_animalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AnimalOrder, error) {
+			return ec.unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
+			return ec.unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Thread_messagesConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.MessageOrder, error) {
+			return ec.unmarshalOMessageOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4798,13 +5680,13 @@ func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_id(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_id(ctx, field)
+			return ec.fieldContext_BirthEvent_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
@@ -4817,17 +5699,86 @@ func (ec *executionContext) _ApprovedBirth_id(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_damID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+			return ec.fieldContext_BirthEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_damID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.DamID, nil
@@ -4840,40 +5791,40 @@ func (ec *executionContext) _ApprovedBirth_damID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+			return ec.fieldContext_BirthEvent_birthDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.BirthDate, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_previewID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_previewID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+			return ec.fieldContext_BirthEvent_previewID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.PreviewID, nil
@@ -4886,17 +5837,17 @@ func (ec *executionContext) _ApprovedBirth_previewID(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_requestID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_requestID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+			return ec.fieldContext_BirthEvent_requestID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.RequestID, nil
@@ -4909,37 +5860,170 @@ func (ec *executionContext) _ApprovedBirth_requestID(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_tasks(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+			return ec.fieldContext_BirthEvent_settingsVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tasks, nil
+			return obj.SettingsVersion, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_BirthEvent_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+			return ec.marshalOFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "ApprovedBirth",
+		Object:     "BirthEvent",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvent_dam(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthEvent().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvent_preview(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_preview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthEvent().Preview(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_preview(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5012,15 +6096,15 @@ func (ec *executionContext) _BirthEvidence_settingsStatus(ctx context.Context, f
 			return obj.SettingsStatus, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SettingsStatus) graphql.Marshaler {
+			return ec.marshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_settingsStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type SettingsStatus does not have child fields"))
 }
 
 func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -5035,15 +6119,15 @@ func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Conte
 			return obj.PlannedWindowStatus, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlannedWindowStatus) graphql.Marshaler {
+			return ec.marshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type PlannedWindowStatus does not have child fields"))
 }
 
 func (ec *executionContext) _BirthEvidence_matchingBirthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -5232,15 +6316,15 @@ func (ec *executionContext) _BirthHistorySettings_species(ctx context.Context, f
 			return obj.Species, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v farm.Species) graphql.Marshaler {
+			return ec.marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthHistorySettings_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
 }
 
 func (ec *executionContext) _BirthHistorySettings_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -5330,13 +6414,13 @@ func (ec *executionContext) fieldContext_BirthHistorySettings_birthWindows(_ con
 	return fc, nil
 }
 
-func (ec *executionContext) _BirthPreviewSnapshot_id(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthPreview_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
+			return ec.fieldContext_BirthPreview_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
@@ -5349,242 +6433,17 @@ func (ec *executionContext) _BirthPreviewSnapshot_id(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthPreview_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _BirthPreviewSnapshot_damID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthPreview_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DamID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SettingsVersion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ProtocolVersion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_stale(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Stale, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_approvedAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ApprovedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthEventID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_evidence(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Evidence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
-			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BirthPreviewSnapshot",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthEvidence(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_tasks(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Tasks, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
-			return ec.marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BirthPreviewSnapshot",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PlannedTask(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+			return ec.fieldContext_BirthPreview_createdAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.CreatedAt, nil
@@ -5597,8 +6456,366 @@ func (ec *executionContext) _BirthPreviewSnapshot_createdAt(ctx context.Context,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
+func (ec *executionContext) fieldContext_BirthPreview_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_settingsVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_stale(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_stale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_approvedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_approvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_dam(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_evidence(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().Evidence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
+			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []schematype.PlannedTask) graphql.Marshaler {
+			return ec.marshalNPlannedTask2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlannedTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_birthEvent(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().BirthEvent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
@@ -5613,15 +6830,15 @@ func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, fie
 			return obj.Species, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v farm.Species) graphql.Marshaler {
+			return ec.marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthSettingsState_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
 }
 
 func (ec *executionContext) _BirthSettingsState_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
@@ -5715,14 +6932,14 @@ func (ec *executionContext) _BirthWindow_startDate(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
@@ -5738,14 +6955,14 @@ func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -5852,15 +7069,15 @@ func (ec *executionContext) _ChannelPreferences_source(ctx context.Context, fiel
 			return obj.Source, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PreferenceSource) graphql.Marshaler {
+			return ec.marshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type PreferenceSource does not have child fields"))
 }
 
 func (ec *executionContext) _ChannelPreferences_emailAddress(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -5964,6 +7181,38 @@ func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThreadID(_ con
 	return graphql.NewScalarFieldContext("CreateFarmPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _CreateFarmPayload_welcomeThread(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateFarmPayload_welcomeThread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CreateFarmPayload().WelcomeThread(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateFarmPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5977,14 +7226,14 @@ func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
@@ -6000,14 +7249,14 @@ func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _Farm_id(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -6323,7 +7572,7 @@ func (ec *executionContext) _Farm_farmTasks(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().FarmTasks(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["status"].(*model.TaskStatus))
+			return ec.Resolvers.Farm().FarmTasks(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["status"].(*farmtask.Status))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
@@ -6351,6 +7600,50 @@ func (ec *executionContext) fieldContext_Farm_farmTasks(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_farmTasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Tasks(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["status"].(*farmtask.Status))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FollowUpTaskConnection) graphql.Marshaler {
+			return ec.marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6489,6 +7782,50 @@ func (ec *executionContext) fieldContext_Farm_records(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_files(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_files(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Files(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FileOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FileConnection) graphql.Marshaler {
+			return ec.marshalNFileConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_files(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_files_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_threads(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6517,6 +7854,50 @@ func (ec *executionContext) fieldContext_Farm_threads(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Thread(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_threadsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_threadsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().ThreadsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ThreadOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ThreadConnection) graphql.Marshaler {
+			return ec.marshalNThreadConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_threadsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_threadsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7116,6 +8497,148 @@ func (ec *executionContext) fieldContext_File_size(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _FileConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FileEdge) graphql.Marshaler {
+			return ec.marshalOFileEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FileConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FileEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FileEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.File) graphql.Marshaler {
+			return ec.marshalOFile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFile(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FileEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_File(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.FileEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FileEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _FollowUpProtocolVersion_version(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7171,7 +8694,7 @@ func (ec *executionContext) fieldContext_FollowUpProtocolVersion_steps(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7194,145 +8717,7 @@ func (ec *executionContext) fieldContext_FollowUpTask_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_farmID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FarmID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthEventID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
-			return ec.marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DueDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AnimalIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7355,7 +8740,7 @@ func (ec *executionContext) fieldContext_FollowUpTask_createdAt(_ context.Contex
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7376,6 +8761,419 @@ func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_FollowUpTask_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v farmtask.Status) graphql.Marshaler {
+			return ec.marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_step(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_birthEvent(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEvent(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTask_animals(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_animals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animals(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_animals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTask_dueOn(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_dueOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FollowUpTask().DueOn(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_dueOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FollowUpTask().AnimalIDs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FollowUpTaskEdge) graphql.Marshaler {
+			return ec.marshalOFollowUpTaskEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTaskEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTaskConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalOFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTaskEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _FollowUpTaskPage_total(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
@@ -7413,8 +9211,8 @@ func (ec *executionContext) _FollowUpTaskPage_records(ctx context.Context, field
 			return obj.Records, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7645,6 +9443,50 @@ func (ec *executionContext) fieldContext_Group_animals(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Animal(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_animalsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_animalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().AnimalsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_animalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_animalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7919,14 +9761,14 @@ func (ec *executionContext) _Message_authorID(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Message_authorID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Message_body(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -7952,6 +9794,148 @@ func (ec *executionContext) fieldContext_Message_body(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.MessageEdge) graphql.Marshaler {
+			return ec.marshalOMessageEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalOMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7973,6 +9957,38 @@ func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_MovementComparison_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_record(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MovementComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MovementComparison_recordItemID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -7998,6 +10014,38 @@ func (ec *executionContext) fieldContext_MovementComparison_recordItemID(_ conte
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _MovementComparison_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MovementComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8010,15 +10058,15 @@ func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field 
 			return obj.Kind, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.MovementFactKind) graphql.Marshaler {
+			return ec.marshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type MovementFactKind does not have child fields"))
 }
 
 func (ec *executionContext) _MovementComparison_date(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -8034,14 +10082,14 @@ func (ec *executionContext) _MovementComparison_date(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _MovementComparison_relationToConception(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -8056,15 +10104,15 @@ func (ec *executionContext) _MovementComparison_relationToConception(ctx context
 			return obj.RelationToConception, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.ConceptionRelation) graphql.Marshaler {
+			return ec.marshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_relationToConception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ConceptionRelation does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createFarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -8916,8 +10964,8 @@ func (ec *executionContext) _Mutation_createBirthPreview(ctx context.Context, fi
 			return ec.Resolvers.Mutation().CreateBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
-			return ec.marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8930,7 +10978,7 @@ func (ec *executionContext) fieldContext_Mutation_createBirthPreview(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	defer func() {
@@ -8960,8 +11008,8 @@ func (ec *executionContext) _Mutation_approveBirthPreview(ctx context.Context, f
 			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
-			return ec.marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8974,7 +11022,7 @@ func (ec *executionContext) fieldContext_Mutation_approveBirthPreview(ctx contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ApprovedBirth(ctx, field)
+			return ec.childFields_BirthEvent(ctx, field)
 		},
 	}
 	defer func() {
@@ -9004,8 +11052,8 @@ func (ec *executionContext) _Mutation_updateFarmTask(ctx context.Context, field 
 			return ec.Resolvers.Mutation().UpdateFarmTask(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateTaskInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9469,14 +11517,14 @@ func (ec *executionContext) _Notification_farmID(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -9492,14 +11540,14 @@ func (ec *executionContext) _Notification_userID(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -9515,14 +11563,14 @@ func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_scheduledEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_type(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -9966,7 +12014,7 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9989,7 +12037,7 @@ func (ec *executionContext) fieldContext_PlannedTask_name(_ context.Context, fie
 	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10012,7 +12060,7 @@ func (ec *executionContext) fieldContext_PlannedTask_offsetDays(_ context.Contex
 	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10025,14 +12073,14 @@ func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PlannedTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _ProtocolStep_name(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
@@ -10226,8 +12274,8 @@ func (ec *executionContext) _Query_birthPreview(ctx context.Context, field graph
 			return ec.Resolvers.Query().BirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
-			return ec.marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalOBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10240,7 +12288,7 @@ func (ec *executionContext) fieldContext_Query_birthPreview(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	defer func() {
@@ -10832,6 +12880,50 @@ func (ec *executionContext) fieldContext_Record_files(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Record_animalsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_animalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Record().AnimalsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Record_animalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Record",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Record_animalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.RecordConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11181,6 +13273,38 @@ func (ec *executionContext) fieldContext_SireCandidate_animalID(_ context.Contex
 	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _SireCandidate_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11193,15 +13317,15 @@ func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, fiel
 			return obj.Eligibility, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireEligibility) graphql.Marshaler {
+			return ec.marshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_eligibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type SireEligibility does not have child fields"))
 }
 
 func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -11386,15 +13510,15 @@ func (ec *executionContext) _SireEvidence_status(ctx context.Context, field grap
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
+			return ec.marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type SireStatus does not have child fields"))
 }
 
 func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -11418,6 +13542,38 @@ func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_SireEvidence_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SireEvidence_confidence(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -11695,14 +13851,14 @@ func (ec *executionContext) _Thread_createdBy(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Thread_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Thread_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -11735,6 +13891,192 @@ func (ec *executionContext) fieldContext_Thread_messages(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Thread_messagesConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thread_messagesConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Thread().MessagesConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.MessageOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Thread_messagesConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Thread",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Thread_messagesConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ThreadEdge) graphql.Marshaler {
+			return ec.marshalOThreadEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ThreadConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ThreadEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalOThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -16147,7 +18489,7 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 		switch k {
 		case "status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
-			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -16269,6 +18611,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Group(ctx, sel, obj)
+	case *ent.FarmTask:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._FollowUpTask(ctx, sel, obj)
 	case *ent.File:
 		if obj == nil {
 			return graphql.Null
@@ -16284,6 +18631,16 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Farm(ctx, sel, obj)
+	case *ent.BirthPreview:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BirthPreview(ctx, sel, obj)
+	case *ent.BirthEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BirthEvent(ctx, sel, obj)
 	case *ent.Animal:
 		if obj == nil {
 			return graphql.Null
@@ -16499,10 +18856,10 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var approvedBirthImplementors = []string{"ApprovedBirth"}
+var birthEventImplementors = []string{"BirthEvent", "Node"}
 
-func (ec *executionContext) _ApprovedBirth(ctx context.Context, sel ast.SelectionSet, obj *model.ApprovedBirth) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, approvedBirthImplementors)
+func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.BirthEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -16510,37 +18867,176 @@ func (ec *executionContext) _ApprovedBirth(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ApprovedBirth")
+			out.Values[i] = graphql.MarshalString("BirthEvent")
 		case "id":
-			out.Values[i] = ec._ApprovedBirth_id(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._BirthEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._BirthEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._BirthEvent_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "damID":
-			out.Values[i] = ec._ApprovedBirth_damID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_damID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "birthDate":
-			out.Values[i] = ec._ApprovedBirth_birthDate(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_birthDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "previewID":
-			out.Values[i] = ec._ApprovedBirth_previewID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_previewID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requestID":
-			out.Values[i] = ec._ApprovedBirth_requestID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_requestID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthEvent_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._BirthEvent_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._BirthEvent_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tasks":
-			out.Values[i] = ec._ApprovedBirth_tasks(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_tasks(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_dam(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "preview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_preview(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16698,10 +19194,10 @@ func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.S
 	return out
 }
 
-var birthPreviewSnapshotImplementors = []string{"BirthPreviewSnapshot"}
+var birthPreviewImplementors = []string{"BirthPreview", "Node"}
 
-func (ec *executionContext) _BirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewSnapshot) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewSnapshotImplementors)
+func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.SelectionSet, obj *ent.BirthPreview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -16709,62 +19205,186 @@ func (ec *executionContext) _BirthPreviewSnapshot(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BirthPreviewSnapshot")
+			out.Values[i] = graphql.MarshalString("BirthPreview")
 		case "id":
-			out.Values[i] = ec._BirthPreviewSnapshot_id(ctx, field, obj)
+			out.Values[i] = ec._BirthPreview_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "damID":
-			out.Values[i] = ec._BirthPreviewSnapshot_damID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "birthDate":
-			out.Values[i] = ec._BirthPreviewSnapshot_birthDate(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "settingsVersion":
-			out.Values[i] = ec._BirthPreviewSnapshot_settingsVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "protocolVersion":
-			out.Values[i] = ec._BirthPreviewSnapshot_protocolVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "stale":
-			out.Values[i] = ec._BirthPreviewSnapshot_stale(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "approvedAt":
-			out.Values[i] = ec._BirthPreviewSnapshot_approvedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "birthEventID":
-			out.Values[i] = ec._BirthPreviewSnapshot_birthEventID(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "evidence":
-			out.Values[i] = ec._BirthPreviewSnapshot_evidence(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "tasks":
-			out.Values[i] = ec._BirthPreviewSnapshot_tasks(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
-			out.Values[i] = ec._BirthPreviewSnapshot_createdAt(ctx, field, obj)
+			out.Values[i] = ec._BirthPreview_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "updatedAt":
+			out.Values[i] = ec._BirthPreview_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._BirthPreview_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "damID":
+			out.Values[i] = ec._BirthPreview_damID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthDate":
+			out.Values[i] = ec._BirthPreview_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthPreview_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._BirthPreview_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stale":
+			out.Values[i] = ec._BirthPreview_stale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "approvedAt":
+			out.Values[i] = ec._BirthPreview_approvedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEventID":
+			out.Values[i] = ec._BirthPreview_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._BirthPreview_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_dam(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "evidence":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_evidence(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasks":
+			out.Values[i] = ec._BirthPreview_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEvent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_birthEvent(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16965,13 +19585,51 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 		case "farm":
 			out.Values[i] = ec._CreateFarmPayload_farm(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "welcomeThreadID":
 			out.Values[i] = ec._CreateFarmPayload_welcomeThreadID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "welcomeThread":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CreateFarmPayload_welcomeThread(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17245,6 +19903,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animals":
 			field := field
 
@@ -17359,6 +20055,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "files":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_files(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "threads":
 			field := field
 
@@ -17369,6 +20103,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Farm_threads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "threadsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_threadsConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -17764,6 +20536,97 @@ func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var fileConnectionImplementors = []string{"FileConnection"}
+
+func (ec *executionContext) _FileConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.FileConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fileConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FileConnection")
+		case "edges":
+			out.Values[i] = ec._FileConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._FileConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._FileConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var fileEdgeImplementors = []string{"FileEdge"}
+
+func (ec *executionContext) _FileEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FileEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fileEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FileEdge")
+		case "node":
+			out.Values[i] = ec._FileEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._FileEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var followUpProtocolVersionImplementors = []string{"FollowUpProtocolVersion"}
 
 func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpProtocolVersion) graphql.Marshaler {
@@ -17807,9 +20670,9 @@ func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel as
 	return out
 }
 
-var followUpTaskImplementors = []string{"FollowUpTask"}
+var followUpTaskImplementors = []string{"FollowUpTask", "Node"}
 
-func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.SelectionSet, obj *ent.FarmTask) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -17822,45 +20685,293 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._FollowUpTask_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "farmID":
-			out.Values[i] = ec._FollowUpTask_farmID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "birthEventID":
-			out.Values[i] = ec._FollowUpTask_birthEventID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "name":
-			out.Values[i] = ec._FollowUpTask_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "status":
-			out.Values[i] = ec._FollowUpTask_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "dueDate":
-			out.Values[i] = ec._FollowUpTask_dueDate(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "animalIDs":
-			out.Values[i] = ec._FollowUpTask_animalIDs(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._FollowUpTask_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._FollowUpTask_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._FollowUpTask_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEventID":
+			out.Values[i] = ec._FollowUpTask_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._FollowUpTask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._FollowUpTask_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._FollowUpTask_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._FollowUpTask_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "step":
+			out.Values[i] = ec._FollowUpTask_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEvent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_birthEvent(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_animals(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dueOn":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_dueOn(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_animalIDs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskConnectionImplementors = []string{"FollowUpTaskConnection"}
+
+func (ec *executionContext) _FollowUpTaskConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.FollowUpTaskConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTaskConnection")
+		case "edges":
+			out.Values[i] = ec._FollowUpTaskConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._FollowUpTaskConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._FollowUpTaskConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskEdgeImplementors = []string{"FollowUpTaskEdge"}
+
+func (ec *executionContext) _FollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FollowUpTaskEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTaskEdge")
+		case "node":
+			out.Values[i] = ec._FollowUpTaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._FollowUpTaskEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18024,6 +21135,44 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				}()
 				res = ec._Group_animals(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Group_animalsConnection(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -18231,6 +21380,97 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var messageConnectionImplementors = []string{"MessageConnection"}
+
+func (ec *executionContext) _MessageConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.MessageConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageConnection")
+		case "edges":
+			out.Values[i] = ec._MessageConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MessageConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MessageConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var messageEdgeImplementors = []string{"MessageEdge"}
+
+func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.MessageEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageEdge")
+		case "node":
+			out.Values[i] = ec._MessageEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._MessageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var movementComparisonImplementors = []string{"MovementComparison"}
 
 func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.SelectionSet, obj *model.MovementComparison) graphql.Marshaler {
@@ -18248,8 +21488,18 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "record":
+			out.Values[i] = ec._MovementComparison_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "recordItemID":
 			out.Values[i] = ec._MovementComparison_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItem":
+			out.Values[i] = ec._MovementComparison_recordItem(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18794,7 +22044,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 
 var plannedTaskImplementors = []string{"PlannedTask"}
 
-func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *model.PlannedTask) graphql.Marshaler {
+func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *schematype.PlannedTask) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, plannedTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -19323,6 +22573,44 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Record_animalsConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19525,6 +22813,11 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "animal":
+			out.Values[i] = ec._SireCandidate_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "eligibility":
 			out.Values[i] = ec._SireCandidate_eligibility(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19605,6 +22898,11 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 			}
 		case "animalID":
 			out.Values[i] = ec._SireEvidence_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._SireEvidence_animal(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -19739,6 +23037,135 @@ func (ec *executionContext) _Thread(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "messagesConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Thread_messagesConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadConnectionImplementors = []string{"ThreadConnection"}
+
+func (ec *executionContext) _ThreadConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ThreadConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadConnection")
+		case "edges":
+			out.Values[i] = ec._ThreadConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ThreadConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ThreadConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadEdgeImplementors = []string{"ThreadEdge"}
+
+func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ThreadEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadEdge")
+		case "node":
+			out.Values[i] = ec._ThreadEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ThreadEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20266,14 +23693,14 @@ func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx context.Context, sel ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
+func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._ApprovedBirth(ctx, sel, v)
+	return ec._BirthEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx context.Context, sel ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
@@ -20296,14 +23723,14 @@ func (ec *executionContext) unmarshalNBirthHistorySettingsInput2githubᚗcomᚋh
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+func (ec *executionContext) marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx context.Context, sel ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._BirthPreviewSnapshot(ctx, sel, v)
+	return ec._BirthPreview(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
@@ -20383,6 +23810,16 @@ func (ec *executionContext) unmarshalNChannelPreferencesInput2githubᚗcomᚋher
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx context.Context, v any) (model.ConceptionRelation, error) {
+	var res model.ConceptionRelation
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx context.Context, sel ast.SelectionSet, v model.ConceptionRelation) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmInput(ctx context.Context, v any) (model.CreateFarmInput, error) {
 	res, err := ec.unmarshalInputCreateFarmInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20411,6 +23848,22 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNDate2string(ctx context.Context, v any) (string, error) {
+	res, err := dategql.UnmarshalDate(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDate2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := dategql.MarshalDate(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNDateInterval2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DateInterval) graphql.Marshaler {
@@ -20541,6 +23994,16 @@ func (ec *executionContext) marshalNFile2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 	return ec._File(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNFileConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FileConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FileConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrderField(ctx context.Context, v any) (*ent.FileOrderField, error) {
 	var res = new(ent.FileOrderField)
 	err := res.UnmarshalGQL(v)
@@ -20567,11 +24030,11 @@ func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋhe
 	return ec._FollowUpProtocolVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, sel, v[i])
+		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -20583,7 +24046,7 @@ func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbook�
 	return ret
 }
 
-func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20591,6 +24054,16 @@ func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._FollowUpTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FollowUpTaskConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpTaskConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskPage(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
@@ -20741,6 +24214,16 @@ func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdboo
 	return ec._Message(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMessageConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageConnection(ctx context.Context, sel ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MessageConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMessageOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrderField(ctx context.Context, v any) (*ent.MessageOrderField, error) {
 	var res = new(ent.MessageOrderField)
 	err := res.UnmarshalGQL(v)
@@ -20786,6 +24269,16 @@ func (ec *executionContext) marshalNMovementComparison2ᚖgithubᚗcomᚋherdboo
 func (ec *executionContext) unmarshalNMovementFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactInput(ctx context.Context, v any) (model.MovementFactInput, error) {
 	res, err := ec.unmarshalInputMovementFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx context.Context, v any) (model.MovementFactKind, error) {
+	var res model.MovementFactKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx context.Context, sel ast.SelectionSet, v model.MovementFactKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx context.Context, v any) (model.MovementKind, error) {
@@ -20868,11 +24361,15 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
+func (ec *executionContext) marshalNPlannedTask2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v schematype.PlannedTask) graphql.Marshaler {
+	return ec._PlannedTask(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlannedTask2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.PlannedTask) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx, sel, v[i])
+		return ec.marshalNPlannedTask2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTask(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -20884,14 +24381,24 @@ func (ec *executionContext) marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v *model.PlannedTask) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._PlannedTask(ctx, sel, v)
+func (ec *executionContext) unmarshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx context.Context, v any) (model.PlannedWindowStatus, error) {
+	var res model.PlannedWindowStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx context.Context, sel ast.SelectionSet, v model.PlannedWindowStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx context.Context, v any) (model.PreferenceSource, error) {
+	var res model.PreferenceSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx context.Context, sel ast.SelectionSet, v model.PreferenceSource) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNProfileFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFactInput(ctx context.Context, v any) (model.ProfileFactInput, error) {
@@ -21026,6 +24533,16 @@ func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, v any) (model.SettingsStatus, error) {
+	var res model.SettingsStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, sel ast.SelectionSet, v model.SettingsStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (model.Sex, error) {
 	var res model.Sex
 	err := res.UnmarshalGQL(v)
@@ -21062,6 +24579,16 @@ func (ec *executionContext) marshalNSireCandidate2ᚖgithubᚗcomᚋherdbookᚋh
 	return ec._SireCandidate(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx context.Context, v any) (model.SireEligibility, error) {
+	var res model.SireEligibility
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx context.Context, sel ast.SelectionSet, v model.SireEligibility) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEvidence(ctx context.Context, sel ast.SelectionSet, v *model.SireEvidence) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21070,6 +24597,16 @@ func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._SireEvidence(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, v any) (model.SireStatus, error) {
+	var res model.SireStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, sel ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -21117,13 +24654,13 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
-func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (model.TaskStatus, error) {
-	var res model.TaskStatus
+func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, v any) (farmtask.Status, error) {
+	var res farmtask.Status
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v farmtask.Status) graphql.Marshaler {
 	return v
 }
 
@@ -21153,6 +24690,16 @@ func (ec *executionContext) marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbook
 	return ec._Thread(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNThreadConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ThreadConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNThreadOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrderField(ctx context.Context, v any) (*ent.ThreadOrderField, error) {
 	var res = new(ent.ThreadOrderField)
 	err := res.UnmarshalGQL(v)
@@ -21177,22 +24724,6 @@ func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v an
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalTime(v)
-	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
-	res, err := uuidgql.UnmarshalUUID(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-	_ = sel
-	res := uuidgql.MarshalUUID(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -21461,6 +24992,13 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BirthEvent(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx context.Context, sel ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -21468,11 +25006,11 @@ func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdb
 	return ec._BirthHistorySettings(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+func (ec *executionContext) marshalOBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx context.Context, sel ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._BirthPreviewSnapshot(ctx, sel, v)
+	return ec._BirthPreview(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBirthWindowInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowInput, error) {
@@ -21536,6 +25074,24 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalODate2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := dategql.UnmarshalDate(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODate2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := dategql.MarshalDate(*v)
+	return res
 }
 
 func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx context.Context, sel ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
@@ -21695,6 +25251,41 @@ func (ec *executionContext) marshalOFile2ᚕᚖgithubᚗcomᚋherdbookᚋherdboo
 	return ret
 }
 
+func (ec *executionContext) marshalOFile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFile(ctx context.Context, sel ast.SelectionSet, v *ent.File) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._File(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFileEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.FileEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOFileEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFileEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx context.Context, sel ast.SelectionSet, v *ent.FileEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FileEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFileOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrder(ctx context.Context, v any) (*ent.FileOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFileOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -21710,6 +25301,52 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalFloatContext(*v)
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FollowUpTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFollowUpTaskEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.FollowUpTaskEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOFollowUpTaskEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFollowUpTaskEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, v *ent.FollowUpTaskEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FollowUpTaskEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx context.Context, sel ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
@@ -21912,6 +25549,41 @@ func (ec *executionContext) marshalOMessage2ᚕᚖgithubᚗcomᚋherdbookᚋherd
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx context.Context, sel ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMessageEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.MessageEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOMessageEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOMessageEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx context.Context, sel ast.SelectionSet, v *ent.MessageEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MessageEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMessageOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrder(ctx context.Context, v any) (*ent.MessageOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMessageOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋherdbookᚋherdbookᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder) graphql.Marshaler {
@@ -22173,20 +25845,55 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
-func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (*model.TaskStatus, error) {
+func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, v any) (*farmtask.Status, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.TaskStatus)
+	var res = new(farmtask.Status)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v *model.TaskStatus) graphql.Marshaler {
+func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v *farmtask.Status) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx context.Context, sel ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Thread(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOThreadEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ThreadEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOThreadEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOThreadEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ThreadEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrder(ctx context.Context, v any) (*ent.ThreadOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputThreadOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {
@@ -22239,24 +25946,6 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
-	return res
-}
-
-func (ec *executionContext) unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (*uuid.UUID, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := uuidgql.UnmarshalUUID(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	_ = sel
-	_ = ctx
-	res := uuidgql.MarshalUUID(*v)
 	return res
 }
 
