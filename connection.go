@@ -99,6 +99,9 @@ func (s *Service) FileConnection(ctx context.Context, farmID uuid.UUID, w Window
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if order == nil {
+		order = &ent.FileOrder{Field: ent.FileOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
+	}
 	return s.Client(ctx).File.Query().Where(file.FarmID(farmID)).
 		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFileOrder(order))
 }
@@ -128,6 +131,9 @@ func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w W
 	}
 	if err := w.validate(); err != nil {
 		return nil, err
+	}
+	if order == nil {
+		order = &ent.MessageOrder{Field: ent.MessageOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
 	}
 	return s.Client(ctx).Message.Query().Where(message.ThreadID(threadID)).
 		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithMessageOrder(order))
