@@ -74,9 +74,21 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	AnimalCreatePayload struct {
+		Animal func(childComplexity int) int
+	}
+
+	AnimalDeletePayload struct {
+		DeletedAnimalID func(childComplexity int) int
+	}
+
 	AnimalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AnimalUpdatePayload struct {
+		Animal func(childComplexity int) int
 	}
 
 	BirthEvent struct {
@@ -135,10 +147,22 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	BirthPreviewApprovePayload struct {
+		BirthEvent func(childComplexity int) int
+	}
+
+	BirthPreviewCreatePayload struct {
+		BirthPreview func(childComplexity int) int
+	}
+
 	BirthSettingsState struct {
 		Settings        func(childComplexity int) int
 		SettingsVersion func(childComplexity int) int
 		Species         func(childComplexity int) int
+	}
+
+	BirthSettingsUpdatePayload struct {
+		BirthSettings func(childComplexity int) int
 	}
 
 	BirthWindow struct {
@@ -166,6 +190,10 @@ type ComplexityRoot struct {
 	DateInterval struct {
 		EndDate   func(childComplexity int) int
 		StartDate func(childComplexity int) int
+	}
+
+	FactCreatePayload struct {
+		Record func(childComplexity int) int
 	}
 
 	Farm struct {
@@ -198,6 +226,15 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	FarmCreatePayload struct {
+		Farm          func(childComplexity int) int
+		WelcomeThread func(childComplexity int) int
+	}
+
+	FarmDeletePayload struct {
+		DeletedFarmID func(childComplexity int) int
+	}
+
 	FarmEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
@@ -213,6 +250,10 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 		User      func(childComplexity int) int
 		UserID    func(childComplexity int) int
+	}
+
+	FarmUpdatePayload struct {
+		Farm func(childComplexity int) int
 	}
 
 	File struct {
@@ -235,6 +276,10 @@ type ComplexityRoot struct {
 	FileEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	FollowUpProtocolUpdatePayload struct {
+		FollowUpProtocol func(childComplexity int) int
 	}
 
 	FollowUpProtocolVersion struct {
@@ -291,15 +336,39 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	GroupAnimalsSetPayload struct {
+		Group func(childComplexity int) int
+	}
+
 	GroupConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
 	}
 
+	GroupCreatePayload struct {
+		Group func(childComplexity int) int
+	}
+
+	GroupDeletePayload struct {
+		DeletedGroupID func(childComplexity int) int
+	}
+
 	GroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MemberAddPayload struct {
+		Member func(childComplexity int) int
+	}
+
+	MemberDeactivatePayload struct {
+		DeactivatedMemberID func(childComplexity int) int
+	}
+
+	MemberUpdatePayload struct {
+		Member func(childComplexity int) int
 	}
 
 	Message struct {
@@ -323,6 +392,10 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	MessagePostPayload struct {
+		Message func(childComplexity int) int
+	}
+
 	MovementComparison struct {
 		Date                 func(childComplexity int) int
 		Kind                 func(childComplexity int) int
@@ -334,36 +407,61 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddMember                  func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
-		ApproveBirthPreview        func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
-		CreateAnimal               func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
-		CreateBirthPreview         func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
-		CreateFarm                 func(childComplexity int, input model.CreateFarmInput) int
-		CreateGroup                func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
-		CreateRecord               func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
-		CreateThread               func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
-		DeactivateMember           func(childComplexity int, id uuid.UUID) int
-		DeleteAnimal               func(childComplexity int, id uuid.UUID) int
-		DeleteFarm                 func(childComplexity int, id uuid.UUID) int
-		DeleteGroup                func(childComplexity int, id uuid.UUID) int
-		DeleteRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		MarkNotificationsRead      func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
-		PostMessage                func(childComplexity int, threadID uuid.UUID, body string) int
-		PutBirthSettings           func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
-		PutFollowUpProtocol        func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
-		RecordBirth                func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
-		RecordCastration           func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
-		RecordExposure             func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
-		RecordMembership           func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
-		RecordMovement             func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
-		RecordProfile              func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
-		SetGroupAnimals            func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
-		SetMemberRole              func(childComplexity int, id uuid.UUID, role farmmember.Role) int
-		SetNotificationPreferences func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
-		UpdateAnimal               func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
-		UpdateFarm                 func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
-		UpdateFarmTask             func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
-		UpdateRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
+		AddMember                     func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
+		AnimalCreate                  func(childComplexity int, input model.AnimalCreateInput) int
+		AnimalDelete                  func(childComplexity int, input model.AnimalDeleteInput) int
+		AnimalUpdate                  func(childComplexity int, input model.AnimalUpdateInput) int
+		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		BirthPreviewApprove           func(childComplexity int, input model.BirthPreviewApproveInput) int
+		BirthPreviewCreate            func(childComplexity int, input model.BirthPreviewCreateInput) int
+		BirthSettingsUpdate           func(childComplexity int, input model.BirthSettingsUpdateInput) int
+		CreateAnimal                  func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
+		CreateBirthPreview            func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		CreateFarm                    func(childComplexity int, input model.CreateFarmInput) int
+		CreateGroup                   func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
+		CreateRecord                  func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
+		CreateThread                  func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
+		DeactivateMember              func(childComplexity int, id uuid.UUID) int
+		DeleteAnimal                  func(childComplexity int, id uuid.UUID) int
+		DeleteFarm                    func(childComplexity int, id uuid.UUID) int
+		DeleteGroup                   func(childComplexity int, id uuid.UUID) int
+		DeleteRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		FactCreate                    func(childComplexity int, input model.FactCreateInput) int
+		FarmCreate                    func(childComplexity int, input model.FarmCreateInput) int
+		FarmDelete                    func(childComplexity int, input model.FarmDeleteInput) int
+		FarmUpdate                    func(childComplexity int, input model.FarmUpdateInput) int
+		FollowUpProtocolUpdate        func(childComplexity int, input model.FollowUpProtocolUpdateInput) int
+		GroupAnimalsSet               func(childComplexity int, input model.GroupAnimalsSetInput) int
+		GroupCreate                   func(childComplexity int, input model.GroupCreateInput) int
+		GroupDelete                   func(childComplexity int, input model.GroupDeleteInput) int
+		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
+		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
+		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
+		MemberUpdate                  func(childComplexity int, input model.MemberUpdateInput) int
+		MessagePost                   func(childComplexity int, input model.MessagePostInput) int
+		NotificationPreferencesUpdate func(childComplexity int, input model.NotificationPreferencesUpdateInput) int
+		NotificationsMarkRead         func(childComplexity int, input model.NotificationsMarkReadInput) int
+		PostMessage                   func(childComplexity int, threadID uuid.UUID, body string) int
+		PutBirthSettings              func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
+		PutFollowUpProtocol           func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordBirth                   func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
+		RecordCastration              func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
+		RecordCreate                  func(childComplexity int, input model.RecordCreateInput) int
+		RecordDelete                  func(childComplexity int, input model.RecordDeleteInput) int
+		RecordExposure                func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordMembership              func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
+		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
+		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
+		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
+		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
+		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
+		SetNotificationPreferences    func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
+		TaskUpdate                    func(childComplexity int, input model.TaskUpdateInput) int
+		ThreadCreate                  func(childComplexity int, input model.ThreadCreateInput) int
+		UpdateAnimal                  func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
+		UpdateFarm                    func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
+		UpdateFarmTask                func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
+		UpdateRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
 	}
 
 	Notification struct {
@@ -393,6 +491,14 @@ type ComplexityRoot struct {
 	NotificationEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	NotificationPreferencesUpdatePayload struct {
+		Preferences func(childComplexity int) int
+	}
+
+	NotificationsMarkReadPayload struct {
+		MarkedCount func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -447,6 +553,14 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	RecordCreatePayload struct {
+		Record func(childComplexity int) int
+	}
+
+	RecordDeletePayload struct {
+		DeletedRecordID func(childComplexity int) int
+	}
+
 	RecordEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
@@ -461,6 +575,10 @@ type ComplexityRoot struct {
 		Name        func(childComplexity int) int
 		RecordID    func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
+	}
+
+	RecordUpdatePayload struct {
+		Record func(childComplexity int) int
 	}
 
 	SireCandidate struct {
@@ -486,6 +604,10 @@ type ComplexityRoot struct {
 		Status        func(childComplexity int) int
 	}
 
+	TaskUpdatePayload struct {
+		Task func(childComplexity int) int
+	}
+
 	Thread struct {
 		CreatedAt          func(childComplexity int) int
 		CreatedBy          func(childComplexity int) int
@@ -503,6 +625,10 @@ type ComplexityRoot struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	ThreadCreatePayload struct {
+		Thread func(childComplexity int) int
 	}
 
 	ThreadEdge struct {
@@ -587,6 +713,31 @@ type MutationResolver interface {
 	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
 	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
 	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
+	FarmCreate(ctx context.Context, input model.FarmCreateInput) (*model.FarmCreatePayload, error)
+	FarmUpdate(ctx context.Context, input model.FarmUpdateInput) (*model.FarmUpdatePayload, error)
+	FarmDelete(ctx context.Context, input model.FarmDeleteInput) (*model.FarmDeletePayload, error)
+	MemberAdd(ctx context.Context, input model.MemberAddInput) (*model.MemberAddPayload, error)
+	MemberUpdate(ctx context.Context, input model.MemberUpdateInput) (*model.MemberUpdatePayload, error)
+	MemberDeactivate(ctx context.Context, input model.MemberDeactivateInput) (*model.MemberDeactivatePayload, error)
+	AnimalCreate(ctx context.Context, input model.AnimalCreateInput) (*model.AnimalCreatePayload, error)
+	AnimalUpdate(ctx context.Context, input model.AnimalUpdateInput) (*model.AnimalUpdatePayload, error)
+	AnimalDelete(ctx context.Context, input model.AnimalDeleteInput) (*model.AnimalDeletePayload, error)
+	GroupCreate(ctx context.Context, input model.GroupCreateInput) (*model.GroupCreatePayload, error)
+	GroupAnimalsSet(ctx context.Context, input model.GroupAnimalsSetInput) (*model.GroupAnimalsSetPayload, error)
+	GroupDelete(ctx context.Context, input model.GroupDeleteInput) (*model.GroupDeletePayload, error)
+	RecordCreate(ctx context.Context, input model.RecordCreateInput) (*model.RecordCreatePayload, error)
+	RecordUpdate(ctx context.Context, input model.RecordUpdateInput) (*model.RecordUpdatePayload, error)
+	RecordDelete(ctx context.Context, input model.RecordDeleteInput) (*model.RecordDeletePayload, error)
+	ThreadCreate(ctx context.Context, input model.ThreadCreateInput) (*model.ThreadCreatePayload, error)
+	MessagePost(ctx context.Context, input model.MessagePostInput) (*model.MessagePostPayload, error)
+	BirthSettingsUpdate(ctx context.Context, input model.BirthSettingsUpdateInput) (*model.BirthSettingsUpdatePayload, error)
+	FollowUpProtocolUpdate(ctx context.Context, input model.FollowUpProtocolUpdateInput) (*model.FollowUpProtocolUpdatePayload, error)
+	BirthPreviewCreate(ctx context.Context, input model.BirthPreviewCreateInput) (*model.BirthPreviewCreatePayload, error)
+	BirthPreviewApprove(ctx context.Context, input model.BirthPreviewApproveInput) (*model.BirthPreviewApprovePayload, error)
+	TaskUpdate(ctx context.Context, input model.TaskUpdateInput) (*model.TaskUpdatePayload, error)
+	FactCreate(ctx context.Context, input model.FactCreateInput) (*model.FactCreatePayload, error)
+	NotificationsMarkRead(ctx context.Context, input model.NotificationsMarkReadInput) (*model.NotificationsMarkReadPayload, error)
+	NotificationPreferencesUpdate(ctx context.Context, input model.NotificationPreferencesUpdateInput) (*model.NotificationPreferencesUpdatePayload, error)
 	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
 	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
 }
@@ -693,6 +844,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalConnection.TotalCount(childComplexity), true
 
+	case "AnimalCreatePayload.animal":
+		if e.ComplexityRoot.AnimalCreatePayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalCreatePayload.Animal(childComplexity), true
+
+	case "AnimalDeletePayload.deletedAnimalID":
+		if e.ComplexityRoot.AnimalDeletePayload.DeletedAnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalDeletePayload.DeletedAnimalID(childComplexity), true
+
 	case "AnimalEdge.cursor":
 		if e.ComplexityRoot.AnimalEdge.Cursor == nil {
 			break
@@ -705,6 +870,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
+
+	case "AnimalUpdatePayload.animal":
+		if e.ComplexityRoot.AnimalUpdatePayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalUpdatePayload.Animal(childComplexity), true
 
 	case "BirthEvent.birthDate":
 		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
@@ -974,6 +1146,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BirthPreview.UpdatedAt(childComplexity), true
 
+	case "BirthPreviewApprovePayload.birthEvent":
+		if e.ComplexityRoot.BirthPreviewApprovePayload.BirthEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewApprovePayload.BirthEvent(childComplexity), true
+
+	case "BirthPreviewCreatePayload.birthPreview":
+		if e.ComplexityRoot.BirthPreviewCreatePayload.BirthPreview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewCreatePayload.BirthPreview(childComplexity), true
+
 	case "BirthSettingsState.settings":
 		if e.ComplexityRoot.BirthSettingsState.Settings == nil {
 			break
@@ -992,6 +1178,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthSettingsState.Species(childComplexity), true
+
+	case "BirthSettingsUpdatePayload.birthSettings":
+		if e.ComplexityRoot.BirthSettingsUpdatePayload.BirthSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthSettingsUpdatePayload.BirthSettings(childComplexity), true
 
 	case "BirthWindow.endDate":
 		if e.ComplexityRoot.BirthWindow.EndDate == nil {
@@ -1086,6 +1279,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DateInterval.StartDate(childComplexity), true
+
+	case "FactCreatePayload.record":
+		if e.ComplexityRoot.FactCreatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FactCreatePayload.Record(childComplexity), true
 
 	case "Farm.allowPrivateThreads":
 		if e.ComplexityRoot.Farm.AllowPrivateThreads == nil {
@@ -1273,6 +1473,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FarmConnection.TotalCount(childComplexity), true
 
+	case "FarmCreatePayload.farm":
+		if e.ComplexityRoot.FarmCreatePayload.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmCreatePayload.Farm(childComplexity), true
+	case "FarmCreatePayload.welcomeThread":
+		if e.ComplexityRoot.FarmCreatePayload.WelcomeThread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmCreatePayload.WelcomeThread(childComplexity), true
+
+	case "FarmDeletePayload.deletedFarmID":
+		if e.ComplexityRoot.FarmDeletePayload.DeletedFarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmDeletePayload.DeletedFarmID(childComplexity), true
+
 	case "FarmEdge.cursor":
 		if e.ComplexityRoot.FarmEdge.Cursor == nil {
 			break
@@ -1340,6 +1560,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FarmMember.UserID(childComplexity), true
+
+	case "FarmUpdatePayload.farm":
+		if e.ComplexityRoot.FarmUpdatePayload.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmUpdatePayload.Farm(childComplexity), true
 
 	case "File.createdAt":
 		if e.ComplexityRoot.File.CreatedAt == nil {
@@ -1421,6 +1648,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FileEdge.Node(childComplexity), true
+
+	case "FollowUpProtocolUpdatePayload.followUpProtocol":
+		if e.ComplexityRoot.FollowUpProtocolUpdatePayload.FollowUpProtocol == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpProtocolUpdatePayload.FollowUpProtocol(childComplexity), true
 
 	case "FollowUpProtocolVersion.steps":
 		if e.ComplexityRoot.FollowUpProtocolVersion.Steps == nil {
@@ -1632,6 +1866,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Group.UpdatedAt(childComplexity), true
 
+	case "GroupAnimalsSetPayload.group":
+		if e.ComplexityRoot.GroupAnimalsSetPayload.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupAnimalsSetPayload.Group(childComplexity), true
+
 	case "GroupConnection.edges":
 		if e.ComplexityRoot.GroupConnection.Edges == nil {
 			break
@@ -1651,6 +1892,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GroupConnection.TotalCount(childComplexity), true
 
+	case "GroupCreatePayload.group":
+		if e.ComplexityRoot.GroupCreatePayload.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupCreatePayload.Group(childComplexity), true
+
+	case "GroupDeletePayload.deletedGroupID":
+		if e.ComplexityRoot.GroupDeletePayload.DeletedGroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupDeletePayload.DeletedGroupID(childComplexity), true
+
 	case "GroupEdge.cursor":
 		if e.ComplexityRoot.GroupEdge.Cursor == nil {
 			break
@@ -1663,6 +1918,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "MemberAddPayload.member":
+		if e.ComplexityRoot.MemberAddPayload.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberAddPayload.Member(childComplexity), true
+
+	case "MemberDeactivatePayload.deactivatedMemberID":
+		if e.ComplexityRoot.MemberDeactivatePayload.DeactivatedMemberID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberDeactivatePayload.DeactivatedMemberID(childComplexity), true
+
+	case "MemberUpdatePayload.member":
+		if e.ComplexityRoot.MemberUpdatePayload.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberUpdatePayload.Member(childComplexity), true
 
 	case "Message.authorID":
 		if e.ComplexityRoot.Message.AuthorID == nil {
@@ -1739,6 +2015,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
 
+	case "MessagePostPayload.message":
+		if e.ComplexityRoot.MessagePostPayload.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagePostPayload.Message(childComplexity), true
+
 	case "MovementComparison.date":
 		if e.ComplexityRoot.MovementComparison.Date == nil {
 			break
@@ -1793,6 +2076,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMember(childComplexity, args["farmID"].(uuid.UUID), args["phoneNumberLocal"].(string), args["role"].(farmmember.Role)), true
+	case "Mutation.animalCreate":
+		if e.ComplexityRoot.Mutation.AnimalCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalCreate(childComplexity, args["input"].(model.AnimalCreateInput)), true
+	case "Mutation.animalDelete":
+		if e.ComplexityRoot.Mutation.AnimalDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalDelete(childComplexity, args["input"].(model.AnimalDeleteInput)), true
+	case "Mutation.animalUpdate":
+		if e.ComplexityRoot.Mutation.AnimalUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalUpdate(childComplexity, args["input"].(model.AnimalUpdateInput)), true
 	case "Mutation.approveBirthPreview":
 		if e.ComplexityRoot.Mutation.ApproveBirthPreview == nil {
 			break
@@ -1804,6 +2120,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string)), true
+	case "Mutation.birthPreviewApprove":
+		if e.ComplexityRoot.Mutation.BirthPreviewApprove == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthPreviewApprove_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthPreviewApprove(childComplexity, args["input"].(model.BirthPreviewApproveInput)), true
+	case "Mutation.birthPreviewCreate":
+		if e.ComplexityRoot.Mutation.BirthPreviewCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthPreviewCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthPreviewCreate(childComplexity, args["input"].(model.BirthPreviewCreateInput)), true
+	case "Mutation.birthSettingsUpdate":
+		if e.ComplexityRoot.Mutation.BirthSettingsUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthSettingsUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthSettingsUpdate(childComplexity, args["input"].(model.BirthSettingsUpdateInput)), true
 	case "Mutation.createAnimal":
 		if e.ComplexityRoot.Mutation.CreateAnimal == nil {
 			break
@@ -1925,6 +2274,94 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.factCreate":
+		if e.ComplexityRoot.Mutation.FactCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_factCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FactCreate(childComplexity, args["input"].(model.FactCreateInput)), true
+	case "Mutation.farmCreate":
+		if e.ComplexityRoot.Mutation.FarmCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmCreate(childComplexity, args["input"].(model.FarmCreateInput)), true
+	case "Mutation.farmDelete":
+		if e.ComplexityRoot.Mutation.FarmDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmDelete(childComplexity, args["input"].(model.FarmDeleteInput)), true
+	case "Mutation.farmUpdate":
+		if e.ComplexityRoot.Mutation.FarmUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmUpdate(childComplexity, args["input"].(model.FarmUpdateInput)), true
+	case "Mutation.followUpProtocolUpdate":
+		if e.ComplexityRoot.Mutation.FollowUpProtocolUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_followUpProtocolUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FollowUpProtocolUpdate(childComplexity, args["input"].(model.FollowUpProtocolUpdateInput)), true
+	case "Mutation.groupAnimalsSet":
+		if e.ComplexityRoot.Mutation.GroupAnimalsSet == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupAnimalsSet_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupAnimalsSet(childComplexity, args["input"].(model.GroupAnimalsSetInput)), true
+	case "Mutation.groupCreate":
+		if e.ComplexityRoot.Mutation.GroupCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupCreate(childComplexity, args["input"].(model.GroupCreateInput)), true
+	case "Mutation.groupDelete":
+		if e.ComplexityRoot.Mutation.GroupDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupDelete(childComplexity, args["input"].(model.GroupDeleteInput)), true
 	case "Mutation.markNotificationsRead":
 		if e.ComplexityRoot.Mutation.MarkNotificationsRead == nil {
 			break
@@ -1936,6 +2373,72 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["farmID"].(uuid.UUID), args["ids"].([]uuid.UUID)), true
+	case "Mutation.memberAdd":
+		if e.ComplexityRoot.Mutation.MemberAdd == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberAdd_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberAdd(childComplexity, args["input"].(model.MemberAddInput)), true
+	case "Mutation.memberDeactivate":
+		if e.ComplexityRoot.Mutation.MemberDeactivate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberDeactivate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberDeactivate(childComplexity, args["input"].(model.MemberDeactivateInput)), true
+	case "Mutation.memberUpdate":
+		if e.ComplexityRoot.Mutation.MemberUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberUpdate(childComplexity, args["input"].(model.MemberUpdateInput)), true
+	case "Mutation.messagePost":
+		if e.ComplexityRoot.Mutation.MessagePost == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_messagePost_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MessagePost(childComplexity, args["input"].(model.MessagePostInput)), true
+	case "Mutation.notificationPreferencesUpdate":
+		if e.ComplexityRoot.Mutation.NotificationPreferencesUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_notificationPreferencesUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.NotificationPreferencesUpdate(childComplexity, args["input"].(model.NotificationPreferencesUpdateInput)), true
+	case "Mutation.notificationsMarkRead":
+		if e.ComplexityRoot.Mutation.NotificationsMarkRead == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_notificationsMarkRead_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.NotificationsMarkRead(childComplexity, args["input"].(model.NotificationsMarkReadInput)), true
 	case "Mutation.postMessage":
 		if e.ComplexityRoot.Mutation.PostMessage == nil {
 			break
@@ -1991,6 +2494,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordCastration(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.CastrationFactInput)), true
+	case "Mutation.recordCreate":
+		if e.ComplexityRoot.Mutation.RecordCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCreate(childComplexity, args["input"].(model.RecordCreateInput)), true
+	case "Mutation.recordDelete":
+		if e.ComplexityRoot.Mutation.RecordDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordDelete(childComplexity, args["input"].(model.RecordDeleteInput)), true
 	case "Mutation.recordExposure":
 		if e.ComplexityRoot.Mutation.RecordExposure == nil {
 			break
@@ -2035,6 +2560,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordProfile(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ProfileFactInput)), true
+	case "Mutation.recordUpdate":
+		if e.ComplexityRoot.Mutation.RecordUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
 	case "Mutation.setGroupAnimals":
 		if e.ComplexityRoot.Mutation.SetGroupAnimals == nil {
 			break
@@ -2068,6 +2604,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetNotificationPreferences(childComplexity, args["farmID"].(*uuid.UUID), args["input"].(model.ChannelPreferencesInput)), true
+	case "Mutation.taskUpdate":
+		if e.ComplexityRoot.Mutation.TaskUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_taskUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TaskUpdate(childComplexity, args["input"].(model.TaskUpdateInput)), true
+	case "Mutation.threadCreate":
+		if e.ComplexityRoot.Mutation.ThreadCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_threadCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ThreadCreate(childComplexity, args["input"].(model.ThreadCreateInput)), true
 	case "Mutation.updateAnimal":
 		if e.ComplexityRoot.Mutation.UpdateAnimal == nil {
 			break
@@ -2235,6 +2793,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NotificationEdge.Node(childComplexity), true
+
+	case "NotificationPreferencesUpdatePayload.preferences":
+		if e.ComplexityRoot.NotificationPreferencesUpdatePayload.Preferences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationPreferencesUpdatePayload.Preferences(childComplexity), true
+
+	case "NotificationsMarkReadPayload.markedCount":
+		if e.ComplexityRoot.NotificationsMarkReadPayload.MarkedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationsMarkReadPayload.MarkedCount(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2487,6 +3059,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordConnection.TotalCount(childComplexity), true
 
+	case "RecordCreatePayload.record":
+		if e.ComplexityRoot.RecordCreatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordCreatePayload.Record(childComplexity), true
+
+	case "RecordDeletePayload.deletedRecordID":
+		if e.ComplexityRoot.RecordDeletePayload.DeletedRecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordDeletePayload.DeletedRecordID(childComplexity), true
+
 	case "RecordEdge.cursor":
 		if e.ComplexityRoot.RecordEdge.Cursor == nil {
 			break
@@ -2548,6 +3134,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
+
+	case "RecordUpdatePayload.record":
+		if e.ComplexityRoot.RecordUpdatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordUpdatePayload.Record(childComplexity), true
 
 	case "SireCandidate.animal":
 		if e.ComplexityRoot.SireCandidate.Animal == nil {
@@ -2653,6 +3246,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SireEvidence.Status(childComplexity), true
 
+	case "TaskUpdatePayload.task":
+		if e.ComplexityRoot.TaskUpdatePayload.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskUpdatePayload.Task(childComplexity), true
+
 	case "Thread.createdAt":
 		if e.ComplexityRoot.Thread.CreatedAt == nil {
 			break
@@ -2738,6 +3338,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ThreadConnection.TotalCount(childComplexity), true
 
+	case "ThreadCreatePayload.thread":
+		if e.ComplexityRoot.ThreadCreatePayload.Thread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadCreatePayload.Thread(childComplexity), true
+
 	case "ThreadEdge.cursor":
 		if e.ComplexityRoot.ThreadEdge.Cursor == nil {
 			break
@@ -2802,35 +3409,68 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAnimalCreateInput,
+		ec.unmarshalInputAnimalDeleteInput,
 		ec.unmarshalInputAnimalInput,
 		ec.unmarshalInputAnimalOrder,
+		ec.unmarshalInputAnimalUpdateInput,
 		ec.unmarshalInputAnimalWhereInput,
+		ec.unmarshalInputBirthFact,
 		ec.unmarshalInputBirthFactInput,
 		ec.unmarshalInputBirthHistorySettingsInput,
+		ec.unmarshalInputBirthPreviewApproveInput,
+		ec.unmarshalInputBirthPreviewCreateInput,
+		ec.unmarshalInputBirthSettingsUpdateInput,
+		ec.unmarshalInputBirthWindowCreateInput,
 		ec.unmarshalInputBirthWindowInput,
+		ec.unmarshalInputCastrationFact,
 		ec.unmarshalInputCastrationFactInput,
 		ec.unmarshalInputChannelPreferencesInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
+		ec.unmarshalInputExposureFact,
 		ec.unmarshalInputExposureFactInput,
+		ec.unmarshalInputFactCreateInput,
+		ec.unmarshalInputFactInput,
+		ec.unmarshalInputFarmCreateInput,
+		ec.unmarshalInputFarmDeleteInput,
 		ec.unmarshalInputFarmMemberOrder,
 		ec.unmarshalInputFarmOrder,
+		ec.unmarshalInputFarmUpdateInput,
 		ec.unmarshalInputFarmWhereInput,
 		ec.unmarshalInputFileOrder,
+		ec.unmarshalInputFollowUpProtocolUpdateInput,
 		ec.unmarshalInputGestationDaysInput,
+		ec.unmarshalInputGroupAnimalsSetInput,
+		ec.unmarshalInputGroupCreateInput,
+		ec.unmarshalInputGroupDeleteInput,
 		ec.unmarshalInputGroupInput,
 		ec.unmarshalInputGroupOrder,
 		ec.unmarshalInputGroupWhereInput,
+		ec.unmarshalInputMemberAddInput,
+		ec.unmarshalInputMemberDeactivateInput,
+		ec.unmarshalInputMemberUpdateInput,
+		ec.unmarshalInputMembershipFact,
 		ec.unmarshalInputMembershipFactInput,
 		ec.unmarshalInputMessageOrder,
+		ec.unmarshalInputMessagePostInput,
+		ec.unmarshalInputMovementFact,
 		ec.unmarshalInputMovementFactInput,
 		ec.unmarshalInputNotificationOrder,
+		ec.unmarshalInputNotificationPreferencesUpdateInput,
+		ec.unmarshalInputNotificationsMarkReadInput,
+		ec.unmarshalInputProfileFact,
 		ec.unmarshalInputProfileFactInput,
 		ec.unmarshalInputProtocolStepInput,
+		ec.unmarshalInputRecordCreateInput,
+		ec.unmarshalInputRecordDeleteInput,
 		ec.unmarshalInputRecordItemInput,
 		ec.unmarshalInputRecordItemOrder,
 		ec.unmarshalInputRecordOrder,
+		ec.unmarshalInputRecordUpdateInput,
 		ec.unmarshalInputRecordWhereInput,
+		ec.unmarshalInputTaskUpdateInput,
+		ec.unmarshalInputThreadCreateInput,
 		ec.unmarshalInputThreadOrder,
 		ec.unmarshalInputUpdateFarmInput,
 		ec.unmarshalInputUpdateRecordInput,
@@ -2910,7 +3550,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "notification.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2925,6 +3565,7 @@ var sources = []*ast.Source{
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
+	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2967,6 +3608,22 @@ func (ec *executionContext) childFields_AnimalConnection(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type AnimalConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_AnimalCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animal":
+		return ec.fieldContext_AnimalCreatePayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedAnimalID":
+		return ec.fieldContext_AnimalDeletePayload_deletedAnimalID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -2975,6 +3632,14 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 		return ec.fieldContext_AnimalEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animal":
+		return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3089,6 +3754,22 @@ func (ec *executionContext) childFields_BirthPreview(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type BirthPreview", field.Name)
 }
 
+func (ec *executionContext) childFields_BirthPreviewApprovePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthEvent":
+		return ec.fieldContext_BirthPreviewApprovePayload_birthEvent(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewApprovePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthPreviewCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthPreview":
+		return ec.fieldContext_BirthPreviewCreatePayload_birthPreview(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewCreatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "species":
@@ -3099,6 +3780,14 @@ func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, 
 		return ec.fieldContext_BirthSettingsState_settingsVersion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BirthSettingsState", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthSettingsUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthSettings":
+		return ec.fieldContext_BirthSettingsUpdatePayload_birthSettings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthSettingsUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3153,6 +3842,14 @@ func (ec *executionContext) childFields_DateInterval(ctx context.Context, field 
 		return ec.fieldContext_DateInterval_endDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DateInterval", field.Name)
+}
+
+func (ec *executionContext) childFields_FactCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_FactCreatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FactCreatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3215,6 +3912,24 @@ func (ec *executionContext) childFields_FarmConnection(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type FarmConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_FarmCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "farm":
+		return ec.fieldContext_FarmCreatePayload_farm(ctx, field)
+	case "welcomeThread":
+		return ec.fieldContext_FarmCreatePayload_welcomeThread(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedFarmID":
+		return ec.fieldContext_FarmDeletePayload_deletedFarmID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_FarmEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -3247,6 +3962,14 @@ func (ec *executionContext) childFields_FarmMember(ctx context.Context, field gr
 		return ec.fieldContext_FarmMember_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FarmMember", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "farm":
+		return ec.fieldContext_FarmUpdatePayload_farm(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_File(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3291,6 +4014,14 @@ func (ec *executionContext) childFields_FileEdge(ctx context.Context, field grap
 		return ec.fieldContext_FileEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FileEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpProtocolUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "followUpProtocol":
+		return ec.fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpProtocolUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_FollowUpProtocolVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3401,6 +4132,14 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
 
+func (ec *executionContext) childFields_GroupAnimalsSetPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_GroupAnimalsSetPayload_group(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupAnimalsSetPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_GroupConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -3413,6 +4152,22 @@ func (ec *executionContext) childFields_GroupConnection(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type GroupConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_GroupCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_GroupCreatePayload_group(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedGroupID":
+		return ec.fieldContext_GroupDeletePayload_deletedGroupID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -3421,6 +4176,30 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_MemberAddPayload_member(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberAddPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberDeactivatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deactivatedMemberID":
+		return ec.fieldContext_MemberDeactivatePayload_deactivatedMemberID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberDeactivatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_MemberUpdatePayload_member(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3463,6 +4242,14 @@ func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field g
 		return ec.fieldContext_MessageEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MessagePostPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_MessagePostPayload_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessagePostPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_MovementComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3541,6 +4328,22 @@ func (ec *executionContext) childFields_NotificationEdge(ctx context.Context, fi
 		return ec.fieldContext_NotificationEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NotificationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationPreferencesUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "preferences":
+		return ec.fieldContext_NotificationPreferencesUpdatePayload_preferences(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationPreferencesUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationsMarkReadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "markedCount":
+		return ec.fieldContext_NotificationsMarkReadPayload_markedCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationsMarkReadPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3625,6 +4428,22 @@ func (ec *executionContext) childFields_RecordConnection(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type RecordConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordCreatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedRecordID":
+		return ec.fieldContext_RecordDeletePayload_deletedRecordID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RecordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -3655,6 +4474,14 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 		return ec.fieldContext_RecordItem_metadata(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordItem", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3703,6 +4530,14 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type SireEvidence", field.Name)
 }
 
+func (ec *executionContext) childFields_TaskUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "task":
+		return ec.fieldContext_TaskUpdatePayload_task(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskUpdatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Thread(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3739,6 +4574,14 @@ func (ec *executionContext) childFields_ThreadConnection(ctx context.Context, fi
 		return ec.fieldContext_ThreadConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ThreadConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "thread":
+		return ec.fieldContext_ThreadCreatePayload_thread(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadCreatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ThreadEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4371,6 +5214,48 @@ func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_animalCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalCreateInput, error) {
+			return ec.unmarshalNAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_animalDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalDeleteInput, error) {
+			return ec.unmarshalNAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_animalUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
+			return ec.unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4398,6 +5283,48 @@ func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.
 		return nil, err
 	}
 	args["requestID"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthPreviewApprove_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthPreviewApproveInput, error) {
+			return ec.unmarshalNBirthPreviewApproveInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApproveInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthPreviewCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthPreviewCreateInput, error) {
+			return ec.unmarshalNBirthPreviewCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthSettingsUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthSettingsUpdateInput, error) {
+			return ec.unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -4619,6 +5546,118 @@ func (ec *executionContext) field_Mutation_deleteRecord_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_factCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FactCreateInput, error) {
+			return ec.unmarshalNFactCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmCreateInput, error) {
+			return ec.unmarshalNFarmCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmDeleteInput, error) {
+			return ec.unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmUpdateInput, error) {
+			return ec.unmarshalNFarmUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_followUpProtocolUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FollowUpProtocolUpdateInput, error) {
+			return ec.unmarshalNFollowUpProtocolUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupAnimalsSet_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupAnimalsSetInput, error) {
+			return ec.unmarshalNGroupAnimalsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupCreateInput, error) {
+			return ec.unmarshalNGroupCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupDeleteInput, error) {
+			return ec.unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4638,6 +5677,90 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 		return nil, err
 	}
 	args["ids"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberAdd_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberAddInput, error) {
+			return ec.unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberDeactivate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberDeactivateInput, error) {
+			return ec.unmarshalNMemberDeactivateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberUpdateInput, error) {
+			return ec.unmarshalNMemberUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_messagePost_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MessagePostInput, error) {
+			return ec.unmarshalNMessagePostInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_notificationPreferencesUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.NotificationPreferencesUpdateInput, error) {
+			return ec.unmarshalNNotificationPreferencesUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_notificationsMarkRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.NotificationsMarkReadInput, error) {
+			return ec.unmarshalNNotificationsMarkReadInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -4751,6 +5874,34 @@ func (ec *executionContext) field_Mutation_recordCastration_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordCreateInput, error) {
+			return ec.unmarshalNRecordCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordDeleteInput, error) {
+			return ec.unmarshalNRecordDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordExposure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4839,6 +5990,20 @@ func (ec *executionContext) field_Mutation_recordProfile_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordUpdateInput, error) {
+			return ec.unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setGroupAnimals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4902,6 +6067,34 @@ func (ec *executionContext) field_Mutation_setNotificationPreferences_args(ctx c
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_taskUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.TaskUpdateInput, error) {
+			return ec.unmarshalNTaskUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_threadCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ThreadCreateInput, error) {
+			return ec.unmarshalNThreadCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5625,6 +6818,61 @@ func (ec *executionContext) fieldContext_AnimalConnection_totalCount(_ context.C
 	return graphql.NewScalarFieldContext("AnimalConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AnimalCreatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalCreatePayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalCreatePayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalDeletePayload_deletedAnimalID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalDeletePayload_deletedAnimalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedAnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalDeletePayload_deletedAnimalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _AnimalEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AnimalEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5678,6 +6926,38 @@ func (ec *executionContext) _AnimalEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalUpdatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalUpdatePayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -6818,6 +8098,70 @@ func (ec *executionContext) fieldContext_BirthPreview_birthEvent(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _BirthPreviewApprovePayload_birthEvent(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewApprovePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewApprovePayload_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEvent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewApprovePayload_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewApprovePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewCreatePayload_birthPreview(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewCreatePayload_birthPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthPreview, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewCreatePayload_birthPreview(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreview(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6894,6 +8238,38 @@ func (ec *executionContext) _BirthSettingsState_settingsVersion(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_BirthSettingsState_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthSettingsUpdatePayload_birthSettings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthSettingsUpdatePayload_birthSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthSettings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
+			return ec.marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthSettingsUpdatePayload_birthSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthSettingsUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsState(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BirthWindow_label(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
@@ -7257,6 +8633,38 @@ func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _FactCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.FactCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FactCreatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FactCreatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FactCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Farm_id(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -8033,6 +9441,93 @@ func (ec *executionContext) fieldContext_FarmConnection_totalCount(_ context.Con
 	return graphql.NewScalarFieldContext("FarmConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _FarmCreatePayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.FarmCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmCreatePayload_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Farm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmCreatePayload_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmCreatePayload_welcomeThread(ctx context.Context, field graphql.CollectedField, obj *model.FarmCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmCreatePayload_welcomeThread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WelcomeThread, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmCreatePayload_welcomeThread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmDeletePayload_deletedFarmID(ctx context.Context, field graphql.CollectedField, obj *model.FarmDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmDeletePayload_deletedFarmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedFarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmDeletePayload_deletedFarmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _FarmEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FarmEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8308,6 +9803,38 @@ func (ec *executionContext) fieldContext_FarmMember_user(_ context.Context, fiel
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmUpdatePayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.FarmUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmUpdatePayload_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Farm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmUpdatePayload_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8637,6 +10164,38 @@ func (ec *executionContext) _FileEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_FileEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FileEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpProtocolUpdatePayload_followUpProtocol(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FollowUpProtocol, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpProtocolUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolVersion(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _FollowUpProtocolVersion_version(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
@@ -9491,6 +11050,38 @@ func (ec *executionContext) fieldContext_Group_animalsConnection(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _GroupAnimalsSetPayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupAnimalsSetPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupAnimalsSetPayload_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Group) graphql.Marshaler {
+			return ec.marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupAnimalsSetPayload_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GroupAnimalsSetPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Group(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GroupConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.GroupConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9578,6 +11169,61 @@ func (ec *executionContext) fieldContext_GroupConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("GroupConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _GroupCreatePayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupCreatePayload_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Group) graphql.Marshaler {
+			return ec.marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupCreatePayload_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GroupCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Group(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GroupDeletePayload_deletedGroupID(ctx context.Context, field graphql.CollectedField, obj *model.GroupDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupDeletePayload_deletedGroupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedGroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupDeletePayload_deletedGroupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _GroupEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.GroupEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9631,6 +11277,93 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _MemberAddPayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberAddPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberAddPayload_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
+			return ec.marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberAddPayload_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MemberAddPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmMember(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MemberDeactivatePayload_deactivatedMemberID(ctx context.Context, field graphql.CollectedField, obj *model.MemberDeactivatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberDeactivatePayload_deactivatedMemberID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeactivatedMemberID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberDeactivatePayload_deactivatedMemberID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MemberDeactivatePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MemberUpdatePayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberUpdatePayload_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
+			return ec.marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberUpdatePayload_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MemberUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmMember(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -9934,6 +11667,38 @@ func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _MessagePostPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MessagePostPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessagePostPayload_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessagePostPayload_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessagePostPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -11347,6 +13112,1106 @@ func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_farmCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmCreate(ctx, fc.Args["input"].(model.FarmCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmCreatePayload) graphql.Marshaler {
+			return ec.marshalNFarmCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmUpdate(ctx, fc.Args["input"].(model.FarmUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmUpdatePayload) graphql.Marshaler {
+			return ec.marshalNFarmUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmDelete(ctx, fc.Args["input"].(model.FarmDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmDeletePayload) graphql.Marshaler {
+			return ec.marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberAdd(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberAdd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberAdd(ctx, fc.Args["input"].(model.MemberAddInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberAddPayload) graphql.Marshaler {
+			return ec.marshalNMemberAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberAdd(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberAddPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberAdd_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberUpdate(ctx, fc.Args["input"].(model.MemberUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberUpdatePayload) graphql.Marshaler {
+			return ec.marshalNMemberUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberDeactivate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberDeactivate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberDeactivate(ctx, fc.Args["input"].(model.MemberDeactivateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberDeactivatePayload) graphql.Marshaler {
+			return ec.marshalNMemberDeactivatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberDeactivate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberDeactivatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberDeactivate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalCreate(ctx, fc.Args["input"].(model.AnimalCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalCreatePayload) graphql.Marshaler {
+			return ec.marshalNAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalUpdate(ctx, fc.Args["input"].(model.AnimalUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalUpdatePayload) graphql.Marshaler {
+			return ec.marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalDelete(ctx, fc.Args["input"].(model.AnimalDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalDeletePayload) graphql.Marshaler {
+			return ec.marshalNAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupCreate(ctx, fc.Args["input"].(model.GroupCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupCreatePayload) graphql.Marshaler {
+			return ec.marshalNGroupCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupAnimalsSet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupAnimalsSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupAnimalsSet(ctx, fc.Args["input"].(model.GroupAnimalsSetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupAnimalsSetPayload) graphql.Marshaler {
+			return ec.marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupAnimalsSet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupAnimalsSetPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupAnimalsSet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupDelete(ctx, fc.Args["input"].(model.GroupDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupDeletePayload) graphql.Marshaler {
+			return ec.marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCreate(ctx, fc.Args["input"].(model.RecordCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordCreatePayload) graphql.Marshaler {
+			return ec.marshalNRecordCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordUpdate(ctx, fc.Args["input"].(model.RecordUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordUpdatePayload) graphql.Marshaler {
+			return ec.marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordDelete(ctx, fc.Args["input"].(model.RecordDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordDeletePayload) graphql.Marshaler {
+			return ec.marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_threadCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_threadCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ThreadCreate(ctx, fc.Args["input"].(model.ThreadCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ThreadCreatePayload) graphql.Marshaler {
+			return ec.marshalNThreadCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_threadCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_threadCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_messagePost(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_messagePost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MessagePost(ctx, fc.Args["input"].(model.MessagePostInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MessagePostPayload) graphql.Marshaler {
+			return ec.marshalNMessagePostPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_messagePost(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessagePostPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_messagePost_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthSettingsUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthSettingsUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthSettingsUpdate(ctx, fc.Args["input"].(model.BirthSettingsUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+			return ec.marshalNBirthSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthSettingsUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthSettingsUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_followUpProtocolUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_followUpProtocolUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FollowUpProtocolUpdate(ctx, fc.Args["input"].(model.FollowUpProtocolUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_followUpProtocolUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_followUpProtocolUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthPreviewCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthPreviewCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthPreviewCreate(ctx, fc.Args["input"].(model.BirthPreviewCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewCreatePayload) graphql.Marshaler {
+			return ec.marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthPreviewCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthPreviewCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthPreviewApprove(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthPreviewApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthPreviewApprove(ctx, fc.Args["input"].(model.BirthPreviewApproveInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewApprovePayload) graphql.Marshaler {
+			return ec.marshalNBirthPreviewApprovePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApprovePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthPreviewApprove(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewApprovePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthPreviewApprove_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_taskUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_taskUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().TaskUpdate(ctx, fc.Args["input"].(model.TaskUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskUpdatePayload) graphql.Marshaler {
+			return ec.marshalNTaskUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_taskUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_taskUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_factCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_factCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FactCreate(ctx, fc.Args["input"].(model.FactCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FactCreatePayload) graphql.Marshaler {
+			return ec.marshalNFactCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_factCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FactCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_factCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_notificationsMarkRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_notificationsMarkRead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().NotificationsMarkRead(ctx, fc.Args["input"].(model.NotificationsMarkReadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationsMarkReadPayload) graphql.Marshaler {
+			return ec.marshalNNotificationsMarkReadPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_notificationsMarkRead(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationsMarkReadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_notificationsMarkRead_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_notificationPreferencesUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_notificationPreferencesUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().NotificationPreferencesUpdate(ctx, fc.Args["input"].(model.NotificationPreferencesUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+			return ec.marshalNNotificationPreferencesUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_notificationPreferencesUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationPreferencesUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_notificationPreferencesUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11920,6 +14785,61 @@ func (ec *executionContext) _NotificationEdge_cursor(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationPreferencesUpdatePayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.NotificationPreferencesUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationPreferencesUpdatePayload_preferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Preferences, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
+			return ec.marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationPreferencesUpdatePayload_preferences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationPreferencesUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelPreferences(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationsMarkReadPayload_markedCount(ctx context.Context, field graphql.CollectedField, obj *model.NotificationsMarkReadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationsMarkReadPayload_markedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarkedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationsMarkReadPayload_markedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationsMarkReadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -13011,6 +15931,61 @@ func (ec *executionContext) fieldContext_RecordConnection_totalCount(_ context.C
 	return graphql.NewScalarFieldContext("RecordConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _RecordCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordCreatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordCreatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordDeletePayload_deletedRecordID(ctx context.Context, field graphql.CollectedField, obj *model.RecordDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordDeletePayload_deletedRecordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedRecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordDeletePayload_deletedRecordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _RecordEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.RecordEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13248,6 +16223,38 @@ func (ec *executionContext) _RecordItem_metadata(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordUpdatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -13677,6 +16684,38 @@ func (ec *executionContext) fieldContext_SireEvidence_candidates(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _TaskUpdatePayload_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskUpdatePayload_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskUpdatePayload_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Thread_id(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14022,6 +17061,38 @@ func (ec *executionContext) _ThreadConnection_totalCount(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_ThreadConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ThreadConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ThreadCreatePayload_thread(ctx context.Context, field graphql.CollectedField, obj *model.ThreadCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadCreatePayload_thread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Thread, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadCreatePayload_thread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ThreadEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadEdge) (ret graphql.Marshaler) {
@@ -15299,6 +18370,80 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context, obj any) (model.AnimalCreateInput, error) {
+	var it model.AnimalCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "tag", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAnimalDeleteInput(ctx context.Context, obj any) (model.AnimalDeleteInput, error) {
+	var it model.AnimalDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAnimalInput(ctx context.Context, obj any) (model.AnimalInput, error) {
 	var it model.AnimalInput
 	if obj == nil {
@@ -15372,6 +18517,50 @@ func (ec *executionContext) unmarshalInputAnimalOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAnimalUpdateInput(ctx context.Context, obj any) (model.AnimalUpdateInput, error) {
+	var it model.AnimalUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "tag", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
 		}
 	}
 	return it, nil
@@ -15827,6 +19016,57 @@ func (ec *executionContext) unmarshalInputAnimalWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any) (model.BirthFact, error) {
+	var it model.BirthFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "date", "offspringIDs", "sireID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "offspringIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offspringIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffspringIDs = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputBirthFactInput(ctx context.Context, obj any) (model.BirthFactInput, error) {
 	var it model.BirthFactInput
 	if obj == nil {
@@ -15936,6 +19176,203 @@ func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.Context, obj any) (model.BirthPreviewApproveInput, error) {
+	var it model.BirthPreviewApproveInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "requestID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthPreviewCreateInput(ctx context.Context, obj any) (model.BirthPreviewCreateInput, error) {
+	var it model.BirthPreviewCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "damID", "birthDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.Context, obj any) (model.BirthSettingsUpdateInput, error) {
+	var it model.BirthSettingsUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "version", "species", "gestationDays", "minimumSireAgeDays", "birthWindows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "gestationDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gestationDays"))
+			data, err := ec.unmarshalOGestationDaysInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDaysInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GestationDays = data
+		case "minimumSireAgeDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumSireAgeDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumSireAgeDays = data
+		case "birthWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthWindows"))
+			data, err := ec.unmarshalOBirthWindowCreateInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthWindows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthWindowCreateInput(ctx context.Context, obj any) (model.BirthWindowCreateInput, error) {
+	var it model.BirthWindowCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"label", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, obj any) (model.BirthWindowInput, error) {
 	var it model.BirthWindowInput
 	if obj == nil {
@@ -15975,6 +19412,43 @@ func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, 
 				return it, err
 			}
 			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCastrationFact(ctx context.Context, obj any) (model.CastrationFact, error) {
+	var it model.CastrationFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
 		}
 	}
 	return it, nil
@@ -16184,6 +19658,64 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
+	var it model.ExposureFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sireID", "damID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context, obj any) (model.ExposureFactInput, error) {
 	var it model.ExposureFactInput
 	if obj == nil {
@@ -16237,6 +19769,182 @@ func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context,
 				return it, err
 			}
 			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, obj any) (model.FactCreateInput, error) {
+	var it model.FactCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "fact"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "fact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fact"))
+			data, err := ec.unmarshalNFactInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fact = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any) (model.FactInput, error) {
+	var it model.FactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "profile":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("profile"))
+			data, err := ec.unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Profile = data
+		case "castration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("castration"))
+			data, err := ec.unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Castration = data
+		case "exposure":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exposure"))
+			data, err := ec.unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exposure = data
+		case "membership":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("membership"))
+			data, err := ec.unmarshalOMembershipFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Membership = data
+		case "movement":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("movement"))
+			data, err := ec.unmarshalOMovementFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Movement = data
+		case "birth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birth"))
+			data, err := ec.unmarshalOBirthFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Birth = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmCreateInput(ctx context.Context, obj any) (model.FarmCreateInput, error) {
+	var it model.FarmCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "species", "speciesOther"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "speciesOther":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesOther"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesOther = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmDeleteInput(ctx context.Context, obj any) (model.FarmDeleteInput, error) {
+	var it model.FarmDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -16319,6 +20027,64 @@ func (ec *executionContext) unmarshalInputFarmOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmUpdateInput(ctx context.Context, obj any) (model.FarmUpdateInput, error) {
+	var it model.FarmUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "species", "speciesOther", "allowPrivateThreads"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalOFarmSpecies2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "speciesOther":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesOther"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesOther = graphql.OmittableOf(data)
+		case "allowPrivateThreads":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowPrivateThreads"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowPrivateThreads = data
 		}
 	}
 	return it, nil
@@ -16899,6 +20665,43 @@ func (ec *executionContext) unmarshalInputFileOrder(ctx context.Context, obj any
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputFollowUpProtocolUpdateInput(ctx context.Context, obj any) (model.FollowUpProtocolUpdateInput, error) {
+	var it model.FollowUpProtocolUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "steps"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "steps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("steps"))
+			data, err := ec.unmarshalNProtocolStepInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Steps = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context, obj any) (model.GestationDaysInput, error) {
 	var it model.GestationDaysInput
 	if obj == nil {
@@ -16931,6 +20734,110 @@ func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context
 				return it, err
 			}
 			it.Max = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Context, obj any) (model.GroupAnimalsSetInput, error) {
+	var it model.GroupAnimalsSetInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "animalIDs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, obj any) (model.GroupCreateInput, error) {
+	var it model.GroupCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupDeleteInput(ctx context.Context, obj any) (model.GroupDeleteInput, error) {
+	var it model.GroupDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -17352,6 +21259,168 @@ func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, obj any) (model.MemberAddInput, error) {
+	var it model.MemberAddInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "phoneNumberLocal", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "phoneNumberLocal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phoneNumberLocal"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PhoneNumberLocal = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNFarmMemberRole2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmmemberᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMemberDeactivateInput(ctx context.Context, obj any) (model.MemberDeactivateInput, error) {
+	var it model.MemberDeactivateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMemberUpdateInput(ctx context.Context, obj any) (model.MemberUpdateInput, error) {
+	var it model.MemberUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNFarmMemberRole2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmmemberᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMembershipFact(ctx context.Context, obj any) (model.MembershipFact, error) {
+	var it model.MembershipFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMembershipFactInput(ctx context.Context, obj any) (model.MembershipFactInput, error) {
 	var it model.MembershipFactInput
 	if obj == nil {
@@ -17444,6 +21513,87 @@ func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMessagePostInput(ctx context.Context, obj any) (model.MessagePostInput, error) {
+	var it model.MessagePostInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"threadID", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "threadID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadID = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMovementFact(ctx context.Context, obj any) (model.MovementFact, error) {
+	var it model.MovementFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context, obj any) (model.MovementFactInput, error) {
 	var it model.MovementFactInput
 	if obj == nil {
@@ -17524,6 +21674,152 @@ func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context,
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNotificationPreferencesUpdateInput(ctx context.Context, obj any) (model.NotificationPreferencesUpdateInput, error) {
+	var it model.NotificationPreferencesUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "email", "sms", "inApp", "emailAddress"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "sms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sms"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sms = data
+		case "inApp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inApp"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InApp = data
+		case "emailAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailAddress"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailAddress = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNotificationsMarkReadInput(ctx context.Context, obj any) (model.NotificationsMarkReadInput, error) {
+	var it model.NotificationsMarkReadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "ids"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "ids":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ids"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ids = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputProfileFact(ctx context.Context, obj any) (model.ProfileFact, error) {
+	var it model.ProfileFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "sex", "birthDate", "breed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
 		}
 	}
 	return it, nil
@@ -17612,6 +21908,122 @@ func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context,
 				return it, err
 			}
 			it.OffsetDays = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context, obj any) (model.RecordCreateInput, error) {
+	var it model.RecordCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNRecordType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordDeleteInput(ctx context.Context, obj any) (model.RecordDeleteInput, error) {
+	var it model.RecordDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -17738,6 +22150,92 @@ func (ec *executionContext) unmarshalInputRecordOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context, obj any) (model.RecordUpdateInput, error) {
+	var it model.RecordUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalORecordType2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
 		}
 	}
 	return it, nil
@@ -18305,6 +22803,122 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, obj any) (model.TaskUpdateInput, error) {
+	var it model.TaskUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "status", "dueOn", "requestID", "previewID", "protocolVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "dueOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueOn"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueOn = graphql.OmittableOf(data)
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "previewID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("previewID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreviewID = data
+		case "protocolVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("protocolVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProtocolVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputThreadCreateInput(ctx context.Context, obj any) (model.ThreadCreateInput, error) {
+	var it model.ThreadCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "title", "isPrivate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "isPrivate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isPrivate"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsPrivate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputThreadOrder(ctx context.Context, obj any) (ent.ThreadOrder, error) {
 	var it ent.ThreadOrder
 	if obj == nil {
@@ -18813,6 +23427,82 @@ func (ec *executionContext) _AnimalConnection(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var animalCreatePayloadImplementors = []string{"AnimalCreatePayload"}
+
+func (ec *executionContext) _AnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalCreatePayload")
+		case "animal":
+			out.Values[i] = ec._AnimalCreatePayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalDeletePayloadImplementors = []string{"AnimalDeletePayload"}
+
+func (ec *executionContext) _AnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalDeletePayload")
+		case "deletedAnimalID":
+			out.Values[i] = ec._AnimalDeletePayload_deletedAnimalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var animalEdgeImplementors = []string{"AnimalEdge"}
 
 func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AnimalEdge) graphql.Marshaler {
@@ -18832,6 +23522,44 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "cursor":
 			out.Values[i] = ec._AnimalEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalUpdatePayloadImplementors = []string{"AnimalUpdatePayload"}
+
+func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalUpdatePayload")
+		case "animal":
+			out.Values[i] = ec._AnimalUpdatePayload_animal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19406,6 +24134,82 @@ func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var birthPreviewApprovePayloadImplementors = []string{"BirthPreviewApprovePayload"}
+
+func (ec *executionContext) _BirthPreviewApprovePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewApprovePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewApprovePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthPreviewApprovePayload")
+		case "birthEvent":
+			out.Values[i] = ec._BirthPreviewApprovePayload_birthEvent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthPreviewCreatePayloadImplementors = []string{"BirthPreviewCreatePayload"}
+
+func (ec *executionContext) _BirthPreviewCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthPreviewCreatePayload")
+		case "birthPreview":
+			out.Values[i] = ec._BirthPreviewCreatePayload_birthPreview(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var birthSettingsStateImplementors = []string{"BirthSettingsState"}
 
 func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.SelectionSet, obj *model.BirthSettingsState) graphql.Marshaler {
@@ -19430,6 +24234,44 @@ func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.Sel
 			}
 		case "settingsVersion":
 			out.Values[i] = ec._BirthSettingsState_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthSettingsUpdatePayloadImplementors = []string{"BirthSettingsUpdatePayload"}
+
+func (ec *executionContext) _BirthSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthSettingsUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthSettingsUpdatePayload")
+		case "birthSettings":
+			out.Values[i] = ec._BirthSettingsUpdatePayload_birthSettings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19670,6 +24512,44 @@ func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.Selection
 			}
 		case "endDate":
 			out.Values[i] = ec._DateInterval_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var factCreatePayloadImplementors = []string{"FactCreatePayload"}
+
+func (ec *executionContext) _FactCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FactCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, factCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FactCreatePayload")
+		case "record":
+			out.Values[i] = ec._FactCreatePayload_record(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20276,6 +25156,87 @@ func (ec *executionContext) _FarmConnection(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var farmCreatePayloadImplementors = []string{"FarmCreatePayload"}
+
+func (ec *executionContext) _FarmCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmCreatePayload")
+		case "farm":
+			out.Values[i] = ec._FarmCreatePayload_farm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "welcomeThread":
+			out.Values[i] = ec._FarmCreatePayload_welcomeThread(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var farmDeletePayloadImplementors = []string{"FarmDeletePayload"}
+
+func (ec *executionContext) _FarmDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmDeletePayload")
+		case "deletedFarmID":
+			out.Values[i] = ec._FarmDeletePayload_deletedFarmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var farmEdgeImplementors = []string{"FarmEdge"}
 
 func (ec *executionContext) _FarmEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FarmEdge) graphql.Marshaler {
@@ -20463,6 +25424,44 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var farmUpdatePayloadImplementors = []string{"FarmUpdatePayload"}
+
+func (ec *executionContext) _FarmUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmUpdatePayload")
+		case "farm":
+			out.Values[i] = ec._FarmUpdatePayload_farm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var fileImplementors = []string{"File", "Node"}
 
 func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj *ent.File) graphql.Marshaler {
@@ -20603,6 +25602,44 @@ func (ec *executionContext) _FileEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "cursor":
 			out.Values[i] = ec._FileEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpProtocolUpdatePayloadImplementors = []string{"FollowUpProtocolUpdatePayload"}
+
+func (ec *executionContext) _FollowUpProtocolUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpProtocolUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpProtocolUpdatePayload")
+		case "followUpProtocol":
+			out.Values[i] = ec._FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21221,6 +26258,44 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+var groupAnimalsSetPayloadImplementors = []string{"GroupAnimalsSetPayload"}
+
+func (ec *executionContext) _GroupAnimalsSetPayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupAnimalsSetPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupAnimalsSetPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupAnimalsSetPayload")
+		case "group":
+			out.Values[i] = ec._GroupAnimalsSetPayload_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var groupConnectionImplementors = []string{"GroupConnection"}
 
 func (ec *executionContext) _GroupConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.GroupConnection) graphql.Marshaler {
@@ -21269,6 +26344,82 @@ func (ec *executionContext) _GroupConnection(ctx context.Context, sel ast.Select
 	return out
 }
 
+var groupCreatePayloadImplementors = []string{"GroupCreatePayload"}
+
+func (ec *executionContext) _GroupCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupCreatePayload")
+		case "group":
+			out.Values[i] = ec._GroupCreatePayload_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var groupDeletePayloadImplementors = []string{"GroupDeletePayload"}
+
+func (ec *executionContext) _GroupDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupDeletePayload")
+		case "deletedGroupID":
+			out.Values[i] = ec._GroupDeletePayload_deletedGroupID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var groupEdgeImplementors = []string{"GroupEdge"}
 
 func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.GroupEdge) graphql.Marshaler {
@@ -21288,6 +26439,120 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 			}
 		case "cursor":
 			out.Values[i] = ec._GroupEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberAddPayloadImplementors = []string{"MemberAddPayload"}
+
+func (ec *executionContext) _MemberAddPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberAddPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberAddPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberAddPayload")
+		case "member":
+			out.Values[i] = ec._MemberAddPayload_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberDeactivatePayloadImplementors = []string{"MemberDeactivatePayload"}
+
+func (ec *executionContext) _MemberDeactivatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberDeactivatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberDeactivatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberDeactivatePayload")
+		case "deactivatedMemberID":
+			out.Values[i] = ec._MemberDeactivatePayload_deactivatedMemberID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberUpdatePayloadImplementors = []string{"MemberUpdatePayload"}
+
+func (ec *executionContext) _MemberUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberUpdatePayload")
+		case "member":
+			out.Values[i] = ec._MemberUpdatePayload_member(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21447,6 +26712,44 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 			}
 		case "cursor":
 			out.Values[i] = ec._MessageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var messagePostPayloadImplementors = []string{"MessagePostPayload"}
+
+func (ec *executionContext) _MessagePostPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MessagePostPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messagePostPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessagePostPayload")
+		case "message":
+			out.Values[i] = ec._MessagePostPayload_message(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21755,6 +27058,181 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "farmCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberAdd":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberAdd(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberDeactivate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberDeactivate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupAnimalsSet":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupAnimalsSet(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "threadCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_threadCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messagePost":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_messagePost(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthSettingsUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthSettingsUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "followUpProtocolUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_followUpProtocolUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthPreviewCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthPreviewCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthPreviewApprove":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthPreviewApprove(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_taskUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "factCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_factCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notificationsMarkRead":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_notificationsMarkRead(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notificationPreferencesUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_notificationPreferencesUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "markNotificationsRead":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_markNotificationsRead(ctx, field)
@@ -21965,6 +27443,82 @@ func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.Selec
 			}
 		case "cursor":
 			out.Values[i] = ec._NotificationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationPreferencesUpdatePayloadImplementors = []string{"NotificationPreferencesUpdatePayload"}
+
+func (ec *executionContext) _NotificationPreferencesUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationPreferencesUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationPreferencesUpdatePayload")
+		case "preferences":
+			out.Values[i] = ec._NotificationPreferencesUpdatePayload_preferences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationsMarkReadPayloadImplementors = []string{"NotificationsMarkReadPayload"}
+
+func (ec *executionContext) _NotificationsMarkReadPayload(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationsMarkReadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationsMarkReadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationsMarkReadPayload")
+		case "markedCount":
+			out.Values[i] = ec._NotificationsMarkReadPayload_markedCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22680,6 +28234,82 @@ func (ec *executionContext) _RecordConnection(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var recordCreatePayloadImplementors = []string{"RecordCreatePayload"}
+
+func (ec *executionContext) _RecordCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordCreatePayload")
+		case "record":
+			out.Values[i] = ec._RecordCreatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recordDeletePayloadImplementors = []string{"RecordDeletePayload"}
+
+func (ec *executionContext) _RecordDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordDeletePayload")
+		case "deletedRecordID":
+			out.Values[i] = ec._RecordDeletePayload_deletedRecordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var recordEdgeImplementors = []string{"RecordEdge"}
 
 func (ec *executionContext) _RecordEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.RecordEdge) graphql.Marshaler {
@@ -22773,6 +28403,44 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 		case "metadata":
 			out.Values[i] = ec._RecordItem_metadata(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recordUpdatePayloadImplementors = []string{"RecordUpdatePayload"}
+
+func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordUpdatePayload")
+		case "record":
+			out.Values[i] = ec._RecordUpdatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -22923,6 +28591,44 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 			}
 		case "candidates":
 			out.Values[i] = ec._SireEvidence_candidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskUpdatePayloadImplementors = []string{"TaskUpdatePayload"}
+
+func (ec *executionContext) _TaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.TaskUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskUpdatePayload")
+		case "task":
+			out.Values[i] = ec._TaskUpdatePayload_task(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23120,6 +28826,44 @@ func (ec *executionContext) _ThreadConnection(ctx context.Context, sel ast.Selec
 			}
 		case "totalCount":
 			out.Values[i] = ec._ThreadConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadCreatePayloadImplementors = []string{"ThreadCreatePayload"}
+
+func (ec *executionContext) _ThreadCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.ThreadCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadCreatePayload")
+		case "thread":
+			out.Values[i] = ec._ThreadCreatePayload_thread(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23667,6 +29411,36 @@ func (ec *executionContext) marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbook�
 	return ec._AnimalConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreateInput(ctx context.Context, v any) (model.AnimalCreateInput, error) {
+	res, err := ec.unmarshalInputAnimalCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeleteInput(ctx context.Context, v any) (model.AnimalDeleteInput, error) {
+	res, err := ec.unmarshalInputAnimalDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalDeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAnimalInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalInput(ctx context.Context, v any) (model.AnimalInput, error) {
 	res, err := ec.unmarshalInputAnimalInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23686,6 +29460,21 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
+	res, err := ec.unmarshalInputAnimalUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
@@ -23733,6 +29522,36 @@ func (ec *executionContext) marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋhe
 	return ec._BirthPreview(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNBirthPreviewApproveInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApproveInput(ctx context.Context, v any) (model.BirthPreviewApproveInput, error) {
+	res, err := ec.unmarshalInputBirthPreviewApproveInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthPreviewApprovePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApprovePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewApprovePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthPreviewApprovePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthPreviewCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreateInput(ctx context.Context, v any) (model.BirthPreviewCreateInput, error) {
+	res, err := ec.unmarshalInputBirthPreviewCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthPreviewCreatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23741,6 +29560,21 @@ func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return ec._BirthSettingsState(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdateInput(ctx context.Context, v any) (model.BirthSettingsUpdateInput, error) {
+	res, err := ec.unmarshalInputBirthSettingsUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthSettingsUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BirthWindow) graphql.Marshaler {
@@ -23767,6 +29601,11 @@ func (ec *executionContext) marshalNBirthWindow2ᚖgithubᚗcomᚋherdbookᚋher
 		return graphql.Null
 	}
 	return ec._BirthWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthWindowCreateInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInput(ctx context.Context, v any) (*model.BirthWindowCreateInput, error) {
+	res, err := ec.unmarshalInputBirthWindowCreateInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNBirthWindowInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInput(ctx context.Context, v any) (*model.BirthWindowInput, error) {
@@ -23897,6 +29736,26 @@ func (ec *executionContext) unmarshalNExposureFactInput2githubᚗcomᚋherdbook�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNFactCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreateInput(ctx context.Context, v any) (model.FactCreateInput, error) {
+	res, err := ec.unmarshalInputFactCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFactCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FactCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FactCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFactInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactInput(ctx context.Context, v any) (*model.FactInput, error) {
+	res, err := ec.unmarshalInputFactInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23915,6 +29774,36 @@ func (ec *executionContext) marshalNFarmConnection2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return ec._FarmConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFarmCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreateInput(ctx context.Context, v any) (model.FarmCreateInput, error) {
+	res, err := ec.unmarshalInputFarmCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeleteInput(ctx context.Context, v any) (model.FarmDeleteInput, error) {
+	res, err := ec.unmarshalInputFarmDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmDeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx context.Context, sel ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
@@ -23979,6 +29868,21 @@ func (ec *executionContext) marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbo
 	return v
 }
 
+func (ec *executionContext) unmarshalNFarmUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdateInput(ctx context.Context, v any) (model.FarmUpdateInput, error) {
+	res, err := ec.unmarshalInputFarmUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFarmWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmWhereInput(ctx context.Context, v any) (*ent.FarmWhereInput, error) {
 	res, err := ec.unmarshalInputFarmWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -24018,6 +29922,21 @@ func (ec *executionContext) marshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNFollowUpProtocolUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdateInput(ctx context.Context, v any) (model.FollowUpProtocolUpdateInput, error) {
+	res, err := ec.unmarshalInputFollowUpProtocolUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpProtocolUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
@@ -24086,6 +30005,21 @@ func (ec *executionContext) marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 	return ec._Group(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNGroupAnimalsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetInput(ctx context.Context, v any) (model.GroupAnimalsSetInput, error) {
+	res, err := ec.unmarshalInputGroupAnimalsSetInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetPayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupAnimalsSetPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupAnimalsSetPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNGroupConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupConnection(ctx context.Context, sel ast.SelectionSet, v *ent.GroupConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -24094,6 +30028,36 @@ func (ec *executionContext) marshalNGroupConnection2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._GroupConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGroupCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreateInput(ctx context.Context, v any) (model.GroupCreateInput, error) {
+	res, err := ec.unmarshalInputGroupCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx context.Context, v any) (model.GroupDeleteInput, error) {
+	res, err := ec.unmarshalInputGroupDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupDeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNGroupInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupInput(ctx context.Context, v any) (model.GroupInput, error) {
@@ -24199,6 +30163,51 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddInput(ctx context.Context, v any) (model.MemberAddInput, error) {
+	res, err := ec.unmarshalInputMemberAddInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddPayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberAddPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberAddPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMemberDeactivateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivateInput(ctx context.Context, v any) (model.MemberDeactivateInput, error) {
+	res, err := ec.unmarshalInputMemberDeactivateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberDeactivatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberDeactivatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberDeactivatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMemberUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdateInput(ctx context.Context, v any) (model.MemberUpdateInput, error) {
+	res, err := ec.unmarshalInputMemberUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMembershipFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFactInput(ctx context.Context, v any) (model.MembershipFactInput, error) {
 	res, err := ec.unmarshalInputMembershipFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -24238,6 +30247,21 @@ func (ec *executionContext) marshalNMessageOrderField2ᚖgithubᚗcomᚋherdbook
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNMessagePostInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostInput(ctx context.Context, v any) (model.MessagePostInput, error) {
+	res, err := ec.unmarshalInputMessagePostInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMessagePostPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostPayload(ctx context.Context, sel ast.SelectionSet, v *model.MessagePostPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MessagePostPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMovementComparison2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MovementComparison) graphql.Marshaler {
@@ -24327,6 +30351,21 @@ func (ec *executionContext) marshalNNotificationOrderField2ᚖgithubᚗcomᚋher
 	return v
 }
 
+func (ec *executionContext) unmarshalNNotificationPreferencesUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdateInput(ctx context.Context, v any) (model.NotificationPreferencesUpdateInput, error) {
+	res, err := ec.unmarshalInputNotificationPreferencesUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationPreferencesUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationPreferencesUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNNotificationStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, v any) (notification.Status, error) {
 	var res notification.Status
 	err := res.UnmarshalGQL(v)
@@ -24345,6 +30384,21 @@ func (ec *executionContext) unmarshalNNotificationType2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNNotificationType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐType(ctx context.Context, sel ast.SelectionSet, v notification.Type) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNNotificationsMarkReadInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadInput(ctx context.Context, v any) (model.NotificationsMarkReadInput, error) {
+	res, err := ec.unmarshalInputNotificationsMarkReadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationsMarkReadPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadPayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationsMarkReadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationsMarkReadPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
@@ -24471,6 +30525,36 @@ func (ec *executionContext) marshalNRecordConnection2ᚖgithubᚗcomᚋherdbook�
 	return ec._RecordConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreateInput(ctx context.Context, v any) (model.RecordCreateInput, error) {
+	res, err := ec.unmarshalInputRecordCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRecordDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeleteInput(ctx context.Context, v any) (model.RecordDeleteInput, error) {
+	res, err := ec.unmarshalInputRecordDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordDeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx context.Context, sel ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -24526,6 +30610,21 @@ func (ec *executionContext) unmarshalNRecordType2githubᚗcomᚋherdbookᚋherdb
 
 func (ec *executionContext) marshalNRecordType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx context.Context, sel ast.SelectionSet, v record.Type) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx context.Context, v any) (model.RecordUpdateInput, error) {
+	res, err := ec.unmarshalInputRecordUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx context.Context, v any) (*ent.RecordWhereInput, error) {
@@ -24664,6 +30763,21 @@ func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdboo
 	return v
 }
 
+func (ec *executionContext) unmarshalNTaskUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdateInput(ctx context.Context, v any) (model.TaskUpdateInput, error) {
+	res, err := ec.unmarshalInputTaskUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.TaskUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TaskUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNThread2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Thread) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -24698,6 +30812,21 @@ func (ec *executionContext) marshalNThreadConnection2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._ThreadConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNThreadCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreateInput(ctx context.Context, v any) (model.ThreadCreateInput, error) {
+	res, err := ec.unmarshalInputThreadCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNThreadCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.ThreadCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ThreadCreatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNThreadOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrderField(ctx context.Context, v any) (*ent.ThreadOrderField, error) {
@@ -24999,6 +31128,14 @@ func (ec *executionContext) marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherd
 	return ec._BirthEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOBirthFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFact(ctx context.Context, v any) (*model.BirthFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBirthFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx context.Context, sel ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -25011,6 +31148,23 @@ func (ec *executionContext) marshalOBirthPreview2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._BirthPreview(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBirthWindowCreateInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowCreateInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BirthWindowCreateInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBirthWindowCreateInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOBirthWindowInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowInput, error) {
@@ -25060,6 +31214,14 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx context.Context, v any) (*model.CastrationFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCastrationFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
 	if v == nil {
 		return nil, nil
@@ -25099,6 +31261,14 @@ func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx context.Context, v any) (*model.ExposureFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputExposureFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
@@ -25532,6 +31702,14 @@ func (ec *executionContext) marshalOMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalOMembershipFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFact(ctx context.Context, v any) (*model.MembershipFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMembershipFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOMessage2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Message) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -25583,6 +31761,14 @@ func (ec *executionContext) unmarshalOMessageOrder2ᚖgithubᚗcomᚋherdbookᚋ
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputMessageOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOMovementFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFact(ctx context.Context, v any) (*model.MovementFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMovementFact(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -25642,6 +31828,14 @@ func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx context.Context, v any) (*model.ProfileFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputProfileFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {

@@ -13,9 +13,38 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/record"
 )
+
+// A new animal.
+type AnimalCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The ear tag or other mark (1 to 100 characters).
+	Tag string `json:"tag"`
+	// The animal's name, if any.
+	Name *string `json:"name,omitempty"`
+}
+
+// What animalCreate made.
+type AnimalCreatePayload struct {
+	// The new animal.
+	Animal *ent.Animal `json:"animal"`
+}
+
+// The animal to delete.
+type AnimalDeleteInput struct {
+	// The animal's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What animalDelete deleted.
+type AnimalDeletePayload struct {
+	// The deleted animal's id.
+	DeletedAnimalID uuid.UUID `json:"deletedAnimalID"`
+}
 
 // An animal's identity.
 type AnimalInput struct {
@@ -23,6 +52,22 @@ type AnimalInput struct {
 	Tag string `json:"tag"`
 	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
+}
+
+// An animal's new tag and name.
+type AnimalUpdateInput struct {
+	// The animal's id.
+	ID uuid.UUID `json:"id"`
+	// The ear tag or other mark (1 to 100 characters).
+	Tag string `json:"tag"`
+	// The animal's name; null or left out removes it.
+	Name *string `json:"name,omitempty"`
+}
+
+// What animalUpdate changed.
+type AnimalUpdatePayload struct {
+	// The animal as it is now.
+	Animal *ent.Animal `json:"animal"`
 }
 
 // The review of a birth: which settings applied, when conception was, and who the sire could be.
@@ -45,6 +90,18 @@ type BirthEvidence struct {
 	MovementComparisons []*MovementComparison `json:"movementComparisons"`
 	// What the review could not decide, in words.
 	Unresolved []string `json:"unresolved"`
+}
+
+// A birth fact.
+type BirthFact struct {
+	// The mother.
+	DamID uuid.UUID `json:"damID"`
+	// The day.
+	Date string `json:"date"`
+	// The offspring.
+	OffspringIDs []uuid.UUID `json:"offspringIDs,omitempty"`
+	// The sire, when known.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
 }
 
 // A birth fact.
@@ -87,6 +144,38 @@ type BirthHistorySettingsInput struct {
 	BirthWindows []*BirthWindowInput `json:"birthWindows,omitempty"`
 }
 
+// The preview to approve.
+type BirthPreviewApproveInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The preview's id.
+	ID uuid.UUID `json:"id"`
+	// The client's id for this approval: a retry with the same id answers the same.
+	RequestID string `json:"requestID"`
+}
+
+// What birthPreviewApprove recorded.
+type BirthPreviewApprovePayload struct {
+	// The approved birth with its tasks.
+	BirthEvent *ent.BirthEvent `json:"birthEvent"`
+}
+
+// A birth to review.
+type BirthPreviewCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The dam's id.
+	DamID uuid.UUID `json:"damID"`
+	// The day of the birth.
+	BirthDate string `json:"birthDate"`
+}
+
+// What birthPreviewCreate made.
+type BirthPreviewCreatePayload struct {
+	// The new preview.
+	BirthPreview *ent.BirthPreview `json:"birthPreview"`
+}
+
 // The farm's species and current settings (null until set); every change is a new version.
 type BirthSettingsState struct {
 	// The farm's species.
@@ -97,8 +186,40 @@ type BirthSettingsState struct {
 	SettingsVersion int `json:"settingsVersion"`
 }
 
+// A new version of the farm's birth-history settings.
+type BirthSettingsUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The current version plus one: a stale version is refused.
+	Version int `json:"version"`
+	// The farm's species.
+	Species farm.Species `json:"species"`
+	// The gestation range.
+	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// How old a sire must be, in days.
+	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
+	// The planned birth seasons.
+	BirthWindows []*BirthWindowCreateInput `json:"birthWindows,omitempty"`
+}
+
+// What birthSettingsUpdate stored.
+type BirthSettingsUpdatePayload struct {
+	// The farm's settings as they are now.
+	BirthSettings *BirthSettingsState `json:"birthSettings"`
+}
+
 // A planned calving or lambing season.
 type BirthWindow struct {
+	// The season's name.
+	Label string `json:"label"`
+	// Its first day.
+	StartDate string `json:"startDate"`
+	// Its last day.
+	EndDate string `json:"endDate"`
+}
+
+// A planned birth season.
+type BirthWindowCreateInput struct {
 	// The season's name.
 	Label string `json:"label"`
 	// Its first day.
@@ -115,6 +236,14 @@ type BirthWindowInput struct {
 	StartDate string `json:"startDate"`
 	// Its last day, YYYY-MM-DD.
 	EndDate string `json:"endDate"`
+}
+
+// A castration fact.
+type CastrationFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
 }
 
 // A castration fact.
@@ -202,6 +331,20 @@ type DateInterval struct {
 }
 
 // An exposure fact: a sire was with a dam or a group.
+type ExposureFact struct {
+	// The sire.
+	SireID uuid.UUID `json:"sireID"`
+	// The dam, or leave it out and name a group.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// The group, or leave it out and name a dam.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
+	// The first day.
+	StartDate string `json:"startDate"`
+	// The last day; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
+}
+
+// An exposure fact: a sire was with a dam or a group.
 type ExposureFactInput struct {
 	// The sire.
 	SireID uuid.UUID `json:"sireID"`
@@ -213,6 +356,100 @@ type ExposureFactInput struct {
 	StartDate string `json:"startDate"`
 	// The last day, YYYY-MM-DD; open when left out.
 	EndDate *string `json:"endDate,omitempty"`
+}
+
+// A dated birth_history fact to record.
+type FactCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The fact.
+	Fact *FactInput `json:"fact"`
+}
+
+// What factCreate recorded.
+type FactCreatePayload struct {
+	// The record that holds the fact, with one item.
+	Record *ent.Record `json:"record"`
+}
+
+// What happened to an animal: exactly one kind of fact.
+type FactInput struct {
+	// An animal's sex, birth and breed.
+	Profile *ProfileFact `json:"profile,omitempty"`
+	// A castration.
+	Castration *CastrationFact `json:"castration,omitempty"`
+	// A sire with a dam or a group.
+	Exposure *ExposureFact `json:"exposure,omitempty"`
+	// An animal in a group.
+	Membership *MembershipFact `json:"membership,omitempty"`
+	// An arrival or a departure.
+	Movement *MovementFact `json:"movement,omitempty"`
+	// A birth.
+	Birth *BirthFact `json:"birth,omitempty"`
+}
+
+// A new farm.
+type FarmCreateInput struct {
+	// The farm's name (2 to 200 characters).
+	Name string `json:"name"`
+	// The one species the farm keeps.
+	Species farm.Species `json:"species"`
+	// The species' own name when species is OTHER.
+	SpeciesOther *string `json:"speciesOther,omitempty"`
+}
+
+// What farmCreate made.
+type FarmCreatePayload struct {
+	// The new farm; the viewer is its OWNER.
+	Farm *ent.Farm `json:"farm"`
+	// The farm's welcome thread.
+	WelcomeThread *ent.Thread `json:"welcomeThread"`
+}
+
+// The farm to delete.
+type FarmDeleteInput struct {
+	// The farm's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What farmDelete deleted.
+type FarmDeletePayload struct {
+	// The deleted farm's id.
+	DeletedFarmID uuid.UUID `json:"deletedFarmID"`
+}
+
+// Changes to a farm; fields left out keep their value.
+type FarmUpdateInput struct {
+	// The farm's id.
+	ID uuid.UUID `json:"id"`
+	// The new name (2 to 200 characters).
+	Name *string `json:"name,omitempty"`
+	// The new species.
+	Species *farm.Species `json:"species,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	SpeciesOther graphql.Omittable[*string] `json:"speciesOther,omitempty"`
+	// Whether members may open private threads.
+	AllowPrivateThreads *bool `json:"allowPrivateThreads,omitempty"`
+}
+
+// What farmUpdate changed.
+type FarmUpdatePayload struct {
+	// The farm as it is now.
+	Farm *ent.Farm `json:"farm"`
+}
+
+// A new version of the farm's follow-up protocol.
+type FollowUpProtocolUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The steps in order.
+	Steps []*ProtocolStepInput `json:"steps"`
+}
+
+// What followUpProtocolUpdate stored.
+type FollowUpProtocolUpdatePayload struct {
+	// The protocol as it is now.
+	FollowUpProtocol *FollowUpProtocolVersion `json:"followUpProtocol"`
 }
 
 // One version of the farm's follow-up protocol: the steps a birth turns into tasks.
@@ -247,10 +484,104 @@ type GestationDaysInput struct {
 	Max int `json:"max"`
 }
 
+// A group's new members.
+type GroupAnimalsSetInput struct {
+	// The group's id.
+	ID uuid.UUID `json:"id"`
+	// The animals now in the group; history is recorded as membership facts instead.
+	AnimalIDs []uuid.UUID `json:"animalIDs"`
+}
+
+// What groupAnimalsSet changed.
+type GroupAnimalsSetPayload struct {
+	// The group as it is now.
+	Group *ent.Group `json:"group"`
+}
+
+// A new group.
+type GroupCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The group's name (1 to 200 characters).
+	Name string `json:"name"`
+}
+
+// What groupCreate made.
+type GroupCreatePayload struct {
+	// The new group.
+	Group *ent.Group `json:"group"`
+}
+
+// The group to delete.
+type GroupDeleteInput struct {
+	// The group's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What groupDelete deleted.
+type GroupDeletePayload struct {
+	// The deleted group's id.
+	DeletedGroupID uuid.UUID `json:"deletedGroupID"`
+}
+
 // A group's identity.
 type GroupInput struct {
 	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
+}
+
+// A new member of a farm.
+type MemberAddInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The user's phone number.
+	PhoneNumberLocal string `json:"phoneNumberLocal"`
+	// The member's role.
+	Role farmmember.Role `json:"role"`
+}
+
+// What memberAdd made.
+type MemberAddPayload struct {
+	// The membership.
+	Member *ent.FarmMember `json:"member"`
+}
+
+// The membership to end.
+type MemberDeactivateInput struct {
+	// The membership's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What memberDeactivate ended.
+type MemberDeactivatePayload struct {
+	// The ended membership's id.
+	DeactivatedMemberID uuid.UUID `json:"deactivatedMemberID"`
+}
+
+// A member's new role.
+type MemberUpdateInput struct {
+	// The membership's id.
+	ID uuid.UUID `json:"id"`
+	// The new role; the last OWNER keeps theirs.
+	Role farmmember.Role `json:"role"`
+}
+
+// What memberUpdate changed.
+type MemberUpdatePayload struct {
+	// The membership as it is now.
+	Member *ent.FarmMember `json:"member"`
+}
+
+// A group membership fact.
+type MembershipFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The group.
+	GroupID uuid.UUID `json:"groupID"`
+	// The first day.
+	StartDate string `json:"startDate"`
+	// The last day; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
 }
 
 // A group membership fact.
@@ -263,6 +594,20 @@ type MembershipFactInput struct {
 	StartDate string `json:"startDate"`
 	// The last day, YYYY-MM-DD; open when left out.
 	EndDate *string `json:"endDate,omitempty"`
+}
+
+// A new message.
+type MessagePostInput struct {
+	// The thread's id.
+	ThreadID uuid.UUID `json:"threadID"`
+	// The text (1 to 10000 characters).
+	Body string `json:"body"`
+}
+
+// What messagePost made.
+type MessagePostPayload struct {
+	// The new message.
+	Message *ent.Message `json:"message"`
 }
 
 // An arrival or departure of the dam, compared with the conception window.
@@ -283,6 +628,16 @@ type MovementComparison struct {
 	RelationToConception ConceptionRelation `json:"relationToConception"`
 }
 
+// A movement fact.
+type MovementFact struct {
+	// Which way it moved.
+	Kind MovementKind `json:"kind"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+}
+
 // A movement fact: an arrival or a departure.
 type MovementFactInput struct {
 	// Which way it moved.
@@ -291,6 +646,52 @@ type MovementFactInput struct {
 	AnimalID uuid.UUID `json:"animalID"`
 	// The day, YYYY-MM-DD.
 	Date string `json:"date"`
+}
+
+// The channels a user hears on.
+type NotificationPreferencesUpdateInput struct {
+	// The farm's id; leave it out to set the user's default.
+	FarmID *uuid.UUID `json:"farmID,omitempty"`
+	// Whether EMAIL notifications go out.
+	Email bool `json:"email"`
+	// Whether SMS notifications go out.
+	Sms bool `json:"sms"`
+	// Whether IN_APP notifications are made.
+	InApp bool `json:"inApp"`
+	// Sets the user's email address; null removes it; leaving it out keeps it.
+	EmailAddress graphql.Omittable[*string] `json:"emailAddress,omitempty"`
+}
+
+// What notificationPreferencesUpdate stored.
+type NotificationPreferencesUpdatePayload struct {
+	// The channels as they are now.
+	Preferences *ChannelPreferences `json:"preferences"`
+}
+
+// Notifications to mark read.
+type NotificationsMarkReadInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// At most 500 of the viewer's notification ids; all of the farm's when left out.
+	Ids []uuid.UUID `json:"ids,omitempty"`
+}
+
+// What notificationsMarkRead changed.
+type NotificationsMarkReadPayload struct {
+	// How many notifications were unread and now are read.
+	MarkedCount int `json:"markedCount"`
+}
+
+// An animal's profile fact.
+type ProfileFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Its sex.
+	Sex Sex `json:"sex"`
+	// Its birth day.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// Its breed.
+	Breed *string `json:"breed,omitempty"`
 }
 
 // An animal's profile fact: its sex, birth and breed.
@@ -321,6 +722,46 @@ type ProtocolStepInput struct {
 	OffsetDays int `json:"offsetDays"`
 }
 
+// A new record.
+type RecordCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// Ids that do not name active animals of the farm are left out.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// Ids that do not name active groups of the farm are left out.
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// A short title (1 to 200 characters).
+	Name string `json:"name"`
+	// What kind of event the record is.
+	Type record.Type `json:"type"`
+	// When the event happened.
+	AppliedAt time.Time `json:"appliedAt"`
+	// Free text, up to 10000 characters.
+	Description *string `json:"description,omitempty"`
+	// The record's lines.
+	Items []*RecordItemInput `json:"items,omitempty"`
+}
+
+// What recordCreate made.
+type RecordCreatePayload struct {
+	// The new record.
+	Record *ent.Record `json:"record"`
+}
+
+// The record to delete.
+type RecordDeleteInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What recordDelete deleted.
+type RecordDeletePayload struct {
+	// The deleted record's id.
+	DeletedRecordID uuid.UUID `json:"deletedRecordID"`
+}
+
 // One line of a record.
 type RecordItemInput struct {
 	// A short title, up to 200 characters.
@@ -329,6 +770,34 @@ type RecordItemInput struct {
 	Description *string `json:"description,omitempty"`
 	// Free-form JSON; may carry a birth_history fact.
 	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Changes to a record; fields left out keep their value.
+type RecordUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	ID uuid.UUID `json:"id"`
+	// Added to the record's animals; never replaces them.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// Added to the record's groups; never replaces them.
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// The new title.
+	Name *string `json:"name,omitempty"`
+	// The new kind.
+	Type *record.Type `json:"type,omitempty"`
+	// When the event happened.
+	AppliedAt *time.Time `json:"appliedAt,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// Appended to the record's items.
+	Items []*RecordItemInput `json:"items,omitempty"`
+}
+
+// What recordUpdate changed.
+type RecordUpdatePayload struct {
+	// The record as it is now.
+	Record *ent.Record `json:"record"`
 }
 
 // An animal that could have sired the birth, with the evidence for and against.
@@ -371,6 +840,46 @@ type SireEvidence struct {
 	PresumedCross *string `json:"presumedCross,omitempty"`
 	// Every animal that could have sired the birth.
 	Candidates []*SireCandidate `json:"candidates"`
+}
+
+// Changes to a follow-up task.
+type TaskUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The task's id.
+	ID uuid.UUID `json:"id"`
+	// The new status.
+	Status farmtask.Status `json:"status"`
+	// The new due day; null clears it; leaving it out keeps it.
+	DueOn graphql.Omittable[*string] `json:"dueOn,omitempty"`
+	// Makes a retry with the same request id replay the first answer.
+	RequestID *string `json:"requestID,omitempty"`
+	// Refused unless the task came from this preview.
+	PreviewID *uuid.UUID `json:"previewID,omitempty"`
+	// Refused unless the task came from this protocol version.
+	ProtocolVersion *int `json:"protocolVersion,omitempty"`
+}
+
+// What taskUpdate changed.
+type TaskUpdatePayload struct {
+	// The task as it is now.
+	Task *ent.FarmTask `json:"task"`
+}
+
+// A new thread.
+type ThreadCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The title (1 to 200 characters).
+	Title string `json:"title"`
+	// Whether only its creator and the OWNERs may read it; needs the farm's allowPrivateThreads.
+	IsPrivate *bool `json:"isPrivate,omitempty"`
+}
+
+// What threadCreate made.
+type ThreadCreatePayload struct {
+	// The new thread.
+	Thread *ent.Thread `json:"thread"`
 }
 
 // Changes to a farm; fields left out keep their value.

@@ -59,8 +59,8 @@ export async function herd(token: string, farmID: string): Promise<string[]> {
     if (!animals.pageInfo.hasNextPage) break;
     after = animals.pageInfo.endCursor ?? null;
   }
-  const created = await run(endpoint, token, CreateAnimalDocument, { farmID, tag: 'A-NEW', name: null });
-  out.push(created.createAnimal.id);
+  const created = await run(endpoint, token, CreateAnimalDocument, { input: { farmID, tag: 'A-NEW', name: null } });
+  out.push(created.animalCreate.animal.id);
   return out;
 }
 
@@ -89,10 +89,10 @@ export async function review(token: string, farmID: string, damID: string, birth
     const when: ConceptionRelation = m.relationToConception;
     out.push(`${m.kind} on ${m.date} (${when}): ${m.record.name}, item ${m.recordItem.id}`);
   }
-  const preview = await run(endpoint, token, CreateBirthPreviewDocument, { farmID, damID, birthDate });
-  out.push(`preview ${preview.createBirthPreview.id} of ${preview.createBirthPreview.dam.tag}: ${preview.createBirthPreview.tasks.length} tasks`);
-  const approved = await run(endpoint, token, ApproveBirthPreviewDocument, { farmID, previewID: preview.createBirthPreview.id, requestID: crypto.randomUUID() });
-  out.push(...(approved.approveBirthPreview.tasks ?? []).map((t) => `${t.name} due ${t.dueOn ?? 'undated'}`));
+  const { birthPreviewCreate: { birthPreview } } = await run(endpoint, token, CreateBirthPreviewDocument, { input: { farmID, damID, birthDate } });
+  out.push(`preview ${birthPreview.id} of ${birthPreview.dam.tag}: ${birthPreview.tasks.length} tasks, sire ${birthPreview.evidence.sire.status}`);
+  const approved = await run(endpoint, token, ApproveBirthPreviewDocument, { input: { farmID, id: birthPreview.id, requestID: crypto.randomUUID() } });
+  out.push(...(approved.birthPreviewApprove.birthEvent.tasks ?? []).map((t) => `${t.name} due ${t.dueOn ?? 'undated'}`));
   return out;
 }
 
@@ -103,8 +103,8 @@ export async function board(token: string, farmID: string): Promise<string[]> {
     const t = e?.node;
     if (!t) continue;
     out.push(`${t.name} for ${t.birthEvent.dam.tag} born ${t.birthEvent.birthDate}: ${t.animals?.map((a) => a.tag).join(', ') ?? ''}`);
-    const done = await run(endpoint, token, UpdateTaskDocument, { farmID, id: t.id, status: 'DONE', dueDate: null });
-    out.push(`${done.updateFarmTask.name} is ${done.updateFarmTask.status}`);
+    const done = await run(endpoint, token, UpdateTaskDocument, { input: { farmID, id: t.id, status: 'DONE', dueOn: null } });
+    out.push(`${done.taskUpdate.task.name} is ${done.taskUpdate.task.status}`);
   }
   return out;
 }
@@ -112,6 +112,6 @@ export async function board(token: string, farmID: string): Promise<string[]> {
 export async function notifications(token: string, farmID: string): Promise<number> {
   const page = await run(endpoint, token, NotificationsDocument, { farmID, first: 20, after: null, unread: true });
   const ids = (page.farm?.notifications.edges ?? []).flatMap((e) => (e?.node ? [e.node.id] : []));
-  const marked = await run(endpoint, token, MarkNotificationsReadDocument, { farmID, ids });
-  return marked.markNotificationsRead;
+  const marked = await run(endpoint, token, MarkNotificationsReadDocument, { input: { farmID, ids } });
+  return marked.notificationsMarkRead.markedCount;
 }
