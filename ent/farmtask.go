@@ -48,13 +48,13 @@ type FarmTask struct {
 type FarmTaskEdges struct {
 	// The birth the task follows up.
 	BirthEvent *BirthEvent `json:"birth_event,omitempty"`
-	// The animals the task is about: the dam and the offspring.
+	// Animals holds the value of the animals edge.
 	Animals []*Animal `json:"animals,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [2]bool
 	// totalCount holds the count of the edges above.
-	totalCount [2]map[string]int
+	totalCount [1]map[string]int
 
 	namedAnimals map[string][]*Animal
 }

@@ -744,19 +744,6 @@ func (_q *FarmTaskQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, farmtask.FieldBirthEventID)
 				fieldSeen[farmtask.FieldBirthEventID] = struct{}{}
 			}
-
-		case "animals":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&AnimalClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, animalImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedAnimals(alias, func(wq *AnimalQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[farmtask.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, farmtask.FieldCreatedAt)

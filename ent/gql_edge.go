@@ -68,18 +68,6 @@ func (_m *FarmTask) BirthEvent(ctx context.Context) (*BirthEvent, error) {
 	return result, err
 }
 
-func (_m *FarmTask) Animals(ctx context.Context) (result []*Animal, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedAnimals(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.AnimalsOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryAnimals().All(ctx)
-	}
-	return result, err
-}
-
 func (_m *Group) Animals(ctx context.Context) (result []*Animal, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedAnimals(graphql.GetFieldContext(ctx).Field.Alias)

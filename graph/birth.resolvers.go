@@ -18,7 +18,7 @@ import (
 
 // Dam is the resolver for the dam field.
 func (r *birthEventResolver) Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error) {
-	return pick[ent.Animal](obj.DamID)(r.svc.AnimalsByID(ctx, obj.FarmID, []uuid.UUID{obj.DamID}))
+	return r.animal(ctx, obj.FarmID, obj.DamID)
 }
 
 // Preview is the resolver for the preview field.
@@ -28,7 +28,7 @@ func (r *birthEventResolver) Preview(ctx context.Context, obj *ent.BirthEvent) (
 
 // Dam is the resolver for the dam field.
 func (r *birthPreviewResolver) Dam(ctx context.Context, obj *ent.BirthPreview) (*ent.Animal, error) {
-	return pick[ent.Animal](obj.DamID)(r.svc.AnimalsByID(ctx, obj.FarmID, []uuid.UUID{obj.DamID}))
+	return r.animal(ctx, obj.FarmID, obj.DamID)
 }
 
 // Evidence is the resolver for the evidence field.
@@ -61,7 +61,12 @@ func (r *farmResolver) FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, 
 
 // Tasks is the resolver for the tasks field.
 func (r *farmResolver) Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error) {
-	return r.svc.FarmTaskConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, herdbook.TaskConnectionFilter{Status: status})
+	return r.withTaskDams(ctx, obj.ID)(r.svc.FarmTaskConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, herdbook.TaskConnectionFilter{Status: status}))
+}
+
+// Animals is the resolver for the animals field.
+func (r *followUpTaskResolver) Animals(ctx context.Context, obj *ent.FarmTask) ([]*ent.Animal, error) {
+	return taskAnimals(ctx, obj)
 }
 
 // DueOn is the resolver for the dueOn field.

@@ -260,9 +260,18 @@ func dueOn(t *ent.FarmTask) *string {
 	return &d
 }
 
-// taskAnimalIDs lists the ids of a task's animals, loaded with the task or now.
+// taskAnimals returns a task's animals as the task list loaded them with the page (deleted
+// ones too), or loads them now for a task fetched alone.
+func taskAnimals(ctx context.Context, t *ent.FarmTask) ([]*ent.Animal, error) {
+	if as, err := t.Edges.AnimalsOrErr(); err == nil {
+		return as, nil
+	}
+	return t.QueryAnimals().All(herdbook.IncludeInactive(ctx))
+}
+
+// taskAnimalIDs lists the ids of a task's animals.
 func taskAnimalIDs(ctx context.Context, t *ent.FarmTask) ([]uuid.UUID, error) {
-	as, err := t.Animals(ctx)
+	as, err := taskAnimals(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -678,6 +678,7 @@ type FarmResolver interface {
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 }
 type FollowUpTaskResolver interface {
+	Animals(ctx context.Context, obj *ent.FarmTask) ([]*ent.Animal, error)
 	DueOn(ctx context.Context, obj *ent.FarmTask) (*string, error)
 	AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error)
 }
@@ -10524,14 +10525,14 @@ func (ec *executionContext) _FollowUpTask_animals(ctx context.Context, field gra
 			return ec.fieldContext_FollowUpTask_animals(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Animals(ctx)
+			return ec.Resolvers.FollowUpTask().Animals(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
-			return ec.marshalOAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx, selections, v)
+			return ec.marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_animals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10539,7 +10540,7 @@ func (ec *executionContext) fieldContext_FollowUpTask_animals(_ context.Context,
 		Object:     "FollowUpTask",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Animal(ctx, field)
 		},
@@ -25817,7 +25818,7 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 					}
 				}()
 				res = ec._FollowUpTask_animals(ctx, field, obj)
-				if res == graphql.RequiredNull {
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -29390,6 +29391,22 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
 
 func (ec *executionContext) marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx context.Context, sel ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
 	if v == nil {

@@ -42,6 +42,7 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(depthLimit{max: MaxDepth})
 	srv.Use(entgql.Transactioner{TxOpener: client})
+	srv.AroundOperations(withReferences)
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

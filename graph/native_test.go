@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -271,4 +272,44 @@ func pdfUpload(t *testing.T, farmID string) ([]byte, string) {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), mw.FormDataContentType()
+}
+
+// TestTaskBoardIsBatched: the task board with each task's animals and its birth's dam costs
+// the same statements for one birth's tasks as for four births'.
+func TestTaskBoardIsBatched(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		board := `query($f: ID!) { farm(id: $f) { tasks(first: 50) { totalCount edges { node {
+			name dueOn animals { tag } birthEvent { birthDate dam { tag } } } } } } }`
+		counts := map[int]int64{}
+		for _, births := range []int{1, 4} {
+			c := newCalvingFarm(t, app, owner, 1)
+			for i := 0; i < births; i++ {
+				dam := app.MustAnimal(owner, uuidOf(c.farmID), fmt.Sprintf("COW-%d", i)).ID.String()
+				out := app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!) {
+					birthPreviewCreate(input: {farmID: $f, damID: $dam, birthDate: "2026-04-20"}) { birthPreview { id } } }`,
+					map[string]any{"f": c.farmID, "dam": dam})
+				wantNoErrors(t, out)
+				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r}) { birthEvent { id } } }`,
+					map[string]any{"f": c.farmID, "p": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "r": fmt.Sprint(i)})
+				wantNoErrors(t, out)
+			}
+			counts[births] = app.Queries(func() {
+				out := app.GraphQL(owner.Token, board, map[string]any{"f": c.farmID})
+				wantNoErrors(t, out)
+				if got := dig(t, out, "data.farm.tasks.totalCount"); got != float64(2*births) {
+					t.Fatalf("%v tasks, want %d", got, 2*births)
+				}
+				if tag := dig(t, out, "data.farm.tasks.edges.0.node.birthEvent.dam.tag").(string); !strings.HasPrefix(tag, "COW-") {
+					t.Fatalf("dam %q", tag)
+				}
+			})
+		}
+		if counts[1] != counts[4] {
+			t.Fatalf("statements grow with the births: %v", counts)
+		}
+		t.Logf("task board with animals, births and dams: %d statements for any number of births", counts[4])
+	})
 }

@@ -177,7 +177,9 @@ func (FarmTask) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("birth_event", BirthEvent.Type).Ref("tasks").Field("birth_event_id").Unique().Required().Immutable().
 			Comment("The birth the task follows up."),
-		edge.To("animals", Animal.Type).Comment("The animals the task is about: the dam and the offspring."),
+		// The graph's FollowUpTask.animals is hand-written (graph/birth.graphqls): it reads the
+		// animals the task list loaded with the page, deleted ones included.
+		edge.To("animals", Animal.Type).Annotations(entgql.Skip()),
 	}
 }
 
