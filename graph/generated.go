@@ -43,6 +43,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	BirthEvent() BirthEventResolver
 	BirthPreview() BirthPreviewResolver
+	ChannelPreferences() ChannelPreferencesResolver
 	CreateFarmPayload() CreateFarmPayloadResolver
 	Farm() FarmResolver
 	FollowUpTask() FollowUpTaskResolver
@@ -174,6 +175,7 @@ type ComplexityRoot struct {
 	ChannelPreferences struct {
 		Email        func(childComplexity int) int
 		EmailAddress func(childComplexity int) int
+		Farm         func(childComplexity int) int
 		FarmID       func(childComplexity int) int
 		InApp        func(childComplexity int) int
 		PhoneNumber  func(childComplexity int) int
@@ -660,6 +662,9 @@ type BirthPreviewResolver interface {
 	Evidence(ctx context.Context, obj *ent.BirthPreview) (*model.BirthEvidence, error)
 
 	BirthEvent(ctx context.Context, obj *ent.BirthPreview) (*ent.BirthEvent, error)
+}
+type ChannelPreferencesResolver interface {
+	Farm(ctx context.Context, obj *model.ChannelPreferences) (*ent.Farm, error)
 }
 type CreateFarmPayloadResolver interface {
 	WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error)
@@ -1218,6 +1223,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelPreferences.EmailAddress(childComplexity), true
+	case "ChannelPreferences.farm":
+		if e.ComplexityRoot.ChannelPreferences.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.Farm(childComplexity), true
 	case "ChannelPreferences.farmID":
 		if e.ComplexityRoot.ChannelPreferences.FarmID == nil {
 			break
@@ -3807,6 +3818,8 @@ func (ec *executionContext) childFields_ChannelPreferences(ctx context.Context, 
 	switch field.Name {
 	case "farmID":
 		return ec.fieldContext_ChannelPreferences_farmID(ctx, field)
+	case "farm":
+		return ec.fieldContext_ChannelPreferences_farm(ctx, field)
 	case "email":
 		return ec.fieldContext_ChannelPreferences_email(ctx, field)
 	case "sms":
@@ -8363,6 +8376,38 @@ func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_farm(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ChannelPreferences().Farm(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalOFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChannelPreferences",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ChannelPreferences_email(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -24360,37 +24405,75 @@ func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.Sel
 		case "farmID":
 			out.Values[i] = ec._ChannelPreferences_farmID(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "farm":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChannelPreferences_farm(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "email":
 			out.Values[i] = ec._ChannelPreferences_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sms":
 			out.Values[i] = ec._ChannelPreferences_sms(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "inApp":
 			out.Values[i] = ec._ChannelPreferences_inApp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "source":
 			out.Values[i] = ec._ChannelPreferences_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "emailAddress":
 			out.Values[i] = ec._ChannelPreferences_emailAddress(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "phoneNumber":
 			out.Values[i] = ec._ChannelPreferences_phoneNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -108,10 +108,10 @@ func TestMutationConvention(t *testing.T) {
 		}
 		out = do(t, `mutation($f: ID!) {
 			notificationsMarkRead(input: {farmID: $f}) { markedCount }
-			farmPrefs: notificationPreferencesUpdate(input: {farmID: $f, email: false, sms: false, inApp: true}) { preferences { source inApp farmID } }
+			farmPrefs: notificationPreferencesUpdate(input: {farmID: $f, email: false, sms: false, inApp: true}) { preferences { source inApp farmID farm { name } } }
 			defaultPrefs: notificationPreferencesUpdate(input: {email: true, sms: false, inApp: true, emailAddress: "kari@example.com"}) { preferences { source emailAddress } }
 		}`)
-		if dig(t, out, "data.notificationsMarkRead.markedCount") != float64(0) || dig(t, out, "data.farmPrefs.preferences.source") != "FARM" ||
+		if dig(t, out, "data.notificationsMarkRead.markedCount") != float64(0) || dig(t, out, "data.farmPrefs.preferences.source") != "FARM" || dig(t, out, "data.farmPrefs.preferences.farm.name") != "Convention Farm" ||
 			dig(t, out, "data.defaultPrefs.preferences.source") != "DEFAULT" || dig(t, out, "data.defaultPrefs.preferences.emailAddress") != "kari@example.com" {
 			t.Fatalf("notifications = %v", out)
 		}

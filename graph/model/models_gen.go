@@ -258,6 +258,8 @@ type CastrationFactInput struct {
 type ChannelPreferences struct {
 	// Null for the user's default, which applies to farms without their own choice.
 	FarmID *uuid.UUID `json:"farmID,omitempty"`
+	// The farm the channels are for; null for the user's default.
+	Farm *ent.Farm `json:"farm,omitempty"`
 	// Whether EMAIL notifications go out.
 	Email bool `json:"email"`
 	// Whether SMS notifications go out.
