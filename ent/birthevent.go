@@ -47,13 +47,11 @@ type BirthEvent struct {
 
 // BirthEventEdges holds the relations/edges for other nodes in the graph.
 type BirthEventEdges struct {
-	// The follow-up tasks approval created, by step.
+	// Tasks holds the value of the tasks edge.
 	Tasks []*FarmTask `json:"tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [1]bool
-	// totalCount holds the count of the edges above.
-	totalCount [1]map[string]int
 
 	namedTasks map[string][]*FarmTask
 }

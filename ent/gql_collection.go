@@ -171,19 +171,6 @@ func (_q *BirthEventQuery) collectField(ctx context.Context, oneNode bool, opCtx
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "tasks":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&FarmTaskClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, farmtaskImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedTasks(alias, func(wq *FarmTaskQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[birthevent.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, birthevent.FieldCreatedAt)

@@ -20,18 +20,6 @@ func (_m *Animal) Groups(ctx context.Context) (result []*Group, err error) {
 	return result, err
 }
 
-func (_m *BirthEvent) Tasks(ctx context.Context) (result []*FarmTask, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedTasks(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.TasksOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryTasks().All(ctx)
-	}
-	return result, err
-}
-
 func (_m *Farm) Members(ctx context.Context) (result []*FarmMember, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedMembers(graphql.GetFieldContext(ctx).Field.Alias)

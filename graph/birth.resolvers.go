@@ -16,6 +16,11 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// Tasks is the resolver for the tasks field.
+func (r *birthEventResolver) Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error) {
+	return birthTasks(ctx, obj)
+}
+
 // Dam is the resolver for the dam field.
 func (r *birthEventResolver) Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error) {
 	return r.animal(ctx, obj.FarmID, obj.DamID)

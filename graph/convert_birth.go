@@ -269,6 +269,15 @@ func taskAnimals(ctx context.Context, t *ent.FarmTask) ([]*ent.Animal, error) {
 	return t.QueryAnimals().All(herdbook.IncludeInactive(ctx))
 }
 
+// birthTasks returns an approved birth's tasks by step, as the service loaded them, or loads
+// them now for a birth fetched alone.
+func birthTasks(ctx context.Context, ev *ent.BirthEvent) ([]*ent.FarmTask, error) {
+	if ts, err := ev.Edges.TasksOrErr(); err == nil {
+		return ts, nil
+	}
+	return ev.QueryTasks().Order(ent.Asc(farmtask.FieldStep)).WithAnimals().All(herdbook.IncludeInactive(ctx))
+}
+
 // taskAnimalIDs lists the ids of a task's animals.
 func taskAnimalIDs(ctx context.Context, t *ent.FarmTask) ([]uuid.UUID, error) {
 	as, err := taskAnimals(ctx, t)

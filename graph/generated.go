@@ -654,6 +654,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type BirthEventResolver interface {
+	Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error)
 	Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error)
 	Preview(ctx context.Context, obj *ent.BirthEvent) (*ent.BirthPreview, error)
 }
@@ -7236,14 +7237,14 @@ func (ec *executionContext) _BirthEvent_tasks(ctx context.Context, field graphql
 			return ec.fieldContext_BirthEvent_tasks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tasks(ctx)
+			return ec.Resolvers.BirthEvent().Tasks(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
-			return ec.marshalOFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7251,7 +7252,7 @@ func (ec *executionContext) fieldContext_BirthEvent_tasks(_ context.Context, fie
 		Object:     "BirthEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FollowUpTask(ctx, field)
 		},
@@ -23707,7 +23708,7 @@ func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSe
 					}
 				}()
 				res = ec._BirthEvent_tasks(ctx, field, obj)
-				if res == graphql.RequiredNull {
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -31571,25 +31572,6 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalFloatContext(*v)
 	return graphql.WrapContextMarshaler(ctx, res)
-}
-
-func (ec *executionContext) marshalOFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalOFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {

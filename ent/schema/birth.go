@@ -135,7 +135,9 @@ func (BirthEvent) Fields() []ent.Field {
 // Edges of the BirthEvent.
 func (BirthEvent) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("tasks", FarmTask.Type).Comment("The follow-up tasks approval created, by step."),
+		// The graph's BirthEvent.tasks is hand-written (graph/birth.graphqls): it keeps the
+		// order by step of the tasks the service loaded.
+		edge.To("tasks", FarmTask.Type).Annotations(entgql.Skip()),
 	}
 }
 
