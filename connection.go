@@ -7,6 +7,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/record"
 )
 
 // Cursor is a Relay connection cursor.
@@ -129,4 +134,95 @@ func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	}
 	first, last := w.page()
 	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
+}
+
+// FileConnection pages through a farm's files that are not deleted.
+func (s *Service) FileConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.FileOrder) (*ent.FileConnection, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if order == nil {
+		order = &ent.FileOrder{Field: ent.FileOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
+	}
+	return s.Client(ctx).File.Query().Where(file.FarmID(farmID)).
+		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFileOrder(order))
+}
+
+// ThreadConnection pages through the threads of a farm the viewer may read, newest first
+// unless ordered otherwise.
+func (s *Service) ThreadConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.ThreadOrder) (*ent.ThreadConnection, error) {
+	v, m, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadFarms)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if order == nil {
+		order = &ent.ThreadOrder{Field: ent.ThreadOrderFieldCreatedAt, Direction: entgql.OrderDirectionDesc}
+	}
+	return s.Client(ctx).Thread.Query().Where(visibleThreads(v, m)).
+		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithThreadOrder(order))
+}
+
+// MessageConnection pages through a readable thread's messages, oldest first unless ordered
+// otherwise.
+func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w Window, order *ent.MessageOrder) (*ent.MessageConnection, error) {
+	if _, err := s.readableThread(ctx, threadID, ScopeReadFarms); err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if order == nil {
+		order = &ent.MessageOrder{Field: ent.MessageOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
+	}
+	return s.Client(ctx).Message.Query().Where(message.ThreadID(threadID)).
+		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithMessageOrder(order))
+}
+
+// GroupAnimalConnection pages through a group's current active animals.
+func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
+	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	g, err := s.Client(ctx).Group.Get(ctx, groupID)
+	if err != nil {
+		return nil, notFound(err, "group", groupID)
+	}
+	q, err := s.AnimalQuery(ctx, g.FarmID)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Where(animal.HasGroupsWith(group.ID(groupID))).
+		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+}
+
+// RecordAnimalConnection pages through the active animals a record applies to.
+func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
+	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	r, err := s.Client(ctx).Record.Get(ctx, recordID)
+	if err != nil {
+		return nil, notFound(err, "record", recordID)
+	}
+	if _, _, err := s.authorizeFarm(ctx, r.FarmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	q, err := s.AnimalQuery(ctx, r.FarmID)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return q.Where(animal.HasRecordsWith(record.ID(recordID))).
+		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }

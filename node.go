@@ -7,8 +7,11 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
@@ -39,6 +42,9 @@ func (s *Service) nodeType(ctx context.Context, id uuid.UUID) (string, error) {
 		{file.Table, func() (bool, error) { return c.File.Query().Where(file.ID(id)).Exist(ctx) }},
 		{user.Table, func() (bool, error) { return c.User.Query().Where(user.ID(id)).Exist(ctx) }},
 		{notification.Table, func() (bool, error) { return c.Notification.Query().Where(notification.ID(id)).Exist(ctx) }},
+		{farmtask.Table, func() (bool, error) { return c.FarmTask.Query().Where(farmtask.ID(id)).Exist(ctx) }},
+		{birthpreview.Table, func() (bool, error) { return c.BirthPreview.Query().Where(birthpreview.ID(id)).Exist(ctx) }},
+		{birthevent.Table, func() (bool, error) { return c.BirthEvent.Query().Where(birthevent.ID(id)).Exist(ctx) }},
 	}
 	for _, p := range probes {
 		ok, err := p.exist()
@@ -158,6 +164,24 @@ func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error
 		if n.UserID == v.UserID || m.Role == RoleOwner {
 			return nil
 		}
+	case farmtask.Table:
+		t, err := c.FarmTask.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(t.FarmID, ScopeReadRecords)
+	case birthpreview.Table:
+		p, err := c.BirthPreview.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(p.FarmID, ScopeReadRecords)
+	case birthevent.Table:
+		ev, err := c.BirthEvent.Get(ctx, id)
+		if err != nil {
+			return notFound(err, "node", id)
+		}
+		return farmRead(ev.FarmID, ScopeReadRecords)
 	case user.Table:
 		if v := ViewerFrom(ctx); v != nil && v.UserID == id {
 			return nil

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -17,6 +19,7 @@ import (
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 )
 
@@ -127,7 +130,7 @@ func farmTaskBounds(q FarmTaskQuery) (skip, take int, err error) {
 		}
 	}
 	if q.Take != nil {
-		if take = *q.Take; take < 1 || take > 200 {
+		if take = *q.Take; take < 1 || take > MaxTaskPage {
 			fe.add("take", "must be between 1 and 200")
 		}
 	}
@@ -148,13 +151,23 @@ func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQue
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
+	return s.farmTaskPage(ctx, farmID, q.Status, skip, take)
+}
+
+// MaxTaskPage is the largest page of farm tasks, in REST and in the GraphQL connection.
+const MaxTaskPage = 200
+
+// farmTaskPage loads one page of a farm's tasks in the board's order with their animals
+// (deleted ones too: a task keeps naming them) and their birth, in three queries whatever the
+// page size, and the number of tasks that match.
+func (s *Service) farmTaskPage(ctx context.Context, farmID uuid.UUID, status *string, skip, take int) ([]*ent.FarmTask, int, error) {
 	query := s.Client(ctx).FarmTask.Query().Where(farmtask.FarmID(farmID))
-	if q.Status != nil {
-		query.Where(farmtask.StatusEQ(farmtask.Status(*q.Status)))
+	if status != nil {
+		query.Where(farmtask.StatusEQ(farmtask.Status(*status)))
 	}
 	total, err := query.Clone().Count(ctx)
-	if err != nil {
-		return nil, 0, err
+	if err != nil || take == 0 || skip >= total {
+		return []*ent.FarmTask{}, total, err
 	}
 	tasks, err := query.Order(func(sel *sql.Selector) {
 		// Undated TODO first; then dated by due date; undated others last (SQLite and
@@ -162,8 +175,108 @@ func (s *Service) FarmTasks(ctx context.Context, farmID uuid.UUID, q FarmTaskQue
 		sel.OrderExpr(sql.Expr(fmt.Sprintf("CASE WHEN %s IS NULL AND %s = 'TODO' THEN 0 WHEN %s IS NULL THEN 2 ELSE 1 END",
 			sel.C(farmtask.FieldDueDate), sel.C(farmtask.FieldStatus), sel.C(farmtask.FieldDueDate))))
 	}, ent.Asc(farmtask.FieldDueDate), ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).
-		Offset(skip).Limit(take).WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }).All(IncludeInactive(ctx))
+		Offset(skip).Limit(take).WithAnimals().WithBirthEvent().All(IncludeInactive(ctx))
 	return tasks, total, err
+}
+
+// TaskConnectionFilter narrows the GraphQL task connection.
+type TaskConnectionFilter struct {
+	Status *farmtask.Status
+}
+
+// FarmTaskConnection pages through a farm's tasks in the board's order (see FarmTasks). That
+// order is computed, not a column, so cursors carry the position in it: a task added or
+// finished between two pages can shift the next page by one, as with REST's skip.
+func (s *Service) FarmTaskConnection(ctx context.Context, farmID uuid.UUID, w Window, f TaskConnectionFilter) (*ent.FollowUpTaskConnection, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	for _, a := range []struct {
+		name string
+		n    *int
+	}{{"first", w.First}, {"last", w.Last}} {
+		if a.n != nil && (*a.n < 0 || *a.n > MaxTaskPage) {
+			fe.add(a.name, "must be between 0 and %d", MaxTaskPage)
+		}
+	}
+	if w.First != nil && w.Last != nil {
+		fe.add("last", "cannot be given with first")
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var status *string
+	if f.Status != nil {
+		st := string(*f.Status)
+		status = &st
+	}
+	// The window in positions: [from, to) of the whole ordered list, cut by the cursors
+	// first, then by first or last.
+	from, to := 0, -1 // -1: the end of the list
+	if w.After != nil {
+		from = positionOf(w.After) + 1
+	}
+	if w.Before != nil {
+		to = positionOf(w.Before)
+	}
+	take := 50
+	switch {
+	case w.First != nil:
+		take = *w.First
+	case w.Last != nil:
+		take = *w.Last
+		if to < 0 {
+			total, err := s.Client(ctx).FarmTask.Query().Where(farmTaskFilter(farmID, status)...).Count(ctx)
+			if err != nil {
+				return nil, err
+			}
+			to = total
+		}
+		if from < to-take {
+			from = to - take
+		}
+	}
+	if to >= 0 && take > to-from {
+		take = max(to-from, 0)
+	}
+	tasks, total, err := s.farmTaskPage(ctx, farmID, status, from, take)
+	if err != nil {
+		return nil, err
+	}
+	conn := &ent.FollowUpTaskConnection{TotalCount: total, Edges: make([]*ent.FollowUpTaskEdge, len(tasks))}
+	for i, t := range tasks {
+		conn.Edges[i] = &ent.FollowUpTaskEdge{Node: t, Cursor: Cursor{ID: t.ID, Value: from + i}}
+	}
+	conn.PageInfo.HasPreviousPage = from > 0
+	conn.PageInfo.HasNextPage = from+len(tasks) < total && (to < 0 || from+len(tasks) < to)
+	if n := len(conn.Edges); n > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[n-1].Cursor
+	}
+	return conn, nil
+}
+
+func farmTaskFilter(farmID uuid.UUID, status *string) []predicate.FarmTask {
+	ps := []predicate.FarmTask{farmtask.FarmID(farmID)}
+	if status != nil {
+		ps = append(ps, farmtask.StatusEQ(farmtask.Status(*status)))
+	}
+	return ps
+}
+
+// positionOf reads the position a task cursor carries (msgpack decodes it as the smallest
+// integer type that holds it); a cursor from elsewhere counts as the start of the list.
+func positionOf(c *Cursor) int {
+	v := reflect.ValueOf(c.Value)
+	switch {
+	case !v.IsValid():
+	case v.CanInt() && v.Int() > 0 && v.Int() < math.MaxInt32:
+		return int(v.Int())
+	case v.CanUint() && v.Uint() < math.MaxInt32:
+		return int(v.Uint())
+	}
+	return 0
 }
 
 // FarmTaskPatch updates a task. DueDate is a date-only string: absent keeps the stored date,
@@ -292,7 +405,7 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 		if err := u.Exec(ctx); err != nil {
 			return err
 		}
-		out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }).Only(IncludeInactive(ctx))
+		out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals().WithBirthEvent().Only(IncludeInactive(ctx))
 		if err != nil {
 			return err
 		}

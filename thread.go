@@ -81,6 +81,15 @@ func (s *Service) PostMessage(ctx context.Context, threadID uuid.UUID, body stri
 	return s.Client(ctx).Message.Create().SetThreadID(threadID).SetAuthorID(v.UserID).SetBody(body).Save(ctx)
 }
 
+// Thread returns a thread the viewer may read.
+func (s *Service) Thread(ctx context.Context, id uuid.UUID) (*ent.Thread, error) {
+	if _, err := s.readableThread(ctx, id, ScopeReadFarms); err != nil {
+		return nil, err
+	}
+	th, err := s.Client(ctx).Thread.Get(ctx, id)
+	return th, notFound(err, "thread", id)
+}
+
 func (s *Service) readableThread(ctx context.Context, threadID uuid.UUID, scope string) (*Viewer, error) {
 	if _, err := authenticate(ctx, scope); err != nil {
 		return nil, err

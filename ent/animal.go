@@ -14,22 +14,23 @@ import (
 	"github.com/herdbook/herdbook/ent/farm"
 )
 
-// Animal is the model entity for the Animal schema.
+// An animal of a farm. Its biological history (sex, birth, movements, exposures) is kept as dated birth_history facts in record items.
 type Animal struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm the animal belongs to.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// Tag holds the value of the "tag" field.
+	// The animal's ear tag or other identifying mark (1 to 100 characters).
 	Tag string `json:"tag,omitempty"`
-	// Name holds the value of the "name" field.
+	// The animal's name, if it has one.
 	Name *string `json:"name,omitempty"`
 	// ChangeSeq holds the value of the "change_seq" field.
 	ChangeSeq int64 `json:"change_seq,omitempty"`
@@ -43,7 +44,7 @@ type Animal struct {
 type AnimalEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// Groups holds the value of the groups edge.
+	// The groups the animal is in now.
 	Groups []*Group `json:"groups,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`

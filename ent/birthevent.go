@@ -13,30 +13,31 @@ import (
 	"github.com/herdbook/herdbook/ent/birthevent"
 )
 
-// BirthEvent is the model entity for the BirthEvent schema.
+// An approved birth, with the follow-up tasks its approval created.
 type BirthEvent struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm of the birth.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// DamID holds the value of the "dam_id" field.
+	// The mother.
 	DamID uuid.UUID `json:"dam_id,omitempty"`
-	// BirthDate holds the value of the "birth_date" field.
+	// The day of the birth.
 	BirthDate string `json:"birth_date,omitempty"`
-	// PreviewID holds the value of the "preview_id" field.
+	// The preview that was approved.
 	PreviewID uuid.UUID `json:"preview_id,omitempty"`
-	// RequestID holds the value of the "request_id" field.
+	// The client's request id that made approval idempotent.
 	RequestID string `json:"request_id,omitempty"`
-	// SettingsVersion holds the value of the "settings_version" field.
+	// The settings version of the approved preview.
 	SettingsVersion int `json:"settings_version,omitempty"`
-	// ProtocolVersion holds the value of the "protocol_version" field.
+	// The protocol version the tasks were made from.
 	ProtocolVersion int `json:"protocol_version,omitempty"`
-	// CreatedBy holds the value of the "created_by" field.
+	// The user who approved the birth.
 	CreatedBy *uuid.UUID `json:"created_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the BirthEventQuery when eager-loading is set.

@@ -16,36 +16,37 @@ import (
 	"github.com/herdbook/herdbook/evidence"
 )
 
-// BirthPreview is the model entity for the BirthPreview schema.
+// A snapshot of a birth's evidence with the settings and protocol versions it was made with, and the tasks approving it would create.
 type BirthPreview struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm of the birth.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// DamID holds the value of the "dam_id" field.
+	// The mother.
 	DamID uuid.UUID `json:"dam_id,omitempty"`
-	// BirthDate holds the value of the "birth_date" field.
+	// The day of the birth.
 	BirthDate string `json:"birth_date,omitempty"`
-	// SettingsVersion holds the value of the "settings_version" field.
+	// The birth-history settings version the evidence was reviewed with (0: none).
 	SettingsVersion int `json:"settings_version,omitempty"`
-	// ProtocolVersion holds the value of the "protocol_version" field.
+	// The follow-up protocol version the tasks were planned with (0: none).
 	ProtocolVersion int `json:"protocol_version,omitempty"`
 	// Evidence holds the value of the "evidence" field.
 	Evidence evidence.Evidence `json:"evidence,omitempty"`
 	// Tasks holds the value of the "tasks" field.
 	Tasks []schematype.PlannedTask `json:"tasks,omitempty"`
-	// Stale holds the value of the "stale" field.
+	// True once the settings or the protocol changed after the preview: approving it is refused; make a new one.
 	Stale bool `json:"stale,omitempty"`
-	// ApprovedAt holds the value of the "approved_at" field.
+	// When the preview was approved.
 	ApprovedAt *time.Time `json:"approved_at,omitempty"`
-	// BirthEventID holds the value of the "birth_event_id" field.
+	// The birth its approval recorded.
 	BirthEventID *uuid.UUID `json:"birth_event_id,omitempty"`
-	// CreatedBy holds the value of the "created_by" field.
+	// The user who asked for the preview.
 	CreatedBy    *uuid.UUID `json:"created_by,omitempty"`
 	selectValues sql.SelectValues
 }

@@ -13,26 +13,27 @@ import (
 	"github.com/herdbook/herdbook/ent/farm"
 )
 
-// Farm is the model entity for the Farm schema.
+// A holding of one species, with members, animals, groups, records, files and threads.
 type Farm struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// Name holds the value of the "name" field.
+	// The farm's name (2 to 200 characters).
 	Name string `json:"name,omitempty"`
-	// AllowPrivateThreads holds the value of the "allow_private_threads" field.
+	// Whether members may open private threads.
 	AllowPrivateThreads bool `json:"allow_private_threads,omitempty"`
-	// CurrentMonthStart holds the value of the "current_month_start" field.
+	// The start of the farm's current accounting month, if set.
 	CurrentMonthStart *time.Time `json:"current_month_start,omitempty"`
-	// Species holds the value of the "species" field.
+	// The one species the farm keeps.
 	Species farm.Species `json:"species,omitempty"`
-	// SpeciesOther holds the value of the "species_other" field.
+	// The species' own name when species is OTHER, or a breed note.
 	SpeciesOther *string `json:"species_other,omitempty"`
 	// ChangeSeq holds the value of the "change_seq" field.
 	ChangeSeq int64 `json:"change_seq,omitempty"`
@@ -44,7 +45,7 @@ type Farm struct {
 
 // FarmEdges holds the relations/edges for other nodes in the graph.
 type FarmEdges struct {
-	// Members holds the value of the members edge.
+	// The farm's active members with their roles.
 	Members []*FarmMember `json:"members,omitempty"`
 	// Animals holds the value of the animals edge.
 	Animals []*Animal `json:"animals,omitempty"`

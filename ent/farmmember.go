@@ -15,22 +15,23 @@ import (
 	"github.com/herdbook/herdbook/ent/user"
 )
 
-// FarmMember is the model entity for the FarmMember schema.
+// A user's membership of a farm, with a role.
 type FarmMember struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm of the membership.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// UserID holds the value of the "user_id" field.
+	// The member.
 	UserID uuid.UUID `json:"user_id,omitempty"`
-	// Role holds the value of the "role" field.
+	// What the member may do: OWNER above EDITOR above READER.
 	Role farmmember.Role `json:"role,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FarmMemberQuery when eager-loading is set.
@@ -40,9 +41,9 @@ type FarmMember struct {
 
 // FarmMemberEdges holds the relations/edges for other nodes in the graph.
 type FarmMemberEdges struct {
-	// Farm holds the value of the farm edge.
+	// The farm.
 	Farm *Farm `json:"farm,omitempty"`
-	// User holds the value of the user edge.
+	// The member.
 	User *User `json:"user,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

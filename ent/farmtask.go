@@ -14,28 +14,29 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 )
 
-// FarmTask is the model entity for the FarmTask schema.
+// A follow-up task of an approved birth, made from a step of the farm's follow-up protocol.
 type FarmTask struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm of the task.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// BirthEventID holds the value of the "birth_event_id" field.
+	// The birth the task follows up.
 	BirthEventID uuid.UUID `json:"birth_event_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// What to do: the protocol step's name.
 	Name string `json:"name,omitempty"`
-	// Status holds the value of the "status" field.
+	// Where the task stands.
 	Status farmtask.Status `json:"status,omitempty"`
-	// DueDate holds the value of the "due_date" field.
+	// The due day as midnight UTC, or null when undated.
 	DueDate *time.Time `json:"due_date,omitempty"`
-	// ProtocolVersion holds the value of the "protocol_version" field.
+	// The protocol version the task was made from.
 	ProtocolVersion int `json:"protocol_version,omitempty"`
-	// Step holds the value of the "step" field.
+	// The task's step in that protocol, from 0.
 	Step int `json:"step,omitempty"`
 	// ChangeSeq holds the value of the "change_seq" field.
 	ChangeSeq int64 `json:"change_seq,omitempty"`
@@ -47,7 +48,7 @@ type FarmTask struct {
 
 // FarmTaskEdges holds the relations/edges for other nodes in the graph.
 type FarmTaskEdges struct {
-	// BirthEvent holds the value of the birth_event edge.
+	// The birth the task follows up.
 	BirthEvent *BirthEvent `json:"birth_event,omitempty"`
 	// Animals holds the value of the animals edge.
 	Animals []*Animal `json:"animals,omitempty"`

@@ -14,24 +14,25 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 )
 
-// File is the model entity for the File schema.
+// An uploaded file of a farm; its bytes are at /v1/file/{id}/content. It can be attached to records.
 type File struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm the file belongs to.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// The file name the uploader gave.
 	Name string `json:"name,omitempty"`
-	// MimeType holds the value of the "mime_type" field.
+	// The media type sniffed from the content at upload.
 	MimeType string `json:"mime_type,omitempty"`
-	// Size holds the value of the "size" field.
+	// The size in bytes.
 	Size int64 `json:"size,omitempty"`
 	// StorageKey holds the value of the "storage_key" field.
 	StorageKey string `json:"storage_key,omitempty"`

@@ -8,8 +8,11 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
@@ -143,6 +146,273 @@ func newAnimalPaginateArgs(rv map[string]any) *animalPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*AnimalWhereInput); ok {
 		args.opts = append(args.opts, WithAnimalFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *BirthEventQuery) CollectFields(ctx context.Context, satisfies ...string) (*BirthEventQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *BirthEventQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(birthevent.Columns))
+		selectedFields = []string{birthevent.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[birthevent.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldCreatedAt)
+				fieldSeen[birthevent.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[birthevent.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldUpdatedAt)
+				fieldSeen[birthevent.FieldUpdatedAt] = struct{}{}
+			}
+		case "farmID":
+			if _, ok := fieldSeen[birthevent.FieldFarmID]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldFarmID)
+				fieldSeen[birthevent.FieldFarmID] = struct{}{}
+			}
+		case "damID":
+			if _, ok := fieldSeen[birthevent.FieldDamID]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldDamID)
+				fieldSeen[birthevent.FieldDamID] = struct{}{}
+			}
+		case "birthDate":
+			if _, ok := fieldSeen[birthevent.FieldBirthDate]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldBirthDate)
+				fieldSeen[birthevent.FieldBirthDate] = struct{}{}
+			}
+		case "previewID":
+			if _, ok := fieldSeen[birthevent.FieldPreviewID]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldPreviewID)
+				fieldSeen[birthevent.FieldPreviewID] = struct{}{}
+			}
+		case "requestID":
+			if _, ok := fieldSeen[birthevent.FieldRequestID]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldRequestID)
+				fieldSeen[birthevent.FieldRequestID] = struct{}{}
+			}
+		case "settingsVersion":
+			if _, ok := fieldSeen[birthevent.FieldSettingsVersion]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldSettingsVersion)
+				fieldSeen[birthevent.FieldSettingsVersion] = struct{}{}
+			}
+		case "protocolVersion":
+			if _, ok := fieldSeen[birthevent.FieldProtocolVersion]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldProtocolVersion)
+				fieldSeen[birthevent.FieldProtocolVersion] = struct{}{}
+			}
+		case "createdBy":
+			if _, ok := fieldSeen[birthevent.FieldCreatedBy]; !ok {
+				selectedFields = append(selectedFields, birthevent.FieldCreatedBy)
+				fieldSeen[birthevent.FieldCreatedBy] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type birtheventPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []BirthEventPaginateOption
+}
+
+func newBirthEventPaginateArgs(rv map[string]any) *birtheventPaginateArgs {
+	args := &birtheventPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &BirthEventOrder{Field: &BirthEventOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithBirthEventOrder(order))
+			}
+		case *BirthEventOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithBirthEventOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *BirthPreviewQuery) CollectFields(ctx context.Context, satisfies ...string) (*BirthPreviewQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *BirthPreviewQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(birthpreview.Columns))
+		selectedFields = []string{birthpreview.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[birthpreview.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldCreatedAt)
+				fieldSeen[birthpreview.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[birthpreview.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldUpdatedAt)
+				fieldSeen[birthpreview.FieldUpdatedAt] = struct{}{}
+			}
+		case "farmID":
+			if _, ok := fieldSeen[birthpreview.FieldFarmID]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldFarmID)
+				fieldSeen[birthpreview.FieldFarmID] = struct{}{}
+			}
+		case "damID":
+			if _, ok := fieldSeen[birthpreview.FieldDamID]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldDamID)
+				fieldSeen[birthpreview.FieldDamID] = struct{}{}
+			}
+		case "birthDate":
+			if _, ok := fieldSeen[birthpreview.FieldBirthDate]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldBirthDate)
+				fieldSeen[birthpreview.FieldBirthDate] = struct{}{}
+			}
+		case "settingsVersion":
+			if _, ok := fieldSeen[birthpreview.FieldSettingsVersion]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldSettingsVersion)
+				fieldSeen[birthpreview.FieldSettingsVersion] = struct{}{}
+			}
+		case "protocolVersion":
+			if _, ok := fieldSeen[birthpreview.FieldProtocolVersion]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldProtocolVersion)
+				fieldSeen[birthpreview.FieldProtocolVersion] = struct{}{}
+			}
+		case "stale":
+			if _, ok := fieldSeen[birthpreview.FieldStale]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldStale)
+				fieldSeen[birthpreview.FieldStale] = struct{}{}
+			}
+		case "approvedAt":
+			if _, ok := fieldSeen[birthpreview.FieldApprovedAt]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldApprovedAt)
+				fieldSeen[birthpreview.FieldApprovedAt] = struct{}{}
+			}
+		case "birthEventID":
+			if _, ok := fieldSeen[birthpreview.FieldBirthEventID]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldBirthEventID)
+				fieldSeen[birthpreview.FieldBirthEventID] = struct{}{}
+			}
+		case "createdBy":
+			if _, ok := fieldSeen[birthpreview.FieldCreatedBy]; !ok {
+				selectedFields = append(selectedFields, birthpreview.FieldCreatedBy)
+				fieldSeen[birthpreview.FieldCreatedBy] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type birthpreviewPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []BirthPreviewPaginateOption
+}
+
+func newBirthPreviewPaginateArgs(rv map[string]any) *birthpreviewPaginateArgs {
+	args := &birthpreviewPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &BirthPreviewOrder{Field: &BirthPreviewOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithBirthPreviewOrder(order))
+			}
+		case *BirthPreviewOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithBirthPreviewOrder(v))
+			}
+		}
 	}
 	return args
 }
@@ -419,6 +689,147 @@ func newFarmMemberPaginateArgs(rv map[string]any) *farmmemberPaginateArgs {
 		case *FarmMemberOrder:
 			if v != nil {
 				args.opts = append(args.opts, WithFarmMemberOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *FarmTaskQuery) CollectFields(ctx context.Context, satisfies ...string) (*FarmTaskQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *FarmTaskQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(farmtask.Columns))
+		selectedFields = []string{farmtask.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "birthEvent":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&BirthEventClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, birtheventImplementors)...); err != nil {
+				return err
+			}
+			_q.withBirthEvent = query
+			if _, ok := fieldSeen[farmtask.FieldBirthEventID]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldBirthEventID)
+				fieldSeen[farmtask.FieldBirthEventID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[farmtask.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldCreatedAt)
+				fieldSeen[farmtask.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[farmtask.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldUpdatedAt)
+				fieldSeen[farmtask.FieldUpdatedAt] = struct{}{}
+			}
+		case "farmID":
+			if _, ok := fieldSeen[farmtask.FieldFarmID]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldFarmID)
+				fieldSeen[farmtask.FieldFarmID] = struct{}{}
+			}
+		case "birthEventID":
+			if _, ok := fieldSeen[farmtask.FieldBirthEventID]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldBirthEventID)
+				fieldSeen[farmtask.FieldBirthEventID] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[farmtask.FieldName]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldName)
+				fieldSeen[farmtask.FieldName] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[farmtask.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldStatus)
+				fieldSeen[farmtask.FieldStatus] = struct{}{}
+			}
+		case "dueDate":
+			if _, ok := fieldSeen[farmtask.FieldDueDate]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldDueDate)
+				fieldSeen[farmtask.FieldDueDate] = struct{}{}
+			}
+		case "protocolVersion":
+			if _, ok := fieldSeen[farmtask.FieldProtocolVersion]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldProtocolVersion)
+				fieldSeen[farmtask.FieldProtocolVersion] = struct{}{}
+			}
+		case "step":
+			if _, ok := fieldSeen[farmtask.FieldStep]; !ok {
+				selectedFields = append(selectedFields, farmtask.FieldStep)
+				fieldSeen[farmtask.FieldStep] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type followuptaskPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []FollowUpTaskPaginateOption
+}
+
+func newFollowUpTaskPaginateArgs(rv map[string]any) *followuptaskPaginateArgs {
+	args := &followuptaskPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &FollowUpTaskOrder{Field: &FollowUpTaskOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithFollowUpTaskOrder(order))
+			}
+		case *FollowUpTaskOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithFollowUpTaskOrder(v))
 			}
 		}
 	}

@@ -48,6 +48,14 @@ func (_m *FarmMember) User(ctx context.Context) (*User, error) {
 	return result, err
 }
 
+func (_m *FarmTask) BirthEvent(ctx context.Context) (*BirthEvent, error) {
+	result, err := _m.Edges.BirthEventOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryBirthEvent().Only(ctx)
+	}
+	return result, err
+}
+
 func (_m *Group) Animals(ctx context.Context) (result []*Animal, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedAnimals(graphql.GetFieldContext(ctx).Field.Alias)

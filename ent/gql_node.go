@@ -11,8 +11,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
@@ -33,6 +36,16 @@ var animalImplementors = []string{"Animal", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*Animal) IsNode() {}
 
+var birtheventImplementors = []string{"BirthEvent", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*BirthEvent) IsNode() {}
+
+var birthpreviewImplementors = []string{"BirthPreview", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*BirthPreview) IsNode() {}
+
 var farmImplementors = []string{"Farm", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
@@ -42,6 +55,11 @@ var farmmemberImplementors = []string{"FarmMember", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*FarmMember) IsNode() {}
+
+var farmtaskImplementors = []string{"FollowUpTask", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*FarmTask) IsNode() {}
 
 var fileImplementors = []string{"File", "Node"}
 
@@ -150,6 +168,24 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case birthevent.Table:
+		query := c.BirthEvent.Query().
+			Where(birthevent.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, birtheventImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case birthpreview.Table:
+		query := c.BirthPreview.Query().
+			Where(birthpreview.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, birthpreviewImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case farm.Table:
 		query := c.Farm.Query().
 			Where(farm.ID(id))
@@ -164,6 +200,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(farmmember.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, farmmemberImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case farmtask.Table:
+		query := c.FarmTask.Query().
+			Where(farmtask.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, farmtaskImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -329,6 +374,38 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case birthevent.Table:
+		query := c.BirthEvent.Query().
+			Where(birthevent.IDIn(ids...))
+		query, err := query.CollectFields(ctx, birtheventImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case birthpreview.Table:
+		query := c.BirthPreview.Query().
+			Where(birthpreview.IDIn(ids...))
+		query, err := query.CollectFields(ctx, birthpreviewImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case farm.Table:
 		query := c.Farm.Query().
 			Where(farm.IDIn(ids...))
@@ -349,6 +426,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.FarmMember.Query().
 			Where(farmmember.IDIn(ids...))
 		query, err := query.CollectFields(ctx, farmmemberImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case farmtask.Table:
+		query := c.FarmTask.Query().
+			Where(farmtask.IDIn(ids...))
+		query, err := query.CollectFields(ctx, farmtaskImplementors...)
 		if err != nil {
 			return nil, err
 		}

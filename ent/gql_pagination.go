@@ -16,8 +16,11 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
@@ -436,6 +439,634 @@ func (_m *Animal) ToEdge(order *AnimalOrder) *AnimalEdge {
 		order = DefaultAnimalOrder
 	}
 	return &AnimalEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// BirthEventEdge is the edge representation of BirthEvent.
+type BirthEventEdge struct {
+	Node   *BirthEvent `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// BirthEventConnection is the connection containing edges to BirthEvent.
+type BirthEventConnection struct {
+	Edges      []*BirthEventEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *BirthEventConnection) build(nodes []*BirthEvent, pager *birtheventPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *BirthEvent
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *BirthEvent {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *BirthEvent {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*BirthEventEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &BirthEventEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// BirthEventPaginateOption enables pagination customization.
+type BirthEventPaginateOption func(*birtheventPager) error
+
+// WithBirthEventOrder configures pagination ordering.
+func WithBirthEventOrder(order *BirthEventOrder) BirthEventPaginateOption {
+	if order == nil {
+		order = DefaultBirthEventOrder
+	}
+	o := *order
+	return func(pager *birtheventPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultBirthEventOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithBirthEventFilter configures pagination filter.
+func WithBirthEventFilter(filter func(*BirthEventQuery) (*BirthEventQuery, error)) BirthEventPaginateOption {
+	return func(pager *birtheventPager) error {
+		if filter == nil {
+			return errors.New("BirthEventQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type birtheventPager struct {
+	reverse bool
+	order   *BirthEventOrder
+	filter  func(*BirthEventQuery) (*BirthEventQuery, error)
+}
+
+func newBirthEventPager(opts []BirthEventPaginateOption, reverse bool) (*birtheventPager, error) {
+	pager := &birtheventPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultBirthEventOrder
+	}
+	return pager, nil
+}
+
+func (p *birtheventPager) applyFilter(query *BirthEventQuery) (*BirthEventQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *birtheventPager) toCursor(_m *BirthEvent) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *birtheventPager) applyCursors(query *BirthEventQuery, after, before *Cursor) (*BirthEventQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultBirthEventOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *birtheventPager) applyOrder(query *BirthEventQuery) *BirthEventQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultBirthEventOrder.Field {
+		query = query.Order(DefaultBirthEventOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *birtheventPager) orderExpr(query *BirthEventQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultBirthEventOrder.Field {
+			b.Comma().Ident(DefaultBirthEventOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to BirthEvent.
+func (_m *BirthEventQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...BirthEventPaginateOption,
+) (*BirthEventConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newBirthEventPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &BirthEventConnection{Edges: []*BirthEventEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// BirthEventOrderFieldCreatedAt orders BirthEvent by created_at.
+	BirthEventOrderFieldCreatedAt = &BirthEventOrderField{
+		Value: func(_m *BirthEvent) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: birthevent.FieldCreatedAt,
+		toTerm: birthevent.ByCreatedAt,
+		toCursor: func(_m *BirthEvent) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// BirthEventOrderFieldUpdatedAt orders BirthEvent by updated_at.
+	BirthEventOrderFieldUpdatedAt = &BirthEventOrderField{
+		Value: func(_m *BirthEvent) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: birthevent.FieldUpdatedAt,
+		toTerm: birthevent.ByUpdatedAt,
+		toCursor: func(_m *BirthEvent) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f BirthEventOrderField) String() string {
+	var str string
+	switch f.column {
+	case BirthEventOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case BirthEventOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f BirthEventOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *BirthEventOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("BirthEventOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *BirthEventOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *BirthEventOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid BirthEventOrderField", str)
+	}
+	return nil
+}
+
+// BirthEventOrderField defines the ordering field of BirthEvent.
+type BirthEventOrderField struct {
+	// Value extracts the ordering value from the given BirthEvent.
+	Value    func(*BirthEvent) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) birthevent.OrderOption
+	toCursor func(*BirthEvent) Cursor
+}
+
+// BirthEventOrder defines the ordering of BirthEvent.
+type BirthEventOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *BirthEventOrderField `json:"field"`
+}
+
+// DefaultBirthEventOrder is the default ordering of BirthEvent.
+var DefaultBirthEventOrder = &BirthEventOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &BirthEventOrderField{
+		Value: func(_m *BirthEvent) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: birthevent.FieldID,
+		toTerm: birthevent.ByID,
+		toCursor: func(_m *BirthEvent) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts BirthEvent into BirthEventEdge.
+func (_m *BirthEvent) ToEdge(order *BirthEventOrder) *BirthEventEdge {
+	if order == nil {
+		order = DefaultBirthEventOrder
+	}
+	return &BirthEventEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// BirthPreviewEdge is the edge representation of BirthPreview.
+type BirthPreviewEdge struct {
+	Node   *BirthPreview `json:"node"`
+	Cursor Cursor        `json:"cursor"`
+}
+
+// BirthPreviewConnection is the connection containing edges to BirthPreview.
+type BirthPreviewConnection struct {
+	Edges      []*BirthPreviewEdge `json:"edges"`
+	PageInfo   PageInfo            `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+func (c *BirthPreviewConnection) build(nodes []*BirthPreview, pager *birthpreviewPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *BirthPreview
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *BirthPreview {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *BirthPreview {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*BirthPreviewEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &BirthPreviewEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// BirthPreviewPaginateOption enables pagination customization.
+type BirthPreviewPaginateOption func(*birthpreviewPager) error
+
+// WithBirthPreviewOrder configures pagination ordering.
+func WithBirthPreviewOrder(order *BirthPreviewOrder) BirthPreviewPaginateOption {
+	if order == nil {
+		order = DefaultBirthPreviewOrder
+	}
+	o := *order
+	return func(pager *birthpreviewPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultBirthPreviewOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithBirthPreviewFilter configures pagination filter.
+func WithBirthPreviewFilter(filter func(*BirthPreviewQuery) (*BirthPreviewQuery, error)) BirthPreviewPaginateOption {
+	return func(pager *birthpreviewPager) error {
+		if filter == nil {
+			return errors.New("BirthPreviewQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type birthpreviewPager struct {
+	reverse bool
+	order   *BirthPreviewOrder
+	filter  func(*BirthPreviewQuery) (*BirthPreviewQuery, error)
+}
+
+func newBirthPreviewPager(opts []BirthPreviewPaginateOption, reverse bool) (*birthpreviewPager, error) {
+	pager := &birthpreviewPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultBirthPreviewOrder
+	}
+	return pager, nil
+}
+
+func (p *birthpreviewPager) applyFilter(query *BirthPreviewQuery) (*BirthPreviewQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *birthpreviewPager) toCursor(_m *BirthPreview) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *birthpreviewPager) applyCursors(query *BirthPreviewQuery, after, before *Cursor) (*BirthPreviewQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultBirthPreviewOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *birthpreviewPager) applyOrder(query *BirthPreviewQuery) *BirthPreviewQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultBirthPreviewOrder.Field {
+		query = query.Order(DefaultBirthPreviewOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *birthpreviewPager) orderExpr(query *BirthPreviewQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultBirthPreviewOrder.Field {
+			b.Comma().Ident(DefaultBirthPreviewOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to BirthPreview.
+func (_m *BirthPreviewQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...BirthPreviewPaginateOption,
+) (*BirthPreviewConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newBirthPreviewPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &BirthPreviewConnection{Edges: []*BirthPreviewEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// BirthPreviewOrderFieldCreatedAt orders BirthPreview by created_at.
+	BirthPreviewOrderFieldCreatedAt = &BirthPreviewOrderField{
+		Value: func(_m *BirthPreview) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: birthpreview.FieldCreatedAt,
+		toTerm: birthpreview.ByCreatedAt,
+		toCursor: func(_m *BirthPreview) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// BirthPreviewOrderFieldUpdatedAt orders BirthPreview by updated_at.
+	BirthPreviewOrderFieldUpdatedAt = &BirthPreviewOrderField{
+		Value: func(_m *BirthPreview) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: birthpreview.FieldUpdatedAt,
+		toTerm: birthpreview.ByUpdatedAt,
+		toCursor: func(_m *BirthPreview) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f BirthPreviewOrderField) String() string {
+	var str string
+	switch f.column {
+	case BirthPreviewOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case BirthPreviewOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f BirthPreviewOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *BirthPreviewOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("BirthPreviewOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *BirthPreviewOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *BirthPreviewOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid BirthPreviewOrderField", str)
+	}
+	return nil
+}
+
+// BirthPreviewOrderField defines the ordering field of BirthPreview.
+type BirthPreviewOrderField struct {
+	// Value extracts the ordering value from the given BirthPreview.
+	Value    func(*BirthPreview) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) birthpreview.OrderOption
+	toCursor func(*BirthPreview) Cursor
+}
+
+// BirthPreviewOrder defines the ordering of BirthPreview.
+type BirthPreviewOrder struct {
+	Direction OrderDirection          `json:"direction"`
+	Field     *BirthPreviewOrderField `json:"field"`
+}
+
+// DefaultBirthPreviewOrder is the default ordering of BirthPreview.
+var DefaultBirthPreviewOrder = &BirthPreviewOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &BirthPreviewOrderField{
+		Value: func(_m *BirthPreview) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: birthpreview.FieldID,
+		toTerm: birthpreview.ByID,
+		toCursor: func(_m *BirthPreview) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts BirthPreview into BirthPreviewEdge.
+func (_m *BirthPreview) ToEdge(order *BirthPreviewOrder) *BirthPreviewEdge {
+	if order == nil {
+		order = DefaultBirthPreviewOrder
+	}
+	return &BirthPreviewEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}
@@ -1082,6 +1713,323 @@ func (_m *FarmMember) ToEdge(order *FarmMemberOrder) *FarmMemberEdge {
 		order = DefaultFarmMemberOrder
 	}
 	return &FarmMemberEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// FollowUpTask is the type alias for FarmTask.
+type FollowUpTask = FarmTask
+
+// FollowUpTaskEdge is the edge representation of FollowUpTask.
+type FollowUpTaskEdge struct {
+	Node   *FollowUpTask `json:"node"`
+	Cursor Cursor        `json:"cursor"`
+}
+
+// FollowUpTaskConnection is the connection containing edges to FollowUpTask.
+type FollowUpTaskConnection struct {
+	Edges      []*FollowUpTaskEdge `json:"edges"`
+	PageInfo   PageInfo            `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+func (c *FollowUpTaskConnection) build(nodes []*FollowUpTask, pager *followuptaskPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *FollowUpTask
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *FollowUpTask {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *FollowUpTask {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*FollowUpTaskEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &FollowUpTaskEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// FollowUpTaskPaginateOption enables pagination customization.
+type FollowUpTaskPaginateOption func(*followuptaskPager) error
+
+// WithFollowUpTaskOrder configures pagination ordering.
+func WithFollowUpTaskOrder(order *FollowUpTaskOrder) FollowUpTaskPaginateOption {
+	if order == nil {
+		order = DefaultFollowUpTaskOrder
+	}
+	o := *order
+	return func(pager *followuptaskPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultFollowUpTaskOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithFollowUpTaskFilter configures pagination filter.
+func WithFollowUpTaskFilter(filter func(*FarmTaskQuery) (*FarmTaskQuery, error)) FollowUpTaskPaginateOption {
+	return func(pager *followuptaskPager) error {
+		if filter == nil {
+			return errors.New("FarmTaskQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type followuptaskPager struct {
+	reverse bool
+	order   *FollowUpTaskOrder
+	filter  func(*FarmTaskQuery) (*FarmTaskQuery, error)
+}
+
+func newFollowUpTaskPager(opts []FollowUpTaskPaginateOption, reverse bool) (*followuptaskPager, error) {
+	pager := &followuptaskPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultFollowUpTaskOrder
+	}
+	return pager, nil
+}
+
+func (p *followuptaskPager) applyFilter(query *FarmTaskQuery) (*FarmTaskQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *followuptaskPager) toCursor(_m *FollowUpTask) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *followuptaskPager) applyCursors(query *FarmTaskQuery, after, before *Cursor) (*FarmTaskQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultFollowUpTaskOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *followuptaskPager) applyOrder(query *FarmTaskQuery) *FarmTaskQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultFollowUpTaskOrder.Field {
+		query = query.Order(DefaultFollowUpTaskOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *followuptaskPager) orderExpr(query *FarmTaskQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultFollowUpTaskOrder.Field {
+			b.Comma().Ident(DefaultFollowUpTaskOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to FollowUpTask.
+func (_m *FarmTaskQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...FollowUpTaskPaginateOption,
+) (*FollowUpTaskConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newFollowUpTaskPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &FollowUpTaskConnection{Edges: []*FollowUpTaskEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// FarmTaskOrderFieldCreatedAt orders FarmTask by created_at.
+	FarmTaskOrderFieldCreatedAt = &FollowUpTaskOrderField{
+		Value: func(_m *FollowUpTask) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: farmtask.FieldCreatedAt,
+		toTerm: farmtask.ByCreatedAt,
+		toCursor: func(_m *FollowUpTask) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// FarmTaskOrderFieldUpdatedAt orders FarmTask by updated_at.
+	FarmTaskOrderFieldUpdatedAt = &FollowUpTaskOrderField{
+		Value: func(_m *FollowUpTask) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: farmtask.FieldUpdatedAt,
+		toTerm: farmtask.ByUpdatedAt,
+		toCursor: func(_m *FollowUpTask) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f FollowUpTaskOrderField) String() string {
+	var str string
+	switch f.column {
+	case FarmTaskOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case FarmTaskOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f FollowUpTaskOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *FollowUpTaskOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("FollowUpTaskOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *FarmTaskOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *FarmTaskOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid FollowUpTaskOrderField", str)
+	}
+	return nil
+}
+
+// FollowUpTaskOrderField defines the ordering field of FarmTask.
+type FollowUpTaskOrderField struct {
+	// Value extracts the ordering value from the given FarmTask.
+	Value    func(*FollowUpTask) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) farmtask.OrderOption
+	toCursor func(*FollowUpTask) Cursor
+}
+
+// FollowUpTaskOrder defines the ordering of FarmTask.
+type FollowUpTaskOrder struct {
+	Direction OrderDirection          `json:"direction"`
+	Field     *FollowUpTaskOrderField `json:"field"`
+}
+
+// DefaultFollowUpTaskOrder is the default ordering of FarmTask.
+var DefaultFollowUpTaskOrder = &FollowUpTaskOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &FollowUpTaskOrderField{
+		Value: func(_m *FollowUpTask) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: farmtask.FieldID,
+		toTerm: farmtask.ByID,
+		toCursor: func(_m *FollowUpTask) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts FollowUpTask into FollowUpTaskEdge.
+func (_m *FollowUpTask) ToEdge(order *FollowUpTaskOrder) *FollowUpTaskEdge {
+	if order == nil {
+		order = DefaultFollowUpTaskOrder
+	}
+	return &FollowUpTaskEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -14,20 +14,21 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 )
 
-// Group is the model entity for the Group schema.
+// A named set of a farm's animals, such as a herd or a pen. Its current members are not history: membership history is kept as birth_history facts.
 type Group struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm the group belongs to.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// The group's name (1 to 200 characters).
 	Name string `json:"name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the GroupQuery when eager-loading is set.
@@ -39,7 +40,7 @@ type Group struct {
 type GroupEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// Animals holds the value of the animals edge.
+	// The group's current animals, all of them.
 	Animals []*Animal `json:"animals,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`

@@ -14,22 +14,23 @@ import (
 	"github.com/herdbook/herdbook/ent/thread"
 )
 
-// Message is the model entity for the Message schema.
+// A member's post in a thread.
 type Message struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// ThreadID holds the value of the "thread_id" field.
+	// The thread the message is in.
 	ThreadID uuid.UUID `json:"thread_id,omitempty"`
-	// AuthorID holds the value of the "author_id" field.
+	// The user who wrote the message.
 	AuthorID uuid.UUID `json:"author_id,omitempty"`
-	// Body holds the value of the "body" field.
+	// The text (1 to 10000 characters).
 	Body string `json:"body,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MessageQuery when eager-loading is set.

@@ -13,44 +13,45 @@ import (
 	"github.com/herdbook/herdbook/ent/notification"
 )
 
-// Notification is the model entity for the Notification schema.
+// One message to one farm member on one channel about something that fell due.
 type Notification struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm the notification is about.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// UserID holds the value of the "user_id" field.
+	// The recipient.
 	UserID uuid.UUID `json:"user_id,omitempty"`
-	// ScheduledEventID holds the value of the "scheduled_event_id" field.
+	// The event that fell due and caused the notification.
 	ScheduledEventID uuid.UUID `json:"scheduled_event_id,omitempty"`
-	// Type holds the value of the "type" field.
+	// The channel it goes out on.
 	Type notification.Type `json:"type,omitempty"`
-	// Status holds the value of the "status" field.
+	// PENDING until a delivery succeeds (SENT) or the attempts run out (FAILED).
 	Status notification.Status `json:"status,omitempty"`
 	// Recipient holds the value of the "recipient" field.
 	Recipient string `json:"recipient,omitempty"`
-	// Title holds the value of the "title" field.
+	// A one-line summary.
 	Title string `json:"title,omitempty"`
-	// Body holds the value of the "body" field.
+	// The message text.
 	Body string `json:"body,omitempty"`
-	// Attempts holds the value of the "attempts" field.
+	// How many deliveries were tried.
 	Attempts int `json:"attempts,omitempty"`
-	// NextAttemptAt holds the value of the "next_attempt_at" field.
+	// When the next delivery is tried, while PENDING.
 	NextAttemptAt time.Time `json:"next_attempt_at,omitempty"`
 	// LeaseUntil holds the value of the "lease_until" field.
 	LeaseUntil *time.Time `json:"lease_until,omitempty"`
 	// LeasedBy holds the value of the "leased_by" field.
 	LeasedBy *string `json:"leased_by,omitempty"`
-	// SentAt holds the value of the "sent_at" field.
+	// When the delivery succeeded.
 	SentAt *time.Time `json:"sent_at,omitempty"`
-	// ErrorMessage holds the value of the "error_message" field.
+	// Why the last delivery failed.
 	ErrorMessage *string `json:"error_message,omitempty"`
-	// ReadAt holds the value of the "read_at" field.
+	// When the recipient marked it read.
 	ReadAt       *time.Time `json:"read_at,omitempty"`
 	selectValues sql.SelectValues
 }

@@ -14,26 +14,27 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 )
 
-// Record is the model entity for the Record schema.
+// Something that happened to animals and groups of a farm: a feeding, a treatment, a movement, a birth history fact.
 type Record struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm the record belongs to.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// Type holds the value of the "type" field.
+	// What kind of event the record is.
 	Type record.Type `json:"type,omitempty"`
-	// Name holds the value of the "name" field.
+	// A short title (1 to 200 characters).
 	Name string `json:"name,omitempty"`
-	// Description holds the value of the "description" field.
+	// Free text, up to 10000 characters.
 	Description *string `json:"description,omitempty"`
-	// AppliedAt holds the value of the "applied_at" field.
+	// When the event happened.
 	AppliedAt time.Time `json:"applied_at,omitempty"`
 	// ChangeSeq holds the value of the "change_seq" field.
 	ChangeSeq int64 `json:"change_seq,omitempty"`
@@ -47,13 +48,13 @@ type Record struct {
 type RecordEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// Animals holds the value of the animals edge.
+	// The animals the record applies to, all of them.
 	Animals []*Animal `json:"animals,omitempty"`
-	// Groups holds the value of the groups edge.
+	// The groups the record applies to.
 	Groups []*Group `json:"groups,omitempty"`
-	// Items holds the value of the items edge.
+	// The record's lines, oldest first; one may carry a birth_history fact.
 	Items []*RecordItem `json:"items,omitempty"`
-	// Files holds the value of the files edge.
+	// The files attached to the record.
 	Files []*File `json:"files,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

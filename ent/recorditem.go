@@ -15,24 +15,25 @@ import (
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
 
-// RecordItem is the model entity for the RecordItem schema.
+// One line of a record.
 type RecordItem struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// RecordID holds the value of the "record_id" field.
+	// The record the item belongs to.
 	RecordID uuid.UUID `json:"record_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// A short title, up to 200 characters.
 	Name *string `json:"name,omitempty"`
-	// Description holds the value of the "description" field.
+	// Free text, up to 10000 characters.
 	Description *string `json:"description,omitempty"`
-	// Metadata holds the value of the "metadata" field.
+	// Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.
 	Metadata map[string]interface{} `json:"metadata,omitempty"`
 	// FactKind holds the value of the "fact_kind" field.
 	FactKind *string `json:"fact_kind,omitempty"`

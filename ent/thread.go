@@ -14,24 +14,25 @@ import (
 	"github.com/herdbook/herdbook/ent/thread"
 )
 
-// Thread is the model entity for the Thread schema.
+// A discussion of a farm's members; every farm starts with a welcome thread.
 type Thread struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FarmID holds the value of the "farm_id" field.
+	// The farm of the thread.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
-	// Title holds the value of the "title" field.
+	// The thread's title (1 to 200 characters).
 	Title string `json:"title,omitempty"`
-	// IsPrivate holds the value of the "is_private" field.
+	// Private threads are read only by their creator and the farm's OWNERs.
 	IsPrivate bool `json:"is_private,omitempty"`
-	// CreatedBy holds the value of the "created_by" field.
+	// The user who opened the thread; null for the welcome thread.
 	CreatedBy *uuid.UUID `json:"created_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ThreadQuery when eager-loading is set.
@@ -43,7 +44,7 @@ type Thread struct {
 type ThreadEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// Messages holds the value of the messages edge.
+	// The thread's messages, all of them, oldest first.
 	Messages []*Message `json:"messages,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -13,22 +13,23 @@ import (
 	"github.com/herdbook/herdbook/ent/user"
 )
 
-// User is the model entity for the User schema.
+// A person who signs in and belongs to farms. Only the signed-in user (viewer) is readable.
 type User struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The object's id: a random UUID, the same in REST and GraphQL.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the object was created (UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the object last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
-	// FullName holds the value of the "full_name" field.
+	// The user's name as they gave it.
 	FullName *string `json:"full_name,omitempty"`
-	// PhoneNumberLocal holds the value of the "phone_number_local" field.
+	// The phone number the user signs in with, digits only.
 	PhoneNumberLocal string `json:"phone_number_local,omitempty"`
-	// Email holds the value of the "email" field.
+	// Where EMAIL notifications go; without one, none are sent.
 	Email *string `json:"email,omitempty"`
 	// PasswordHash holds the value of the "password_hash" field.
 	PasswordHash string `json:"-"`

@@ -8,10 +8,46 @@ package graph
 import (
 	"context"
 
+	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/graph/model"
 )
+
+// Tasks is the resolver for the tasks field.
+func (r *birthEventResolver) Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error) {
+	return birthTasks(ctx, obj)
+}
+
+// Dam is the resolver for the dam field.
+func (r *birthEventResolver) Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error) {
+	return r.animal(ctx, obj.FarmID, obj.DamID)
+}
+
+// Preview is the resolver for the preview field.
+func (r *birthEventResolver) Preview(ctx context.Context, obj *ent.BirthEvent) (*ent.BirthPreview, error) {
+	return r.svc.BirthPreview(ctx, obj.FarmID, obj.PreviewID)
+}
+
+// Dam is the resolver for the dam field.
+func (r *birthPreviewResolver) Dam(ctx context.Context, obj *ent.BirthPreview) (*ent.Animal, error) {
+	return r.animal(ctx, obj.FarmID, obj.DamID)
+}
+
+// Evidence is the resolver for the evidence field.
+func (r *birthPreviewResolver) Evidence(ctx context.Context, obj *ent.BirthPreview) (*model.BirthEvidence, error) {
+	return r.evidenceWithReferences(ctx, obj.FarmID, obj.Evidence)
+}
+
+// BirthEvent is the resolver for the birthEvent field.
+func (r *birthPreviewResolver) BirthEvent(ctx context.Context, obj *ent.BirthPreview) (*ent.BirthEvent, error) {
+	if obj.BirthEventID == nil {
+		return nil, nil
+	}
+	return r.svc.BirthEvent(ctx, obj.FarmID, *obj.BirthEventID)
+}
 
 // BirthSettings is the resolver for the birthSettings field.
 func (r *farmResolver) BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error) {
@@ -24,8 +60,28 @@ func (r *farmResolver) FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*mo
 }
 
 // FarmTasks is the resolver for the farmTasks field.
-func (r *farmResolver) FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *model.TaskStatus) (*model.FollowUpTaskPage, error) {
+func (r *farmResolver) FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error) {
 	return taskPage(r.svc.FarmTasks(ctx, obj.ID, taskQuery(skip, take, status)))
+}
+
+// Tasks is the resolver for the tasks field.
+func (r *farmResolver) Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error) {
+	return r.withTaskDams(ctx, obj.ID)(r.svc.FarmTaskConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, herdbook.TaskConnectionFilter{Status: status}))
+}
+
+// Animals is the resolver for the animals field.
+func (r *followUpTaskResolver) Animals(ctx context.Context, obj *ent.FarmTask) ([]*ent.Animal, error) {
+	return taskAnimals(ctx, obj)
+}
+
+// DueOn is the resolver for the dueOn field.
+func (r *followUpTaskResolver) DueOn(ctx context.Context, obj *ent.FarmTask) (*string, error) {
+	return dueOn(obj), nil
+}
+
+// AnimalIDs is the resolver for the animalIDs field.
+func (r *followUpTaskResolver) AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error) {
+	return taskAnimalIDs(ctx, obj)
 }
 
 // PutBirthSettings is the resolver for the putBirthSettings field.
@@ -39,18 +95,18 @@ func (r *mutationResolver) PutFollowUpProtocol(ctx context.Context, farmID uuid.
 }
 
 // CreateBirthPreview is the resolver for the createBirthPreview field.
-func (r *mutationResolver) CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthPreviewSnapshot, error) {
-	return previewOut(r.svc.CreateBirthPreview(ctx, farmID, damID.String(), birthDate))
+func (r *mutationResolver) CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error) {
+	return r.svc.CreateBirthPreview(ctx, farmID, damID.String(), birthDate)
 }
 
 // ApproveBirthPreview is the resolver for the approveBirthPreview field.
-func (r *mutationResolver) ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*model.ApprovedBirth, error) {
-	return approvedOut(r.svc.ApproveBirthPreview(ctx, farmID, id, requestID))
+func (r *mutationResolver) ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error) {
+	return r.svc.ApproveBirthPreview(ctx, farmID, id, requestID)
 }
 
 // UpdateFarmTask is the resolver for the updateFarmTask field.
-func (r *mutationResolver) UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*model.FollowUpTask, error) {
-	return taskResult(r.svc.UpdateFarmTask(ctx, farmID, id, taskPatch(input)))
+func (r *mutationResolver) UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*ent.FarmTask, error) {
+	return r.svc.UpdateFarmTask(ctx, farmID, id, taskPatch(input))
 }
 
 // RecordProfile is the resolver for the recordProfile field.
@@ -85,10 +141,10 @@ func (r *mutationResolver) RecordBirth(ctx context.Context, farmID uuid.UUID, in
 
 // BirthEvidence is the resolver for the birthEvidence field.
 func (r *queryResolver) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error) {
-	return birthEvidence(r.svc.BirthEvidence(ctx, farmID, damID.String(), birthDate))
+	return r.withReferences(ctx, farmID)(r.svc.BirthEvidence(ctx, farmID, damID.String(), birthDate))
 }
 
 // BirthPreview is the resolver for the birthPreview field.
-func (r *queryResolver) BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.BirthPreviewSnapshot, error) {
-	return previewOut(nullIfNotFound(r.svc.BirthPreview(ctx, farmID, id)))
+func (r *queryResolver) BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.BirthPreview, error) {
+	return nullIfNotFound(r.svc.BirthPreview(ctx, farmID, id))
 }

@@ -1,12 +1,18 @@
 package graph
 
 import (
+	"context"
 	"strings"
+	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/graph/model"
@@ -51,7 +57,7 @@ func settingsOut(s *evidence.Settings) *model.BirthHistorySettings {
 	if s == nil {
 		return nil
 	}
-	out := &model.BirthHistorySettings{Version: s.Version, Species: s.Species, MinimumSireAgeDays: s.MinimumSireAgeDays,
+	out := &model.BirthHistorySettings{Version: s.Version, Species: farm.Species(s.Species), MinimumSireAgeDays: s.MinimumSireAgeDays,
 		BirthWindows: windowsOut(s.BirthWindows)}
 	if g := s.GestationDays; g != nil {
 		out.GestationDays = &model.GestationDays{Min: g.Min, Max: g.Max}
@@ -63,7 +69,7 @@ func settingsState(st herdbook.BirthSettings, err error) (*model.BirthSettingsSt
 	if err != nil {
 		return nil, err
 	}
-	return &model.BirthSettingsState{Species: st.Species, Settings: settingsOut(st.Settings), SettingsVersion: st.Version}, nil
+	return &model.BirthSettingsState{Species: farm.Species(st.Species), Settings: settingsOut(st.Settings), SettingsVersion: st.Version}, nil
 }
 
 func settingsIn(in model.BirthHistorySettingsInput) evidence.Settings {
@@ -89,10 +95,10 @@ func intervals(xs []evidence.Interval) []*model.DateInterval {
 func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	out := &model.BirthEvidence{
 		EvidenceVersion: ev.EvidenceVersion, Settings: settingsOut(ev.Settings),
-		SettingsStatus: string(ev.SettingsStatus), PlannedWindowStatus: string(ev.PlannedWindowStatus),
+		SettingsStatus: model.SettingsStatus(ev.SettingsStatus), PlannedWindowStatus: model.PlannedWindowStatus(ev.PlannedWindowStatus),
 		MatchingBirthWindows: windowsOut(ev.MatchingBirthWindows), Unresolved: ev.Unresolved,
 		MovementComparisons: make([]*model.MovementComparison, len(ev.MovementComparisons)),
-		Sire: &model.SireEvidence{Status: string(ev.Sire.Status), AnimalID: optID(ev.Sire.AnimalID), Confidence: ev.Sire.Confidence,
+		Sire: &model.SireEvidence{Status: model.SireStatus(ev.Sire.Status), AnimalID: optID(ev.Sire.AnimalID), Confidence: ev.Sire.Confidence,
 			Provenance: optString(ev.Sire.Provenance), PresumedCross: optString(ev.Sire.PresumedCross),
 			Candidates: make([]*model.SireCandidate, len(ev.Sire.Candidates))},
 	}
@@ -101,7 +107,7 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	}
 	for i, c := range ev.Sire.Candidates {
 		out.Sire.Candidates[i] = &model.SireCandidate{
-			AnimalID: uuid.MustParse(c.AnimalID), Eligibility: string(c.Eligibility), Reasons: c.Reasons,
+			AnimalID: uuid.MustParse(c.AnimalID), Eligibility: model.SireEligibility(c.Eligibility), Reasons: c.Reasons,
 			ExposureRecordIDs: ids(c.ExposureRecordIDs), ExposureRecordItemIDs: ids(c.ExposureRecordItemIDs),
 			MembershipRecordIDs: ids(c.MembershipRecordIDs), MembershipRecordItemIDs: ids(c.MembershipRecordItemIDs),
 			OverlapIntervals: intervals(c.OverlapIntervals), Breed: optString(c.Breed),
@@ -109,16 +115,94 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	}
 	for i, m := range ev.MovementComparisons {
 		out.MovementComparisons[i] = &model.MovementComparison{RecordID: uuid.MustParse(m.RecordID), RecordItemID: uuid.MustParse(m.RecordItemID),
-			Kind: string(m.Kind), Date: m.Date, RelationToConception: string(m.RelationToConception)}
+			Kind: model.MovementFactKind(m.Kind), Date: m.Date, RelationToConception: model.ConceptionRelation(m.RelationToConception)}
 	}
 	return out
 }
 
-func birthEvidence(ev evidence.Evidence, err error) (*model.BirthEvidence, error) {
-	if err != nil {
-		return nil, err
+// evidenceWithReferences converts a review and resolves the animals, records and record items
+// it names into objects, but only those the operation selects under the current field, and
+// each kind in one query: a review with many candidates costs what one with a few does.
+func (r *Resolver) evidenceWithReferences(ctx context.Context, farmID uuid.UUID, ev evidence.Evidence) (*model.BirthEvidence, error) {
+	out := evidenceOut(ev)
+	if selected(ctx, "sire", "animal") || selected(ctx, "sire", "candidates", "animal") {
+		var want []uuid.UUID
+		if out.Sire.AnimalID != nil {
+			want = append(want, *out.Sire.AnimalID)
+		}
+		for _, c := range out.Sire.Candidates {
+			want = append(want, c.AnimalID)
+		}
+		animals, err := r.svc.AnimalsByID(ctx, farmID, want)
+		if err != nil {
+			return nil, err
+		}
+		if out.Sire.AnimalID != nil {
+			out.Sire.Animal = animals[*out.Sire.AnimalID]
+		}
+		for _, c := range out.Sire.Candidates {
+			c.Animal = animals[c.AnimalID]
+		}
 	}
-	return evidenceOut(ev), nil
+	if selected(ctx, "movementComparisons", "record") {
+		want := make([]uuid.UUID, len(out.MovementComparisons))
+		for i, m := range out.MovementComparisons {
+			want[i] = m.RecordID
+		}
+		records, err := r.svc.RecordsByID(ctx, farmID, want)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.MovementComparisons {
+			m.Record = records[m.RecordID]
+		}
+	}
+	if selected(ctx, "movementComparisons", "recordItem") {
+		want := make([]uuid.UUID, len(out.MovementComparisons))
+		for i, m := range out.MovementComparisons {
+			want[i] = m.RecordItemID
+		}
+		items, err := r.svc.RecordItemsByID(ctx, farmID, want)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.MovementComparisons {
+			m.RecordItem = items[m.RecordItemID]
+		}
+	}
+	return out, nil
+}
+
+// withReferences returns evidenceWithReferences for a service call's answer.
+func (r *Resolver) withReferences(ctx context.Context, farmID uuid.UUID) func(evidence.Evidence, error) (*model.BirthEvidence, error) {
+	return func(ev evidence.Evidence, err error) (*model.BirthEvidence, error) {
+		if err != nil {
+			return nil, err
+		}
+		return r.evidenceWithReferences(ctx, farmID, ev)
+	}
+}
+
+// selected tells whether the operation selects the path of fields under the field being
+// resolved, through fragments and under any alias.
+func selected(ctx context.Context, path ...string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	return selectedIn(graphql.GetOperationContext(ctx), fc.Field.Selections, path)
+}
+
+func selectedIn(oc *graphql.OperationContext, set ast.SelectionSet, path []string) bool {
+	for _, f := range graphql.CollectFields(oc, set, nil) {
+		if f.Name != path[0] {
+			continue
+		}
+		if len(path) == 1 || selectedIn(oc, f.Selections, path[1:]) {
+			return true
+		}
+	}
+	return false
 }
 
 func protocolOut(p herdbook.FollowUpProtocol, err error) (*model.FollowUpProtocolVersion, error) {
@@ -140,48 +224,14 @@ func stepsIn(in []*model.ProtocolStepInput) []schematype.ProtocolStep {
 	return out
 }
 
-func previewOut(p *ent.BirthPreview, err error) (*model.BirthPreviewSnapshot, error) {
-	if err != nil || p == nil {
-		return nil, err
-	}
-	out := &model.BirthPreviewSnapshot{ID: p.ID, DamID: p.DamID, BirthDate: p.BirthDate, SettingsVersion: p.SettingsVersion,
-		ProtocolVersion: p.ProtocolVersion, Stale: p.Stale, ApprovedAt: p.ApprovedAt, BirthEventID: p.BirthEventID,
-		Evidence: evidenceOut(p.Evidence), Tasks: make([]*model.PlannedTask, len(p.Tasks)), CreatedAt: p.CreatedAt}
-	for i, t := range p.Tasks {
-		out.Tasks[i] = &model.PlannedTask{Name: t.Name, OffsetDays: t.OffsetDays, DueDate: t.DueDate}
-	}
-	return out, nil
-}
-
-func taskOut(t *ent.FarmTask) *model.FollowUpTask {
-	out := &model.FollowUpTask{ID: t.ID, FarmID: t.FarmID, BirthEventID: t.BirthEventID, Name: t.Name,
-		Status: model.TaskStatus(t.Status), DueDate: t.DueDate, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		AnimalIDs: make([]uuid.UUID, len(t.Edges.Animals))}
-	for i, a := range t.Edges.Animals {
-		out.AnimalIDs[i] = a.ID
-	}
-	return out
-}
-
-func taskResult(t *ent.FarmTask, err error) (*model.FollowUpTask, error) {
-	if err != nil {
-		return nil, err
-	}
-	return taskOut(t), nil
-}
-
 func taskPage(ts []*ent.FarmTask, total int, err error) (*model.FollowUpTaskPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &model.FollowUpTaskPage{Total: total, Records: make([]*model.FollowUpTask, len(ts))}
-	for i, t := range ts {
-		out.Records[i] = taskOut(t)
-	}
-	return out, nil
+	return &model.FollowUpTaskPage{Total: total, Records: ts}, nil
 }
 
-func taskQuery(skip, take *int, status *model.TaskStatus) herdbook.FarmTaskQuery {
+func taskQuery(skip, take *int, status *farmtask.Status) herdbook.FarmTaskQuery {
 	q := herdbook.FarmTaskQuery{Skip: skip, Take: take}
 	if status != nil {
 		s := string(*status)
@@ -201,16 +251,58 @@ func taskPatch(in model.UpdateTaskInput) herdbook.FarmTaskPatch {
 	return p
 }
 
-func approvedOut(ev *ent.BirthEvent, err error) (*model.ApprovedBirth, error) {
+// dueOn is a task's due day: the service keeps it as midnight UTC.
+func dueOn(t *ent.FarmTask) *string {
+	if t.DueDate == nil {
+		return nil
+	}
+	d := t.DueDate.UTC().Format(time.DateOnly)
+	return &d
+}
+
+// taskAnimals returns a task's animals as the task list loaded them with the page (deleted
+// ones too), or loads them now for a task fetched alone.
+func taskAnimals(ctx context.Context, t *ent.FarmTask) ([]*ent.Animal, error) {
+	if as, err := t.Edges.AnimalsOrErr(); err == nil {
+		return as, nil
+	}
+	return t.QueryAnimals().All(herdbook.IncludeInactive(ctx))
+}
+
+// birthTasks returns an approved birth's tasks by step, as the service loaded them, or loads
+// them now for a birth fetched alone.
+func birthTasks(ctx context.Context, ev *ent.BirthEvent) ([]*ent.FarmTask, error) {
+	if ts, err := ev.Edges.TasksOrErr(); err == nil {
+		return ts, nil
+	}
+	return ev.QueryTasks().Order(ent.Asc(farmtask.FieldStep)).WithAnimals().All(herdbook.IncludeInactive(ctx))
+}
+
+// taskAnimalIDs lists the ids of a task's animals.
+func taskAnimalIDs(ctx context.Context, t *ent.FarmTask) ([]uuid.UUID, error) {
+	as, err := taskAnimals(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	out := &model.ApprovedBirth{ID: ev.ID, DamID: ev.DamID, BirthDate: ev.BirthDate, PreviewID: ev.PreviewID,
-		RequestID: ev.RequestID, Tasks: make([]*model.FollowUpTask, len(ev.Edges.Tasks))}
-	for i, t := range ev.Edges.Tasks {
-		out.Tasks[i] = taskOut(t)
+	out := make([]uuid.UUID, len(as))
+	for i, a := range as {
+		out[i] = a.ID
 	}
 	return out, nil
+}
+
+// pick returns a func that picks the object with the id from a batch load, or says it is
+// not found.
+func pick[T any](id uuid.UUID) func(map[uuid.UUID]*T, error) (*T, error) {
+	return func(m map[uuid.UUID]*T, err error) (*T, error) {
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := m[id]; ok {
+			return v, nil
+		}
+		return nil, herdbook.Errorf(herdbook.ENOTFOUND, "%s not found", id)
+	}
 }
 
 func idString(id *uuid.UUID) string {

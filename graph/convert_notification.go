@@ -20,6 +20,6 @@ func preferencesOut(p herdbook.NotificationPreferences, err error) (*model.Chann
 	if err != nil {
 		return nil, err
 	}
-	return &model.ChannelPreferences{FarmID: p.FarmID, Email: p.Email, Sms: p.SMS, InApp: p.InApp, Source: p.Source,
+	return &model.ChannelPreferences{FarmID: p.FarmID, Email: p.Email, Sms: p.SMS, InApp: p.InApp, Source: model.PreferenceSource(p.Source),
 		EmailAddress: p.EmailAddress, PhoneNumber: p.PhoneNumber}, nil
 }

@@ -22,13 +22,37 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.svc.Nodes(ctx, ids)
 }
 
+// BirthEvent returns BirthEventResolver implementation.
+func (r *Resolver) BirthEvent() BirthEventResolver { return &birthEventResolver{r} }
+
+// BirthPreview returns BirthPreviewResolver implementation.
+func (r *Resolver) BirthPreview() BirthPreviewResolver { return &birthPreviewResolver{r} }
+
 // Farm returns FarmResolver implementation.
 func (r *Resolver) Farm() FarmResolver { return &farmResolver{r} }
+
+// FollowUpTask returns FollowUpTaskResolver implementation.
+func (r *Resolver) FollowUpTask() FollowUpTaskResolver { return &followUpTaskResolver{r} }
+
+// Group returns GroupResolver implementation.
+func (r *Resolver) Group() GroupResolver { return &groupResolver{r} }
 
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+// Record returns RecordResolver implementation.
+func (r *Resolver) Record() RecordResolver { return &recordResolver{r} }
+
+// Thread returns ThreadResolver implementation.
+func (r *Resolver) Thread() ThreadResolver { return &threadResolver{r} }
+
 type (
-	farmResolver  struct{ *Resolver }
-	queryResolver struct{ *Resolver }
+	birthEventResolver   struct{ *Resolver }
+	birthPreviewResolver struct{ *Resolver }
+	farmResolver         struct{ *Resolver }
+	followUpTaskResolver struct{ *Resolver }
+	groupResolver        struct{ *Resolver }
+	queryResolver        struct{ *Resolver }
+	recordResolver       struct{ *Resolver }
+	threadResolver       struct{ *Resolver }
 )

@@ -20,8 +20,11 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/dategql"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/schema/uuidgql"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
 	"github.com/herdbook/herdbook/graph/model"
@@ -39,9 +42,17 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	BirthEvent() BirthEventResolver
+	BirthPreview() BirthPreviewResolver
+	ChannelPreferences() ChannelPreferencesResolver
+	CreateFarmPayload() CreateFarmPayloadResolver
 	Farm() FarmResolver
+	FollowUpTask() FollowUpTaskResolver
+	Group() GroupResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Record() RecordResolver
+	Thread() ThreadResolver
 	WebhookDelivery() WebhookDeliveryResolver
 }
 
@@ -66,18 +77,38 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	AnimalCreatePayload struct {
+		Animal func(childComplexity int) int
+	}
+
+	AnimalDeletePayload struct {
+		DeletedAnimalID func(childComplexity int) int
+	}
+
 	AnimalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
 
-	ApprovedBirth struct {
-		BirthDate func(childComplexity int) int
-		DamID     func(childComplexity int) int
-		ID        func(childComplexity int) int
-		PreviewID func(childComplexity int) int
-		RequestID func(childComplexity int) int
-		Tasks     func(childComplexity int) int
+	AnimalUpdatePayload struct {
+		Animal func(childComplexity int) int
+	}
+
+	BirthEvent struct {
+		BirthDate       func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		CreatedBy       func(childComplexity int) int
+		Dam             func(childComplexity int) int
+		DamID           func(childComplexity int) int
+		FarmID          func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Preview         func(childComplexity int) int
+		PreviewID       func(childComplexity int) int
+		ProtocolVersion func(childComplexity int) int
+		RequestID       func(childComplexity int) int
+		SettingsVersion func(childComplexity int) int
+		Tasks           func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
 	}
 
 	BirthEvidence struct {
@@ -100,24 +131,41 @@ type ComplexityRoot struct {
 		Version            func(childComplexity int) int
 	}
 
-	BirthPreviewSnapshot struct {
+	BirthPreview struct {
 		ApprovedAt      func(childComplexity int) int
 		BirthDate       func(childComplexity int) int
+		BirthEvent      func(childComplexity int) int
 		BirthEventID    func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
+		CreatedBy       func(childComplexity int) int
+		Dam             func(childComplexity int) int
 		DamID           func(childComplexity int) int
 		Evidence        func(childComplexity int) int
+		FarmID          func(childComplexity int) int
 		ID              func(childComplexity int) int
 		ProtocolVersion func(childComplexity int) int
 		SettingsVersion func(childComplexity int) int
 		Stale           func(childComplexity int) int
 		Tasks           func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+	}
+
+	BirthPreviewApprovePayload struct {
+		BirthEvent func(childComplexity int) int
+	}
+
+	BirthPreviewCreatePayload struct {
+		BirthPreview func(childComplexity int) int
 	}
 
 	BirthSettingsState struct {
 		Settings        func(childComplexity int) int
 		SettingsVersion func(childComplexity int) int
 		Species         func(childComplexity int) int
+	}
+
+	BirthSettingsUpdatePayload struct {
+		BirthSettings func(childComplexity int) int
 	}
 
 	BirthWindow struct {
@@ -129,6 +177,7 @@ type ComplexityRoot struct {
 	ChannelPreferences struct {
 		Email        func(childComplexity int) int
 		EmailAddress func(childComplexity int) int
+		Farm         func(childComplexity int) int
 		FarmID       func(childComplexity int) int
 		InApp        func(childComplexity int) int
 		PhoneNumber  func(childComplexity int) int
@@ -138,6 +187,7 @@ type ComplexityRoot struct {
 
 	CreateFarmPayload struct {
 		Farm            func(childComplexity int) int
+		WelcomeThread   func(childComplexity int) int
 		WelcomeThreadID func(childComplexity int) int
 	}
 
@@ -151,13 +201,18 @@ type ComplexityRoot struct {
 		StartDate func(childComplexity int) int
 	}
 
+	FactCreatePayload struct {
+		Record func(childComplexity int) int
+	}
+
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
 		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
-		FarmTasks           func(childComplexity int, skip *int, take *int, status *model.TaskStatus) int
+		FarmTasks           func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
+		Files               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
 		FollowUpProtocol    func(childComplexity int) int
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
@@ -168,7 +223,9 @@ type ComplexityRoot struct {
 		Records             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Species             func(childComplexity int) int
 		SpeciesOther        func(childComplexity int) int
+		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads             func(childComplexity int) int
+		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
 		UpdatedAt           func(childComplexity int) int
 	}
 
@@ -176,6 +233,15 @@ type ComplexityRoot struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	FarmCreatePayload struct {
+		Farm          func(childComplexity int) int
+		WelcomeThread func(childComplexity int) int
+	}
+
+	FarmDeletePayload struct {
+		DeletedFarmID func(childComplexity int) int
 	}
 
 	FarmEdge struct {
@@ -195,6 +261,10 @@ type ComplexityRoot struct {
 		UserID    func(childComplexity int) int
 	}
 
+	FarmUpdatePayload struct {
+		Farm func(childComplexity int) int
+	}
+
 	File struct {
 		CreatedAt func(childComplexity int) int
 		FarmID    func(childComplexity int) int
@@ -206,21 +276,52 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	FileConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	FileEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	FollowUpProtocolUpdatePayload struct {
+		FollowUpProtocol func(childComplexity int) int
+	}
+
 	FollowUpProtocolVersion struct {
 		Steps   func(childComplexity int) int
 		Version func(childComplexity int) int
 	}
 
 	FollowUpTask struct {
-		AnimalIDs    func(childComplexity int) int
-		BirthEventID func(childComplexity int) int
-		CreatedAt    func(childComplexity int) int
-		DueDate      func(childComplexity int) int
-		FarmID       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Status       func(childComplexity int) int
-		UpdatedAt    func(childComplexity int) int
+		AnimalIDs       func(childComplexity int) int
+		Animals         func(childComplexity int) int
+		BirthEvent      func(childComplexity int) int
+		BirthEventID    func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		DueDate         func(childComplexity int) int
+		DueOn           func(childComplexity int) int
+		FarmID          func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Name            func(childComplexity int) int
+		ProtocolVersion func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Step            func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+	}
+
+	FollowUpTaskConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	FollowUpTaskEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	FollowUpTaskPage struct {
@@ -234,13 +335,18 @@ type ComplexityRoot struct {
 	}
 
 	Group struct {
-		Animals   func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		Name      func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		Animals           func(childComplexity int) int
+		AnimalsConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		CreatedAt         func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsActive          func(childComplexity int) int
+		Name              func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
+	GroupAnimalsSetPayload struct {
+		Group func(childComplexity int) int
 	}
 
 	GroupConnection struct {
@@ -249,9 +355,29 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	GroupCreatePayload struct {
+		Group func(childComplexity int) int
+	}
+
+	GroupDeletePayload struct {
+		DeletedGroupID func(childComplexity int) int
+	}
+
 	GroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MemberAddPayload struct {
+		Member func(childComplexity int) int
+	}
+
+	MemberDeactivatePayload struct {
+		DeactivatedMemberID func(childComplexity int) int
+	}
+
+	MemberUpdatePayload struct {
+		Member func(childComplexity int) int
 	}
 
 	Message struct {
@@ -264,49 +390,91 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	MessageConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MessageEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MessagePostPayload struct {
+		Message func(childComplexity int) int
+	}
+
 	MovementComparison struct {
 		Date                 func(childComplexity int) int
 		Kind                 func(childComplexity int) int
+		Record               func(childComplexity int) int
 		RecordID             func(childComplexity int) int
+		RecordItem           func(childComplexity int) int
 		RecordItemID         func(childComplexity int) int
 		RelationToConception func(childComplexity int) int
 	}
 
 	Mutation struct {
-		AddMember                  func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
-		ApproveBirthPreview        func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
-		CreateAnimal               func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
-		CreateBirthPreview         func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
-		CreateFarm                 func(childComplexity int, input model.CreateFarmInput) int
-		CreateGroup                func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
-		CreateRecord               func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
-		CreateThread               func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
-		CreateWebhook              func(childComplexity int, farmID uuid.UUID, input model.CreateWebhookInput) int
-		DeactivateMember           func(childComplexity int, id uuid.UUID) int
-		DeleteAnimal               func(childComplexity int, id uuid.UUID) int
-		DeleteFarm                 func(childComplexity int, id uuid.UUID) int
-		DeleteGroup                func(childComplexity int, id uuid.UUID) int
-		DeleteRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		DeleteWebhook              func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		MarkNotificationsRead      func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
-		PostMessage                func(childComplexity int, threadID uuid.UUID, body string) int
-		PutBirthSettings           func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
-		PutFollowUpProtocol        func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
-		RecordBirth                func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
-		RecordCastration           func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
-		RecordExposure             func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
-		RecordMembership           func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
-		RecordMovement             func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
-		RecordProfile              func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
-		ReplayWebhookDelivery      func(childComplexity int, farmID uuid.UUID, webhookID uuid.UUID, deliveryID uuid.UUID) int
-		SetGroupAnimals            func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
-		SetMemberRole              func(childComplexity int, id uuid.UUID, role farmmember.Role) int
-		SetNotificationPreferences func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
-		UpdateAnimal               func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
-		UpdateFarm                 func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
-		UpdateFarmTask             func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
-		UpdateRecord               func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
-		UpdateWebhook              func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateWebhookInput) int
+		AddMember                     func(childComplexity int, farmID uuid.UUID, phoneNumberLocal string, role farmmember.Role) int
+		AnimalCreate                  func(childComplexity int, input model.AnimalCreateInput) int
+		AnimalDelete                  func(childComplexity int, input model.AnimalDeleteInput) int
+		AnimalUpdate                  func(childComplexity int, input model.AnimalUpdateInput) int
+		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		BirthPreviewApprove           func(childComplexity int, input model.BirthPreviewApproveInput) int
+		BirthPreviewCreate            func(childComplexity int, input model.BirthPreviewCreateInput) int
+		BirthSettingsUpdate           func(childComplexity int, input model.BirthSettingsUpdateInput) int
+		CreateAnimal                  func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
+		CreateBirthPreview            func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		CreateFarm                    func(childComplexity int, input model.CreateFarmInput) int
+		CreateGroup                   func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
+		CreateRecord                  func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
+		CreateThread                  func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
+		CreateWebhook                 func(childComplexity int, farmID uuid.UUID, input model.CreateWebhookInput) int
+		DeactivateMember              func(childComplexity int, id uuid.UUID) int
+		DeleteAnimal                  func(childComplexity int, id uuid.UUID) int
+		DeleteFarm                    func(childComplexity int, id uuid.UUID) int
+		DeleteGroup                   func(childComplexity int, id uuid.UUID) int
+		DeleteRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		DeleteWebhook                 func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		FactCreate                    func(childComplexity int, input model.FactCreateInput) int
+		FarmCreate                    func(childComplexity int, input model.FarmCreateInput) int
+		FarmDelete                    func(childComplexity int, input model.FarmDeleteInput) int
+		FarmUpdate                    func(childComplexity int, input model.FarmUpdateInput) int
+		FollowUpProtocolUpdate        func(childComplexity int, input model.FollowUpProtocolUpdateInput) int
+		GroupAnimalsSet               func(childComplexity int, input model.GroupAnimalsSetInput) int
+		GroupCreate                   func(childComplexity int, input model.GroupCreateInput) int
+		GroupDelete                   func(childComplexity int, input model.GroupDeleteInput) int
+		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
+		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
+		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
+		MemberUpdate                  func(childComplexity int, input model.MemberUpdateInput) int
+		MessagePost                   func(childComplexity int, input model.MessagePostInput) int
+		NotificationPreferencesUpdate func(childComplexity int, input model.NotificationPreferencesUpdateInput) int
+		NotificationsMarkRead         func(childComplexity int, input model.NotificationsMarkReadInput) int
+		PostMessage                   func(childComplexity int, threadID uuid.UUID, body string) int
+		PutBirthSettings              func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
+		PutFollowUpProtocol           func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordBirth                   func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
+		RecordCastration              func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
+		RecordCreate                  func(childComplexity int, input model.RecordCreateInput) int
+		RecordDelete                  func(childComplexity int, input model.RecordDeleteInput) int
+		RecordExposure                func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordMembership              func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
+		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
+		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
+		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
+		ReplayWebhookDelivery         func(childComplexity int, farmID uuid.UUID, webhookID uuid.UUID, deliveryID uuid.UUID) int
+		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
+		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
+		SetNotificationPreferences    func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
+		TaskUpdate                    func(childComplexity int, input model.TaskUpdateInput) int
+		ThreadCreate                  func(childComplexity int, input model.ThreadCreateInput) int
+		UpdateAnimal                  func(childComplexity int, id uuid.UUID, input model.AnimalInput) int
+		UpdateFarm                    func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
+		UpdateFarmTask                func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
+		UpdateRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
+		UpdateWebhook                 func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateWebhookInput) int
 	}
 
 	Notification struct {
@@ -336,6 +504,14 @@ type ComplexityRoot struct {
 	NotificationEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	NotificationPreferencesUpdatePayload struct {
+		Preferences func(childComplexity int) int
+	}
+
+	NotificationsMarkReadPayload struct {
+		MarkedCount func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -371,25 +547,34 @@ type ComplexityRoot struct {
 	}
 
 	Record struct {
-		Animals     func(childComplexity int) int
-		AppliedAt   func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		FarmID      func(childComplexity int) int
-		Files       func(childComplexity int) int
-		Groups      func(childComplexity int) int
-		ID          func(childComplexity int) int
-		IsActive    func(childComplexity int) int
-		Items       func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Type        func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		Animals           func(childComplexity int) int
+		AnimalsConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		AppliedAt         func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		Description       func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		Files             func(childComplexity int) int
+		Groups            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsActive          func(childComplexity int) int
+		Items             func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Type              func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	RecordConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	RecordCreatePayload struct {
+		Record func(childComplexity int) int
+	}
+
+	RecordDeletePayload struct {
+		DeletedRecordID func(childComplexity int) int
 	}
 
 	RecordEdge struct {
@@ -408,7 +593,12 @@ type ComplexityRoot struct {
 		UpdatedAt   func(childComplexity int) int
 	}
 
+	RecordUpdatePayload struct {
+		Record func(childComplexity int) int
+	}
+
 	SireCandidate struct {
+		Animal                  func(childComplexity int) int
 		AnimalID                func(childComplexity int) int
 		Breed                   func(childComplexity int) int
 		Eligibility             func(childComplexity int) int
@@ -421,6 +611,7 @@ type ComplexityRoot struct {
 	}
 
 	SireEvidence struct {
+		Animal        func(childComplexity int) int
 		AnimalID      func(childComplexity int) int
 		Candidates    func(childComplexity int) int
 		Confidence    func(childComplexity int) int
@@ -429,16 +620,36 @@ type ComplexityRoot struct {
 		Status        func(childComplexity int) int
 	}
 
+	TaskUpdatePayload struct {
+		Task func(childComplexity int) int
+	}
+
 	Thread struct {
-		CreatedAt func(childComplexity int) int
-		CreatedBy func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		IsPrivate func(childComplexity int) int
-		Messages  func(childComplexity int) int
-		Title     func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		FarmID             func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsActive           func(childComplexity int) int
+		IsPrivate          func(childComplexity int) int
+		Messages           func(childComplexity int) int
+		MessagesConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) int
+		Title              func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+	}
+
+	ThreadConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ThreadCreatePayload struct {
+		Thread func(childComplexity int) int
+	}
+
+	ThreadEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	User struct {
@@ -498,15 +709,43 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BirthEventResolver interface {
+	Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error)
+	Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error)
+	Preview(ctx context.Context, obj *ent.BirthEvent) (*ent.BirthPreview, error)
+}
+type BirthPreviewResolver interface {
+	Dam(ctx context.Context, obj *ent.BirthPreview) (*ent.Animal, error)
+	Evidence(ctx context.Context, obj *ent.BirthPreview) (*model.BirthEvidence, error)
+
+	BirthEvent(ctx context.Context, obj *ent.BirthPreview) (*ent.BirthEvent, error)
+}
+type ChannelPreferencesResolver interface {
+	Farm(ctx context.Context, obj *model.ChannelPreferences) (*ent.Farm, error)
+}
+type CreateFarmPayloadResolver interface {
+	WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error)
+}
 type FarmResolver interface {
 	BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error)
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
-	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *model.TaskStatus) (*model.FollowUpTaskPage, error)
+	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
+	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
 	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
+	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
 	Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Thread, error)
+	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
+}
+type FollowUpTaskResolver interface {
+	Animals(ctx context.Context, obj *ent.FarmTask) ([]*ent.Animal, error)
+	DueOn(ctx context.Context, obj *ent.FarmTask) (*string, error)
+	AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error)
+}
+type GroupResolver interface {
+	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 }
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
@@ -528,15 +767,40 @@ type MutationResolver interface {
 	PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error)
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
-	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthPreviewSnapshot, error)
-	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*model.ApprovedBirth, error)
-	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*model.FollowUpTask, error)
+	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
+	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error)
+	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*ent.FarmTask, error)
 	RecordProfile(ctx context.Context, farmID uuid.UUID, input model.ProfileFactInput) (*ent.Record, error)
 	RecordCastration(ctx context.Context, farmID uuid.UUID, input model.CastrationFactInput) (*ent.Record, error)
 	RecordExposure(ctx context.Context, farmID uuid.UUID, input model.ExposureFactInput) (*ent.Record, error)
 	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
 	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
 	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
+	FarmCreate(ctx context.Context, input model.FarmCreateInput) (*model.FarmCreatePayload, error)
+	FarmUpdate(ctx context.Context, input model.FarmUpdateInput) (*model.FarmUpdatePayload, error)
+	FarmDelete(ctx context.Context, input model.FarmDeleteInput) (*model.FarmDeletePayload, error)
+	MemberAdd(ctx context.Context, input model.MemberAddInput) (*model.MemberAddPayload, error)
+	MemberUpdate(ctx context.Context, input model.MemberUpdateInput) (*model.MemberUpdatePayload, error)
+	MemberDeactivate(ctx context.Context, input model.MemberDeactivateInput) (*model.MemberDeactivatePayload, error)
+	AnimalCreate(ctx context.Context, input model.AnimalCreateInput) (*model.AnimalCreatePayload, error)
+	AnimalUpdate(ctx context.Context, input model.AnimalUpdateInput) (*model.AnimalUpdatePayload, error)
+	AnimalDelete(ctx context.Context, input model.AnimalDeleteInput) (*model.AnimalDeletePayload, error)
+	GroupCreate(ctx context.Context, input model.GroupCreateInput) (*model.GroupCreatePayload, error)
+	GroupAnimalsSet(ctx context.Context, input model.GroupAnimalsSetInput) (*model.GroupAnimalsSetPayload, error)
+	GroupDelete(ctx context.Context, input model.GroupDeleteInput) (*model.GroupDeletePayload, error)
+	RecordCreate(ctx context.Context, input model.RecordCreateInput) (*model.RecordCreatePayload, error)
+	RecordUpdate(ctx context.Context, input model.RecordUpdateInput) (*model.RecordUpdatePayload, error)
+	RecordDelete(ctx context.Context, input model.RecordDeleteInput) (*model.RecordDeletePayload, error)
+	ThreadCreate(ctx context.Context, input model.ThreadCreateInput) (*model.ThreadCreatePayload, error)
+	MessagePost(ctx context.Context, input model.MessagePostInput) (*model.MessagePostPayload, error)
+	BirthSettingsUpdate(ctx context.Context, input model.BirthSettingsUpdateInput) (*model.BirthSettingsUpdatePayload, error)
+	FollowUpProtocolUpdate(ctx context.Context, input model.FollowUpProtocolUpdateInput) (*model.FollowUpProtocolUpdatePayload, error)
+	BirthPreviewCreate(ctx context.Context, input model.BirthPreviewCreateInput) (*model.BirthPreviewCreatePayload, error)
+	BirthPreviewApprove(ctx context.Context, input model.BirthPreviewApproveInput) (*model.BirthPreviewApprovePayload, error)
+	TaskUpdate(ctx context.Context, input model.TaskUpdateInput) (*model.TaskUpdatePayload, error)
+	FactCreate(ctx context.Context, input model.FactCreateInput) (*model.FactCreatePayload, error)
+	NotificationsMarkRead(ctx context.Context, input model.NotificationsMarkReadInput) (*model.NotificationsMarkReadPayload, error)
+	NotificationPreferencesUpdate(ctx context.Context, input model.NotificationPreferencesUpdateInput) (*model.NotificationPreferencesUpdatePayload, error)
 	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
 	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
 	CreateWebhook(ctx context.Context, farmID uuid.UUID, input model.CreateWebhookInput) (*model.CreateWebhookPayload, error)
@@ -548,7 +812,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
 	BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error)
-	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.BirthPreviewSnapshot, error)
+	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.BirthPreview, error)
 	Viewer(ctx context.Context) (*ent.User, error)
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
@@ -556,6 +820,12 @@ type QueryResolver interface {
 	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*ent.WebhookEndpoint, error)
 	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.WebhookEndpoint, error)
 	WebhookDeliveries(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, status *webhookdelivery.Status, skip *int, take *int) (*model.WebhookDeliveryPage, error)
+}
+type RecordResolver interface {
+	AnimalsConnection(ctx context.Context, obj *ent.Record, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+}
+type ThreadResolver interface {
+	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
 }
 type WebhookDeliveryResolver interface {
 	EventType(ctx context.Context, obj *ent.WebhookDelivery) (string, error)
@@ -650,6 +920,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalConnection.TotalCount(childComplexity), true
 
+	case "AnimalCreatePayload.animal":
+		if e.ComplexityRoot.AnimalCreatePayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalCreatePayload.Animal(childComplexity), true
+
+	case "AnimalDeletePayload.deletedAnimalID":
+		if e.ComplexityRoot.AnimalDeletePayload.DeletedAnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalDeletePayload.DeletedAnimalID(childComplexity), true
+
 	case "AnimalEdge.cursor":
 		if e.ComplexityRoot.AnimalEdge.Cursor == nil {
 			break
@@ -663,42 +947,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
 
-	case "ApprovedBirth.birthDate":
-		if e.ComplexityRoot.ApprovedBirth.BirthDate == nil {
+	case "AnimalUpdatePayload.animal":
+		if e.ComplexityRoot.AnimalUpdatePayload.Animal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.BirthDate(childComplexity), true
-	case "ApprovedBirth.damID":
-		if e.ComplexityRoot.ApprovedBirth.DamID == nil {
+		return e.ComplexityRoot.AnimalUpdatePayload.Animal(childComplexity), true
+
+	case "BirthEvent.birthDate":
+		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.DamID(childComplexity), true
-	case "ApprovedBirth.id":
-		if e.ComplexityRoot.ApprovedBirth.ID == nil {
+		return e.ComplexityRoot.BirthEvent.BirthDate(childComplexity), true
+	case "BirthEvent.createdAt":
+		if e.ComplexityRoot.BirthEvent.CreatedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.ID(childComplexity), true
-	case "ApprovedBirth.previewID":
-		if e.ComplexityRoot.ApprovedBirth.PreviewID == nil {
+		return e.ComplexityRoot.BirthEvent.CreatedAt(childComplexity), true
+	case "BirthEvent.createdBy":
+		if e.ComplexityRoot.BirthEvent.CreatedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.PreviewID(childComplexity), true
-	case "ApprovedBirth.requestID":
-		if e.ComplexityRoot.ApprovedBirth.RequestID == nil {
+		return e.ComplexityRoot.BirthEvent.CreatedBy(childComplexity), true
+	case "BirthEvent.dam":
+		if e.ComplexityRoot.BirthEvent.Dam == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.RequestID(childComplexity), true
-	case "ApprovedBirth.tasks":
-		if e.ComplexityRoot.ApprovedBirth.Tasks == nil {
+		return e.ComplexityRoot.BirthEvent.Dam(childComplexity), true
+	case "BirthEvent.damID":
+		if e.ComplexityRoot.BirthEvent.DamID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ApprovedBirth.Tasks(childComplexity), true
+		return e.ComplexityRoot.BirthEvent.DamID(childComplexity), true
+	case "BirthEvent.farmID":
+		if e.ComplexityRoot.BirthEvent.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.FarmID(childComplexity), true
+	case "BirthEvent.id":
+		if e.ComplexityRoot.BirthEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.ID(childComplexity), true
+	case "BirthEvent.preview":
+		if e.ComplexityRoot.BirthEvent.Preview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.Preview(childComplexity), true
+	case "BirthEvent.previewID":
+		if e.ComplexityRoot.BirthEvent.PreviewID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.PreviewID(childComplexity), true
+	case "BirthEvent.protocolVersion":
+		if e.ComplexityRoot.BirthEvent.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.ProtocolVersion(childComplexity), true
+	case "BirthEvent.requestID":
+		if e.ComplexityRoot.BirthEvent.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.RequestID(childComplexity), true
+	case "BirthEvent.settingsVersion":
+		if e.ComplexityRoot.BirthEvent.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.SettingsVersion(childComplexity), true
+	case "BirthEvent.tasks":
+		if e.ComplexityRoot.BirthEvent.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.Tasks(childComplexity), true
+	case "BirthEvent.updatedAt":
+		if e.ComplexityRoot.BirthEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvent.UpdatedAt(childComplexity), true
 
 	case "BirthEvidence.conceptionWindow":
 		if e.ComplexityRoot.BirthEvidence.ConceptionWindow == nil {
@@ -786,72 +1125,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BirthHistorySettings.Version(childComplexity), true
 
-	case "BirthPreviewSnapshot.approvedAt":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt == nil {
+	case "BirthPreview.approvedAt":
+		if e.ComplexityRoot.BirthPreview.ApprovedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ApprovedAt(childComplexity), true
-	case "BirthPreviewSnapshot.birthDate":
-		if e.ComplexityRoot.BirthPreviewSnapshot.BirthDate == nil {
+		return e.ComplexityRoot.BirthPreview.ApprovedAt(childComplexity), true
+	case "BirthPreview.birthDate":
+		if e.ComplexityRoot.BirthPreview.BirthDate == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.BirthDate(childComplexity), true
-	case "BirthPreviewSnapshot.birthEventID":
-		if e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID == nil {
+		return e.ComplexityRoot.BirthPreview.BirthDate(childComplexity), true
+	case "BirthPreview.birthEvent":
+		if e.ComplexityRoot.BirthPreview.BirthEvent == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.BirthEventID(childComplexity), true
-	case "BirthPreviewSnapshot.createdAt":
-		if e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt == nil {
+		return e.ComplexityRoot.BirthPreview.BirthEvent(childComplexity), true
+	case "BirthPreview.birthEventID":
+		if e.ComplexityRoot.BirthPreview.BirthEventID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.CreatedAt(childComplexity), true
-	case "BirthPreviewSnapshot.damID":
-		if e.ComplexityRoot.BirthPreviewSnapshot.DamID == nil {
+		return e.ComplexityRoot.BirthPreview.BirthEventID(childComplexity), true
+	case "BirthPreview.createdAt":
+		if e.ComplexityRoot.BirthPreview.CreatedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.DamID(childComplexity), true
-	case "BirthPreviewSnapshot.evidence":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Evidence == nil {
+		return e.ComplexityRoot.BirthPreview.CreatedAt(childComplexity), true
+	case "BirthPreview.createdBy":
+		if e.ComplexityRoot.BirthPreview.CreatedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Evidence(childComplexity), true
-	case "BirthPreviewSnapshot.id":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ID == nil {
+		return e.ComplexityRoot.BirthPreview.CreatedBy(childComplexity), true
+	case "BirthPreview.dam":
+		if e.ComplexityRoot.BirthPreview.Dam == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ID(childComplexity), true
-	case "BirthPreviewSnapshot.protocolVersion":
-		if e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion == nil {
+		return e.ComplexityRoot.BirthPreview.Dam(childComplexity), true
+	case "BirthPreview.damID":
+		if e.ComplexityRoot.BirthPreview.DamID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.ProtocolVersion(childComplexity), true
-	case "BirthPreviewSnapshot.settingsVersion":
-		if e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion == nil {
+		return e.ComplexityRoot.BirthPreview.DamID(childComplexity), true
+	case "BirthPreview.evidence":
+		if e.ComplexityRoot.BirthPreview.Evidence == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.SettingsVersion(childComplexity), true
-	case "BirthPreviewSnapshot.stale":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Stale == nil {
+		return e.ComplexityRoot.BirthPreview.Evidence(childComplexity), true
+	case "BirthPreview.farmID":
+		if e.ComplexityRoot.BirthPreview.FarmID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Stale(childComplexity), true
-	case "BirthPreviewSnapshot.tasks":
-		if e.ComplexityRoot.BirthPreviewSnapshot.Tasks == nil {
+		return e.ComplexityRoot.BirthPreview.FarmID(childComplexity), true
+	case "BirthPreview.id":
+		if e.ComplexityRoot.BirthPreview.ID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BirthPreviewSnapshot.Tasks(childComplexity), true
+		return e.ComplexityRoot.BirthPreview.ID(childComplexity), true
+	case "BirthPreview.protocolVersion":
+		if e.ComplexityRoot.BirthPreview.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.ProtocolVersion(childComplexity), true
+	case "BirthPreview.settingsVersion":
+		if e.ComplexityRoot.BirthPreview.SettingsVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.SettingsVersion(childComplexity), true
+	case "BirthPreview.stale":
+		if e.ComplexityRoot.BirthPreview.Stale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.Stale(childComplexity), true
+	case "BirthPreview.tasks":
+		if e.ComplexityRoot.BirthPreview.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.Tasks(childComplexity), true
+	case "BirthPreview.updatedAt":
+		if e.ComplexityRoot.BirthPreview.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreview.UpdatedAt(childComplexity), true
+
+	case "BirthPreviewApprovePayload.birthEvent":
+		if e.ComplexityRoot.BirthPreviewApprovePayload.BirthEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewApprovePayload.BirthEvent(childComplexity), true
+
+	case "BirthPreviewCreatePayload.birthPreview":
+		if e.ComplexityRoot.BirthPreviewCreatePayload.BirthPreview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthPreviewCreatePayload.BirthPreview(childComplexity), true
 
 	case "BirthSettingsState.settings":
 		if e.ComplexityRoot.BirthSettingsState.Settings == nil {
@@ -871,6 +1254,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthSettingsState.Species(childComplexity), true
+
+	case "BirthSettingsUpdatePayload.birthSettings":
+		if e.ComplexityRoot.BirthSettingsUpdatePayload.BirthSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthSettingsUpdatePayload.BirthSettings(childComplexity), true
 
 	case "BirthWindow.endDate":
 		if e.ComplexityRoot.BirthWindow.EndDate == nil {
@@ -903,6 +1293,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelPreferences.EmailAddress(childComplexity), true
+	case "ChannelPreferences.farm":
+		if e.ComplexityRoot.ChannelPreferences.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelPreferences.Farm(childComplexity), true
 	case "ChannelPreferences.farmID":
 		if e.ComplexityRoot.ChannelPreferences.FarmID == nil {
 			break
@@ -940,6 +1336,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateFarmPayload.Farm(childComplexity), true
+	case "CreateFarmPayload.welcomeThread":
+		if e.ComplexityRoot.CreateFarmPayload.WelcomeThread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateFarmPayload.WelcomeThread(childComplexity), true
 	case "CreateFarmPayload.welcomeThreadID":
 		if e.ComplexityRoot.CreateFarmPayload.WelcomeThreadID == nil {
 			break
@@ -972,6 +1374,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DateInterval.StartDate(childComplexity), true
+
+	case "FactCreatePayload.record":
+		if e.ComplexityRoot.FactCreatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FactCreatePayload.Record(childComplexity), true
 
 	case "Farm.allowPrivateThreads":
 		if e.ComplexityRoot.Farm.AllowPrivateThreads == nil {
@@ -1018,7 +1427,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.FarmTasks(childComplexity, args["skip"].(*int), args["take"].(*int), args["status"].(*model.TaskStatus)), true
+		return e.ComplexityRoot.Farm.FarmTasks(childComplexity, args["skip"].(*int), args["take"].(*int), args["status"].(*farmtask.Status)), true
+	case "Farm.files":
+		if e.ComplexityRoot.Farm.Files == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_files_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Files(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FileOrder)), true
 	case "Farm.followUpProtocol":
 		if e.ComplexityRoot.Farm.FollowUpProtocol == nil {
 			break
@@ -1094,12 +1514,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.SpeciesOther(childComplexity), true
+	case "Farm.tasks":
+		if e.ComplexityRoot.Farm.Tasks == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Tasks(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["status"].(*farmtask.Status)), true
 	case "Farm.threads":
 		if e.ComplexityRoot.Farm.Threads == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Farm.Threads(childComplexity), true
+	case "Farm.threadsConnection":
+		if e.ComplexityRoot.Farm.ThreadsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_threadsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.ThreadsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ThreadOrder)), true
 	case "Farm.updatedAt":
 		if e.ComplexityRoot.Farm.UpdatedAt == nil {
 			break
@@ -1125,6 +1567,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FarmConnection.TotalCount(childComplexity), true
+
+	case "FarmCreatePayload.farm":
+		if e.ComplexityRoot.FarmCreatePayload.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmCreatePayload.Farm(childComplexity), true
+	case "FarmCreatePayload.welcomeThread":
+		if e.ComplexityRoot.FarmCreatePayload.WelcomeThread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmCreatePayload.WelcomeThread(childComplexity), true
+
+	case "FarmDeletePayload.deletedFarmID":
+		if e.ComplexityRoot.FarmDeletePayload.DeletedFarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmDeletePayload.DeletedFarmID(childComplexity), true
 
 	case "FarmEdge.cursor":
 		if e.ComplexityRoot.FarmEdge.Cursor == nil {
@@ -1194,6 +1656,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FarmMember.UserID(childComplexity), true
 
+	case "FarmUpdatePayload.farm":
+		if e.ComplexityRoot.FarmUpdatePayload.Farm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmUpdatePayload.Farm(childComplexity), true
+
 	case "File.createdAt":
 		if e.ComplexityRoot.File.CreatedAt == nil {
 			break
@@ -1243,6 +1712,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.File.UpdatedAt(childComplexity), true
 
+	case "FileConnection.edges":
+		if e.ComplexityRoot.FileConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.Edges(childComplexity), true
+	case "FileConnection.pageInfo":
+		if e.ComplexityRoot.FileConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.PageInfo(childComplexity), true
+	case "FileConnection.totalCount":
+		if e.ComplexityRoot.FileConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileConnection.TotalCount(childComplexity), true
+
+	case "FileEdge.cursor":
+		if e.ComplexityRoot.FileEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileEdge.Cursor(childComplexity), true
+	case "FileEdge.node":
+		if e.ComplexityRoot.FileEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FileEdge.Node(childComplexity), true
+
+	case "FollowUpProtocolUpdatePayload.followUpProtocol":
+		if e.ComplexityRoot.FollowUpProtocolUpdatePayload.FollowUpProtocol == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpProtocolUpdatePayload.FollowUpProtocol(childComplexity), true
+
 	case "FollowUpProtocolVersion.steps":
 		if e.ComplexityRoot.FollowUpProtocolVersion.Steps == nil {
 			break
@@ -1262,6 +1770,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.AnimalIDs(childComplexity), true
+	case "FollowUpTask.animals":
+		if e.ComplexityRoot.FollowUpTask.Animals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Animals(childComplexity), true
+	case "FollowUpTask.birthEvent":
+		if e.ComplexityRoot.FollowUpTask.BirthEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.BirthEvent(childComplexity), true
 	case "FollowUpTask.birthEventID":
 		if e.ComplexityRoot.FollowUpTask.BirthEventID == nil {
 			break
@@ -1280,6 +1800,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.DueDate(childComplexity), true
+	case "FollowUpTask.dueOn":
+		if e.ComplexityRoot.FollowUpTask.DueOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.DueOn(childComplexity), true
 	case "FollowUpTask.farmID":
 		if e.ComplexityRoot.FollowUpTask.FarmID == nil {
 			break
@@ -1298,18 +1824,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FollowUpTask.Name(childComplexity), true
+	case "FollowUpTask.protocolVersion":
+		if e.ComplexityRoot.FollowUpTask.ProtocolVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.ProtocolVersion(childComplexity), true
 	case "FollowUpTask.status":
 		if e.ComplexityRoot.FollowUpTask.Status == nil {
 			break
 		}
 
 		return e.ComplexityRoot.FollowUpTask.Status(childComplexity), true
+	case "FollowUpTask.step":
+		if e.ComplexityRoot.FollowUpTask.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTask.Step(childComplexity), true
 	case "FollowUpTask.updatedAt":
 		if e.ComplexityRoot.FollowUpTask.UpdatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.FollowUpTask.UpdatedAt(childComplexity), true
+
+	case "FollowUpTaskConnection.edges":
+		if e.ComplexityRoot.FollowUpTaskConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.Edges(childComplexity), true
+	case "FollowUpTaskConnection.pageInfo":
+		if e.ComplexityRoot.FollowUpTaskConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.PageInfo(childComplexity), true
+	case "FollowUpTaskConnection.totalCount":
+		if e.ComplexityRoot.FollowUpTaskConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskConnection.TotalCount(childComplexity), true
+
+	case "FollowUpTaskEdge.cursor":
+		if e.ComplexityRoot.FollowUpTaskEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskEdge.Cursor(childComplexity), true
+	case "FollowUpTaskEdge.node":
+		if e.ComplexityRoot.FollowUpTaskEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FollowUpTaskEdge.Node(childComplexity), true
 
 	case "FollowUpTaskPage.records":
 		if e.ComplexityRoot.FollowUpTaskPage.Records == nil {
@@ -1343,6 +1913,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Animals(childComplexity), true
+	case "Group.animalsConnection":
+		if e.ComplexityRoot.Group.AnimalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Group_animalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.AnimalsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
 	case "Group.createdAt":
 		if e.ComplexityRoot.Group.CreatedAt == nil {
 			break
@@ -1380,6 +1961,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Group.UpdatedAt(childComplexity), true
 
+	case "GroupAnimalsSetPayload.group":
+		if e.ComplexityRoot.GroupAnimalsSetPayload.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupAnimalsSetPayload.Group(childComplexity), true
+
 	case "GroupConnection.edges":
 		if e.ComplexityRoot.GroupConnection.Edges == nil {
 			break
@@ -1399,6 +1987,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GroupConnection.TotalCount(childComplexity), true
 
+	case "GroupCreatePayload.group":
+		if e.ComplexityRoot.GroupCreatePayload.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupCreatePayload.Group(childComplexity), true
+
+	case "GroupDeletePayload.deletedGroupID":
+		if e.ComplexityRoot.GroupDeletePayload.DeletedGroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupDeletePayload.DeletedGroupID(childComplexity), true
+
 	case "GroupEdge.cursor":
 		if e.ComplexityRoot.GroupEdge.Cursor == nil {
 			break
@@ -1411,6 +2013,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "MemberAddPayload.member":
+		if e.ComplexityRoot.MemberAddPayload.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberAddPayload.Member(childComplexity), true
+
+	case "MemberDeactivatePayload.deactivatedMemberID":
+		if e.ComplexityRoot.MemberDeactivatePayload.DeactivatedMemberID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberDeactivatePayload.DeactivatedMemberID(childComplexity), true
+
+	case "MemberUpdatePayload.member":
+		if e.ComplexityRoot.MemberUpdatePayload.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberUpdatePayload.Member(childComplexity), true
 
 	case "Message.authorID":
 		if e.ComplexityRoot.Message.AuthorID == nil {
@@ -1455,6 +2078,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.UpdatedAt(childComplexity), true
 
+	case "MessageConnection.edges":
+		if e.ComplexityRoot.MessageConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.Edges(childComplexity), true
+	case "MessageConnection.pageInfo":
+		if e.ComplexityRoot.MessageConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.PageInfo(childComplexity), true
+	case "MessageConnection.totalCount":
+		if e.ComplexityRoot.MessageConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.TotalCount(childComplexity), true
+
+	case "MessageEdge.cursor":
+		if e.ComplexityRoot.MessageEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Cursor(childComplexity), true
+	case "MessageEdge.node":
+		if e.ComplexityRoot.MessageEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
+
+	case "MessagePostPayload.message":
+		if e.ComplexityRoot.MessagePostPayload.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagePostPayload.Message(childComplexity), true
+
 	case "MovementComparison.date":
 		if e.ComplexityRoot.MovementComparison.Date == nil {
 			break
@@ -1467,12 +2129,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MovementComparison.Kind(childComplexity), true
+	case "MovementComparison.record":
+		if e.ComplexityRoot.MovementComparison.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.Record(childComplexity), true
 	case "MovementComparison.recordID":
 		if e.ComplexityRoot.MovementComparison.RecordID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.MovementComparison.RecordID(childComplexity), true
+	case "MovementComparison.recordItem":
+		if e.ComplexityRoot.MovementComparison.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.RecordItem(childComplexity), true
 	case "MovementComparison.recordItemID":
 		if e.ComplexityRoot.MovementComparison.RecordItemID == nil {
 			break
@@ -1497,6 +2171,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMember(childComplexity, args["farmID"].(uuid.UUID), args["phoneNumberLocal"].(string), args["role"].(farmmember.Role)), true
+	case "Mutation.animalCreate":
+		if e.ComplexityRoot.Mutation.AnimalCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalCreate(childComplexity, args["input"].(model.AnimalCreateInput)), true
+	case "Mutation.animalDelete":
+		if e.ComplexityRoot.Mutation.AnimalDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalDelete(childComplexity, args["input"].(model.AnimalDeleteInput)), true
+	case "Mutation.animalUpdate":
+		if e.ComplexityRoot.Mutation.AnimalUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_animalUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnimalUpdate(childComplexity, args["input"].(model.AnimalUpdateInput)), true
 	case "Mutation.approveBirthPreview":
 		if e.ComplexityRoot.Mutation.ApproveBirthPreview == nil {
 			break
@@ -1508,6 +2215,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string)), true
+	case "Mutation.birthPreviewApprove":
+		if e.ComplexityRoot.Mutation.BirthPreviewApprove == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthPreviewApprove_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthPreviewApprove(childComplexity, args["input"].(model.BirthPreviewApproveInput)), true
+	case "Mutation.birthPreviewCreate":
+		if e.ComplexityRoot.Mutation.BirthPreviewCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthPreviewCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthPreviewCreate(childComplexity, args["input"].(model.BirthPreviewCreateInput)), true
+	case "Mutation.birthSettingsUpdate":
+		if e.ComplexityRoot.Mutation.BirthSettingsUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_birthSettingsUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BirthSettingsUpdate(childComplexity, args["input"].(model.BirthSettingsUpdateInput)), true
 	case "Mutation.createAnimal":
 		if e.ComplexityRoot.Mutation.CreateAnimal == nil {
 			break
@@ -1651,6 +2391,94 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.factCreate":
+		if e.ComplexityRoot.Mutation.FactCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_factCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FactCreate(childComplexity, args["input"].(model.FactCreateInput)), true
+	case "Mutation.farmCreate":
+		if e.ComplexityRoot.Mutation.FarmCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmCreate(childComplexity, args["input"].(model.FarmCreateInput)), true
+	case "Mutation.farmDelete":
+		if e.ComplexityRoot.Mutation.FarmDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmDelete(childComplexity, args["input"].(model.FarmDeleteInput)), true
+	case "Mutation.farmUpdate":
+		if e.ComplexityRoot.Mutation.FarmUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmUpdate(childComplexity, args["input"].(model.FarmUpdateInput)), true
+	case "Mutation.followUpProtocolUpdate":
+		if e.ComplexityRoot.Mutation.FollowUpProtocolUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_followUpProtocolUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FollowUpProtocolUpdate(childComplexity, args["input"].(model.FollowUpProtocolUpdateInput)), true
+	case "Mutation.groupAnimalsSet":
+		if e.ComplexityRoot.Mutation.GroupAnimalsSet == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupAnimalsSet_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupAnimalsSet(childComplexity, args["input"].(model.GroupAnimalsSetInput)), true
+	case "Mutation.groupCreate":
+		if e.ComplexityRoot.Mutation.GroupCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupCreate(childComplexity, args["input"].(model.GroupCreateInput)), true
+	case "Mutation.groupDelete":
+		if e.ComplexityRoot.Mutation.GroupDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_groupDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GroupDelete(childComplexity, args["input"].(model.GroupDeleteInput)), true
 	case "Mutation.markNotificationsRead":
 		if e.ComplexityRoot.Mutation.MarkNotificationsRead == nil {
 			break
@@ -1662,6 +2490,72 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["farmID"].(uuid.UUID), args["ids"].([]uuid.UUID)), true
+	case "Mutation.memberAdd":
+		if e.ComplexityRoot.Mutation.MemberAdd == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberAdd_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberAdd(childComplexity, args["input"].(model.MemberAddInput)), true
+	case "Mutation.memberDeactivate":
+		if e.ComplexityRoot.Mutation.MemberDeactivate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberDeactivate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberDeactivate(childComplexity, args["input"].(model.MemberDeactivateInput)), true
+	case "Mutation.memberUpdate":
+		if e.ComplexityRoot.Mutation.MemberUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_memberUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MemberUpdate(childComplexity, args["input"].(model.MemberUpdateInput)), true
+	case "Mutation.messagePost":
+		if e.ComplexityRoot.Mutation.MessagePost == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_messagePost_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MessagePost(childComplexity, args["input"].(model.MessagePostInput)), true
+	case "Mutation.notificationPreferencesUpdate":
+		if e.ComplexityRoot.Mutation.NotificationPreferencesUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_notificationPreferencesUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.NotificationPreferencesUpdate(childComplexity, args["input"].(model.NotificationPreferencesUpdateInput)), true
+	case "Mutation.notificationsMarkRead":
+		if e.ComplexityRoot.Mutation.NotificationsMarkRead == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_notificationsMarkRead_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.NotificationsMarkRead(childComplexity, args["input"].(model.NotificationsMarkReadInput)), true
 	case "Mutation.postMessage":
 		if e.ComplexityRoot.Mutation.PostMessage == nil {
 			break
@@ -1717,6 +2611,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordCastration(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.CastrationFactInput)), true
+	case "Mutation.recordCreate":
+		if e.ComplexityRoot.Mutation.RecordCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCreate(childComplexity, args["input"].(model.RecordCreateInput)), true
+	case "Mutation.recordDelete":
+		if e.ComplexityRoot.Mutation.RecordDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordDelete(childComplexity, args["input"].(model.RecordDeleteInput)), true
 	case "Mutation.recordExposure":
 		if e.ComplexityRoot.Mutation.RecordExposure == nil {
 			break
@@ -1761,6 +2677,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordProfile(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ProfileFactInput)), true
+	case "Mutation.recordUpdate":
+		if e.ComplexityRoot.Mutation.RecordUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
 	case "Mutation.replayWebhookDelivery":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
 			break
@@ -1805,6 +2732,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetNotificationPreferences(childComplexity, args["farmID"].(*uuid.UUID), args["input"].(model.ChannelPreferencesInput)), true
+	case "Mutation.taskUpdate":
+		if e.ComplexityRoot.Mutation.TaskUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_taskUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TaskUpdate(childComplexity, args["input"].(model.TaskUpdateInput)), true
+	case "Mutation.threadCreate":
+		if e.ComplexityRoot.Mutation.ThreadCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_threadCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ThreadCreate(childComplexity, args["input"].(model.ThreadCreateInput)), true
 	case "Mutation.updateAnimal":
 		if e.ComplexityRoot.Mutation.UpdateAnimal == nil {
 			break
@@ -1983,6 +2932,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NotificationEdge.Node(childComplexity), true
+
+	case "NotificationPreferencesUpdatePayload.preferences":
+		if e.ComplexityRoot.NotificationPreferencesUpdatePayload.Preferences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationPreferencesUpdatePayload.Preferences(childComplexity), true
+
+	case "NotificationsMarkReadPayload.markedCount":
+		if e.ComplexityRoot.NotificationsMarkReadPayload.MarkedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationsMarkReadPayload.MarkedCount(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2165,6 +3128,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.Animals(childComplexity), true
+	case "Record.animalsConnection":
+		if e.ComplexityRoot.Record.AnimalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Record_animalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Record.AnimalsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
 	case "Record.appliedAt":
 		if e.ComplexityRoot.Record.AppliedAt == nil {
 			break
@@ -2257,6 +3231,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordConnection.TotalCount(childComplexity), true
 
+	case "RecordCreatePayload.record":
+		if e.ComplexityRoot.RecordCreatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordCreatePayload.Record(childComplexity), true
+
+	case "RecordDeletePayload.deletedRecordID":
+		if e.ComplexityRoot.RecordDeletePayload.DeletedRecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordDeletePayload.DeletedRecordID(childComplexity), true
+
 	case "RecordEdge.cursor":
 		if e.ComplexityRoot.RecordEdge.Cursor == nil {
 			break
@@ -2319,6 +3307,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
 
+	case "RecordUpdatePayload.record":
+		if e.ComplexityRoot.RecordUpdatePayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordUpdatePayload.Record(childComplexity), true
+
+	case "SireCandidate.animal":
+		if e.ComplexityRoot.SireCandidate.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Animal(childComplexity), true
 	case "SireCandidate.animalID":
 		if e.ComplexityRoot.SireCandidate.AnimalID == nil {
 			break
@@ -2374,6 +3375,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SireCandidate.Reasons(childComplexity), true
 
+	case "SireEvidence.animal":
+		if e.ComplexityRoot.SireEvidence.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.Animal(childComplexity), true
 	case "SireEvidence.animalID":
 		if e.ComplexityRoot.SireEvidence.AnimalID == nil {
 			break
@@ -2410,6 +3417,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SireEvidence.Status(childComplexity), true
+
+	case "TaskUpdatePayload.task":
+		if e.ComplexityRoot.TaskUpdatePayload.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskUpdatePayload.Task(childComplexity), true
 
 	case "Thread.createdAt":
 		if e.ComplexityRoot.Thread.CreatedAt == nil {
@@ -2453,6 +3467,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Thread.Messages(childComplexity), true
+	case "Thread.messagesConnection":
+		if e.ComplexityRoot.Thread.MessagesConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Thread_messagesConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Thread.MessagesConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.MessageOrder)), true
 	case "Thread.title":
 		if e.ComplexityRoot.Thread.Title == nil {
 			break
@@ -2465,6 +3490,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Thread.UpdatedAt(childComplexity), true
+
+	case "ThreadConnection.edges":
+		if e.ComplexityRoot.ThreadConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.Edges(childComplexity), true
+	case "ThreadConnection.pageInfo":
+		if e.ComplexityRoot.ThreadConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.PageInfo(childComplexity), true
+	case "ThreadConnection.totalCount":
+		if e.ComplexityRoot.ThreadConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadConnection.TotalCount(childComplexity), true
+
+	case "ThreadCreatePayload.thread":
+		if e.ComplexityRoot.ThreadCreatePayload.Thread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadCreatePayload.Thread(childComplexity), true
+
+	case "ThreadEdge.cursor":
+		if e.ComplexityRoot.ThreadEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadEdge.Cursor(childComplexity), true
+	case "ThreadEdge.node":
+		if e.ComplexityRoot.ThreadEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThreadEdge.Node(childComplexity), true
 
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
@@ -2701,36 +3765,69 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAnimalCreateInput,
+		ec.unmarshalInputAnimalDeleteInput,
 		ec.unmarshalInputAnimalInput,
 		ec.unmarshalInputAnimalOrder,
+		ec.unmarshalInputAnimalUpdateInput,
 		ec.unmarshalInputAnimalWhereInput,
+		ec.unmarshalInputBirthFact,
 		ec.unmarshalInputBirthFactInput,
 		ec.unmarshalInputBirthHistorySettingsInput,
+		ec.unmarshalInputBirthPreviewApproveInput,
+		ec.unmarshalInputBirthPreviewCreateInput,
+		ec.unmarshalInputBirthSettingsUpdateInput,
+		ec.unmarshalInputBirthWindowCreateInput,
 		ec.unmarshalInputBirthWindowInput,
+		ec.unmarshalInputCastrationFact,
 		ec.unmarshalInputCastrationFactInput,
 		ec.unmarshalInputChannelPreferencesInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
 		ec.unmarshalInputCreateWebhookInput,
+		ec.unmarshalInputExposureFact,
 		ec.unmarshalInputExposureFactInput,
+		ec.unmarshalInputFactCreateInput,
+		ec.unmarshalInputFactInput,
+		ec.unmarshalInputFarmCreateInput,
+		ec.unmarshalInputFarmDeleteInput,
 		ec.unmarshalInputFarmMemberOrder,
 		ec.unmarshalInputFarmOrder,
+		ec.unmarshalInputFarmUpdateInput,
 		ec.unmarshalInputFarmWhereInput,
 		ec.unmarshalInputFileOrder,
+		ec.unmarshalInputFollowUpProtocolUpdateInput,
 		ec.unmarshalInputGestationDaysInput,
+		ec.unmarshalInputGroupAnimalsSetInput,
+		ec.unmarshalInputGroupCreateInput,
+		ec.unmarshalInputGroupDeleteInput,
 		ec.unmarshalInputGroupInput,
 		ec.unmarshalInputGroupOrder,
 		ec.unmarshalInputGroupWhereInput,
+		ec.unmarshalInputMemberAddInput,
+		ec.unmarshalInputMemberDeactivateInput,
+		ec.unmarshalInputMemberUpdateInput,
+		ec.unmarshalInputMembershipFact,
 		ec.unmarshalInputMembershipFactInput,
 		ec.unmarshalInputMessageOrder,
+		ec.unmarshalInputMessagePostInput,
+		ec.unmarshalInputMovementFact,
 		ec.unmarshalInputMovementFactInput,
 		ec.unmarshalInputNotificationOrder,
+		ec.unmarshalInputNotificationPreferencesUpdateInput,
+		ec.unmarshalInputNotificationsMarkReadInput,
+		ec.unmarshalInputProfileFact,
 		ec.unmarshalInputProfileFactInput,
 		ec.unmarshalInputProtocolStepInput,
+		ec.unmarshalInputRecordCreateInput,
+		ec.unmarshalInputRecordDeleteInput,
 		ec.unmarshalInputRecordItemInput,
 		ec.unmarshalInputRecordItemOrder,
 		ec.unmarshalInputRecordOrder,
+		ec.unmarshalInputRecordUpdateInput,
 		ec.unmarshalInputRecordWhereInput,
+		ec.unmarshalInputTaskUpdateInput,
+		ec.unmarshalInputThreadCreateInput,
 		ec.unmarshalInputThreadOrder,
 		ec.unmarshalInputUpdateFarmInput,
 		ec.unmarshalInputUpdateRecordInput,
@@ -2811,7 +3908,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "notification.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2826,6 +3923,7 @@ var sources = []*ast.Source{
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
+	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
@@ -2869,6 +3967,22 @@ func (ec *executionContext) childFields_AnimalConnection(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type AnimalConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_AnimalCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animal":
+		return ec.fieldContext_AnimalCreatePayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedAnimalID":
+		return ec.fieldContext_AnimalDeletePayload_deletedAnimalID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -2879,22 +3993,46 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
 }
 
-func (ec *executionContext) childFields_ApprovedBirth(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animal":
+		return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
-		return ec.fieldContext_ApprovedBirth_id(ctx, field)
+		return ec.fieldContext_BirthEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_BirthEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_BirthEvent_updatedAt(ctx, field)
+	case "farmID":
+		return ec.fieldContext_BirthEvent_farmID(ctx, field)
 	case "damID":
-		return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+		return ec.fieldContext_BirthEvent_damID(ctx, field)
 	case "birthDate":
-		return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+		return ec.fieldContext_BirthEvent_birthDate(ctx, field)
 	case "previewID":
-		return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+		return ec.fieldContext_BirthEvent_previewID(ctx, field)
 	case "requestID":
-		return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+		return ec.fieldContext_BirthEvent_requestID(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthEvent_settingsVersion(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_BirthEvent_protocolVersion(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_BirthEvent_createdBy(ctx, field)
 	case "tasks":
-		return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+		return ec.fieldContext_BirthEvent_tasks(ctx, field)
+	case "dam":
+		return ec.fieldContext_BirthEvent_dam(ctx, field)
+	case "preview":
+		return ec.fieldContext_BirthEvent_preview(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type ApprovedBirth", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BirthEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2937,32 +4075,58 @@ func (ec *executionContext) childFields_BirthHistorySettings(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type BirthHistorySettings", field.Name)
 }
 
-func (ec *executionContext) childFields_BirthPreviewSnapshot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_BirthPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
-		return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
-	case "damID":
-		return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
-	case "birthDate":
-		return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
-	case "settingsVersion":
-		return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
-	case "protocolVersion":
-		return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
-	case "stale":
-		return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
-	case "approvedAt":
-		return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
-	case "birthEventID":
-		return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
-	case "evidence":
-		return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
-	case "tasks":
-		return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
+		return ec.fieldContext_BirthPreview_id(ctx, field)
 	case "createdAt":
-		return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+		return ec.fieldContext_BirthPreview_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_BirthPreview_updatedAt(ctx, field)
+	case "farmID":
+		return ec.fieldContext_BirthPreview_farmID(ctx, field)
+	case "damID":
+		return ec.fieldContext_BirthPreview_damID(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_BirthPreview_birthDate(ctx, field)
+	case "settingsVersion":
+		return ec.fieldContext_BirthPreview_settingsVersion(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_BirthPreview_protocolVersion(ctx, field)
+	case "stale":
+		return ec.fieldContext_BirthPreview_stale(ctx, field)
+	case "approvedAt":
+		return ec.fieldContext_BirthPreview_approvedAt(ctx, field)
+	case "birthEventID":
+		return ec.fieldContext_BirthPreview_birthEventID(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_BirthPreview_createdBy(ctx, field)
+	case "dam":
+		return ec.fieldContext_BirthPreview_dam(ctx, field)
+	case "evidence":
+		return ec.fieldContext_BirthPreview_evidence(ctx, field)
+	case "tasks":
+		return ec.fieldContext_BirthPreview_tasks(ctx, field)
+	case "birthEvent":
+		return ec.fieldContext_BirthPreview_birthEvent(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewSnapshot", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreview", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthPreviewApprovePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthEvent":
+		return ec.fieldContext_BirthPreviewApprovePayload_birthEvent(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewApprovePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthPreviewCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthPreview":
+		return ec.fieldContext_BirthPreviewCreatePayload_birthPreview(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthPreviewCreatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2975,6 +4139,14 @@ func (ec *executionContext) childFields_BirthSettingsState(ctx context.Context, 
 		return ec.fieldContext_BirthSettingsState_settingsVersion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BirthSettingsState", field.Name)
+}
+
+func (ec *executionContext) childFields_BirthSettingsUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthSettings":
+		return ec.fieldContext_BirthSettingsUpdatePayload_birthSettings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BirthSettingsUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2993,6 +4165,8 @@ func (ec *executionContext) childFields_ChannelPreferences(ctx context.Context, 
 	switch field.Name {
 	case "farmID":
 		return ec.fieldContext_ChannelPreferences_farmID(ctx, field)
+	case "farm":
+		return ec.fieldContext_ChannelPreferences_farm(ctx, field)
 	case "email":
 		return ec.fieldContext_ChannelPreferences_email(ctx, field)
 	case "sms":
@@ -3015,6 +4189,8 @@ func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, f
 		return ec.fieldContext_CreateFarmPayload_farm(ctx, field)
 	case "welcomeThreadID":
 		return ec.fieldContext_CreateFarmPayload_welcomeThreadID(ctx, field)
+	case "welcomeThread":
+		return ec.fieldContext_CreateFarmPayload_welcomeThread(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateFarmPayload", field.Name)
 }
@@ -3037,6 +4213,14 @@ func (ec *executionContext) childFields_DateInterval(ctx context.Context, field 
 		return ec.fieldContext_DateInterval_endDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DateInterval", field.Name)
+}
+
+func (ec *executionContext) childFields_FactCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_FactCreatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FactCreatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3067,14 +4251,20 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_followUpProtocol(ctx, field)
 	case "farmTasks":
 		return ec.fieldContext_Farm_farmTasks(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Farm_tasks(ctx, field)
 	case "animals":
 		return ec.fieldContext_Farm_animals(ctx, field)
 	case "groups":
 		return ec.fieldContext_Farm_groups(ctx, field)
 	case "records":
 		return ec.fieldContext_Farm_records(ctx, field)
+	case "files":
+		return ec.fieldContext_Farm_files(ctx, field)
 	case "threads":
 		return ec.fieldContext_Farm_threads(ctx, field)
+	case "threadsConnection":
+		return ec.fieldContext_Farm_threadsConnection(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	}
@@ -3091,6 +4281,24 @@ func (ec *executionContext) childFields_FarmConnection(ctx context.Context, fiel
 		return ec.fieldContext_FarmConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FarmConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "farm":
+		return ec.fieldContext_FarmCreatePayload_farm(ctx, field)
+	case "welcomeThread":
+		return ec.fieldContext_FarmCreatePayload_welcomeThread(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedFarmID":
+		return ec.fieldContext_FarmDeletePayload_deletedFarmID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmDeletePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_FarmEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3127,6 +4335,14 @@ func (ec *executionContext) childFields_FarmMember(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type FarmMember", field.Name)
 }
 
+func (ec *executionContext) childFields_FarmUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "farm":
+		return ec.fieldContext_FarmUpdatePayload_farm(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmUpdatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_File(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3149,6 +4365,36 @@ func (ec *executionContext) childFields_File(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type File", field.Name)
 }
 
+func (ec *executionContext) childFields_FileConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FileConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FileConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FileConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FileConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FileEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_FileEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_FileEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FileEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpProtocolUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "followUpProtocol":
+		return ec.fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpProtocolUpdatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_FollowUpProtocolVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "version":
@@ -3163,6 +4409,10 @@ func (ec *executionContext) childFields_FollowUpTask(ctx context.Context, field 
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_FollowUpTask_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
 	case "farmID":
 		return ec.fieldContext_FollowUpTask_farmID(ctx, field)
 	case "birthEventID":
@@ -3173,14 +4423,42 @@ func (ec *executionContext) childFields_FollowUpTask(ctx context.Context, field 
 		return ec.fieldContext_FollowUpTask_status(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+	case "protocolVersion":
+		return ec.fieldContext_FollowUpTask_protocolVersion(ctx, field)
+	case "step":
+		return ec.fieldContext_FollowUpTask_step(ctx, field)
+	case "birthEvent":
+		return ec.fieldContext_FollowUpTask_birthEvent(ctx, field)
+	case "animals":
+		return ec.fieldContext_FollowUpTask_animals(ctx, field)
+	case "dueOn":
+		return ec.fieldContext_FollowUpTask_dueOn(ctx, field)
 	case "animalIDs":
 		return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_FollowUpTask_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_FollowUpTask_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FollowUpTask", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FollowUpTaskConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FollowUpTaskConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FollowUpTaskConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FollowUpTaskEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_FollowUpTaskEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_FollowUpTaskEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_FollowUpTaskPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3219,8 +4497,18 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_name(ctx, field)
 	case "animals":
 		return ec.fieldContext_Group_animals(ctx, field)
+	case "animalsConnection":
+		return ec.fieldContext_Group_animalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupAnimalsSetPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_GroupAnimalsSetPayload_group(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupAnimalsSetPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_GroupConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3235,6 +4523,22 @@ func (ec *executionContext) childFields_GroupConnection(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type GroupConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_GroupCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_GroupCreatePayload_group(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedGroupID":
+		return ec.fieldContext_GroupDeletePayload_deletedGroupID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -3243,6 +4547,30 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_MemberAddPayload_member(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberAddPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberDeactivatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deactivatedMemberID":
+		return ec.fieldContext_MemberDeactivatePayload_deactivatedMemberID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberDeactivatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_MemberUpdatePayload_member(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3265,12 +4593,46 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
 
+func (ec *executionContext) childFields_MessageConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MessageConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_MessageEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_MessageEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MessagePostPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_MessagePostPayload_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessagePostPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_MovementComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "recordID":
 		return ec.fieldContext_MovementComparison_recordID(ctx, field)
+	case "record":
+		return ec.fieldContext_MovementComparison_record(ctx, field)
 	case "recordItemID":
 		return ec.fieldContext_MovementComparison_recordItemID(ctx, field)
+	case "recordItem":
+		return ec.fieldContext_MovementComparison_recordItem(ctx, field)
 	case "kind":
 		return ec.fieldContext_MovementComparison_kind(ctx, field)
 	case "date":
@@ -3339,6 +4701,22 @@ func (ec *executionContext) childFields_NotificationEdge(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type NotificationEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_NotificationPreferencesUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "preferences":
+		return ec.fieldContext_NotificationPreferencesUpdatePayload_preferences(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationPreferencesUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationsMarkReadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "markedCount":
+		return ec.fieldContext_NotificationsMarkReadPayload_markedCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationsMarkReadPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -3403,6 +4781,8 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_items(ctx, field)
 	case "files":
 		return ec.fieldContext_Record_files(ctx, field)
+	case "animalsConnection":
+		return ec.fieldContext_Record_animalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Record", field.Name)
 }
@@ -3417,6 +4797,22 @@ func (ec *executionContext) childFields_RecordConnection(ctx context.Context, fi
 		return ec.fieldContext_RecordConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordCreatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedRecordID":
+		return ec.fieldContext_RecordDeletePayload_deletedRecordID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordDeletePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RecordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3451,10 +4847,20 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type RecordItem", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordUpdatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "animalID":
 		return ec.fieldContext_SireCandidate_animalID(ctx, field)
+	case "animal":
+		return ec.fieldContext_SireCandidate_animal(ctx, field)
 	case "eligibility":
 		return ec.fieldContext_SireCandidate_eligibility(ctx, field)
 	case "reasons":
@@ -3481,6 +4887,8 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 		return ec.fieldContext_SireEvidence_status(ctx, field)
 	case "animalID":
 		return ec.fieldContext_SireEvidence_animalID(ctx, field)
+	case "animal":
+		return ec.fieldContext_SireEvidence_animal(ctx, field)
 	case "confidence":
 		return ec.fieldContext_SireEvidence_confidence(ctx, field)
 	case "provenance":
@@ -3491,6 +4899,14 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 		return ec.fieldContext_SireEvidence_candidates(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SireEvidence", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "task":
+		return ec.fieldContext_TaskUpdatePayload_task(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Thread(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3513,8 +4929,40 @@ func (ec *executionContext) childFields_Thread(ctx context.Context, field graphq
 		return ec.fieldContext_Thread_createdBy(ctx, field)
 	case "messages":
 		return ec.fieldContext_Thread_messages(ctx, field)
+	case "messagesConnection":
+		return ec.fieldContext_Thread_messagesConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Thread", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ThreadConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ThreadConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ThreadConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "thread":
+		return ec.fieldContext_ThreadCreatePayload_thread(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ThreadEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ThreadEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ThreadEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThreadEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3811,13 +5259,59 @@ func (ec *executionContext) field_Farm_farmTasks_args(ctx context.Context, rawAr
 	}
 	args["take"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status",
-		func(ctx context.Context, v any) (*model.TaskStatus, error) {
-			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+		func(ctx context.Context, v any) (*farmtask.Status, error) {
+			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["status"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_files_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.FileOrder, error) {
+			return ec.unmarshalOFileOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
 	return args, nil
 }
 
@@ -3999,6 +5493,152 @@ func (ec *executionContext) field_Farm_records_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*farmtask.Status, error) {
+			return ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_threadsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ThreadOrder, error) {
+			return ec.unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Group_animalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AnimalOrder, error) {
+			return ec.unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
+			return ec.unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4029,6 +5669,48 @@ func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_animalCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalCreateInput, error) {
+			return ec.unmarshalNAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_animalDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalDeleteInput, error) {
+			return ec.unmarshalNAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_animalUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
+			return ec.unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4056,6 +5738,48 @@ func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.
 		return nil, err
 	}
 	args["requestID"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthPreviewApprove_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthPreviewApproveInput, error) {
+			return ec.unmarshalNBirthPreviewApproveInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApproveInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthPreviewCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthPreviewCreateInput, error) {
+			return ec.unmarshalNBirthPreviewCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_birthSettingsUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BirthSettingsUpdateInput, error) {
+			return ec.unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -4321,6 +6045,118 @@ func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_factCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FactCreateInput, error) {
+			return ec.unmarshalNFactCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmCreateInput, error) {
+			return ec.unmarshalNFarmCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmDeleteInput, error) {
+			return ec.unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmUpdateInput, error) {
+			return ec.unmarshalNFarmUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_followUpProtocolUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FollowUpProtocolUpdateInput, error) {
+			return ec.unmarshalNFollowUpProtocolUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupAnimalsSet_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupAnimalsSetInput, error) {
+			return ec.unmarshalNGroupAnimalsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupCreateInput, error) {
+			return ec.unmarshalNGroupCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_groupDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GroupDeleteInput, error) {
+			return ec.unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4340,6 +6176,90 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 		return nil, err
 	}
 	args["ids"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberAdd_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberAddInput, error) {
+			return ec.unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberDeactivate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberDeactivateInput, error) {
+			return ec.unmarshalNMemberDeactivateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_memberUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MemberUpdateInput, error) {
+			return ec.unmarshalNMemberUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_messagePost_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MessagePostInput, error) {
+			return ec.unmarshalNMessagePostInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_notificationPreferencesUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.NotificationPreferencesUpdateInput, error) {
+			return ec.unmarshalNNotificationPreferencesUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_notificationsMarkRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.NotificationsMarkReadInput, error) {
+			return ec.unmarshalNNotificationsMarkReadInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -4453,6 +6373,34 @@ func (ec *executionContext) field_Mutation_recordCastration_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordCreateInput, error) {
+			return ec.unmarshalNRecordCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordDeleteInput, error) {
+			return ec.unmarshalNRecordDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordExposure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4538,6 +6486,20 @@ func (ec *executionContext) field_Mutation_recordProfile_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordUpdateInput, error) {
+			return ec.unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -4634,6 +6596,34 @@ func (ec *executionContext) field_Mutation_setNotificationPreferences_args(ctx c
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_taskUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.TaskUpdateInput, error) {
+			return ec.unmarshalNTaskUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_threadCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ThreadCreateInput, error) {
+			return ec.unmarshalNThreadCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5029,6 +7019,106 @@ func (ec *executionContext) field_Query_webhooks_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Record_animalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AnimalOrder, error) {
+			return ec.unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
+			return ec.unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Thread_messagesConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.MessageOrder, error) {
+			return ec.unmarshalOMessageOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5369,6 +7459,61 @@ func (ec *executionContext) fieldContext_AnimalConnection_totalCount(_ context.C
 	return graphql.NewScalarFieldContext("AnimalConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AnimalCreatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalCreatePayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalCreatePayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalDeletePayload_deletedAnimalID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalDeletePayload_deletedAnimalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedAnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalDeletePayload_deletedAnimalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _AnimalEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AnimalEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5424,13 +7569,45 @@ func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_id(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _AnimalUpdatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_id(ctx, field)
+			return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalUpdatePayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
@@ -5443,17 +7620,86 @@ func (ec *executionContext) _ApprovedBirth_id(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_damID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_damID(ctx, field)
+			return ec.fieldContext_BirthEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_damID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.DamID, nil
@@ -5466,40 +7712,40 @@ func (ec *executionContext) _ApprovedBirth_damID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_birthDate(ctx, field)
+			return ec.fieldContext_BirthEvent_birthDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.BirthDate, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_previewID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_previewID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_previewID(ctx, field)
+			return ec.fieldContext_BirthEvent_previewID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.PreviewID, nil
@@ -5512,17 +7758,17 @@ func (ec *executionContext) _ApprovedBirth_previewID(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_requestID(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_requestID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_requestID(ctx, field)
+			return ec.fieldContext_BirthEvent_requestID(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.RequestID, nil
@@ -5535,37 +7781,170 @@ func (ec *executionContext) _ApprovedBirth_requestID(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApprovedBirth", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_BirthEvent_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ApprovedBirth_tasks(ctx context.Context, field graphql.CollectedField, obj *model.ApprovedBirth) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthEvent_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ApprovedBirth_tasks(ctx, field)
+			return ec.fieldContext_BirthEvent_settingsVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tasks, nil
+			return obj.SettingsVersion, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ApprovedBirth_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_BirthEvent_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthEvent_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthEvent().Tasks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "ApprovedBirth",
+		Object:     "BirthEvent",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvent_dam(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthEvent().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthEvent_preview(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvent_preview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthEvent().Preview(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvent_preview(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5638,15 +8017,15 @@ func (ec *executionContext) _BirthEvidence_settingsStatus(ctx context.Context, f
 			return obj.SettingsStatus, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SettingsStatus) graphql.Marshaler {
+			return ec.marshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_settingsStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type SettingsStatus does not have child fields"))
 }
 
 func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -5661,15 +8040,15 @@ func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Conte
 			return obj.PlannedWindowStatus, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlannedWindowStatus) graphql.Marshaler {
+			return ec.marshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type PlannedWindowStatus does not have child fields"))
 }
 
 func (ec *executionContext) _BirthEvidence_matchingBirthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -5858,15 +8237,15 @@ func (ec *executionContext) _BirthHistorySettings_species(ctx context.Context, f
 			return obj.Species, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v farm.Species) graphql.Marshaler {
+			return ec.marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthHistorySettings_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
 }
 
 func (ec *executionContext) _BirthHistorySettings_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -5956,13 +8335,13 @@ func (ec *executionContext) fieldContext_BirthHistorySettings_birthWindows(_ con
 	return fc, nil
 }
 
-func (ec *executionContext) _BirthPreviewSnapshot_id(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthPreview_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_id(ctx, field)
+			return ec.fieldContext_BirthPreview_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
@@ -5975,242 +8354,17 @@ func (ec *executionContext) _BirthPreviewSnapshot_id(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
+func (ec *executionContext) fieldContext_BirthPreview_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _BirthPreviewSnapshot_damID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
+func (ec *executionContext) _BirthPreview_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_damID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DamID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_birthDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_settingsVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SettingsVersion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_protocolVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ProtocolVersion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_stale(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_stale(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Stale, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_approvedAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_approvedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ApprovedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_birthEventID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthEventID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_evidence(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_evidence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Evidence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
-			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BirthPreviewSnapshot",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthEvidence(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_tasks(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_tasks(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Tasks, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
-			return ec.marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BirthPreviewSnapshot",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PlannedTask(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BirthPreviewSnapshot_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewSnapshot) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BirthPreviewSnapshot_createdAt(ctx, field)
+			return ec.fieldContext_BirthPreview_createdAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.CreatedAt, nil
@@ -6223,8 +8377,430 @@ func (ec *executionContext) _BirthPreviewSnapshot_createdAt(ctx context.Context,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BirthPreviewSnapshot_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreviewSnapshot", field, false, false, errors.New("field of type Time does not have child fields"))
+func (ec *executionContext) fieldContext_BirthPreview_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_settingsVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_stale(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_stale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_approvedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_approvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BirthPreview_dam(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_evidence(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().Evidence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
+			return ec.marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []schematype.PlannedTask) graphql.Marshaler {
+			return ec.marshalNPlannedTask2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlannedTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreview_birthEvent(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreview_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BirthPreview().BirthEvent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreview_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreview",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewApprovePayload_birthEvent(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewApprovePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewApprovePayload_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEvent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewApprovePayload_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewApprovePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BirthPreviewCreatePayload_birthPreview(ctx context.Context, field graphql.CollectedField, obj *model.BirthPreviewCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthPreviewCreatePayload_birthPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthPreview, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthPreviewCreatePayload_birthPreview(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthPreviewCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreview(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
@@ -6239,15 +8815,15 @@ func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, fie
 			return obj.Species, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v farm.Species) graphql.Marshaler {
+			return ec.marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthSettingsState_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
 }
 
 func (ec *executionContext) _BirthSettingsState_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
@@ -6305,6 +8881,38 @@ func (ec *executionContext) fieldContext_BirthSettingsState_settingsVersion(_ co
 	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _BirthSettingsUpdatePayload_birthSettings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthSettingsUpdatePayload_birthSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthSettings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
+			return ec.marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthSettingsUpdatePayload_birthSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthSettingsUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsState(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BirthWindow_label(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6341,14 +8949,14 @@ func (ec *executionContext) _BirthWindow_startDate(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
@@ -6364,14 +8972,14 @@ func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -6395,6 +9003,38 @@ func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelPreferences_farm(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelPreferences_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ChannelPreferences().Farm(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalOFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelPreferences_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChannelPreferences",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ChannelPreferences_email(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -6478,15 +9118,15 @@ func (ec *executionContext) _ChannelPreferences_source(ctx context.Context, fiel
 			return obj.Source, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PreferenceSource) graphql.Marshaler {
+			return ec.marshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type PreferenceSource does not have child fields"))
 }
 
 func (ec *executionContext) _ChannelPreferences_emailAddress(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -6590,6 +9230,38 @@ func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThreadID(_ con
 	return graphql.NewScalarFieldContext("CreateFarmPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _CreateFarmPayload_welcomeThread(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateFarmPayload_welcomeThread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CreateFarmPayload().WelcomeThread(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateFarmPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateWebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CreateWebhookPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6658,14 +9330,14 @@ func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
@@ -6681,14 +9353,46 @@ func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _FactCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.FactCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FactCreatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FactCreatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FactCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Farm_id(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -7004,7 +9708,7 @@ func (ec *executionContext) _Farm_farmTasks(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().FarmTasks(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["status"].(*model.TaskStatus))
+			return ec.Resolvers.Farm().FarmTasks(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["status"].(*farmtask.Status))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
@@ -7032,6 +9736,50 @@ func (ec *executionContext) fieldContext_Farm_farmTasks(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_farmTasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Tasks(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["status"].(*farmtask.Status))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FollowUpTaskConnection) graphql.Marshaler {
+			return ec.marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -7170,6 +9918,50 @@ func (ec *executionContext) fieldContext_Farm_records(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_files(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_files(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Files(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FileOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FileConnection) graphql.Marshaler {
+			return ec.marshalNFileConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_files(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_files_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_threads(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7198,6 +9990,50 @@ func (ec *executionContext) fieldContext_Farm_threads(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Thread(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_threadsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_threadsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().ThreadsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ThreadOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ThreadConnection) graphql.Marshaler {
+			return ec.marshalNThreadConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_threadsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_threadsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7331,6 +10167,93 @@ func (ec *executionContext) _FarmConnection_totalCount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_FarmConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FarmConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FarmCreatePayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.FarmCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmCreatePayload_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Farm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmCreatePayload_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmCreatePayload_welcomeThread(ctx context.Context, field graphql.CollectedField, obj *model.FarmCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmCreatePayload_welcomeThread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WelcomeThread, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmCreatePayload_welcomeThread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmDeletePayload_deletedFarmID(ctx context.Context, field graphql.CollectedField, obj *model.FarmDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmDeletePayload_deletedFarmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedFarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmDeletePayload_deletedFarmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _FarmEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FarmEdge) (ret graphql.Marshaler) {
@@ -7613,6 +10536,38 @@ func (ec *executionContext) fieldContext_FarmMember_user(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _FarmUpdatePayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.FarmUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmUpdatePayload_farm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Farm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
+			return ec.marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmUpdatePayload_farm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Farm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _File_id(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7797,6 +10752,180 @@ func (ec *executionContext) fieldContext_File_size(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _FileConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FileEdge) graphql.Marshaler {
+			return ec.marshalOFileEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FileConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FileEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FileEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.File) graphql.Marshaler {
+			return ec.marshalOFile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFile(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FileEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FileEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_File(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FileEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.FileEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FileEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FileEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FileEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpProtocolUpdatePayload_followUpProtocol(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FollowUpProtocol, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpProtocolUpdatePayload_followUpProtocol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpProtocolUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FollowUpProtocolVersion_version(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7852,7 +10981,7 @@ func (ec *executionContext) fieldContext_FollowUpProtocolVersion_steps(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7875,145 +11004,7 @@ func (ec *executionContext) fieldContext_FollowUpTask_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_farmID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FarmID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BirthEventID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
-			return ec.marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DueDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AnimalIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8036,7 +11027,7 @@ func (ec *executionContext) fieldContext_FollowUpTask_createdAt(_ context.Contex
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8057,6 +11048,419 @@ func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_FollowUpTask_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_birthEventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v farmtask.Status) graphql.Marshaler {
+			return ec.marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_protocolVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProtocolVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_step(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_birthEvent(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_birthEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthEvent(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_birthEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTask_animals(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_animals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FollowUpTask().Animals(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_animals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTask_dueOn(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_dueOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FollowUpTask().DueOn(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_dueOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTask_animalIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FollowUpTask().AnimalIDs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FollowUpTaskEdge) graphql.Marshaler {
+			return ec.marshalOFollowUpTaskEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTaskEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTaskConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FollowUpTaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalOFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FollowUpTaskEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FollowUpTaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FollowUpTaskEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FollowUpTaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FollowUpTaskEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _FollowUpTaskPage_total(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
@@ -8094,8 +11498,8 @@ func (ec *executionContext) _FollowUpTaskPage_records(ctx context.Context, field
 			return obj.Records, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8330,6 +11734,82 @@ func (ec *executionContext) fieldContext_Group_animals(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_animalsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_animalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().AnimalsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_animalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_animalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GroupAnimalsSetPayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupAnimalsSetPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupAnimalsSetPayload_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Group) graphql.Marshaler {
+			return ec.marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupAnimalsSetPayload_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GroupAnimalsSetPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Group(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GroupConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.GroupConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8417,6 +11897,61 @@ func (ec *executionContext) fieldContext_GroupConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("GroupConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _GroupCreatePayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupCreatePayload_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Group) graphql.Marshaler {
+			return ec.marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupCreatePayload_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GroupCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Group(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GroupDeletePayload_deletedGroupID(ctx context.Context, field graphql.CollectedField, obj *model.GroupDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupDeletePayload_deletedGroupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedGroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupDeletePayload_deletedGroupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _GroupEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.GroupEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8470,6 +12005,93 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _MemberAddPayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberAddPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberAddPayload_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
+			return ec.marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberAddPayload_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MemberAddPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmMember(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MemberDeactivatePayload_deactivatedMemberID(ctx context.Context, field graphql.CollectedField, obj *model.MemberDeactivatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberDeactivatePayload_deactivatedMemberID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeactivatedMemberID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberDeactivatePayload_deactivatedMemberID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MemberDeactivatePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MemberUpdatePayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MemberUpdatePayload_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
+			return ec.marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MemberUpdatePayload_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MemberUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmMember(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -8600,14 +12222,14 @@ func (ec *executionContext) _Message_authorID(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Message_authorID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Message_body(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -8633,6 +12255,180 @@ func (ec *executionContext) fieldContext_Message_body(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.MessageEdge) graphql.Marshaler {
+			return ec.marshalOMessageEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalOMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _MessagePostPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MessagePostPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessagePostPayload_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessagePostPayload_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessagePostPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8654,6 +12450,38 @@ func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_MovementComparison_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MovementComparison_record(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MovementComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MovementComparison_recordItemID(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -8679,6 +12507,38 @@ func (ec *executionContext) fieldContext_MovementComparison_recordItemID(_ conte
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _MovementComparison_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MovementComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8691,15 +12551,15 @@ func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field 
 			return obj.Kind, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.MovementFactKind) graphql.Marshaler {
+			return ec.marshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type MovementFactKind does not have child fields"))
 }
 
 func (ec *executionContext) _MovementComparison_date(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -8715,14 +12575,14 @@ func (ec *executionContext) _MovementComparison_date(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _MovementComparison_relationToConception(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -8737,15 +12597,15 @@ func (ec *executionContext) _MovementComparison_relationToConception(ctx context
 			return obj.RelationToConception, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.ConceptionRelation) graphql.Marshaler {
+			return ec.marshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_relationToConception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ConceptionRelation does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createFarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -9597,8 +13457,8 @@ func (ec *executionContext) _Mutation_createBirthPreview(ctx context.Context, fi
 			return ec.Resolvers.Mutation().CreateBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
-			return ec.marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9611,7 +13471,7 @@ func (ec *executionContext) fieldContext_Mutation_createBirthPreview(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	defer func() {
@@ -9641,8 +13501,8 @@ func (ec *executionContext) _Mutation_approveBirthPreview(ctx context.Context, f
 			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
-			return ec.marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+			return ec.marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9655,7 +13515,7 @@ func (ec *executionContext) fieldContext_Mutation_approveBirthPreview(ctx contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ApprovedBirth(ctx, field)
+			return ec.childFields_BirthEvent(ctx, field)
 		},
 	}
 	defer func() {
@@ -9685,8 +13545,8 @@ func (ec *executionContext) _Mutation_updateFarmTask(ctx context.Context, field 
 			return ec.Resolvers.Mutation().UpdateFarmTask(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateTaskInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
-			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9974,6 +13834,1106 @@ func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_recordBirth_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmCreate(ctx, fc.Args["input"].(model.FarmCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmCreatePayload) graphql.Marshaler {
+			return ec.marshalNFarmCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmUpdate(ctx, fc.Args["input"].(model.FarmUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmUpdatePayload) graphql.Marshaler {
+			return ec.marshalNFarmUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmDelete(ctx, fc.Args["input"].(model.FarmDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmDeletePayload) graphql.Marshaler {
+			return ec.marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberAdd(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberAdd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberAdd(ctx, fc.Args["input"].(model.MemberAddInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberAddPayload) graphql.Marshaler {
+			return ec.marshalNMemberAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberAdd(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberAddPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberAdd_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberUpdate(ctx, fc.Args["input"].(model.MemberUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberUpdatePayload) graphql.Marshaler {
+			return ec.marshalNMemberUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_memberDeactivate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_memberDeactivate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MemberDeactivate(ctx, fc.Args["input"].(model.MemberDeactivateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MemberDeactivatePayload) graphql.Marshaler {
+			return ec.marshalNMemberDeactivatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_memberDeactivate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MemberDeactivatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_memberDeactivate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalCreate(ctx, fc.Args["input"].(model.AnimalCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalCreatePayload) graphql.Marshaler {
+			return ec.marshalNAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalUpdate(ctx, fc.Args["input"].(model.AnimalUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalUpdatePayload) graphql.Marshaler {
+			return ec.marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_animalDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_animalDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnimalDelete(ctx, fc.Args["input"].(model.AnimalDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalDeletePayload) graphql.Marshaler {
+			return ec.marshalNAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_animalDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_animalDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupCreate(ctx, fc.Args["input"].(model.GroupCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupCreatePayload) graphql.Marshaler {
+			return ec.marshalNGroupCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupAnimalsSet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupAnimalsSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupAnimalsSet(ctx, fc.Args["input"].(model.GroupAnimalsSetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupAnimalsSetPayload) graphql.Marshaler {
+			return ec.marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupAnimalsSet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupAnimalsSetPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupAnimalsSet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_groupDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_groupDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GroupDelete(ctx, fc.Args["input"].(model.GroupDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupDeletePayload) graphql.Marshaler {
+			return ec.marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_groupDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_groupDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCreate(ctx, fc.Args["input"].(model.RecordCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordCreatePayload) graphql.Marshaler {
+			return ec.marshalNRecordCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordUpdate(ctx, fc.Args["input"].(model.RecordUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordUpdatePayload) graphql.Marshaler {
+			return ec.marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordDelete(ctx, fc.Args["input"].(model.RecordDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordDeletePayload) graphql.Marshaler {
+			return ec.marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_threadCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_threadCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ThreadCreate(ctx, fc.Args["input"].(model.ThreadCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ThreadCreatePayload) graphql.Marshaler {
+			return ec.marshalNThreadCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_threadCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_threadCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_messagePost(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_messagePost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MessagePost(ctx, fc.Args["input"].(model.MessagePostInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MessagePostPayload) graphql.Marshaler {
+			return ec.marshalNMessagePostPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_messagePost(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessagePostPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_messagePost_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthSettingsUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthSettingsUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthSettingsUpdate(ctx, fc.Args["input"].(model.BirthSettingsUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+			return ec.marshalNBirthSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthSettingsUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthSettingsUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthSettingsUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_followUpProtocolUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_followUpProtocolUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FollowUpProtocolUpdate(ctx, fc.Args["input"].(model.FollowUpProtocolUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+			return ec.marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_followUpProtocolUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpProtocolUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_followUpProtocolUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthPreviewCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthPreviewCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthPreviewCreate(ctx, fc.Args["input"].(model.BirthPreviewCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewCreatePayload) graphql.Marshaler {
+			return ec.marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthPreviewCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthPreviewCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_birthPreviewApprove(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_birthPreviewApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BirthPreviewApprove(ctx, fc.Args["input"].(model.BirthPreviewApproveInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewApprovePayload) graphql.Marshaler {
+			return ec.marshalNBirthPreviewApprovePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApprovePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_birthPreviewApprove(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BirthPreviewApprovePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_birthPreviewApprove_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_taskUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_taskUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().TaskUpdate(ctx, fc.Args["input"].(model.TaskUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskUpdatePayload) graphql.Marshaler {
+			return ec.marshalNTaskUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_taskUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_taskUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_factCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_factCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FactCreate(ctx, fc.Args["input"].(model.FactCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FactCreatePayload) graphql.Marshaler {
+			return ec.marshalNFactCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_factCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FactCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_factCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_notificationsMarkRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_notificationsMarkRead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().NotificationsMarkRead(ctx, fc.Args["input"].(model.NotificationsMarkReadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationsMarkReadPayload) graphql.Marshaler {
+			return ec.marshalNNotificationsMarkReadPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_notificationsMarkRead(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationsMarkReadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_notificationsMarkRead_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_notificationPreferencesUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_notificationPreferencesUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().NotificationPreferencesUpdate(ctx, fc.Args["input"].(model.NotificationPreferencesUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+			return ec.marshalNNotificationPreferencesUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_notificationPreferencesUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationPreferencesUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_notificationPreferencesUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10326,14 +15286,14 @@ func (ec *executionContext) _Notification_farmID(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -10349,14 +15309,14 @@ func (ec *executionContext) _Notification_userID(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -10372,14 +15332,14 @@ func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_scheduledEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Notification_type(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -10731,6 +15691,61 @@ func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Conte
 	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _NotificationPreferencesUpdatePayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.NotificationPreferencesUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationPreferencesUpdatePayload_preferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Preferences, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
+			return ec.marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationPreferencesUpdatePayload_preferences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationPreferencesUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelPreferences(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationsMarkReadPayload_markedCount(ctx context.Context, field graphql.CollectedField, obj *model.NotificationsMarkReadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationsMarkReadPayload_markedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarkedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationsMarkReadPayload_markedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationsMarkReadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10823,7 +15838,7 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10846,7 +15861,7 @@ func (ec *executionContext) fieldContext_PlannedTask_name(_ context.Context, fie
 	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10869,7 +15884,7 @@ func (ec *executionContext) fieldContext_PlannedTask_offsetDays(_ context.Contex
 	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.PlannedTask) (ret graphql.Marshaler) {
+func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10882,14 +15897,14 @@ func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDate2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PlannedTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _ProtocolStep_name(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
@@ -11083,8 +16098,8 @@ func (ec *executionContext) _Query_birthPreview(ctx context.Context, field graph
 			return ec.Resolvers.Query().BirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
-			return ec.marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
+			return ec.marshalOBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx, selections, v)
 		},
 		true,
 		false,
@@ -11097,7 +16112,7 @@ func (ec *executionContext) fieldContext_Query_birthPreview(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BirthPreviewSnapshot(ctx, field)
+			return ec.childFields_BirthPreview(ctx, field)
 		},
 	}
 	defer func() {
@@ -11821,6 +16836,50 @@ func (ec *executionContext) fieldContext_Record_files(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Record_animalsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_animalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Record().AnimalsConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Record_animalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Record",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Record_animalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.RecordConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11906,6 +16965,61 @@ func (ec *executionContext) _RecordConnection_totalCount(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_RecordConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RecordCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordCreatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordCreatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordDeletePayload_deletedRecordID(ctx context.Context, field graphql.CollectedField, obj *model.RecordDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordDeletePayload_deletedRecordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedRecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordDeletePayload_deletedRecordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _RecordEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.RecordEdge) (ret graphql.Marshaler) {
@@ -12147,6 +17261,38 @@ func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, 
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Map does not have child fields"))
 }
 
+func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordUpdatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12170,6 +17316,38 @@ func (ec *executionContext) fieldContext_SireCandidate_animalID(_ context.Contex
 	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _SireCandidate_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12182,15 +17360,15 @@ func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, fiel
 			return obj.Eligibility, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireEligibility) graphql.Marshaler {
+			return ec.marshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_eligibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type SireEligibility does not have child fields"))
 }
 
 func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -12375,15 +17553,15 @@ func (ec *executionContext) _SireEvidence_status(ctx context.Context, field grap
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
+			return ec.marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type SireStatus does not have child fields"))
 }
 
 func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -12407,6 +17585,38 @@ func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_SireEvidence_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SireEvidence_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireEvidence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SireEvidence_confidence(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -12505,6 +17715,38 @@ func (ec *executionContext) fieldContext_SireEvidence_candidates(_ context.Conte
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SireCandidate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskUpdatePayload_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskUpdatePayload_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskUpdatePayload_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
 		},
 	}
 	return fc, nil
@@ -12684,14 +17926,14 @@ func (ec *executionContext) _Thread_createdBy(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Thread_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type UUID does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Thread_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -12724,6 +17966,224 @@ func (ec *executionContext) fieldContext_Thread_messages(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Thread_messagesConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thread_messagesConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Thread().MessagesConnection(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.MessageOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Thread_messagesConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Thread",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Thread_messagesConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ThreadEdge) graphql.Marshaler {
+			return ec.marshalOThreadEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThreadEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ThreadConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ThreadCreatePayload_thread(ctx context.Context, field graphql.CollectedField, obj *model.ThreadCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadCreatePayload_thread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Thread, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadCreatePayload_thread(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+			return ec.marshalOThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThreadEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thread(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThreadEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ThreadEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThreadEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThreadEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -14654,6 +20114,80 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context, obj any) (model.AnimalCreateInput, error) {
+	var it model.AnimalCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "tag", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAnimalDeleteInput(ctx context.Context, obj any) (model.AnimalDeleteInput, error) {
+	var it model.AnimalDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAnimalInput(ctx context.Context, obj any) (model.AnimalInput, error) {
 	var it model.AnimalInput
 	if obj == nil {
@@ -14727,6 +20261,50 @@ func (ec *executionContext) unmarshalInputAnimalOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAnimalUpdateInput(ctx context.Context, obj any) (model.AnimalUpdateInput, error) {
+	var it model.AnimalUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "tag", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
 		}
 	}
 	return it, nil
@@ -15182,6 +20760,57 @@ func (ec *executionContext) unmarshalInputAnimalWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any) (model.BirthFact, error) {
+	var it model.BirthFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "date", "offspringIDs", "sireID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "offspringIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offspringIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffspringIDs = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputBirthFactInput(ctx context.Context, obj any) (model.BirthFactInput, error) {
 	var it model.BirthFactInput
 	if obj == nil {
@@ -15291,6 +20920,203 @@ func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.Context, obj any) (model.BirthPreviewApproveInput, error) {
+	var it model.BirthPreviewApproveInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "requestID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthPreviewCreateInput(ctx context.Context, obj any) (model.BirthPreviewCreateInput, error) {
+	var it model.BirthPreviewCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "damID", "birthDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.Context, obj any) (model.BirthSettingsUpdateInput, error) {
+	var it model.BirthSettingsUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "version", "species", "gestationDays", "minimumSireAgeDays", "birthWindows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "gestationDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gestationDays"))
+			data, err := ec.unmarshalOGestationDaysInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDaysInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GestationDays = data
+		case "minimumSireAgeDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumSireAgeDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumSireAgeDays = data
+		case "birthWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthWindows"))
+			data, err := ec.unmarshalOBirthWindowCreateInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthWindows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBirthWindowCreateInput(ctx context.Context, obj any) (model.BirthWindowCreateInput, error) {
+	var it model.BirthWindowCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"label", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, obj any) (model.BirthWindowInput, error) {
 	var it model.BirthWindowInput
 	if obj == nil {
@@ -15330,6 +21156,43 @@ func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, 
 				return it, err
 			}
 			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCastrationFact(ctx context.Context, obj any) (model.CastrationFact, error) {
+	var it model.CastrationFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
 		}
 	}
 	return it, nil
@@ -15590,6 +21453,64 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
+	var it model.ExposureFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sireID", "damID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context, obj any) (model.ExposureFactInput, error) {
 	var it model.ExposureFactInput
 	if obj == nil {
@@ -15643,6 +21564,182 @@ func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context,
 				return it, err
 			}
 			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, obj any) (model.FactCreateInput, error) {
+	var it model.FactCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "fact"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "fact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fact"))
+			data, err := ec.unmarshalNFactInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fact = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any) (model.FactInput, error) {
+	var it model.FactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "profile":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("profile"))
+			data, err := ec.unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Profile = data
+		case "castration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("castration"))
+			data, err := ec.unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Castration = data
+		case "exposure":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exposure"))
+			data, err := ec.unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exposure = data
+		case "membership":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("membership"))
+			data, err := ec.unmarshalOMembershipFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Membership = data
+		case "movement":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("movement"))
+			data, err := ec.unmarshalOMovementFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Movement = data
+		case "birth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birth"))
+			data, err := ec.unmarshalOBirthFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Birth = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmCreateInput(ctx context.Context, obj any) (model.FarmCreateInput, error) {
+	var it model.FarmCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "species", "speciesOther"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "speciesOther":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesOther"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesOther = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmDeleteInput(ctx context.Context, obj any) (model.FarmDeleteInput, error) {
+	var it model.FarmDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -15725,6 +21822,64 @@ func (ec *executionContext) unmarshalInputFarmOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFarmUpdateInput(ctx context.Context, obj any) (model.FarmUpdateInput, error) {
+	var it model.FarmUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "species", "speciesOther", "allowPrivateThreads"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalOFarmSpecies2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "speciesOther":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesOther"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesOther = graphql.OmittableOf(data)
+		case "allowPrivateThreads":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowPrivateThreads"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowPrivateThreads = data
 		}
 	}
 	return it, nil
@@ -16305,6 +22460,43 @@ func (ec *executionContext) unmarshalInputFileOrder(ctx context.Context, obj any
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputFollowUpProtocolUpdateInput(ctx context.Context, obj any) (model.FollowUpProtocolUpdateInput, error) {
+	var it model.FollowUpProtocolUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "steps"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "steps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("steps"))
+			data, err := ec.unmarshalNProtocolStepInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Steps = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context, obj any) (model.GestationDaysInput, error) {
 	var it model.GestationDaysInput
 	if obj == nil {
@@ -16337,6 +22529,110 @@ func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context
 				return it, err
 			}
 			it.Max = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Context, obj any) (model.GroupAnimalsSetInput, error) {
+	var it model.GroupAnimalsSetInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "animalIDs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, obj any) (model.GroupCreateInput, error) {
+	var it model.GroupCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGroupDeleteInput(ctx context.Context, obj any) (model.GroupDeleteInput, error) {
+	var it model.GroupDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -16758,6 +23054,168 @@ func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, obj any) (model.MemberAddInput, error) {
+	var it model.MemberAddInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "phoneNumberLocal", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "phoneNumberLocal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phoneNumberLocal"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PhoneNumberLocal = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNFarmMemberRole2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmmemberᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMemberDeactivateInput(ctx context.Context, obj any) (model.MemberDeactivateInput, error) {
+	var it model.MemberDeactivateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMemberUpdateInput(ctx context.Context, obj any) (model.MemberUpdateInput, error) {
+	var it model.MemberUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNFarmMemberRole2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmmemberᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMembershipFact(ctx context.Context, obj any) (model.MembershipFact, error) {
+	var it model.MembershipFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "groupID", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMembershipFactInput(ctx context.Context, obj any) (model.MembershipFactInput, error) {
 	var it model.MembershipFactInput
 	if obj == nil {
@@ -16850,6 +23308,87 @@ func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMessagePostInput(ctx context.Context, obj any) (model.MessagePostInput, error) {
+	var it model.MessagePostInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"threadID", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "threadID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadID = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMovementFact(ctx context.Context, obj any) (model.MovementFact, error) {
+	var it model.MovementFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context, obj any) (model.MovementFactInput, error) {
 	var it model.MovementFactInput
 	if obj == nil {
@@ -16930,6 +23469,152 @@ func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context,
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNotificationPreferencesUpdateInput(ctx context.Context, obj any) (model.NotificationPreferencesUpdateInput, error) {
+	var it model.NotificationPreferencesUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "email", "sms", "inApp", "emailAddress"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "sms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sms"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sms = data
+		case "inApp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inApp"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InApp = data
+		case "emailAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailAddress"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailAddress = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNotificationsMarkReadInput(ctx context.Context, obj any) (model.NotificationsMarkReadInput, error) {
+	var it model.NotificationsMarkReadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "ids"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "ids":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ids"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ids = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputProfileFact(ctx context.Context, obj any) (model.ProfileFact, error) {
+	var it model.ProfileFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "sex", "birthDate", "breed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
 		}
 	}
 	return it, nil
@@ -17018,6 +23703,122 @@ func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context,
 				return it, err
 			}
 			it.OffsetDays = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context, obj any) (model.RecordCreateInput, error) {
+	var it model.RecordCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNRecordType2githubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordDeleteInput(ctx context.Context, obj any) (model.RecordDeleteInput, error) {
+	var it model.RecordDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -17144,6 +23945,92 @@ func (ec *executionContext) unmarshalInputRecordOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context, obj any) (model.RecordUpdateInput, error) {
+	var it model.RecordUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalORecordType2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
 		}
 	}
 	return it, nil
@@ -17711,6 +24598,122 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, obj any) (model.TaskUpdateInput, error) {
+	var it model.TaskUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "status", "dueOn", "requestID", "previewID", "protocolVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "dueOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueOn"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueOn = graphql.OmittableOf(data)
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "previewID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("previewID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreviewID = data
+		case "protocolVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("protocolVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProtocolVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputThreadCreateInput(ctx context.Context, obj any) (model.ThreadCreateInput, error) {
+	var it model.ThreadCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "title", "isPrivate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "isPrivate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isPrivate"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsPrivate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputThreadOrder(ctx context.Context, obj any) (ent.ThreadOrder, error) {
 	var it ent.ThreadOrder
 	if obj == nil {
@@ -17895,7 +24898,7 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 		switch k {
 		case "status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
-			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx, v)
+			data, err := ec.unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -18068,6 +25071,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Group(ctx, sel, obj)
+	case *ent.FarmTask:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._FollowUpTask(ctx, sel, obj)
 	case *ent.File:
 		if obj == nil {
 			return graphql.Null
@@ -18083,6 +25091,16 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Farm(ctx, sel, obj)
+	case *ent.BirthPreview:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BirthPreview(ctx, sel, obj)
+	case *ent.BirthEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BirthEvent(ctx, sel, obj)
 	case *ent.Animal:
 		if obj == nil {
 			return graphql.Null
@@ -18255,6 +25273,82 @@ func (ec *executionContext) _AnimalConnection(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var animalCreatePayloadImplementors = []string{"AnimalCreatePayload"}
+
+func (ec *executionContext) _AnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalCreatePayload")
+		case "animal":
+			out.Values[i] = ec._AnimalCreatePayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalDeletePayloadImplementors = []string{"AnimalDeletePayload"}
+
+func (ec *executionContext) _AnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalDeletePayload")
+		case "deletedAnimalID":
+			out.Values[i] = ec._AnimalDeletePayload_deletedAnimalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var animalEdgeImplementors = []string{"AnimalEdge"}
 
 func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AnimalEdge) graphql.Marshaler {
@@ -18298,10 +25392,10 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var approvedBirthImplementors = []string{"ApprovedBirth"}
+var animalUpdatePayloadImplementors = []string{"AnimalUpdatePayload"}
 
-func (ec *executionContext) _ApprovedBirth(ctx context.Context, sel ast.SelectionSet, obj *model.ApprovedBirth) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, approvedBirthImplementors)
+func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -18309,37 +25403,214 @@ func (ec *executionContext) _ApprovedBirth(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ApprovedBirth")
-		case "id":
-			out.Values[i] = ec._ApprovedBirth_id(ctx, field, obj)
+			out.Values[i] = graphql.MarshalString("AnimalUpdatePayload")
+		case "animal":
+			out.Values[i] = ec._AnimalUpdatePayload_animal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthEventImplementors = []string{"BirthEvent", "Node"}
+
+func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.BirthEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthEvent")
+		case "id":
+			out.Values[i] = ec._BirthEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._BirthEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._BirthEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._BirthEvent_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "damID":
-			out.Values[i] = ec._ApprovedBirth_damID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_damID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "birthDate":
-			out.Values[i] = ec._ApprovedBirth_birthDate(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_birthDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "previewID":
-			out.Values[i] = ec._ApprovedBirth_previewID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_previewID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requestID":
-			out.Values[i] = ec._ApprovedBirth_requestID(ctx, field, obj)
+			out.Values[i] = ec._BirthEvent_requestID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthEvent_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._BirthEvent_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._BirthEvent_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tasks":
-			out.Values[i] = ec._ApprovedBirth_tasks(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_dam(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "preview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthEvent_preview(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18497,10 +25768,10 @@ func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.S
 	return out
 }
 
-var birthPreviewSnapshotImplementors = []string{"BirthPreviewSnapshot"}
+var birthPreviewImplementors = []string{"BirthPreview", "Node"}
 
-func (ec *executionContext) _BirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewSnapshot) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewSnapshotImplementors)
+func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.SelectionSet, obj *ent.BirthPreview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -18508,59 +25779,259 @@ func (ec *executionContext) _BirthPreviewSnapshot(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BirthPreviewSnapshot")
+			out.Values[i] = graphql.MarshalString("BirthPreview")
 		case "id":
-			out.Values[i] = ec._BirthPreviewSnapshot_id(ctx, field, obj)
+			out.Values[i] = ec._BirthPreview_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "damID":
-			out.Values[i] = ec._BirthPreviewSnapshot_damID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "birthDate":
-			out.Values[i] = ec._BirthPreviewSnapshot_birthDate(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "settingsVersion":
-			out.Values[i] = ec._BirthPreviewSnapshot_settingsVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "protocolVersion":
-			out.Values[i] = ec._BirthPreviewSnapshot_protocolVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "stale":
-			out.Values[i] = ec._BirthPreviewSnapshot_stale(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "approvedAt":
-			out.Values[i] = ec._BirthPreviewSnapshot_approvedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "birthEventID":
-			out.Values[i] = ec._BirthPreviewSnapshot_birthEventID(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "evidence":
-			out.Values[i] = ec._BirthPreviewSnapshot_evidence(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "tasks":
-			out.Values[i] = ec._BirthPreviewSnapshot_tasks(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
-			out.Values[i] = ec._BirthPreviewSnapshot_createdAt(ctx, field, obj)
+			out.Values[i] = ec._BirthPreview_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._BirthPreview_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._BirthPreview_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "damID":
+			out.Values[i] = ec._BirthPreview_damID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthDate":
+			out.Values[i] = ec._BirthPreview_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settingsVersion":
+			out.Values[i] = ec._BirthPreview_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._BirthPreview_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stale":
+			out.Values[i] = ec._BirthPreview_stale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "approvedAt":
+			out.Values[i] = ec._BirthPreview_approvedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEventID":
+			out.Values[i] = ec._BirthPreview_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._BirthPreview_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_dam(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "evidence":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_evidence(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasks":
+			out.Values[i] = ec._BirthPreview_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEvent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BirthPreview_birthEvent(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthPreviewApprovePayloadImplementors = []string{"BirthPreviewApprovePayload"}
+
+func (ec *executionContext) _BirthPreviewApprovePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewApprovePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewApprovePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthPreviewApprovePayload")
+		case "birthEvent":
+			out.Values[i] = ec._BirthPreviewApprovePayload_birthEvent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthPreviewCreatePayloadImplementors = []string{"BirthPreviewCreatePayload"}
+
+func (ec *executionContext) _BirthPreviewCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthPreviewCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthPreviewCreatePayload")
+		case "birthPreview":
+			out.Values[i] = ec._BirthPreviewCreatePayload_birthPreview(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18609,6 +26080,44 @@ func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.Sel
 			}
 		case "settingsVersion":
 			out.Values[i] = ec._BirthSettingsState_settingsVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var birthSettingsUpdatePayloadImplementors = []string{"BirthSettingsUpdatePayload"}
+
+func (ec *executionContext) _BirthSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, birthSettingsUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BirthSettingsUpdatePayload")
+		case "birthSettings":
+			out.Values[i] = ec._BirthSettingsUpdatePayload_birthSettings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18696,37 +26205,75 @@ func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.Sel
 		case "farmID":
 			out.Values[i] = ec._ChannelPreferences_farmID(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "farm":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChannelPreferences_farm(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "email":
 			out.Values[i] = ec._ChannelPreferences_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sms":
 			out.Values[i] = ec._ChannelPreferences_sms(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "inApp":
 			out.Values[i] = ec._ChannelPreferences_inApp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "source":
 			out.Values[i] = ec._ChannelPreferences_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "emailAddress":
 			out.Values[i] = ec._ChannelPreferences_emailAddress(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "phoneNumber":
 			out.Values[i] = ec._ChannelPreferences_phoneNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -18764,13 +26311,51 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 		case "farm":
 			out.Values[i] = ec._CreateFarmPayload_farm(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "welcomeThreadID":
 			out.Values[i] = ec._CreateFarmPayload_welcomeThreadID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "welcomeThread":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CreateFarmPayload_welcomeThread(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18854,6 +26439,44 @@ func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.Selection
 			}
 		case "endDate":
 			out.Values[i] = ec._DateInterval_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var factCreatePayloadImplementors = []string{"FactCreatePayload"}
+
+func (ec *executionContext) _FactCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FactCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, factCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FactCreatePayload")
+		case "record":
+			out.Values[i] = ec._FactCreatePayload_record(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19087,6 +26710,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animals":
 			field := field
 
@@ -19201,6 +26862,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "files":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_files(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "threads":
 			field := field
 
@@ -19211,6 +26910,44 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Farm_threads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "threadsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_threadsConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -19322,6 +27059,87 @@ func (ec *executionContext) _FarmConnection(ctx context.Context, sel ast.Selecti
 			}
 		case "totalCount":
 			out.Values[i] = ec._FarmConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var farmCreatePayloadImplementors = []string{"FarmCreatePayload"}
+
+func (ec *executionContext) _FarmCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmCreatePayload")
+		case "farm":
+			out.Values[i] = ec._FarmCreatePayload_farm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "welcomeThread":
+			out.Values[i] = ec._FarmCreatePayload_welcomeThread(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var farmDeletePayloadImplementors = []string{"FarmDeletePayload"}
+
+func (ec *executionContext) _FarmDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmDeletePayload")
+		case "deletedFarmID":
+			out.Values[i] = ec._FarmDeletePayload_deletedFarmID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19533,6 +27351,44 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var farmUpdatePayloadImplementors = []string{"FarmUpdatePayload"}
+
+func (ec *executionContext) _FarmUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmUpdatePayload")
+		case "farm":
+			out.Values[i] = ec._FarmUpdatePayload_farm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var fileImplementors = []string{"File", "Node"}
 
 func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj *ent.File) graphql.Marshaler {
@@ -19606,6 +27462,135 @@ func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var fileConnectionImplementors = []string{"FileConnection"}
+
+func (ec *executionContext) _FileConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.FileConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fileConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FileConnection")
+		case "edges":
+			out.Values[i] = ec._FileConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._FileConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._FileConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var fileEdgeImplementors = []string{"FileEdge"}
+
+func (ec *executionContext) _FileEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FileEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fileEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FileEdge")
+		case "node":
+			out.Values[i] = ec._FileEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._FileEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpProtocolUpdatePayloadImplementors = []string{"FollowUpProtocolUpdatePayload"}
+
+func (ec *executionContext) _FollowUpProtocolUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpProtocolUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpProtocolUpdatePayload")
+		case "followUpProtocol":
+			out.Values[i] = ec._FollowUpProtocolUpdatePayload_followUpProtocol(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var followUpProtocolVersionImplementors = []string{"FollowUpProtocolVersion"}
 
 func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpProtocolVersion) graphql.Marshaler {
@@ -19649,9 +27634,9 @@ func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel as
 	return out
 }
 
-var followUpTaskImplementors = []string{"FollowUpTask"}
+var followUpTaskImplementors = []string{"FollowUpTask", "Node"}
 
-func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.SelectionSet, obj *model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.SelectionSet, obj *ent.FarmTask) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -19664,45 +27649,293 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._FollowUpTask_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "farmID":
-			out.Values[i] = ec._FollowUpTask_farmID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "birthEventID":
-			out.Values[i] = ec._FollowUpTask_birthEventID(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "name":
-			out.Values[i] = ec._FollowUpTask_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "status":
-			out.Values[i] = ec._FollowUpTask_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "dueDate":
-			out.Values[i] = ec._FollowUpTask_dueDate(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "animalIDs":
-			out.Values[i] = ec._FollowUpTask_animalIDs(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._FollowUpTask_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._FollowUpTask_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "farmID":
+			out.Values[i] = ec._FollowUpTask_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEventID":
+			out.Values[i] = ec._FollowUpTask_birthEventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._FollowUpTask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._FollowUpTask_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._FollowUpTask_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "protocolVersion":
+			out.Values[i] = ec._FollowUpTask_protocolVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "step":
+			out.Values[i] = ec._FollowUpTask_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthEvent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_birthEvent(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_animals(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dueOn":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_dueOn(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FollowUpTask_animalIDs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskConnectionImplementors = []string{"FollowUpTaskConnection"}
+
+func (ec *executionContext) _FollowUpTaskConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.FollowUpTaskConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTaskConnection")
+		case "edges":
+			out.Values[i] = ec._FollowUpTaskConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._FollowUpTaskConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._FollowUpTaskConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var followUpTaskEdgeImplementors = []string{"FollowUpTaskEdge"}
+
+func (ec *executionContext) _FollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FollowUpTaskEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FollowUpTaskEdge")
+		case "node":
+			out.Values[i] = ec._FollowUpTaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._FollowUpTaskEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19893,6 +28126,82 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Group_animalsConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var groupAnimalsSetPayloadImplementors = []string{"GroupAnimalsSetPayload"}
+
+func (ec *executionContext) _GroupAnimalsSetPayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupAnimalsSetPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupAnimalsSetPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupAnimalsSetPayload")
+		case "group":
+			out.Values[i] = ec._GroupAnimalsSetPayload_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19962,6 +28271,82 @@ func (ec *executionContext) _GroupConnection(ctx context.Context, sel ast.Select
 	return out
 }
 
+var groupCreatePayloadImplementors = []string{"GroupCreatePayload"}
+
+func (ec *executionContext) _GroupCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupCreatePayload")
+		case "group":
+			out.Values[i] = ec._GroupCreatePayload_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var groupDeletePayloadImplementors = []string{"GroupDeletePayload"}
+
+func (ec *executionContext) _GroupDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.GroupDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupDeletePayload")
+		case "deletedGroupID":
+			out.Values[i] = ec._GroupDeletePayload_deletedGroupID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var groupEdgeImplementors = []string{"GroupEdge"}
 
 func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.GroupEdge) graphql.Marshaler {
@@ -19981,6 +28366,120 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 			}
 		case "cursor":
 			out.Values[i] = ec._GroupEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberAddPayloadImplementors = []string{"MemberAddPayload"}
+
+func (ec *executionContext) _MemberAddPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberAddPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberAddPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberAddPayload")
+		case "member":
+			out.Values[i] = ec._MemberAddPayload_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberDeactivatePayloadImplementors = []string{"MemberDeactivatePayload"}
+
+func (ec *executionContext) _MemberDeactivatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberDeactivatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberDeactivatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberDeactivatePayload")
+		case "deactivatedMemberID":
+			out.Values[i] = ec._MemberDeactivatePayload_deactivatedMemberID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var memberUpdatePayloadImplementors = []string{"MemberUpdatePayload"}
+
+func (ec *executionContext) _MemberUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MemberUpdatePayload")
+		case "member":
+			out.Values[i] = ec._MemberUpdatePayload_member(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20073,6 +28572,135 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var messageConnectionImplementors = []string{"MessageConnection"}
+
+func (ec *executionContext) _MessageConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.MessageConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageConnection")
+		case "edges":
+			out.Values[i] = ec._MessageConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MessageConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MessageConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var messageEdgeImplementors = []string{"MessageEdge"}
+
+func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.MessageEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageEdge")
+		case "node":
+			out.Values[i] = ec._MessageEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._MessageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var messagePostPayloadImplementors = []string{"MessagePostPayload"}
+
+func (ec *executionContext) _MessagePostPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MessagePostPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messagePostPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessagePostPayload")
+		case "message":
+			out.Values[i] = ec._MessagePostPayload_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var movementComparisonImplementors = []string{"MovementComparison"}
 
 func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.SelectionSet, obj *model.MovementComparison) graphql.Marshaler {
@@ -20090,8 +28718,18 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "record":
+			out.Values[i] = ec._MovementComparison_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "recordItemID":
 			out.Values[i] = ec._MovementComparison_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItem":
+			out.Values[i] = ec._MovementComparison_recordItem(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20343,6 +28981,181 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "recordBirth":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_recordBirth(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberAdd":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberAdd(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memberDeactivate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_memberDeactivate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_animalDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupAnimalsSet":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupAnimalsSet(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_groupDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "threadCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_threadCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messagePost":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_messagePost(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthSettingsUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthSettingsUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "followUpProtocolUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_followUpProtocolUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthPreviewCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthPreviewCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthPreviewApprove":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_birthPreviewApprove(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_taskUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "factCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_factCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notificationsMarkRead":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_notificationsMarkRead(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notificationPreferencesUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_notificationPreferencesUpdate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -20609,6 +29422,82 @@ func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var notificationPreferencesUpdatePayloadImplementors = []string{"NotificationPreferencesUpdatePayload"}
+
+func (ec *executionContext) _NotificationPreferencesUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationPreferencesUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationPreferencesUpdatePayload")
+		case "preferences":
+			out.Values[i] = ec._NotificationPreferencesUpdatePayload_preferences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationsMarkReadPayloadImplementors = []string{"NotificationsMarkReadPayload"}
+
+func (ec *executionContext) _NotificationsMarkReadPayload(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationsMarkReadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationsMarkReadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationsMarkReadPayload")
+		case "markedCount":
+			out.Values[i] = ec._NotificationsMarkReadPayload_markedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
@@ -20664,7 +29553,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 
 var plannedTaskImplementors = []string{"PlannedTask"}
 
-func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *model.PlannedTask) graphql.Marshaler {
+func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *schematype.PlannedTask) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, plannedTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -21259,6 +30148,44 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "animalsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Record_animalsConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21304,6 +30231,82 @@ func (ec *executionContext) _RecordConnection(ctx context.Context, sel ast.Selec
 			}
 		case "totalCount":
 			out.Values[i] = ec._RecordConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recordCreatePayloadImplementors = []string{"RecordCreatePayload"}
+
+func (ec *executionContext) _RecordCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordCreatePayload")
+		case "record":
+			out.Values[i] = ec._RecordCreatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recordDeletePayloadImplementors = []string{"RecordDeletePayload"}
+
+func (ec *executionContext) _RecordDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordDeletePayload")
+		case "deletedRecordID":
+			out.Values[i] = ec._RecordDeletePayload_deletedRecordID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21444,6 +30447,44 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var recordUpdatePayloadImplementors = []string{"RecordUpdatePayload"}
+
+func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordUpdatePayload")
+		case "record":
+			out.Values[i] = ec._RecordUpdatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var sireCandidateImplementors = []string{"SireCandidate"}
 
 func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.SireCandidate) graphql.Marshaler {
@@ -21458,6 +30499,11 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 			out.Values[i] = graphql.MarshalString("SireCandidate")
 		case "animalID":
 			out.Values[i] = ec._SireCandidate_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._SireCandidate_animal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21544,6 +30590,11 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "animal":
+			out.Values[i] = ec._SireEvidence_animal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "confidence":
 			out.Values[i] = ec._SireEvidence_confidence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -21561,6 +30612,44 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 			}
 		case "candidates":
 			out.Values[i] = ec._SireEvidence_candidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskUpdatePayloadImplementors = []string{"TaskUpdatePayload"}
+
+func (ec *executionContext) _TaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.TaskUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskUpdatePayload")
+		case "task":
+			out.Values[i] = ec._TaskUpdatePayload_task(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21675,6 +30764,173 @@ func (ec *executionContext) _Thread(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "messagesConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Thread_messagesConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadConnectionImplementors = []string{"ThreadConnection"}
+
+func (ec *executionContext) _ThreadConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ThreadConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadConnection")
+		case "edges":
+			out.Values[i] = ec._ThreadConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ThreadConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ThreadConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadCreatePayloadImplementors = []string{"ThreadCreatePayload"}
+
+func (ec *executionContext) _ThreadCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.ThreadCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadCreatePayload")
+		case "thread":
+			out.Values[i] = ec._ThreadCreatePayload_thread(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var threadEdgeImplementors = []string{"ThreadEdge"}
+
+func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ThreadEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, threadEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThreadEdge")
+		case "node":
+			out.Values[i] = ec._ThreadEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ThreadEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22537,6 +31793,22 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx context.Context, sel ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -22555,6 +31827,36 @@ func (ec *executionContext) marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._AnimalConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreateInput(ctx context.Context, v any) (model.AnimalCreateInput, error) {
+	res, err := ec.unmarshalInputAnimalCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeleteInput(ctx context.Context, v any) (model.AnimalDeleteInput, error) {
+	res, err := ec.unmarshalInputAnimalDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalDeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAnimalInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalInput(ctx context.Context, v any) (model.AnimalInput, error) {
@@ -22578,19 +31880,34 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 	return v
 }
 
-func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
-	res, err := ec.unmarshalInputAnimalWhereInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
+	res, err := ec.unmarshalInputAnimalUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNApprovedBirth2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐApprovedBirth(ctx context.Context, sel ast.SelectionSet, v *model.ApprovedBirth) graphql.Marshaler {
+func (ec *executionContext) marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalUpdatePayload) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._ApprovedBirth(ctx, sel, v)
+	return ec._AnimalUpdatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
+	res, err := ec.unmarshalInputAnimalWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx context.Context, sel ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
@@ -22613,14 +31930,44 @@ func (ec *executionContext) unmarshalNBirthHistorySettingsInput2githubᚗcomᚋh
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+func (ec *executionContext) marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx context.Context, sel ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._BirthPreviewSnapshot(ctx, sel, v)
+	return ec._BirthPreview(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthPreviewApproveInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApproveInput(ctx context.Context, v any) (model.BirthPreviewApproveInput, error) {
+	res, err := ec.unmarshalInputBirthPreviewApproveInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthPreviewApprovePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApprovePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewApprovePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthPreviewApprovePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthPreviewCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreateInput(ctx context.Context, v any) (model.BirthPreviewCreateInput, error) {
+	res, err := ec.unmarshalInputBirthPreviewCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthPreviewCreatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
@@ -22631,6 +31978,21 @@ func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return ec._BirthSettingsState(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdateInput(ctx context.Context, v any) (model.BirthSettingsUpdateInput, error) {
+	res, err := ec.unmarshalInputBirthSettingsUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBirthSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BirthSettingsUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BirthWindow) graphql.Marshaler {
@@ -22657,6 +32019,11 @@ func (ec *executionContext) marshalNBirthWindow2ᚖgithubᚗcomᚋherdbookᚋher
 		return graphql.Null
 	}
 	return ec._BirthWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBirthWindowCreateInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInput(ctx context.Context, v any) (*model.BirthWindowCreateInput, error) {
+	res, err := ec.unmarshalInputBirthWindowCreateInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNBirthWindowInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInput(ctx context.Context, v any) (*model.BirthWindowInput, error) {
@@ -22698,6 +32065,16 @@ func (ec *executionContext) marshalNChannelPreferences2ᚖgithubᚗcomᚋherdboo
 func (ec *executionContext) unmarshalNChannelPreferencesInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferencesInput(ctx context.Context, v any) (model.ChannelPreferencesInput, error) {
 	res, err := ec.unmarshalInputChannelPreferencesInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx context.Context, v any) (model.ConceptionRelation, error) {
+	var res model.ConceptionRelation
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConceptionRelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionRelation(ctx context.Context, sel ast.SelectionSet, v model.ConceptionRelation) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmInput(ctx context.Context, v any) (model.CreateFarmInput, error) {
@@ -22745,6 +32122,22 @@ func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCurso
 	return v
 }
 
+func (ec *executionContext) unmarshalNDate2string(ctx context.Context, v any) (string, error) {
+	res, err := dategql.UnmarshalDate(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDate2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := dategql.MarshalDate(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNDateInterval2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DateInterval) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -22776,6 +32169,26 @@ func (ec *executionContext) unmarshalNExposureFactInput2githubᚗcomᚋherdbook�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNFactCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreateInput(ctx context.Context, v any) (model.FactCreateInput, error) {
+	res, err := ec.unmarshalInputFactCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFactCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FactCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FactCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFactInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactInput(ctx context.Context, v any) (*model.FactInput, error) {
+	res, err := ec.unmarshalInputFactInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -22794,6 +32207,36 @@ func (ec *executionContext) marshalNFarmConnection2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return ec._FarmConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFarmCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreateInput(ctx context.Context, v any) (model.FarmCreateInput, error) {
+	res, err := ec.unmarshalInputFarmCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeleteInput(ctx context.Context, v any) (model.FarmDeleteInput, error) {
+	res, err := ec.unmarshalInputFarmDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmDeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx context.Context, sel ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
@@ -22858,6 +32301,21 @@ func (ec *executionContext) marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbo
 	return v
 }
 
+func (ec *executionContext) unmarshalNFarmUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdateInput(ctx context.Context, v any) (model.FarmUpdateInput, error) {
+	res, err := ec.unmarshalInputFarmUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FarmUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFarmWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmWhereInput(ctx context.Context, v any) (*ent.FarmWhereInput, error) {
 	res, err := ec.unmarshalInputFarmWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -22871,6 +32329,16 @@ func (ec *executionContext) marshalNFile2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 		return graphql.Null
 	}
 	return ec._File(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFileConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FileConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FileConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrderField(ctx context.Context, v any) (*ent.FileOrderField, error) {
@@ -22889,6 +32357,21 @@ func (ec *executionContext) marshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 	return v
 }
 
+func (ec *executionContext) unmarshalNFollowUpProtocolUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdateInput(ctx context.Context, v any) (model.FollowUpProtocolUpdateInput, error) {
+	res, err := ec.unmarshalInputFollowUpProtocolUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpProtocolUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -22899,11 +32382,11 @@ func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋhe
 	return ec._FollowUpProtocolVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx, sel, v[i])
+		return ec.marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -22915,7 +32398,7 @@ func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbook�
 	return ret
 }
 
-func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTask(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTask) graphql.Marshaler {
+func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -22923,6 +32406,16 @@ func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._FollowUpTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FollowUpTaskConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FollowUpTaskConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskPage(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
@@ -22945,6 +32438,21 @@ func (ec *executionContext) marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 	return ec._Group(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNGroupAnimalsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetInput(ctx context.Context, v any) (model.GroupAnimalsSetInput, error) {
+	res, err := ec.unmarshalInputGroupAnimalsSetInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetPayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupAnimalsSetPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupAnimalsSetPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNGroupConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupConnection(ctx context.Context, sel ast.SelectionSet, v *ent.GroupConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -22953,6 +32461,36 @@ func (ec *executionContext) marshalNGroupConnection2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._GroupConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGroupCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreateInput(ctx context.Context, v any) (model.GroupCreateInput, error) {
+	res, err := ec.unmarshalInputGroupCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx context.Context, v any) (model.GroupDeleteInput, error) {
+	res, err := ec.unmarshalInputGroupDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GroupDeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNGroupInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupInput(ctx context.Context, v any) (model.GroupInput, error) {
@@ -23080,6 +32618,51 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddInput(ctx context.Context, v any) (model.MemberAddInput, error) {
+	res, err := ec.unmarshalInputMemberAddInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddPayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberAddPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberAddPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMemberDeactivateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivateInput(ctx context.Context, v any) (model.MemberDeactivateInput, error) {
+	res, err := ec.unmarshalInputMemberDeactivateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberDeactivatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberDeactivatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberDeactivatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMemberUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdateInput(ctx context.Context, v any) (model.MemberUpdateInput, error) {
+	res, err := ec.unmarshalInputMemberUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MemberUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMembershipFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFactInput(ctx context.Context, v any) (model.MembershipFactInput, error) {
 	res, err := ec.unmarshalInputMembershipFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23093,6 +32676,16 @@ func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdboo
 		return graphql.Null
 	}
 	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMessageConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageConnection(ctx context.Context, sel ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MessageConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNMessageOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrderField(ctx context.Context, v any) (*ent.MessageOrderField, error) {
@@ -23109,6 +32702,21 @@ func (ec *executionContext) marshalNMessageOrderField2ᚖgithubᚗcomᚋherdbook
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNMessagePostInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostInput(ctx context.Context, v any) (model.MessagePostInput, error) {
+	res, err := ec.unmarshalInputMessagePostInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMessagePostPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostPayload(ctx context.Context, sel ast.SelectionSet, v *model.MessagePostPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MessagePostPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMovementComparison2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MovementComparison) graphql.Marshaler {
@@ -23140,6 +32748,16 @@ func (ec *executionContext) marshalNMovementComparison2ᚖgithubᚗcomᚋherdboo
 func (ec *executionContext) unmarshalNMovementFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactInput(ctx context.Context, v any) (model.MovementFactInput, error) {
 	res, err := ec.unmarshalInputMovementFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx context.Context, v any) (model.MovementFactKind, error) {
+	var res model.MovementFactKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMovementFactKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFactKind(ctx context.Context, sel ast.SelectionSet, v model.MovementFactKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx context.Context, v any) (model.MovementKind, error) {
@@ -23188,6 +32806,21 @@ func (ec *executionContext) marshalNNotificationOrderField2ᚖgithubᚗcomᚋher
 	return v
 }
 
+func (ec *executionContext) unmarshalNNotificationPreferencesUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdateInput(ctx context.Context, v any) (model.NotificationPreferencesUpdateInput, error) {
+	res, err := ec.unmarshalInputNotificationPreferencesUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationPreferencesUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationPreferencesUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNNotificationStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋnotificationᚐStatus(ctx context.Context, v any) (notification.Status, error) {
 	var res notification.Status
 	err := res.UnmarshalGQL(v)
@@ -23208,6 +32841,21 @@ func (ec *executionContext) marshalNNotificationType2githubᚗcomᚋherdbookᚋh
 	return v
 }
 
+func (ec *executionContext) unmarshalNNotificationsMarkReadInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadInput(ctx context.Context, v any) (model.NotificationsMarkReadInput, error) {
+	res, err := ec.unmarshalInputNotificationsMarkReadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationsMarkReadPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadPayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationsMarkReadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationsMarkReadPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
 	var res entgql.OrderDirection
 	err := res.UnmarshalGQL(v)
@@ -23222,11 +32870,15 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlannedTask) graphql.Marshaler {
+func (ec *executionContext) marshalNPlannedTask2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v schematype.PlannedTask) graphql.Marshaler {
+	return ec._PlannedTask(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlannedTask2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.PlannedTask) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx, sel, v[i])
+		return ec.marshalNPlannedTask2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTask(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -23238,14 +32890,24 @@ func (ec *executionContext) marshalNPlannedTask2ᚕᚖgithubᚗcomᚋherdbookᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNPlannedTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v *model.PlannedTask) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._PlannedTask(ctx, sel, v)
+func (ec *executionContext) unmarshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx context.Context, v any) (model.PlannedWindowStatus, error) {
+	var res model.PlannedWindowStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx context.Context, sel ast.SelectionSet, v model.PlannedWindowStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx context.Context, v any) (model.PreferenceSource, error) {
+	var res model.PreferenceSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx context.Context, sel ast.SelectionSet, v model.PreferenceSource) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNProfileFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFactInput(ctx context.Context, v any) (model.ProfileFactInput, error) {
@@ -23318,6 +32980,36 @@ func (ec *executionContext) marshalNRecordConnection2ᚖgithubᚗcomᚋherdbook�
 	return ec._RecordConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreateInput(ctx context.Context, v any) (model.RecordCreateInput, error) {
+	res, err := ec.unmarshalInputRecordCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRecordDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeleteInput(ctx context.Context, v any) (model.RecordDeleteInput, error) {
+	res, err := ec.unmarshalInputRecordDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordDeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx context.Context, sel ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23375,9 +33067,34 @@ func (ec *executionContext) marshalNRecordType2githubᚗcomᚋherdbookᚋherdboo
 	return v
 }
 
+func (ec *executionContext) unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx context.Context, v any) (model.RecordUpdateInput, error) {
+	res, err := ec.unmarshalInputRecordUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecordUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx context.Context, v any) (*ent.RecordWhereInput, error) {
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, v any) (model.SettingsStatus, error) {
+	var res model.SettingsStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, sel ast.SelectionSet, v model.SettingsStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNSex2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (model.Sex, error) {
@@ -23416,6 +33133,16 @@ func (ec *executionContext) marshalNSireCandidate2ᚖgithubᚗcomᚋherdbookᚋh
 	return ec._SireCandidate(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx context.Context, v any) (model.SireEligibility, error) {
+	var res model.SireEligibility
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireEligibility2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEligibility(ctx context.Context, sel ast.SelectionSet, v model.SireEligibility) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEvidence(ctx context.Context, sel ast.SelectionSet, v *model.SireEvidence) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23424,6 +33151,16 @@ func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._SireEvidence(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, v any) (model.SireStatus, error) {
+	var res model.SireStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, sel ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -23471,14 +33208,29 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
-func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (model.TaskStatus, error) {
-	var res model.TaskStatus
+func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, v any) (farmtask.Status, error) {
+	var res farmtask.Status
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v model.TaskStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v farmtask.Status) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNTaskUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdateInput(ctx context.Context, v any) (model.TaskUpdateInput, error) {
+	res, err := ec.unmarshalInputTaskUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.TaskUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TaskUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNThread2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Thread) graphql.Marshaler {
@@ -23507,6 +33259,31 @@ func (ec *executionContext) marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbook
 	return ec._Thread(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNThreadConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ThreadConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNThreadCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreateInput(ctx context.Context, v any) (model.ThreadCreateInput, error) {
+	res, err := ec.unmarshalInputThreadCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNThreadCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.ThreadCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ThreadCreatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNThreadOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrderField(ctx context.Context, v any) (*ent.ThreadOrderField, error) {
 	var res = new(ent.ThreadOrderField)
 	err := res.UnmarshalGQL(v)
@@ -23531,22 +33308,6 @@ func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v an
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalTime(v)
-	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
-	res, err := uuidgql.UnmarshalUUID(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-	_ = sel
-	res := uuidgql.MarshalUUID(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -23918,6 +33679,21 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BirthEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBirthFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthFact(ctx context.Context, v any) (*model.BirthFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBirthFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthHistorySettings(ctx context.Context, sel ast.SelectionSet, v *model.BirthHistorySettings) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -23925,11 +33701,28 @@ func (ec *executionContext) marshalOBirthHistorySettings2ᚖgithubᚗcomᚋherdb
 	return ec._BirthHistorySettings(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOBirthPreviewSnapshot2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewSnapshot) graphql.Marshaler {
+func (ec *executionContext) marshalOBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx context.Context, sel ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._BirthPreviewSnapshot(ctx, sel, v)
+	return ec._BirthPreview(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBirthWindowCreateInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowCreateInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BirthWindowCreateInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBirthWindowCreateInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowCreateInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOBirthWindowInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindowInputᚄ(ctx context.Context, v any) ([]*model.BirthWindowInput, error) {
@@ -23979,6 +33772,14 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx context.Context, v any) (*model.CastrationFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCastrationFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
 	if v == nil {
 		return nil, nil
@@ -23995,11 +33796,37 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 	return v
 }
 
+func (ec *executionContext) unmarshalODate2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := dategql.UnmarshalDate(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODate2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := dategql.MarshalDate(*v)
+	return res
+}
+
 func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx context.Context, sel ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx context.Context, v any) (*model.ExposureFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputExposureFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
@@ -24152,6 +33979,41 @@ func (ec *executionContext) marshalOFile2ᚕᚖgithubᚗcomᚋherdbookᚋherdboo
 	return ret
 }
 
+func (ec *executionContext) marshalOFile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFile(ctx context.Context, sel ast.SelectionSet, v *ent.File) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._File(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFileEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.FileEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOFileEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFileEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileEdge(ctx context.Context, sel ast.SelectionSet, v *ent.FileEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FileEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFileOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrder(ctx context.Context, v any) (*ent.FileOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFileOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -24167,6 +34029,33 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalFloatContext(*v)
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FollowUpTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFollowUpTaskEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.FollowUpTaskEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOFollowUpTaskEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFollowUpTaskEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskEdge(ctx context.Context, sel ast.SelectionSet, v *ent.FollowUpTaskEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FollowUpTaskEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx context.Context, sel ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
@@ -24352,6 +34241,14 @@ func (ec *executionContext) marshalOMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalOMembershipFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFact(ctx context.Context, v any) (*model.MembershipFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMembershipFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOMessage2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Message) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -24369,6 +34266,49 @@ func (ec *executionContext) marshalOMessage2ᚕᚖgithubᚗcomᚋherdbookᚋherd
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx context.Context, sel ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMessageEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.MessageEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOMessageEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOMessageEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageEdge(ctx context.Context, sel ast.SelectionSet, v *ent.MessageEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MessageEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMessageOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrder(ctx context.Context, v any) (*ent.MessageOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMessageOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOMovementFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFact(ctx context.Context, v any) (*model.MovementFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMovementFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋherdbookᚋherdbookᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder) graphql.Marshaler {
@@ -24427,6 +34367,14 @@ func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx context.Context, v any) (*model.ProfileFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputProfileFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {
@@ -24630,20 +34578,55 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
-func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, v any) (*model.TaskStatus, error) {
+func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, v any) (*farmtask.Status, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.TaskStatus)
+	var res = new(farmtask.Status)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskStatus(ctx context.Context, sel ast.SelectionSet, v *model.TaskStatus) graphql.Marshaler {
+func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v *farmtask.Status) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx context.Context, sel ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Thread(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOThreadEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ThreadEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOThreadEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOThreadEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ThreadEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrder(ctx context.Context, v any) (*ent.ThreadOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputThreadOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {
@@ -24696,24 +34679,6 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
-	return res
-}
-
-func (ec *executionContext) unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (*uuid.UUID, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := uuidgql.UnmarshalUUID(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	_ = sel
-	_ = ctx
-	res := uuidgql.MarshalUUID(*v)
 	return res
 }
 

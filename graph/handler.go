@@ -7,18 +7,26 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 )
 
+// APQCacheSize bounds the automatic persisted queries kept in memory (least recently used
+// first out): a client that sends only a hash of an evicted query is told
+// PERSISTED_QUERY_NOT_FOUND and sends the query again, so the bound costs a round trip,
+// never an answer, and hash-only requests cannot grow the server's memory.
+const APQCacheSize = 1000
+
 // NewHandler serves the graph: POST executes operations (mutations in one transaction each),
-// GET serves the GraphiQL explorer for developers. Every request is held to the limits of
-// limits.go before any resolver runs.
+// GET executes queries sent as URL parameters (cacheable reads; mutations are refused) and,
+// without an operation, serves the GraphiQL explorer from files inside the binary. Every
+// request is held to the limits of limits.go before any resolver runs.
 func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	schema := NewExecutableSchema(Config{Resolvers: NewResolver(svc)})
 	srv := handler.New(schema)
+	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postJSON{})
 	validated := newDocumentCache()
 	srv.SetQueryCache(validated)
@@ -27,16 +35,16 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	// The order matters: the size check comes before the persisted-query cache stores a
 	// text, the shape check after it has looked one up, and both before gqlgen validates.
 	srv.Use(documentSize{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](APQCacheSize)})
 	srv.Use(documentShape{validated: validated})
 	srv.Use(newOperationLimits(schema.Schema()))
 	srv.Use(entgql.Transactioner{TxOpener: client})
+	srv.AroundOperations(withReferences)
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
-	explorer := playground.Handler("Herdbook GraphQL", "/graphql")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			explorer.ServeHTTP(w, r)
+		if r.Method == http.MethodGet && !isOperationRequest(r) {
+			explorerPage.ServeHTTP(w, r)
 			return
 		}
 		srv.ServeHTTP(w, r)

@@ -16,6 +16,11 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// WelcomeThread is the resolver for the welcomeThread field.
+func (r *createFarmPayloadResolver) WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error) {
+	return r.svc.Thread(ctx, obj.WelcomeThreadID)
+}
+
 // Animals is the resolver for the animals field.
 func (r *farmResolver) Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
 	return r.svc.AnimalConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where)
@@ -31,9 +36,24 @@ func (r *farmResolver) Records(ctx context.Context, obj *ent.Farm, after *entgql
 	return r.svc.RecordConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }
 
+// Files is the resolver for the files field.
+func (r *farmResolver) Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error) {
+	return r.svc.FileConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy)
+}
+
 // Threads is the resolver for the threads field.
 func (r *farmResolver) Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Thread, error) {
 	return r.svc.Threads(ctx, obj.ID)
+}
+
+// ThreadsConnection is the resolver for the threadsConnection field.
+func (r *farmResolver) ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error) {
+	return r.svc.ThreadConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy)
+}
+
+// AnimalsConnection is the resolver for the animalsConnection field.
+func (r *groupResolver) AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
+	return r.svc.GroupAnimalConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }
 
 // CreateFarm is the resolver for the createFarm field.
@@ -136,7 +156,25 @@ func (r *queryResolver) Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, erro
 	return nullIfNotFound(r.svc.Farm(ctx, id))
 }
 
+// AnimalsConnection is the resolver for the animalsConnection field.
+func (r *recordResolver) AnimalsConnection(ctx context.Context, obj *ent.Record, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
+	return r.svc.RecordAnimalConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where)
+}
+
+// MessagesConnection is the resolver for the messagesConnection field.
+func (r *threadResolver) MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error) {
+	return r.svc.MessageConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy)
+}
+
+// CreateFarmPayload returns CreateFarmPayloadResolver implementation.
+func (r *Resolver) CreateFarmPayload() CreateFarmPayloadResolver {
+	return &createFarmPayloadResolver{r}
+}
+
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
-type mutationResolver struct{ *Resolver }
+type (
+	createFarmPayloadResolver struct{ *Resolver }
+	mutationResolver          struct{ *Resolver }
+)

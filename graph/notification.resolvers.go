@@ -16,6 +16,14 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// Farm is the resolver for the farm field.
+func (r *channelPreferencesResolver) Farm(ctx context.Context, obj *model.ChannelPreferences) (*ent.Farm, error) {
+	if obj.FarmID == nil {
+		return nil, nil
+	}
+	return nullIfNotFound(r.svc.Farm(ctx, *obj.FarmID))
+}
+
 // Notifications is the resolver for the notifications field.
 func (r *farmResolver) Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error) {
 	return r.svc.NotificationConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, herdbook.NotificationFilter{Status: status, Unread: unread, Mine: mine})
@@ -35,3 +43,10 @@ func (r *mutationResolver) SetNotificationPreferences(ctx context.Context, farmI
 func (r *queryResolver) NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error) {
 	return preferencesOut(r.svc.NotificationPreferences(ctx, farmID))
 }
+
+// ChannelPreferences returns ChannelPreferencesResolver implementation.
+func (r *Resolver) ChannelPreferences() ChannelPreferencesResolver {
+	return &channelPreferencesResolver{r}
+}
+
+type channelPreferencesResolver struct{ *Resolver }

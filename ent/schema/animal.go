@@ -20,10 +20,10 @@ func (Animal) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMi
 // Fields of the Animal.
 func (Animal) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.String("tag").NotEmpty().MaxLen(100).
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm the animal belongs to."),
+		field.String("tag").NotEmpty().MaxLen(100).Comment("The animal's ear tag or other identifying mark (1 to 100 characters).").
 			Annotations(entgql.OrderField("TAG")),
-		field.String("name").Optional().Nillable().MaxLen(200),
+		field.String("name").Optional().Nillable().MaxLen(200).Comment("The animal's name, if it has one."),
 		changeSeq(),
 	}
 }
@@ -33,7 +33,8 @@ func (Animal) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("animals").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.From("groups", Group.Type).Ref("animals").Annotations(entgql.Skip(entgql.SkipWhereInput)),
+		edge.From("groups", Group.Type).Ref("animals").Comment("The groups the animal is in now.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput)),
 		edge.From("records", Record.Type).Ref("animals").Annotations(entgql.Skip()),
 		edge.From("farm_tasks", FarmTask.Type).Ref("animals").Annotations(entgql.Skip()),
 	}
@@ -46,7 +47,8 @@ func (Animal) Indexes() []ent.Index {
 
 // Annotations of the Animal.
 func (Animal) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.RelayConnection(),
+		schema.Comment("An animal of a farm. Its biological history (sex, birth, movements, exposures) is kept as dated birth_history facts in record items.")}
 }
 
 // Group is a named set of a farm's animals. Its current members are never used as historical
@@ -59,8 +61,8 @@ func (Group) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMix
 // Fields of the Group.
 func (Group) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.String("name").NotEmpty().MaxLen(200).
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm the group belongs to."),
+		field.String("name").NotEmpty().MaxLen(200).Comment("The group's name (1 to 200 characters).").
 			Annotations(entgql.OrderField("NAME")),
 	}
 }
@@ -70,7 +72,8 @@ func (Group) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("groups").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.To("animals", Animal.Type).Annotations(entgql.Skip(entgql.SkipWhereInput)),
+		edge.To("animals", Animal.Type).Comment("The group's current animals, all of them.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput), entgql.Directives(entgql.Deprecated("Unbounded: use animalsConnection, a paged connection with totalCount."))),
 		edge.From("records", Record.Type).Ref("groups").Annotations(entgql.Skip()),
 	}
 }
@@ -82,5 +85,6 @@ func (Group) Indexes() []ent.Index {
 
 // Annotations of the Group.
 func (Group) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.RelayConnection(),
+		schema.Comment("A named set of a farm's animals, such as a herd or a pen. Its current members are not history: membership history is kept as birth_history facts.")}
 }

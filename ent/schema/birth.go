@@ -77,17 +77,22 @@ func (BirthPreview) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
 // Fields of the BirthPreview.
 func (BirthPreview) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.UUID("dam_id", uuid.UUID{}).Immutable(),
-		field.String("birth_date").MaxLen(10).Immutable(),
-		field.Int("settings_version").NonNegative().Immutable(),
-		field.Int("protocol_version").NonNegative().Immutable(),
-		field.JSON("evidence", evidence.Evidence{}).Immutable(),
-		field.JSON("tasks", []schematype.PlannedTask{}).Immutable(),
-		field.Bool("stale").Default(false),
-		field.Time("approved_at").Optional().Nillable(),
-		field.UUID("birth_event_id", uuid.UUID{}).Optional().Nillable(),
-		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the birth.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("dam_id", uuid.UUID{}).Immutable().Comment("The mother.").
+			Annotations(entgql.Type("ID")),
+		field.String("birth_date").MaxLen(10).Immutable().Comment("The day of the birth.").
+			Annotations(entgql.Type("Date")),
+		field.Int("settings_version").NonNegative().Immutable().Comment("The birth-history settings version the evidence was reviewed with (0: none)."),
+		field.Int("protocol_version").NonNegative().Immutable().Comment("The follow-up protocol version the tasks were planned with (0: none)."),
+		field.JSON("evidence", evidence.Evidence{}).Immutable().Annotations(entgql.Skip()),
+		field.JSON("tasks", []schematype.PlannedTask{}).Immutable().Annotations(entgql.Skip()),
+		field.Bool("stale").Default(false).Comment("True once the settings or the protocol changed after the preview: approving it is refused; make a new one."),
+		field.Time("approved_at").Optional().Nillable().Comment("When the preview was approved."),
+		field.UUID("birth_event_id", uuid.UUID{}).Optional().Nillable().Comment("The birth its approval recorded.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable().Comment("The user who asked for the preview.").
+			Annotations(entgql.Type("ID")),
 	}
 }
 
@@ -98,7 +103,8 @@ func (BirthPreview) Indexes() []ent.Index {
 
 // Annotations of the BirthPreview.
 func (BirthPreview) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput, entgql.SkipOrderField),
+		schema.Comment("A snapshot of a birth's evidence with the settings and protocol versions it was made with, and the tasks approving it would create.")}
 }
 
 // BirthEvent is an approved birth. Approval is idempotent by the client's request id.
@@ -110,21 +116,28 @@ func (BirthEvent) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
 // Fields of the BirthEvent.
 func (BirthEvent) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.UUID("dam_id", uuid.UUID{}).Immutable(),
-		field.String("birth_date").MaxLen(10).Immutable(),
-		field.UUID("preview_id", uuid.UUID{}).Immutable(),
-		field.String("request_id").NotEmpty().MaxLen(200).Immutable(),
-		field.Int("settings_version").NonNegative().Immutable(),
-		field.Int("protocol_version").NonNegative().Immutable(),
-		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the birth.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("dam_id", uuid.UUID{}).Immutable().Comment("The mother.").
+			Annotations(entgql.Type("ID")),
+		field.String("birth_date").MaxLen(10).Immutable().Comment("The day of the birth.").
+			Annotations(entgql.Type("Date")),
+		field.UUID("preview_id", uuid.UUID{}).Immutable().Comment("The preview that was approved.").
+			Annotations(entgql.Type("ID")),
+		field.String("request_id").NotEmpty().MaxLen(200).Immutable().Comment("The client's request id that made approval idempotent."),
+		field.Int("settings_version").NonNegative().Immutable().Comment("The settings version of the approved preview."),
+		field.Int("protocol_version").NonNegative().Immutable().Comment("The protocol version the tasks were made from."),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable().Comment("The user who approved the birth.").
+			Annotations(entgql.Type("ID")),
 	}
 }
 
 // Edges of the BirthEvent.
 func (BirthEvent) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("tasks", FarmTask.Type),
+		// The graph's BirthEvent.tasks is hand-written (graph/birth.graphqls): it keeps the
+		// order by step of the tasks the service loaded.
+		edge.To("tasks", FarmTask.Type).Annotations(entgql.Skip()),
 	}
 }
 
@@ -135,7 +148,8 @@ func (BirthEvent) Indexes() []ent.Index {
 
 // Annotations of the BirthEvent.
 func (BirthEvent) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput, entgql.SkipOrderField),
+		schema.Comment("An approved birth, with the follow-up tasks its approval created.")}
 }
 
 // FarmTask is a follow-up task of a birth.
@@ -147,13 +161,16 @@ func (FarmTask) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
 // Fields of the FarmTask.
 func (FarmTask) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.UUID("birth_event_id", uuid.UUID{}).Immutable(),
-		field.String("name").NotEmpty().MaxLen(200),
-		field.Enum("status").Values("TODO", "DONE", "CANCELLED").Default("TODO"),
-		field.Time("due_date").Optional().Nillable(),
-		field.Int("protocol_version").NonNegative().Immutable(),
-		field.Int("step").NonNegative().Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the task.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("birth_event_id", uuid.UUID{}).Immutable().Comment("The birth the task follows up."),
+		field.String("name").NotEmpty().MaxLen(200).Comment("What to do: the protocol step's name."),
+		field.Enum("status").Values("TODO", "DONE", "CANCELLED").Default("TODO").Comment("Where the task stands.").
+			Annotations(entgql.Type("TaskStatus")),
+		field.Time("due_date").Optional().Nillable().Comment("The due day as midnight UTC, or null when undated.").
+			Annotations(entgql.Directives(entgql.Deprecated("A calendar day, not an instant: use dueOn, a Date."))),
+		field.Int("protocol_version").NonNegative().Immutable().Comment("The protocol version the task was made from."),
+		field.Int("step").NonNegative().Immutable().Comment("The task's step in that protocol, from 0."),
 		changeSeq(),
 	}
 }
@@ -161,8 +178,11 @@ func (FarmTask) Fields() []ent.Field {
 // Edges of the FarmTask.
 func (FarmTask) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("birth_event", BirthEvent.Type).Ref("tasks").Field("birth_event_id").Unique().Required().Immutable(),
-		edge.To("animals", Animal.Type),
+		edge.From("birth_event", BirthEvent.Type).Ref("tasks").Field("birth_event_id").Unique().Required().Immutable().
+			Comment("The birth the task follows up."),
+		// The graph's FollowUpTask.animals is hand-written (graph/birth.graphqls): it reads the
+		// animals the task list loaded with the page, deleted ones included.
+		edge.To("animals", Animal.Type).Annotations(entgql.Skip()),
 	}
 }
 
@@ -173,7 +193,8 @@ func (FarmTask) Indexes() []ent.Index {
 
 // Annotations of the FarmTask.
 func (FarmTask) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+	return []schema.Annotation{entgql.Type("FollowUpTask"), entgql.RelayConnection(), entgql.Skip(entgql.SkipWhereInput, entgql.SkipOrderField),
+		schema.Comment("A follow-up task of an approved birth, made from a step of the farm's follow-up protocol.")}
 }
 
 // TaskUpdate remembers the answer to a farm-task update made with a request id, so that a

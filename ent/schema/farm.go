@@ -21,12 +21,12 @@ func (Farm) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixi
 // Fields of the Farm.
 func (Farm) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").MinLen(2).MaxLen(200).
+		field.String("name").MinLen(2).MaxLen(200).Comment("The farm's name (2 to 200 characters).").
 			Annotations(entgql.OrderField("NAME")),
-		field.Bool("allow_private_threads").Default(false),
-		field.Time("current_month_start").Optional().Nillable(),
-		field.Enum("species").Values(Species...),
-		field.String("species_other").Optional().Nillable().MaxLen(100),
+		field.Bool("allow_private_threads").Default(false).Comment("Whether members may open private threads."),
+		field.Time("current_month_start").Optional().Nillable().Comment("The start of the farm's current accounting month, if set."),
+		field.Enum("species").Values(Species...).Comment("The one species the farm keeps."),
+		field.String("species_other").Optional().Nillable().MaxLen(100).Comment("The species' own name when species is OTHER, or a breed note."),
 		changeSeq(),
 	}
 }
@@ -34,7 +34,7 @@ func (Farm) Fields() []ent.Field {
 // Edges of the Farm.
 func (Farm) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("members", FarmMember.Type),
+		edge.To("members", FarmMember.Type).Comment("The farm's active members with their roles."),
 		edge.To("animals", Animal.Type).Annotations(entgql.Skip()),
 		edge.To("groups", Group.Type).Annotations(entgql.Skip()),
 		edge.To("records", Record.Type).Annotations(entgql.Skip()),
@@ -50,5 +50,6 @@ func (Farm) Indexes() []ent.Index {
 
 // Annotations of the Farm.
 func (Farm) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.RelayConnection(),
+		schema.Comment("A holding of one species, with members, animals, groups, records, files and threads.")}
 }

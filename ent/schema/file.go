@@ -19,10 +19,10 @@ func (File) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixi
 // Fields of the File.
 func (File) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.String("name").NotEmpty().MaxLen(255),
-		field.String("mime_type").NotEmpty().MaxLen(100),
-		field.Int64("size").NonNegative(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm the file belongs to."),
+		field.String("name").NotEmpty().MaxLen(255).Comment("The file name the uploader gave."),
+		field.String("mime_type").NotEmpty().MaxLen(100).Comment("The media type sniffed from the content at upload."),
+		field.Int64("size").NonNegative().Comment("The size in bytes."),
 		field.String("storage_key").NotEmpty().Immutable().Annotations(entgql.Skip()),
 		field.Time("deleted_at").Optional().Nillable().Annotations(entgql.Skip()),
 	}
@@ -44,5 +44,6 @@ func (File) Indexes() []ent.Index {
 
 // Annotations of the File.
 func (File) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput), entgql.RelayConnection(),
+		schema.Comment("An uploaded file of a farm; its bytes are at /v1/file/{id}/content. It can be attached to records.")}
 }

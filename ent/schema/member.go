@@ -19,17 +19,17 @@ func (FarmMember) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDele
 // Fields of the FarmMember.
 func (FarmMember) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.UUID("user_id", uuid.UUID{}).Immutable(),
-		field.Enum("role").Values("OWNER", "EDITOR", "READER"),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the membership."),
+		field.UUID("user_id", uuid.UUID{}).Immutable().Comment("The member."),
+		field.Enum("role").Values("OWNER", "EDITOR", "READER").Comment("What the member may do: OWNER above EDITOR above READER."),
 	}
 }
 
 // Edges of the FarmMember.
 func (FarmMember) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("farm", Farm.Type).Ref("members").Field("farm_id").Unique().Required().Immutable(),
-		edge.From("user", User.Type).Ref("memberships").Field("user_id").Unique().Required().Immutable(),
+		edge.From("farm", Farm.Type).Ref("members").Field("farm_id").Unique().Required().Immutable().Comment("The farm."),
+		edge.From("user", User.Type).Ref("memberships").Field("user_id").Unique().Required().Immutable().Comment("The member."),
 	}
 }
 
@@ -43,5 +43,6 @@ func (FarmMember) Indexes() []ent.Index {
 
 // Annotations of the FarmMember.
 func (FarmMember) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput),
+		schema.Comment("A user's membership of a farm, with a role.")}
 }

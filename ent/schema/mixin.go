@@ -22,10 +22,13 @@ type BaseMixin struct{ mixin.Schema }
 // Fields of the BaseMixin.
 func (BaseMixin) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable(),
+		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable().
+			Comment("The object's id: a random UUID, the same in REST and GraphQL."),
 		field.Time("created_at").Default(now).Immutable().
+			Comment("When the object was created (UTC).").
 			Annotations(entgql.OrderField("CREATED_AT")),
 		field.Time("updated_at").Default(now).UpdateDefault(now).
+			Comment("When the object last changed (UTC).").
 			Annotations(entgql.OrderField("UPDATED_AT")),
 	}
 }
@@ -47,7 +50,8 @@ type SoftDeleteMixin struct{ mixin.Schema }
 // Fields of the SoftDeleteMixin.
 func (SoftDeleteMixin) Fields() []ent.Field {
 	return []ent.Field{
-		field.Bool("is_active").Default(true),
+		field.Bool("is_active").Default(true).
+			Comment("False once the object is deleted: deletion is soft, and references to a deleted object still resolve."),
 	}
 }
 

@@ -63,23 +63,26 @@ func (Notification) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
 // Fields of the Notification.
 func (Notification) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.UUID("user_id", uuid.UUID{}).Immutable(),
-		field.UUID("scheduled_event_id", uuid.UUID{}).Immutable(),
-		field.Enum("type").Values("EMAIL", "IN_APP", "SMS").Immutable(),
-		field.Enum("status").Values("FAILED", "PENDING", "SENT").Default("PENDING"),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm the notification is about.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("user_id", uuid.UUID{}).Immutable().Comment("The recipient.").
+			Annotations(entgql.Type("ID")),
+		field.UUID("scheduled_event_id", uuid.UUID{}).Immutable().Comment("The event that fell due and caused the notification.").
+			Annotations(entgql.Type("ID")),
+		field.Enum("type").Values("EMAIL", "IN_APP", "SMS").Immutable().Comment("The channel it goes out on."),
+		field.Enum("status").Values("FAILED", "PENDING", "SENT").Default("PENDING").Comment("PENDING until a delivery succeeds (SENT) or the attempts run out (FAILED)."),
 		// recipient is the address the message goes to: an email address or a phone number,
 		// captured at fan-out; empty for IN_APP.
 		field.String("recipient").Optional().MaxLen(254).Annotations(entgql.Skip()),
-		field.String("title").MaxLen(300),
-		field.String("body").MaxLen(4000),
-		field.Int("attempts").NonNegative().Default(0),
-		field.Time("next_attempt_at"),
+		field.String("title").MaxLen(300).Comment("A one-line summary."),
+		field.String("body").MaxLen(4000).Comment("The message text."),
+		field.Int("attempts").NonNegative().Default(0).Comment("How many deliveries were tried."),
+		field.Time("next_attempt_at").Comment("When the next delivery is tried, while PENDING."),
 		field.Time("lease_until").Optional().Nillable().Annotations(entgql.Skip()),
 		field.String("leased_by").Optional().Nillable().MaxLen(100).Annotations(entgql.Skip()),
-		field.Time("sent_at").Optional().Nillable(),
-		field.String("error_message").Optional().Nillable().MaxLen(1000),
-		field.Time("read_at").Optional().Nillable(),
+		field.Time("sent_at").Optional().Nillable().Comment("When the delivery succeeded."),
+		field.String("error_message").Optional().Nillable().MaxLen(1000).Comment("Why the last delivery failed."),
+		field.Time("read_at").Optional().Nillable().Comment("When the recipient marked it read."),
 	}
 }
 
@@ -98,6 +101,7 @@ func (Notification) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
 		entgql.Skip(entgql.SkipWhereInput, entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+		schema.Comment("One message to one farm member on one channel about something that fell due."),
 	}
 }
 

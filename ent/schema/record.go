@@ -19,12 +19,12 @@ func (Record) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMi
 // Fields of the Record.
 func (Record) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.Enum("type").Values("OTHER", "FEED", "GENETIC", "HEALTH", "MOVEMENT"),
-		field.String("name").NotEmpty().MaxLen(200).
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm the record belongs to."),
+		field.Enum("type").Values("OTHER", "FEED", "GENETIC", "HEALTH", "MOVEMENT").Comment("What kind of event the record is."),
+		field.String("name").NotEmpty().MaxLen(200).Comment("A short title (1 to 200 characters).").
 			Annotations(entgql.OrderField("NAME")),
-		field.String("description").Optional().Nillable().MaxLen(10000),
-		field.Time("applied_at").
+		field.String("description").Optional().Nillable().MaxLen(10000).Comment("Free text, up to 10000 characters."),
+		field.Time("applied_at").Comment("When the event happened.").
 			Annotations(entgql.OrderField("APPLIED_AT")),
 		changeSeq(),
 	}
@@ -35,10 +35,11 @@ func (Record) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("records").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.To("animals", Animal.Type),
-		edge.To("groups", Group.Type),
-		edge.To("items", RecordItem.Type),
-		edge.From("files", File.Type).Ref("records"),
+		edge.To("animals", Animal.Type).Comment("The animals the record applies to, all of them.").
+			Annotations(entgql.Directives(entgql.Deprecated("Unbounded: use animalsConnection, a paged connection with totalCount."))),
+		edge.To("groups", Group.Type).Comment("The groups the record applies to."),
+		edge.To("items", RecordItem.Type).Comment("The record's lines, oldest first; one may carry a birth_history fact."),
+		edge.From("files", File.Type).Ref("records").Comment("The files attached to the record."),
 	}
 }
 
@@ -49,7 +50,8 @@ func (Record) Indexes() []ent.Index {
 
 // Annotations of the Record.
 func (Record) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.RelayConnection(),
+		schema.Comment("Something that happened to animals and groups of a farm: a feeding, a treatment, a movement, a birth history fact.")}
 }
 
 // RecordItem is one line of a record; its metadata may carry a birth_history fact.
@@ -61,10 +63,10 @@ func (RecordItem) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDele
 // Fields of the RecordItem.
 func (RecordItem) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("record_id", uuid.UUID{}).Immutable(),
-		field.String("name").Optional().Nillable().MaxLen(200),
-		field.String("description").Optional().Nillable().MaxLen(10000),
-		field.JSON("metadata", map[string]any{}).Optional().
+		field.UUID("record_id", uuid.UUID{}).Immutable().Comment("The record the item belongs to."),
+		field.String("name").Optional().Nillable().MaxLen(200).Comment("A short title, up to 200 characters."),
+		field.String("description").Optional().Nillable().MaxLen(10000).Comment("Free text, up to 10000 characters."),
+		field.JSON("metadata", map[string]any{}).Optional().Comment("Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.").
 			Annotations(entgql.Type("Map")),
 		// The birth_history fact of the metadata, kept in indexed columns by the service so
 		// that the evidence review loads the facts of a few animals, not the farm's history.
@@ -97,5 +99,6 @@ func (RecordItem) Indexes() []ent.Index {
 
 // Annotations of the RecordItem.
 func (RecordItem) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput),
+		schema.Comment("One line of a record.")}
 }

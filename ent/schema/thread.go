@@ -19,10 +19,11 @@ func (Thread) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMi
 // Fields of the Thread.
 func (Thread) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.String("title").NotEmpty().MaxLen(200),
-		field.Bool("is_private").Default(false),
-		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the thread."),
+		field.String("title").NotEmpty().MaxLen(200).Comment("The thread's title (1 to 200 characters)."),
+		field.Bool("is_private").Default(false).Comment("Private threads are read only by their creator and the farm's OWNERs."),
+		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable().Comment("The user who opened the thread; null for the welcome thread.").
+			Annotations(entgql.Type("ID")),
 	}
 }
 
@@ -31,7 +32,8 @@ func (Thread) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("threads").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.To("messages", Message.Type),
+		edge.To("messages", Message.Type).Comment("The thread's messages, all of them, oldest first.").
+			Annotations(entgql.Directives(entgql.Deprecated("Unbounded: use messagesConnection, a paged connection with totalCount."))),
 	}
 }
 
@@ -42,7 +44,8 @@ func (Thread) Indexes() []ent.Index {
 
 // Annotations of the Thread.
 func (Thread) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput), entgql.RelayConnection(),
+		schema.Comment("A discussion of a farm's members; every farm starts with a welcome thread.")}
 }
 
 // Message is a member's post in a thread.
@@ -54,9 +57,10 @@ func (Message) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteM
 // Fields of the Message.
 func (Message) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("thread_id", uuid.UUID{}).Immutable(),
-		field.UUID("author_id", uuid.UUID{}).Immutable(),
-		field.String("body").NotEmpty().MaxLen(10000),
+		field.UUID("thread_id", uuid.UUID{}).Immutable().Comment("The thread the message is in."),
+		field.UUID("author_id", uuid.UUID{}).Immutable().Comment("The user who wrote the message.").
+			Annotations(entgql.Type("ID")),
+		field.String("body").NotEmpty().MaxLen(10000).Comment("The text (1 to 10000 characters)."),
 	}
 }
 
@@ -75,5 +79,6 @@ func (Message) Indexes() []ent.Index {
 
 // Annotations of the Message.
 func (Message) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput)}
+	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput), entgql.RelayConnection(),
+		schema.Comment("A member's post in a thread.")}
 }

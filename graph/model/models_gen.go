@@ -13,140 +13,315 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/record"
 )
 
-type AnimalInput struct {
-	Tag  string  `json:"tag"`
+// A new animal.
+type AnimalCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The ear tag or other mark (1 to 100 characters).
+	Tag string `json:"tag"`
+	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
 }
 
-type ApprovedBirth struct {
-	ID        uuid.UUID       `json:"id"`
-	DamID     uuid.UUID       `json:"damID"`
-	BirthDate string          `json:"birthDate"`
-	PreviewID uuid.UUID       `json:"previewID"`
-	RequestID string          `json:"requestID"`
-	Tasks     []*FollowUpTask `json:"tasks"`
+// What animalCreate made.
+type AnimalCreatePayload struct {
+	// The new animal.
+	Animal *ent.Animal `json:"animal"`
 }
 
+// The animal to delete.
+type AnimalDeleteInput struct {
+	// The animal's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What animalDelete deleted.
+type AnimalDeletePayload struct {
+	// The deleted animal's id.
+	DeletedAnimalID uuid.UUID `json:"deletedAnimalID"`
+}
+
+// An animal's identity.
+type AnimalInput struct {
+	// The ear tag or other mark (1 to 100 characters).
+	Tag string `json:"tag"`
+	// The animal's name, if any.
+	Name *string `json:"name,omitempty"`
+}
+
+// An animal's new tag and name.
+type AnimalUpdateInput struct {
+	// The animal's id.
+	ID uuid.UUID `json:"id"`
+	// The ear tag or other mark (1 to 100 characters).
+	Tag string `json:"tag"`
+	// The animal's name; null or left out removes it.
+	Name *string `json:"name,omitempty"`
+}
+
+// What animalUpdate changed.
+type AnimalUpdatePayload struct {
+	// The animal as it is now.
+	Animal *ent.Animal `json:"animal"`
+}
+
+// The review of a birth: which settings applied, when conception was, and who the sire could be.
 type BirthEvidence struct {
-	EvidenceVersion      int                   `json:"evidenceVersion"`
-	Settings             *BirthHistorySettings `json:"settings,omitempty"`
-	SettingsStatus       string                `json:"settingsStatus"`
-	PlannedWindowStatus  string                `json:"plannedWindowStatus"`
-	MatchingBirthWindows []*BirthWindow        `json:"matchingBirthWindows"`
-	ConceptionWindow     *DateInterval         `json:"conceptionWindow,omitempty"`
-	Sire                 *SireEvidence         `json:"sire"`
-	MovementComparisons  []*MovementComparison `json:"movementComparisons"`
-	Unresolved           []string              `json:"unresolved"`
+	// The version of the review rules.
+	EvidenceVersion int `json:"evidenceVersion"`
+	// The settings the review used, or null without any.
+	Settings *BirthHistorySettings `json:"settings,omitempty"`
+	// Whether the settings were there.
+	SettingsStatus SettingsStatus `json:"settingsStatus"`
+	// Whether the birth falls in a planned window.
+	PlannedWindowStatus PlannedWindowStatus `json:"plannedWindowStatus"`
+	// The planned windows the birth falls in.
+	MatchingBirthWindows []*BirthWindow `json:"matchingBirthWindows"`
+	// When conception was, from the gestation range; null without settings.
+	ConceptionWindow *DateInterval `json:"conceptionWindow,omitempty"`
+	// What the evidence says about the sire.
+	Sire *SireEvidence `json:"sire"`
+	// The dam's arrivals and departures around conception.
+	MovementComparisons []*MovementComparison `json:"movementComparisons"`
+	// What the review could not decide, in words.
+	Unresolved []string `json:"unresolved"`
 }
 
-type BirthFactInput struct {
-	DamID        uuid.UUID   `json:"damID"`
-	Date         string      `json:"date"`
+// A birth fact.
+type BirthFact struct {
+	// The mother.
+	DamID uuid.UUID `json:"damID"`
+	// The day.
+	Date string `json:"date"`
+	// The offspring.
 	OffspringIDs []uuid.UUID `json:"offspringIDs,omitempty"`
-	SireID       *uuid.UUID  `json:"sireID,omitempty"`
+	// The sire, when known.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
 }
 
+// A birth fact.
+type BirthFactInput struct {
+	// The mother.
+	DamID uuid.UUID `json:"damID"`
+	// The day, YYYY-MM-DD.
+	Date string `json:"date"`
+	// The offspring.
+	OffspringIDs []uuid.UUID `json:"offspringIDs,omitempty"`
+	// The sire, when known.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+}
+
+// One version of a farm's birth-history settings.
 type BirthHistorySettings struct {
-	Version            int            `json:"version"`
-	Species            string         `json:"species"`
-	GestationDays      *GestationDays `json:"gestationDays,omitempty"`
-	MinimumSireAgeDays *int           `json:"minimumSireAgeDays,omitempty"`
-	BirthWindows       []*BirthWindow `json:"birthWindows"`
+	// The version; every change makes a new one.
+	Version int `json:"version"`
+	// The species the settings are for: the farm's.
+	Species farm.Species `json:"species"`
+	// The gestation range the review uses, if set.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// How old a sire must be, in days, if set.
+	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
+	// The planned birth seasons.
+	BirthWindows []*BirthWindow `json:"birthWindows"`
 }
 
+// A new version of the birth-history settings.
 type BirthHistorySettingsInput struct {
-	Version            int                 `json:"version"`
-	Species            string              `json:"species"`
-	GestationDays      *GestationDaysInput `json:"gestationDays,omitempty"`
-	MinimumSireAgeDays *int                `json:"minimumSireAgeDays,omitempty"`
-	BirthWindows       []*BirthWindowInput `json:"birthWindows,omitempty"`
+	// The version this replaces plus one: a stale version is refused.
+	Version int `json:"version"`
+	// The farm's species.
+	Species string `json:"species"`
+	// The gestation range.
+	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// How old a sire must be, in days.
+	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
+	// The planned birth seasons.
+	BirthWindows []*BirthWindowInput `json:"birthWindows,omitempty"`
 }
 
-type BirthPreviewSnapshot struct {
-	ID              uuid.UUID      `json:"id"`
-	DamID           uuid.UUID      `json:"damID"`
-	BirthDate       string         `json:"birthDate"`
-	SettingsVersion int            `json:"settingsVersion"`
-	ProtocolVersion int            `json:"protocolVersion"`
-	Stale           bool           `json:"stale"`
-	ApprovedAt      *time.Time     `json:"approvedAt,omitempty"`
-	BirthEventID    *uuid.UUID     `json:"birthEventID,omitempty"`
-	Evidence        *BirthEvidence `json:"evidence"`
-	Tasks           []*PlannedTask `json:"tasks"`
-	CreatedAt       time.Time      `json:"createdAt"`
+// The preview to approve.
+type BirthPreviewApproveInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The preview's id.
+	ID uuid.UUID `json:"id"`
+	// The client's id for this approval: a retry with the same id answers the same.
+	RequestID string `json:"requestID"`
+}
+
+// What birthPreviewApprove recorded.
+type BirthPreviewApprovePayload struct {
+	// The approved birth with its tasks.
+	BirthEvent *ent.BirthEvent `json:"birthEvent"`
+}
+
+// A birth to review.
+type BirthPreviewCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The dam's id.
+	DamID uuid.UUID `json:"damID"`
+	// The day of the birth.
+	BirthDate string `json:"birthDate"`
+}
+
+// What birthPreviewCreate made.
+type BirthPreviewCreatePayload struct {
+	// The new preview.
+	BirthPreview *ent.BirthPreview `json:"birthPreview"`
 }
 
 // The farm's species and current settings (null until set); every change is a new version.
 type BirthSettingsState struct {
-	Species         string                `json:"species"`
-	Settings        *BirthHistorySettings `json:"settings,omitempty"`
-	SettingsVersion int                   `json:"settingsVersion"`
+	// The farm's species.
+	Species farm.Species `json:"species"`
+	// The current settings, or null before any.
+	Settings *BirthHistorySettings `json:"settings,omitempty"`
+	// The current settings' version, 0 before any.
+	SettingsVersion int `json:"settingsVersion"`
 }
 
+// A new version of the farm's birth-history settings.
+type BirthSettingsUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The current version plus one: a stale version is refused.
+	Version int `json:"version"`
+	// The farm's species.
+	Species farm.Species `json:"species"`
+	// The gestation range.
+	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// How old a sire must be, in days.
+	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
+	// The planned birth seasons.
+	BirthWindows []*BirthWindowCreateInput `json:"birthWindows,omitempty"`
+}
+
+// What birthSettingsUpdate stored.
+type BirthSettingsUpdatePayload struct {
+	// The farm's settings as they are now.
+	BirthSettings *BirthSettingsState `json:"birthSettings"`
+}
+
+// A planned calving or lambing season.
 type BirthWindow struct {
-	Label     string `json:"label"`
+	// The season's name.
+	Label string `json:"label"`
+	// Its first day.
 	StartDate string `json:"startDate"`
-	EndDate   string `json:"endDate"`
+	// Its last day.
+	EndDate string `json:"endDate"`
 }
 
+// A planned birth season.
+type BirthWindowCreateInput struct {
+	// The season's name.
+	Label string `json:"label"`
+	// Its first day.
+	StartDate string `json:"startDate"`
+	// Its last day.
+	EndDate string `json:"endDate"`
+}
+
+// A planned birth season.
 type BirthWindowInput struct {
-	Label     string `json:"label"`
+	// The season's name.
+	Label string `json:"label"`
+	// Its first day, YYYY-MM-DD.
 	StartDate string `json:"startDate"`
-	EndDate   string `json:"endDate"`
+	// Its last day, YYYY-MM-DD.
+	EndDate string `json:"endDate"`
 }
 
-type CastrationFactInput struct {
+// A castration fact.
+type CastrationFact struct {
+	// The animal.
 	AnimalID uuid.UUID `json:"animalID"`
-	Date     string    `json:"date"`
+	// The day.
+	Date string `json:"date"`
+}
+
+// A castration fact.
+type CastrationFactInput struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day, YYYY-MM-DD.
+	Date string `json:"date"`
 }
 
 // The channels a user hears on, for one farm or by default.
 type ChannelPreferences struct {
 	// Null for the user's default, which applies to farms without their own choice.
 	FarmID *uuid.UUID `json:"farmID,omitempty"`
-	Email  bool       `json:"email"`
-	Sms    bool       `json:"sms"`
-	InApp  bool       `json:"inApp"`
-	// FARM (this farm's choice), DEFAULT (the user's default) or ROLE (no choice: the role's defaults).
-	Source string `json:"source"`
+	// The farm the channels are for; null for the user's default.
+	Farm *ent.Farm `json:"farm,omitempty"`
+	// Whether EMAIL notifications go out.
+	Email bool `json:"email"`
+	// Whether SMS notifications go out.
+	Sms bool `json:"sms"`
+	// Whether IN_APP notifications are made.
+	InApp bool `json:"inApp"`
+	// Whose choice applies: the farm's, the user's default, or the role's.
+	Source PreferenceSource `json:"source"`
 	// Where EMAIL goes; without one, no email is sent.
 	EmailAddress *string `json:"emailAddress,omitempty"`
 	// Where SMS goes: the user's phone number.
 	PhoneNumber string `json:"phoneNumber"`
 }
 
+// A choice of channels.
 type ChannelPreferencesInput struct {
+	// Whether EMAIL notifications go out.
 	Email bool `json:"email"`
-	Sms   bool `json:"sms"`
+	// Whether SMS notifications go out.
+	Sms bool `json:"sms"`
+	// Whether IN_APP notifications are made.
 	InApp bool `json:"inApp"`
 	// Sets the user's email address; null removes it; leaving it out keeps it.
 	EmailAddress graphql.Omittable[*string] `json:"emailAddress,omitempty"`
 }
 
+// A new farm.
 type CreateFarmInput struct {
-	Name         string       `json:"name"`
-	Species      farm.Species `json:"species"`
-	SpeciesOther *string      `json:"speciesOther,omitempty"`
+	// The farm's name (2 to 200 characters).
+	Name string `json:"name"`
+	// The one species the farm keeps.
+	Species farm.Species `json:"species"`
+	// The species' own name when species is OTHER.
+	SpeciesOther *string `json:"speciesOther,omitempty"`
 }
 
+// What createFarm made.
 type CreateFarmPayload struct {
-	Farm            *ent.Farm `json:"farm"`
+	// The new farm; the viewer is its OWNER.
+	Farm *ent.Farm `json:"farm"`
+	// The id of the farm's welcome thread.
 	WelcomeThreadID uuid.UUID `json:"welcomeThreadID"`
+	// The farm's welcome thread.
+	WelcomeThread *ent.Thread `json:"welcomeThread"`
 }
 
+// A new record.
 type CreateRecordInput struct {
 	// Ids that do not name active animals of the farm are left out.
 	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
 	// Ids that do not name active groups of the farm are left out.
-	GroupIDs    []uuid.UUID        `json:"groupIDs,omitempty"`
-	Name        string             `json:"name"`
-	Type        record.Type        `json:"type"`
-	AppliedAt   time.Time          `json:"appliedAt"`
-	Description *string            `json:"description,omitempty"`
-	Items       []*RecordItemInput `json:"items,omitempty"`
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// A short title (1 to 200 characters).
+	Name string `json:"name"`
+	// What kind of event the record is.
+	Type record.Type `json:"type"`
+	// When the event happened.
+	AppliedAt time.Time `json:"appliedAt"`
+	// Free text, up to 10000 characters.
+	Description *string `json:"description,omitempty"`
+	// The record's lines.
+	Items []*RecordItemInput `json:"items,omitempty"`
 }
 
 type CreateWebhookInput struct {
@@ -162,161 +337,608 @@ type CreateWebhookPayload struct {
 	Secret string `json:"secret"`
 }
 
+// A span of days, both ends included.
 type DateInterval struct {
+	// The first day.
 	StartDate string `json:"startDate"`
-	EndDate   string `json:"endDate"`
+	// The last day.
+	EndDate string `json:"endDate"`
 }
 
+// An exposure fact: a sire was with a dam or a group.
+type ExposureFact struct {
+	// The sire.
+	SireID uuid.UUID `json:"sireID"`
+	// The dam, or leave it out and name a group.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// The group, or leave it out and name a dam.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
+	// The first day.
+	StartDate string `json:"startDate"`
+	// The last day; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
+}
+
+// An exposure fact: a sire was with a dam or a group.
 type ExposureFactInput struct {
-	SireID    uuid.UUID  `json:"sireID"`
-	DamID     *uuid.UUID `json:"damID,omitempty"`
-	GroupID   *uuid.UUID `json:"groupID,omitempty"`
-	StartDate string     `json:"startDate"`
-	EndDate   *string    `json:"endDate,omitempty"`
+	// The sire.
+	SireID uuid.UUID `json:"sireID"`
+	// The dam, or leave it out and name a group.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// The group, or leave it out and name a dam.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
+	// The first day, YYYY-MM-DD.
+	StartDate string `json:"startDate"`
+	// The last day, YYYY-MM-DD; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
 }
 
+// A dated birth_history fact to record.
+type FactCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The fact.
+	Fact *FactInput `json:"fact"`
+}
+
+// What factCreate recorded.
+type FactCreatePayload struct {
+	// The record that holds the fact, with one item.
+	Record *ent.Record `json:"record"`
+}
+
+// What happened to an animal: exactly one kind of fact.
+type FactInput struct {
+	// An animal's sex, birth and breed.
+	Profile *ProfileFact `json:"profile,omitempty"`
+	// A castration.
+	Castration *CastrationFact `json:"castration,omitempty"`
+	// A sire with a dam or a group.
+	Exposure *ExposureFact `json:"exposure,omitempty"`
+	// An animal in a group.
+	Membership *MembershipFact `json:"membership,omitempty"`
+	// An arrival or a departure.
+	Movement *MovementFact `json:"movement,omitempty"`
+	// A birth.
+	Birth *BirthFact `json:"birth,omitempty"`
+}
+
+// A new farm.
+type FarmCreateInput struct {
+	// The farm's name (2 to 200 characters).
+	Name string `json:"name"`
+	// The one species the farm keeps.
+	Species farm.Species `json:"species"`
+	// The species' own name when species is OTHER.
+	SpeciesOther *string `json:"speciesOther,omitempty"`
+}
+
+// What farmCreate made.
+type FarmCreatePayload struct {
+	// The new farm; the viewer is its OWNER.
+	Farm *ent.Farm `json:"farm"`
+	// The farm's welcome thread.
+	WelcomeThread *ent.Thread `json:"welcomeThread"`
+}
+
+// The farm to delete.
+type FarmDeleteInput struct {
+	// The farm's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What farmDelete deleted.
+type FarmDeletePayload struct {
+	// The deleted farm's id.
+	DeletedFarmID uuid.UUID `json:"deletedFarmID"`
+}
+
+// Changes to a farm; fields left out keep their value.
+type FarmUpdateInput struct {
+	// The farm's id.
+	ID uuid.UUID `json:"id"`
+	// The new name (2 to 200 characters).
+	Name *string `json:"name,omitempty"`
+	// The new species.
+	Species *farm.Species `json:"species,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	SpeciesOther graphql.Omittable[*string] `json:"speciesOther,omitempty"`
+	// Whether members may open private threads.
+	AllowPrivateThreads *bool `json:"allowPrivateThreads,omitempty"`
+}
+
+// What farmUpdate changed.
+type FarmUpdatePayload struct {
+	// The farm as it is now.
+	Farm *ent.Farm `json:"farm"`
+}
+
+// A new version of the farm's follow-up protocol.
+type FollowUpProtocolUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The steps in order.
+	Steps []*ProtocolStepInput `json:"steps"`
+}
+
+// What followUpProtocolUpdate stored.
+type FollowUpProtocolUpdatePayload struct {
+	// The protocol as it is now.
+	FollowUpProtocol *FollowUpProtocolVersion `json:"followUpProtocol"`
+}
+
+// One version of the farm's follow-up protocol: the steps a birth turns into tasks.
 type FollowUpProtocolVersion struct {
-	Version int             `json:"version"`
-	Steps   []*ProtocolStep `json:"steps"`
+	// The version, 0 before any steps were set.
+	Version int `json:"version"`
+	// The steps in order.
+	Steps []*ProtocolStep `json:"steps"`
 }
 
-type FollowUpTask struct {
-	ID           uuid.UUID   `json:"id"`
-	FarmID       uuid.UUID   `json:"farmID"`
-	BirthEventID uuid.UUID   `json:"birthEventID"`
-	Name         string      `json:"name"`
-	Status       TaskStatus  `json:"status"`
-	DueDate      *time.Time  `json:"dueDate,omitempty"`
-	AnimalIDs    []uuid.UUID `json:"animalIDs"`
-	CreatedAt    time.Time   `json:"createdAt"`
-	UpdatedAt    time.Time   `json:"updatedAt"`
-}
-
+// A page of a farm's tasks, the shape of the REST list.
 type FollowUpTaskPage struct {
-	Total   int             `json:"total"`
-	Records []*FollowUpTask `json:"records"`
+	// How many tasks match.
+	Total int `json:"total"`
+	// The page.
+	Records []*ent.FarmTask `json:"records"`
 }
 
+// The range of a species' gestation, in days.
 type GestationDays struct {
+	// The shortest gestation.
 	Min int `json:"min"`
+	// The longest gestation.
 	Max int `json:"max"`
 }
 
+// A gestation range.
 type GestationDaysInput struct {
+	// The shortest gestation in days.
 	Min int `json:"min"`
+	// The longest gestation in days.
 	Max int `json:"max"`
 }
 
-type GroupInput struct {
+// A group's new members.
+type GroupAnimalsSetInput struct {
+	// The group's id.
+	ID uuid.UUID `json:"id"`
+	// The animals now in the group; history is recorded as membership facts instead.
+	AnimalIDs []uuid.UUID `json:"animalIDs"`
+}
+
+// What groupAnimalsSet changed.
+type GroupAnimalsSetPayload struct {
+	// The group as it is now.
+	Group *ent.Group `json:"group"`
+}
+
+// A new group.
+type GroupCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
 }
 
+// What groupCreate made.
+type GroupCreatePayload struct {
+	// The new group.
+	Group *ent.Group `json:"group"`
+}
+
+// The group to delete.
+type GroupDeleteInput struct {
+	// The group's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What groupDelete deleted.
+type GroupDeletePayload struct {
+	// The deleted group's id.
+	DeletedGroupID uuid.UUID `json:"deletedGroupID"`
+}
+
+// A group's identity.
+type GroupInput struct {
+	// The group's name (1 to 200 characters).
+	Name string `json:"name"`
+}
+
+// A new member of a farm.
+type MemberAddInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The user's phone number.
+	PhoneNumberLocal string `json:"phoneNumberLocal"`
+	// The member's role.
+	Role farmmember.Role `json:"role"`
+}
+
+// What memberAdd made.
+type MemberAddPayload struct {
+	// The membership.
+	Member *ent.FarmMember `json:"member"`
+}
+
+// The membership to end.
+type MemberDeactivateInput struct {
+	// The membership's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What memberDeactivate ended.
+type MemberDeactivatePayload struct {
+	// The ended membership's id.
+	DeactivatedMemberID uuid.UUID `json:"deactivatedMemberID"`
+}
+
+// A member's new role.
+type MemberUpdateInput struct {
+	// The membership's id.
+	ID uuid.UUID `json:"id"`
+	// The new role; the last OWNER keeps theirs.
+	Role farmmember.Role `json:"role"`
+}
+
+// What memberUpdate changed.
+type MemberUpdatePayload struct {
+	// The membership as it is now.
+	Member *ent.FarmMember `json:"member"`
+}
+
+// A group membership fact.
+type MembershipFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The group.
+	GroupID uuid.UUID `json:"groupID"`
+	// The first day.
+	StartDate string `json:"startDate"`
+	// The last day; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
+}
+
+// A group membership fact.
 type MembershipFactInput struct {
-	AnimalID  uuid.UUID `json:"animalID"`
-	GroupID   uuid.UUID `json:"groupID"`
-	StartDate string    `json:"startDate"`
-	EndDate   *string   `json:"endDate,omitempty"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The group.
+	GroupID uuid.UUID `json:"groupID"`
+	// The first day, YYYY-MM-DD.
+	StartDate string `json:"startDate"`
+	// The last day, YYYY-MM-DD; open when left out.
+	EndDate *string `json:"endDate,omitempty"`
 }
 
+// A new message.
+type MessagePostInput struct {
+	// The thread's id.
+	ThreadID uuid.UUID `json:"threadID"`
+	// The text (1 to 10000 characters).
+	Body string `json:"body"`
+}
+
+// What messagePost made.
+type MessagePostPayload struct {
+	// The new message.
+	Message *ent.Message `json:"message"`
+}
+
+// An arrival or departure of the dam, compared with the conception window.
 type MovementComparison struct {
-	RecordID     uuid.UUID `json:"recordID"`
+	// The movement record's id.
+	RecordID uuid.UUID `json:"recordID"`
+	// The movement record.
+	Record *ent.Record `json:"record"`
+	// The id of the record item that holds the fact.
 	RecordItemID uuid.UUID `json:"recordItemID"`
-	// purchase, movement_in or movement_out
-	Kind string `json:"kind"`
+	// The record item that holds the fact.
+	RecordItem *ent.RecordItem `json:"recordItem"`
+	// Which way the dam moved.
+	Kind MovementFactKind `json:"kind"`
+	// The day it moved.
 	Date string `json:"date"`
-	// before, within, after or unknown
-	RelationToConception string `json:"relationToConception"`
+	// When that was, compared with the conception window.
+	RelationToConception ConceptionRelation `json:"relationToConception"`
 }
 
+// A movement fact.
+type MovementFact struct {
+	// Which way it moved.
+	Kind MovementKind `json:"kind"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+}
+
+// A movement fact: an arrival or a departure.
 type MovementFactInput struct {
-	Kind     MovementKind `json:"kind"`
-	AnimalID uuid.UUID    `json:"animalID"`
-	Date     string       `json:"date"`
+	// Which way it moved.
+	Kind MovementKind `json:"kind"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day, YYYY-MM-DD.
+	Date string `json:"date"`
 }
 
-type PlannedTask struct {
-	Name       string `json:"name"`
-	OffsetDays int    `json:"offsetDays"`
-	DueDate    string `json:"dueDate"`
+// The channels a user hears on.
+type NotificationPreferencesUpdateInput struct {
+	// The farm's id; leave it out to set the user's default.
+	FarmID *uuid.UUID `json:"farmID,omitempty"`
+	// Whether EMAIL notifications go out.
+	Email bool `json:"email"`
+	// Whether SMS notifications go out.
+	Sms bool `json:"sms"`
+	// Whether IN_APP notifications are made.
+	InApp bool `json:"inApp"`
+	// Sets the user's email address; null removes it; leaving it out keeps it.
+	EmailAddress graphql.Omittable[*string] `json:"emailAddress,omitempty"`
 }
 
+// What notificationPreferencesUpdate stored.
+type NotificationPreferencesUpdatePayload struct {
+	// The channels as they are now.
+	Preferences *ChannelPreferences `json:"preferences"`
+}
+
+// Notifications to mark read.
+type NotificationsMarkReadInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// At most 500 of the viewer's notification ids; all of the farm's when left out.
+	Ids []uuid.UUID `json:"ids,omitempty"`
+}
+
+// What notificationsMarkRead changed.
+type NotificationsMarkReadPayload struct {
+	// How many notifications were unread and now are read.
+	MarkedCount int `json:"markedCount"`
+}
+
+// An animal's profile fact.
+type ProfileFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Its sex.
+	Sex Sex `json:"sex"`
+	// Its birth day.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// Its breed.
+	Breed *string `json:"breed,omitempty"`
+}
+
+// An animal's profile fact: its sex, birth and breed.
 type ProfileFactInput struct {
-	AnimalID  uuid.UUID `json:"animalID"`
-	Sex       Sex       `json:"sex"`
-	BirthDate *string   `json:"birthDate,omitempty"`
-	Breed     *string   `json:"breed,omitempty"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Its sex.
+	Sex Sex `json:"sex"`
+	// Its birth day, YYYY-MM-DD.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// Its breed.
+	Breed *string `json:"breed,omitempty"`
 }
 
+// A step of the follow-up protocol.
 type ProtocolStep struct {
-	Name       string `json:"name"`
-	OffsetDays int    `json:"offsetDays"`
+	// What to do.
+	Name string `json:"name"`
+	// How many days after the birth it is due.
+	OffsetDays int `json:"offsetDays"`
 }
 
+// A step of the follow-up protocol.
 type ProtocolStepInput struct {
-	Name       string `json:"name"`
-	OffsetDays int    `json:"offsetDays"`
+	// What to do (1 to 200 characters).
+	Name string `json:"name"`
+	// How many days after the birth it is due (0 or more).
+	OffsetDays int `json:"offsetDays"`
 }
 
-type RecordItemInput struct {
-	Name        *string `json:"name,omitempty"`
+// A new record.
+type RecordCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// Ids that do not name active animals of the farm are left out.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// Ids that do not name active groups of the farm are left out.
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// A short title (1 to 200 characters).
+	Name string `json:"name"`
+	// What kind of event the record is.
+	Type record.Type `json:"type"`
+	// When the event happened.
+	AppliedAt time.Time `json:"appliedAt"`
+	// Free text, up to 10000 characters.
 	Description *string `json:"description,omitempty"`
-	// May carry a birth_history fact.
+	// The record's lines.
+	Items []*RecordItemInput `json:"items,omitempty"`
+}
+
+// What recordCreate made.
+type RecordCreatePayload struct {
+	// The new record.
+	Record *ent.Record `json:"record"`
+}
+
+// The record to delete.
+type RecordDeleteInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What recordDelete deleted.
+type RecordDeletePayload struct {
+	// The deleted record's id.
+	DeletedRecordID uuid.UUID `json:"deletedRecordID"`
+}
+
+// One line of a record.
+type RecordItemInput struct {
+	// A short title, up to 200 characters.
+	Name *string `json:"name,omitempty"`
+	// Free text, up to 10000 characters.
+	Description *string `json:"description,omitempty"`
+	// Free-form JSON; may carry a birth_history fact.
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-type SireCandidate struct {
-	AnimalID uuid.UUID `json:"animalID"`
-	// plausible, unknown or excluded
-	Eligibility             string          `json:"eligibility"`
-	Reasons                 []string        `json:"reasons"`
-	ExposureRecordIDs       []uuid.UUID     `json:"exposureRecordIDs"`
-	ExposureRecordItemIDs   []uuid.UUID     `json:"exposureRecordItemIDs"`
-	MembershipRecordIDs     []uuid.UUID     `json:"membershipRecordIDs"`
-	MembershipRecordItemIDs []uuid.UUID     `json:"membershipRecordItemIDs"`
-	OverlapIntervals        []*DateInterval `json:"overlapIntervals"`
-	Breed                   *string         `json:"breed,omitempty"`
-}
-
-type SireEvidence struct {
-	// unknown, candidates or presumed
-	Status   string     `json:"status"`
-	AnimalID *uuid.UUID `json:"animalID,omitempty"`
-	// A conservative review score below 1; not a DNA confidence.
-	Confidence    *float64         `json:"confidence,omitempty"`
-	Provenance    *string          `json:"provenance,omitempty"`
-	PresumedCross *string          `json:"presumedCross,omitempty"`
-	Candidates    []*SireCandidate `json:"candidates"`
-}
-
-type UpdateFarmInput struct {
-	Name    *string       `json:"name,omitempty"`
-	Species *farm.Species `json:"species,omitempty"`
-	// Null clears it; leaving it out keeps it.
-	SpeciesOther        graphql.Omittable[*string] `json:"speciesOther,omitempty"`
-	AllowPrivateThreads *bool                      `json:"allowPrivateThreads,omitempty"`
-}
-
-type UpdateRecordInput struct {
+// Changes to a record; fields left out keep their value.
+type RecordUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	ID uuid.UUID `json:"id"`
 	// Added to the record's animals; never replaces them.
 	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
 	// Added to the record's groups; never replaces them.
-	GroupIDs  []uuid.UUID  `json:"groupIDs,omitempty"`
-	Name      *string      `json:"name,omitempty"`
-	Type      *record.Type `json:"type,omitempty"`
-	AppliedAt *time.Time   `json:"appliedAt,omitempty"`
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// The new title.
+	Name *string `json:"name,omitempty"`
+	// The new kind.
+	Type *record.Type `json:"type,omitempty"`
+	// When the event happened.
+	AppliedAt *time.Time `json:"appliedAt,omitempty"`
 	// Null clears it; leaving it out keeps it.
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 	// Appended to the record's items.
 	Items []*RecordItemInput `json:"items,omitempty"`
 }
 
+// What recordUpdate changed.
+type RecordUpdatePayload struct {
+	// The record as it is now.
+	Record *ent.Record `json:"record"`
+}
+
+// An animal that could have sired the birth, with the evidence for and against.
+type SireCandidate struct {
+	// The candidate's id.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The candidate.
+	Animal *ent.Animal `json:"animal"`
+	// Whether it could be the sire.
+	Eligibility SireEligibility `json:"eligibility"`
+	// Why it is excluded or unknown, in words.
+	Reasons []string `json:"reasons"`
+	// The ids of the exposure records that put it with the dam.
+	ExposureRecordIDs []uuid.UUID `json:"exposureRecordIDs"`
+	// The ids of those records' items.
+	ExposureRecordItemIDs []uuid.UUID `json:"exposureRecordItemIDs"`
+	// The ids of the group membership records that put it with the dam.
+	MembershipRecordIDs []uuid.UUID `json:"membershipRecordIDs"`
+	// The ids of those records' items.
+	MembershipRecordItemIDs []uuid.UUID `json:"membershipRecordItemIDs"`
+	// The days it was with the dam within the conception window.
+	OverlapIntervals []*DateInterval `json:"overlapIntervals"`
+	// Its breed, when on record.
+	Breed *string `json:"breed,omitempty"`
+}
+
+// What the evidence says about the sire.
+type SireEvidence struct {
+	// How far the evidence names the sire.
+	Status SireStatus `json:"status"`
+	// The presumed sire's id, when status is presumed.
+	AnimalID *uuid.UUID `json:"animalID,omitempty"`
+	// The presumed sire, when status is presumed.
+	Animal *ent.Animal `json:"animal,omitempty"`
+	// A conservative review score below 1; not a DNA confidence.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// Where the presumption comes from, in words.
+	Provenance *string `json:"provenance,omitempty"`
+	// The cross of the dam's and the sire's breeds, when both are on record.
+	PresumedCross *string `json:"presumedCross,omitempty"`
+	// Every animal that could have sired the birth.
+	Candidates []*SireCandidate `json:"candidates"`
+}
+
+// Changes to a follow-up task.
+type TaskUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The task's id.
+	ID uuid.UUID `json:"id"`
+	// The new status.
+	Status farmtask.Status `json:"status"`
+	// The new due day; null clears it; leaving it out keeps it.
+	DueOn graphql.Omittable[*string] `json:"dueOn,omitempty"`
+	// Makes a retry with the same request id replay the first answer.
+	RequestID *string `json:"requestID,omitempty"`
+	// Refused unless the task came from this preview.
+	PreviewID *uuid.UUID `json:"previewID,omitempty"`
+	// Refused unless the task came from this protocol version.
+	ProtocolVersion *int `json:"protocolVersion,omitempty"`
+}
+
+// What taskUpdate changed.
+type TaskUpdatePayload struct {
+	// The task as it is now.
+	Task *ent.FarmTask `json:"task"`
+}
+
+// A new thread.
+type ThreadCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The title (1 to 200 characters).
+	Title string `json:"title"`
+	// Whether only its creator and the OWNERs may read it; needs the farm's allowPrivateThreads.
+	IsPrivate *bool `json:"isPrivate,omitempty"`
+}
+
+// What threadCreate made.
+type ThreadCreatePayload struct {
+	// The new thread.
+	Thread *ent.Thread `json:"thread"`
+}
+
+// Changes to a farm; fields left out keep their value.
+type UpdateFarmInput struct {
+	// The farm's new name (2 to 200 characters).
+	Name *string `json:"name,omitempty"`
+	// The new species.
+	Species *farm.Species `json:"species,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	SpeciesOther graphql.Omittable[*string] `json:"speciesOther,omitempty"`
+	// Whether members may open private threads.
+	AllowPrivateThreads *bool `json:"allowPrivateThreads,omitempty"`
+}
+
+// Changes to a record; fields left out keep their value.
+type UpdateRecordInput struct {
+	// Added to the record's animals; never replaces them.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// Added to the record's groups; never replaces them.
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// The new title.
+	Name *string `json:"name,omitempty"`
+	// The new kind.
+	Type *record.Type `json:"type,omitempty"`
+	// When the event happened.
+	AppliedAt *time.Time `json:"appliedAt,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// Appended to the record's items.
+	Items []*RecordItemInput `json:"items,omitempty"`
+}
+
+// Changes to a task.
 type UpdateTaskInput struct {
-	Status TaskStatus `json:"status"`
+	// The new status.
+	Status farmtask.Status `json:"status"`
 	// A date (YYYY-MM-DD); null clears it; leaving it out keeps it.
-	DueDate         graphql.Omittable[*string] `json:"dueDate,omitempty"`
-	RequestID       *string                    `json:"requestID,omitempty"`
-	PreviewID       *uuid.UUID                 `json:"previewID,omitempty"`
-	ProtocolVersion *int                       `json:"protocolVersion,omitempty"`
+	DueDate graphql.Omittable[*string] `json:"dueDate,omitempty"`
+	// Makes a retry with the same request id replay the first answer.
+	RequestID *string `json:"requestID,omitempty"`
+	// Refused unless the task came from this preview.
+	PreviewID *uuid.UUID `json:"previewID,omitempty"`
+	// Refused unless the task came from this protocol version.
+	ProtocolVersion *int `json:"protocolVersion,omitempty"`
 }
 
 type UpdateWebhookInput struct {
@@ -332,11 +954,140 @@ type WebhookDeliveryPage struct {
 	Nodes      []*ent.WebhookDelivery `json:"nodes"`
 }
 
+// When something happened, compared with the conception window.
+type ConceptionRelation string
+
+const (
+	// Before the window opened.
+	ConceptionRelationBefore ConceptionRelation = "before"
+	// Inside the window.
+	ConceptionRelationWithin ConceptionRelation = "within"
+	// After the window closed.
+	ConceptionRelationAfter ConceptionRelation = "after"
+	// The window is unknown.
+	ConceptionRelationUnknown ConceptionRelation = "unknown"
+)
+
+var AllConceptionRelation = []ConceptionRelation{
+	ConceptionRelationBefore,
+	ConceptionRelationWithin,
+	ConceptionRelationAfter,
+	ConceptionRelationUnknown,
+}
+
+func (e ConceptionRelation) IsValid() bool {
+	switch e {
+	case ConceptionRelationBefore, ConceptionRelationWithin, ConceptionRelationAfter, ConceptionRelationUnknown:
+		return true
+	}
+	return false
+}
+
+func (e ConceptionRelation) String() string {
+	return string(e)
+}
+
+func (e *ConceptionRelation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ConceptionRelation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ConceptionRelation", str)
+	}
+	return nil
+}
+
+func (e ConceptionRelation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ConceptionRelation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ConceptionRelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which way an animal crossed the farm's boundary.
+type MovementFactKind string
+
+const (
+	// It was bought in.
+	MovementFactKindPurchase MovementFactKind = "purchase"
+	// It came onto the farm.
+	MovementFactKindMovementIn MovementFactKind = "movement_in"
+	// It left the farm.
+	MovementFactKindMovementOut MovementFactKind = "movement_out"
+)
+
+var AllMovementFactKind = []MovementFactKind{
+	MovementFactKindPurchase,
+	MovementFactKindMovementIn,
+	MovementFactKindMovementOut,
+}
+
+func (e MovementFactKind) IsValid() bool {
+	switch e {
+	case MovementFactKindPurchase, MovementFactKindMovementIn, MovementFactKindMovementOut:
+		return true
+	}
+	return false
+}
+
+func (e MovementFactKind) String() string {
+	return string(e)
+}
+
+func (e *MovementFactKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MovementFactKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MovementFactKind", str)
+	}
+	return nil
+}
+
+func (e MovementFactKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MovementFactKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MovementFactKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which way an animal crossed the farm's boundary.
 type MovementKind string
 
 const (
-	MovementKindPurchase    MovementKind = "PURCHASE"
-	MovementKindMovementIn  MovementKind = "MOVEMENT_IN"
+	// It was bought in.
+	MovementKindPurchase MovementKind = "PURCHASE"
+	// It came onto the farm.
+	MovementKindMovementIn MovementKind = "MOVEMENT_IN"
+	// It left the farm.
 	MovementKindMovementOut MovementKind = "MOVEMENT_OUT"
 )
 
@@ -389,10 +1140,193 @@ func (e MovementKind) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Whether the birth falls in one of the farm's planned birth windows.
+type PlannedWindowStatus string
+
+const (
+	// It falls in a planned window.
+	PlannedWindowStatusWithin PlannedWindowStatus = "within"
+	// It falls outside every planned window.
+	PlannedWindowStatusOutside PlannedWindowStatus = "outside"
+	// The farm planned no windows.
+	PlannedWindowStatusNotConfigured PlannedWindowStatus = "not_configured"
+)
+
+var AllPlannedWindowStatus = []PlannedWindowStatus{
+	PlannedWindowStatusWithin,
+	PlannedWindowStatusOutside,
+	PlannedWindowStatusNotConfigured,
+}
+
+func (e PlannedWindowStatus) IsValid() bool {
+	switch e {
+	case PlannedWindowStatusWithin, PlannedWindowStatusOutside, PlannedWindowStatusNotConfigured:
+		return true
+	}
+	return false
+}
+
+func (e PlannedWindowStatus) String() string {
+	return string(e)
+}
+
+func (e *PlannedWindowStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PlannedWindowStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PlannedWindowStatus", str)
+	}
+	return nil
+}
+
+func (e PlannedWindowStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PlannedWindowStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PlannedWindowStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a user's channels for a farm come from.
+type PreferenceSource string
+
+const (
+	// The user's choice for this farm.
+	PreferenceSourceFarm PreferenceSource = "FARM"
+	// The user's default, for farms without their own choice.
+	PreferenceSourceDefault PreferenceSource = "DEFAULT"
+	// No choice at all: the role's defaults.
+	PreferenceSourceRole PreferenceSource = "ROLE"
+)
+
+var AllPreferenceSource = []PreferenceSource{
+	PreferenceSourceFarm,
+	PreferenceSourceDefault,
+	PreferenceSourceRole,
+}
+
+func (e PreferenceSource) IsValid() bool {
+	switch e {
+	case PreferenceSourceFarm, PreferenceSourceDefault, PreferenceSourceRole:
+		return true
+	}
+	return false
+}
+
+func (e PreferenceSource) String() string {
+	return string(e)
+}
+
+func (e *PreferenceSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PreferenceSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PreferenceSource", str)
+	}
+	return nil
+}
+
+func (e PreferenceSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PreferenceSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PreferenceSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether the birth-history settings were there for the review.
+type SettingsStatus string
+
+const (
+	// The farm has settings; the review used them.
+	SettingsStatusConfigured SettingsStatus = "configured"
+	// The farm has no settings; the review could not date conception.
+	SettingsStatusNotConfigured SettingsStatus = "not_configured"
+)
+
+var AllSettingsStatus = []SettingsStatus{
+	SettingsStatusConfigured,
+	SettingsStatusNotConfigured,
+}
+
+func (e SettingsStatus) IsValid() bool {
+	switch e {
+	case SettingsStatusConfigured, SettingsStatusNotConfigured:
+		return true
+	}
+	return false
+}
+
+func (e SettingsStatus) String() string {
+	return string(e)
+}
+
+func (e *SettingsStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SettingsStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SettingsStatus", str)
+	}
+	return nil
+}
+
+func (e SettingsStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SettingsStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SettingsStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The sex of an animal.
 type Sex string
 
 const (
-	SexMale   Sex = "MALE"
+	// Male.
+	SexMale Sex = "MALE"
+	// Female.
 	SexFemale Sex = "FEMALE"
 )
 
@@ -444,50 +1378,54 @@ func (e Sex) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-type TaskStatus string
+// Whether an animal could be the sire.
+type SireEligibility string
 
 const (
-	TaskStatusTodo      TaskStatus = "TODO"
-	TaskStatusDone      TaskStatus = "DONE"
-	TaskStatusCancelled TaskStatus = "CANCELLED"
+	// Nothing on record speaks against it.
+	SireEligibilityPlausible SireEligibility = "plausible"
+	// Something needed to decide is missing on record.
+	SireEligibilityUnknown SireEligibility = "unknown"
+	// The record rules it out (its reasons say why).
+	SireEligibilityExcluded SireEligibility = "excluded"
 )
 
-var AllTaskStatus = []TaskStatus{
-	TaskStatusTodo,
-	TaskStatusDone,
-	TaskStatusCancelled,
+var AllSireEligibility = []SireEligibility{
+	SireEligibilityPlausible,
+	SireEligibilityUnknown,
+	SireEligibilityExcluded,
 }
 
-func (e TaskStatus) IsValid() bool {
+func (e SireEligibility) IsValid() bool {
 	switch e {
-	case TaskStatusTodo, TaskStatusDone, TaskStatusCancelled:
+	case SireEligibilityPlausible, SireEligibilityUnknown, SireEligibilityExcluded:
 		return true
 	}
 	return false
 }
 
-func (e TaskStatus) String() string {
+func (e SireEligibility) String() string {
 	return string(e)
 }
 
-func (e *TaskStatus) UnmarshalGQL(v any) error {
+func (e *SireEligibility) UnmarshalGQL(v any) error {
 	str, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("enums must be strings")
 	}
 
-	*e = TaskStatus(str)
+	*e = SireEligibility(str)
 	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid TaskStatus", str)
+		return fmt.Errorf("%s is not a valid SireEligibility", str)
 	}
 	return nil
 }
 
-func (e TaskStatus) MarshalGQL(w io.Writer) {
+func (e SireEligibility) MarshalGQL(w io.Writer) {
 	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
 }
 
-func (e *TaskStatus) UnmarshalJSON(b []byte) error {
+func (e *SireEligibility) UnmarshalJSON(b []byte) error {
 	s, err := strconv.Unquote(string(b))
 	if err != nil {
 		return err
@@ -495,7 +1433,68 @@ func (e *TaskStatus) UnmarshalJSON(b []byte) error {
 	return e.UnmarshalGQL(s)
 }
 
-func (e TaskStatus) MarshalJSON() ([]byte, error) {
+func (e SireEligibility) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How far the evidence names the sire.
+type SireStatus string
+
+const (
+	// No animal could be the sire on the evidence.
+	SireStatusUnknown SireStatus = "unknown"
+	// Several animals could be; see candidates.
+	SireStatusCandidates SireStatus = "candidates"
+	// One animal is presumed the sire; see animal and confidence.
+	SireStatusPresumed SireStatus = "presumed"
+)
+
+var AllSireStatus = []SireStatus{
+	SireStatusUnknown,
+	SireStatusCandidates,
+	SireStatusPresumed,
+}
+
+func (e SireStatus) IsValid() bool {
+	switch e {
+	case SireStatusUnknown, SireStatusCandidates, SireStatusPresumed:
+		return true
+	}
+	return false
+}
+
+func (e SireStatus) String() string {
+	return string(e)
+}
+
+func (e *SireStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SireStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SireStatus", str)
+	}
+	return nil
+}
+
+func (e SireStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SireStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SireStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -96,6 +96,7 @@ func New(cfg Config, d Deps) http.Handler {
 	}
 	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError, failures)(
 		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
+	mux.Handle("GET /graphql/assets/", graph.ExplorerAssets())
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
 		BaseURL:  cfg.BaseURL,

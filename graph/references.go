@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"context"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+)
+
+// references holds the animals one operation has loaded by id, so that a reference many
+// objects of a page share, or that a list's resolver loaded for the whole page at once, is
+// not loaded again for each object.
+type references struct {
+	mu      sync.Mutex
+	animals map[uuid.UUID]*ent.Animal
+}
+
+type referencesKey struct{}
+
+// withReferences gives each operation its own cache; it lives as long as the operation.
+func withReferences(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	return next(context.WithValue(ctx, referencesKey{}, &references{animals: map[uuid.UUID]*ent.Animal{}}))
+}
+
+func referencesFrom(ctx context.Context) *references {
+	if r, ok := ctx.Value(referencesKey{}).(*references); ok {
+		return r
+	}
+	return &references{animals: map[uuid.UUID]*ent.Animal{}}
+}
+
+// animal returns the farm's animal with the id: from the operation's cache when a page
+// loaded it already, else loaded now (through the service, which authorizes the farm).
+func (r *Resolver) animal(ctx context.Context, farmID, id uuid.UUID) (*ent.Animal, error) {
+	refs := referencesFrom(ctx)
+	refs.mu.Lock()
+	a, ok := refs.animals[id]
+	refs.mu.Unlock()
+	if ok && a.FarmID == farmID {
+		return a, nil
+	}
+	if err := r.loadAnimals(ctx, farmID, []uuid.UUID{id}); err != nil {
+		return nil, err
+	}
+	refs.mu.Lock()
+	a, ok = refs.animals[id]
+	refs.mu.Unlock()
+	if !ok || a.FarmID != farmID {
+		return nil, herdbook.Errorf(herdbook.ENOTFOUND, "animal %s not found", id)
+	}
+	return a, nil
+}
+
+// loadAnimals loads the farm's animals with the ids into the operation's cache, in one query.
+func (r *Resolver) loadAnimals(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) error {
+	as, err := r.svc.AnimalsByID(ctx, farmID, ids)
+	if err != nil {
+		return err
+	}
+	refs := referencesFrom(ctx)
+	refs.mu.Lock()
+	defer refs.mu.Unlock()
+	for id, a := range as {
+		refs.animals[id] = a
+	}
+	return nil
+}
+
+// withTaskDams loads, when the operation asks for them, the dams of the births of a page of
+// tasks, all in one query, before each task's birth resolves its dam.
+func (r *Resolver) withTaskDams(ctx context.Context, farmID uuid.UUID) func(*ent.FollowUpTaskConnection, error) (*ent.FollowUpTaskConnection, error) {
+	return func(conn *ent.FollowUpTaskConnection, err error) (*ent.FollowUpTaskConnection, error) {
+		if err != nil || !selected(ctx, "edges", "node", "birthEvent", "dam") {
+			return conn, err
+		}
+		var dams []uuid.UUID
+		for _, e := range conn.Edges {
+			if ev := e.Node.Edges.BirthEvent; ev != nil {
+				dams = append(dams, ev.DamID)
+			}
+		}
+		if err := r.loadAnimals(ctx, farmID, dams); err != nil {
+			return nil, err
+		}
+		return conn, nil
+	}
+}
