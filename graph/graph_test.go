@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -305,13 +306,13 @@ func TestDefaultPage(t *testing.T) {
 		u := app.MustUser()
 		f := app.MustFarm(u, "Large")
 		n := herdbook.MaxConnectionPage + 1
-		builders := make([]*ent.AnimalCreate, n)
-		for i := range builders {
-			builders[i] = app.DB.Client.Animal.Create().SetFarmID(f.ID).SetTag(fmt.Sprintf("T-%04d", i))
-		}
-		if err := app.DB.Client.Animal.CreateBulk(builders...).Exec(app.Ctx(u)); err != nil {
-			t.Fatal(err)
-		}
+		herdbooktest.InTx(t, app.DB.Client, func(ctx context.Context, c *ent.Client) error {
+			builders := make([]*ent.AnimalCreate, n)
+			for i := range builders {
+				builders[i] = c.Animal.Create().SetFarmID(f.ID).SetTag(fmt.Sprintf("T-%04d", i))
+			}
+			return c.Animal.CreateBulk(builders...).Exec(ctx)
+		})
 		out := app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { animals { totalCount pageInfo { hasNextPage } edges { node { id } } } } }`, map[string]any{"f": f.ID.String()})
 		wantNoErrors(t, out)
 		if got := len(dig(t, out, "data.farm.animals.edges").([]any)); got != herdbook.MaxConnectionPage {
