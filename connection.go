@@ -147,8 +147,9 @@ func (s *Service) FileConnection(ctx context.Context, farmID uuid.UUID, w Window
 	if order == nil {
 		order = &ent.FileOrder{Field: ent.FileOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
 	}
+	first, last := w.page()
 	return s.Client(ctx).File.Query().Where(file.FarmID(farmID)).
-		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithFileOrder(order))
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithFileOrder(order))
 }
 
 // ThreadConnection pages through the threads of a farm the viewer may read, newest first
@@ -164,8 +165,9 @@ func (s *Service) ThreadConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	if order == nil {
 		order = &ent.ThreadOrder{Field: ent.ThreadOrderFieldCreatedAt, Direction: entgql.OrderDirectionDesc}
 	}
+	first, last := w.page()
 	return s.Client(ctx).Thread.Query().Where(visibleThreads(v, m)).
-		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithThreadOrder(order))
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithThreadOrder(order))
 }
 
 // MessageConnection pages through a readable thread's messages, oldest first unless ordered
@@ -180,8 +182,9 @@ func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w W
 	if order == nil {
 		order = &ent.MessageOrder{Field: ent.MessageOrderFieldCreatedAt, Direction: entgql.OrderDirectionAsc}
 	}
+	first, last := w.page()
 	return s.Client(ctx).Message.Query().Where(message.ThreadID(threadID)).
-		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithMessageOrder(order))
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithMessageOrder(order))
 }
 
 // GroupAnimalConnection pages through a group's current active animals.
@@ -200,8 +203,12 @@ func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, 
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateWhere(where); err != nil {
+		return nil, err
+	}
+	first, last := w.page()
 	return q.Where(animal.HasGroupsWith(group.ID(groupID))).
-		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }
 
 // RecordAnimalConnection pages through the active animals a record applies to.
@@ -223,6 +230,10 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateWhere(where); err != nil {
+		return nil, err
+	}
+	first, last := w.page()
 	return q.Where(animal.HasRecordsWith(record.ID(recordID))).
-		Paginate(ctx, w.After, w.First, w.Before, w.Last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }

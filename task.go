@@ -203,6 +203,14 @@ func (s *Service) FarmTaskConnection(ctx context.Context, farmID uuid.UUID, w Wi
 	if w.First != nil && w.Last != nil {
 		fe.add("last", "cannot be given with first")
 	}
+	for _, c := range []struct {
+		name string
+		c    *Cursor
+	}{{"after", w.After}, {"before", w.Before}} {
+		if c.c != nil {
+			textIn(&fe, c.name, c.c.Value, false)
+		}
+	}
 	if err := fe.err(); err != nil {
 		return nil, err
 	}

@@ -96,6 +96,11 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
+	group := app.MustGroup(owner, f.ID, "Text Group")
+	rec, err := svc.CreateRecord(ctx, f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "r", Type: "OTHER", AppliedAt: &now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The feeds' baselines need cursors the lists really gave.
 	feedCursor := func(_ any, _ int, c string, err error) string {
 		if err != nil {
@@ -161,6 +166,12 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "CreateWebhook", args: []any{f.ID, herdbook.WebhookInput{URL: "https://example.com/hook", EventTypes: []string{"record.created"}, Description: ptr("d")}}},
 		{method: "UpdateWebhook", args: []any{f.ID, uuid.New(), herdbook.WebhookPatch{URL: ptr("https://example.com/hook"), EventTypes: []string{"record.created"},
 			Description: herdbook.Optional[string]{Set: true, Value: ptr("d")}}}},
+		{method: "FileConnection", args: []any{f.ID, window, (*ent.FileOrder)(nil)}},
+		{method: "ThreadConnection", args: []any{f.ID, window, (*ent.ThreadOrder)(nil)}},
+		{method: "MessageConnection", args: []any{th.ID, window, (*ent.MessageOrder)(nil)}},
+		{method: "GroupAnimalConnection", args: []any{group.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
+		{method: "RecordAnimalConnection", args: []any{rec.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
+		{method: "FarmTaskConnection", args: []any{f.ID, window, herdbook.TaskConnectionFilter{}}},
 		{method: "NotificationConnection", args: []any{f.ID, window, (*ent.NotificationOrder)(nil),
 			herdbook.NotificationFilter{Status: ptr(notification.StatusSENT)}}},
 	}

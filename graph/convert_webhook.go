@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/google/uuid"
 	"encoding/json"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -12,11 +13,11 @@ import (
 // The functions below only translate between the service's webhook values and the graph's
 // models.
 
-func webhookIn(in model.CreateWebhookInput) herdbook.WebhookInput {
+func webhookIn(in model.WebhookCreateInput) herdbook.WebhookInput {
 	return herdbook.WebhookInput{URL: in.URL, EventTypes: in.EventTypes, Description: in.Description, Enabled: in.Enabled}
 }
 
-func webhookPatchIn(in model.UpdateWebhookInput) herdbook.WebhookPatch {
+func webhookPatchIn(in model.WebhookUpdateInput) herdbook.WebhookPatch {
 	p := herdbook.WebhookPatch{URL: in.URL, EventTypes: in.EventTypes, Enabled: in.Enabled}
 	if v, ok := in.Description.ValueOK(); ok {
 		p.Description = herdbook.Optional[string]{Set: true, Value: v}
@@ -24,11 +25,32 @@ func webhookPatchIn(in model.UpdateWebhookInput) herdbook.WebhookPatch {
 	return p
 }
 
-func createdWebhook(ep *ent.WebhookEndpoint, secret string, err error) (*model.CreateWebhookPayload, error) {
+func createdWebhook(ep *ent.WebhookEndpoint, secret string, err error) (*model.WebhookCreatePayload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.CreateWebhookPayload{Webhook: ep, Secret: secret}, nil
+	return &model.WebhookCreatePayload{Webhook: ep, Secret: secret}, nil
+}
+
+func updatedWebhook(ep *ent.WebhookEndpoint, err error) (*model.WebhookUpdatePayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookUpdatePayload{Webhook: ep}, nil
+}
+
+func deletedWebhook(id uuid.UUID, err error) (*model.WebhookDeletePayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookDeletePayload{DeletedWebhookID: id}, nil
+}
+
+func replayedDelivery(d *ent.WebhookDelivery, err error) (*model.WebhookDeliveryReplayPayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookDeliveryReplayPayload{Delivery: d}, nil
 }
 
 // orNull answers null for an id the viewer may not read, as farm(id:) does.

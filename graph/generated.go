@@ -191,11 +191,6 @@ type ComplexityRoot struct {
 		WelcomeThreadID func(childComplexity int) int
 	}
 
-	CreateWebhookPayload struct {
-		Secret  func(childComplexity int) int
-		Webhook func(childComplexity int) int
-	}
-
 	DateInterval struct {
 		EndDate   func(childComplexity int) int
 		StartDate func(childComplexity int) int
@@ -430,13 +425,11 @@ type ComplexityRoot struct {
 		CreateGroup                   func(childComplexity int, farmID uuid.UUID, input model.GroupInput) int
 		CreateRecord                  func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
 		CreateThread                  func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
-		CreateWebhook                 func(childComplexity int, farmID uuid.UUID, input model.CreateWebhookInput) int
 		DeactivateMember              func(childComplexity int, id uuid.UUID) int
 		DeleteAnimal                  func(childComplexity int, id uuid.UUID) int
 		DeleteFarm                    func(childComplexity int, id uuid.UUID) int
 		DeleteGroup                   func(childComplexity int, id uuid.UUID) int
 		DeleteRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
-		DeleteWebhook                 func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
 		FactCreate                    func(childComplexity int, input model.FactCreateInput) int
 		FarmCreate                    func(childComplexity int, input model.FarmCreateInput) int
 		FarmDelete                    func(childComplexity int, input model.FarmDeleteInput) int
@@ -464,7 +457,6 @@ type ComplexityRoot struct {
 		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
 		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
 		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
-		ReplayWebhookDelivery         func(childComplexity int, farmID uuid.UUID, webhookID uuid.UUID, deliveryID uuid.UUID) int
 		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
 		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
 		SetNotificationPreferences    func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
@@ -474,7 +466,10 @@ type ComplexityRoot struct {
 		UpdateFarm                    func(childComplexity int, id uuid.UUID, input model.UpdateFarmInput) int
 		UpdateFarmTask                func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) int
 		UpdateRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateRecordInput) int
-		UpdateWebhook                 func(childComplexity int, farmID uuid.UUID, id uuid.UUID, input model.UpdateWebhookInput) int
+		WebhookCreate                 func(childComplexity int, input model.WebhookCreateInput) int
+		WebhookDelete                 func(childComplexity int, input model.WebhookDeleteInput) int
+		WebhookDeliveryReplay         func(childComplexity int, input model.WebhookDeliveryReplayInput) int
+		WebhookUpdate                 func(childComplexity int, input model.WebhookUpdateInput) int
 	}
 
 	Notification struct {
@@ -671,6 +666,15 @@ type ComplexityRoot struct {
 		StatusCode func(childComplexity int) int
 	}
 
+	WebhookCreatePayload struct {
+		Secret  func(childComplexity int) int
+		Webhook func(childComplexity int) int
+	}
+
+	WebhookDeletePayload struct {
+		DeletedWebhookID func(childComplexity int) int
+	}
+
 	WebhookDelivery struct {
 		AttemptLog     func(childComplexity int) int
 		Attempts       func(childComplexity int) int
@@ -692,6 +696,10 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	WebhookDeliveryReplayPayload struct {
+		Delivery func(childComplexity int) int
+	}
+
 	WebhookEndpoint struct {
 		CreatedAt      func(childComplexity int) int
 		Description    func(childComplexity int) int
@@ -702,6 +710,10 @@ type ComplexityRoot struct {
 		ID             func(childComplexity int) int
 		URL            func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	WebhookUpdatePayload struct {
+		Webhook func(childComplexity int) int
 	}
 }
 
@@ -803,10 +815,10 @@ type MutationResolver interface {
 	NotificationPreferencesUpdate(ctx context.Context, input model.NotificationPreferencesUpdateInput) (*model.NotificationPreferencesUpdatePayload, error)
 	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
 	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
-	CreateWebhook(ctx context.Context, farmID uuid.UUID, input model.CreateWebhookInput) (*model.CreateWebhookPayload, error)
-	UpdateWebhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateWebhookInput) (*ent.WebhookEndpoint, error)
-	DeleteWebhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (uuid.UUID, error)
-	ReplayWebhookDelivery(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, deliveryID uuid.UUID) (*ent.WebhookDelivery, error)
+	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
+	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
+	WebhookDelete(ctx context.Context, input model.WebhookDeleteInput) (*model.WebhookDeletePayload, error)
+	WebhookDeliveryReplay(ctx context.Context, input model.WebhookDeliveryReplayInput) (*model.WebhookDeliveryReplayPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1348,19 +1360,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateFarmPayload.WelcomeThreadID(childComplexity), true
-
-	case "CreateWebhookPayload.secret":
-		if e.ComplexityRoot.CreateWebhookPayload.Secret == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CreateWebhookPayload.Secret(childComplexity), true
-	case "CreateWebhookPayload.webhook":
-		if e.ComplexityRoot.CreateWebhookPayload.Webhook == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CreateWebhookPayload.Webhook(childComplexity), true
 
 	case "DateInterval.endDate":
 		if e.ComplexityRoot.DateInterval.EndDate == nil {
@@ -2314,17 +2313,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateThread(childComplexity, args["farmID"].(uuid.UUID), args["title"].(string), args["isPrivate"].(*bool)), true
-	case "Mutation.createWebhook":
-		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
-			break
-		}
-
-		args, err := ec.field_Mutation_createWebhook_args(ctx, rawArgs)
-		if err != nil {
-			return 0, false
-		}
-
-		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.CreateWebhookInput)), true
 	case "Mutation.deactivateMember":
 		if e.ComplexityRoot.Mutation.DeactivateMember == nil {
 			break
@@ -2380,17 +2368,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
-	case "Mutation.deleteWebhook":
-		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
-			break
-		}
-
-		args, err := ec.field_Mutation_deleteWebhook_args(ctx, rawArgs)
-		if err != nil {
-			return 0, false
-		}
-
-		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
 	case "Mutation.factCreate":
 		if e.ComplexityRoot.Mutation.FactCreate == nil {
 			break
@@ -2688,17 +2665,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
-	case "Mutation.replayWebhookDelivery":
-		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
-			break
-		}
-
-		args, err := ec.field_Mutation_replayWebhookDelivery_args(ctx, rawArgs)
-		if err != nil {
-			return 0, false
-		}
-
-		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["farmID"].(uuid.UUID), args["webhookID"].(uuid.UUID), args["deliveryID"].(uuid.UUID)), true
 	case "Mutation.setGroupAnimals":
 		if e.ComplexityRoot.Mutation.SetGroupAnimals == nil {
 			break
@@ -2798,17 +2764,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["input"].(model.UpdateRecordInput)), true
-	case "Mutation.updateWebhook":
-		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
+	case "Mutation.webhookCreate":
+		if e.ComplexityRoot.Mutation.WebhookCreate == nil {
 			break
 		}
 
-		args, err := ec.field_Mutation_updateWebhook_args(ctx, rawArgs)
+		args, err := ec.field_Mutation_webhookCreate_args(ctx, rawArgs)
 		if err != nil {
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["input"].(model.UpdateWebhookInput)), true
+		return e.ComplexityRoot.Mutation.WebhookCreate(childComplexity, args["input"].(model.WebhookCreateInput)), true
+	case "Mutation.webhookDelete":
+		if e.ComplexityRoot.Mutation.WebhookDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_webhookDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WebhookDelete(childComplexity, args["input"].(model.WebhookDeleteInput)), true
+	case "Mutation.webhookDeliveryReplay":
+		if e.ComplexityRoot.Mutation.WebhookDeliveryReplay == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_webhookDeliveryReplay_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WebhookDeliveryReplay(childComplexity, args["input"].(model.WebhookDeliveryReplayInput)), true
+	case "Mutation.webhookUpdate":
+		if e.ComplexityRoot.Mutation.WebhookUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_webhookUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WebhookUpdate(childComplexity, args["input"].(model.WebhookUpdateInput)), true
 
 	case "Notification.attempts":
 		if e.ComplexityRoot.Notification.Attempts == nil {
@@ -3610,6 +3609,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookAttempt.StatusCode(childComplexity), true
 
+	case "WebhookCreatePayload.secret":
+		if e.ComplexityRoot.WebhookCreatePayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookCreatePayload.Secret(childComplexity), true
+	case "WebhookCreatePayload.webhook":
+		if e.ComplexityRoot.WebhookCreatePayload.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookCreatePayload.Webhook(childComplexity), true
+
+	case "WebhookDeletePayload.deletedWebhookID":
+		if e.ComplexityRoot.WebhookDeletePayload.DeletedWebhookID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeletePayload.DeletedWebhookID(childComplexity), true
+
 	case "WebhookDelivery.attemptLog":
 		if e.ComplexityRoot.WebhookDelivery.AttemptLog == nil {
 			break
@@ -3702,6 +3721,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookDeliveryPage.TotalCount(childComplexity), true
 
+	case "WebhookDeliveryReplayPayload.delivery":
+		if e.ComplexityRoot.WebhookDeliveryReplayPayload.Delivery == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryReplayPayload.Delivery(childComplexity), true
+
 	case "WebhookEndpoint.createdAt":
 		if e.ComplexityRoot.WebhookEndpoint.CreatedAt == nil {
 			break
@@ -3757,6 +3783,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookEndpoint.UpdatedAt(childComplexity), true
 
+	case "WebhookUpdatePayload.webhook":
+		if e.ComplexityRoot.WebhookUpdatePayload.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookUpdatePayload.Webhook(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -3784,7 +3817,6 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputChannelPreferencesInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
-		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputExposureFact,
 		ec.unmarshalInputExposureFactInput,
 		ec.unmarshalInputFactCreateInput,
@@ -3832,8 +3864,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateFarmInput,
 		ec.unmarshalInputUpdateRecordInput,
 		ec.unmarshalInputUpdateTaskInput,
-		ec.unmarshalInputUpdateWebhookInput,
 		ec.unmarshalInputUserOrder,
+		ec.unmarshalInputWebhookCreateInput,
+		ec.unmarshalInputWebhookDeleteInput,
+		ec.unmarshalInputWebhookDeliveryReplayInput,
+		ec.unmarshalInputWebhookUpdateInput,
 	)
 	first := true
 
@@ -4193,16 +4228,6 @@ func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, f
 		return ec.fieldContext_CreateFarmPayload_welcomeThread(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateFarmPayload", field.Name)
-}
-
-func (ec *executionContext) childFields_CreateWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "webhook":
-		return ec.fieldContext_CreateWebhookPayload_webhook(ctx, field)
-	case "secret":
-		return ec.fieldContext_CreateWebhookPayload_secret(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CreateWebhookPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DateInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5003,6 +5028,24 @@ func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type WebhookAttempt", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_WebhookCreatePayload_webhook(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookCreatePayload_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedWebhookID":
+		return ec.fieldContext_WebhookDeletePayload_deletedWebhookID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5045,6 +5088,14 @@ func (ec *executionContext) childFields_WebhookDeliveryPage(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryPage", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookDeliveryReplayPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "delivery":
+		return ec.fieldContext_WebhookDeliveryReplayPayload_delivery(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryReplayPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5067,6 +5118,14 @@ func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, fie
 		return ec.fieldContext_WebhookEndpoint_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_WebhookUpdatePayload_webhook(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5923,28 +5982,6 @@ func (ec *executionContext) field_Mutation_createThread_args(ctx context.Context
 	return args, nil
 }
 
-func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["farmID"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.CreateWebhookInput, error) {
-			return ec.unmarshalNCreateWebhookInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateWebhookInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["input"] = arg1
-	return args, nil
-}
-
 func (ec *executionContext) field_Mutation_deactivateMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6002,28 +6039,6 @@ func (ec *executionContext) field_Mutation_deleteGroup_args(ctx context.Context,
 }
 
 func (ec *executionContext) field_Mutation_deleteRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["farmID"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["id"] = arg1
-	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
@@ -6503,36 +6518,6 @@ func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context
 	return args, nil
 }
 
-func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["farmID"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "webhookID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["webhookID"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "deliveryID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["deliveryID"] = arg2
-	return args, nil
-}
-
 func (ec *executionContext) field_Mutation_setGroupAnimals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6731,33 +6716,59 @@ func (ec *executionContext) field_Mutation_updateRecord_args(ctx context.Context
 	return args, nil
 }
 
-func (ec *executionContext) field_Mutation_updateWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+func (ec *executionContext) field_Mutation_webhookCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "farmID",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WebhookCreateInput, error) {
+			return ec.unmarshalNWebhookCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookCreateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["farmID"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (uuid.UUID, error) {
-			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_webhookDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WebhookDeleteInput, error) {
+			return ec.unmarshalNWebhookDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeleteInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["id"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.UpdateWebhookInput, error) {
-			return ec.unmarshalNUpdateWebhookInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateWebhookInput(ctx, v)
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_webhookDeliveryReplay_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WebhookDeliveryReplayInput, error) {
+			return ec.unmarshalNWebhookDeliveryReplayInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryReplayInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg2
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_webhookUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WebhookUpdateInput, error) {
+			return ec.unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -9260,61 +9271,6 @@ func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThread(_ conte
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _CreateWebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CreateWebhookPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CreateWebhookPayload_webhook(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Webhook, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CreateWebhookPayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CreateWebhookPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_WebhookEndpoint(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CreateWebhookPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.CreateWebhookPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CreateWebhookPayload_secret(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Secret, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CreateWebhookPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateWebhookPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
@@ -15028,34 +14984,34 @@ func (ec *executionContext) fieldContext_Mutation_setNotificationPreferences(ctx
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_webhookCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createWebhook(ctx, field)
+			return ec.fieldContext_Mutation_webhookCreate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateWebhook(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["input"].(model.CreateWebhookInput))
+			return ec.Resolvers.Mutation().WebhookCreate(ctx, fc.Args["input"].(model.WebhookCreateInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateWebhookPayload) graphql.Marshaler {
-			return ec.marshalNCreateWebhookPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateWebhookPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookCreatePayload) graphql.Marshaler {
+			return ec.marshalNWebhookCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookCreatePayload(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_webhookCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CreateWebhookPayload(ctx, field)
+			return ec.childFields_WebhookCreatePayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15065,41 +15021,41 @@ func (ec *executionContext) fieldContext_Mutation_createWebhook(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_webhookCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_updateWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_webhookUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateWebhook(ctx, field)
+			return ec.fieldContext_Mutation_webhookUpdate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateWebhook(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateWebhookInput))
+			return ec.Resolvers.Mutation().WebhookUpdate(ctx, fc.Args["input"].(model.WebhookUpdateInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookUpdatePayload) graphql.Marshaler {
+			return ec.marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdatePayload(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_updateWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_webhookUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_WebhookEndpoint(ctx, field)
+			return ec.childFields_WebhookUpdatePayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15109,41 +15065,41 @@ func (ec *executionContext) fieldContext_Mutation_updateWebhook(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_webhookUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_webhookDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteWebhook(ctx, field)
+			return ec.fieldContext_Mutation_webhookDelete(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteWebhook(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Mutation().WebhookDelete(ctx, fc.Args["input"].(model.WebhookDeleteInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDeletePayload) graphql.Marshaler {
+			return ec.marshalNWebhookDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeletePayload(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_webhookDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type ID does not have child fields")
+			return ec.childFields_WebhookDeletePayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15153,41 +15109,41 @@ func (ec *executionContext) fieldContext_Mutation_deleteWebhook(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_webhookDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_replayWebhookDelivery(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_webhookDeliveryReplay(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_replayWebhookDelivery(ctx, field)
+			return ec.fieldContext_Mutation_webhookDeliveryReplay(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ReplayWebhookDelivery(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["webhookID"].(uuid.UUID), fc.Args["deliveryID"].(uuid.UUID))
+			return ec.Resolvers.Mutation().WebhookDeliveryReplay(ctx, fc.Args["input"].(model.WebhookDeliveryReplayInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDeliveryReplayPayload) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryReplayPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryReplayPayload(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_replayWebhookDelivery(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_webhookDeliveryReplay(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_WebhookDelivery(ctx, field)
+			return ec.childFields_WebhookDeliveryReplayPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15197,7 +15153,7 @@ func (ec *executionContext) fieldContext_Mutation_replayWebhookDelivery(ctx cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_replayWebhookDelivery_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_webhookDeliveryReplay_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18485,6 +18441,84 @@ func (ec *executionContext) fieldContext_WebhookAttempt_createdAt(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _WebhookCreatePayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.WebhookCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookCreatePayload_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Webhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookCreatePayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookCreatePayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.WebhookCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookCreatePayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookCreatePayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookCreatePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookDeletePayload_deletedWebhookID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeletePayload_deletedWebhookID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedWebhookID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeletePayload_deletedWebhookID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18848,6 +18882,38 @@ func (ec *executionContext) fieldContext_WebhookDeliveryPage_nodes(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _WebhookDeliveryReplayPayload_delivery(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryReplayPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryReplayPayload_delivery(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delivery, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryReplayPayload_delivery(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryReplayPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19053,6 +19119,38 @@ func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookUpdatePayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.WebhookUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookUpdatePayload_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Webhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookUpdatePayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -21397,57 +21495,6 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context, obj any) (model.CreateWebhookInput, error) {
-	var it model.CreateWebhookInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"url", "eventTypes", "description", "enabled"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "url":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
-			data, err := ec.unmarshalNString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.URL = data
-		case "eventTypes":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
-			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.EventTypes = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "enabled":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Enabled = data
 		}
 	}
 	return it, nil
@@ -24936,57 +24983,6 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputUpdateWebhookInput(ctx context.Context, obj any) (model.UpdateWebhookInput, error) {
-	var it model.UpdateWebhookInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"url", "eventTypes", "description", "enabled"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "url":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.URL = data
-		case "eventTypes":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.EventTypes = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = graphql.OmittableOf(data)
-		case "enabled":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Enabled = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any) (ent.UserOrder, error) {
 	var it ent.UserOrder
 	if obj == nil {
@@ -25023,6 +25019,210 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookCreateInput(ctx context.Context, obj any) (model.WebhookCreateInput, error) {
+	var it model.WebhookCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "url", "eventTypes", "description", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "eventTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypes = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookDeleteInput(ctx context.Context, obj any) (model.WebhookDeleteInput, error) {
+	var it model.WebhookDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookDeliveryReplayInput(ctx context.Context, obj any) (model.WebhookDeliveryReplayInput, error) {
+	var it model.WebhookDeliveryReplayInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "webhookID", "deliveryID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "webhookID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("webhookID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WebhookID = data
+		case "deliveryID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deliveryID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeliveryID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookUpdateInput(ctx context.Context, obj any) (model.WebhookUpdateInput, error) {
+	var it model.WebhookUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "url", "eventTypes", "description", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "eventTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypes = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
 		}
 	}
 	return it, nil
@@ -26356,49 +26556,6 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var createWebhookPayloadImplementors = []string{"CreateWebhookPayload"}
-
-func (ec *executionContext) _CreateWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createWebhookPayloadImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CreateWebhookPayload")
-		case "webhook":
-			out.Values[i] = ec._CreateWebhookPayload_webhook(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "secret":
-			out.Values[i] = ec._CreateWebhookPayload_secret(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29174,30 +29331,30 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "createWebhook":
+		case "webhookCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createWebhook(ctx, field)
+				return ec._Mutation_webhookCreate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "updateWebhook":
+		case "webhookUpdate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateWebhook(ctx, field)
+				return ec._Mutation_webhookUpdate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "deleteWebhook":
+		case "webhookDelete":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteWebhook(ctx, field)
+				return ec._Mutation_webhookDelete(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "replayWebhookDelivery":
+		case "webhookDeliveryReplay":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_replayWebhookDelivery(ctx, field)
+				return ec._Mutation_webhookDeliveryReplay(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -31083,6 +31240,87 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var webhookCreatePayloadImplementors = []string{"WebhookCreatePayload"}
+
+func (ec *executionContext) _WebhookCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookCreatePayload")
+		case "webhook":
+			out.Values[i] = ec._WebhookCreatePayload_webhook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._WebhookCreatePayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var webhookDeletePayloadImplementors = []string{"WebhookDeletePayload"}
+
+func (ec *executionContext) _WebhookDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeletePayload")
+		case "deletedWebhookID":
+			out.Values[i] = ec._WebhookDeletePayload_deletedWebhookID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var webhookDeliveryImplementors = []string{"WebhookDelivery"}
 
 func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery) graphql.Marshaler {
@@ -31323,6 +31561,44 @@ func (ec *executionContext) _WebhookDeliveryPage(ctx context.Context, sel ast.Se
 	return out
 }
 
+var webhookDeliveryReplayPayloadImplementors = []string{"WebhookDeliveryReplayPayload"}
+
+func (ec *executionContext) _WebhookDeliveryReplayPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryReplayPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryReplayPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryReplayPayload")
+		case "delivery":
+			out.Values[i] = ec._WebhookDeliveryReplayPayload_delivery(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var webhookEndpointImplementors = []string{"WebhookEndpoint"}
 
 func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookEndpoint) graphql.Marshaler {
@@ -31377,6 +31653,44 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 			}
 		case "updatedAt":
 			out.Values[i] = ec._WebhookEndpoint_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var webhookUpdatePayloadImplementors = []string{"WebhookUpdatePayload"}
+
+func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookUpdatePayload")
+		case "webhook":
+			out.Values[i] = ec._WebhookUpdatePayload_webhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32095,21 +32409,6 @@ func (ec *executionContext) marshalNCreateFarmPayload2ᚖgithubᚗcomᚋherdbook
 func (ec *executionContext) unmarshalNCreateRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateRecordInput(ctx context.Context, v any) (model.CreateRecordInput, error) {
 	res, err := ec.unmarshalInputCreateRecordInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNCreateWebhookInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateWebhookInput(ctx context.Context, v any) (model.CreateWebhookInput, error) {
-	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNCreateWebhookPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateWebhookPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CreateWebhookPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[uuid.UUID], error) {
@@ -33331,11 +33630,6 @@ func (ec *executionContext) unmarshalNUpdateTaskInput2githubᚗcomᚋherdbookᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNUpdateWebhookInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateWebhookInput(ctx context.Context, v any) (model.UpdateWebhookInput, error) {
-	res, err := ec.unmarshalInputUpdateWebhookInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐUser(ctx context.Context, sel ast.SelectionSet, v *ent.User) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -33388,6 +33682,36 @@ func (ec *executionContext) marshalNWebhookAttempt2ᚖgithubᚗcomᚋherdbookᚋ
 	return ec._WebhookAttempt(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNWebhookCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookCreateInput(ctx context.Context, v any) (model.WebhookCreateInput, error) {
+	res, err := ec.unmarshalInputWebhookCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWebhookDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeleteInput(ctx context.Context, v any) (model.WebhookDeleteInput, error) {
+	res, err := ec.unmarshalInputWebhookDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookDeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -33424,6 +33748,21 @@ func (ec *executionContext) marshalNWebhookDeliveryPage2ᚖgithubᚗcomᚋherdbo
 	return ec._WebhookDeliveryPage(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNWebhookDeliveryReplayInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryReplayInput(ctx context.Context, v any) (model.WebhookDeliveryReplayInput, error) {
+	res, err := ec.unmarshalInputWebhookDeliveryReplayInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryReplayPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryReplayPayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryReplayPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryReplayPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNWebhookDeliveryStatus2githubᚗcomᚋherdbookᚋherdbookᚋentᚋwebhookdeliveryᚐStatus(ctx context.Context, v any) (webhookdelivery.Status, error) {
 	var res webhookdelivery.Status
 	err := res.UnmarshalGQL(v)
@@ -33458,6 +33797,21 @@ func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdateInput(ctx context.Context, v any) (model.WebhookUpdateInput, error) {
+	res, err := ec.unmarshalInputWebhookUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {

@@ -15,24 +15,24 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
-// CreateWebhook is the resolver for the createWebhook field.
-func (r *mutationResolver) CreateWebhook(ctx context.Context, farmID uuid.UUID, input model.CreateWebhookInput) (*model.CreateWebhookPayload, error) {
-	return createdWebhook(r.svc.CreateWebhook(ctx, farmID, webhookIn(input)))
+// WebhookCreate is the resolver for the webhookCreate field.
+func (r *mutationResolver) WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error) {
+	return createdWebhook(r.svc.CreateWebhook(ctx, input.FarmID, webhookIn(input)))
 }
 
-// UpdateWebhook is the resolver for the updateWebhook field.
-func (r *mutationResolver) UpdateWebhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateWebhookInput) (*ent.WebhookEndpoint, error) {
-	return r.svc.UpdateWebhook(ctx, farmID, id, webhookPatchIn(input))
+// WebhookUpdate is the resolver for the webhookUpdate field.
+func (r *mutationResolver) WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error) {
+	return updatedWebhook(r.svc.UpdateWebhook(ctx, input.FarmID, input.ID, webhookPatchIn(input)))
 }
 
-// DeleteWebhook is the resolver for the deleteWebhook field.
-func (r *mutationResolver) DeleteWebhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (uuid.UUID, error) {
-	return idOf(id, r.svc.DeleteWebhook(ctx, farmID, id))
+// WebhookDelete is the resolver for the webhookDelete field.
+func (r *mutationResolver) WebhookDelete(ctx context.Context, input model.WebhookDeleteInput) (*model.WebhookDeletePayload, error) {
+	return deletedWebhook(input.ID, r.svc.DeleteWebhook(ctx, input.FarmID, input.ID))
 }
 
-// ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
-func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, deliveryID uuid.UUID) (*ent.WebhookDelivery, error) {
-	return r.svc.ReplayWebhookDelivery(ctx, farmID, webhookID, deliveryID)
+// WebhookDeliveryReplay is the resolver for the webhookDeliveryReplay field.
+func (r *mutationResolver) WebhookDeliveryReplay(ctx context.Context, input model.WebhookDeliveryReplayInput) (*model.WebhookDeliveryReplayPayload, error) {
+	return replayedDelivery(r.svc.ReplayWebhookDelivery(ctx, input.FarmID, input.WebhookID, input.DeliveryID))
 }
 
 // Webhooks is the resolver for the webhooks field.

@@ -30,22 +30,22 @@ func TestWebhooksGraph(t *testing.T) {
 		defer rc.Close()
 		farm := f.ID.String()
 
-		res := app.GraphQL(owner.Token, `mutation($f: ID!, $url: String!) { createWebhook(farmID: $f, input: {url: $url, eventTypes: ["animal.created"], description: "ERP"}) {
+		res := app.GraphQL(owner.Token, `mutation($f: ID!, $url: String!) { webhookCreate(input: {farmID: $f, url: $url, eventTypes: ["animal.created"], description: "ERP"}) {
 			secret webhook { id url eventTypes enabled description } } }`, map[string]any{"f": farm, "url": rc.URL})
 		wantNoErrors(t, res)
-		hook := dig(t, res, "data.createWebhook.webhook.id").(string)
-		if s := dig(t, res, "data.createWebhook.secret").(string); len(s) < 40 || s[:6] != "whsec_" {
+		hook := dig(t, res, "data.webhookCreate.webhook.id").(string)
+		if s := dig(t, res, "data.webhookCreate.secret").(string); len(s) < 40 || s[:6] != "whsec_" {
 			t.Fatalf("secret %q", s)
 		}
 		for name, c := range map[string]struct {
 			token, query, code string
 		}{
 			"ErrEditor":    {editor.Token, `query($f: ID!) { webhooks(farmID: $f) { id } }`, "UNAUTHENTICATED"},
-			"ErrEventType": {owner.Token, `mutation($f: ID!) { createWebhook(farmID: $f, input: {url: "https://example.com", eventTypes: ["cow.mooed"]}) { secret } }`, "BAD_USER_INPUT"},
-			"ErrScheme":    {owner.Token, `mutation($f: ID!) { createWebhook(farmID: $f, input: {url: "gopher://example.com", eventTypes: ["farm.updated"]}) { secret } }`, "BAD_USER_INPUT"},
+			"ErrEventType": {owner.Token, `mutation($f: ID!) { webhookCreate(input: {farmID: $f, url: "https://example.com", eventTypes: ["cow.mooed"]}) { secret } }`, "BAD_USER_INPUT"},
+			"ErrScheme":    {owner.Token, `mutation($f: ID!) { webhookCreate(input: {farmID: $f, url: "gopher://example.com", eventTypes: ["farm.updated"]}) { secret } }`, "BAD_USER_INPUT"},
 			"ErrNoAuth":    {"", `query($f: ID!) { webhooks(farmID: $f) { id } }`, "UNAUTHENTICATED"},
-			"ErrScope":     {app.MustToken(owner.ID, herdbook.ScopeReadFarms), `mutation($f: ID!) { deleteWebhook(farmID: $f, id: "00000000-0000-4000-8000-000000000000") }`, "FORBIDDEN"},
-			"ErrUnknown":   {owner.Token, `mutation($f: ID!) { deleteWebhook(farmID: $f, id: "00000000-0000-4000-8000-000000000000") }`, "NOT_FOUND"},
+			"ErrScope":     {app.MustToken(owner.ID, herdbook.ScopeReadFarms), `mutation($f: ID!) { webhookDelete(input: {farmID: $f, id: "00000000-0000-4000-8000-000000000000"}) { deletedWebhookID } }`, "FORBIDDEN"},
+			"ErrUnknown":   {owner.Token, `mutation($f: ID!) { webhookDelete(input: {farmID: $f, id: "00000000-0000-4000-8000-000000000000"}) { deletedWebhookID } }`, "NOT_FOUND"},
 		} {
 			t.Run(name, func(t *testing.T) {
 				if got := errorCode(app.GraphQL(c.token, c.query, map[string]any{"f": farm})); got != c.code {
@@ -71,19 +71,19 @@ func TestWebhooksGraph(t *testing.T) {
 			t.Fatalf("deliveries %v", res)
 		}
 		delivery := dig(t, res, "data.webhookDeliveries.nodes.0.id").(string)
-		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!, $d: ID!) { replayWebhookDelivery(farmID: $f, webhookID: $h, deliveryID: $d) { status attempts } }`,
+		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!, $d: ID!) { webhookDeliveryReplay(input: {farmID: $f, webhookID: $h, deliveryID: $d}) { delivery { status attempts } } }`,
 			map[string]any{"f": farm, "h": hook, "d": delivery})
 		wantNoErrors(t, res)
-		if dig(t, res, "data.replayWebhookDelivery.status") != "PENDING" {
+		if dig(t, res, "data.webhookDeliveryReplay.delivery.status") != "PENDING" {
 			t.Fatalf("replay %v", res)
 		}
-		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!) { updateWebhook(farmID: $f, id: $h, input: {description: null, enabled: false}) { description enabled } }`,
+		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!) { webhookUpdate(input: {farmID: $f, id: $h, description: null, enabled: false}) { webhook { description enabled } } }`,
 			map[string]any{"f": farm, "h": hook})
 		wantNoErrors(t, res)
-		if dig(t, res, "data.updateWebhook.description") != nil || dig(t, res, "data.updateWebhook.enabled") != false {
+		if dig(t, res, "data.webhookUpdate.webhook.description") != nil || dig(t, res, "data.webhookUpdate.webhook.enabled") != false {
 			t.Fatalf("update %v", res)
 		}
-		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!) { deleteWebhook(farmID: $f, id: $h) }`, map[string]any{"f": farm, "h": hook})
+		res = app.GraphQL(owner.Token, `mutation($f: ID!, $h: ID!) { webhookDelete(input: {farmID: $f, id: $h}) { deletedWebhookID } }`, map[string]any{"f": farm, "h": hook})
 		wantNoErrors(t, res)
 		if res := app.GraphQL(owner.Token, `query($f: ID!) { webhooks(farmID: $f) { id } }`, map[string]any{"f": farm}); len(dig(t, res, "data.webhooks").([]any)) != 0 {
 			t.Fatalf("after delete %v", res)

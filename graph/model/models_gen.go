@@ -324,19 +324,6 @@ type CreateRecordInput struct {
 	Items []*RecordItemInput `json:"items,omitempty"`
 }
 
-type CreateWebhookInput struct {
-	URL         string   `json:"url"`
-	EventTypes  []string `json:"eventTypes"`
-	Description *string  `json:"description,omitempty"`
-	Enabled     *bool    `json:"enabled,omitempty"`
-}
-
-type CreateWebhookPayload struct {
-	Webhook *ent.WebhookEndpoint `json:"webhook"`
-	// The whsec_ signing secret, shown only here.
-	Secret string `json:"secret"`
-}
-
 // A span of days, both ends included.
 type DateInterval struct {
 	// The first day.
@@ -941,17 +928,86 @@ type UpdateTaskInput struct {
 	ProtocolVersion *int `json:"protocolVersion,omitempty"`
 }
 
-type UpdateWebhookInput struct {
-	URL        *string  `json:"url,omitempty"`
+// A new webhook.
+type WebhookCreateInput struct {
+	// The farm whose changes it hears about.
+	FarmID uuid.UUID `json:"farmID"`
+	// Where deliveries are POSTed: an absolute http or https URL.
+	URL string `json:"url"`
+	// The event types to deliver, e.g. record.created.
+	EventTypes []string `json:"eventTypes"`
+	// A note on what the endpoint is for.
+	Description *string `json:"description,omitempty"`
+	// Whether deliveries are sent (default true).
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// What webhookCreate made.
+type WebhookCreatePayload struct {
+	// The new webhook.
+	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	// The whsec_ signing secret, shown only here.
+	Secret string `json:"secret"`
+}
+
+// The webhook to delete.
+type WebhookDeleteInput struct {
+	// The farm of the webhook.
+	FarmID uuid.UUID `json:"farmID"`
+	// The webhook's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What webhookDelete deleted.
+type WebhookDeletePayload struct {
+	// The deleted webhook's id.
+	DeletedWebhookID uuid.UUID `json:"deletedWebhookID"`
+}
+
+// A page of a webhook's deliveries.
+type WebhookDeliveryPage struct {
+	// All deliveries matching the filter.
+	TotalCount int `json:"totalCount"`
+	// This page's deliveries.
+	Nodes []*ent.WebhookDelivery `json:"nodes"`
+}
+
+// The delivery to send again.
+type WebhookDeliveryReplayInput struct {
+	// The farm of the webhook.
+	FarmID uuid.UUID `json:"farmID"`
+	// The webhook's id.
+	WebhookID uuid.UUID `json:"webhookID"`
+	// The delivery's id.
+	DeliveryID uuid.UUID `json:"deliveryID"`
+}
+
+// What webhookDeliveryReplay queued.
+type WebhookDeliveryReplayPayload struct {
+	// The delivery, queued again.
+	Delivery *ent.WebhookDelivery `json:"delivery"`
+}
+
+// Changes to a webhook; fields left out stay as they are.
+type WebhookUpdateInput struct {
+	// The farm of the webhook.
+	FarmID uuid.UUID `json:"farmID"`
+	// The webhook's id.
+	ID uuid.UUID `json:"id"`
+	// A new URL.
+	URL *string `json:"url,omitempty"`
+	// New event types.
 	EventTypes []string `json:"eventTypes,omitempty"`
 	// null removes the description; leaving it out keeps it.
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
-	Enabled     *bool                      `json:"enabled,omitempty"`
+	// Whether deliveries are sent.
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
-type WebhookDeliveryPage struct {
-	TotalCount int                    `json:"totalCount"`
-	Nodes      []*ent.WebhookDelivery `json:"nodes"`
+// What webhookUpdate changed.
+type WebhookUpdatePayload struct {
+	// The webhook as it is now.
+	Webhook *ent.WebhookEndpoint `json:"webhook"`
 }
 
 // When something happened, compared with the conception window.
