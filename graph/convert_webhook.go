@@ -1,8 +1,8 @@
 package graph
 
 import (
-	"github.com/google/uuid"
 	"encoding/json"
+	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
