@@ -17,7 +17,9 @@ func TestReviewRegisterFacts(t *testing.T) {
 	}
 	base := []evidence.Fact{damProfile(), bull("bull-a"), bull("bull-b"), birthOf,
 		exposureDamF("exp-a", "bull-a", "dam", winFrom, winTo), exposureDamF("exp-b", "bull-b", "dam", winFrom, winTo)}
-	with := func(extra ...evidence.Fact) []evidence.Fact { return append(append([]evidence.Fact{}, base...), extra...) }
+	with := func(extra ...evidence.Fact) []evidence.Fact {
+		return append(append([]evidence.Fact{}, base...), extra...)
+	}
 
 	t.Run("DNAExclusion", func(t *testing.T) {
 		ev := MustReview(t, baseSettings(), with(dna("dna-b", "bull-b", "excluded"))...)
