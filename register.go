@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
@@ -188,15 +189,38 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	animals := make([]any, 0, len(ids))
+	for _, id := range dedupe(ids) {
+		animals = append(animals, id)
+	}
+	// Driven by the fact_animals index and joined to the items and their records, so that
+	// the database reads the page's facts and never the farm's whole history.
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindNotNil(),
-			recorditem.HasFactAnimalsWith(factanimal.AnimalIDIn(dedupe(ids)...)),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Where(func(sel *sql.Selector) {
+			links, recs := sql.Table(factanimal.Table), sql.Table(record.Table)
+			sel.Join(links).On(sel.C(recorditem.FieldID), links.C(factanimal.FieldRecordItemID))
+			sel.Join(recs).On(sel.C(recorditem.FieldRecordID), recs.C(record.FieldID))
+			sel.Where(sql.And(
+				sql.In(links.C(factanimal.FieldAnimalID), animals...),
+				sql.EQ(recs.C(record.FieldFarmID), farmID),
+				sql.EQ(recs.C(record.FieldIsActive), true),
+				sql.NotNull(sel.C(recorditem.FieldFactKind)),
+			))
+		}).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return factsOf(items), nil
+	// An item naming two animals of the page comes once per link.
+	seen := make(map[uuid.UUID]bool, len(items))
+	kept := items[:0]
+	for _, it := range items {
+		if !seen[it.ID] {
+			seen[it.ID] = true
+			kept = append(kept, it)
+		}
+	}
+	return factsOf(kept), nil
 }
 
 // Profiles computes the profiles of many animals of a farm as of asOf (YYYY-MM-DD, "" is
