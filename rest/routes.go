@@ -17,6 +17,8 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records/{record_id}", h.getRecord)
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
+	// CSV exports and imports (docs/csv.md): streamed, with stable columns.
+	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
 
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
 	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)

@@ -1,0 +1,148 @@
+package herdbook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+)
+
+// A Table is an export that is read row by row, so that a farm of any size streams in
+// constant memory: Header names the columns once, and Rows calls fn once per row, in order,
+// stopping at the first error fn or the database returns. The columns are a published,
+// stable contract (docs/csv.md): new columns are only ever added at the end.
+type Table struct {
+	Header []string
+	Rows   func(fn func(row []string) error) error
+}
+
+// exportBatch is how many rows an export reads per query: memory stays bounded by it,
+// whatever the size of the farm.
+const exportBatch = 500
+
+// RecordCSVColumns are the columns of the records export: one row per record item (a record
+// without items gives one row with the item columns empty).
+var RecordCSVColumns = []string{
+	"record_id", "applied_at", "type", "name", "description",
+	"animal_ids", "animal_tags", "group_ids", "group_names",
+	"item_id", "item_name", "item_description", "fact_kind", "fact_date", "metadata",
+}
+
+// listSeparator joins several ids or names in one cell. A space is not used because tags
+// and group names may contain spaces.
+const listSeparator = ";"
+
+// ExportRecords returns the farm's active records applied between from and to (calendar
+// days YYYY-MM-DD, both included, either may be empty for an open end), oldest first by
+// applied_at, then id. It needs read:records and the READER role; both and the dates are
+// checked before any row is read, so a transport can still answer an error.
+func (s *Service) ExportRecords(ctx context.Context, farmID uuid.UUID, from, to string) (*Table, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	lo, hi := exportDay(&fe, "from", from), exportDay(&fe, "to", to)
+	if lo != nil && hi != nil && hi.Before(*lo) {
+		fe.add("to", "must not be before from")
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	return &Table{Header: RecordCSVColumns, Rows: func(fn func([]string) error) error {
+		var last *ent.Record
+		for {
+			q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID))
+			if lo != nil {
+				q.Where(record.AppliedAtGTE(*lo))
+			}
+			if hi != nil {
+				q.Where(record.AppliedAtLT(hi.AddDate(0, 0, 1)))
+			}
+			if last != nil {
+				q.Where(record.Or(record.AppliedAtGT(last.AppliedAt),
+					record.And(record.AppliedAt(last.AppliedAt), record.IDGT(last.ID))))
+			}
+			batch, err := q.Order(ent.Asc(record.FieldAppliedAt), ent.Asc(record.FieldID)).Limit(exportBatch).
+				WithItems(func(q *ent.RecordItemQuery) {
+					q.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
+				}).
+				WithAnimals(func(q *ent.AnimalQuery) { q.Order(ent.Asc(animal.FieldTag), ent.Asc(animal.FieldID)) }).
+				WithGroups(func(q *ent.GroupQuery) { q.Order(ent.Asc(group.FieldName), ent.Asc(group.FieldID)) }).
+				All(ctx)
+			if err != nil {
+				return err
+			}
+			for _, r := range batch {
+				if err := recordRows(r, fn); err != nil {
+					return err
+				}
+			}
+			if len(batch) < exportBatch {
+				return nil
+			}
+			last = batch[len(batch)-1]
+		}
+	}}, nil
+}
+
+// exportDay reads an optional calendar day of an export's range.
+func exportDay(fe *fieldErrors, field, v string) *time.Time {
+	if v == "" {
+		return nil
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		fe.add(field, "must be a calendar date in the form YYYY-MM-DD")
+		return nil
+	}
+	return &t
+}
+
+func recordRows(r *ent.Record, fn func([]string) error) error {
+	var animalIDs, tags, groupIDs, names []string
+	for _, a := range r.Edges.Animals {
+		animalIDs, tags = append(animalIDs, a.ID.String()), append(tags, a.Tag)
+	}
+	for _, g := range r.Edges.Groups {
+		groupIDs, names = append(groupIDs, g.ID.String()), append(names, g.Name)
+	}
+	head := []string{
+		r.ID.String(), r.AppliedAt.UTC().Format(time.RFC3339), string(r.Type), r.Name, orEmpty(r.Description),
+		strings.Join(animalIDs, listSeparator), strings.Join(tags, listSeparator),
+		strings.Join(groupIDs, listSeparator), strings.Join(names, listSeparator),
+	}
+	if len(r.Edges.Items) == 0 {
+		return fn(append(head, "", "", "", "", "", ""))
+	}
+	for _, it := range r.Edges.Items {
+		md := ""
+		if len(it.Metadata) > 0 {
+			b, err := json.Marshal(it.Metadata)
+			if err != nil {
+				return err
+			}
+			md = string(b)
+		}
+		row := append(append(make([]string, 0, len(RecordCSVColumns)), head...),
+			it.ID.String(), orEmpty(it.Name), orEmpty(it.Description), orEmpty(it.FactKind), orEmpty(it.FactDate), md)
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
