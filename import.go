@@ -39,8 +39,8 @@ const (
 type ImportOptions struct {
 	// DryRun validates and plans the whole file, and writes nothing.
 	DryRun bool
-	// Progress, when set, is told how many rows are done of how many (the CLI's progress
-	// line): first while the file is checked, then while it is written.
+	// Progress, when set, is told how many rows are written of how many (the CLI's progress
+	// line); a dry run reports all of them once they are checked.
 	Progress func(done, total int)
 }
 
@@ -130,7 +130,7 @@ func (s *Service) ImportAnimals(ctx context.Context, farmID uuid.UUID, file io.R
 	}
 	progress := func(done int) {
 		if opts.Progress != nil {
-			opts.Progress(done, 2*len(rows))
+			opts.Progress(done, len(rows))
 		}
 	}
 	progress(0)
@@ -140,12 +140,11 @@ func (s *Service) ImportAnimals(ctx context.Context, farmID uuid.UUID, file io.R
 		if err != nil {
 			return err
 		}
-		progress(len(rows))
 		if opts.DryRun {
 			res = plan.result(true)
 			return nil
 		}
-		if err := s.writeImport(ctx, farmID, plan, func(n int) { progress(len(rows) + n) }); err != nil {
+		if err := s.writeImport(ctx, farmID, plan, progress); err != nil {
 			return err
 		}
 		res = plan.result(false)
@@ -154,7 +153,9 @@ func (s *Service) ImportAnimals(ctx context.Context, farmID uuid.UUID, file io.R
 	if err != nil {
 		return nil, err
 	}
-	progress(2 * len(rows))
+	if opts.DryRun {
+		progress(len(rows))
+	}
 	return res, nil
 }
 
