@@ -155,6 +155,9 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
 			return err
 		}
+		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
+			return err
+		}
 		normalizeFacts(in.Items, facts)
 		r, err = s.Client(ctx).Record.Create().
 			SetFarmID(farmID).
@@ -179,11 +182,16 @@ func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []R
 	}
 	c := s.Client(ctx)
 	builders := make([]*ent.RecordItemCreate, len(items))
+	ids := make([]uuid.UUID, len(items))
 	for i, it := range items {
-		builders[i] = withFactColumns(c.RecordItem.Create().SetRecordID(recordID).
+		ids[i] = uuid.New()
+		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordID).
 			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
 	}
-	return c.RecordItem.CreateBulk(builders...).Exec(ctx)
+	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {
+		return err
+	}
+	return createFactLinks(ctx, c, ids, facts)
 }
 
 // recordQuery loads records with their active items and files.
@@ -267,6 +275,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		}
 		facts := parseFacts(p.Items)
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
+			return err
+		}
+		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
 		normalizeFacts(p.Items, facts)

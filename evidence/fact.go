@@ -3,10 +3,26 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// checkText returns what is wrong with a free-text fact field, or "".
+func checkText(s string, max int) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8 text"
+	case strings.TrimSpace(s) == "":
+		return "must not be blank"
+	case utf8.RuneCountInString(s) > max:
+		return fmt.Sprintf("must be at most %d characters long", max)
+	}
+	return ""
+}
 
 // Kind names what a birth_history fact records.
 type Kind string
@@ -30,16 +46,49 @@ const (
 	KindMovementOut Kind = "movement_out"
 	// KindBirth records a birth.
 	KindBirth Kind = "birth"
+	// KindIdentifier records that an identifier (an EID, a visual tag, a
+	// brand or a tattoo) named an animal from a date, perhaps until one.
+	KindIdentifier Kind = "identifier"
+	// KindDeath records that an animal died: it leaves the farm.
+	KindDeath Kind = "death"
+	// KindSale records that an animal was sold: it leaves the farm.
+	KindSale Kind = "sale"
+	// KindWeight records an animal's weight on a date.
+	KindWeight Kind = "weight"
+	// KindDNAParentage records a laboratory's parentage result: the parent
+	// was qualified or excluded as the offspring's dam or sire.
+	KindDNAParentage Kind = "dna_parentage"
 )
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
-	KindPurchase, KindMovementIn, KindMovementOut, KindBirth}
+	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
+	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage}
 
 // The sexes a profile may record.
 const (
 	SexMale   = "male"
 	SexFemale = "female"
+)
+
+// The identifier schemes.
+const (
+	SchemeEID    = "eid"
+	SchemeVisual = "visual"
+	SchemeBrand  = "brand"
+	SchemeTattoo = "tattoo"
+)
+
+// Schemes lists the identifier schemes.
+var Schemes = []string{SchemeEID, SchemeVisual, SchemeBrand, SchemeTattoo}
+
+// The relations and results of a dna_parentage fact.
+const (
+	RelationDam        = "dam"
+	RelationSire       = "sire"
+	ResultQualified    = "qualified"
+	ResultExcluded     = "excluded"
+	dnaRelationMessage = "must be dam or sire"
 )
 
 // Fact is one birth_history fact, as stored under metadata.birth_history of
@@ -52,18 +101,30 @@ type Fact struct {
 	RecordID     string `json:"-"`
 	RecordItemID string `json:"-"`
 
-	Kind         Kind     `json:"kind"`
-	AnimalID     string   `json:"animal_id,omitempty"`
-	Sex          string   `json:"sex,omitempty"`
-	BirthDate    string   `json:"birth_date,omitempty"`
-	Breed        string   `json:"breed,omitempty"`
-	Date         string   `json:"date,omitempty"`
-	SireID       string   `json:"sire_id,omitempty"`
-	DamID        string   `json:"dam_id,omitempty"`
-	GroupID      string   `json:"group_id,omitempty"`
-	StartDate    string   `json:"start_date,omitempty"`
-	EndDate      string   `json:"end_date,omitempty"`
-	OffspringIDs []string `json:"offspring_ids,omitempty"`
+	Kind        Kind   `json:"kind"`
+	AnimalID    string `json:"animal_id,omitempty"`
+	Sex         string `json:"sex,omitempty"`
+	BirthDate   string `json:"birth_date,omitempty"`
+	Breed       string `json:"breed,omitempty"`
+	Date        string `json:"date,omitempty"`
+	SireID      string `json:"sire_id,omitempty"`
+	DamID       string `json:"dam_id,omitempty"`
+	GroupID     string `json:"group_id,omitempty"`
+	StartDate   string `json:"start_date,omitempty"`
+	EndDate     string `json:"end_date,omitempty"`
+	Scheme      string `json:"scheme,omitempty"`
+	Value       string `json:"value,omitempty"`
+	Cause       string `json:"cause,omitempty"`
+	Buyer       string `json:"buyer,omitempty"`
+	Lab         string `json:"lab,omitempty"`
+	OffspringID string `json:"offspring_id,omitempty"`
+	ParentID    string `json:"parent_id,omitempty"`
+	Relation    string `json:"relation,omitempty"`
+	Result      string `json:"result,omitempty"`
+	// KG is a weight in kilograms, a JSON number kept in its canonical
+	// decimal spelling.
+	KG           json.Number `json:"kg,omitempty"`
+	OffspringIDs []string    `json:"offspring_ids,omitempty"`
 }
 
 // field enumerates the metadata fields after kind, in the order errors are
@@ -81,12 +142,23 @@ const (
 	fGroup
 	fStart
 	fEnd
+	fScheme
+	fValue
+	fCause
+	fBuyer
+	fLab
+	fOffspringID
+	fParent
+	fRelation
+	fResult
+	fKG
 	fOffspring
 	numFields
 )
 
 var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "date",
-	"sire_id", "dam_id", "group_id", "start_date", "end_date", "offspring_ids"}
+	"sire_id", "dam_id", "group_id", "start_date", "end_date", "scheme", "value", "cause",
+	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -101,7 +173,7 @@ const (
 // group_id; which one is checked separately because the table cannot say
 // "exactly one".
 var kindFields = map[Kind][numFields]use{
-	KindProfile:     {fAnimal: required, fSex: required, fBirthDate: optional, fBreed: optional},
+	KindProfile:     {fAnimal: required, fSex: optional, fBirthDate: optional, fBreed: optional, fDate: optional},
 	KindCastration:  {fAnimal: required, fDate: required},
 	KindExposure:    {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
 	KindMembership:  {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
@@ -109,6 +181,12 @@ var kindFields = map[Kind][numFields]use{
 	KindMovementIn:  {fAnimal: required, fDate: required},
 	KindMovementOut: {fAnimal: required, fDate: required},
 	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindIdentifier:  {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
+	KindDeath:       {fAnimal: required, fDate: required, fCause: optional},
+	KindSale:        {fAnimal: required, fDate: required, fBuyer: optional},
+	KindWeight:      {fAnimal: required, fDate: required, fKG: required},
+	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
+		fLab: optional, fDate: required},
 }
 
 // str returns the value of a string field.
@@ -134,6 +212,26 @@ func (f *Fact) str(fl field) string {
 		return f.StartDate
 	case fEnd:
 		return f.EndDate
+	case fScheme:
+		return f.Scheme
+	case fValue:
+		return f.Value
+	case fCause:
+		return f.Cause
+	case fBuyer:
+		return f.Buyer
+	case fLab:
+		return f.Lab
+	case fOffspringID:
+		return f.OffspringID
+	case fParent:
+		return f.ParentID
+	case fRelation:
+		return f.Relation
+	case fResult:
+		return f.Result
+	case fKG:
+		return string(f.KG)
 	}
 	return ""
 }
@@ -161,6 +259,26 @@ func (f *Fact) setStr(fl field, v string) {
 		f.StartDate = v
 	case fEnd:
 		f.EndDate = v
+	case fScheme:
+		f.Scheme = v
+	case fValue:
+		f.Value = v
+	case fCause:
+		f.Cause = v
+	case fBuyer:
+		f.Buyer = v
+	case fLab:
+		f.Lab = v
+	case fOffspringID:
+		f.OffspringID = v
+	case fParent:
+		f.ParentID = v
+	case fRelation:
+		f.Relation = v
+	case fResult:
+		f.Result = v
+	case fKG:
+		f.KG = json.Number(v)
 	}
 }
 
@@ -172,7 +290,7 @@ func (f *Fact) present(fl field) bool {
 }
 
 func isIDField(fl field) bool {
-	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent
 }
 
 func isDateField(fl field) bool {
@@ -227,6 +345,13 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				ids[i] = normID(ids[i])
 			}
 			f.OffspringIDs = ids
+		case fl == fKG:
+			n, ok := decodeNumber(v)
+			if !ok {
+				errs = append(errs, FieldError{Field: name, Message: "must be a number"})
+				badType[name] = true
+			}
+			f.KG = n
 		default:
 			s, ok := decodeString(v)
 			if !ok {
@@ -240,6 +365,7 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 		}
 	}
 
+	f.canonicalize()
 	for _, e := range f.Validate() {
 		if !badType[e.Field] {
 			errs = append(errs, e)
@@ -287,6 +413,42 @@ func decodeString(v json.RawMessage) (string, bool) {
 		return "", true
 	}
 	return *s, true
+}
+
+// decodeNumber accepts a JSON number or null (read as absent).
+func decodeNumber(v json.RawMessage) (json.Number, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	var n json.Number
+	d := json.NewDecoder(strings.NewReader(string(v)))
+	d.UseNumber()
+	var x any
+	if d.Decode(&x) != nil {
+		return "", false
+	}
+	n, ok := x.(json.Number)
+	return n, ok
+}
+
+// canonicalize spells the values that have several accepted spellings in
+// their one stored form: an EID in any reader form becomes its 15 digits,
+// a weight its shortest decimal. Values that do not parse are left as they
+// are for Validate to report.
+func (f *Fact) canonicalize() {
+	if f.Kind == KindIdentifier && f.Scheme == SchemeEID {
+		if v, ok := NormalizeEID(f.Value); ok {
+			f.Value = v
+		}
+	}
+	if f.Kind == KindIdentifier && f.Scheme != SchemeEID {
+		f.Value = strings.TrimSpace(f.Value)
+	}
+	if f.KG != "" {
+		if x, err := strconv.ParseFloat(string(f.KG), 64); err == nil && !math.IsInf(x, 0) {
+			f.KG = json.Number(strconv.FormatFloat(x, 'f', -1, 64))
+		}
+	}
 }
 
 // decodeStrings accepts a JSON array of strings or null (read as absent).
@@ -361,6 +523,9 @@ func (f Fact) Validate() []FieldError {
 			add(fDam, "is required for kind exposure unless group_id is given")
 		}
 	}
+	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {
+		add(fParent, "must differ from offspring_id")
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
@@ -391,13 +556,33 @@ func (f *Fact) checkFormat(fl field) string {
 			return "must be male or female"
 		}
 	case fl == fBreed:
-		switch {
-		case !utf8.ValidString(f.Breed):
-			return "must be valid UTF-8 text"
-		case strings.TrimSpace(f.Breed) == "":
-			return "must not be blank"
-		case utf8.RuneCountInString(f.Breed) > MaxBreed:
-			return fmt.Sprintf("must be at most %d characters long", MaxBreed)
+		return checkText(f.Breed, MaxBreed)
+	case fl == fCause || fl == fBuyer || fl == fLab:
+		return checkText(f.str(fl), MaxFactText)
+	case fl == fScheme:
+		if !slices.Contains(Schemes, f.Scheme) {
+			return "must be one of " + strings.Join(Schemes, ", ")
+		}
+	case fl == fValue:
+		if f.Scheme == SchemeEID {
+			if _, ok := NormalizeEID(f.Value); !ok {
+				return "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form"
+			}
+			return ""
+		}
+		return checkText(f.Value, MaxIdentifier)
+	case fl == fRelation:
+		if f.Relation != RelationDam && f.Relation != RelationSire {
+			return dnaRelationMessage
+		}
+	case fl == fResult:
+		if f.Result != ResultQualified && f.Result != ResultExcluded {
+			return "must be qualified or excluded"
+		}
+	case fl == fKG:
+		x, err := strconv.ParseFloat(string(f.KG), 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x <= 0 || x > MaxWeightKG {
+			return fmt.Sprintf("must be a number greater than 0 and at most %d", MaxWeightKG)
 		}
 	case fl == fOffspring:
 		if len(f.OffspringIDs) > MaxOffspringIDs {
@@ -422,7 +607,7 @@ func (f *Fact) checkFormat(fl field) string {
 // dam and offspring), lower-cased, de-duplicated and sorted. A write path
 // checks them against the farm's animals before storing the fact.
 func (f Fact) ReferencedAnimals() []string {
-	ids := []string{f.AnimalID, f.SireID, f.DamID}
+	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID}
 	ids = append(ids, f.OffspringIDs...)
 	return sortedSet(ids)
 }

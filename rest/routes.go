@@ -21,6 +21,17 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
 	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
 
+	// The herd register (docs/api.md#the-herd-register): animals with profiles as of a date.
+	h.handle("GET", "/farm/{farm_id}/animals", h.listAnimals)
+	h.handle("POST", "/farm/{farm_id}/animals", h.createAnimal)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}", h.getAnimal)
+	h.handle("PUT", "/farm/{farm_id}/animals/{animal_id}", h.updateAnimal)
+	h.handle("DELETE", "/farm/{farm_id}/animals/{animal_id}", h.deleteAnimal)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
+	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
+	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
+	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
+
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
 	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)
 
