@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // A Table is an export that is read row by row, so that a farm of any size streams in
@@ -213,17 +215,112 @@ func (s *Service) ExportAnimals(ctx context.Context, farmID uuid.UUID, asOf stri
 	}}, nil
 }
 
-// animalRows renders a batch of animals as export rows, in a constant number of queries.
+// animalRows renders a batch of animals as export rows, in three statements whatever its
+// size: the profiles, the parents' tags, the groups' names. A parent that is not an active
+// animal of the farm (it was deleted) keeps its id in dam_id or sire_id and leaves dam or
+// sire empty, so that the file still imports.
 func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent.Animal, day time.Time) ([][]string, error) {
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	asOf := day.Format(time.DateOnly)
+	ids := make([]uuid.UUID, len(batch))
+	for i, a := range batch {
+		ids[i] = a.ID
+	}
+	profiles, err := s.profiles(ctx, farmID, ids, asOf)
+	if err != nil {
+		return nil, err
+	}
+	var parents, groups []uuid.UUID
+	for _, p := range profiles {
+		for _, id := range []*string{p.DamID, p.SireID} {
+			if id != nil {
+				if u, err := uuid.Parse(*id); err == nil {
+					parents = append(parents, u)
+				}
+			}
+		}
+		for _, g := range p.GroupIDs {
+			if u, err := uuid.Parse(g); err == nil {
+				groups = append(groups, u)
+			}
+		}
+	}
+	tags, names := map[string]string{}, map[string]string{}
+	if len(parents) > 0 {
+		as, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(dedupe(parents)...)).
+			Select(animal.FieldID, animal.FieldTag).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			tags[a.ID.String()] = a.Tag
+		}
+	}
+	if len(groups) > 0 {
+		gs, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.IDIn(dedupe(groups)...)).
+			Select(group.FieldID, group.FieldName).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			names[g.ID.String()] = g.Name
+		}
+	}
 	rows := make([][]string, len(batch))
 	for i, a := range batch {
+		p := profiles[a.ID]
 		row := make([]string, len(AnimalCSVColumns))
 		set := func(col, v string) { row[slices.Index(AnimalCSVColumns, col)] = v }
 		set("tag", a.Tag)
 		set("name", orEmpty(a.Name))
 		set("id", a.ID.String())
-		set("as_of", day.Format(time.DateOnly))
+		set("as_of", asOf)
+		set("sex", orEmpty(p.Sex))
+		set("birth_date", orEmpty(p.BirthDate))
+		set("breed", orEmpty(p.Breed))
+		if p.DamID != nil {
+			set("dam", tags[*p.DamID])
+			set("dam_id", *p.DamID)
+		}
+		if p.SireID != nil {
+			set("sire", tags[*p.SireID])
+			set("sire_id", *p.SireID)
+		}
+		var gnames []string
+		for _, g := range p.GroupIDs {
+			if n, ok := names[g]; ok {
+				gnames = append(gnames, n)
+			}
+		}
+		set("group", strings.Join(gnames, listSeparator))
+		set("group_ids", strings.Join(p.GroupIDs, listSeparator))
+		var idents []string
+		for _, id := range p.Identifiers {
+			if id.Scheme == evidence.SchemeEID && row[slices.Index(AnimalCSVColumns, "eid")] == "" {
+				set("eid", id.Value)
+			}
+			idents = append(idents, id.Scheme+":"+id.Value)
+		}
+		set("identifiers", strings.Join(idents, listSeparator))
+		if p.Intact != nil {
+			set("intact", strconv.FormatBool(*p.Intact))
+		}
+		set("status", p.Status)
+		set("status_date", orEmpty(p.StatusDate))
+		set("weight_kg", number(p.WeightKG))
+		set("weighed_on", orEmpty(p.WeighedOn))
+		set("adg_kg", number(p.ADGKG))
 		rows[i] = row
 	}
 	return rows, nil
+}
+
+// number writes an optional decimal in its shortest exact form.
+func number(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
 }

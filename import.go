@@ -16,6 +16,9 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // AnimalImportColumns are the columns an animals import reads. Only tag is required; a
@@ -328,7 +331,7 @@ type importPlan struct {
 type animalChange struct {
 	create bool
 	name   *string
-	facts  []map[string]any
+	facts  []evidence.Fact
 }
 
 func (pl *importPlan) result(dry bool) *ImportResult {
@@ -396,9 +399,6 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 			continue
 		}
 		fileEID[r.eid] = r
-		if owner, ok := eids[r.eid]; ok && owner != r.id {
-			p.add(r.row, "eid", "%s is the EID of another animal of this farm", r.eid)
-		}
 	}
 	// resolve finds the animal a dam or sire cell names: an EID first (in the file, then on
 	// the farm), else a tag (in the file, then on the farm).
@@ -481,56 +481,147 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 	return plan, nil
 }
 
-// importEID reads an EID cell in any form readers emit; see NormalizeEID.
-func importEID(v string) (string, bool) {
-	return normalizeEIDImport(v)
-}
+// importEID reads an EID cell in any form readers emit (evidence.NormalizeEID).
+func importEID(v string) (string, bool) { return evidence.NormalizeEID(v) }
 
-// normalizeEIDImport is the import's reading of an EID until the register's NormalizeEID
-// is merged: 15 digits (a space after the third allowed) or the 16-hex-digit FDX-B form.
-func normalizeEIDImport(v string) (string, bool) {
-	s := strings.ReplaceAll(strings.TrimSpace(v), " ", "")
-	isDigits := func(s string) bool {
-		for _, r := range s {
-			if r < '0' || r > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case len(s) == 15 && isDigits(s):
-		return s, true
-	case len(s) == 16:
-		var n uint64
-		if _, err := fmt.Sscanf(s, "%x", &n); err != nil {
-			return "", false
-		}
-		country, id := (n>>38)&0x3ff, n&0x3fffffffff
-		return fmt.Sprintf("%03d%012d", country, id), true
-	}
-	return "", false
-}
-
-// farmEIDs maps every EID the farm's identifier facts name to its animal.
+// farmEIDs maps every EID the farm's active identifier facts ever named to its animal, in
+// one query: a dam or sire cell may name an animal by an EID it carried in the past.
 func (s *Service) farmEIDs(ctx context.Context, farmID uuid.UUID) (map[string]uuid.UUID, error) {
-	return map[string]uuid.UUID{}, nil
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueNotNil(),
+			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uuid.UUID{}
+	for _, f := range factsOf(items) {
+		if id, err := uuid.Parse(f.AnimalID); err == nil && f.Scheme == evidence.SchemeEID {
+			out[f.Value] = id
+		}
+	}
+	return out, nil
 }
 
-// planChanges works out, for each row, the facts it adds to what its animal's history says.
+// planChanges works out, for each row, what it adds to what its animal's history says as
+// of today: the register's facts (registerFacts) for the values that differ, and a
+// membership from today for each group the animal is not in. A row that agrees with the
+// history adds nothing, which is what makes a repeated import write nothing.
 func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *importPlan) error {
+	today := s.nowUTC().Format(time.DateOnly)
+	var known []uuid.UUID
 	for _, r := range plan.rows {
+		if r.existing != nil {
+			known = append(known, r.id)
+		}
+	}
+	profiles, err := s.profiles(ctx, farmID, known, today)
+	if err != nil {
+		return err
+	}
+	differs := func(have *string, want string) bool { return want != "" && (have == nil || *have != want) }
+	var p importProblems
+	for _, r := range plan.rows {
+		pr := profiles[r.id].Profile // zero for a new animal
 		c := &animalChange{create: r.existing == nil}
 		if r.name != "" && (r.existing == nil || r.existing.Name == nil || *r.existing.Name != r.name) {
 			name := r.name
 			c.name = &name
 		}
+		var in AnimalInput
+		if differs(pr.Sex, r.sex) {
+			in.Sex = &r.sex
+		}
+		if differs(pr.Breed, r.breed) {
+			in.Breed = &r.breed
+		}
+		if differs(pr.BirthDate, r.birthDate) {
+			in.BirthDate = &r.birthDate
+		}
+		damChanged := r.damID != uuid.Nil && differs(pr.DamID, r.damID.String())
+		sireChanged := r.sireID != uuid.Nil && differs(pr.SireID, r.sireID.String())
+		if damChanged || sireChanged {
+			// Parents are recorded as a birth fact: it needs the dam and the birth date, from
+			// the row or else from what the history already says.
+			dam, born := r.damID, r.birthDate
+			if dam == uuid.Nil && pr.DamID != nil {
+				dam, _ = uuid.Parse(*pr.DamID)
+			}
+			if born == "" && pr.BirthDate != nil {
+				born = *pr.BirthDate
+			}
+			switch {
+			case dam == uuid.Nil:
+				p.add(r.row, "sire", "needs a dam (in the dam column, or already recorded): parents are recorded as a birth fact")
+			case born == "":
+				col := "dam"
+				if !damChanged {
+					col = "sire"
+				}
+				p.add(r.row, col, "needs a birth_date (in the row, or already recorded): parents are recorded as a dated birth fact")
+			default:
+				in.DamID, in.BirthDate = &dam, &born
+				if r.sireID != uuid.Nil {
+					in.SireID = &r.sireID
+				} else if pr.SireID != nil {
+					if sire, err := uuid.Parse(*pr.SireID); err == nil {
+						in.SireID = &sire
+					}
+				}
+			}
+		}
+		if r.eid != "" && !slices.Contains(pr.Identifiers, evidence.Identifier{Scheme: evidence.SchemeEID, Value: r.eid}) {
+			in.EID = &r.eid
+		}
+		c.facts = s.registerFacts(r.id, in)
+		for _, g := range r.groups {
+			if gid := plan.groups[g]; !slices.Contains(pr.GroupIDs, gid.String()) {
+				c.facts = append(c.facts, evidence.Fact{Kind: evidence.KindMembership, AnimalID: r.id.String(), GroupID: gid.String(), StartDate: today})
+			}
+		}
 		plan.changes[r] = c
 	}
-	return nil
+	if len(p.list) > 0 {
+		return p.err()
+	}
+	return s.checkImportIdentifiers(ctx, farmID, plan)
 }
 
-// writeImport writes a plan: new groups, new animals, changed names, and the facts.
+// checkImportIdentifiers holds the file's EIDs to the rule of every identifier write (one
+// value names one animal at a time), and words a breach as a problem of the row's eid.
+func (s *Service) checkImportIdentifiers(ctx context.Context, farmID uuid.UUID, plan *importPlan) error {
+	var facts []*evidence.Fact
+	var rows []*importRow
+	for _, r := range plan.rows {
+		for i := range plan.changes[r].facts {
+			if f := &plan.changes[r].facts[i]; f.Kind == evidence.KindIdentifier {
+				facts, rows = append(facts, f), append(rows, r)
+			}
+		}
+	}
+	err := s.checkIdentifiers(ctx, farmID, facts)
+	if ErrorCode(err) != EINVALID {
+		return err
+	}
+	var p importProblems
+	for _, fe := range ErrorFields(err) {
+		var i int
+		if _, scan := fmt.Sscanf(fe.Field, "record_items[%d]", &i); scan == nil && i < len(rows) {
+			p.add(rows[i].row, "eid", "%s", fe.Message)
+		} else {
+			p.add(0, "eid", "%s", fe.Message)
+		}
+	}
+	return p.err()
+}
+
+// importBatch is how many animals, records or items one bulk insert of an import writes.
+const importBatch = 500
+
+// writeImport writes a plan: new groups, every new animal (so that any fact may name any
+// of them), changed names, then one record per changed animal, "Register import: TAG",
+// applied now and linked to the animal, with one item per fact. Everything goes in bulk
+// inserts; the caller's transaction makes it all or nothing.
 func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *importPlan, progress func(int)) error {
 	c := s.Client(ctx)
 	if len(plan.newGroups) > 0 {
@@ -542,25 +633,71 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 			return err
 		}
 	}
-	done := 0
-	for start := 0; start < len(plan.rows); start += exportBatch {
-		batch := plan.rows[start:min(start+exportBatch, len(plan.rows))]
-		var creates []*ent.AnimalCreate
-		for _, r := range batch {
-			ch := plan.changes[r]
-			switch {
-			case ch.create:
-				creates = append(creates, c.Animal.Create().SetID(r.id).SetFarmID(farmID).SetTag(r.tag).SetNillableName(ch.name))
-			case ch.name != nil:
-				if err := c.Animal.UpdateOneID(r.id).SetName(*ch.name).Exec(ctx); err != nil {
+	var creates []*ent.AnimalCreate
+	flush := func() error {
+		err := c.Animal.CreateBulk(creates...).Exec(ctx)
+		creates = creates[:0]
+		return err
+	}
+	for _, r := range plan.rows {
+		ch := plan.changes[r]
+		switch {
+		case ch.create:
+			creates = append(creates, c.Animal.Create().SetID(r.id).SetFarmID(farmID).SetTag(r.tag).SetNillableName(ch.name))
+			if len(creates) == importBatch {
+				if err := flush(); err != nil {
 					return err
 				}
 			}
-		}
-		if len(creates) > 0 {
-			if err := c.Animal.CreateBulk(creates...).Exec(ctx); err != nil {
+		case ch.name != nil:
+			if err := c.Animal.UpdateOneID(r.id).SetName(*ch.name).Exec(ctx); err != nil {
 				return err
 			}
+		}
+	}
+	if len(creates) > 0 {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	now := s.nowUTC()
+	done := 0
+	for start := 0; start < len(plan.rows); start += importBatch {
+		batch := plan.rows[start:min(start+importBatch, len(plan.rows))]
+		var records []*ent.RecordCreate
+		var items []*ent.RecordItemCreate
+		var itemIDs []uuid.UUID
+		var facts []*evidence.Fact
+		for _, r := range batch {
+			ch := plan.changes[r]
+			if len(ch.facts) == 0 {
+				continue
+			}
+			recID := uuid.New()
+			records = append(records, c.Record.Create().SetID(recID).SetFarmID(farmID).SetName("Register import: "+r.tag).
+				SetType(record.TypeGENETIC).SetAppliedAt(now).AddAnimalIDs(r.id))
+			for i := range ch.facts {
+				f := &ch.facts[i]
+				id, name := uuid.New(), "Register: "+strings.ReplaceAll(string(f.Kind), "_", " ")
+				items = append(items, withFactColumns(c.RecordItem.Create().SetID(id).SetRecordID(recID).SetName(name).
+					SetMetadata(factMetadata(*f)), f))
+				itemIDs, facts = append(itemIDs, id), append(facts, f)
+			}
+		}
+		if len(records) > 0 {
+			if err := c.Record.CreateBulk(records...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		for len(items) > 0 {
+			n := min(len(items), importBatch)
+			if err := c.RecordItem.CreateBulk(items[:n]...).Exec(ctx); err != nil {
+				return err
+			}
+			items = items[n:]
+		}
+		if err := createFactLinks(ctx, c, itemIDs, facts); err != nil {
+			return err
 		}
 		done += len(batch)
 		progress(done)

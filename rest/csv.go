@@ -186,3 +186,17 @@ func (h *Handler) importAnimals(w http.ResponseWriter, r *http.Request) {
 		"unchanged": res.Unchanged, "groups_created": res.GroupsCreated, "facts": res.Facts, "animals": rows,
 	})
 }
+
+func (h *Handler) exportAnimals(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	t, err := h.svc.ExportAnimals(r.Context(), farmID, r.URL.Query().Get("as_of"))
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	writeCSV(w, r, t, "animals.csv")
+}
