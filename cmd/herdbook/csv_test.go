@@ -19,7 +19,7 @@ func TestImportExportCommands(t *testing.T) {
 			s := c.mustJSON("", "admin", "seed", "--owner", "+4790000011", "--farms", "1", "--animals", "0", "--groups", "0", "--records", "0")
 			farmID := s["farm_ids"].([]any)[0].(string)
 			file := filepath.Join(t.TempDir(), "herd.csv")
-			if err := os.WriteFile(file, []byte("tag,name,sex,dam,group\nC-1,Daisy,female,,Cows\nC-2,Calf,male,C-1,Calves\n"), 0o600); err != nil {
+			if err := os.WriteFile(file, []byte("tag,name,sex,birth_date,dam,group\nC-1,Daisy,female,2020-04-02,,Cows\nC-2,Calf,male,2026-03-20,C-1,Calves\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 
