@@ -382,7 +382,7 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 	for _, r := range rows {
 		switch as := byTag[r.tag]; len(as) {
 		case 0:
-			r.id = uuid.New()
+			r.id = newID()
 		case 1:
 			r.existing, r.id = as[0], as[0].ID
 		default:
@@ -467,7 +467,7 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 		}
 		for _, n := range names {
 			if _, ok := plan.groups[n]; !ok {
-				plan.groups[n] = uuid.New()
+				plan.groups[n] = newID()
 				plan.newGroups = append(plan.newGroups, n)
 			}
 		}
@@ -673,12 +673,12 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 			if len(ch.facts) == 0 {
 				continue
 			}
-			recID := uuid.New()
+			recID := newID()
 			records = append(records, c.Record.Create().SetID(recID).SetFarmID(farmID).SetName("Register import: "+r.tag).
 				SetType(record.TypeGENETIC).SetAppliedAt(now).AddAnimalIDs(r.id))
 			for i := range ch.facts {
 				f := &ch.facts[i]
-				id, name := uuid.New(), "Register: "+strings.ReplaceAll(string(f.Kind), "_", " ")
+				id, name := newID(), "Register: "+strings.ReplaceAll(string(f.Kind), "_", " ")
 				items = append(items, withFactColumns(c.RecordItem.Create().SetID(id).SetRecordID(recID).SetName(name).
 					SetMetadata(factMetadata(*f)), f))
 				itemIDs, facts = append(itemIDs, id), append(facts, f)
@@ -704,3 +704,8 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 	}
 	return nil
 }
+
+// newID draws the id of a row an import writes: a version 7 UUID, which grows with time,
+// so that thousands of inserts land at the right edge of each index instead of on random
+// pages all over it (what keeps a 10,000-animal import fast on SQLite).
+func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
