@@ -183,8 +183,13 @@ func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []R
 	c := s.Client(ctx)
 	builders := make([]*ent.RecordItemCreate, len(items))
 	ids := make([]uuid.UUID, len(items))
+	var err error
 	for i, it := range items {
-		ids[i] = uuid.New()
+		// Time-ordered ids: facts of one date are read in (date, record item id) order,
+		// so a correction written later the same day comes after what it corrects.
+		if ids[i], err = uuid.NewV7(); err != nil {
+			return err
+		}
 		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordID).
 			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
 	}

@@ -2,8 +2,10 @@ package herdbook_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -125,4 +127,40 @@ func TestRegisterPageStatements(t *testing.T) {
 			t.Fatalf("statements: %d for 3 animals, %d for 50; want the same, at most 4", small, large)
 		}
 	})
+}
+
+// BenchmarkRegisterPage reads 50-animal register pages with profiles from a farm of 10,000
+// animals and 200,000 record items, at pages spread over the register, and reports the
+// median (p50) and the statements per page.
+func BenchmarkRegisterPage(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		start := time.Now()
+		d := herdbooktest.MustDB(b, dia)
+		app, ctx, farm := seededFarm(b, d, 10_000, 100_000)
+		if dia == "postgres" {
+			if _, err := d.SQL.Exec("ANALYZE"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Logf("%s: seeded 10,000 animals and 200,000 items in %s", dia, time.Since(start).Round(time.Second))
+		b.Run(dia, func(b *testing.B) {
+			take := 50
+			var times []time.Duration
+			queries := app.DB.Queries()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				got, _, err := app.Service.Animals(ctx, farm, herdbook.AnimalFilter{AsOf: "2025-06-01",
+					Page: herdbook.Page{Skip: (i * 997) % 9950, Take: &take}})
+				if err != nil || len(got) != take {
+					b.Fatalf("%d animals, %v", len(got), err)
+				}
+				times = append(times, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(app.DB.Queries()-queries)/float64(b.N), "queries/op")
+		})
+	}
 }

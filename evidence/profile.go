@@ -289,8 +289,11 @@ type groupSpan struct {
 }
 
 // spans turns the membership facts into spans. As in the review, an open membership ends
-// the day before the animal's next membership with a later start, or on the day it left
-// the farm (moved out, sold or died) on or after its start.
+// the day before the animal's next membership with a later start. Unlike the review, which
+// keeps the dam in her group on the day she leaves, every membership (open or closed) ends
+// the day before the animal left the farm (moved out, sold or died) on or after its start:
+// on that day the register already shows it gone. A membership that starts after the
+// departure (the animal came back) is not cut by it.
 func (st *profileState) spans() []groupSpan {
 	out := make([]groupSpan, 0, len(st.members))
 	for i, m := range st.members {
@@ -302,11 +305,11 @@ func (st *profileState) spans() []groupSpan {
 					break
 				}
 			}
-			for _, d := range st.departures {
-				if d >= m.start {
-					end = min(end, d)
-					break
-				}
+		}
+		for _, d := range st.departures {
+			if d >= m.start {
+				end = min(end, d-1)
+				break
 			}
 		}
 		out = append(out, groupSpan{m.GroupID, interval{m.start, end}})
