@@ -36,9 +36,14 @@ type Error struct {
 }
 
 // FieldError names one invalid field (JSON path as the client wrote it) and what is wrong.
+// A problem found in an uploaded table (a CSV import) also says where: Row is the line's
+// number in the file (the header is row 1) and Column the header of the cell; both are
+// zero for other inputs.
 type FieldError struct {
 	Field   string
 	Message string
+	Row     int
+	Column  string
 }
 
 // Error renders the code and the message. It carries no "herdbook:" prefix: the command

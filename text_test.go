@@ -70,6 +70,7 @@ var textExempt = map[string]string{
 	"LeaseWebhookDeliveries":   "the worker's own lease, not a caller's",
 	"RecordWebhookAttempt":     "a delivery the worker leased and the receiver's answer, not a caller's",
 	"ReleaseWebhookDeliveries": "deliveries the worker leased, not a caller's",
+	"ImportAnimals":            "a streamed CSV file, not strings: every cell passes the text rule as it is read (readAnimalCSV), tested over HTTP in rest's TestImportAnimals (ControlChar)",
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
 }
 
@@ -132,6 +133,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "GroupMembers", args: []any{f.ID, group.ID, "2026-01-01"}},
 		{method: "WriteAnimalFacts", args: []any{f.ID, []evidence.Fact{{Kind: evidence.KindSale, AnimalID: animal.ID.String(),
 			Date: "2025-01-01", Buyer: "Smith"}}}},
+		{method: "ExportRecords", args: []any{f.ID, "2026-01-01", "2026-12-31"}},
+		{method: "ExportAnimals", args: []any{f.ID, "2026-01-01"}},
 		{method: "Profiles", args: []any{f.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
 		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers"}}},
 		{method: "CreateRecord", args: []any{f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "Check",

@@ -55,9 +55,12 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	}
 	e.Extensions["code"] = codeTable[code]
 	if fields := herdbook.ErrorFields(cause); len(fields) > 0 {
-		list := make([]map[string]string, len(fields))
+		list := make([]map[string]any, len(fields))
 		for i, f := range fields {
-			list[i] = map[string]string{"field": f.Field, "message": f.Message}
+			list[i] = map[string]any{"field": f.Field, "message": f.Message}
+			if f.Row > 0 {
+				list[i]["row"], list[i]["column"] = f.Row, f.Column
+			}
 		}
 		e.Extensions["fields"] = list
 	}

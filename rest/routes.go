@@ -17,6 +17,10 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records/{record_id}", h.getRecord)
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
+	// CSV exports and imports (docs/csv.md): streamed, with stable columns.
+	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
+	h.handle("GET", "/farm/{farm_id}/animals.csv", h.exportAnimals)
+	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
 
 	// The herd register (docs/api.md#the-herd-register): animals with profiles as of a date.
 	h.handle("GET", "/farm/{farm_id}/animals", h.listAnimals)

@@ -3,6 +3,8 @@
 //	herdbook [serve]              run the HTTP server (the default)
 //	herdbook migrate              apply pending database migrations
 //	herdbook version              print the version and the commit it was built from
+//	herdbook import animals FILE  import animals from CSV into a farm
+//	herdbook export animals|records  export a farm's register or records as CSV
 //	herdbook admin …              users, clients, members, tokens, seed data
 //
 // Every command reads HERDBOOK_* environment variables; flags override them. "-h" or
@@ -55,6 +57,13 @@ func init() {
 		{name: "serve", summary: "run the HTTP server (the default command)", run: env.serve},
 		{name: "migrate", summary: "apply pending database migrations", run: env.migrate},
 		{name: "version", summary: "print the version and the commit it was built from", run: env.version},
+		{name: "import", summary: "import a CSV file into a farm (all or nothing)", subs: []*command{
+			{name: "animals", summary: "import animals from a CSV file: new tags are created, known tags get new dated facts", run: env.importAnimals},
+		}},
+		{name: "export", summary: "export a farm as CSV (streamed)", subs: []*command{
+			{name: "animals", summary: "export the herd register as of a day as CSV", run: env.exportAnimals},
+			{name: "records", summary: "export records between two days as CSV, one row per record item", run: env.exportRecords},
+		}},
 		{name: "admin", summary: "administrative commands", subs: []*command{
 			{name: "user", summary: "users", subs: []*command{
 				{name: "create", summary: "register a user (phone number and password; no self-serve sign-up)", run: env.adminUserCreate},

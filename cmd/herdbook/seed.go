@@ -86,6 +86,7 @@ type progressLine struct {
 	start time.Time
 	now   func() time.Time
 	last  time.Time
+	label string // what is done ("importing"); "" is seeding
 }
 
 func (p *progressLine) update(done, total int) {
@@ -94,14 +95,41 @@ func (p *progressLine) update(done, total int) {
 		return
 	}
 	p.last = now
-	fmt.Fprintf(p.w, "\r\x1b[K%s", progressText(done, total, now.Sub(p.start)))
-	if done >= total {
+	label := p.label
+	if label == "" {
+		label = "seeding"
+	}
+	text := progressTextAs(label, done, total, now.Sub(p.start))
+	if total < 0 { // a stream whose length is not known beforehand
+		text = countText(label, done, now.Sub(p.start))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", text)
+	if total >= 0 && done >= total {
 		fmt.Fprintln(p.w)
 	}
 }
 
+// end finishes a line whose total was not known: the last count, then a line break.
+func (p *progressLine) end(done int) {
+	fmt.Fprintf(p.w, "\r\x1b[K%s\n", countText(p.label, done, p.now().Sub(p.start)))
+}
+
+// countText is "exporting: 12000 rows, 8000 rows/s", for streams of unknown length.
+func countText(label string, done int, elapsed time.Duration) string {
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(done) / elapsed.Seconds()
+	}
+	return fmt.Sprintf("%s: %d rows, %.0f rows/s", label, done, rate)
+}
+
 // progressText is "seeding: 12000/40000 rows (30%), 8000 rows/s, 3.5s left".
 func progressText(done, total int, elapsed time.Duration) string {
+	return progressTextAs("seeding", done, total, elapsed)
+}
+
+// progressTextAs is progressText for another kind of work ("importing: …").
+func progressTextAs(label string, done, total int, elapsed time.Duration) string {
 	pct := 100
 	if total > 0 {
 		pct = done * 100 / total
@@ -114,7 +142,7 @@ func progressText(done, total int, elapsed time.Duration) string {
 	if rate > 0 {
 		left = roundLeft(time.Duration(float64(total-done)/rate*float64(time.Second))).String() + " left"
 	}
-	return fmt.Sprintf("seeding: %d/%d rows (%d%%), %.0f rows/s, %s", done, total, pct, rate, left)
+	return fmt.Sprintf("%s: %d/%d rows (%d%%), %.0f rows/s, %s", label, done, total, pct, rate, left)
 }
 
 // roundLeft rounds a time left to what a person reads: tenths of seconds under a minute,

@@ -59,6 +59,10 @@ type EnvelopeError struct {
 	Code    int    `json:"code"`
 	Name    string `json:"name"`
 	Message string `json:"message"`
+	// Row and Column locate a problem of an uploaded table (a CSV import): the line's
+	// number, the header being row 1, and the column's header. Other errors leave them out.
+	Row    int    `json:"row,omitempty"`
+	Column string `json:"column,omitempty"`
 }
 
 // Envelope is the body of most error answers.
@@ -72,7 +76,7 @@ func NewEnvelope(err error) Envelope {
 	k := kindOf(err)
 	env := Envelope{Success: false}
 	for _, f := range herdbook.ErrorFields(err) {
-		env.Errors = append(env.Errors, EnvelopeError{Code: k.status, Name: k.name, Message: f.Field + ": " + f.Message})
+		env.Errors = append(env.Errors, EnvelopeError{Code: k.status, Name: k.name, Message: f.Field + ": " + f.Message, Row: f.Row, Column: f.Column})
 	}
 	if len(env.Errors) == 0 {
 		env.Errors = []EnvelopeError{{Code: k.status, Name: k.name, Message: herdbook.ErrorMessage(err)}}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+)
+
+// splitArgs separates the positional arguments (FILE) from the flags, wherever they stand,
+// so that "import animals FILE --farm F" works as well as "import animals --farm F FILE".
+// A malformed flag leaves everything to the flag set, which reports it.
+func splitArgs(fs *flag.FlagSet, args []string) (flags, positional []string) {
+	rest := args
+	fs.SetOutput(io.Discard)
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return args, nil
+		}
+		flags = append(flags, rest[:len(rest)-fs.NArg()]...)
+		if fs.NArg() == 0 {
+			return flags, positional
+		}
+		positional, rest = append(positional, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
+// farmCmd is an admin command that acts on one farm as one of its members.
+type farmCmd struct {
+	*adminCmd
+	farm, user *string
+}
+
+func (e env) newFarmCmd(path string) *farmCmd {
+	a := e.newAdmin(path)
+	return &farmCmd{adminCmd: a,
+		farm: a.fs.String("farm", "", "farm id (required)"),
+		user: a.fs.String("user", "", "act as this member (user id or phone number); default: the farm's first OWNER"),
+	}
+}
+
+// viewer returns the farm's id and a context acting as the chosen member, with every scope:
+// the service still checks that the member's role allows the operation.
+func (c *farmCmd) viewer(ctx context.Context, svc *herdbook.Service) (uuid.UUID, context.Context, error) {
+	farmID, err := uuid.Parse(*c.farm)
+	if err != nil {
+		return uuid.Nil, nil, fmt.Errorf("--farm must be a farm id (UUID)")
+	}
+	var userID uuid.UUID
+	if *c.user != "" {
+		userID, err = userRef(ctx, svc, *c.user)
+	} else {
+		userID, err = svc.AdminFarmOwner(ctx, farmID)
+	}
+	if err != nil {
+		return uuid.Nil, nil, err
+	}
+	return farmID, herdbook.WithViewer(ctx, &herdbook.Viewer{UserID: userID, ClientID: "herdbook-cli",
+		Scopes: herdbook.AllScopes, Credential: herdbook.CredentialOAuth}), nil
+}
+
+// invalidLines words a validation error one problem per line, as a person reads a report
+// on a file.
+func invalidLines(err error) error {
+	fields := herdbook.ErrorFields(err)
+	if len(fields) == 0 {
+		return err
+	}
+	lines := make([]string, len(fields))
+	for i, f := range fields {
+		lines[i] = "  " + f.Field + ": " + f.Message
+	}
+	return fmt.Errorf("the file has %d problem(s); nothing was written:\n%s", len(fields), strings.Join(lines, "\n"))
+}
+
+func (e env) importAnimals(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("import animals")
+	dry := c.fs.Bool("dry-run", false, "check the whole file and say what would change, writing nothing")
+	flags, files := splitArgs(c.fs, args)
+	if len(files) != 1 {
+		if err := c.parse(c.fs, flags); err != nil {
+			return err
+		}
+		return fmt.Errorf("import animals: name one CSV file (- for standard input)\nRun \"herdbook import animals -h\" for its flags.")
+	}
+	d, svc, err := c.open(ctx, flags)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	farmID, vctx, err := c.viewer(ctx, svc)
+	if err != nil {
+		return err
+	}
+	var in io.Reader = c.stdin
+	if files[0] != "-" {
+		f, err := os.Open(files[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	start := time.Now()
+	opts := herdbook.ImportOptions{DryRun: *dry}
+	if !c.c.JSON && isTerminal(c.stderr) {
+		p := &progressLine{w: c.stderr, start: start, now: time.Now, label: "importing"}
+		opts.Progress = p.update
+	}
+	res, err := svc.ImportAnimals(vctx, farmID, in, opts)
+	if err != nil {
+		if herdbook.ErrorCode(err) == herdbook.EINVALID && !c.c.JSON {
+			return invalidLines(err)
+		}
+		return err
+	}
+	elapsed := time.Since(start)
+	rows := make([]map[string]any, len(res.Animals))
+	for i, a := range res.Animals {
+		rows[i] = map[string]any{"row": a.Row, "tag": a.Tag, "animal_id": a.AnimalID, "action": a.Action}
+	}
+	verb := "imported"
+	if res.DryRun {
+		verb = "checked (dry run, nothing written)"
+	}
+	return c.print(map[string]any{"dry_run": res.DryRun, "rows": res.Rows, "created": res.Created, "updated": res.Updated,
+		"unchanged": res.Unchanged, "groups_created": res.GroupsCreated, "facts": res.Facts, "seconds": elapsed.Seconds(),
+		"rows_per_second": rate(res.Rows, elapsed), "animals": rows},
+		"%s %d rows in %s (%.0f rows/s): %d created, %d updated, %d unchanged; %d groups created, %d facts",
+		verb, res.Rows, elapsed.Round(time.Millisecond), rate(res.Rows, elapsed), res.Created, res.Updated, res.Unchanged,
+		res.GroupsCreated, res.Facts)
+}
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func (e env) exportAnimals(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("export animals")
+	asOf := c.fs.String("as-of", "", "the day (YYYY-MM-DD) the register describes; default: today")
+	return c.export(ctx, args, "animals", func(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID) (*herdbook.Table, error) {
+		return svc.ExportAnimals(ctx, farmID, *asOf)
+	})
+}
+
+func (e env) exportRecords(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("export records")
+	from := c.fs.String("from", "", "the first day (YYYY-MM-DD, UTC) of applied_at to include")
+	to := c.fs.String("to", "", "the last day (YYYY-MM-DD, UTC) of applied_at to include")
+	return c.export(ctx, args, "records", func(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID) (*herdbook.Table, error) {
+		return svc.ExportRecords(ctx, farmID, *from, *to)
+	})
+}
+
+// export writes a table as CSV to --output or standard output. With --json the summary is
+// the JSON on standard output, so the CSV needs --output.
+func (c *farmCmd) export(ctx context.Context, args []string, what string,
+	table func(context.Context, *herdbook.Service, uuid.UUID) (*herdbook.Table, error)) error {
+	output := c.fs.String("output", "", "write the CSV to this file instead of standard output")
+	d, svc, err := c.open(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if c.c.JSON && *output == "" {
+		return errors.New("export " + what + ": --json prints the summary on standard output; name the CSV file with --output")
+	}
+	farmID, vctx, err := c.viewer(ctx, svc)
+	if err != nil {
+		return err
+	}
+	t, err := table(vctx, svc, farmID)
+	if err != nil {
+		return err
+	}
+	var out io.Writer = c.stdout
+	var file *os.File
+	if *output != "" {
+		if file, err = os.Create(*output); err != nil {
+			return err
+		}
+		defer file.Close()
+		out = file
+	}
+	start := time.Now()
+	var p *progressLine
+	if !c.c.JSON && isTerminal(c.stderr) && (file != nil || !isTerminal(c.stdout)) {
+		p = &progressLine{w: c.stderr, start: start, now: time.Now, label: "exporting " + what}
+	}
+	w := csv.NewWriter(out)
+	if err := w.Write(t.Header); err != nil {
+		return err
+	}
+	n := 0
+	err = t.Rows(func(row []string) error {
+		n++
+		if p != nil {
+			p.update(n, -1)
+		}
+		return w.Write(row)
+	})
+	w.Flush()
+	if err == nil {
+		err = w.Error()
+	}
+	if err == nil && file != nil {
+		err = file.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		p.end(n)
+	}
+	elapsed := time.Since(start)
+	if c.c.JSON {
+		return printJSON(c.stdout, map[string]any{"what": what, "rows": n, "columns": t.Header, "output": *output,
+			"seconds": elapsed.Seconds(), "rows_per_second": rate(n, elapsed)})
+	}
+	if file != nil {
+		_, err = fmt.Fprintf(c.stdout, "exported %d %s rows to %s in %s\n", n, what, *output, elapsed.Round(time.Millisecond))
+	}
+	return err
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+func TestImportExportCommands(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			c := newCLI(t, dia)
+			c.mustJSON("", "admin", "user", "create", "--phone", "+4790000011")
+			s := c.mustJSON("", "admin", "seed", "--owner", "+4790000011", "--farms", "1", "--animals", "0", "--groups", "0", "--records", "0")
+			farmID := s["farm_ids"].([]any)[0].(string)
+			file := filepath.Join(t.TempDir(), "herd.csv")
+			if err := os.WriteFile(file, []byte("tag,name,sex,birth_date,dam,group\nC-1,Daisy,female,2020-04-02,,Cows\nC-2,Calf,male,2026-03-20,C-1,Calves\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			dry := c.mustJSON("", "import", "animals", file, "--farm", farmID, "--dry-run")
+			if dry["dry_run"] != true || dry["created"] != 2.0 {
+				t.Fatalf("dry run = %v", dry)
+			}
+			res := c.mustJSON("", "import", "animals", "--farm", farmID, file)
+			if res["dry_run"] != false || res["created"] != 2.0 || res["groups_created"] != 2.0 || len(res["animals"].([]any)) != 2 {
+				t.Fatalf("import = %v", res)
+			}
+			out, err := c.run("", "import", "animals", "--farm", farmID, file)
+			if err != nil || !strings.Contains(out, "imported 2 rows") || !strings.Contains(out, "2 unchanged") {
+				t.Fatalf("second import: %v\n%s", err, out)
+			}
+			// Standard input, and a bad file: every problem on its own line, nothing written.
+			_, err = c.run("tag,sex\n,cow\nC-9,male\n", "import", "animals", "--farm", farmID, "-")
+			if err == nil || !strings.Contains(err.Error(), "nothing was written:\n  row 2, tag: is required\n  row 2, sex: must be male or female") {
+				t.Fatalf("bad file: %v", err)
+			}
+			if _, err := c.run("", "import", "animals", "--farm", farmID); err == nil || !strings.Contains(err.Error(), "name one CSV file") {
+				t.Fatalf("no file: %v", err)
+			}
+			if _, err := c.run("", "import", "animals", "--farm", "nope", file); err == nil || !strings.Contains(err.Error(), "--farm") {
+				t.Fatalf("bad farm: %v", err)
+			}
+
+			records := filepath.Join(t.TempDir(), "records.csv")
+			ex := c.mustJSON("", "export", "records", "--farm", farmID, "--output", records)
+			if ex["what"] != "records" || ex["rows"] == nil {
+				t.Fatalf("export records = %v", ex)
+			}
+			animals := filepath.Join(t.TempDir(), "animals.csv")
+			ex = c.mustJSON("", "export", "animals", "--farm", farmID, "--output", animals)
+			if ex["rows"] != 2.0 {
+				t.Fatalf("export animals = %v", ex)
+			}
+			f, err := os.Open(animals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err != nil || len(rows) != 3 || rows[0][0] != "tag" || rows[1][0] != "C-1" || rows[2][1] != "Calf" {
+				t.Fatalf("animals.csv = %v %v", rows, err)
+			}
+			stdout, err := c.run("", "export", "animals", "--farm", farmID)
+			if err != nil || !strings.HasPrefix(stdout, "tag,name,") || strings.Count(stdout, "\n") != 3 {
+				t.Fatalf("to standard output: %v\n%s", err, stdout)
+			}
+			if _, err := c.run("", "export", "animals", "--farm", farmID, "--json"); err == nil || !strings.Contains(err.Error(), "--output") {
+				t.Fatalf("--json without --output: %v", err)
+			}
+			if _, err := c.run("", "export", "records", "--farm", farmID, "--from", "2026-02-30"); err == nil || !strings.Contains(err.Error(), "from") {
+				t.Fatalf("bad from: %v", err)
+			}
+		})
+	}
+}
