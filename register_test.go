@@ -164,3 +164,90 @@ func BenchmarkRegisterPage(b *testing.B) {
 		})
 	}
 }
+
+// TestRegisterReadStatements: a timeline page and a group's members cost the same number of
+// statements whatever their size.
+func TestRegisterReadStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		ctx := app.Ctx(owner)
+		farm := app.MustFarm(owner, "Statements")
+		g := app.MustGroup(owner, farm.ID, "Herd")
+		cost := func(n int) (timeline, members int64) {
+			var first uuid.UUID
+			for i := 0; i < n; i++ {
+				a, err := app.Service.CreateAnimal(ctx, farm.ID, herdbook.AnimalInput{Tag: "T", Sex: ptr("female"), BirthDate: ptr("2024-01-01")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					first = a.ID
+				}
+				recordFact(t, app, ctx, farm.ID, evidence.Fact{Kind: evidence.KindMembership, AnimalID: a.ID.String(), GroupID: g.ID.String(), StartDate: "2024-02-01"})
+				recordFact(t, app, ctx, farm.ID, evidence.Fact{Kind: evidence.KindWeight, AnimalID: first.String(), Date: "2024-03-01", KG: "100"})
+			}
+			timeline = app.Queries(func() {
+				if _, _, err := app.Service.AnimalTimeline(ctx, farm.ID, first, herdbook.Page{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			members = app.Queries(func() {
+				v, err := app.Service.GroupMembers(ctx, farm.ID, g.ID, "2024-06-01")
+				if err != nil || len(v.Members) == 0 {
+					t.Fatalf("%d members, %v", len(v.Members), err)
+				}
+			})
+			return timeline, members
+		}
+		t1, m1 := cost(2)
+		t2, m2 := cost(12)
+		if t1 != t2 || m1 != m2 {
+			t.Fatalf("timeline %d then %d statements, members %d then %d; want constant", t1, t2, m1, m2)
+		}
+	})
+}
+
+func TestWriteAnimalFacts(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		ctx := app.Ctx(owner)
+		farm := app.MustFarm(owner, "Facts")
+		cow := app.MustAnimal(owner, farm.ID, "C")
+		other := app.MustAnimal(owner, farm.ID, "O")
+		id := cow.ID.String()
+		err := app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: id, Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindWeight, AnimalID: id, Date: "2025-01-11", KG: "312.5"},
+			{Kind: evidence.KindIdentifier, AnimalID: id, Scheme: "eid", Value: "982 000000000777", StartDate: "2025-01-01"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := app.Service.FarmAnimal(ctx, farm.ID, cow.ID, "2025-02-01")
+		if *p.Profile.WeightKG != 312.5 || *p.Profile.ADGKG != 1.25 || p.Profile.Identifiers[0].Value != "982000000000777" {
+			t.Fatalf("profile %+v", p.Profile)
+		}
+		// All or nothing, errors naming the fact.
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-02-30", KG: "300"},
+		})
+		if fs := herdbook.ErrorFields(err); len(fs) != 1 || fs[0].Field != "facts[1].birth_history.date" {
+			t.Fatalf("error %v", err)
+		}
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindIdentifier, AnimalID: other.ID.String(), Scheme: "eid", Value: "982000000000777", StartDate: "2024-06-01", EndDate: "2025-01-01"},
+		})
+		if fs := herdbook.ErrorFields(err); len(fs) != 1 || fs[0].Field != "facts[1].birth_history.value" {
+			t.Fatalf("overlapping EID: %v", err)
+		}
+		if p, _ := app.Service.FarmAnimal(ctx, farm.ID, other.ID, "2025-02-01"); p.Profile.WeightKG != nil {
+			t.Fatalf("a refused batch wrote facts: %+v", p.Profile)
+		}
+	})
+}
