@@ -316,7 +316,8 @@ func columnsOf(f evidence.Fact) factColumns {
 	c.until = str(f.EndDate)
 	for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
 		if d != "" {
-			c.date = str(d)
+			// A treatment may be dated with a date-time; its column keeps the calendar date.
+			c.date = str(d[:min(len(d), 10)])
 			break
 		}
 	}

@@ -30,11 +30,14 @@ const (
 	KindMovementOut Kind = "movement_out"
 	// KindBirth records a birth.
 	KindBirth Kind = "birth"
+	// KindTreatment records a medicine given to an animal or to a group (the medicine book;
+	// the withdrawal package reads it, the birth review does not).
+	KindTreatment Kind = "treatment"
 )
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
-	KindPurchase, KindMovementIn, KindMovementOut, KindBirth}
+	KindPurchase, KindMovementIn, KindMovementOut, KindBirth, KindTreatment}
 
 // The sexes a profile may record.
 const (
@@ -64,7 +67,29 @@ type Fact struct {
 	StartDate    string   `json:"start_date,omitempty"`
 	EndDate      string   `json:"end_date,omitempty"`
 	OffspringIDs []string `json:"offspring_ids,omitempty"`
+
+	// Treatment fields. Date may then also be an RFC 3339 date-time. MedicineVersion is the
+	// version of the medicine the treatment was given under: the service stamps the current
+	// one when the author leaves it out. The withdrawal fields override the label's periods
+	// and may not be shorter (the service checks that against the medicine).
+	MedicineID          string   `json:"medicine_id,omitempty"`
+	MedicineVersion     int      `json:"medicine_version,omitempty"`
+	Dose                *float64 `json:"dose,omitempty"`
+	Unit                string   `json:"unit,omitempty"`
+	Route               string   `json:"route,omitempty"`
+	Batch               string   `json:"batch,omitempty"`
+	AdministeredBy      string   `json:"administered_by,omitempty"`
+	WithdrawalMeatDays  *int     `json:"withdrawal_meat_days,omitempty"`
+	WithdrawalMilkHours *int     `json:"withdrawal_milk_hours,omitempty"`
 }
+
+// Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
+const (
+	MaxWithdrawalMeatDays  = 3650
+	MaxWithdrawalMilkHours = 87600
+	MaxTreatmentText       = 200
+	MaxDose                = 1e9
+)
 
 // field enumerates the metadata fields after kind, in the order errors are
 // reported.
@@ -82,11 +107,22 @@ const (
 	fStart
 	fEnd
 	fOffspring
+	fMedicine
+	fMedicineVersion
+	fDose
+	fUnit
+	fRoute
+	fBatch
+	fAdministeredBy
+	fMeatDays
+	fMilkHours
 	numFields
 )
 
 var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "date",
-	"sire_id", "dam_id", "group_id", "start_date", "end_date", "offspring_ids"}
+	"sire_id", "dam_id", "group_id", "start_date", "end_date", "offspring_ids",
+	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
+	"withdrawal_meat_days", "withdrawal_milk_hours"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -109,6 +145,9 @@ var kindFields = map[Kind][numFields]use{
 	KindMovementIn:  {fAnimal: required, fDate: required},
 	KindMovementOut: {fAnimal: required, fDate: required},
 	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,
+		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
+		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional},
 }
 
 // str returns the value of a string field.
@@ -134,6 +173,16 @@ func (f *Fact) str(fl field) string {
 		return f.StartDate
 	case fEnd:
 		return f.EndDate
+	case fMedicine:
+		return f.MedicineID
+	case fUnit:
+		return f.Unit
+	case fRoute:
+		return f.Route
+	case fBatch:
+		return f.Batch
+	case fAdministeredBy:
+		return f.AdministeredBy
 	}
 	return ""
 }
@@ -161,18 +210,41 @@ func (f *Fact) setStr(fl field, v string) {
 		f.StartDate = v
 	case fEnd:
 		f.EndDate = v
+	case fMedicine:
+		f.MedicineID = v
+	case fUnit:
+		f.Unit = v
+	case fRoute:
+		f.Route = v
+	case fBatch:
+		f.Batch = v
+	case fAdministeredBy:
+		f.AdministeredBy = v
 	}
 }
 
 func (f *Fact) present(fl field) bool {
-	if fl == fOffspring {
+	switch fl {
+	case fOffspring:
 		return len(f.OffspringIDs) > 0
+	case fMedicineVersion:
+		return f.MedicineVersion != 0
+	case fDose:
+		return f.Dose != nil
+	case fMeatDays:
+		return f.WithdrawalMeatDays != nil
+	case fMilkHours:
+		return f.WithdrawalMilkHours != nil
 	}
 	return f.str(fl) != ""
 }
 
 func isIDField(fl field) bool {
-	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fMedicine
+}
+
+func isTextField(fl field) bool {
+	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy
 }
 
 func isDateField(fl field) bool {
@@ -227,6 +299,34 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				ids[i] = normID(ids[i])
 			}
 			f.OffspringIDs = ids
+		case fl == fDose:
+			var n *float64
+			if json.Unmarshal(v, &n) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be a number"})
+				badType[name] = true
+			}
+			f.Dose = n
+		case fl == fMedicineVersion || fl == fMeatDays || fl == fMilkHours:
+			var n *int
+			if json.Unmarshal(v, &n) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be a whole number"})
+				badType[name] = true
+				n = nil
+			}
+			switch fl {
+			case fMedicineVersion:
+				if n != nil {
+					f.MedicineVersion = *n
+					if *n == 0 {
+						// 0 is not a version; keep it visible to Validate.
+						f.MedicineVersion = -1
+					}
+				}
+			case fMeatDays:
+				f.WithdrawalMeatDays = n
+			default:
+				f.WithdrawalMilkHours = n
+			}
 		default:
 			s, ok := decodeString(v)
 			if !ok {
@@ -361,6 +461,14 @@ func (f Fact) Validate() []FieldError {
 			add(fDam, "is required for kind exposure unless group_id is given")
 		}
 	}
+	if f.Kind == KindTreatment {
+		switch {
+		case f.AnimalID != "" && f.GroupID != "":
+			add(fGroup, "must be left out when animal_id is given: a treatment is of an animal or of a group")
+		case f.AnimalID == "" && f.GroupID == "":
+			add(fAnimal, "is required for kind treatment unless group_id is given")
+		}
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
@@ -382,6 +490,10 @@ func (f *Fact) checkFormat(fl field) string {
 		if !isUUID(f.str(fl)) {
 			return "must be a UUID"
 		}
+	case fl == fDate && f.Kind == KindTreatment:
+		if !isDate(f.Date) && !isDateTime(f.Date) {
+			return "must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time"
+		}
 	case isDateField(fl):
 		if !isDate(f.str(fl)) {
 			return "must be a calendar date in the form YYYY-MM-DD"
@@ -398,6 +510,32 @@ func (f *Fact) checkFormat(fl field) string {
 			return "must not be blank"
 		case utf8.RuneCountInString(f.Breed) > MaxBreed:
 			return fmt.Sprintf("must be at most %d characters long", MaxBreed)
+		}
+	case isTextField(fl):
+		v := f.str(fl)
+		switch {
+		case !utf8.ValidString(v):
+			return "must be valid UTF-8 text"
+		case strings.TrimSpace(v) == "":
+			return "must not be blank"
+		case utf8.RuneCountInString(v) > MaxTreatmentText:
+			return fmt.Sprintf("must be at most %d characters long", MaxTreatmentText)
+		}
+	case fl == fMedicineVersion:
+		if f.MedicineVersion < 1 {
+			return "must be 1 or more"
+		}
+	case fl == fDose:
+		if !(*f.Dose > 0 && *f.Dose <= MaxDose) {
+			return fmt.Sprintf("must be more than 0 and at most %g", float64(MaxDose))
+		}
+	case fl == fMeatDays:
+		if *f.WithdrawalMeatDays < 0 || *f.WithdrawalMeatDays > MaxWithdrawalMeatDays {
+			return fmt.Sprintf("must be between 0 and %d", MaxWithdrawalMeatDays)
+		}
+	case fl == fMilkHours:
+		if *f.WithdrawalMilkHours < 0 || *f.WithdrawalMilkHours > MaxWithdrawalMilkHours {
+			return fmt.Sprintf("must be between 0 and %d", MaxWithdrawalMilkHours)
 		}
 	case fl == fOffspring:
 		if len(f.OffspringIDs) > MaxOffspringIDs {
