@@ -496,6 +496,6 @@ func (s *Service) RecordFactWith(ctx context.Context, farmID uuid.UUID, f eviden
 	return s.CreateRecord(ctx, farmID, RecordInput{
 		AnimalIDs: animals, GroupIDs: groups, Name: name, Type: typ, AppliedAt: &applied,
 		AcknowledgeWithdrawal: opt.AcknowledgeWithdrawal,
-		Items: []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
+		Items:                 []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
 	})
 }

@@ -130,6 +130,8 @@ func (s *Service) farmSpecies(ctx context.Context, farmID uuid.UUID) (string, er
 type medicineBook struct {
 	species  string
 	names    map[uuid.UUID]string
+	// substances are the medicines' active substances, where given.
+	substances map[uuid.UUID]string
 	versions map[uuid.UUID]map[int]*ent.MedicineVersion
 }
 
@@ -167,15 +169,7 @@ type withdrawalFacts struct {
 // membership facts name, their memberships and departures. It costs a constant number of
 // queries whatever the size of the farm. Current group links are never read.
 func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, through string) (*withdrawalFacts, error) {
-	c := s.Client(ctx)
-	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
-		return c.RecordItem.Query().
-			Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
-			Where(where...).
-			Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
-				recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup).
-			All(ctx)
-	}
+	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) { return s.factItems(ctx, farmID, where...) }
 	earliest := ""
 	if t, err := withdrawal.ParseDay(through); err == nil {
 		earliest = t.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)
@@ -212,28 +206,59 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, ts...)
-		if gs := groupsOf(ts); len(gs) > 0 {
-			ms, err := query(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(gs...))
+		return s.withdrawalsOf(ctx, farmID, ts)
+	}
+	return s.buildWithdrawals(ctx, farmID, items)
+}
+
+// withdrawalsOf completes the history of treatment items: the memberships of the groups they
+// treat, and the memberships and departures of those groups' members (which end open
+// memberships). Two queries and those of buildWithdrawals.
+func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent.RecordItem) (*withdrawalFacts, error) {
+	items := ts
+	var gs []uuid.UUID
+	for _, it := range ts {
+		if it.FactGroup != nil {
+			gs = append(gs, *it.FactGroup)
+		}
+	}
+	if len(gs) > 0 {
+		ms, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(dedupe(gs)...))
+		if err != nil {
+			return nil, err
+		}
+		var members []uuid.UUID
+		for _, it := range ms {
+			if it.FactSubject != nil {
+				members = append(members, *it.FactSubject)
+			}
+		}
+		if len(members) > 0 {
+			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
+				recorditem.FactKindIn(append([]string{string(evidence.KindMembership)}, departureKinds...)...))
 			if err != nil {
 				return nil, err
 			}
-			var members []uuid.UUID
-			for _, it := range ms {
-				if it.FactSubject != nil {
-					members = append(members, *it.FactSubject)
-				}
-			}
-			if len(members) > 0 {
-				hs, err := query(recorditem.FactSubjectIn(dedupe(members)...), recorditem.FactKindIn(history...))
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, hs...)
-			}
+			items = append(items, hs...)
 		}
 	}
+	return s.buildWithdrawals(ctx, farmID, items)
+}
 
+// factItems loads the fact items of a farm's active records that match where, with the
+// columns the withdrawal computation reads.
+func (s *Service) factItems(ctx context.Context, farmID uuid.UUID, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+	return s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Where(where...).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
+		All(ctx)
+}
+
+// buildWithdrawals parses loaded fact items into a withdrawal history, with the medicines
+// their treatments name.
+func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items []*ent.RecordItem) (*withdrawalFacts, error) {
 	out := &withdrawalFacts{facts: map[string]evidence.Fact{}}
 	seen := map[uuid.UUID]bool{}
 	var treatments []evidence.Fact
@@ -282,7 +307,7 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 // medicineBook loads the medicines and versions that treatments name, in two queries (plus
 // one for the farm's species).
 func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments []evidence.Fact) (*medicineBook, error) {
-	b := &medicineBook{names: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
+	b := &medicineBook{names: map[uuid.UUID]string{}, substances: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
 	var ids []uuid.UUID
 	for _, f := range treatments {
 		if id, err := uuid.Parse(f.MedicineID); err == nil {
@@ -299,12 +324,15 @@ func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments
 	}
 	c := s.Client(ctx)
 	meds, err := c.Medicine.Query().Where(medicine.FarmID(farmID), medicine.IDIn(ids...)).
-		Select(medicine.FieldID, medicine.FieldName).All(IncludeInactive(ctx))
+		Select(medicine.FieldID, medicine.FieldName, medicine.FieldActiveSubstance).All(IncludeInactive(ctx))
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range meds {
 		b.names[m.ID] = m.Name
+		if m.ActiveSubstance != nil {
+			b.substances[m.ID] = *m.ActiveSubstance
+		}
 	}
 	vs, err := c.MedicineVersion.Query().Where(medicineversion.FarmID(farmID), medicineversion.MedicineIDIn(ids...)).All(ctx)
 	if err != nil {

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"encoding/csv"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -220,6 +222,42 @@ func (h *Handler) listWithdrawals(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
 }
 
+// medicineBookCSV streams the book: rows go out as the service produces them, chunk by
+// chunk, so a farm's five years of treatments never sit in memory. Errors before the first
+// row answer with the envelope; a failure after it cuts the stream short (the client sees a
+// truncated body, never a clean end).
 func (h *Handler) medicineBookCSV(w http.ResponseWriter, r *http.Request) {
-	httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "not yet"))
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	var cw *csv.Writer
+	rows := 0
+	err = h.svc.MedicineBook(r.Context(), farmID, q.Get("from"), q.Get("to"), func(row []string) error {
+		if cw == nil {
+			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+			w.Header().Set("Content-Disposition", `attachment; filename="medicine-book.csv"`)
+			w.WriteHeader(http.StatusOK)
+			cw = csv.NewWriter(w)
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+		if rows++; rows%200 == 0 {
+			cw.Flush()
+			http.NewResponseController(w).Flush()
+		}
+		return cw.Error()
+	})
+	if cw == nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	cw.Flush()
+	if err != nil {
+		slog.ErrorContext(r.Context(), "medicine book stream failed", "err", err)
+		panic(http.ErrAbortHandler)
+	}
 }

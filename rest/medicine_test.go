@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"net/http"
 	"strings"
@@ -245,6 +247,43 @@ func TestWithdrawalGuard(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("POST", "/v1/farm/"+f.ID.String()+"/records", owner.Token,
 				map[string]any{"animal_ids": ids(cow.ID), "name": "x", "type": "OTHER", "applied_at": "2025-01-01T00:00:00Z", "acknowledge_withdrawal": "yes"}),
 				http.StatusBadRequest, "ValidationError", "acknowledge_withdrawal")
+		})
+		t.Run("Book", func(t *testing.T) {
+			// A treatment of the heifer alone with a date-time and an override.
+			if res := fact(app, f.ID, owner.Token, ids(heifer.ID), map[string]any{"kind": "treatment", "medicine_id": medID,
+				"animal_id": heifer.ID.String(), "date": "2025-03-03T18:30:00Z", "withdrawal_meat_days": 35, "withdrawal_milk_hours": 200,
+				"administered_by": "=HYPERLINK(\"x\")", "route": "IM"}, false); res.Status != http.StatusCreated {
+				t.Fatalf("treatment: %d %s", res.Status, res.Body)
+			}
+			res := app.Do("GET", "/v1/farm/"+f.ID.String()+"/medicine-book.csv?from=2025-03-01&to=2025-03-31", owner.Token, nil)
+			if res.Status != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+				t.Fatalf("book: %d %s", res.Status, res.Body)
+			}
+			rows, err := csv.NewReader(bytes.NewReader(res.Body)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := [][]string{
+				herdbook.MedicineBookHeader,
+				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment},
+			}
+			if len(rows) != 3 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) {
+				t.Fatalf("book rows:\n%q\nwant first rows\n%q", rows, want)
+			}
+			h := rows[2]
+			if h[0] != "2025-03-03T18:30:00Z" || h[1] != heifer.ID.String() || h[3] != "" || h[13] != "'=HYPERLINK(\"x\")" ||
+				h[14] != "35" || h[15] != "200" || h[16] != "2025-04-07" || h[17] != "2025-03-12T02:30:00Z" {
+				t.Fatalf("heifer row: %q", h)
+			}
+			// Out of range: the header only.
+			res = app.Do("GET", "/v1/farm/"+f.ID.String()+"/medicine-book.csv?from=2025-04-01", owner.Token, nil)
+			if rows, _ := csv.NewReader(bytes.NewReader(res.Body)).ReadAll(); len(rows) != 1 {
+				t.Fatalf("book from April: %q", rows)
+			}
+			herdbooktest.WantEnvelope(t, app.Do("GET", "/v1/farm/"+f.ID.String()+"/medicine-book.csv?from=2025-03-10&to=2025-03-01", owner.Token, nil),
+				http.StatusBadRequest, "ValidationError", "to")
+			herdbooktest.WantEnvelope(t, app.Do("GET", "/v1/farm/"+f.ID.String()+"/medicine-book.csv?from=March", owner.Token, nil),
+				http.StatusBadRequest, "ValidationError", "from")
 		})
 		t.Run("BackdatedMembershipChangesWhoWasTreated", func(t *testing.T) {
 			// Recorded now: the cow had moved to another group on 2025-02-15, so the herd's

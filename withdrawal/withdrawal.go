@@ -320,3 +320,10 @@ func Describe(animal string, hits []Hit, medicineName func(id string) string) st
 	}
 	return fmt.Sprintf("animal %s is under meat withdrawal: %s", animal, strings.Join(parts, "; "))
 }
+
+// Reacher returns Reached with the membership history resolved once, for callers that ask
+// about many treatments.
+func (h History) Reacher() func(Treatment) []Reach {
+	spans := h.spans()
+	return func(t Treatment) []Reach { return reached(spans, t) }
+}
