@@ -128,11 +128,11 @@ func (s *Service) farmSpecies(ctx context.Context, farmID uuid.UUID) (string, er
 // medicineBook is what the withdrawal computation needs to know of the medicines its
 // treatments name: every version of each (deleted medicines included) and their names.
 type medicineBook struct {
-	species  string
-	names    map[uuid.UUID]string
+	species string
+	names   map[uuid.UUID]string
 	// substances are the medicines' active substances, where given.
 	substances map[uuid.UUID]string
-	versions map[uuid.UUID]map[int]*ent.MedicineVersion
+	versions   map[uuid.UUID]map[int]*ent.MedicineVersion
 }
 
 // periods returns a treatment's meat days and milk hours: its medicine version's label for
@@ -169,7 +169,9 @@ type withdrawalFacts struct {
 // membership facts name, their memberships and departures. It costs a constant number of
 // queries whatever the size of the farm. Current group links are never read.
 func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, through string) (*withdrawalFacts, error) {
-	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) { return s.factItems(ctx, farmID, where...) }
+	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+		return s.factItems(ctx, farmID, where...)
+	}
 	earliest := ""
 	if t, err := withdrawal.ParseDay(through); err == nil {
 		earliest = t.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)
@@ -521,6 +523,14 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 // empty): the latest clear dates over every treatment that reached it by then, whether or not
 // they have passed; nil when no treatment reached it. For the animal profile.
 func (s *Service) AnimalWithdrawalAsOf(ctx context.Context, farmID, animalID uuid.UUID, asOf string) (*AnimalWithdrawal, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	return s.animalWithdrawal(ctx, farmID, animalID, asOf)
+}
+
+// animalWithdrawal is AnimalWithdrawalAsOf for callers that authorized already (the profile).
+func (s *Service) animalWithdrawal(ctx context.Context, farmID, animalID uuid.UUID, asOf string) (*AnimalWithdrawal, error) {
 	day, err := s.asOfDay(asOf)
 	if err != nil {
 		return nil, err
