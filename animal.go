@@ -11,11 +11,23 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 )
 
-// AnimalInput creates or changes an animal. Biological facts (sex, birth date, breed) are not
-// fields: they are recorded as birth_history facts so that they keep their dates.
+// AnimalInput creates or changes an animal. Biological facts (sex, birth date, breed, dam,
+// sire, EID) are not columns: they are written as dated birth_history facts so that they keep
+// their dates and the history stays evidence. Nil means "not given".
 type AnimalInput struct {
 	Tag  string
 	Name *string
+	// Sex (male or female), BirthDate (YYYY-MM-DD) and Breed become a profile fact dated
+	// the birth date when one is given (the stored one on update), else today.
+	Sex       *string
+	BirthDate *string
+	Breed     *string
+	// DamID and SireID become a birth fact on the birth date naming the animal as
+	// offspring; both need a birth date, and a sire needs a dam.
+	DamID  *uuid.UUID
+	SireID *uuid.UUID
+	// EID (any reader form) becomes an identifier fact from the birth date, else today.
+	EID *string
 }
 
 // Validate checks an AnimalInput.
@@ -25,10 +37,12 @@ func (in AnimalInput) Validate() error {
 	if in.Name != nil {
 		validateName(&fe, "name", *in.Name, 1, 200)
 	}
+	in.validateRegister(&fe)
 	return fe.err()
 }
 
-// CreateAnimal adds an animal to a farm; the viewer must be at least an EDITOR.
+// CreateAnimal adds an animal to a farm and records its biological fields as dated facts,
+// in one transaction; the viewer must be at least an EDITOR.
 func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalInput) (*ent.Animal, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
 		return nil, err
@@ -38,14 +52,22 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 	}
 	var a *ent.Animal
 	err := s.inTx(ctx, func(ctx context.Context) (err error) {
-		a, err = s.Client(ctx).Animal.Create().SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
+		id := uuid.New()
+		if err := s.checkParents(ctx, farmID, id, in); err != nil {
+			return err
+		}
+		a, err = s.Client(ctx).Animal.Create().SetID(id).SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
 			SetNillableName(in.Name).Save(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return eidField(s.writeFacts(ctx, farmID, s.registerFacts(id, in)))
 	})
 	return a, err
 }
 
-// UpdateAnimal changes an animal's tag and name.
+// UpdateAnimal changes an animal's tag and name; biological fields that are given are
+// recorded as new dated facts (the earlier facts stay as history).
 func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput) (*ent.Animal, error) {
 	a, err := s.animalFor(ctx, id, RoleEditor, ScopeWriteAnimals)
 	if err != nil {
@@ -55,14 +77,19 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		return nil, err
 	}
 	err = s.inTx(ctx, func(ctx context.Context) (err error) {
+		if err := s.checkParents(ctx, a.FarmID, a.ID, in); err != nil {
+			return err
+		}
 		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(strings.TrimSpace(in.Tag))
 		if in.Name != nil {
 			u.SetName(*in.Name)
 		} else {
 			u.ClearName()
 		}
-		a, err = u.Save(ctx)
-		return err
+		if a, err = u.Save(ctx); err != nil {
+			return err
+		}
+		return eidField(s.writeFacts(ctx, a.FarmID, s.registerFacts(a.ID, in)))
 	})
 	return a, err
 }

@@ -281,13 +281,14 @@ func withFactColumns(c *ent.RecordItemCreate, f *evidence.Fact) *ent.RecordItemC
 	}
 	fc := columnsOf(*f)
 	return c.SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
-		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until)
+		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until).
+		SetNillableFactValue(fc.value)
 }
 
 // factColumns are the indexed copies of an item's fact that loadFacts queries by.
 type factColumns struct {
-	kind, date, until   *string
-	subject, dam, group *uuid.UUID
+	kind, date, until, value *string
+	subject, dam, group      *uuid.UUID
 }
 
 func columnsOf(f evidence.Fact) factColumns {
@@ -310,6 +311,10 @@ func columnsOf(f evidence.Fact) factColumns {
 		c.subject, c.dam = id(f.SireID), id(f.DamID)
 	case evidence.KindBirth:
 		c.subject, c.dam = id(f.DamID), id(f.DamID)
+	case evidence.KindDNAParentage:
+		c.subject = id(f.OffspringID)
+	case evidence.KindIdentifier:
+		c.subject, c.value = id(f.AnimalID), str(f.Value)
 	default:
 		c.subject = id(f.AnimalID)
 	}

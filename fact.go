@@ -7,8 +7,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 )
 
@@ -134,4 +137,125 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 		}
 	}
 	return fe.err()
+}
+
+// factLinkBatch keeps each bulk insert of fact links far below the statement parameter
+// limits of both databases (three parameters a row).
+const factLinkBatch = 1000
+
+// createFactLinks writes one fact_animals row for every animal each item's fact names, so
+// that an animal's facts load by an indexed lookup whatever its role in them.
+func createFactLinks(ctx context.Context, c *ent.Client, itemIDs []uuid.UUID, facts []*evidence.Fact) error {
+	var links []*ent.FactAnimalCreate
+	for i, f := range facts {
+		if f == nil {
+			continue
+		}
+		for _, a := range f.ReferencedAnimals() {
+			links = append(links, c.FactAnimal.Create().SetRecordItemID(itemIDs[i]).SetAnimalID(uuid.MustParse(a)))
+		}
+	}
+	for len(links) > 0 {
+		n := min(len(links), factLinkBatch)
+		if err := c.FactAnimal.CreateBulk(links[:n]...).Exec(ctx); err != nil {
+			return err
+		}
+		links = links[n:]
+	}
+	return nil
+}
+
+// FactLinks returns the fact_animals rows for an item being created with metadata; the seed
+// data uses it to write what the API's write path writes.
+func FactLinks(c *ent.Client, itemID uuid.UUID, metadata map[string]any) []*ent.FactAnimalCreate {
+	f, ok, errs := parseFact(metadata)
+	if !ok || len(errs) > 0 {
+		return nil
+	}
+	var links []*ent.FactAnimalCreate
+	for _, a := range f.ReferencedAnimals() {
+		links = append(links, c.FactAnimal.Create().SetRecordItemID(itemID).SetAnimalID(uuid.MustParse(a)))
+	}
+	return links
+}
+
+// identifierSpan is one identifier fact: which animal a value named, and when.
+type identifierSpan struct {
+	field, scheme, value, animal, start, end string // end "" is open
+}
+
+func (a identifierSpan) overlaps(b identifierSpan) bool {
+	aEnd, bEnd := a.end, b.end
+	if aEnd == "" {
+		aEnd = "9999-12-31"
+	}
+	if bEnd == "" {
+		bEnd = "9999-12-31"
+	}
+	return a.start <= bEnd && b.start <= aEnd
+}
+
+// checkIdentifiers enforces that one identifier value (per scheme) names at most one animal
+// of a farm over any interval: each identifier fact being written is compared with the
+// farm's stored identifier facts of the same value and with the others of the write. One
+// query. The error names the value field of the offending item.
+func (s *Service) checkIdentifiers(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact) error {
+	var news []identifierSpan
+	var values []string
+	for i, f := range facts {
+		if f == nil || f.Kind != evidence.KindIdentifier {
+			continue
+		}
+		news = append(news, identifierSpan{
+			field:  fmt.Sprintf("record_items[%d].metadata.%s.value", i, FactKey),
+			scheme: f.Scheme, value: f.Value, animal: f.AnimalID, start: f.StartDate, end: f.EndDate,
+		})
+		values = append(values, f.Value)
+	}
+	if len(news) == 0 {
+		return nil
+	}
+	stored, err := s.identifierFacts(ctx, farmID, values)
+	if err != nil {
+		return err
+	}
+	var fe fieldErrors
+	for i, n := range news {
+		others := append(append([]identifierSpan{}, stored...), news[:i]...)
+		for _, o := range others {
+			if o.scheme == n.scheme && o.value == n.value && o.animal != n.animal && o.overlaps(n) {
+				fe.add(n.field, "%s %s already names animal %s from %s%s; an identifier names at most one animal at a time",
+					n.scheme, n.value, o.animal, o.start, untilText(o.end))
+				break
+			}
+		}
+	}
+	return fe.err()
+}
+
+func untilText(end string) string {
+	if end == "" {
+		return ""
+	}
+	return " to " + end
+}
+
+// identifierFacts loads the farm's active identifier facts with one of values, in one query.
+func (s *Service) identifierFacts(ctx context.Context, farmID uuid.UUID, values []string) ([]identifierSpan, error) {
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
+			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]identifierSpan, 0, len(items))
+	for _, it := range items {
+		f, ok, errs := parseFact(it.Metadata)
+		if !ok || len(errs) > 0 {
+			continue
+		}
+		out = append(out, identifierSpan{scheme: f.Scheme, value: f.Value, animal: f.AnimalID, start: f.StartDate, end: f.EndDate})
+	}
+	return out, nil
 }

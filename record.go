@@ -161,6 +161,9 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
 			return err
 		}
+		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
+			return err
+		}
 		if err := s.checkTreatments(ctx, farmID, facts); err != nil {
 			return err
 		}
@@ -192,11 +195,21 @@ func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []R
 	}
 	c := s.Client(ctx)
 	builders := make([]*ent.RecordItemCreate, len(items))
+	ids := make([]uuid.UUID, len(items))
+	var err error
 	for i, it := range items {
-		builders[i] = withFactColumns(c.RecordItem.Create().SetRecordID(recordID).
+		// Time-ordered ids: facts of one date are read in (date, record item id) order,
+		// so a correction written later the same day comes after what it corrects.
+		if ids[i], err = uuid.NewV7(); err != nil {
+			return err
+		}
+		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordID).
 			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
 	}
-	return c.RecordItem.CreateBulk(builders...).Exec(ctx)
+	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {
+		return err
+	}
+	return createFactLinks(ctx, c, ids, facts)
 }
 
 // recordQuery loads records with their active items and files.
@@ -280,6 +293,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		}
 		facts := parseFacts(p.Items)
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
+			return err
+		}
+		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
 		if err := s.checkTreatments(ctx, farmID, facts); err != nil {

@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,12 +42,23 @@ type WithdrawalConflict struct {
 // treatment may carry, meat in days or milk in hours, plus a day for date-times.
 var maxPeriodDays = max(evidence.MaxWithdrawalMeatDays, evidence.MaxWithdrawalMilkHours/24) + 1
 
-// leavingKinds are the facts that send an animal off the farm, for sale or for slaughter:
-// the guard refuses them while the animal's meat withdrawal runs.
-var leavingKinds = map[evidence.Kind]bool{evidence.KindMovementOut: true}
+// leaving reports whether a fact sends an animal off the farm, for sale or for slaughter: a
+// movement_out, a sale, or a death with slaughter: true. The guard refuses them while the
+// animal's meat withdrawal runs. A death that is not a slaughter is not refused: the animal
+// is dead either way, and its carcass does not enter the food chain.
+func leaving(f *evidence.Fact) bool {
+	switch f.Kind {
+	case evidence.KindMovementOut, evidence.KindSale:
+		return true
+	case evidence.KindDeath:
+		return f.Slaughter
+	}
+	return false
+}
 
-// departureKinds are the facts that end an animal's open group memberships.
-var departureKinds = []string{string(evidence.KindMovementOut)}
+// departureKinds are the facts that end an animal's open group memberships, as in the
+// register's profiles.
+var departureKinds = []string{string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
 
 // checkTreatments checks the treatment facts of a write against the farm's medicine list:
 // the medicine must be on the list, the version (stamped with the current one when left out)
@@ -357,20 +369,20 @@ func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts 
 	if acknowledged {
 		return nil
 	}
-	type leaving struct {
+	type leave struct {
 		field  string
 		kind   string
 		animal string
 		day    string
 	}
-	var leaves []leaving
+	var leaves []leave
 	var animals []uuid.UUID
 	through := ""
 	for i, f := range facts {
-		if f == nil || !leavingKinds[f.Kind] || f.AnimalID == "" {
+		if f == nil || !leaving(f) || f.AnimalID == "" {
 			continue
 		}
-		leaves = append(leaves, leaving{fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey), string(f.Kind), f.AnimalID, f.Date})
+		leaves = append(leaves, leave{fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey), string(f.Kind), f.AnimalID, f.Date})
 		animals = append(animals, uuid.MustParse(f.AnimalID))
 		through = max(through, f.Date)
 	}
@@ -545,4 +557,29 @@ func (s *Service) animalWithdrawal(ctx context.Context, farmID, animalID uuid.UU
 	}
 	aw := wf.status(st, nil)
 	return &aw, nil
+}
+
+// ProfileWithdrawal is the withdrawal part of an animal's profile as of a date: the latest
+// clear dates over the treatments that reached it by then (passed or not), and their records.
+type ProfileWithdrawal struct {
+	MeatClearOn string      `json:"meat_clear_on"`
+	MilkClearAt time.Time   `json:"milk_clear_at"`
+	Treatments  []uuid.UUID `json:"treatments"`
+}
+
+// withWithdrawal fills a profile's withdrawal as of day (nil when no treatment reached the
+// animal by then). For single-animal reads, which have checked access already.
+func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *AnimalProfile, day string) error {
+	aw, err := s.animalWithdrawal(ctx, farmID, ap.Animal.ID, day)
+	if err != nil || aw == nil {
+		return err
+	}
+	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt.UTC(), Treatments: []uuid.UUID{}}
+	for _, t := range aw.Treatments {
+		if !slices.Contains(pw.Treatments, t.RecordID) {
+			pw.Treatments = append(pw.Treatments, t.RecordID)
+		}
+	}
+	ap.Profile.Withdrawal = pw
+	return nil
 }

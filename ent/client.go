@@ -25,6 +25,7 @@ import (
 	"github.com/herdbook/herdbook/ent/browsersession"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -78,6 +79,8 @@ type Client struct {
 	ChangeCounter *ChangeCounterClient
 	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
 	DeviceAuthorization *DeviceAuthorizationClient
+	// FactAnimal is the client for interacting with the FactAnimal builders.
+	FactAnimal *FactAnimalClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
@@ -150,6 +153,7 @@ func (c *Client) init() {
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.ChangeCounter = NewChangeCounterClient(c.config)
 	c.DeviceAuthorization = NewDeviceAuthorizationClient(c.config)
+	c.FactAnimal = NewFactAnimalClient(c.config)
 	c.Farm = NewFarmClient(c.config)
 	c.FarmMember = NewFarmMemberClient(c.config)
 	c.FarmTask = NewFarmTaskClient(c.config)
@@ -277,6 +281,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		BrowserSession:         NewBrowserSessionClient(cfg),
 		ChangeCounter:          NewChangeCounterClient(cfg),
 		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
+		FactAnimal:             NewFactAnimalClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
@@ -331,6 +336,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		BrowserSession:         NewBrowserSessionClient(cfg),
 		ChangeCounter:          NewChangeCounterClient(cfg),
 		DeviceAuthorization:    NewDeviceAuthorizationClient(cfg),
+		FactAnimal:             NewFactAnimalClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
@@ -388,11 +394,12 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group,
-		c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
+		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
+		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
+		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -404,11 +411,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol, c.Group,
-		c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
+		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
+		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
+		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -435,6 +443,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ChangeCounter.mutate(ctx, m)
 	case *DeviceAuthorizationMutation:
 		return c.DeviceAuthorization.mutate(ctx, m)
+	case *FactAnimalMutation:
+		return c.FactAnimal.mutate(ctx, m)
 	case *FarmMutation:
 		return c.Farm.mutate(ctx, m)
 	case *FarmMemberMutation:
@@ -1897,6 +1907,155 @@ func (c *DeviceAuthorizationClient) mutate(ctx context.Context, m *DeviceAuthori
 		return (&DeviceAuthorizationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DeviceAuthorization mutation op: %q", m.Op())
+	}
+}
+
+// FactAnimalClient is a client for the FactAnimal schema.
+type FactAnimalClient struct {
+	config
+}
+
+// NewFactAnimalClient returns a client for the FactAnimal from the given config.
+func NewFactAnimalClient(c config) *FactAnimalClient {
+	return &FactAnimalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `factanimal.Hooks(f(g(h())))`.
+func (c *FactAnimalClient) Use(hooks ...Hook) {
+	c.hooks.FactAnimal = append(c.hooks.FactAnimal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `factanimal.Intercept(f(g(h())))`.
+func (c *FactAnimalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FactAnimal = append(c.inters.FactAnimal, interceptors...)
+}
+
+// Create returns a builder for creating a FactAnimal entity.
+func (c *FactAnimalClient) Create() *FactAnimalCreate {
+	mutation := newFactAnimalMutation(c.config, OpCreate)
+	return &FactAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FactAnimal entities.
+func (c *FactAnimalClient) CreateBulk(builders ...*FactAnimalCreate) *FactAnimalCreateBulk {
+	return &FactAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FactAnimalClient) MapCreateBulk(slice any, setFunc func(*FactAnimalCreate, int)) *FactAnimalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FactAnimalCreateBulk{err: fmt.Errorf("calling to FactAnimalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FactAnimalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FactAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FactAnimal.
+func (c *FactAnimalClient) Update() *FactAnimalUpdate {
+	mutation := newFactAnimalMutation(c.config, OpUpdate)
+	return &FactAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FactAnimalClient) UpdateOne(_m *FactAnimal) *FactAnimalUpdateOne {
+	mutation := newFactAnimalMutation(c.config, OpUpdateOne, withFactAnimal(_m))
+	return &FactAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FactAnimalClient) UpdateOneID(id uuid.UUID) *FactAnimalUpdateOne {
+	mutation := newFactAnimalMutation(c.config, OpUpdateOne, withFactAnimalID(id))
+	return &FactAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FactAnimal.
+func (c *FactAnimalClient) Delete() *FactAnimalDelete {
+	mutation := newFactAnimalMutation(c.config, OpDelete)
+	return &FactAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FactAnimalClient) DeleteOne(_m *FactAnimal) *FactAnimalDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FactAnimalClient) DeleteOneID(id uuid.UUID) *FactAnimalDeleteOne {
+	builder := c.Delete().Where(factanimal.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FactAnimalDeleteOne{builder}
+}
+
+// Query returns a query builder for FactAnimal.
+func (c *FactAnimalClient) Query() *FactAnimalQuery {
+	return &FactAnimalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFactAnimal},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FactAnimal entity by its id.
+func (c *FactAnimalClient) Get(ctx context.Context, id uuid.UUID) (*FactAnimal, error) {
+	return c.Query().Where(factanimal.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FactAnimalClient) GetX(ctx context.Context, id uuid.UUID) *FactAnimal {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryRecordItem queries the record_item edge of a FactAnimal.
+func (c *FactAnimalClient) QueryRecordItem(_m *FactAnimal) *RecordItemQuery {
+	query := (&RecordItemClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(factanimal.Table, factanimal.FieldID, id),
+			sqlgraph.To(recorditem.Table, recorditem.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, factanimal.RecordItemTable, factanimal.RecordItemColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FactAnimalClient) Hooks() []Hook {
+	return c.hooks.FactAnimal
+}
+
+// Interceptors returns the client interceptors.
+func (c *FactAnimalClient) Interceptors() []Interceptor {
+	return c.inters.FactAnimal
+}
+
+func (c *FactAnimalClient) mutate(ctx context.Context, m *FactAnimalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FactAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FactAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FactAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FactAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FactAnimal mutation op: %q", m.Op())
 	}
 }
 
@@ -4598,6 +4757,22 @@ func (c *RecordItemClient) QueryRecord(_m *RecordItem) *RecordQuery {
 	return query
 }
 
+// QueryFactAnimals queries the fact_animals edge of a RecordItem.
+func (c *RecordItemClient) QueryFactAnimals(_m *RecordItem) *FactAnimalQuery {
+	query := (&FactAnimalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recorditem.Table, recorditem.FieldID, id),
+			sqlgraph.To(factanimal.Table, factanimal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, recorditem.FactAnimalsTable, recorditem.FactAnimalsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *RecordItemClient) Hooks() []Hook {
 	return c.hooks.RecordItem
@@ -6019,21 +6194,21 @@ func (c *WebhookEventClient) mutate(ctx context.Context, m *WebhookEventMutation
 type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, ChangeCounter, DeviceAuthorization, Farm, FarmMember, FarmTask,
-		File, FollowUpProtocol, Group, IdempotentRequest, Medicine, MedicineVersion,
-		Message, Notification, NotificationPreference, OAuthClient, OAuthCode,
-		OAuthGrant, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Hook
+		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
+		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
+		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, ChangeCounter, DeviceAuthorization, Farm, FarmMember, FarmTask,
-		File, FollowUpProtocol, Group, IdempotentRequest, Medicine, MedicineVersion,
-		Message, Notification, NotificationPreference, OAuthClient, OAuthCode,
-		OAuthGrant, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Interceptor
+		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
+		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
+		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Interceptor
 	}
 )
 

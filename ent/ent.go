@@ -21,6 +21,7 @@ import (
 	"github.com/herdbook/herdbook/ent/browsersession"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -116,6 +117,7 @@ func checkColumn(t, c string) error {
 			browsersession.Table:         browsersession.ValidColumn,
 			changecounter.Table:          changecounter.ValidColumn,
 			deviceauthorization.Table:    deviceauthorization.ValidColumn,
+			factanimal.Table:             factanimal.ValidColumn,
 			farm.Table:                   farm.ValidColumn,
 			farmmember.Table:             farmmember.ValidColumn,
 			farmtask.Table:               farmtask.ValidColumn,

@@ -21,6 +21,7 @@ import (
 	"github.com/herdbook/herdbook/ent/browsersession"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -70,6 +71,7 @@ const (
 	TypeBrowserSession         = "BrowserSession"
 	TypeChangeCounter          = "ChangeCounter"
 	TypeDeviceAuthorization    = "DeviceAuthorization"
+	TypeFactAnimal             = "FactAnimal"
 	TypeFarm                   = "Farm"
 	TypeFarmMember             = "FarmMember"
 	TypeFarmTask               = "FarmTask"
@@ -7971,6 +7973,446 @@ func (m *DeviceAuthorizationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown DeviceAuthorization edge %s", name)
+}
+
+// FactAnimalMutation represents an operation that mutates the FactAnimal nodes in the graph.
+type FactAnimalMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	animal_id          *uuid.UUID
+	clearedFields      map[string]struct{}
+	record_item        *uuid.UUID
+	clearedrecord_item bool
+	done               bool
+	oldValue           func(context.Context) (*FactAnimal, error)
+	predicates         []predicate.FactAnimal
+}
+
+var _ ent.Mutation = (*FactAnimalMutation)(nil)
+
+// factanimalOption allows management of the mutation configuration using functional options.
+type factanimalOption func(*FactAnimalMutation)
+
+// newFactAnimalMutation creates new mutation for the FactAnimal entity.
+func newFactAnimalMutation(c config, op Op, opts ...factanimalOption) *FactAnimalMutation {
+	m := &FactAnimalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFactAnimal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFactAnimalID sets the ID field of the mutation.
+func withFactAnimalID(id uuid.UUID) factanimalOption {
+	return func(m *FactAnimalMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FactAnimal
+		)
+		m.oldValue = func(ctx context.Context) (*FactAnimal, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FactAnimal.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFactAnimal sets the old FactAnimal of the mutation.
+func withFactAnimal(node *FactAnimal) factanimalOption {
+	return func(m *FactAnimalMutation) {
+		m.oldValue = func(context.Context) (*FactAnimal, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FactAnimalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FactAnimalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FactAnimal entities.
+func (m *FactAnimalMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FactAnimalMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FactAnimalMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FactAnimal.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetRecordItemID sets the "record_item_id" field.
+func (m *FactAnimalMutation) SetRecordItemID(u uuid.UUID) {
+	m.record_item = &u
+}
+
+// RecordItemID returns the value of the "record_item_id" field in the mutation.
+func (m *FactAnimalMutation) RecordItemID() (r uuid.UUID, exists bool) {
+	v := m.record_item
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordItemID returns the old "record_item_id" field's value of the FactAnimal entity.
+// If the FactAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FactAnimalMutation) OldRecordItemID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordItemID: %w", err)
+	}
+	return oldValue.RecordItemID, nil
+}
+
+// ResetRecordItemID resets all changes to the "record_item_id" field.
+func (m *FactAnimalMutation) ResetRecordItemID() {
+	m.record_item = nil
+}
+
+// SetAnimalID sets the "animal_id" field.
+func (m *FactAnimalMutation) SetAnimalID(u uuid.UUID) {
+	m.animal_id = &u
+}
+
+// AnimalID returns the value of the "animal_id" field in the mutation.
+func (m *FactAnimalMutation) AnimalID() (r uuid.UUID, exists bool) {
+	v := m.animal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnimalID returns the old "animal_id" field's value of the FactAnimal entity.
+// If the FactAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FactAnimalMutation) OldAnimalID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnimalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnimalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnimalID: %w", err)
+	}
+	return oldValue.AnimalID, nil
+}
+
+// ResetAnimalID resets all changes to the "animal_id" field.
+func (m *FactAnimalMutation) ResetAnimalID() {
+	m.animal_id = nil
+}
+
+// ClearRecordItem clears the "record_item" edge to the RecordItem entity.
+func (m *FactAnimalMutation) ClearRecordItem() {
+	m.clearedrecord_item = true
+	m.clearedFields[factanimal.FieldRecordItemID] = struct{}{}
+}
+
+// RecordItemCleared reports if the "record_item" edge to the RecordItem entity was cleared.
+func (m *FactAnimalMutation) RecordItemCleared() bool {
+	return m.clearedrecord_item
+}
+
+// RecordItemIDs returns the "record_item" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RecordItemID instead. It exists only for internal usage by the builders.
+func (m *FactAnimalMutation) RecordItemIDs() (ids []uuid.UUID) {
+	if id := m.record_item; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRecordItem resets all changes to the "record_item" edge.
+func (m *FactAnimalMutation) ResetRecordItem() {
+	m.record_item = nil
+	m.clearedrecord_item = false
+}
+
+// Where appends a list predicates to the FactAnimalMutation builder.
+func (m *FactAnimalMutation) Where(ps ...predicate.FactAnimal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FactAnimalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FactAnimalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FactAnimal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FactAnimalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FactAnimalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FactAnimal).
+func (m *FactAnimalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FactAnimalMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.record_item != nil {
+		fields = append(fields, factanimal.FieldRecordItemID)
+	}
+	if m.animal_id != nil {
+		fields = append(fields, factanimal.FieldAnimalID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FactAnimalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case factanimal.FieldRecordItemID:
+		return m.RecordItemID()
+	case factanimal.FieldAnimalID:
+		return m.AnimalID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FactAnimalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case factanimal.FieldRecordItemID:
+		return m.OldRecordItemID(ctx)
+	case factanimal.FieldAnimalID:
+		return m.OldAnimalID(ctx)
+	}
+	return nil, fmt.Errorf("unknown FactAnimal field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FactAnimalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case factanimal.FieldRecordItemID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordItemID(v)
+		return nil
+	case factanimal.FieldAnimalID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimalID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FactAnimal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FactAnimalMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FactAnimalMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FactAnimalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown FactAnimal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FactAnimalMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FactAnimalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FactAnimalMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown FactAnimal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FactAnimalMutation) ResetField(name string) error {
+	switch name {
+	case factanimal.FieldRecordItemID:
+		m.ResetRecordItemID()
+		return nil
+	case factanimal.FieldAnimalID:
+		m.ResetAnimalID()
+		return nil
+	}
+	return fmt.Errorf("unknown FactAnimal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FactAnimalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.record_item != nil {
+		edges = append(edges, factanimal.EdgeRecordItem)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FactAnimalMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case factanimal.EdgeRecordItem:
+		if id := m.record_item; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FactAnimalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FactAnimalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FactAnimalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedrecord_item {
+		edges = append(edges, factanimal.EdgeRecordItem)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FactAnimalMutation) EdgeCleared(name string) bool {
+	switch name {
+	case factanimal.EdgeRecordItem:
+		return m.clearedrecord_item
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FactAnimalMutation) ClearEdge(name string) error {
+	switch name {
+	case factanimal.EdgeRecordItem:
+		m.ClearRecordItem()
+		return nil
+	}
+	return fmt.Errorf("unknown FactAnimal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FactAnimalMutation) ResetEdge(name string) error {
+	switch name {
+	case factanimal.EdgeRecordItem:
+		m.ResetRecordItem()
+		return nil
+	}
+	return fmt.Errorf("unknown FactAnimal edge %s", name)
 }
 
 // FarmMutation represents an operation that mutates the Farm nodes in the graph.
@@ -23056,27 +23498,31 @@ func (m *RecordMutation) ResetEdge(name string) error {
 // RecordItemMutation represents an operation that mutates the RecordItem nodes in the graph.
 type RecordItemMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *uuid.UUID
-	created_at    *time.Time
-	updated_at    *time.Time
-	is_active     *bool
-	name          *string
-	description   *string
-	metadata      *map[string]interface{}
-	fact_kind     *string
-	fact_subject  *uuid.UUID
-	fact_dam      *uuid.UUID
-	fact_group    *uuid.UUID
-	fact_date     *string
-	fact_until    *string
-	clearedFields map[string]struct{}
-	record        *uuid.UUID
-	clearedrecord bool
-	done          bool
-	oldValue      func(context.Context) (*RecordItem, error)
-	predicates    []predicate.RecordItem
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	is_active           *bool
+	name                *string
+	description         *string
+	metadata            *map[string]interface{}
+	fact_kind           *string
+	fact_subject        *uuid.UUID
+	fact_dam            *uuid.UUID
+	fact_group          *uuid.UUID
+	fact_date           *string
+	fact_until          *string
+	fact_value          *string
+	clearedFields       map[string]struct{}
+	record              *uuid.UUID
+	clearedrecord       bool
+	fact_animals        map[uuid.UUID]struct{}
+	removedfact_animals map[uuid.UUID]struct{}
+	clearedfact_animals bool
+	done                bool
+	oldValue            func(context.Context) (*RecordItem, error)
+	predicates          []predicate.RecordItem
 }
 
 var _ ent.Mutation = (*RecordItemMutation)(nil)
@@ -23768,6 +24214,55 @@ func (m *RecordItemMutation) ResetFactUntil() {
 	delete(m.clearedFields, recorditem.FieldFactUntil)
 }
 
+// SetFactValue sets the "fact_value" field.
+func (m *RecordItemMutation) SetFactValue(s string) {
+	m.fact_value = &s
+}
+
+// FactValue returns the value of the "fact_value" field in the mutation.
+func (m *RecordItemMutation) FactValue() (r string, exists bool) {
+	v := m.fact_value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactValue returns the old "fact_value" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactValue(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactValue: %w", err)
+	}
+	return oldValue.FactValue, nil
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (m *RecordItemMutation) ClearFactValue() {
+	m.fact_value = nil
+	m.clearedFields[recorditem.FieldFactValue] = struct{}{}
+}
+
+// FactValueCleared returns if the "fact_value" field was cleared in this mutation.
+func (m *RecordItemMutation) FactValueCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactValue]
+	return ok
+}
+
+// ResetFactValue resets all changes to the "fact_value" field.
+func (m *RecordItemMutation) ResetFactValue() {
+	m.fact_value = nil
+	delete(m.clearedFields, recorditem.FieldFactValue)
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -23793,6 +24288,60 @@ func (m *RecordItemMutation) RecordIDs() (ids []uuid.UUID) {
 func (m *RecordItemMutation) ResetRecord() {
 	m.record = nil
 	m.clearedrecord = false
+}
+
+// AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by ids.
+func (m *RecordItemMutation) AddFactAnimalIDs(ids ...uuid.UUID) {
+	if m.fact_animals == nil {
+		m.fact_animals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.fact_animals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFactAnimals clears the "fact_animals" edge to the FactAnimal entity.
+func (m *RecordItemMutation) ClearFactAnimals() {
+	m.clearedfact_animals = true
+}
+
+// FactAnimalsCleared reports if the "fact_animals" edge to the FactAnimal entity was cleared.
+func (m *RecordItemMutation) FactAnimalsCleared() bool {
+	return m.clearedfact_animals
+}
+
+// RemoveFactAnimalIDs removes the "fact_animals" edge to the FactAnimal entity by IDs.
+func (m *RecordItemMutation) RemoveFactAnimalIDs(ids ...uuid.UUID) {
+	if m.removedfact_animals == nil {
+		m.removedfact_animals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.fact_animals, ids[i])
+		m.removedfact_animals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFactAnimals returns the removed IDs of the "fact_animals" edge to the FactAnimal entity.
+func (m *RecordItemMutation) RemovedFactAnimalsIDs() (ids []uuid.UUID) {
+	for id := range m.removedfact_animals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FactAnimalsIDs returns the "fact_animals" edge IDs in the mutation.
+func (m *RecordItemMutation) FactAnimalsIDs() (ids []uuid.UUID) {
+	for id := range m.fact_animals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFactAnimals resets all changes to the "fact_animals" edge.
+func (m *RecordItemMutation) ResetFactAnimals() {
+	m.fact_animals = nil
+	m.clearedfact_animals = false
+	m.removedfact_animals = nil
 }
 
 // Where appends a list predicates to the RecordItemMutation builder.
@@ -23829,7 +24378,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -23869,6 +24418,9 @@ func (m *RecordItemMutation) Fields() []string {
 	if m.fact_until != nil {
 		fields = append(fields, recorditem.FieldFactUntil)
 	}
+	if m.fact_value != nil {
+		fields = append(fields, recorditem.FieldFactValue)
+	}
 	return fields
 }
 
@@ -23903,6 +24455,8 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.FactDate()
 	case recorditem.FieldFactUntil:
 		return m.FactUntil()
+	case recorditem.FieldFactValue:
+		return m.FactValue()
 	}
 	return nil, false
 }
@@ -23938,6 +24492,8 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFactDate(ctx)
 	case recorditem.FieldFactUntil:
 		return m.OldFactUntil(ctx)
+	case recorditem.FieldFactValue:
+		return m.OldFactValue(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -24038,6 +24594,13 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFactUntil(v)
 		return nil
+	case recorditem.FieldFactValue:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactValue(v)
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -24095,6 +24658,9 @@ func (m *RecordItemMutation) ClearedFields() []string {
 	if m.FieldCleared(recorditem.FieldFactUntil) {
 		fields = append(fields, recorditem.FieldFactUntil)
 	}
+	if m.FieldCleared(recorditem.FieldFactValue) {
+		fields = append(fields, recorditem.FieldFactValue)
+	}
 	return fields
 }
 
@@ -24135,6 +24701,9 @@ func (m *RecordItemMutation) ClearField(name string) error {
 		return nil
 	case recorditem.FieldFactUntil:
 		m.ClearFactUntil()
+		return nil
+	case recorditem.FieldFactValue:
+		m.ClearFactValue()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem nullable field %s", name)
@@ -24183,15 +24752,21 @@ func (m *RecordItemMutation) ResetField(name string) error {
 	case recorditem.FieldFactUntil:
 		m.ResetFactUntil()
 		return nil
+	case recorditem.FieldFactValue:
+		m.ResetFactValue()
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *RecordItemMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.record != nil {
 		edges = append(edges, recorditem.EdgeRecord)
+	}
+	if m.fact_animals != nil {
+		edges = append(edges, recorditem.EdgeFactAnimals)
 	}
 	return edges
 }
@@ -24204,27 +24779,47 @@ func (m *RecordItemMutation) AddedIDs(name string) []ent.Value {
 		if id := m.record; id != nil {
 			return []ent.Value{*id}
 		}
+	case recorditem.EdgeFactAnimals:
+		ids := make([]ent.Value, 0, len(m.fact_animals))
+		for id := range m.fact_animals {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *RecordItemMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedfact_animals != nil {
+		edges = append(edges, recorditem.EdgeFactAnimals)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *RecordItemMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case recorditem.EdgeFactAnimals:
+		ids := make([]ent.Value, 0, len(m.removedfact_animals))
+		for id := range m.removedfact_animals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *RecordItemMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedrecord {
 		edges = append(edges, recorditem.EdgeRecord)
+	}
+	if m.clearedfact_animals {
+		edges = append(edges, recorditem.EdgeFactAnimals)
 	}
 	return edges
 }
@@ -24235,6 +24830,8 @@ func (m *RecordItemMutation) EdgeCleared(name string) bool {
 	switch name {
 	case recorditem.EdgeRecord:
 		return m.clearedrecord
+	case recorditem.EdgeFactAnimals:
+		return m.clearedfact_animals
 	}
 	return false
 }
@@ -24256,6 +24853,9 @@ func (m *RecordItemMutation) ResetEdge(name string) error {
 	switch name {
 	case recorditem.EdgeRecord:
 		m.ResetRecord()
+		return nil
+	case recorditem.EdgeFactAnimals:
+		m.ResetFactAnimals()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem edge %s", name)

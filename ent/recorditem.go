@@ -47,6 +47,8 @@ type RecordItem struct {
 	FactDate *string `json:"fact_date,omitempty"`
 	// FactUntil holds the value of the "fact_until" field.
 	FactUntil *string `json:"fact_until,omitempty"`
+	// FactValue holds the value of the "fact_value" field.
+	FactValue *string `json:"fact_value,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordItemQuery when eager-loading is set.
 	Edges        RecordItemEdges `json:"edges"`
@@ -57,9 +59,13 @@ type RecordItem struct {
 type RecordItemEdges struct {
 	// Record holds the value of the record edge.
 	Record *Record `json:"record,omitempty"`
+	// Every animal the item's fact names.
+	FactAnimals []*FactAnimal `json:"fact_animals,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
+
+	namedFactAnimals map[string][]*FactAnimal
 }
 
 // RecordOrErr returns the Record value or an error if the edge
@@ -73,6 +79,15 @@ func (e RecordItemEdges) RecordOrErr() (*Record, error) {
 	return nil, &NotLoadedError{edge: "record"}
 }
 
+// FactAnimalsOrErr returns the FactAnimals value or an error if the edge
+// was not loaded in eager-loading.
+func (e RecordItemEdges) FactAnimalsOrErr() ([]*FactAnimal, error) {
+	if e.loadedTypes[1] {
+		return e.FactAnimals, nil
+	}
+	return nil, &NotLoadedError{edge: "fact_animals"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*RecordItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -84,7 +99,7 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case recorditem.FieldIsActive:
 			values[i] = new(sql.NullBool)
-		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil:
+		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil, recorditem.FieldFactValue:
 			values[i] = new(sql.NullString)
 		case recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -199,6 +214,13 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 				_m.FactUntil = new(string)
 				*_m.FactUntil = value.String
 			}
+		case recorditem.FieldFactValue:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_value", values[i])
+			} else if value.Valid {
+				_m.FactValue = new(string)
+				*_m.FactValue = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -215,6 +237,11 @@ func (_m *RecordItem) Value(name string) (ent.Value, error) {
 // QueryRecord queries the "record" edge of the RecordItem entity.
 func (_m *RecordItem) QueryRecord() *RecordQuery {
 	return NewRecordItemClient(_m.config).QueryRecord(_m)
+}
+
+// QueryFactAnimals queries the "fact_animals" edge of the RecordItem entity.
+func (_m *RecordItem) QueryFactAnimals() *FactAnimalQuery {
+	return NewRecordItemClient(_m.config).QueryFactAnimals(_m)
 }
 
 // Update returns a builder for updating this RecordItem.
@@ -294,8 +321,37 @@ func (_m *RecordItem) String() string {
 		builder.WriteString("fact_until=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.FactValue; v != nil {
+		builder.WriteString("fact_value=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedFactAnimals returns the FactAnimals named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *RecordItem) NamedFactAnimals(name string) ([]*FactAnimal, error) {
+	if _m.Edges.namedFactAnimals == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedFactAnimals[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *RecordItem) appendNamedFactAnimals(name string, edges ...*FactAnimal) {
+	if _m.Edges.namedFactAnimals == nil {
+		_m.Edges.namedFactAnimals = make(map[string][]*FactAnimal)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedFactAnimals[name] = []*FactAnimal{}
+	} else {
+		_m.Edges.namedFactAnimals[name] = append(_m.Edges.namedFactAnimals[name], edges...)
+	}
 }
 
 // RecordItems is a parsable slice of RecordItem.

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
@@ -191,6 +192,20 @@ func (_c *RecordItemCreate) SetNillableFactUntil(v *string) *RecordItemCreate {
 	return _c
 }
 
+// SetFactValue sets the "fact_value" field.
+func (_c *RecordItemCreate) SetFactValue(v string) *RecordItemCreate {
+	_c.mutation.SetFactValue(v)
+	return _c
+}
+
+// SetNillableFactValue sets the "fact_value" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactValue(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactValue(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordItemCreate) SetID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetID(v)
@@ -208,6 +223,21 @@ func (_c *RecordItemCreate) SetNillableID(v *uuid.UUID) *RecordItemCreate {
 // SetRecord sets the "record" edge to the Record entity.
 func (_c *RecordItemCreate) SetRecord(v *Record) *RecordItemCreate {
 	return _c.SetRecordID(v.ID)
+}
+
+// AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by IDs.
+func (_c *RecordItemCreate) AddFactAnimalIDs(ids ...uuid.UUID) *RecordItemCreate {
+	_c.mutation.AddFactAnimalIDs(ids...)
+	return _c
+}
+
+// AddFactAnimals adds the "fact_animals" edges to the FactAnimal entity.
+func (_c *RecordItemCreate) AddFactAnimals(v ...*FactAnimal) *RecordItemCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFactAnimalIDs(ids...)
 }
 
 // Mutation returns the RecordItemMutation object of the builder.
@@ -302,6 +332,11 @@ func (_c *RecordItemCreate) check() error {
 			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.FactValue(); ok {
+		if err := recorditem.FactValueValidator(v); err != nil {
+			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
+		}
+	}
 	if len(_c.mutation.RecordIDs()) == 0 {
 		return &ValidationError{Name: "record", err: errors.New(`ent: missing required edge "RecordItem.record"`)}
 	}
@@ -389,6 +424,10 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 		_spec.SetField(recorditem.FieldFactUntil, field.TypeString, value)
 		_node.FactUntil = &value
 	}
+	if value, ok := _c.mutation.FactValue(); ok {
+		_spec.SetField(recorditem.FieldFactValue, field.TypeString, value)
+		_node.FactValue = &value
+	}
 	if nodes := _c.mutation.RecordIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -404,6 +443,22 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.RecordID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FactAnimalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -641,6 +696,24 @@ func (u *RecordItemUpsert) UpdateFactUntil() *RecordItemUpsert {
 // ClearFactUntil clears the value of the "fact_until" field.
 func (u *RecordItemUpsert) ClearFactUntil() *RecordItemUpsert {
 	u.SetNull(recorditem.FieldFactUntil)
+	return u
+}
+
+// SetFactValue sets the "fact_value" field.
+func (u *RecordItemUpsert) SetFactValue(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactValue, v)
+	return u
+}
+
+// UpdateFactValue sets the "fact_value" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactValue() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactValue)
+	return u
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (u *RecordItemUpsert) ClearFactValue() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactValue)
 	return u
 }
 
@@ -912,6 +985,27 @@ func (u *RecordItemUpsertOne) UpdateFactUntil() *RecordItemUpsertOne {
 func (u *RecordItemUpsertOne) ClearFactUntil() *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactUntil()
+	})
+}
+
+// SetFactValue sets the "fact_value" field.
+func (u *RecordItemUpsertOne) SetFactValue(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactValue(v)
+	})
+}
+
+// UpdateFactValue sets the "fact_value" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactValue() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactValue()
+	})
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (u *RecordItemUpsertOne) ClearFactValue() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactValue()
 	})
 }
 
@@ -1350,6 +1444,27 @@ func (u *RecordItemUpsertBulk) UpdateFactUntil() *RecordItemUpsertBulk {
 func (u *RecordItemUpsertBulk) ClearFactUntil() *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactUntil()
+	})
+}
+
+// SetFactValue sets the "fact_value" field.
+func (u *RecordItemUpsertBulk) SetFactValue(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactValue(v)
+	})
+}
+
+// UpdateFactValue sets the "fact_value" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactValue() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactValue()
+	})
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (u *RecordItemUpsertBulk) ClearFactValue() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactValue()
 	})
 }
 

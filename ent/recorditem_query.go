@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"math"
 
@@ -13,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
@@ -21,13 +23,15 @@ import (
 // RecordItemQuery is the builder for querying RecordItem entities.
 type RecordItemQuery struct {
 	config
-	ctx        *QueryContext
-	order      []recorditem.OrderOption
-	inters     []Interceptor
-	predicates []predicate.RecordItem
-	withRecord *RecordQuery
-	loadTotal  []func(context.Context, []*RecordItem) error
-	modifiers  []func(*sql.Selector)
+	ctx                  *QueryContext
+	order                []recorditem.OrderOption
+	inters               []Interceptor
+	predicates           []predicate.RecordItem
+	withRecord           *RecordQuery
+	withFactAnimals      *FactAnimalQuery
+	loadTotal            []func(context.Context, []*RecordItem) error
+	modifiers            []func(*sql.Selector)
+	withNamedFactAnimals map[string]*FactAnimalQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -79,6 +83,28 @@ func (_q *RecordItemQuery) QueryRecord() *RecordQuery {
 			sqlgraph.From(recorditem.Table, recorditem.FieldID, selector),
 			sqlgraph.To(record.Table, record.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, recorditem.RecordTable, recorditem.RecordColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFactAnimals chains the current query on the "fact_animals" edge.
+func (_q *RecordItemQuery) QueryFactAnimals() *FactAnimalQuery {
+	query := (&FactAnimalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recorditem.Table, recorditem.FieldID, selector),
+			sqlgraph.To(factanimal.Table, factanimal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, recorditem.FactAnimalsTable, recorditem.FactAnimalsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -273,12 +299,13 @@ func (_q *RecordItemQuery) Clone() *RecordItemQuery {
 		return nil
 	}
 	return &RecordItemQuery{
-		config:     _q.config,
-		ctx:        _q.ctx.Clone(),
-		order:      append([]recorditem.OrderOption{}, _q.order...),
-		inters:     append([]Interceptor{}, _q.inters...),
-		predicates: append([]predicate.RecordItem{}, _q.predicates...),
-		withRecord: _q.withRecord.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]recorditem.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.RecordItem{}, _q.predicates...),
+		withRecord:      _q.withRecord.Clone(),
+		withFactAnimals: _q.withFactAnimals.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +320,17 @@ func (_q *RecordItemQuery) WithRecord(opts ...func(*RecordQuery)) *RecordItemQue
 		opt(query)
 	}
 	_q.withRecord = query
+	return _q
+}
+
+// WithFactAnimals tells the query-builder to eager-load the nodes that are connected to
+// the "fact_animals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordItemQuery) WithFactAnimals(opts ...func(*FactAnimalQuery)) *RecordItemQuery {
+	query := (&FactAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFactAnimals = query
 	return _q
 }
 
@@ -374,8 +412,9 @@ func (_q *RecordItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 	var (
 		nodes       = []*RecordItem{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withRecord != nil,
+			_q.withFactAnimals != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -402,6 +441,20 @@ func (_q *RecordItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 	if query := _q.withRecord; query != nil {
 		if err := _q.loadRecord(ctx, query, nodes, nil,
 			func(n *RecordItem, e *Record) { n.Edges.Record = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withFactAnimals; query != nil {
+		if err := _q.loadFactAnimals(ctx, query, nodes,
+			func(n *RecordItem) { n.Edges.FactAnimals = []*FactAnimal{} },
+			func(n *RecordItem, e *FactAnimal) { n.Edges.FactAnimals = append(n.Edges.FactAnimals, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedFactAnimals {
+		if err := _q.loadFactAnimals(ctx, query, nodes,
+			func(n *RecordItem) { n.appendNamedFactAnimals(name) },
+			func(n *RecordItem, e *FactAnimal) { n.appendNamedFactAnimals(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -439,6 +492,36 @@ func (_q *RecordItemQuery) loadRecord(ctx context.Context, query *RecordQuery, n
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *RecordItemQuery) loadFactAnimals(ctx context.Context, query *FactAnimalQuery, nodes []*RecordItem, init func(*RecordItem), assign func(*RecordItem, *FactAnimal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*RecordItem)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(factanimal.FieldRecordItemID)
+	}
+	query.Where(predicate.FactAnimal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(recorditem.FactAnimalsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.RecordItemID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "record_item_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }
@@ -556,6 +639,20 @@ func (_q *RecordItemQuery) ForShare(opts ...sql.LockOption) *RecordItemQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
+	return _q
+}
+
+// WithNamedFactAnimals tells the query-builder to eager-load the nodes that are connected to the "fact_animals"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordItemQuery) WithNamedFactAnimals(name string, opts ...func(*FactAnimalQuery)) *RecordItemQuery {
+	query := (&FactAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedFactAnimals == nil {
+		_q.withNamedFactAnimals = make(map[string]*FactAnimalQuery)
+	}
+	_q.withNamedFactAnimals[name] = query
 	return _q
 }
 

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
@@ -221,9 +222,65 @@ func (_u *RecordItemUpdate) ClearFactUntil() *RecordItemUpdate {
 	return _u
 }
 
+// SetFactValue sets the "fact_value" field.
+func (_u *RecordItemUpdate) SetFactValue(v string) *RecordItemUpdate {
+	_u.mutation.SetFactValue(v)
+	return _u
+}
+
+// SetNillableFactValue sets the "fact_value" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactValue(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactValue(*v)
+	}
+	return _u
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (_u *RecordItemUpdate) ClearFactValue() *RecordItemUpdate {
+	_u.mutation.ClearFactValue()
+	return _u
+}
+
+// AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by IDs.
+func (_u *RecordItemUpdate) AddFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdate {
+	_u.mutation.AddFactAnimalIDs(ids...)
+	return _u
+}
+
+// AddFactAnimals adds the "fact_animals" edges to the FactAnimal entity.
+func (_u *RecordItemUpdate) AddFactAnimals(v ...*FactAnimal) *RecordItemUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFactAnimalIDs(ids...)
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdate) Mutation() *RecordItemMutation {
 	return _u.mutation
+}
+
+// ClearFactAnimals clears all "fact_animals" edges to the FactAnimal entity.
+func (_u *RecordItemUpdate) ClearFactAnimals() *RecordItemUpdate {
+	_u.mutation.ClearFactAnimals()
+	return _u
+}
+
+// RemoveFactAnimalIDs removes the "fact_animals" edge to FactAnimal entities by IDs.
+func (_u *RecordItemUpdate) RemoveFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdate {
+	_u.mutation.RemoveFactAnimalIDs(ids...)
+	return _u
+}
+
+// RemoveFactAnimals removes "fact_animals" edges to FactAnimal entities.
+func (_u *RecordItemUpdate) RemoveFactAnimals(v ...*FactAnimal) *RecordItemUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFactAnimalIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -287,6 +344,11 @@ func (_u *RecordItemUpdate) check() error {
 	if v, ok := _u.mutation.FactUntil(); ok {
 		if err := recorditem.FactUntilValidator(v); err != nil {
 			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactValue(); ok {
+		if err := recorditem.FactValueValidator(v); err != nil {
+			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
 		}
 	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
@@ -366,6 +428,57 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FactUntilCleared() {
 		_spec.ClearField(recorditem.FieldFactUntil, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactValue(); ok {
+		_spec.SetField(recorditem.FieldFactValue, field.TypeString, value)
+	}
+	if _u.mutation.FactValueCleared() {
+		_spec.ClearField(recorditem.FieldFactValue, field.TypeString)
+	}
+	if _u.mutation.FactAnimalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFactAnimalsIDs(); len(nodes) > 0 && !_u.mutation.FactAnimalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FactAnimalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -579,9 +692,65 @@ func (_u *RecordItemUpdateOne) ClearFactUntil() *RecordItemUpdateOne {
 	return _u
 }
 
+// SetFactValue sets the "fact_value" field.
+func (_u *RecordItemUpdateOne) SetFactValue(v string) *RecordItemUpdateOne {
+	_u.mutation.SetFactValue(v)
+	return _u
+}
+
+// SetNillableFactValue sets the "fact_value" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactValue(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactValue(*v)
+	}
+	return _u
+}
+
+// ClearFactValue clears the value of the "fact_value" field.
+func (_u *RecordItemUpdateOne) ClearFactValue() *RecordItemUpdateOne {
+	_u.mutation.ClearFactValue()
+	return _u
+}
+
+// AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by IDs.
+func (_u *RecordItemUpdateOne) AddFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.AddFactAnimalIDs(ids...)
+	return _u
+}
+
+// AddFactAnimals adds the "fact_animals" edges to the FactAnimal entity.
+func (_u *RecordItemUpdateOne) AddFactAnimals(v ...*FactAnimal) *RecordItemUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFactAnimalIDs(ids...)
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdateOne) Mutation() *RecordItemMutation {
 	return _u.mutation
+}
+
+// ClearFactAnimals clears all "fact_animals" edges to the FactAnimal entity.
+func (_u *RecordItemUpdateOne) ClearFactAnimals() *RecordItemUpdateOne {
+	_u.mutation.ClearFactAnimals()
+	return _u
+}
+
+// RemoveFactAnimalIDs removes the "fact_animals" edge to FactAnimal entities by IDs.
+func (_u *RecordItemUpdateOne) RemoveFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.RemoveFactAnimalIDs(ids...)
+	return _u
+}
+
+// RemoveFactAnimals removes "fact_animals" edges to FactAnimal entities.
+func (_u *RecordItemUpdateOne) RemoveFactAnimals(v ...*FactAnimal) *RecordItemUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFactAnimalIDs(ids...)
 }
 
 // Where appends a list predicates to the RecordItemUpdate builder.
@@ -658,6 +827,11 @@ func (_u *RecordItemUpdateOne) check() error {
 	if v, ok := _u.mutation.FactUntil(); ok {
 		if err := recorditem.FactUntilValidator(v); err != nil {
 			return &ValidationError{Name: "fact_until", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_until": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.FactValue(); ok {
+		if err := recorditem.FactValueValidator(v); err != nil {
+			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
 		}
 	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
@@ -754,6 +928,57 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if _u.mutation.FactUntilCleared() {
 		_spec.ClearField(recorditem.FieldFactUntil, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactValue(); ok {
+		_spec.SetField(recorditem.FieldFactValue, field.TypeString, value)
+	}
+	if _u.mutation.FactValueCleared() {
+		_spec.ClearField(recorditem.FieldFactValue, field.TypeString)
+	}
+	if _u.mutation.FactAnimalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFactAnimalsIDs(); len(nodes) > 0 && !_u.mutation.FactAnimalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FactAnimalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.FactAnimalsTable,
+			Columns: []string{recorditem.FactAnimalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &RecordItem{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -32,6 +32,8 @@ type Tx struct {
 	ChangeCounter *ChangeCounterClient
 	// DeviceAuthorization is the client for interacting with the DeviceAuthorization builders.
 	DeviceAuthorization *DeviceAuthorizationClient
+	// FactAnimal is the client for interacting with the FactAnimal builders.
+	FactAnimal *FactAnimalClient
 	// Farm is the client for interacting with the Farm builders.
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
@@ -224,6 +226,7 @@ func (tx *Tx) init() {
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.ChangeCounter = NewChangeCounterClient(tx.config)
 	tx.DeviceAuthorization = NewDeviceAuthorizationClient(tx.config)
+	tx.FactAnimal = NewFactAnimalClient(tx.config)
 	tx.Farm = NewFarmClient(tx.config)
 	tx.FarmMember = NewFarmMemberClient(tx.config)
 	tx.FarmTask = NewFarmTaskClient(tx.config)

@@ -3,10 +3,26 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// checkText returns what is wrong with a free-text fact field, or "".
+func checkText(s string, max int) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8 text"
+	case strings.TrimSpace(s) == "":
+		return "must not be blank"
+	case utf8.RuneCountInString(s) > max:
+		return fmt.Sprintf("must be at most %d characters long", max)
+	}
+	return ""
+}
 
 // Kind names what a birth_history fact records.
 type Kind string
@@ -30,6 +46,18 @@ const (
 	KindMovementOut Kind = "movement_out"
 	// KindBirth records a birth.
 	KindBirth Kind = "birth"
+	// KindIdentifier records that an identifier (an EID, a visual tag, a
+	// brand or a tattoo) named an animal from a date, perhaps until one.
+	KindIdentifier Kind = "identifier"
+	// KindDeath records that an animal died: it leaves the farm.
+	KindDeath Kind = "death"
+	// KindSale records that an animal was sold: it leaves the farm.
+	KindSale Kind = "sale"
+	// KindWeight records an animal's weight on a date.
+	KindWeight Kind = "weight"
+	// KindDNAParentage records a laboratory's parentage result: the parent
+	// was qualified or excluded as the offspring's dam or sire.
+	KindDNAParentage Kind = "dna_parentage"
 	// KindTreatment records a medicine given to an animal or to a group (the medicine book;
 	// the withdrawal package reads it, the birth review does not).
 	KindTreatment Kind = "treatment"
@@ -37,12 +65,33 @@ const (
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
-	KindPurchase, KindMovementIn, KindMovementOut, KindBirth, KindTreatment}
+	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
+	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment}
 
 // The sexes a profile may record.
 const (
 	SexMale   = "male"
 	SexFemale = "female"
+)
+
+// The identifier schemes.
+const (
+	SchemeEID    = "eid"
+	SchemeVisual = "visual"
+	SchemeBrand  = "brand"
+	SchemeTattoo = "tattoo"
+)
+
+// Schemes lists the identifier schemes.
+var Schemes = []string{SchemeEID, SchemeVisual, SchemeBrand, SchemeTattoo}
+
+// The relations and results of a dna_parentage fact.
+const (
+	RelationDam        = "dam"
+	RelationSire       = "sire"
+	ResultQualified    = "qualified"
+	ResultExcluded     = "excluded"
+	dnaRelationMessage = "must be dam or sire"
 )
 
 // Fact is one birth_history fact, as stored under metadata.birth_history of
@@ -55,18 +104,30 @@ type Fact struct {
 	RecordID     string `json:"-"`
 	RecordItemID string `json:"-"`
 
-	Kind         Kind     `json:"kind"`
-	AnimalID     string   `json:"animal_id,omitempty"`
-	Sex          string   `json:"sex,omitempty"`
-	BirthDate    string   `json:"birth_date,omitempty"`
-	Breed        string   `json:"breed,omitempty"`
-	Date         string   `json:"date,omitempty"`
-	SireID       string   `json:"sire_id,omitempty"`
-	DamID        string   `json:"dam_id,omitempty"`
-	GroupID      string   `json:"group_id,omitempty"`
-	StartDate    string   `json:"start_date,omitempty"`
-	EndDate      string   `json:"end_date,omitempty"`
-	OffspringIDs []string `json:"offspring_ids,omitempty"`
+	Kind        Kind   `json:"kind"`
+	AnimalID    string `json:"animal_id,omitempty"`
+	Sex         string `json:"sex,omitempty"`
+	BirthDate   string `json:"birth_date,omitempty"`
+	Breed       string `json:"breed,omitempty"`
+	Date        string `json:"date,omitempty"`
+	SireID      string `json:"sire_id,omitempty"`
+	DamID       string `json:"dam_id,omitempty"`
+	GroupID     string `json:"group_id,omitempty"`
+	StartDate   string `json:"start_date,omitempty"`
+	EndDate     string `json:"end_date,omitempty"`
+	Scheme      string `json:"scheme,omitempty"`
+	Value       string `json:"value,omitempty"`
+	Cause       string `json:"cause,omitempty"`
+	Buyer       string `json:"buyer,omitempty"`
+	Lab         string `json:"lab,omitempty"`
+	OffspringID string `json:"offspring_id,omitempty"`
+	ParentID    string `json:"parent_id,omitempty"`
+	Relation    string `json:"relation,omitempty"`
+	Result      string `json:"result,omitempty"`
+	// KG is a weight in kilograms, a JSON number kept in its canonical
+	// decimal spelling.
+	KG           json.Number `json:"kg,omitempty"`
+	OffspringIDs []string    `json:"offspring_ids,omitempty"`
 
 	// Treatment fields. Date may then also be an RFC 3339 date-time. MedicineVersion is the
 	// version of the medicine the treatment was given under: the service stamps the current
@@ -81,6 +142,8 @@ type Fact struct {
 	AdministeredBy      string   `json:"administered_by,omitempty"`
 	WithdrawalMeatDays  *int     `json:"withdrawal_meat_days,omitempty"`
 	WithdrawalMilkHours *int     `json:"withdrawal_milk_hours,omitempty"`
+	// Slaughter marks a death as slaughter, which a meat withdrawal forbids; false is left out.
+	Slaughter bool `json:"slaughter,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -106,6 +169,16 @@ const (
 	fGroup
 	fStart
 	fEnd
+	fScheme
+	fValue
+	fCause
+	fBuyer
+	fLab
+	fOffspringID
+	fParent
+	fRelation
+	fResult
+	fKG
 	fOffspring
 	fMedicine
 	fMedicineVersion
@@ -116,13 +189,15 @@ const (
 	fAdministeredBy
 	fMeatDays
 	fMilkHours
+	fSlaughter
 	numFields
 )
 
 var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "date",
-	"sire_id", "dam_id", "group_id", "start_date", "end_date", "offspring_ids",
+	"sire_id", "dam_id", "group_id", "start_date", "end_date", "scheme", "value", "cause",
+	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids",
 	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
-	"withdrawal_meat_days", "withdrawal_milk_hours"}
+	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -137,7 +212,7 @@ const (
 // group_id; which one is checked separately because the table cannot say
 // "exactly one".
 var kindFields = map[Kind][numFields]use{
-	KindProfile:     {fAnimal: required, fSex: required, fBirthDate: optional, fBreed: optional},
+	KindProfile:     {fAnimal: required, fSex: optional, fBirthDate: optional, fBreed: optional, fDate: optional},
 	KindCastration:  {fAnimal: required, fDate: required},
 	KindExposure:    {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
 	KindMembership:  {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
@@ -145,6 +220,12 @@ var kindFields = map[Kind][numFields]use{
 	KindMovementIn:  {fAnimal: required, fDate: required},
 	KindMovementOut: {fAnimal: required, fDate: required},
 	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindIdentifier:  {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
+	KindDeath:       {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
+	KindSale:        {fAnimal: required, fDate: required, fBuyer: optional},
+	KindWeight:      {fAnimal: required, fDate: required, fKG: required},
+	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
+		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,
 		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
 		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional},
@@ -173,6 +254,26 @@ func (f *Fact) str(fl field) string {
 		return f.StartDate
 	case fEnd:
 		return f.EndDate
+	case fScheme:
+		return f.Scheme
+	case fValue:
+		return f.Value
+	case fCause:
+		return f.Cause
+	case fBuyer:
+		return f.Buyer
+	case fLab:
+		return f.Lab
+	case fOffspringID:
+		return f.OffspringID
+	case fParent:
+		return f.ParentID
+	case fRelation:
+		return f.Relation
+	case fResult:
+		return f.Result
+	case fKG:
+		return string(f.KG)
 	case fMedicine:
 		return f.MedicineID
 	case fUnit:
@@ -210,6 +311,26 @@ func (f *Fact) setStr(fl field, v string) {
 		f.StartDate = v
 	case fEnd:
 		f.EndDate = v
+	case fScheme:
+		f.Scheme = v
+	case fValue:
+		f.Value = v
+	case fCause:
+		f.Cause = v
+	case fBuyer:
+		f.Buyer = v
+	case fLab:
+		f.Lab = v
+	case fOffspringID:
+		f.OffspringID = v
+	case fParent:
+		f.ParentID = v
+	case fRelation:
+		f.Relation = v
+	case fResult:
+		f.Result = v
+	case fKG:
+		f.KG = json.Number(v)
 	case fMedicine:
 		f.MedicineID = v
 	case fUnit:
@@ -235,12 +356,14 @@ func (f *Fact) present(fl field) bool {
 		return f.WithdrawalMeatDays != nil
 	case fMilkHours:
 		return f.WithdrawalMilkHours != nil
+	case fSlaughter:
+		return f.Slaughter
 	}
 	return f.str(fl) != ""
 }
 
 func isIDField(fl field) bool {
-	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fMedicine
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine
 }
 
 func isTextField(fl field) bool {
@@ -299,6 +422,20 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				ids[i] = normID(ids[i])
 			}
 			f.OffspringIDs = ids
+		case fl == fKG:
+			n, ok := decodeNumber(v)
+			if !ok {
+				errs = append(errs, FieldError{Field: name, Message: "must be a number"})
+				badType[name] = true
+			}
+			f.KG = n
+		case fl == fSlaughter:
+			var b *bool
+			if json.Unmarshal(v, &b) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be true or false"})
+				badType[name] = true
+			}
+			f.Slaughter = b != nil && *b
 		case fl == fDose:
 			var n *float64
 			if json.Unmarshal(v, &n) != nil {
@@ -340,6 +477,7 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 		}
 	}
 
+	f.canonicalize()
 	for _, e := range f.Validate() {
 		if !badType[e.Field] {
 			errs = append(errs, e)
@@ -387,6 +525,42 @@ func decodeString(v json.RawMessage) (string, bool) {
 		return "", true
 	}
 	return *s, true
+}
+
+// decodeNumber accepts a JSON number or null (read as absent).
+func decodeNumber(v json.RawMessage) (json.Number, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	var n json.Number
+	d := json.NewDecoder(strings.NewReader(string(v)))
+	d.UseNumber()
+	var x any
+	if d.Decode(&x) != nil {
+		return "", false
+	}
+	n, ok := x.(json.Number)
+	return n, ok
+}
+
+// canonicalize spells the values that have several accepted spellings in
+// their one stored form: an EID in any reader form becomes its 15 digits,
+// a weight its shortest decimal. Values that do not parse are left as they
+// are for Validate to report.
+func (f *Fact) canonicalize() {
+	if f.Kind == KindIdentifier && f.Scheme == SchemeEID {
+		if v, ok := NormalizeEID(f.Value); ok {
+			f.Value = v
+		}
+	}
+	if f.Kind == KindIdentifier && f.Scheme != SchemeEID {
+		f.Value = strings.TrimSpace(f.Value)
+	}
+	if f.KG != "" {
+		if x, err := strconv.ParseFloat(string(f.KG), 64); err == nil && !math.IsInf(x, 0) {
+			f.KG = json.Number(strconv.FormatFloat(x, 'f', -1, 64))
+		}
+	}
 }
 
 // decodeStrings accepts a JSON array of strings or null (read as absent).
@@ -461,6 +635,9 @@ func (f Fact) Validate() []FieldError {
 			add(fDam, "is required for kind exposure unless group_id is given")
 		}
 	}
+	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {
+		add(fParent, "must differ from offspring_id")
+	}
 	if f.Kind == KindTreatment {
 		switch {
 		case f.AnimalID != "" && f.GroupID != "":
@@ -503,13 +680,33 @@ func (f *Fact) checkFormat(fl field) string {
 			return "must be male or female"
 		}
 	case fl == fBreed:
-		switch {
-		case !utf8.ValidString(f.Breed):
-			return "must be valid UTF-8 text"
-		case strings.TrimSpace(f.Breed) == "":
-			return "must not be blank"
-		case utf8.RuneCountInString(f.Breed) > MaxBreed:
-			return fmt.Sprintf("must be at most %d characters long", MaxBreed)
+		return checkText(f.Breed, MaxBreed)
+	case fl == fCause || fl == fBuyer || fl == fLab:
+		return checkText(f.str(fl), MaxFactText)
+	case fl == fScheme:
+		if !slices.Contains(Schemes, f.Scheme) {
+			return "must be one of " + strings.Join(Schemes, ", ")
+		}
+	case fl == fValue:
+		if f.Scheme == SchemeEID {
+			if _, ok := NormalizeEID(f.Value); !ok {
+				return "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form"
+			}
+			return ""
+		}
+		return checkText(f.Value, MaxIdentifier)
+	case fl == fRelation:
+		if f.Relation != RelationDam && f.Relation != RelationSire {
+			return dnaRelationMessage
+		}
+	case fl == fResult:
+		if f.Result != ResultQualified && f.Result != ResultExcluded {
+			return "must be qualified or excluded"
+		}
+	case fl == fKG:
+		x, err := strconv.ParseFloat(string(f.KG), 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x <= 0 || x > MaxWeightKG {
+			return fmt.Sprintf("must be a number greater than 0 and at most %d", MaxWeightKG)
 		}
 	case isTextField(fl):
 		v := f.str(fl)
@@ -560,7 +757,7 @@ func (f *Fact) checkFormat(fl field) string {
 // dam and offspring), lower-cased, de-duplicated and sorted. A write path
 // checks them against the farm's animals before storing the fact.
 func (f Fact) ReferencedAnimals() []string {
-	ids := []string{f.AnimalID, f.SireID, f.DamID}
+	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID}
 	ids = append(ids, f.OffspringIDs...)
 	return sortedSet(ids)
 }

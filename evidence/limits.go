@@ -50,6 +50,14 @@ const (
 	// MaxOffspringIDs caps offspring_ids in a birth fact, matching the
 	// other id lists of the engine.
 	MaxOffspringIDs = 128
+	// MaxFactText caps the free text of a fact: a death's cause, a sale's
+	// buyer, a laboratory's name.
+	MaxFactText = 200
+	// MaxIdentifier caps a visual tag, brand or tattoo.
+	MaxIdentifier = 64
+	// MaxWeightKG is the heaviest weight a weight fact may record. It is a
+	// bound against typing errors, not a biological claim.
+	MaxWeightKG = 100000
 )
 
 // FieldError names one invalid field and says what is wrong with it, in a

@@ -167,6 +167,8 @@ func (r *reviewer) profileOf(id string) profile {
 	for _, p := range r.profiles[id] {
 		pr.found = true
 		switch {
+		case p.Sex == "":
+			// This profile does not record the sex.
 		case pr.sex == "":
 			pr.sex = p.Sex
 		case p.Sex != pr.sex:

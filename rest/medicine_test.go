@@ -3,6 +3,7 @@ package rest_test
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -297,5 +299,107 @@ func TestWithdrawalGuard(t *testing.T) {
 				t.Fatalf("after the backdated move: %d %s", res.Status, res.Body)
 			}
 		})
+	})
+}
+
+func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Home Farm")
+		cow := app.MustAnimal(owner, f.ID, "UK200")
+		ids := []string{cow.ID.String()}
+		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
+			map[string]any{"name": "Meloxicam", "withdrawal_meat_days": 15, "withdrawal_milk_hours": 120})
+		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "treatment", "medicine_id": med["id"],
+			"animal_id": cow.ID.String(), "date": "2024-02-20"}, false); res.Status != http.StatusCreated {
+			t.Fatalf("treatment: %d %s", res.Status, res.Body)
+		}
+		// 2024-02-20 + 15 days = 2024-03-06 (a leap February: 9 days to the 29th, 6 more).
+		herdbooktest.WantEnvelope(t, fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "sale", "animal_id": cow.ID.String(), "date": "2024-03-05"}, false),
+			http.StatusConflict, "WithdrawalError", "clears for slaughter on 2024-03-06")
+		herdbooktest.WantEnvelope(t, fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "death", "animal_id": cow.ID.String(), "date": "2024-03-01", "slaughter": true}, false),
+			http.StatusConflict, "WithdrawalError", "Meloxicam")
+		herdbooktest.WantEnvelope(t, fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "death", "animal_id": cow.ID.String(), "date": "2024-03-01", "slaughter": "yes"}, false),
+			http.StatusBadRequest, "ValidationError", "slaughter")
+
+		t.Run("ProfileAsOf", func(t *testing.T) {
+			body := app.Do("GET", "/v1/farm/"+f.ID.String()+"/animals/"+cow.ID.String()+"?as_of=2024-03-01", owner.Token, nil)
+			if body.Status != http.StatusOK {
+				t.Fatalf("profile: %d %s", body.Status, body.Body)
+			}
+			w, _ := body.JSON(t)["profile"].(map[string]any)["withdrawal"].(map[string]any)
+			if w == nil || w["meat_clear_on"] != "2024-03-06" || w["milk_clear_at"] != "2024-02-25T00:00:00Z" || len(w["treatments"].([]any)) != 1 {
+				t.Fatalf("withdrawal in the profile: %s", body.Body)
+			}
+			// Before the treatment the profile has no withdrawal.
+			body = app.Do("GET", "/v1/farm/"+f.ID.String()+"/animals/"+cow.ID.String()+"?as_of=2024-02-19", owner.Token, nil)
+			if _, ok := body.JSON(t)["profile"].(map[string]any)["withdrawal"]; ok {
+				t.Fatalf("a withdrawal before the treatment: %s", body.Body)
+			}
+		})
+
+		// A death that is not a slaughter passes; so does a sale on the clear day.
+		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "sale", "animal_id": cow.ID.String(), "date": "2024-03-06"}, false); res.Status != http.StatusCreated {
+			t.Fatalf("sale on the clear day: %d %s", res.Status, res.Body)
+		}
+		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "death", "animal_id": cow.ID.String(), "date": "2024-03-01"}, false); res.Status != http.StatusCreated {
+			t.Fatalf("death: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+func evidenceFact(m map[string]any) evidence.Fact {
+	b, _ := json.Marshal(m)
+	f, errs := evidence.ParseFact(b)
+	if errs != nil {
+		panic(fmt.Sprint(errs))
+	}
+	return f
+}
+
+// seedTreated gives a farm n animals in one group treated once, and one more animal treated
+// directly, through the service.
+func seedTreated(t testing.TB, app *herdbooktest.App, owner herdbooktest.User, farmID uuid.UUID, medID string, n int) {
+	ctx := app.Ctx(owner)
+	g := app.MustGroup(owner, farmID, fmt.Sprint("Group ", n))
+	for i := range n {
+		a := app.MustAnimal(owner, farmID, fmt.Sprintf("G%d-%d", n, i))
+		if _, err := app.Service.RecordFact(ctx, farmID, evidenceFact(map[string]any{"kind": "membership", "animal_id": a.ID.String(),
+			"group_id": g.ID.String(), "start_date": "2025-01-01"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := app.Service.RecordFact(ctx, farmID, evidenceFact(map[string]any{"kind": "treatment", "medicine_id": medID,
+		"group_id": g.ID.String(), "date": "2025-05-01"})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWithdrawalsStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Home Farm")
+		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
+			map[string]any{"name": "Ivermectin", "withdrawal_meat_days": 49, "withdrawal_milk_hours": 0})
+		count := func(want int) int64 {
+			return app.Queries(func() {
+				b := app.Do("GET", "/v1/farm/"+f.ID.String()+"/withdrawals?as_of=2025-05-10", owner.Token, nil).JSON(t)
+				if int(b["total"].(float64)) != want {
+					t.Fatalf("total %v, want %d", b["total"], want)
+				}
+			})
+		}
+		seedTreated(t, app, owner, f.ID, med["id"].(string), 1)
+		few := count(1)
+		seedTreated(t, app, owner, f.ID, med["id"].(string), 30)
+		many := count(31)
+		if few != many || many > 10 {
+			t.Fatalf("statements: %d for 1 treated animal, %d for 31; want the same, at most 10", few, many)
+		}
+		t.Logf("withdrawals list: %d statements", many)
 	})
 }

@@ -18,6 +18,16 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
 
+	// The herd register (docs/api.md#the-herd-register): animals with profiles as of a date.
+	h.handle("GET", "/farm/{farm_id}/animals", h.listAnimals)
+	h.handle("POST", "/farm/{farm_id}/animals", h.createAnimal)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}", h.getAnimal)
+	h.handle("PUT", "/farm/{farm_id}/animals/{animal_id}", h.updateAnimal)
+	h.handle("DELETE", "/farm/{farm_id}/animals/{animal_id}", h.deleteAnimal)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
+	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
+	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
+	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
 	// The medicine book (docs/medicines.md): the farm's medicine list, who is under
 	// withdrawal, and the book an inspector reads.
 	h.handle("GET", "/farm/{farm_id}/medicines", h.listMedicines)

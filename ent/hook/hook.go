@@ -117,6 +117,18 @@ func (f DeviceAuthorizationFunc) Mutate(ctx context.Context, m ent.Mutation) (en
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeviceAuthorizationMutation", m)
 }
 
+// The FactAnimalFunc type is an adapter to allow the use of ordinary
+// function as FactAnimal mutator.
+type FactAnimalFunc func(context.Context, *ent.FactAnimalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FactAnimalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FactAnimalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FactAnimalMutation", m)
+}
+
 // The FarmFunc type is an adapter to allow the use of ordinary
 // function as Farm mutator.
 type FarmFunc func(context.Context, *ent.FarmMutation) (ent.Value, error)

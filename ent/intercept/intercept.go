@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/browsersession"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -343,6 +344,33 @@ func (f TraverseDeviceAuthorization) Traverse(ctx context.Context, q ent.Query) 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DeviceAuthorizationQuery", q)
+}
+
+// The FactAnimalFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FactAnimalFunc func(context.Context, *ent.FactAnimalQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FactAnimalFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FactAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FactAnimalQuery", q)
+}
+
+// The TraverseFactAnimal type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFactAnimal func(context.Context, *ent.FactAnimalQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFactAnimal) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFactAnimal) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FactAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FactAnimalQuery", q)
 }
 
 // The FarmFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1068,6 +1096,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ChangeCounterQuery, predicate.ChangeCounter, changecounter.OrderOption]{typ: ent.TypeChangeCounter, tq: q}, nil
 	case *ent.DeviceAuthorizationQuery:
 		return &query[*ent.DeviceAuthorizationQuery, predicate.DeviceAuthorization, deviceauthorization.OrderOption]{typ: ent.TypeDeviceAuthorization, tq: q}, nil
+	case *ent.FactAnimalQuery:
+		return &query[*ent.FactAnimalQuery, predicate.FactAnimal, factanimal.OrderOption]{typ: ent.TypeFactAnimal, tq: q}, nil
 	case *ent.FarmQuery:
 		return &query[*ent.FarmQuery, predicate.Farm, farm.OrderOption]{typ: ent.TypeFarm, tq: q}, nil
 	case *ent.FarmMemberQuery:

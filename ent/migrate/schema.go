@@ -306,6 +306,38 @@ var (
 			},
 		},
 	}
+	// FactAnimalsColumns holds the columns for the "fact_animals" table.
+	FactAnimalsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "animal_id", Type: field.TypeUUID},
+		{Name: "record_item_id", Type: field.TypeUUID},
+	}
+	// FactAnimalsTable holds the schema information for the "fact_animals" table.
+	FactAnimalsTable = &schema.Table{
+		Name:       "fact_animals",
+		Columns:    FactAnimalsColumns,
+		PrimaryKey: []*schema.Column{FactAnimalsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "fact_animals_record_items_fact_animals",
+				Columns:    []*schema.Column{FactAnimalsColumns[2]},
+				RefColumns: []*schema.Column{RecordItemsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "factanimal_animal_id",
+				Unique:  false,
+				Columns: []*schema.Column{FactAnimalsColumns[1]},
+			},
+			{
+				Name:    "factanimal_record_item_id_animal_id",
+				Unique:  true,
+				Columns: []*schema.Column{FactAnimalsColumns[2], FactAnimalsColumns[1]},
+			},
+		},
+	}
 	// FarmsColumns holds the columns for the "farms" table.
 	FarmsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -860,6 +892,7 @@ var (
 		{Name: "fact_group", Type: field.TypeUUID, Nullable: true},
 		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
+		{Name: "fact_value", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -870,7 +903,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[13]},
+				Columns:    []*schema.Column{RecordItemsColumns[14]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -879,7 +912,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
@@ -895,6 +928,16 @@ var (
 				Name:    "recorditem_fact_group_fact_kind",
 				Unique:  false,
 				Columns: []*schema.Column{RecordItemsColumns[10], RecordItemsColumns[7]},
+			},
+			{
+				Name:    "recorditem_fact_value_fact_kind",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[7]},
+			},
+			{
+				Name:    "recorditem_fact_kind_fact_date",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[7], RecordItemsColumns[11]},
 			},
 		},
 	}
@@ -1329,6 +1372,7 @@ var (
 		BrowserSessionsTable,
 		ChangeCountersTable,
 		DeviceAuthorizationsTable,
+		FactAnimalsTable,
 		FarmsTable,
 		FarmMembersTable,
 		FarmTasksTable,
@@ -1373,6 +1417,7 @@ func init() {
 	DeviceAuthorizationsTable.ForeignKeys[0].RefTable = OauthClientsTable
 	DeviceAuthorizationsTable.ForeignKeys[1].RefTable = UsersTable
 	DeviceAuthorizationsTable.ForeignKeys[2].RefTable = OauthGrantsTable
+	FactAnimalsTable.ForeignKeys[0].RefTable = RecordItemsTable
 	FarmMembersTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmMembersTable.ForeignKeys[1].RefTable = UsersTable
 	FarmTasksTable.ForeignKeys[0].RefTable = BirthEventsTable

@@ -33,6 +33,9 @@ type ChangeCounter func(*sql.Selector)
 // DeviceAuthorization is the predicate function for deviceauthorization builders.
 type DeviceAuthorization func(*sql.Selector)
 
+// FactAnimal is the predicate function for factanimal builders.
+type FactAnimal func(*sql.Selector)
+
 // Farm is the predicate function for farm builders.
 type Farm func(*sql.Selector)
 

@@ -42,8 +42,12 @@ const (
 	FieldFactDate = "fact_date"
 	// FieldFactUntil holds the string denoting the fact_until field in the database.
 	FieldFactUntil = "fact_until"
+	// FieldFactValue holds the string denoting the fact_value field in the database.
+	FieldFactValue = "fact_value"
 	// EdgeRecord holds the string denoting the record edge name in mutations.
 	EdgeRecord = "record"
+	// EdgeFactAnimals holds the string denoting the fact_animals edge name in mutations.
+	EdgeFactAnimals = "fact_animals"
 	// Table holds the table name of the recorditem in the database.
 	Table = "record_items"
 	// RecordTable is the table that holds the record relation/edge.
@@ -53,6 +57,13 @@ const (
 	RecordInverseTable = "records"
 	// RecordColumn is the table column denoting the record relation/edge.
 	RecordColumn = "record_id"
+	// FactAnimalsTable is the table that holds the fact_animals relation/edge.
+	FactAnimalsTable = "fact_animals"
+	// FactAnimalsInverseTable is the table name for the FactAnimal entity.
+	// It exists in this package in order to avoid circular dependency with the "factanimal" package.
+	FactAnimalsInverseTable = "fact_animals"
+	// FactAnimalsColumn is the table column denoting the fact_animals relation/edge.
+	FactAnimalsColumn = "record_item_id"
 )
 
 // Columns holds all SQL columns for recorditem fields.
@@ -71,6 +82,7 @@ var Columns = []string{
 	FieldFactGroup,
 	FieldFactDate,
 	FieldFactUntil,
+	FieldFactValue,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -108,6 +120,8 @@ var (
 	FactDateValidator func(string) error
 	// FactUntilValidator is a validator for the "fact_until" field. It is called by the builders before save.
 	FactUntilValidator func(string) error
+	// FactValueValidator is a validator for the "fact_value" field. It is called by the builders before save.
+	FactValueValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -180,10 +194,29 @@ func ByFactUntil(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFactUntil, opts...).ToFunc()
 }
 
+// ByFactValue orders the results by the fact_value field.
+func ByFactValue(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactValue, opts...).ToFunc()
+}
+
 // ByRecordField orders the results by record field.
 func ByRecordField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newRecordStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByFactAnimalsCount orders the results by fact_animals count.
+func ByFactAnimalsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFactAnimalsStep(), opts...)
+	}
+}
+
+// ByFactAnimals orders the results by fact_animals terms.
+func ByFactAnimals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFactAnimalsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
 func newRecordStep() *sqlgraph.Step {
@@ -191,5 +224,12 @@ func newRecordStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(RecordInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, RecordTable, RecordColumn),
+	)
+}
+func newFactAnimalsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FactAnimalsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, FactAnimalsTable, FactAnimalsColumn),
 	)
 }

@@ -116,6 +116,11 @@ func FactUntil(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldFactUntil, v))
 }
 
+// FactValue applies equality check predicate on the "fact_value" field. It's identical to FactValueEQ.
+func FactValue(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactValue, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -761,6 +766,81 @@ func FactUntilContainsFold(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldContainsFold(FieldFactUntil, v))
 }
 
+// FactValueEQ applies the EQ predicate on the "fact_value" field.
+func FactValueEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactValue, v))
+}
+
+// FactValueNEQ applies the NEQ predicate on the "fact_value" field.
+func FactValueNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactValue, v))
+}
+
+// FactValueIn applies the In predicate on the "fact_value" field.
+func FactValueIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactValue, vs...))
+}
+
+// FactValueNotIn applies the NotIn predicate on the "fact_value" field.
+func FactValueNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactValue, vs...))
+}
+
+// FactValueGT applies the GT predicate on the "fact_value" field.
+func FactValueGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactValue, v))
+}
+
+// FactValueGTE applies the GTE predicate on the "fact_value" field.
+func FactValueGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactValue, v))
+}
+
+// FactValueLT applies the LT predicate on the "fact_value" field.
+func FactValueLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactValue, v))
+}
+
+// FactValueLTE applies the LTE predicate on the "fact_value" field.
+func FactValueLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactValue, v))
+}
+
+// FactValueContains applies the Contains predicate on the "fact_value" field.
+func FactValueContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldFactValue, v))
+}
+
+// FactValueHasPrefix applies the HasPrefix predicate on the "fact_value" field.
+func FactValueHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldFactValue, v))
+}
+
+// FactValueHasSuffix applies the HasSuffix predicate on the "fact_value" field.
+func FactValueHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldFactValue, v))
+}
+
+// FactValueIsNil applies the IsNil predicate on the "fact_value" field.
+func FactValueIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactValue))
+}
+
+// FactValueNotNil applies the NotNil predicate on the "fact_value" field.
+func FactValueNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactValue))
+}
+
+// FactValueEqualFold applies the EqualFold predicate on the "fact_value" field.
+func FactValueEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldFactValue, v))
+}
+
+// FactValueContainsFold applies the ContainsFold predicate on the "fact_value" field.
+func FactValueContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldFactValue, v))
+}
+
 // HasRecord applies the HasEdge predicate on the "record" edge.
 func HasRecord() predicate.RecordItem {
 	return predicate.RecordItem(func(s *sql.Selector) {
@@ -776,6 +856,29 @@ func HasRecord() predicate.RecordItem {
 func HasRecordWith(preds ...predicate.Record) predicate.RecordItem {
 	return predicate.RecordItem(func(s *sql.Selector) {
 		step := newRecordStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFactAnimals applies the HasEdge predicate on the "fact_animals" edge.
+func HasFactAnimals() predicate.RecordItem {
+	return predicate.RecordItem(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, FactAnimalsTable, FactAnimalsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFactAnimalsWith applies the HasEdge predicate on the "fact_animals" edge with a given conditions (other predicates).
+func HasFactAnimalsWith(preds ...predicate.FactAnimal) predicate.RecordItem {
+	return predicate.RecordItem(func(s *sql.Selector) {
+		step := newFactAnimalsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -15,6 +15,7 @@ import (
 	"github.com/herdbook/herdbook/ent/browsersession"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/deviceauthorization"
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
@@ -344,6 +345,12 @@ func init() {
 	deviceauthorizationDescID := deviceauthorizationMixinFields0[0].Descriptor()
 	// deviceauthorization.DefaultID holds the default value on creation for the id field.
 	deviceauthorization.DefaultID = deviceauthorizationDescID.Default.(func() uuid.UUID)
+	factanimalFields := schema.FactAnimal{}.Fields()
+	_ = factanimalFields
+	// factanimalDescID is the schema descriptor for id field.
+	factanimalDescID := factanimalFields[0].Descriptor()
+	// factanimal.DefaultID holds the default value on creation for the id field.
+	factanimal.DefaultID = factanimalDescID.Default.(func() uuid.UUID)
 	farmMixin := schema.Farm{}.Mixin()
 	farmHooks := schema.Farm{}.Hooks()
 	farm.Hooks[0] = farmHooks[0]
@@ -1117,6 +1124,10 @@ func init() {
 	recorditemDescFactUntil := recorditemFields[9].Descriptor()
 	// recorditem.FactUntilValidator is a validator for the "fact_until" field. It is called by the builders before save.
 	recorditem.FactUntilValidator = recorditemDescFactUntil.Validators[0].(func(string) error)
+	// recorditemDescFactValue is the schema descriptor for fact_value field.
+	recorditemDescFactValue := recorditemFields[10].Descriptor()
+	// recorditem.FactValueValidator is a validator for the "fact_value" field. It is called by the builders before save.
+	recorditem.FactValueValidator = recorditemDescFactValue.Validators[0].(func(string) error)
 	// recorditemDescID is the schema descriptor for id field.
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.

@@ -78,6 +78,8 @@ func (RecordItem) Fields() []ent.Field {
 		field.UUID("fact_group", uuid.UUID{}).Optional().Nillable().Annotations(entgql.Skip()),
 		field.String("fact_date").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
 		field.String("fact_until").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
+		// The canonical value of an identifier fact, so that identifiers are found by value.
+		field.String("fact_value").Optional().Nillable().MaxLen(64).Annotations(entgql.Skip()),
 	}
 }
 
@@ -85,6 +87,8 @@ func (RecordItem) Fields() []ent.Field {
 func (RecordItem) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("record", Record.Type).Ref("items").Field("record_id").Unique().Required().Immutable().
+			Annotations(entgql.Skip()),
+		edge.To("fact_animals", FactAnimal.Type).Comment("Every animal the item's fact names.").
 			Annotations(entgql.Skip()),
 	}
 }
@@ -96,6 +100,8 @@ func (RecordItem) Indexes() []ent.Index {
 		index.Fields("fact_subject"),
 		index.Fields("fact_dam"),
 		index.Fields("fact_group", "fact_kind"),
+		index.Fields("fact_value", "fact_kind"),
+		index.Fields("fact_kind", "fact_date"),
 	}
 }
 
@@ -103,4 +109,37 @@ func (RecordItem) Indexes() []ent.Index {
 func (RecordItem) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipWhereInput),
 		schema.Comment("One line of a record.")}
+}
+
+// FactAnimal links a record item's birth_history fact to each animal it names (the subject,
+// a dam, a sire, every offspring), so that an animal's facts load by one indexed lookup
+// whatever role it has in them. The service writes it with the item.
+type FactAnimal struct{ ent.Schema }
+
+// Fields of the FactAnimal.
+func (FactAnimal) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable().Comment("The link's id."),
+		field.UUID("record_item_id", uuid.UUID{}).Immutable().Comment("The item whose fact names the animal."),
+		field.UUID("animal_id", uuid.UUID{}).Immutable().Comment("The animal the fact names."),
+	}
+}
+
+// Edges of the FactAnimal.
+func (FactAnimal) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("record_item", RecordItem.Type).Ref("fact_animals").Field("record_item_id").
+			Unique().Required().Immutable().Annotations(entgql.Skip()),
+	}
+}
+
+// Indexes of the FactAnimal.
+func (FactAnimal) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("animal_id"), index.Fields("record_item_id", "animal_id").Unique()}
+}
+
+// Annotations of the FactAnimal.
+func (FactAnimal) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll),
+		schema.Comment("A link from a birth_history fact to an animal it names.")}
 }

@@ -164,12 +164,19 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 			wrote(len(rb))
 			if o.ItemsPerRecord > 0 && len(animals) > 0 {
 				var ib []*ent.RecordItemCreate
+				var links []*ent.FactAnimalCreate
 				flush := func() error {
 					if len(ib) == 0 {
 						return nil
 					}
 					if err := c.RecordItem.CreateBulk(ib...).Exec(ctx); err != nil {
 						return err
+					}
+					if len(links) > 0 {
+						if err := c.FactAnimal.CreateBulk(links...).Exec(ctx); err != nil {
+							return err
+						}
+						links = links[:0]
 					}
 					res.Items += len(ib)
 					wrote(len(ib))
@@ -178,10 +185,12 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				}
 				for _, rid := range ids {
 					for k := 0; k < o.ItemsPerRecord; k++ {
-						it := c.RecordItem.Create().SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
+						itemID := uuid.New()
+						it := c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
 						if f := fact(res.Items - farmItems + len(ib)); f != nil {
 							md := map[string]any{"birth_history": f}
 							it = herdbook.WithFactColumns(it.SetMetadata(md), md)
+							links = append(links, herdbook.FactLinks(c, itemID, md)...)
 						} else {
 							it.SetMetadata(map[string]any{"note": "routine"})
 						}

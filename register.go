@@ -1,0 +1,638 @@
+package herdbook
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/factanimal"
+	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
+)
+
+// Profile is an animal's profile as of a date, as the register shows it. It embeds the
+// profile the evidence package computes from facts; fields added here (a withdrawal, say)
+// appear beside them in JSON.
+type Profile struct {
+	evidence.Profile
+	// Withdrawal is the medicine withdrawal as of the profile's date (treatment.go); single
+	// animal reads fill it, lists leave it out to stay within their statement budget.
+	Withdrawal *ProfileWithdrawal `json:"withdrawal,omitempty"`
+}
+
+// AnimalProfile is an animal with its profile as of a date.
+type AnimalProfile struct {
+	Animal  *ent.Animal
+	Profile Profile
+}
+
+// AnimalFilter selects a page of a farm's register.
+type AnimalFilter struct {
+	// AsOf is the date of the profiles, YYYY-MM-DD; "" means today (UTC).
+	AsOf string
+	// Status keeps the animals whose profile has this status on AsOf; "" keeps all.
+	Status string
+	// Q keeps the animals whose tag or name contains it (case-insensitive) or that an
+	// identifier with this value named at any time (an EID in any reader form).
+	Q    string
+	Page Page
+}
+
+// asOf validates an as_of value; "" is today in UTC.
+func (s *Service) asOf(fe *fieldErrors, v string) string {
+	if v == "" {
+		return s.nowUTC().Format(time.DateOnly)
+	}
+	if _, err := time.Parse(time.DateOnly, v); err != nil || len(v) != 10 {
+		fe.add("as_of", "must be a calendar date in the form YYYY-MM-DD")
+	}
+	return v
+}
+
+// Animals lists a page of a farm's active animals (oldest first) with their profiles as of
+// f.AsOf, and the number of animals the filter keeps. It costs a constant number of
+// statements whatever the page size.
+func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter) ([]AnimalProfile, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, 0, err
+	}
+	var fe fieldErrors
+	asOf := s.asOf(&fe, f.AsOf)
+	if f.Status != "" && !slices.Contains(evidence.Statuses, f.Status) {
+		fe.add("status", "must be one of %s", strings.Join(evidence.Statuses, ", "))
+	}
+	if len(f.Q) > 200 {
+		fe.add("q", "must be at most 200 characters")
+	} else if f.Q != "" {
+		fe.line("q", f.Q)
+	}
+	offset, limit, err := s.bounds(f.Page)
+	if err != nil {
+		fe = append(fe, ErrorFields(err)...)
+	}
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	q := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID))
+	if f.Q != "" {
+		p, err := s.searchPredicate(ctx, farmID, f.Q)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.Where(p)
+	}
+	if f.Status != "" {
+		p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.Where(p)
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil || limit == 0 {
+		return []AnimalProfile{}, total, err
+	}
+	animals, err := q.Order(ent.Asc(animal.FieldCreatedAt), ent.Asc(animal.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := s.withProfiles(ctx, farmID, animals, asOf)
+	return out, total, err
+}
+
+// searchPredicate matches tag or name, or an identifier value (at any time). One query.
+func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q string) (predicate.Animal, error) {
+	values := []string{strings.TrimSpace(q)}
+	if eid, ok := evidence.NormalizeEID(q); ok {
+		values = append(values, eid)
+	}
+	ids, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
+			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldFactSubject).Strings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	named := make([]uuid.UUID, 0, len(ids))
+	for _, id := range ids {
+		if u, err := uuid.Parse(id); err == nil {
+			named = append(named, u)
+		}
+	}
+	p := animal.Or(animal.TagContainsFold(q), animal.NameContainsFold(q))
+	if len(named) > 0 {
+		p = animal.Or(p, animal.IDIn(dedupe(named)...))
+	}
+	return p, nil
+}
+
+// statusKinds are the facts that set an animal's status.
+var statusKinds = []string{string(evidence.KindPurchase), string(evidence.KindMovementIn),
+	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+
+// statusPredicate keeps the animals whose status on asOf is status. It loads the farm's
+// arrival and departure facts dated on or before asOf (one query) and decides each animal's
+// status from them: an animal without such facts is on the farm.
+func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, status string) (predicate.Animal, error) {
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
+			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	facts, ids := factsOf(items), []string{}
+	for _, f := range facts {
+		ids = append(ids, f.AnimalID)
+	}
+	var matching, departed []uuid.UUID
+	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
+		u := uuid.MustParse(id)
+		if p.Status == status {
+			matching = append(matching, u)
+		}
+		if p.Status != evidence.StatusOnFarm {
+			departed = append(departed, u)
+		}
+	}
+	if status == evidence.StatusOnFarm {
+		return animal.IDNotIn(departed...), nil
+	}
+	return animal.IDIn(matching...), nil
+}
+
+// factsOf parses the facts of loaded items, skipping items whose fact does not parse.
+func factsOf(items []*ent.RecordItem) []evidence.Fact {
+	facts := make([]evidence.Fact, 0, len(items))
+	for _, it := range items {
+		f, ok, errs := parseFact(it.Metadata)
+		if !ok || len(errs) > 0 {
+			continue
+		}
+		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
+		facts = append(facts, f)
+	}
+	return facts
+}
+
+// animalFacts loads every active fact of the farm that names one of ids, in any role, in
+// one statement (through the fact_animals index).
+func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]evidence.Fact, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindNotNil(),
+			recorditem.HasFactAnimalsWith(factanimal.AnimalIDIn(dedupe(ids)...)),
+			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return factsOf(items), nil
+}
+
+// Profiles computes the profiles of many animals of a farm as of asOf (YYYY-MM-DD, "" is
+// today) from their facts: two statements (the permission check and the facts) whatever
+// their number. Every id asked for has an entry; ids of other farms get empty profiles.
+func (s *Service) Profiles(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID, asOf string) (map[uuid.UUID]Profile, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	day := s.asOf(&fe, asOf)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	return s.profiles(ctx, farmID, ids, day)
+}
+
+// profiles is Profiles without the checks, for callers that made them.
+func (s *Service) profiles(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID, asOf string) (map[uuid.UUID]Profile, error) {
+	facts, err := s.animalFacts(ctx, farmID, ids)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = id.String()
+	}
+	byKey := evidence.ProfilesOf(keys, asOf, facts)
+	out := make(map[uuid.UUID]Profile, len(ids))
+	for _, id := range ids {
+		out[id] = Profile{Profile: byKey[id.String()]}
+	}
+	return out, nil
+}
+
+// withProfiles pairs animals with their profiles as of asOf, in one statement.
+func (s *Service) withProfiles(ctx context.Context, farmID uuid.UUID, animals []*ent.Animal, asOf string) ([]AnimalProfile, error) {
+	ids := make([]uuid.UUID, len(animals))
+	for i, a := range animals {
+		ids[i] = a.ID
+	}
+	profiles, err := s.profiles(ctx, farmID, ids, asOf)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AnimalProfile, len(animals))
+	for i, a := range animals {
+		out[i] = AnimalProfile{Animal: a, Profile: profiles[a.ID]}
+	}
+	return out, nil
+}
+
+// AnimalProfile returns one active animal with its profile as of asOf ("" is today).
+func (s *Service) AnimalProfile(ctx context.Context, id uuid.UUID, asOf string) (AnimalProfile, error) {
+	var fe fieldErrors
+	day := s.asOf(&fe, asOf)
+	a, err := s.animalFor(ctx, id, RoleReader, ScopeReadAnimals)
+	if err != nil {
+		return AnimalProfile{}, err
+	}
+	if err := fe.err(); err != nil {
+		return AnimalProfile{}, err
+	}
+	out, err := s.withProfiles(ctx, a.FarmID, []*ent.Animal{a}, day)
+	if err != nil {
+		return AnimalProfile{}, err
+	}
+	return out[0], s.withWithdrawal(ctx, a.FarmID, &out[0], day)
+}
+
+// FarmAnimal returns an active animal of the farm, 404 when the animal belongs elsewhere.
+func (s *Service) FarmAnimal(ctx context.Context, farmID, id uuid.UUID, asOf string) (AnimalProfile, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return AnimalProfile{}, err
+	}
+	var fe fieldErrors
+	day := s.asOf(&fe, asOf)
+	if err := fe.err(); err != nil {
+		return AnimalProfile{}, err
+	}
+	a, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.ID(id)).Only(ctx)
+	if err != nil {
+		return AnimalProfile{}, notFound(err, "animal", id)
+	}
+	out, err := s.withProfiles(ctx, farmID, []*ent.Animal{a}, day)
+	if err != nil {
+		return AnimalProfile{}, err
+	}
+	return out[0], s.withWithdrawal(ctx, farmID, &out[0], day)
+}
+
+// AnimalsByIdentifier returns the ids of the farm's animals that an identifier with this
+// value (an EID in any reader form, or a visual tag, brand or tattoo) named at any time.
+func (s *Service) AnimalsByIdentifier(ctx context.Context, farmID uuid.UUID, value string) ([]uuid.UUID, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	if !fe.line("value", value) {
+		return nil, fe.err()
+	}
+	values := []string{strings.TrimSpace(value)}
+	if eid, ok := evidence.NormalizeEID(value); ok {
+		values = append(values, eid)
+	}
+	stored, err := s.identifierFacts(ctx, farmID, values)
+	if err != nil {
+		return nil, err
+	}
+	var out []uuid.UUID
+	for _, sp := range stored {
+		out = append(out, uuid.MustParse(sp.animal))
+	}
+	return dedupe(out), nil
+}
+
+// AnimalTimeline lists the active records that touch an animal, newest first (by applied_at,
+// then id): records naming it directly, records whose facts name it, and records applied to
+// a group on a day its membership facts place it in that group. It returns the page and the
+// number of such records, in a constant number of statements.
+func (s *Service) AnimalTimeline(ctx context.Context, farmID, id uuid.UUID, p Page) ([]*ent.Record, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	offset, limit, err := s.bounds(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	ok, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.ID(id)).Exist(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, 0, Errorf(ENOTFOUND, "animal %s not found", id)
+	}
+	facts, err := s.animalFacts(ctx, farmID, []uuid.UUID{id})
+	if err != nil {
+		return nil, 0, err
+	}
+	touches := []predicate.Record{
+		record.HasAnimalsWith(animal.ID(id)),
+		record.HasItemsWith(recorditem.HasFactAnimalsWith(factanimal.AnimalID(id))),
+	}
+	for _, sp := range evidence.MembershipSpans(id.String(), "9999-12-31", facts) {
+		g, err := uuid.Parse(sp.GroupID)
+		if err != nil {
+			continue
+		}
+		start, _ := time.Parse(time.DateOnly, sp.StartDate)
+		during := []predicate.Record{record.HasGroupsWith(group.ID(g)), record.AppliedAtGTE(start)}
+		if sp.EndDate != "" {
+			end, _ := time.Parse(time.DateOnly, sp.EndDate)
+			during = append(during, record.AppliedAtLT(end.AddDate(0, 0, 1)))
+		}
+		touches = append(touches, record.And(during...))
+	}
+	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), record.Or(touches...))
+	total, err := q.Count(ctx)
+	if err != nil || limit == 0 {
+		return []*ent.Record{}, total, err
+	}
+	recs, err := s.recordQuery(ctx, farmID).Where(record.Or(touches...)).
+		Order(ent.Desc(record.FieldAppliedAt), ent.Desc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	return recs, total, err
+}
+
+// Groups lists a page of a farm's active groups, oldest first, and their number.
+func (s *Service) Groups(ctx context.Context, farmID uuid.UUID, p Page) ([]*ent.Group, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, 0, err
+	}
+	offset, limit, err := s.bounds(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	q := s.Client(ctx).Group.Query().Where(group.FarmID(farmID))
+	total, err := q.Clone().Count(ctx)
+	if err != nil || limit == 0 {
+		return []*ent.Group{}, total, err
+	}
+	gs, err := q.Order(ent.Asc(group.FieldCreatedAt), ent.Asc(group.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	return gs, total, err
+}
+
+// GroupView is a group with its members as of a date.
+type GroupView struct {
+	Group   *ent.Group
+	AsOf    string
+	Members []AnimalProfile
+}
+
+// GroupMembers returns a group of the farm and the active animals its membership facts
+// place in it on asOf ("" is today), oldest first, with their profiles as of that date. It
+// never reads current group links. A constant number of statements.
+func (s *Service) GroupMembers(ctx context.Context, farmID, groupID uuid.UUID, asOf string) (GroupView, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return GroupView{}, err
+	}
+	var fe fieldErrors
+	day := s.asOf(&fe, asOf)
+	if err := fe.err(); err != nil {
+		return GroupView{}, err
+	}
+	g, members, err := s.groupMembers(ctx, farmID, groupID, day)
+	return GroupView{Group: g, AsOf: day, Members: members}, err
+}
+
+func (s *Service) groupMembers(ctx context.Context, farmID, groupID uuid.UUID, day string) (*ent.Group, []AnimalProfile, error) {
+	c := s.Client(ctx)
+	g, err := c.Group.Query().Where(group.FarmID(farmID), group.ID(groupID)).Only(ctx)
+	if err != nil {
+		return nil, nil, notFound(err, "group", groupID)
+	}
+	subjects, err := c.RecordItem.Query().
+		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroup(groupID),
+			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldFactSubject).Strings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var candidates []uuid.UUID
+	for _, id := range subjects {
+		if u, err := uuid.Parse(id); err == nil {
+			candidates = append(candidates, u)
+		}
+	}
+	candidates = dedupe(candidates)
+	profiles, err := s.profiles(ctx, farmID, candidates, day)
+	if err != nil {
+		return nil, nil, err
+	}
+	var members []uuid.UUID
+	for id, p := range profiles {
+		if slices.Contains(p.GroupIDs, groupID.String()) {
+			members = append(members, id)
+		}
+	}
+	if len(members) == 0 {
+		return g, []AnimalProfile{}, nil
+	}
+	animals, err := c.Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(members...)).
+		Order(ent.Asc(animal.FieldCreatedAt), ent.Asc(animal.FieldID)).All(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]AnimalProfile, len(animals))
+	for i, a := range animals {
+		out[i] = AnimalProfile{Animal: a, Profile: profiles[a.ID]}
+	}
+	return g, out, nil
+}
+
+// writeFacts records facts about animals, one record with one item per fact, applied at the
+// fact's date and linked to the animals and groups it names. It runs in the caller's
+// transaction and checks what the record write path checks (references, identifiers).
+func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) error {
+	if len(facts) == 0 {
+		return nil
+	}
+	ptrs := make([]*evidence.Fact, len(facts))
+	for i := range facts {
+		ptrs[i] = &facts[i]
+	}
+	if err := s.checkIdentifiers(ctx, farmID, ptrs); err != nil {
+		return err
+	}
+	c := s.Client(ctx)
+	for i := range facts {
+		f := facts[i]
+		typ := record.TypeGENETIC
+		switch f.Kind {
+		case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale:
+			typ = record.TypeMOVEMENT
+		case evidence.KindDeath, evidence.KindWeight:
+			typ = record.TypeHEALTH
+		}
+		applied := s.nowUTC()
+		for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
+			if t, err := time.Parse(time.DateOnly, d); err == nil {
+				applied = t
+				break
+			}
+		}
+		var animals []uuid.UUID
+		for _, id := range f.ReferencedAnimals() {
+			animals = append(animals, uuid.MustParse(id))
+		}
+		name := "Register: " + strings.ReplaceAll(string(f.Kind), "_", " ")
+		items := []RecordItemInput{{Name: &name, Metadata: factMetadata(f)}}
+		one := []*evidence.Fact{&f}
+		r, err := c.Record.Create().SetFarmID(farmID).SetName(name).SetType(typ).SetAppliedAt(applied).
+			AddAnimalIDs(animals...).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.createItems(ctx, r.ID, items, one); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// factMetadata is the canonical metadata of a fact.
+func factMetadata(f evidence.Fact) map[string]any {
+	items := []RecordItemInput{{Metadata: map[string]any{}}}
+	normalizeFacts(items, []*evidence.Fact{&f})
+	return items[0].Metadata
+}
+
+// registerFacts turns the biological fields of an AnimalInput into dated facts: a profile
+// (sex, breed, birth date) as of the birth date when one is given, else as of today; a birth
+// naming the dam (and sire) on the birth date; an EID from the birth date, else from today.
+func (s *Service) registerFacts(animalID uuid.UUID, in AnimalInput) []evidence.Fact {
+	id := animalID.String()
+	today := s.nowUTC().Format(time.DateOnly)
+	from := today
+	if in.BirthDate != nil {
+		from = *in.BirthDate
+	}
+	var facts []evidence.Fact
+	if in.Sex != nil || in.Breed != nil || in.BirthDate != nil {
+		f := evidence.Fact{Kind: evidence.KindProfile, AnimalID: id, Date: from}
+		if in.Sex != nil {
+			f.Sex = *in.Sex
+		}
+		if in.Breed != nil {
+			f.Breed = strings.TrimSpace(*in.Breed)
+		}
+		if in.BirthDate != nil {
+			f.BirthDate = *in.BirthDate
+		}
+		facts = append(facts, f)
+	}
+	if in.DamID != nil && in.BirthDate != nil {
+		f := evidence.Fact{Kind: evidence.KindBirth, DamID: in.DamID.String(), Date: *in.BirthDate, OffspringIDs: []string{id}}
+		if in.SireID != nil {
+			f.SireID = in.SireID.String()
+		}
+		facts = append(facts, f)
+	}
+	if in.EID != nil {
+		v, _ := evidence.NormalizeEID(*in.EID)
+		facts = append(facts, evidence.Fact{Kind: evidence.KindIdentifier, AnimalID: id, Scheme: evidence.SchemeEID, Value: v, StartDate: from})
+	}
+	return facts
+}
+
+// validateRegister checks the biological fields of an AnimalInput.
+func (in AnimalInput) validateRegister(fe *fieldErrors) {
+	if in.Sex != nil && *in.Sex != evidence.SexMale && *in.Sex != evidence.SexFemale {
+		fe.add("sex", "must be male or female")
+	}
+	if in.BirthDate != nil {
+		if t, err := time.Parse(time.DateOnly, *in.BirthDate); err != nil || len(*in.BirthDate) != 10 || t.Year() < 1 {
+			fe.add("birth_date", "must be a calendar date in the form YYYY-MM-DD")
+		}
+	}
+	if in.Breed != nil && fe.line("breed", *in.Breed) {
+		if n := len([]rune(strings.TrimSpace(*in.Breed))); n < 1 || n > evidence.MaxBreed {
+			fe.add("breed", "must be 1 to %d characters", evidence.MaxBreed)
+		}
+	}
+	if in.EID != nil {
+		if _, ok := evidence.NormalizeEID(*in.EID); !ok {
+			fe.add("eid", "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form")
+		}
+	}
+	if in.DamID != nil && in.BirthDate == nil {
+		fe.add("dam_id", "needs birth_date: parents are recorded as a dated birth fact")
+	}
+	if in.SireID != nil && (in.DamID == nil || in.BirthDate == nil) {
+		fe.add("sire_id", "needs dam_id and birth_date: parents are recorded as a dated birth fact")
+	}
+	if in.DamID != nil && in.SireID != nil && *in.DamID == *in.SireID {
+		fe.add("sire_id", "must differ from dam_id")
+	}
+}
+
+// checkParents makes sure the dam and sire named by an AnimalInput are animals of the farm
+// (inactive ones too: a dam may have left) other than the animal itself. One query.
+func (s *Service) checkParents(ctx context.Context, farmID uuid.UUID, self uuid.UUID, in AnimalInput) error {
+	var ids []uuid.UUID
+	for _, p := range []*uuid.UUID{in.DamID, in.SireID} {
+		if p != nil {
+			ids = append(ids, *p)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(ids...)).IDs(IncludeInactive(ctx))
+	if err != nil {
+		return err
+	}
+	var fe fieldErrors
+	for field, p := range map[string]*uuid.UUID{"dam_id": in.DamID, "sire_id": in.SireID} {
+		switch {
+		case p == nil:
+		case *p == self:
+			fe.add(field, "must not name the animal itself")
+		case !slices.Contains(found, *p):
+			fe.add(field, "animal %s is not an animal of this farm", *p)
+		}
+	}
+	slices.SortFunc(fe, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return fe.err()
+}
+
+// eidField maps an identifier error of a register write to the input's eid field.
+func eidField(err error) error {
+	fields := ErrorFields(err)
+	if fields == nil {
+		return err
+	}
+	out := make([]FieldError, len(fields))
+	for i, f := range fields {
+		out[i] = f
+		if strings.HasSuffix(f.Field, ".value") {
+			out[i].Field = "eid"
+		}
+	}
+	return Invalid(out...)
+}
+
+// DeleteFarmAnimal soft-deletes an animal of the farm; the viewer must be its OWNER. Records
+// and facts that name it keep their history.
+func (s *Service) DeleteFarmAnimal(ctx context.Context, farmID, id uuid.UUID) error {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleOwner, ScopeWriteAnimals); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(ctx context.Context) error {
+		a, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.ID(id)).Only(ctx)
+		if err != nil {
+			return notFound(err, "animal", id)
+		}
+		return s.Client(ctx).Animal.UpdateOne(a).SetIsActive(false).Exec(ctx)
+	})
+}
