@@ -153,7 +153,7 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 	in.Settings = st.Settings
 	in.DamID = dam.String()
 	scope := evidence.ScopeOf(in)
-	if in.Facts, err = s.loadFacts(ctx, farmID, dam, conceptionStart(in), scope.Through); err != nil {
+	if in.Facts, err = s.loadFacts(ctx, farmID, dam, in.BirthDate, conceptionStart(in), scope.Through); err != nil {
 		return evidence.Evidence{}, 0, err
 	}
 	in.Facts = slices.DeleteFunc(in.Facts, func(f evidence.Fact) bool { return !scope.Keep(f) })
@@ -172,13 +172,14 @@ func conceptionStart(in evidence.Input) string {
 	return born.AddDate(0, 0, -in.Settings.GestationDays.Max).Format(time.DateOnly)
 }
 
-// loadFacts loads the active facts of the farm that can bear on a birth of dam, in three
-// indexed queries: the dam's own facts (and exposures and births that name her), the
+// loadFacts loads the active facts of the farm that can bear on a birth of dam on born, in a
+// few indexed queries: the dam's own facts (and exposures and births that name her), the DNA
+// results about the offspring her birth facts on that date name, the
 // exposures of the groups her membership facts name that overlap the conception window
 // [from, through], and the facts of every sire those exposures name up to through. Without
 // a conception window no exposure can place a sire, so only the dam's facts are loaded.
 // Current group links are never read. Dates compare as text: they are all YYYY-MM-DD.
-func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, from, through string) ([]evidence.Fact, error) {
+func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
 	// query loads the facts matching where, reading only the columns the review needs.
 	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
@@ -213,6 +214,23 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, from, th
 		return nil, err
 	}
 	add(own)
+	// DNA parentage results about the offspring of this birth (one more query, only when a
+	// birth fact of the dam on that date names offspring).
+	var kids []uuid.UUID
+	for _, f := range facts {
+		if f.Kind == evidence.KindBirth && f.DamID == dam.String() && f.Date == born {
+			for _, o := range f.OffspringIDs {
+				kids = append(kids, uuid.MustParse(o))
+			}
+		}
+	}
+	if len(kids) > 0 {
+		dna, err := query(0, recorditem.FactKind(string(evidence.KindDNAParentage)), recorditem.FactSubjectIn(dedupe(kids)...))
+		if err != nil {
+			return nil, err
+		}
+		add(dna)
+	}
 	if through == "" || from == "" {
 		return facts, nil
 	}
@@ -252,7 +270,7 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, from, th
 	}
 	if len(sires) > 0 {
 		kinds := []string{string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindPurchase),
-			string(evidence.KindMovementIn), string(evidence.KindMovementOut)}
+			string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
 		of, err := query(0, recorditem.FactSubjectIn(dedupe(sires)...), recorditem.Or(
 			recorditem.FactKind(string(evidence.KindProfile)),
 			recorditem.And(recorditem.FactKindIn(kinds[1:]...), recorditem.FactDateLTE(through))))

@@ -200,6 +200,13 @@ func (a identifierSpan) overlaps(b identifierSpan) bool {
 // farm's stored identifier facts of the same value and with the others of the write. One
 // query. The error names the value field of the offending item.
 func (s *Service) checkIdentifiers(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact) error {
+	return s.checkIdentifiersAt(ctx, farmID, facts, func(i int) string {
+		return fmt.Sprintf("record_items[%d].metadata.%s.value", i, FactKey)
+	})
+}
+
+// checkIdentifiersAt is checkIdentifiers with the field name of fact i given by field.
+func (s *Service) checkIdentifiersAt(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field func(i int) string) error {
 	var news []identifierSpan
 	var values []string
 	for i, f := range facts {
@@ -207,7 +214,7 @@ func (s *Service) checkIdentifiers(ctx context.Context, farmID uuid.UUID, facts 
 			continue
 		}
 		news = append(news, identifierSpan{
-			field:  fmt.Sprintf("record_items[%d].metadata.%s.value", i, FactKey),
+			field:  field(i),
 			scheme: f.Scheme, value: f.Value, animal: f.AnimalID, start: f.StartDate, end: f.EndDate,
 		})
 		values = append(values, f.Value)

@@ -190,6 +190,16 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 }
 
 func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
+	recordIDs := make([]uuid.UUID, len(items))
+	for i := range recordIDs {
+		recordIDs[i] = recordID
+	}
+	return s.createFactItems(ctx, recordIDs, items, facts)
+}
+
+// createFactItems writes items (item i in record recordIDs[i]) with the indexed copies of
+// their facts and the facts' links to the animals they name, in bulk.
+func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -203,7 +213,7 @@ func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []R
 		if ids[i], err = uuid.NewV7(); err != nil {
 			return err
 		}
-		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordID).
+		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordIDs[i]).
 			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
 	}
 	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {

@@ -2,10 +2,13 @@ package herdbook
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
@@ -189,15 +192,38 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	animals := make([]any, 0, len(ids))
+	for _, id := range dedupe(ids) {
+		animals = append(animals, id)
+	}
+	// Driven by the fact_animals index and joined to the items and their records, so that
+	// the database reads the page's facts and never the farm's whole history.
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindNotNil(),
-			recorditem.HasFactAnimalsWith(factanimal.AnimalIDIn(dedupe(ids)...)),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Where(func(sel *sql.Selector) {
+			links, recs := sql.Table(factanimal.Table), sql.Table(record.Table)
+			sel.Join(links).On(sel.C(recorditem.FieldID), links.C(factanimal.FieldRecordItemID))
+			sel.Join(recs).On(sel.C(recorditem.FieldRecordID), recs.C(record.FieldID))
+			sel.Where(sql.And(
+				sql.In(links.C(factanimal.FieldAnimalID), animals...),
+				sql.EQ(recs.C(record.FieldFarmID), farmID),
+				sql.EQ(recs.C(record.FieldIsActive), true),
+				sql.NotNull(sel.C(recorditem.FieldFactKind)),
+			))
+		}).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return factsOf(items), nil
+	// An item naming two animals of the page comes once per link.
+	seen := make(map[uuid.UUID]bool, len(items))
+	kept := items[:0]
+	for _, it := range items {
+		if !seen[it.ID] {
+			seen[it.ID] = true
+			kept = append(kept, it)
+		}
+	}
+	return factsOf(kept), nil
 }
 
 // Profiles computes the profiles of many animals of a farm as of asOf (YYYY-MM-DD, "" is
@@ -450,9 +476,52 @@ func (s *Service) groupMembers(ctx context.Context, farmID, groupID uuid.UUID, d
 	return g, out, nil
 }
 
+// factBatch bounds the rows of one bulk insert of fact records, far below the statement
+// parameter limits of both databases.
+const factBatch = 500
+
+// WriteAnimalFacts records dated facts about a farm's animals in one transaction: one record
+// per fact (named "Register: <kind>", applied at the fact's date, linked to the animals it
+// names) with one item carrying it. The viewer must be an EDITOR with write:animals. Facts
+// are validated (errors name facts[i].birth_history.<field>), their animals and groups must
+// belong to the farm, and identifiers must stay unique. A constant number of statements per
+// 500 facts.
+func (s *Service) WriteAnimalFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) error {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return err
+	}
+	var fe fieldErrors
+	for i := range facts {
+		before := len(fe)
+		textIn(&fe, fmt.Sprintf("facts[%d].%s", i, FactKey), facts[i], true)
+		if len(fe) > before {
+			continue
+		}
+		b, _ := json.Marshal(facts[i])
+		f, errs := evidence.ParseFact(b)
+		for _, e := range errs {
+			fe.add(fmt.Sprintf("facts[%d].%s", i, e.Field), "%s", e.Message)
+		}
+		facts[i] = f
+	}
+	if err := fe.err(); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(ctx context.Context) error {
+		ptrs := make([]*evidence.Fact, len(facts))
+		for i := range facts {
+			ptrs[i] = &facts[i]
+		}
+		if err := s.checkFactReferences(ctx, farmID, ptrs); err != nil {
+			return err
+		}
+		return s.writeFacts(ctx, farmID, facts)
+	})
+}
+
 // writeFacts records facts about animals, one record with one item per fact, applied at the
-// fact's date and linked to the animals and groups it names. It runs in the caller's
-// transaction and checks what the record write path checks (references, identifiers).
+// fact's date and linked to the animals it names, in bulk. It runs in the caller's
+// transaction and checks identifiers; the caller checked the facts and their references.
 func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) error {
 	if len(facts) == 0 {
 		return nil
@@ -461,39 +530,51 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 	for i := range facts {
 		ptrs[i] = &facts[i]
 	}
-	if err := s.checkIdentifiers(ctx, farmID, ptrs); err != nil {
+	if err := s.checkIdentifiersAt(ctx, farmID, ptrs, func(i int) string {
+		return fmt.Sprintf("facts[%d].%s.value", i, FactKey)
+	}); err != nil {
 		return err
 	}
 	c := s.Client(ctx)
-	for i := range facts {
-		f := facts[i]
-		typ := record.TypeGENETIC
-		switch f.Kind {
-		case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale:
-			typ = record.TypeMOVEMENT
-		case evidence.KindDeath, evidence.KindWeight:
-			typ = record.TypeHEALTH
-		}
-		applied := s.nowUTC()
-		for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
-			if t, err := time.Parse(time.DateOnly, d); err == nil {
-				applied = t
-				break
+	for lo := 0; lo < len(facts); lo += factBatch {
+		hi := min(lo+factBatch, len(facts))
+		recs := make([]*ent.RecordCreate, 0, hi-lo)
+		items := make([]RecordItemInput, 0, hi-lo)
+		recIDs := make([]uuid.UUID, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			f := facts[i]
+			typ := record.TypeGENETIC
+			switch f.Kind {
+			case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale:
+				typ = record.TypeMOVEMENT
+			case evidence.KindDeath, evidence.KindWeight:
+				typ = record.TypeHEALTH
 			}
+			applied := s.nowUTC()
+			for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
+				if t, err := time.Parse(time.DateOnly, d); err == nil {
+					applied = t
+					break
+				}
+			}
+			var animals, groups []uuid.UUID
+			for _, id := range f.ReferencedAnimals() {
+				animals = append(animals, uuid.MustParse(id))
+			}
+			for _, id := range f.ReferencedGroups() {
+				groups = append(groups, uuid.MustParse(id))
+			}
+			name := "Register: " + strings.ReplaceAll(string(f.Kind), "_", " ")
+			id := uuid.New()
+			recIDs = append(recIDs, id)
+			recs = append(recs, c.Record.Create().SetID(id).SetFarmID(farmID).SetName(name).SetType(typ).
+				SetAppliedAt(applied).AddAnimalIDs(animals...).AddGroupIDs(groups...))
+			items = append(items, RecordItemInput{Name: &name, Metadata: factMetadata(f)})
 		}
-		var animals []uuid.UUID
-		for _, id := range f.ReferencedAnimals() {
-			animals = append(animals, uuid.MustParse(id))
-		}
-		name := "Register: " + strings.ReplaceAll(string(f.Kind), "_", " ")
-		items := []RecordItemInput{{Name: &name, Metadata: factMetadata(f)}}
-		one := []*evidence.Fact{&f}
-		r, err := c.Record.Create().SetFarmID(farmID).SetName(name).SetType(typ).SetAppliedAt(applied).
-			AddAnimalIDs(animals...).Save(ctx)
-		if err != nil {
+		if err := c.Record.CreateBulk(recs...).Exec(ctx); err != nil {
 			return err
 		}
-		if err := s.createItems(ctx, r.ID, items, one); err != nil {
+		if err := s.createFactItems(ctx, recIDs, items, ptrs[lo:hi]); err != nil {
 			return err
 		}
 	}

@@ -2,8 +2,10 @@ package herdbook_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -123,6 +125,129 @@ func TestRegisterPageStatements(t *testing.T) {
 		small, large := count(3), count(50)
 		if small != large || large > 4 {
 			t.Fatalf("statements: %d for 3 animals, %d for 50; want the same, at most 4", small, large)
+		}
+	})
+}
+
+// BenchmarkRegisterPage reads 50-animal register pages with profiles from a farm of 10,000
+// animals and 200,000 record items, at pages spread over the register, and reports the
+// median (p50) and the statements per page.
+func BenchmarkRegisterPage(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		start := time.Now()
+		d := herdbooktest.MustDB(b, dia)
+		app, ctx, farm := seededFarm(b, d, 10_000, 100_000)
+		if dia == "postgres" {
+			if _, err := d.SQL.Exec("ANALYZE"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Logf("%s: seeded 10,000 animals and 200,000 items in %s", dia, time.Since(start).Round(time.Second))
+		b.Run(dia, func(b *testing.B) {
+			take := 50
+			var times []time.Duration
+			queries := app.DB.Queries()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				got, _, err := app.Service.Animals(ctx, farm, herdbook.AnimalFilter{AsOf: "2025-06-01",
+					Page: herdbook.Page{Skip: (i * 997) % 9950, Take: &take}})
+				if err != nil || len(got) != take {
+					b.Fatalf("%d animals, %v", len(got), err)
+				}
+				times = append(times, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(app.DB.Queries()-queries)/float64(b.N), "queries/op")
+		})
+	}
+}
+
+// TestRegisterReadStatements: a timeline page and a group's members cost the same number of
+// statements whatever their size.
+func TestRegisterReadStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		ctx := app.Ctx(owner)
+		farm := app.MustFarm(owner, "Statements")
+		g := app.MustGroup(owner, farm.ID, "Herd")
+		cost := func(n int) (timeline, members int64) {
+			var first uuid.UUID
+			for i := 0; i < n; i++ {
+				a, err := app.Service.CreateAnimal(ctx, farm.ID, herdbook.AnimalInput{Tag: "T", Sex: ptr("female"), BirthDate: ptr("2024-01-01")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					first = a.ID
+				}
+				recordFact(t, app, ctx, farm.ID, evidence.Fact{Kind: evidence.KindMembership, AnimalID: a.ID.String(), GroupID: g.ID.String(), StartDate: "2024-02-01"})
+				recordFact(t, app, ctx, farm.ID, evidence.Fact{Kind: evidence.KindWeight, AnimalID: first.String(), Date: "2024-03-01", KG: "100"})
+			}
+			timeline = app.Queries(func() {
+				if _, _, err := app.Service.AnimalTimeline(ctx, farm.ID, first, herdbook.Page{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			members = app.Queries(func() {
+				v, err := app.Service.GroupMembers(ctx, farm.ID, g.ID, "2024-06-01")
+				if err != nil || len(v.Members) == 0 {
+					t.Fatalf("%d members, %v", len(v.Members), err)
+				}
+			})
+			return timeline, members
+		}
+		t1, m1 := cost(2)
+		t2, m2 := cost(12)
+		if t1 != t2 || m1 != m2 {
+			t.Fatalf("timeline %d then %d statements, members %d then %d; want constant", t1, t2, m1, m2)
+		}
+	})
+}
+
+func TestWriteAnimalFacts(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		ctx := app.Ctx(owner)
+		farm := app.MustFarm(owner, "Facts")
+		cow := app.MustAnimal(owner, farm.ID, "C")
+		other := app.MustAnimal(owner, farm.ID, "O")
+		id := cow.ID.String()
+		err := app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: id, Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindWeight, AnimalID: id, Date: "2025-01-11", KG: "312.5"},
+			{Kind: evidence.KindIdentifier, AnimalID: id, Scheme: "eid", Value: "982 000000000777", StartDate: "2025-01-01"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := app.Service.FarmAnimal(ctx, farm.ID, cow.ID, "2025-02-01")
+		if *p.Profile.WeightKG != 312.5 || *p.Profile.ADGKG != 1.25 || p.Profile.Identifiers[0].Value != "982000000000777" {
+			t.Fatalf("profile %+v", p.Profile)
+		}
+		// All or nothing, errors naming the fact.
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-02-30", KG: "300"},
+		})
+		if fs := herdbook.ErrorFields(err); len(fs) != 1 || fs[0].Field != "facts[1].birth_history.date" {
+			t.Fatalf("error %v", err)
+		}
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindWeight, AnimalID: other.ID.String(), Date: "2025-01-01", KG: "300"},
+			{Kind: evidence.KindIdentifier, AnimalID: other.ID.String(), Scheme: "eid", Value: "982000000000777", StartDate: "2024-06-01", EndDate: "2025-01-01"},
+		})
+		if fs := herdbook.ErrorFields(err); len(fs) != 1 || fs[0].Field != "facts[1].birth_history.value" {
+			t.Fatalf("overlapping EID: %v", err)
+		}
+		if p, _ := app.Service.FarmAnimal(ctx, farm.ID, other.ID, "2025-02-01"); p.Profile.WeightKG != nil {
+			t.Fatalf("a refused batch wrote facts: %+v", p.Profile)
 		}
 	})
 }

@@ -130,6 +130,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "FarmAnimal", args: []any{f.ID, animal.ID, "2026-01-01"}},
 		{method: "AnimalsByIdentifier", args: []any{f.ID, "982000000000001"}},
 		{method: "GroupMembers", args: []any{f.ID, group.ID, "2026-01-01"}},
+		{method: "WriteAnimalFacts", args: []any{f.ID, []evidence.Fact{{Kind: evidence.KindSale, AnimalID: animal.ID.String(),
+			Date: "2025-01-01", Buyer: "Smith"}}}},
 		{method: "Profiles", args: []any{f.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
 		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers"}}},
 		{method: "CreateRecord", args: []any{f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "Check",

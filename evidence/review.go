@@ -38,10 +38,15 @@ type reviewer struct {
 	moves       map[string][]*pfact // purchase, movement_in, movement_out
 	damMembers  []*pfact
 	exposures   []*pfact
+	leaves      map[string][]*pfact // sale and death, in history order
+	damBirths   []*pfact            // the dam's birth facts
+	dna         []*pfact            // dna_parentage facts naming a sire
 
 	damProfile   profile
-	damArrival   *pfact // the dam's first arrival after the window began
-	damDeparture *pfact // the dam's first departure inside the window
+	dnaExcluded  map[string]*pfact // DNA exclusions of this birth's sire, by parent
+	dnaQualified []*pfact          // DNA qualifications of this birth's sire
+	damArrival   *pfact            // the dam's first arrival after the window began
+	damDeparture *pfact            // the dam's first departure inside the window
 
 	// Unresolved lines by section, most important first.
 	general, damNotes, capNotes, candNotes, skipped []string
@@ -94,9 +99,9 @@ func (r *reviewer) reviewSettings(ev *Evidence, in Input) {
 	}
 }
 
-// load validates, orders and indexes the facts. Birth facts are checked but
-// not used: this version of the review draws on exposures, memberships,
-// profiles, castrations and movements only.
+// load validates, orders and indexes the facts: exposures, memberships,
+// profiles, castrations, movements, sales and deaths, the dam's births and DNA
+// parentage results about sires.
 func (r *reviewer) load(in []Fact) {
 	facts := make([]*pfact, 0, len(in))
 	for _, f := range in {
@@ -115,6 +120,7 @@ func (r *reviewer) load(in []Fact) {
 	r.profiles = map[string][]*pfact{}
 	r.castrations = map[string][]int{}
 	r.moves = map[string][]*pfact{}
+	r.leaves = map[string][]*pfact{}
 	for _, p := range facts {
 		switch p.Kind {
 		case KindProfile:
@@ -129,6 +135,64 @@ func (r *reviewer) load(in []Fact) {
 			}
 		case KindExposure:
 			r.exposures = append(r.exposures, p)
+		case KindSale, KindDeath:
+			r.leaves[p.AnimalID] = append(r.leaves[p.AnimalID], p)
+		case KindBirth:
+			if r.dam != "" && p.DamID == r.dam {
+				r.damBirths = append(r.damBirths, p)
+			}
+		case KindDNAParentage:
+			if p.Relation == RelationSire {
+				r.dna = append(r.dna, p)
+			}
+		}
+	}
+}
+
+// offspring lists the offspring the dam's birth facts on the reviewed birth date name.
+func (r *reviewer) offspring() map[string]bool {
+	out := map[string]bool{}
+	for _, b := range r.damBirths {
+		if r.birthOK && b.date == r.birth {
+			for _, o := range b.OffspringIDs {
+				out[normID(o)] = true
+			}
+		}
+	}
+	return out
+}
+
+// dnaOf returns the DNA results about the sire of this birth's offspring: the exclusions
+// by parent, and the qualifications in history order.
+func (r *reviewer) dnaOf() (excluded map[string]*pfact, qualified []*pfact) {
+	kids := r.offspring()
+	excluded = map[string]*pfact{}
+	for _, d := range r.dna {
+		if !kids[d.OffspringID] {
+			continue
+		}
+		if d.Result == ResultExcluded {
+			if excluded[d.ParentID] == nil {
+				excluded[d.ParentID] = d
+			}
+		} else {
+			qualified = append(qualified, d)
+		}
+	}
+	return excluded, qualified
+}
+
+// otherBirths notes every other birth of the dam recorded inside the gestation of the
+// reviewed one (from the start of the conception window to the day before the birth): the
+// dam cannot have given birth while she carried this offspring, so one date is wrong.
+func (r *reviewer) otherBirths() {
+	if !r.windowOK || r.dam == "" {
+		return
+	}
+	for _, b := range r.damBirths {
+		if b.date >= r.ws && b.date < r.birth {
+			r.damNotes = append(r.damNotes, fmt.Sprintf("Another birth of the dam is recorded on %s (record %s), inside the gestation of this birth (from %s to %s): one of the two birth dates may be wrong.",
+				b.Date, b.RecordID, formatDate(r.ws), formatDate(r.birth)))
 		}
 	}
 }
@@ -364,11 +428,14 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 			}
 		}
 	}
+	r.otherBirths()
+	r.dnaExcluded, r.dnaQualified = r.dnaOf()
 	if untiedGroupExposure && r.dam != "" {
 		r.damNotes = append(r.damNotes, fmt.Sprintf("Group exposures overlap the conception window, but no membership fact places the dam in any group by %s, so they could not be tied to her.", formatDate(r.we)))
 	}
 	if len(bySire) == 0 {
 		r.damNotes = append(r.damNotes, fmt.Sprintf("No exposure fact places a sire with the dam in the conception window from %s to %s.", formatDate(r.ws), formatDate(r.we)))
+		r.presumeByDNA(ev, nil)
 		return
 	}
 	if r.settings.MinimumSireAgeDays == nil {
@@ -403,6 +470,7 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 	if len(plausible) == 1 {
 		r.presume(ev, plausible[0], unknownOthers)
 	}
+	r.presumeByDNA(ev, bySire)
 
 	if len(cands) > MaxCandidates {
 		r.capNotes = append(r.capNotes, fmt.Sprintf("Only %d of %d sire candidates are listed, the limit of candidates; the rest are left out, excluded ones first.", MaxCandidates, len(cands)))
@@ -543,6 +611,15 @@ func (r *reviewer) judge(c *candidate) {
 		} else {
 			reasons = append(reasons, fmt.Sprintf("Moved off the farm on %s and back on %s (%s), during the overlap.", lastMove.Date, back.Date, back.Kind))
 		}
+	}
+
+	if l := r.firstLeave(c.id, first); l != nil {
+		exclude(fmt.Sprintf("%s on %s (record %s), before the overlap began on %s.", leaveVerb(l), l.Date, l.RecordID, a))
+	} else if l := r.firstLeave(c.id, last); l != nil {
+		reasons = append(reasons, fmt.Sprintf("%s on %s (record %s), during the overlap: only the days up to then count.", leaveVerb(l), l.Date, l.RecordID))
+	}
+	if d := r.dnaExcluded[c.id]; d != nil {
+		exclude(fmt.Sprintf("a DNA parentage test%s on %s (record %s) excluded this animal as sire of offspring %s: result %s.", labText(d), d.Date, d.RecordID, d.OffspringID, d.Result))
 	}
 
 	if d := r.damArrival; d != nil {
@@ -704,4 +781,77 @@ func (r *reviewer) unresolved() []string {
 		out[i] = truncate(s, MaxUnresolvedLength)
 	}
 	return out
+}
+
+// firstLeave returns the animal's first sale or death dated before day, or nil.
+func (r *reviewer) firstLeave(id string, day int) *pfact {
+	for _, l := range r.leaves[id] {
+		if l.date < day {
+			return l
+		}
+		break
+	}
+	return nil
+}
+
+func leaveVerb(l *pfact) string {
+	if l.Kind == KindDeath {
+		return "Died"
+	}
+	return "Sold"
+}
+
+func labText(d *pfact) string {
+	if d.Lab == "" {
+		return ""
+	}
+	return " by " + d.Lab
+}
+
+// presumeByDNA makes a sire qualified by a DNA parentage test of this birth's offspring the
+// presumed sire, whatever the exposure records say, with provenance naming the DNA record.
+// Conflicting qualifications (two sires) leave the status as it is, with a line.
+func (r *reviewer) presumeByDNA(ev *Evidence, cands map[string]*candidate) {
+	if len(r.dnaQualified) == 0 {
+		return
+	}
+	parents := map[string]bool{}
+	for _, d := range r.dnaQualified {
+		parents[d.ParentID] = true
+	}
+	if len(parents) > 1 {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("DNA parentage tests qualify %d different sires for this birth's offspring, so none is presumed from them.", len(parents)))
+		return
+	}
+	d := r.dnaQualified[len(r.dnaQualified)-1]
+	if x := r.dnaExcluded[d.ParentID]; x != nil {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("DNA parentage records both qualify (record %s) and exclude (record %s) animal %s as sire, so none is presumed from them.", d.RecordID, x.RecordID, d.ParentID))
+		return
+	}
+	s := &ev.Sire
+	s.Status = SirePresumed
+	s.AnimalID = d.ParentID
+	// The score's top: a qualified DNA result is the most direct record the review reads.
+	// It is still a review score, not the laboratory's probability.
+	conf := 0.90
+	s.Confidence = &conf
+	s.Provenance = truncate(fmt.Sprintf("Presumed from DNA parentage record %s (record item %s): a test%s on %s qualified this animal as sire of offspring %s.",
+		d.RecordID, d.RecordItemID, labText(d), d.Date, d.OffspringID), MaxProvenance)
+	s.PresumedCross = ""
+	if c := cands[d.ParentID]; c != nil && c.elig == EligibilityExcluded {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("The DNA-qualified sire %s is excluded by the records (%s); check those records.", d.ParentID, strings.TrimPrefix(lastExcluded(c.reasons), "Excluded: ")))
+	}
+	breed := r.profileOf(d.ParentID).breed
+	if damBreed := r.damProfile.breed; damBreed != "" && breed != "" {
+		s.PresumedCross = truncate(damBreed+" × "+breed, MaxPresumedCross)
+	}
+}
+
+func lastExcluded(reasons []string) string {
+	for i := len(reasons) - 1; i >= 0; i-- {
+		if strings.HasPrefix(reasons[i], "Excluded: ") {
+			return reasons[i]
+		}
+	}
+	return ""
 }

@@ -61,7 +61,13 @@ func (sc Scope) Keep(f Fact) bool {
 		return sc.ok && p.start <= sc.through
 	case KindMembership:
 		return isDam && sc.ok && p.start <= sc.through
+	case KindSale, KindDeath:
+		return sc.ok && p.date <= sc.through
+	case KindBirth:
+		return sc.DamID != "" && p.DamID == sc.DamID
+	case KindDNAParentage:
+		return p.Relation == RelationSire
 	}
-	// Birth facts do not inform this version of the review.
+	// Identifiers and weights do not inform this version of the review.
 	return false
 }

@@ -47,7 +47,8 @@ func TestScopeKeep(t *testing.T) {
 		{name: "DamMembership", fact: membershipF("m", "dam", "herd", "2020-01-01", ""), keep: true},
 		{name: "DamMembershipAfter", fact: membershipF("m", "dam", "herd", "2025-01-12", ""), keep: false},
 		{name: "OtherMembership", fact: membershipF("m", "cow", "herd", "2020-01-01", ""), keep: false},
-		{name: "Birth", fact: birthF("b", "dam", "2024-01-01"), keep: false},
+		{name: "Birth", fact: birthF("b", "dam", "2024-01-01"), keep: true},
+		{name: "OtherDamBirth", fact: birthF("b2", "cow", "2024-01-01"), keep: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -214,7 +214,9 @@ func TestRecordFacts(t *testing.T) {
 			{"ErrEndBeforeStart", map[string]any{"kind": "membership", "animal_id": dam.ID.String(), "group_id": herd.ID.String(), "start_date": "2025-06-01", "end_date": "2025-05-01"}, "record_items[0].metadata.birth_history.end_date"},
 			{"ErrOtherFarmsAnimal", map[string]any{"kind": "exposure", "sire_id": foreignBull.ID.String(), "dam_id": dam.ID.String(), "start_date": "2025-06-01"}, "is not an animal of this farm"},
 			{"ErrUnknownGroup", map[string]any{"kind": "membership", "animal_id": dam.ID.String(), "group_id": uuid.NewString(), "start_date": "2025-06-01"}, "is not a group of this farm"},
-			{"ErrMissingSex", map[string]any{"kind": "profile", "animal_id": dam.ID.String()}, "record_items[0].metadata.birth_history.sex"},
+			{"ErrBadSex", map[string]any{"kind": "profile", "animal_id": dam.ID.String(), "sex": "steer"}, "record_items[0].metadata.birth_history.sex"},
+			{"ErrBadEID", map[string]any{"kind": "identifier", "animal_id": dam.ID.String(), "scheme": "eid", "value": "12", "start_date": "2025-06-01"}, "record_items[0].metadata.birth_history.value"},
+			{"ErrWeightString", map[string]any{"kind": "weight", "animal_id": dam.ID.String(), "date": "2025-06-01", "kg": "400"}, "record_items[0].metadata.birth_history.kg"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				herdbooktest.WantEnvelope(t, post(tc.fact), 400, "ValidationError", tc.want)

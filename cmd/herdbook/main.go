@@ -55,6 +55,9 @@ func init() {
 		{name: "serve", summary: "run the HTTP server (the default command)", run: env.serve},
 		{name: "migrate", summary: "apply pending database migrations", run: env.migrate},
 		{name: "version", summary: "print the version and the commit it was built from", run: env.version},
+		{name: "export", summary: "write a farm's records out for someone else", subs: []*command{
+			{name: "medicine-book", summary: "the medicine book as CSV, for an inspector (docs/medicines.md)", run: env.exportMedicineBook},
+		}},
 		{name: "admin", summary: "administrative commands", subs: []*command{
 			{name: "user", summary: "users", subs: []*command{
 				{name: "create", summary: "register a user (phone number and password; no self-serve sign-up)", run: env.adminUserCreate},

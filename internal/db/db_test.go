@@ -201,3 +201,76 @@ func TestOpenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterMigrationLinksStoredFacts: the migration that adds fact_animals links the facts
+// already stored to every animal they name (subject, dam, birth sire and offspring).
+func TestRegisterMigrationLinksStoredFacts(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := ""
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_animal_register.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no animal_register migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			const (
+				dam, sire, calf1, calf2 = "d0000000-0000-4000-8000-000000000001", "b0000000-0000-4000-8000-000000000002", "e0000000-0000-4000-8000-000000000003", "e0000000-0000-4000-8000-000000000004"
+				birthItem, profileItem  = "a1000000-0000-4000-8000-000000000001", "a2000000-0000-4000-8000-000000000002"
+			)
+			birth := `{"birth_history":{"kind":"birth","dam_id":"` + dam + `","date":"2026-03-20","sire_id":"` + sire + `","offspring_ids":["` + calf1 + `","` + calf2 + `"]}}`
+			profile := `{"birth_history":{"kind":"profile","animal_id":"` + dam + `","sex":"female"}}`
+			for _, q := range []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('f0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
+				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'GENETIC', 'r', CURRENT_TIMESTAMP, 'f0000000-0000-4000-8000-000000000001')",
+				"INSERT INTO record_items (id, created_at, updated_at, is_active, metadata, fact_kind, fact_subject, fact_dam, fact_date, record_id) VALUES ('" + birthItem + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '" + birth + "', 'birth', '" + dam + "', '" + dam + "', '2026-03-20', 'c0000000-0000-4000-8000-000000000001')",
+				"INSERT INTO record_items (id, created_at, updated_at, is_active, metadata, fact_kind, fact_subject, record_id) VALUES ('" + profileItem + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '" + profile + "', 'profile', '" + dam + "', 'c0000000-0000-4000-8000-000000000001')",
+				"INSERT INTO record_items (id, created_at, updated_at, is_active, metadata, record_id) VALUES ('a3000000-0000-4000-8000-000000000003', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '{\"note\":\"x\"}', 'c0000000-0000-4000-8000-000000000001')",
+			} {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := d.SQL.QueryContext(ctx, "SELECT record_item_id, animal_id FROM fact_animals ORDER BY record_item_id, animal_id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var got []string
+			for rows.Next() {
+				var item, animal string
+				if err := rows.Scan(&item, &animal); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, item[:2]+":"+animal)
+			}
+			want := []string{"a1:" + sire, "a1:" + dam, "a1:" + calf1, "a1:" + calf2, "a2:" + dam}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("links %v, want %v", got, want)
+			}
+		})
+	}
+}
