@@ -150,6 +150,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 			SpeciesWithdrawals: &[]herdbook.SpeciesWithdrawal{{Species: "GOAT", WithdrawalMeatDays: 35, WithdrawalMilkHours: 120}}}}},
 		{method: "Withdrawals", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
+		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "PutBirthSettings", args: []any{f.ID, evidence.Settings{Version: 1, Species: "OTHER", // UpdateFarm made it OTHER
 			BirthWindows: []evidence.Window{{Label: "Spring", StartDate: "2026-03-01", EndDate: "2026-05-31"}}}}},
