@@ -147,17 +147,26 @@ type span struct {
 // animal's next membership with a later start (in any group), or on the day of its first
 // departure on or after its start.
 func (h History) MembersOn(group, day string) map[string]Membership {
-	return membersOn(h.spans(), group, day)
+	return membersOn(byGroup(h.spans()), group, day)
 }
 
-func membersOn(spans map[string][]span, group, day string) map[string]Membership {
-	out := map[string]Membership{}
-	for animal, ss := range spans {
+// byGroup indexes resolved spans by group, so that a group's members on a day are found
+// among that group's memberships only.
+func byGroup(spans map[string][]span) map[string][]span {
+	out := map[string][]span{}
+	for _, ss := range spans {
 		for _, s := range ss {
-			if s.m.GroupID == group && s.start <= day && (s.end == "" || day <= s.end) {
-				out[animal] = s.m
-				break
-			}
+			out[s.m.GroupID] = append(out[s.m.GroupID], s)
+		}
+	}
+	return out
+}
+
+func membersOn(groups map[string][]span, group, day string) map[string]Membership {
+	out := map[string]Membership{}
+	for _, s := range groups[group] {
+		if _, seen := out[s.m.AnimalID]; !seen && s.start <= day && (s.end == "" || day <= s.end) {
+			out[s.m.AnimalID] = s.m
 		}
 	}
 	return out
@@ -224,7 +233,7 @@ type Reach struct {
 
 // Reached returns the animals a treatment reached, sorted by id: the animal itself, or the
 // members of the group on the treatment's date.
-func (h History) Reached(t Treatment) []Reach { return reached(h.spans(), t) }
+func (h History) Reached(t Treatment) []Reach { return reached(byGroup(h.spans()), t) }
 
 func reached(spans map[string][]span, t Treatment) []Reach {
 	if t.AnimalID != "" {
@@ -248,7 +257,7 @@ func HitOf(t Treatment) Hit {
 // reached, keyed by animal id. Treatments after day are not history yet.
 func (h History) AsOf(day string) map[string]*Status {
 	out := map[string]*Status{}
-	spans := h.spans()
+	spans := byGroup(h.spans())
 	for _, t := range h.Treatments {
 		if t.Day > day {
 			continue
@@ -299,7 +308,19 @@ func (h History) Withheld(day string) []*Status {
 // Blocking returns the treatments whose meat withdrawal has not ended on day for animal: the
 // ones that make a sale, a movement off the farm or a slaughter on day break a withdrawal.
 func (h History) Blocking(animal, day string) []Hit {
-	s := h.AsOf(day)[animal]
+	// Only this animal's memberships can place it in a treated group.
+	mine := History{Treatments: h.Treatments}
+	for _, m := range h.Memberships {
+		if m.AnimalID == animal {
+			mine.Memberships = append(mine.Memberships, m)
+		}
+	}
+	for _, d := range h.Departures {
+		if d.AnimalID == animal {
+			mine.Departures = append(mine.Departures, d)
+		}
+	}
+	s := mine.AsOf(day)[animal]
 	if s == nil {
 		return nil
 	}
@@ -324,6 +345,6 @@ func Describe(animal string, hits []Hit, medicineName func(id string) string) st
 // Reacher returns Reached with the membership history resolved once, for callers that ask
 // about many treatments.
 func (h History) Reacher() func(Treatment) []Reach {
-	spans := h.spans()
+	spans := byGroup(h.spans())
 	return func(t Treatment) []Reach { return reached(spans, t) }
 }
