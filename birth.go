@@ -339,7 +339,8 @@ func columnsOf(f evidence.Fact) factColumns {
 	c.until = str(f.EndDate)
 	for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
 		if d != "" {
-			c.date = str(d)
+			// A treatment may be dated with a date-time; its column keeps the calendar date.
+			c.date = str(d[:min(len(d), 10)])
 			break
 		}
 	}
@@ -463,6 +464,19 @@ func (s *Service) BirthPreview(ctx context.Context, farmID, id uuid.UUID) (*ent.
 // animals and groups the fact names. Its type is MOVEMENT for arrivals and departures and
 // GENETIC otherwise; it is applied at the fact's date.
 func (s *Service) RecordFact(ctx context.Context, farmID uuid.UUID, f evidence.Fact) (*ent.Record, error) {
+	return s.RecordFactWith(ctx, farmID, f, FactOptions{})
+}
+
+// FactOptions are the record-level choices of RecordFactWith.
+type FactOptions struct {
+	// AcknowledgeWithdrawal lets a departure, sale or slaughter during a meat withdrawal
+	// through (see RecordInput).
+	AcknowledgeWithdrawal bool
+}
+
+// RecordFactWith is RecordFact with record-level options. A treatment is a HEALTH record
+// applied at its date or date-time.
+func (s *Service) RecordFactWith(ctx context.Context, farmID uuid.UUID, f evidence.Fact, opt FactOptions) (*ent.Record, error) {
 	if errs := f.Validate(); len(errs) > 0 {
 		return nil, invalidFromEvidence("", errs)
 	}
@@ -477,8 +491,13 @@ func (s *Service) RecordFact(ctx context.Context, farmID uuid.UUID, f evidence.F
 	switch f.Kind {
 	case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut:
 		typ = "MOVEMENT"
+	case evidence.KindTreatment:
+		typ = "HEALTH"
 	}
 	applied := s.nowUTC()
+	if t, err := time.Parse(time.RFC3339, f.Date); err == nil {
+		applied = t
+	}
 	for _, d := range []string{f.Date, f.StartDate} {
 		if t, err := time.Parse(time.DateOnly, d); err == nil {
 			applied = t
@@ -494,8 +513,12 @@ func (s *Service) RecordFact(ctx context.Context, farmID uuid.UUID, f evidence.F
 		return nil, err
 	}
 	name := "Birth history: " + strings.ReplaceAll(string(f.Kind), "_", " ")
+	if f.Kind == evidence.KindTreatment {
+		name = "Medicine book: treatment"
+	}
 	return s.CreateRecord(ctx, farmID, RecordInput{
 		AnimalIDs: animals, GroupIDs: groups, Name: name, Type: typ, AppliedAt: &applied,
-		Items: []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
+		AcknowledgeWithdrawal: opt.AcknowledgeWithdrawal,
+		Items:                 []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
 	})
 }

@@ -33,6 +33,8 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  []FieldError
+	// Withdrawals names what an EWITHDRAWAL refusal is about (treatment.go).
+	Withdrawals []WithdrawalConflict
 }
 
 // FieldError names one invalid field (JSON path as the client wrote it) and what is wrong.
@@ -147,6 +149,15 @@ func ErrorFields(err error) []FieldError {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Fields
+	}
+	return nil
+}
+
+// ErrorWithdrawals returns what an EWITHDRAWAL refusal is about.
+func ErrorWithdrawals(err error) []WithdrawalConflict {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Withdrawals
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ type RecordInput struct {
 	AppliedAt   *time.Time
 	Description *string
 	Items       []RecordItemInput
+	// AcknowledgeWithdrawal lets a record that sends an animal off the farm, for sale or for
+	// slaughter during a meat withdrawal through; the record keeps the acknowledgement.
+	AcknowledgeWithdrawal bool
 }
 
 // RecordPatch changes a record. AnimalIDs and GroupIDs are added to the existing
@@ -48,6 +51,9 @@ type RecordPatch struct {
 	AppliedAt   *time.Time
 	Description Optional[string]
 	Items       []RecordItemInput
+	// AcknowledgeWithdrawal lets appended items through the withdrawal guard, as on create;
+	// once acknowledged, a record stays so.
+	AcknowledgeWithdrawal bool
 }
 
 // RecordItemInput is one line of a record; Metadata may carry a birth_history fact.
@@ -158,6 +164,9 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
+		if err := s.checkTreatments(ctx, farmID, facts); err != nil {
+			return err
+		}
 		normalizeFacts(in.Items, facts)
 		r, err = s.Client(ctx).Record.Create().
 			SetFarmID(farmID).
@@ -165,13 +174,17 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 			SetType(record.Type(in.Type)).
 			SetAppliedAt(in.AppliedAt.UTC()).
 			SetNillableDescription(in.Description).
+			SetAcknowledgeWithdrawal(in.AcknowledgeWithdrawal).
 			AddAnimalIDs(animals...).
 			AddGroupIDs(groups...).
 			Save(ctx)
 		if err != nil {
 			return err
 		}
-		return s.createItems(ctx, r.ID, in.Items, facts)
+		if err := s.createItems(ctx, r.ID, in.Items, facts); err != nil {
+			return err
+		}
+		return s.guardWithdrawals(ctx, farmID, facts, in.AcknowledgeWithdrawal)
 	})
 	return r, err
 }
@@ -295,6 +308,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
+		if err := s.checkTreatments(ctx, farmID, facts); err != nil {
+			return err
+		}
 		normalizeFacts(p.Items, facts)
 		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
 		if p.Name != nil {
@@ -306,6 +322,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if p.AppliedAt != nil {
 			u.SetAppliedAt(p.AppliedAt.UTC())
 		}
+		if p.AcknowledgeWithdrawal {
+			u.SetAcknowledgeWithdrawal(true)
+		}
 		if p.Description.Set {
 			if p.Description.Value == nil {
 				u.ClearDescription()
@@ -316,7 +335,10 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if r, err = u.Save(ctx); err != nil {
 			return err
 		}
-		return s.createItems(ctx, id, p.Items, facts)
+		if err := s.createItems(ctx, id, p.Items, facts); err != nil {
+			return err
+		}
+		return s.guardWithdrawals(ctx, farmID, facts, p.AcknowledgeWithdrawal)
 	})
 	return r, err
 }

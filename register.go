@@ -26,6 +26,9 @@ import (
 // appear beside them in JSON.
 type Profile struct {
 	evidence.Profile
+	// Withdrawal is the medicine withdrawal as of the profile's date (treatment.go); single
+	// animal reads fill it, lists leave it out to stay within their statement budget.
+	Withdrawal *ProfileWithdrawal `json:"withdrawal,omitempty"`
 }
 
 // AnimalProfile is an animal with its profile as of a date.
@@ -288,7 +291,7 @@ func (s *Service) AnimalProfile(ctx context.Context, id uuid.UUID, asOf string) 
 	if err != nil {
 		return AnimalProfile{}, err
 	}
-	return out[0], nil
+	return out[0], s.withWithdrawal(ctx, a.FarmID, &out[0], day)
 }
 
 // FarmAnimal returns an active animal of the farm, 404 when the animal belongs elsewhere.
@@ -309,7 +312,7 @@ func (s *Service) FarmAnimal(ctx context.Context, farmID, id uuid.UUID, asOf str
 	if err != nil {
 		return AnimalProfile{}, err
 	}
-	return out[0], nil
+	return out[0], s.withWithdrawal(ctx, farmID, &out[0], day)
 }
 
 // AnimalsByIdentifier returns the ids of the farm's animals that an identifier with this

@@ -33,6 +33,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -93,6 +95,10 @@ type Client struct {
 	Group *GroupClient
 	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
 	IdempotentRequest *IdempotentRequestClient
+	// Medicine is the client for interacting with the Medicine builders.
+	Medicine *MedicineClient
+	// MedicineVersion is the client for interacting with the MedicineVersion builders.
+	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
 	// Notification is the client for interacting with the Notification builders.
@@ -155,6 +161,8 @@ func (c *Client) init() {
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
 	c.IdempotentRequest = NewIdempotentRequestClient(c.config)
+	c.Medicine = NewMedicineClient(c.config)
+	c.MedicineVersion = NewMedicineVersionClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.Notification = NewNotificationClient(c.config)
 	c.NotificationPreference = NewNotificationPreferenceClient(c.config)
@@ -281,6 +289,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
+		Medicine:               NewMedicineClient(cfg),
+		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
@@ -334,6 +344,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
+		Medicine:               NewMedicineClient(cfg),
+		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
@@ -383,10 +395,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
+		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
+		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -399,10 +412,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
+		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
+		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -445,6 +459,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Group.mutate(ctx, m)
 	case *IdempotentRequestMutation:
 		return c.IdempotentRequest.mutate(ctx, m)
+	case *MedicineMutation:
+		return c.Medicine.mutate(ctx, m)
+	case *MedicineVersionMutation:
+		return c.MedicineVersion.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
 	case *NotificationMutation:
@@ -3220,6 +3238,273 @@ func (c *IdempotentRequestClient) mutate(ctx context.Context, m *IdempotentReque
 	}
 }
 
+// MedicineClient is a client for the Medicine schema.
+type MedicineClient struct {
+	config
+}
+
+// NewMedicineClient returns a client for the Medicine from the given config.
+func NewMedicineClient(c config) *MedicineClient {
+	return &MedicineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `medicine.Hooks(f(g(h())))`.
+func (c *MedicineClient) Use(hooks ...Hook) {
+	c.hooks.Medicine = append(c.hooks.Medicine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `medicine.Intercept(f(g(h())))`.
+func (c *MedicineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Medicine = append(c.inters.Medicine, interceptors...)
+}
+
+// Create returns a builder for creating a Medicine entity.
+func (c *MedicineClient) Create() *MedicineCreate {
+	mutation := newMedicineMutation(c.config, OpCreate)
+	return &MedicineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Medicine entities.
+func (c *MedicineClient) CreateBulk(builders ...*MedicineCreate) *MedicineCreateBulk {
+	return &MedicineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MedicineClient) MapCreateBulk(slice any, setFunc func(*MedicineCreate, int)) *MedicineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MedicineCreateBulk{err: fmt.Errorf("calling to MedicineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MedicineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MedicineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Medicine.
+func (c *MedicineClient) Update() *MedicineUpdate {
+	mutation := newMedicineMutation(c.config, OpUpdate)
+	return &MedicineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MedicineClient) UpdateOne(_m *Medicine) *MedicineUpdateOne {
+	mutation := newMedicineMutation(c.config, OpUpdateOne, withMedicine(_m))
+	return &MedicineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MedicineClient) UpdateOneID(id uuid.UUID) *MedicineUpdateOne {
+	mutation := newMedicineMutation(c.config, OpUpdateOne, withMedicineID(id))
+	return &MedicineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Medicine.
+func (c *MedicineClient) Delete() *MedicineDelete {
+	mutation := newMedicineMutation(c.config, OpDelete)
+	return &MedicineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MedicineClient) DeleteOne(_m *Medicine) *MedicineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MedicineClient) DeleteOneID(id uuid.UUID) *MedicineDeleteOne {
+	builder := c.Delete().Where(medicine.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MedicineDeleteOne{builder}
+}
+
+// Query returns a query builder for Medicine.
+func (c *MedicineClient) Query() *MedicineQuery {
+	return &MedicineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMedicine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Medicine entity by its id.
+func (c *MedicineClient) Get(ctx context.Context, id uuid.UUID) (*Medicine, error) {
+	return c.Query().Where(medicine.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MedicineClient) GetX(ctx context.Context, id uuid.UUID) *Medicine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *MedicineClient) Hooks() []Hook {
+	return c.hooks.Medicine
+}
+
+// Interceptors returns the client interceptors.
+func (c *MedicineClient) Interceptors() []Interceptor {
+	inters := c.inters.Medicine
+	return append(inters[:len(inters):len(inters)], medicine.Interceptors[:]...)
+}
+
+func (c *MedicineClient) mutate(ctx context.Context, m *MedicineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MedicineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MedicineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MedicineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MedicineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Medicine mutation op: %q", m.Op())
+	}
+}
+
+// MedicineVersionClient is a client for the MedicineVersion schema.
+type MedicineVersionClient struct {
+	config
+}
+
+// NewMedicineVersionClient returns a client for the MedicineVersion from the given config.
+func NewMedicineVersionClient(c config) *MedicineVersionClient {
+	return &MedicineVersionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `medicineversion.Hooks(f(g(h())))`.
+func (c *MedicineVersionClient) Use(hooks ...Hook) {
+	c.hooks.MedicineVersion = append(c.hooks.MedicineVersion, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `medicineversion.Intercept(f(g(h())))`.
+func (c *MedicineVersionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.MedicineVersion = append(c.inters.MedicineVersion, interceptors...)
+}
+
+// Create returns a builder for creating a MedicineVersion entity.
+func (c *MedicineVersionClient) Create() *MedicineVersionCreate {
+	mutation := newMedicineVersionMutation(c.config, OpCreate)
+	return &MedicineVersionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of MedicineVersion entities.
+func (c *MedicineVersionClient) CreateBulk(builders ...*MedicineVersionCreate) *MedicineVersionCreateBulk {
+	return &MedicineVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MedicineVersionClient) MapCreateBulk(slice any, setFunc func(*MedicineVersionCreate, int)) *MedicineVersionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MedicineVersionCreateBulk{err: fmt.Errorf("calling to MedicineVersionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MedicineVersionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MedicineVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for MedicineVersion.
+func (c *MedicineVersionClient) Update() *MedicineVersionUpdate {
+	mutation := newMedicineVersionMutation(c.config, OpUpdate)
+	return &MedicineVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MedicineVersionClient) UpdateOne(_m *MedicineVersion) *MedicineVersionUpdateOne {
+	mutation := newMedicineVersionMutation(c.config, OpUpdateOne, withMedicineVersion(_m))
+	return &MedicineVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MedicineVersionClient) UpdateOneID(id uuid.UUID) *MedicineVersionUpdateOne {
+	mutation := newMedicineVersionMutation(c.config, OpUpdateOne, withMedicineVersionID(id))
+	return &MedicineVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for MedicineVersion.
+func (c *MedicineVersionClient) Delete() *MedicineVersionDelete {
+	mutation := newMedicineVersionMutation(c.config, OpDelete)
+	return &MedicineVersionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MedicineVersionClient) DeleteOne(_m *MedicineVersion) *MedicineVersionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MedicineVersionClient) DeleteOneID(id uuid.UUID) *MedicineVersionDeleteOne {
+	builder := c.Delete().Where(medicineversion.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MedicineVersionDeleteOne{builder}
+}
+
+// Query returns a query builder for MedicineVersion.
+func (c *MedicineVersionClient) Query() *MedicineVersionQuery {
+	return &MedicineVersionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMedicineVersion},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a MedicineVersion entity by its id.
+func (c *MedicineVersionClient) Get(ctx context.Context, id uuid.UUID) (*MedicineVersion, error) {
+	return c.Query().Where(medicineversion.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MedicineVersionClient) GetX(ctx context.Context, id uuid.UUID) *MedicineVersion {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *MedicineVersionClient) Hooks() []Hook {
+	return c.hooks.MedicineVersion
+}
+
+// Interceptors returns the client interceptors.
+func (c *MedicineVersionClient) Interceptors() []Interceptor {
+	return c.inters.MedicineVersion
+}
+
+func (c *MedicineVersionClient) mutate(ctx context.Context, m *MedicineVersionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MedicineVersionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MedicineVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MedicineVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MedicineVersionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown MedicineVersion mutation op: %q", m.Op())
+	}
+}
+
 // MessageClient is a client for the Message schema.
 type MessageClient struct {
 	config
@@ -5911,19 +6196,19 @@ type (
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
 		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Message, Notification, NotificationPreference, OAuthClient, OAuthCode,
-		OAuthGrant, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Hook
+		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
 		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Message, Notification, NotificationPreference, OAuthClient, OAuthCode,
-		OAuthGrant, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Interceptor
+		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
+		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
+		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Interceptor
 	}
 )
 

@@ -29,6 +29,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -123,6 +125,8 @@ func checkColumn(t, c string) error {
 			followupprotocol.Table:       followupprotocol.ValidColumn,
 			group.Table:                  group.ValidColumn,
 			idempotentrequest.Table:      idempotentrequest.ValidColumn,
+			medicine.Table:               medicine.ValidColumn,
+			medicineversion.Table:        medicineversion.ValidColumn,
 			message.Table:                message.ValidColumn,
 			notification.Table:           notification.ValidColumn,
 			notificationpreference.Table: notificationpreference.ValidColumn,

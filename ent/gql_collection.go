@@ -1449,6 +1449,11 @@ func (_q *RecordQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, record.FieldAppliedAt)
 				fieldSeen[record.FieldAppliedAt] = struct{}{}
 			}
+		case "acknowledgeWithdrawal":
+			if _, ok := fieldSeen[record.FieldAcknowledgeWithdrawal]; !ok {
+				selectedFields = append(selectedFields, record.FieldAcknowledgeWithdrawal)
+				fieldSeen[record.FieldAcknowledgeWithdrawal] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

@@ -1108,6 +1108,10 @@ type RecordWhereInput struct {
 	AppliedAtLT    *time.Time  `json:"appliedAtLT,omitempty"`
 	AppliedAtLTE   *time.Time  `json:"appliedAtLTE,omitempty"`
 
+	// "acknowledge_withdrawal" field predicates.
+	AcknowledgeWithdrawal    *bool `json:"acknowledgeWithdrawal,omitempty"`
+	AcknowledgeWithdrawalNEQ *bool `json:"acknowledgeWithdrawalNEQ,omitempty"`
+
 	// "animals" edge predicates.
 	HasAnimals     *bool               `json:"hasAnimals,omitempty"`
 	HasAnimalsWith []*AnimalWhereInput `json:"hasAnimalsWith,omitempty"`
@@ -1397,6 +1401,12 @@ func (i *RecordWhereInput) P() (predicate.Record, error) {
 	}
 	if i.AppliedAtLTE != nil {
 		predicates = append(predicates, record.AppliedAtLTE(*i.AppliedAtLTE))
+	}
+	if i.AcknowledgeWithdrawal != nil {
+		predicates = append(predicates, record.AcknowledgeWithdrawalEQ(*i.AcknowledgeWithdrawal))
+	}
+	if i.AcknowledgeWithdrawalNEQ != nil {
+		predicates = append(predicates, record.AcknowledgeWithdrawalNEQ(*i.AcknowledgeWithdrawalNEQ))
 	}
 
 	if i.HasAnimals != nil {

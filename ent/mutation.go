@@ -29,6 +29,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -77,6 +79,8 @@ const (
 	TypeFollowUpProtocol       = "FollowUpProtocol"
 	TypeGroup                  = "Group"
 	TypeIdempotentRequest      = "IdempotentRequest"
+	TypeMedicine               = "Medicine"
+	TypeMedicineVersion        = "MedicineVersion"
 	TypeMessage                = "Message"
 	TypeNotification           = "Notification"
 	TypeNotificationPreference = "NotificationPreference"
@@ -14718,6 +14722,1908 @@ func (m *IdempotentRequestMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotentRequest edge %s", name)
 }
 
+// MedicineMutation represents an operation that mutates the Medicine nodes in the graph.
+type MedicineMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	is_active                 *bool
+	farm_id                   *uuid.UUID
+	name                      *string
+	active_substance          *string
+	version                   *int
+	addversion                *int
+	withdrawal_meat_days      *int
+	addwithdrawal_meat_days   *int
+	withdrawal_milk_hours     *int
+	addwithdrawal_milk_hours  *int
+	species_withdrawals       *[]schematype.SpeciesWithdrawal
+	appendspecies_withdrawals []schematype.SpeciesWithdrawal
+	clearedFields             map[string]struct{}
+	done                      bool
+	oldValue                  func(context.Context) (*Medicine, error)
+	predicates                []predicate.Medicine
+}
+
+var _ ent.Mutation = (*MedicineMutation)(nil)
+
+// medicineOption allows management of the mutation configuration using functional options.
+type medicineOption func(*MedicineMutation)
+
+// newMedicineMutation creates new mutation for the Medicine entity.
+func newMedicineMutation(c config, op Op, opts ...medicineOption) *MedicineMutation {
+	m := &MedicineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMedicine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMedicineID sets the ID field of the mutation.
+func withMedicineID(id uuid.UUID) medicineOption {
+	return func(m *MedicineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Medicine
+		)
+		m.oldValue = func(ctx context.Context) (*Medicine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Medicine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMedicine sets the old Medicine of the mutation.
+func withMedicine(node *Medicine) medicineOption {
+	return func(m *MedicineMutation) {
+		m.oldValue = func(context.Context) (*Medicine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MedicineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MedicineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Medicine entities.
+func (m *MedicineMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MedicineMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MedicineMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Medicine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MedicineMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MedicineMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MedicineMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MedicineMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MedicineMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MedicineMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetIsActive sets the "is_active" field.
+func (m *MedicineMutation) SetIsActive(b bool) {
+	m.is_active = &b
+}
+
+// IsActive returns the value of the "is_active" field in the mutation.
+func (m *MedicineMutation) IsActive() (r bool, exists bool) {
+	v := m.is_active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsActive returns the old "is_active" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldIsActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsActive: %w", err)
+	}
+	return oldValue.IsActive, nil
+}
+
+// ResetIsActive resets all changes to the "is_active" field.
+func (m *MedicineMutation) ResetIsActive() {
+	m.is_active = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *MedicineMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *MedicineMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *MedicineMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *MedicineMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *MedicineMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *MedicineMutation) ResetName() {
+	m.name = nil
+}
+
+// SetActiveSubstance sets the "active_substance" field.
+func (m *MedicineMutation) SetActiveSubstance(s string) {
+	m.active_substance = &s
+}
+
+// ActiveSubstance returns the value of the "active_substance" field in the mutation.
+func (m *MedicineMutation) ActiveSubstance() (r string, exists bool) {
+	v := m.active_substance
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActiveSubstance returns the old "active_substance" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldActiveSubstance(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActiveSubstance is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActiveSubstance requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActiveSubstance: %w", err)
+	}
+	return oldValue.ActiveSubstance, nil
+}
+
+// ClearActiveSubstance clears the value of the "active_substance" field.
+func (m *MedicineMutation) ClearActiveSubstance() {
+	m.active_substance = nil
+	m.clearedFields[medicine.FieldActiveSubstance] = struct{}{}
+}
+
+// ActiveSubstanceCleared returns if the "active_substance" field was cleared in this mutation.
+func (m *MedicineMutation) ActiveSubstanceCleared() bool {
+	_, ok := m.clearedFields[medicine.FieldActiveSubstance]
+	return ok
+}
+
+// ResetActiveSubstance resets all changes to the "active_substance" field.
+func (m *MedicineMutation) ResetActiveSubstance() {
+	m.active_substance = nil
+	delete(m.clearedFields, medicine.FieldActiveSubstance)
+}
+
+// SetVersion sets the "version" field.
+func (m *MedicineMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *MedicineMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *MedicineMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *MedicineMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *MedicineMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetWithdrawalMeatDays sets the "withdrawal_meat_days" field.
+func (m *MedicineMutation) SetWithdrawalMeatDays(i int) {
+	m.withdrawal_meat_days = &i
+	m.addwithdrawal_meat_days = nil
+}
+
+// WithdrawalMeatDays returns the value of the "withdrawal_meat_days" field in the mutation.
+func (m *MedicineMutation) WithdrawalMeatDays() (r int, exists bool) {
+	v := m.withdrawal_meat_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawalMeatDays returns the old "withdrawal_meat_days" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldWithdrawalMeatDays(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawalMeatDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawalMeatDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawalMeatDays: %w", err)
+	}
+	return oldValue.WithdrawalMeatDays, nil
+}
+
+// AddWithdrawalMeatDays adds i to the "withdrawal_meat_days" field.
+func (m *MedicineMutation) AddWithdrawalMeatDays(i int) {
+	if m.addwithdrawal_meat_days != nil {
+		*m.addwithdrawal_meat_days += i
+	} else {
+		m.addwithdrawal_meat_days = &i
+	}
+}
+
+// AddedWithdrawalMeatDays returns the value that was added to the "withdrawal_meat_days" field in this mutation.
+func (m *MedicineMutation) AddedWithdrawalMeatDays() (r int, exists bool) {
+	v := m.addwithdrawal_meat_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWithdrawalMeatDays resets all changes to the "withdrawal_meat_days" field.
+func (m *MedicineMutation) ResetWithdrawalMeatDays() {
+	m.withdrawal_meat_days = nil
+	m.addwithdrawal_meat_days = nil
+}
+
+// SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
+func (m *MedicineMutation) SetWithdrawalMilkHours(i int) {
+	m.withdrawal_milk_hours = &i
+	m.addwithdrawal_milk_hours = nil
+}
+
+// WithdrawalMilkHours returns the value of the "withdrawal_milk_hours" field in the mutation.
+func (m *MedicineMutation) WithdrawalMilkHours() (r int, exists bool) {
+	v := m.withdrawal_milk_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawalMilkHours returns the old "withdrawal_milk_hours" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldWithdrawalMilkHours(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawalMilkHours is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawalMilkHours requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawalMilkHours: %w", err)
+	}
+	return oldValue.WithdrawalMilkHours, nil
+}
+
+// AddWithdrawalMilkHours adds i to the "withdrawal_milk_hours" field.
+func (m *MedicineMutation) AddWithdrawalMilkHours(i int) {
+	if m.addwithdrawal_milk_hours != nil {
+		*m.addwithdrawal_milk_hours += i
+	} else {
+		m.addwithdrawal_milk_hours = &i
+	}
+}
+
+// AddedWithdrawalMilkHours returns the value that was added to the "withdrawal_milk_hours" field in this mutation.
+func (m *MedicineMutation) AddedWithdrawalMilkHours() (r int, exists bool) {
+	v := m.addwithdrawal_milk_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWithdrawalMilkHours resets all changes to the "withdrawal_milk_hours" field.
+func (m *MedicineMutation) ResetWithdrawalMilkHours() {
+	m.withdrawal_milk_hours = nil
+	m.addwithdrawal_milk_hours = nil
+}
+
+// SetSpeciesWithdrawals sets the "species_withdrawals" field.
+func (m *MedicineMutation) SetSpeciesWithdrawals(sw []schematype.SpeciesWithdrawal) {
+	m.species_withdrawals = &sw
+	m.appendspecies_withdrawals = nil
+}
+
+// SpeciesWithdrawals returns the value of the "species_withdrawals" field in the mutation.
+func (m *MedicineMutation) SpeciesWithdrawals() (r []schematype.SpeciesWithdrawal, exists bool) {
+	v := m.species_withdrawals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpeciesWithdrawals returns the old "species_withdrawals" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldSpeciesWithdrawals(ctx context.Context) (v []schematype.SpeciesWithdrawal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpeciesWithdrawals is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpeciesWithdrawals requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpeciesWithdrawals: %w", err)
+	}
+	return oldValue.SpeciesWithdrawals, nil
+}
+
+// AppendSpeciesWithdrawals adds sw to the "species_withdrawals" field.
+func (m *MedicineMutation) AppendSpeciesWithdrawals(sw []schematype.SpeciesWithdrawal) {
+	m.appendspecies_withdrawals = append(m.appendspecies_withdrawals, sw...)
+}
+
+// AppendedSpeciesWithdrawals returns the list of values that were appended to the "species_withdrawals" field in this mutation.
+func (m *MedicineMutation) AppendedSpeciesWithdrawals() ([]schematype.SpeciesWithdrawal, bool) {
+	if len(m.appendspecies_withdrawals) == 0 {
+		return nil, false
+	}
+	return m.appendspecies_withdrawals, true
+}
+
+// ClearSpeciesWithdrawals clears the value of the "species_withdrawals" field.
+func (m *MedicineMutation) ClearSpeciesWithdrawals() {
+	m.species_withdrawals = nil
+	m.appendspecies_withdrawals = nil
+	m.clearedFields[medicine.FieldSpeciesWithdrawals] = struct{}{}
+}
+
+// SpeciesWithdrawalsCleared returns if the "species_withdrawals" field was cleared in this mutation.
+func (m *MedicineMutation) SpeciesWithdrawalsCleared() bool {
+	_, ok := m.clearedFields[medicine.FieldSpeciesWithdrawals]
+	return ok
+}
+
+// ResetSpeciesWithdrawals resets all changes to the "species_withdrawals" field.
+func (m *MedicineMutation) ResetSpeciesWithdrawals() {
+	m.species_withdrawals = nil
+	m.appendspecies_withdrawals = nil
+	delete(m.clearedFields, medicine.FieldSpeciesWithdrawals)
+}
+
+// Where appends a list predicates to the MedicineMutation builder.
+func (m *MedicineMutation) Where(ps ...predicate.Medicine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MedicineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MedicineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Medicine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MedicineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MedicineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Medicine).
+func (m *MedicineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MedicineMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, medicine.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, medicine.FieldUpdatedAt)
+	}
+	if m.is_active != nil {
+		fields = append(fields, medicine.FieldIsActive)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, medicine.FieldFarmID)
+	}
+	if m.name != nil {
+		fields = append(fields, medicine.FieldName)
+	}
+	if m.active_substance != nil {
+		fields = append(fields, medicine.FieldActiveSubstance)
+	}
+	if m.version != nil {
+		fields = append(fields, medicine.FieldVersion)
+	}
+	if m.withdrawal_meat_days != nil {
+		fields = append(fields, medicine.FieldWithdrawalMeatDays)
+	}
+	if m.withdrawal_milk_hours != nil {
+		fields = append(fields, medicine.FieldWithdrawalMilkHours)
+	}
+	if m.species_withdrawals != nil {
+		fields = append(fields, medicine.FieldSpeciesWithdrawals)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MedicineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case medicine.FieldCreatedAt:
+		return m.CreatedAt()
+	case medicine.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case medicine.FieldIsActive:
+		return m.IsActive()
+	case medicine.FieldFarmID:
+		return m.FarmID()
+	case medicine.FieldName:
+		return m.Name()
+	case medicine.FieldActiveSubstance:
+		return m.ActiveSubstance()
+	case medicine.FieldVersion:
+		return m.Version()
+	case medicine.FieldWithdrawalMeatDays:
+		return m.WithdrawalMeatDays()
+	case medicine.FieldWithdrawalMilkHours:
+		return m.WithdrawalMilkHours()
+	case medicine.FieldSpeciesWithdrawals:
+		return m.SpeciesWithdrawals()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MedicineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case medicine.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case medicine.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case medicine.FieldIsActive:
+		return m.OldIsActive(ctx)
+	case medicine.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case medicine.FieldName:
+		return m.OldName(ctx)
+	case medicine.FieldActiveSubstance:
+		return m.OldActiveSubstance(ctx)
+	case medicine.FieldVersion:
+		return m.OldVersion(ctx)
+	case medicine.FieldWithdrawalMeatDays:
+		return m.OldWithdrawalMeatDays(ctx)
+	case medicine.FieldWithdrawalMilkHours:
+		return m.OldWithdrawalMilkHours(ctx)
+	case medicine.FieldSpeciesWithdrawals:
+		return m.OldSpeciesWithdrawals(ctx)
+	}
+	return nil, fmt.Errorf("unknown Medicine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case medicine.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case medicine.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case medicine.FieldIsActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsActive(v)
+		return nil
+	case medicine.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case medicine.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case medicine.FieldActiveSubstance:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActiveSubstance(v)
+		return nil
+	case medicine.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case medicine.FieldWithdrawalMeatDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawalMeatDays(v)
+		return nil
+	case medicine.FieldWithdrawalMilkHours:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawalMilkHours(v)
+		return nil
+	case medicine.FieldSpeciesWithdrawals:
+		v, ok := value.([]schematype.SpeciesWithdrawal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpeciesWithdrawals(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Medicine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MedicineMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, medicine.FieldVersion)
+	}
+	if m.addwithdrawal_meat_days != nil {
+		fields = append(fields, medicine.FieldWithdrawalMeatDays)
+	}
+	if m.addwithdrawal_milk_hours != nil {
+		fields = append(fields, medicine.FieldWithdrawalMilkHours)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MedicineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case medicine.FieldVersion:
+		return m.AddedVersion()
+	case medicine.FieldWithdrawalMeatDays:
+		return m.AddedWithdrawalMeatDays()
+	case medicine.FieldWithdrawalMilkHours:
+		return m.AddedWithdrawalMilkHours()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case medicine.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case medicine.FieldWithdrawalMeatDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWithdrawalMeatDays(v)
+		return nil
+	case medicine.FieldWithdrawalMilkHours:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWithdrawalMilkHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Medicine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MedicineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(medicine.FieldActiveSubstance) {
+		fields = append(fields, medicine.FieldActiveSubstance)
+	}
+	if m.FieldCleared(medicine.FieldSpeciesWithdrawals) {
+		fields = append(fields, medicine.FieldSpeciesWithdrawals)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MedicineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MedicineMutation) ClearField(name string) error {
+	switch name {
+	case medicine.FieldActiveSubstance:
+		m.ClearActiveSubstance()
+		return nil
+	case medicine.FieldSpeciesWithdrawals:
+		m.ClearSpeciesWithdrawals()
+		return nil
+	}
+	return fmt.Errorf("unknown Medicine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MedicineMutation) ResetField(name string) error {
+	switch name {
+	case medicine.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case medicine.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case medicine.FieldIsActive:
+		m.ResetIsActive()
+		return nil
+	case medicine.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case medicine.FieldName:
+		m.ResetName()
+		return nil
+	case medicine.FieldActiveSubstance:
+		m.ResetActiveSubstance()
+		return nil
+	case medicine.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case medicine.FieldWithdrawalMeatDays:
+		m.ResetWithdrawalMeatDays()
+		return nil
+	case medicine.FieldWithdrawalMilkHours:
+		m.ResetWithdrawalMilkHours()
+		return nil
+	case medicine.FieldSpeciesWithdrawals:
+		m.ResetSpeciesWithdrawals()
+		return nil
+	}
+	return fmt.Errorf("unknown Medicine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MedicineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MedicineMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MedicineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MedicineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MedicineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MedicineMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MedicineMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Medicine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MedicineMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Medicine edge %s", name)
+}
+
+// MedicineVersionMutation represents an operation that mutates the MedicineVersion nodes in the graph.
+type MedicineVersionMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	medicine_id               *uuid.UUID
+	farm_id                   *uuid.UUID
+	version                   *int
+	addversion                *int
+	withdrawal_meat_days      *int
+	addwithdrawal_meat_days   *int
+	withdrawal_milk_hours     *int
+	addwithdrawal_milk_hours  *int
+	species_withdrawals       *[]schematype.SpeciesWithdrawal
+	appendspecies_withdrawals []schematype.SpeciesWithdrawal
+	created_by                *uuid.UUID
+	clearedFields             map[string]struct{}
+	done                      bool
+	oldValue                  func(context.Context) (*MedicineVersion, error)
+	predicates                []predicate.MedicineVersion
+}
+
+var _ ent.Mutation = (*MedicineVersionMutation)(nil)
+
+// medicineversionOption allows management of the mutation configuration using functional options.
+type medicineversionOption func(*MedicineVersionMutation)
+
+// newMedicineVersionMutation creates new mutation for the MedicineVersion entity.
+func newMedicineVersionMutation(c config, op Op, opts ...medicineversionOption) *MedicineVersionMutation {
+	m := &MedicineVersionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMedicineVersion,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMedicineVersionID sets the ID field of the mutation.
+func withMedicineVersionID(id uuid.UUID) medicineversionOption {
+	return func(m *MedicineVersionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *MedicineVersion
+		)
+		m.oldValue = func(ctx context.Context) (*MedicineVersion, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().MedicineVersion.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMedicineVersion sets the old MedicineVersion of the mutation.
+func withMedicineVersion(node *MedicineVersion) medicineversionOption {
+	return func(m *MedicineVersionMutation) {
+		m.oldValue = func(context.Context) (*MedicineVersion, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MedicineVersionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MedicineVersionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of MedicineVersion entities.
+func (m *MedicineVersionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MedicineVersionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MedicineVersionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().MedicineVersion.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MedicineVersionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MedicineVersionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MedicineVersionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MedicineVersionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MedicineVersionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MedicineVersionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetMedicineID sets the "medicine_id" field.
+func (m *MedicineVersionMutation) SetMedicineID(u uuid.UUID) {
+	m.medicine_id = &u
+}
+
+// MedicineID returns the value of the "medicine_id" field in the mutation.
+func (m *MedicineVersionMutation) MedicineID() (r uuid.UUID, exists bool) {
+	v := m.medicine_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMedicineID returns the old "medicine_id" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldMedicineID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMedicineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMedicineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMedicineID: %w", err)
+	}
+	return oldValue.MedicineID, nil
+}
+
+// ResetMedicineID resets all changes to the "medicine_id" field.
+func (m *MedicineVersionMutation) ResetMedicineID() {
+	m.medicine_id = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *MedicineVersionMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *MedicineVersionMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *MedicineVersionMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *MedicineVersionMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *MedicineVersionMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *MedicineVersionMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *MedicineVersionMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *MedicineVersionMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetWithdrawalMeatDays sets the "withdrawal_meat_days" field.
+func (m *MedicineVersionMutation) SetWithdrawalMeatDays(i int) {
+	m.withdrawal_meat_days = &i
+	m.addwithdrawal_meat_days = nil
+}
+
+// WithdrawalMeatDays returns the value of the "withdrawal_meat_days" field in the mutation.
+func (m *MedicineVersionMutation) WithdrawalMeatDays() (r int, exists bool) {
+	v := m.withdrawal_meat_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawalMeatDays returns the old "withdrawal_meat_days" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldWithdrawalMeatDays(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawalMeatDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawalMeatDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawalMeatDays: %w", err)
+	}
+	return oldValue.WithdrawalMeatDays, nil
+}
+
+// AddWithdrawalMeatDays adds i to the "withdrawal_meat_days" field.
+func (m *MedicineVersionMutation) AddWithdrawalMeatDays(i int) {
+	if m.addwithdrawal_meat_days != nil {
+		*m.addwithdrawal_meat_days += i
+	} else {
+		m.addwithdrawal_meat_days = &i
+	}
+}
+
+// AddedWithdrawalMeatDays returns the value that was added to the "withdrawal_meat_days" field in this mutation.
+func (m *MedicineVersionMutation) AddedWithdrawalMeatDays() (r int, exists bool) {
+	v := m.addwithdrawal_meat_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWithdrawalMeatDays resets all changes to the "withdrawal_meat_days" field.
+func (m *MedicineVersionMutation) ResetWithdrawalMeatDays() {
+	m.withdrawal_meat_days = nil
+	m.addwithdrawal_meat_days = nil
+}
+
+// SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
+func (m *MedicineVersionMutation) SetWithdrawalMilkHours(i int) {
+	m.withdrawal_milk_hours = &i
+	m.addwithdrawal_milk_hours = nil
+}
+
+// WithdrawalMilkHours returns the value of the "withdrawal_milk_hours" field in the mutation.
+func (m *MedicineVersionMutation) WithdrawalMilkHours() (r int, exists bool) {
+	v := m.withdrawal_milk_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawalMilkHours returns the old "withdrawal_milk_hours" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldWithdrawalMilkHours(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawalMilkHours is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawalMilkHours requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawalMilkHours: %w", err)
+	}
+	return oldValue.WithdrawalMilkHours, nil
+}
+
+// AddWithdrawalMilkHours adds i to the "withdrawal_milk_hours" field.
+func (m *MedicineVersionMutation) AddWithdrawalMilkHours(i int) {
+	if m.addwithdrawal_milk_hours != nil {
+		*m.addwithdrawal_milk_hours += i
+	} else {
+		m.addwithdrawal_milk_hours = &i
+	}
+}
+
+// AddedWithdrawalMilkHours returns the value that was added to the "withdrawal_milk_hours" field in this mutation.
+func (m *MedicineVersionMutation) AddedWithdrawalMilkHours() (r int, exists bool) {
+	v := m.addwithdrawal_milk_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWithdrawalMilkHours resets all changes to the "withdrawal_milk_hours" field.
+func (m *MedicineVersionMutation) ResetWithdrawalMilkHours() {
+	m.withdrawal_milk_hours = nil
+	m.addwithdrawal_milk_hours = nil
+}
+
+// SetSpeciesWithdrawals sets the "species_withdrawals" field.
+func (m *MedicineVersionMutation) SetSpeciesWithdrawals(sw []schematype.SpeciesWithdrawal) {
+	m.species_withdrawals = &sw
+	m.appendspecies_withdrawals = nil
+}
+
+// SpeciesWithdrawals returns the value of the "species_withdrawals" field in the mutation.
+func (m *MedicineVersionMutation) SpeciesWithdrawals() (r []schematype.SpeciesWithdrawal, exists bool) {
+	v := m.species_withdrawals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpeciesWithdrawals returns the old "species_withdrawals" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldSpeciesWithdrawals(ctx context.Context) (v []schematype.SpeciesWithdrawal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpeciesWithdrawals is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpeciesWithdrawals requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpeciesWithdrawals: %w", err)
+	}
+	return oldValue.SpeciesWithdrawals, nil
+}
+
+// AppendSpeciesWithdrawals adds sw to the "species_withdrawals" field.
+func (m *MedicineVersionMutation) AppendSpeciesWithdrawals(sw []schematype.SpeciesWithdrawal) {
+	m.appendspecies_withdrawals = append(m.appendspecies_withdrawals, sw...)
+}
+
+// AppendedSpeciesWithdrawals returns the list of values that were appended to the "species_withdrawals" field in this mutation.
+func (m *MedicineVersionMutation) AppendedSpeciesWithdrawals() ([]schematype.SpeciesWithdrawal, bool) {
+	if len(m.appendspecies_withdrawals) == 0 {
+		return nil, false
+	}
+	return m.appendspecies_withdrawals, true
+}
+
+// ClearSpeciesWithdrawals clears the value of the "species_withdrawals" field.
+func (m *MedicineVersionMutation) ClearSpeciesWithdrawals() {
+	m.species_withdrawals = nil
+	m.appendspecies_withdrawals = nil
+	m.clearedFields[medicineversion.FieldSpeciesWithdrawals] = struct{}{}
+}
+
+// SpeciesWithdrawalsCleared returns if the "species_withdrawals" field was cleared in this mutation.
+func (m *MedicineVersionMutation) SpeciesWithdrawalsCleared() bool {
+	_, ok := m.clearedFields[medicineversion.FieldSpeciesWithdrawals]
+	return ok
+}
+
+// ResetSpeciesWithdrawals resets all changes to the "species_withdrawals" field.
+func (m *MedicineVersionMutation) ResetSpeciesWithdrawals() {
+	m.species_withdrawals = nil
+	m.appendspecies_withdrawals = nil
+	delete(m.clearedFields, medicineversion.FieldSpeciesWithdrawals)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *MedicineVersionMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *MedicineVersionMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *MedicineVersionMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[medicineversion.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *MedicineVersionMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[medicineversion.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *MedicineVersionMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, medicineversion.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the MedicineVersionMutation builder.
+func (m *MedicineVersionMutation) Where(ps ...predicate.MedicineVersion) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MedicineVersionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MedicineVersionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.MedicineVersion, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MedicineVersionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MedicineVersionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (MedicineVersion).
+func (m *MedicineVersionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MedicineVersionMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, medicineversion.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, medicineversion.FieldUpdatedAt)
+	}
+	if m.medicine_id != nil {
+		fields = append(fields, medicineversion.FieldMedicineID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, medicineversion.FieldFarmID)
+	}
+	if m.version != nil {
+		fields = append(fields, medicineversion.FieldVersion)
+	}
+	if m.withdrawal_meat_days != nil {
+		fields = append(fields, medicineversion.FieldWithdrawalMeatDays)
+	}
+	if m.withdrawal_milk_hours != nil {
+		fields = append(fields, medicineversion.FieldWithdrawalMilkHours)
+	}
+	if m.species_withdrawals != nil {
+		fields = append(fields, medicineversion.FieldSpeciesWithdrawals)
+	}
+	if m.created_by != nil {
+		fields = append(fields, medicineversion.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MedicineVersionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case medicineversion.FieldCreatedAt:
+		return m.CreatedAt()
+	case medicineversion.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case medicineversion.FieldMedicineID:
+		return m.MedicineID()
+	case medicineversion.FieldFarmID:
+		return m.FarmID()
+	case medicineversion.FieldVersion:
+		return m.Version()
+	case medicineversion.FieldWithdrawalMeatDays:
+		return m.WithdrawalMeatDays()
+	case medicineversion.FieldWithdrawalMilkHours:
+		return m.WithdrawalMilkHours()
+	case medicineversion.FieldSpeciesWithdrawals:
+		return m.SpeciesWithdrawals()
+	case medicineversion.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MedicineVersionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case medicineversion.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case medicineversion.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case medicineversion.FieldMedicineID:
+		return m.OldMedicineID(ctx)
+	case medicineversion.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case medicineversion.FieldVersion:
+		return m.OldVersion(ctx)
+	case medicineversion.FieldWithdrawalMeatDays:
+		return m.OldWithdrawalMeatDays(ctx)
+	case medicineversion.FieldWithdrawalMilkHours:
+		return m.OldWithdrawalMilkHours(ctx)
+	case medicineversion.FieldSpeciesWithdrawals:
+		return m.OldSpeciesWithdrawals(ctx)
+	case medicineversion.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown MedicineVersion field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicineVersionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case medicineversion.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case medicineversion.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case medicineversion.FieldMedicineID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMedicineID(v)
+		return nil
+	case medicineversion.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case medicineversion.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case medicineversion.FieldWithdrawalMeatDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawalMeatDays(v)
+		return nil
+	case medicineversion.FieldWithdrawalMilkHours:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawalMilkHours(v)
+		return nil
+	case medicineversion.FieldSpeciesWithdrawals:
+		v, ok := value.([]schematype.SpeciesWithdrawal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpeciesWithdrawals(v)
+		return nil
+	case medicineversion.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MedicineVersion field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MedicineVersionMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, medicineversion.FieldVersion)
+	}
+	if m.addwithdrawal_meat_days != nil {
+		fields = append(fields, medicineversion.FieldWithdrawalMeatDays)
+	}
+	if m.addwithdrawal_milk_hours != nil {
+		fields = append(fields, medicineversion.FieldWithdrawalMilkHours)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MedicineVersionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case medicineversion.FieldVersion:
+		return m.AddedVersion()
+	case medicineversion.FieldWithdrawalMeatDays:
+		return m.AddedWithdrawalMeatDays()
+	case medicineversion.FieldWithdrawalMilkHours:
+		return m.AddedWithdrawalMilkHours()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicineVersionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case medicineversion.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case medicineversion.FieldWithdrawalMeatDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWithdrawalMeatDays(v)
+		return nil
+	case medicineversion.FieldWithdrawalMilkHours:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWithdrawalMilkHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MedicineVersion numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MedicineVersionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(medicineversion.FieldSpeciesWithdrawals) {
+		fields = append(fields, medicineversion.FieldSpeciesWithdrawals)
+	}
+	if m.FieldCleared(medicineversion.FieldCreatedBy) {
+		fields = append(fields, medicineversion.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MedicineVersionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MedicineVersionMutation) ClearField(name string) error {
+	switch name {
+	case medicineversion.FieldSpeciesWithdrawals:
+		m.ClearSpeciesWithdrawals()
+		return nil
+	case medicineversion.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown MedicineVersion nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MedicineVersionMutation) ResetField(name string) error {
+	switch name {
+	case medicineversion.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case medicineversion.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case medicineversion.FieldMedicineID:
+		m.ResetMedicineID()
+		return nil
+	case medicineversion.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case medicineversion.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case medicineversion.FieldWithdrawalMeatDays:
+		m.ResetWithdrawalMeatDays()
+		return nil
+	case medicineversion.FieldWithdrawalMilkHours:
+		m.ResetWithdrawalMilkHours()
+		return nil
+	case medicineversion.FieldSpeciesWithdrawals:
+		m.ResetSpeciesWithdrawals()
+		return nil
+	case medicineversion.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown MedicineVersion field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MedicineVersionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MedicineVersionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MedicineVersionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MedicineVersionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MedicineVersionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MedicineVersionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MedicineVersionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown MedicineVersion unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MedicineVersionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown MedicineVersion edge %s", name)
+}
+
 // MessageMutation represents an operation that mutates the Message nodes in the graph.
 type MessageMutation struct {
 	config
@@ -20328,36 +22234,37 @@ func (m *OAuthGrantMutation) ResetEdge(name string) error {
 // RecordMutation represents an operation that mutates the Record nodes in the graph.
 type RecordMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *uuid.UUID
-	created_at     *time.Time
-	updated_at     *time.Time
-	is_active      *bool
-	_type          *record.Type
-	name           *string
-	description    *string
-	applied_at     *time.Time
-	change_seq     *int64
-	addchange_seq  *int64
-	clearedFields  map[string]struct{}
-	farm           *uuid.UUID
-	clearedfarm    bool
-	animals        map[uuid.UUID]struct{}
-	removedanimals map[uuid.UUID]struct{}
-	clearedanimals bool
-	groups         map[uuid.UUID]struct{}
-	removedgroups  map[uuid.UUID]struct{}
-	clearedgroups  bool
-	items          map[uuid.UUID]struct{}
-	removeditems   map[uuid.UUID]struct{}
-	cleareditems   bool
-	files          map[uuid.UUID]struct{}
-	removedfiles   map[uuid.UUID]struct{}
-	clearedfiles   bool
-	done           bool
-	oldValue       func(context.Context) (*Record, error)
-	predicates     []predicate.Record
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	created_at             *time.Time
+	updated_at             *time.Time
+	is_active              *bool
+	_type                  *record.Type
+	name                   *string
+	description            *string
+	applied_at             *time.Time
+	acknowledge_withdrawal *bool
+	change_seq             *int64
+	addchange_seq          *int64
+	clearedFields          map[string]struct{}
+	farm                   *uuid.UUID
+	clearedfarm            bool
+	animals                map[uuid.UUID]struct{}
+	removedanimals         map[uuid.UUID]struct{}
+	clearedanimals         bool
+	groups                 map[uuid.UUID]struct{}
+	removedgroups          map[uuid.UUID]struct{}
+	clearedgroups          bool
+	items                  map[uuid.UUID]struct{}
+	removeditems           map[uuid.UUID]struct{}
+	cleareditems           bool
+	files                  map[uuid.UUID]struct{}
+	removedfiles           map[uuid.UUID]struct{}
+	clearedfiles           bool
+	done                   bool
+	oldValue               func(context.Context) (*Record, error)
+	predicates             []predicate.Record
 }
 
 var _ ent.Mutation = (*RecordMutation)(nil)
@@ -20765,6 +22672,42 @@ func (m *RecordMutation) ResetAppliedAt() {
 	m.applied_at = nil
 }
 
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (m *RecordMutation) SetAcknowledgeWithdrawal(b bool) {
+	m.acknowledge_withdrawal = &b
+}
+
+// AcknowledgeWithdrawal returns the value of the "acknowledge_withdrawal" field in the mutation.
+func (m *RecordMutation) AcknowledgeWithdrawal() (r bool, exists bool) {
+	v := m.acknowledge_withdrawal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAcknowledgeWithdrawal returns the old "acknowledge_withdrawal" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldAcknowledgeWithdrawal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAcknowledgeWithdrawal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAcknowledgeWithdrawal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAcknowledgeWithdrawal: %w", err)
+	}
+	return oldValue.AcknowledgeWithdrawal, nil
+}
+
+// ResetAcknowledgeWithdrawal resets all changes to the "acknowledge_withdrawal" field.
+func (m *RecordMutation) ResetAcknowledgeWithdrawal() {
+	m.acknowledge_withdrawal = nil
+}
+
 // SetChangeSeq sets the "change_seq" field.
 func (m *RecordMutation) SetChangeSeq(i int64) {
 	m.change_seq = &i
@@ -21098,7 +23041,7 @@ func (m *RecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, record.FieldCreatedAt)
 	}
@@ -21122,6 +23065,9 @@ func (m *RecordMutation) Fields() []string {
 	}
 	if m.applied_at != nil {
 		fields = append(fields, record.FieldAppliedAt)
+	}
+	if m.acknowledge_withdrawal != nil {
+		fields = append(fields, record.FieldAcknowledgeWithdrawal)
 	}
 	if m.change_seq != nil {
 		fields = append(fields, record.FieldChangeSeq)
@@ -21150,6 +23096,8 @@ func (m *RecordMutation) Field(name string) (ent.Value, bool) {
 		return m.Description()
 	case record.FieldAppliedAt:
 		return m.AppliedAt()
+	case record.FieldAcknowledgeWithdrawal:
+		return m.AcknowledgeWithdrawal()
 	case record.FieldChangeSeq:
 		return m.ChangeSeq()
 	}
@@ -21177,6 +23125,8 @@ func (m *RecordMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldDescription(ctx)
 	case record.FieldAppliedAt:
 		return m.OldAppliedAt(ctx)
+	case record.FieldAcknowledgeWithdrawal:
+		return m.OldAcknowledgeWithdrawal(ctx)
 	case record.FieldChangeSeq:
 		return m.OldChangeSeq(ctx)
 	}
@@ -21243,6 +23193,13 @@ func (m *RecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAppliedAt(v)
+		return nil
+	case record.FieldAcknowledgeWithdrawal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAcknowledgeWithdrawal(v)
 		return nil
 	case record.FieldChangeSeq:
 		v, ok := value.(int64)
@@ -21347,6 +23304,9 @@ func (m *RecordMutation) ResetField(name string) error {
 		return nil
 	case record.FieldAppliedAt:
 		m.ResetAppliedAt()
+		return nil
+	case record.FieldAcknowledgeWithdrawal:
+		m.ResetAcknowledgeWithdrawal()
 		return nil
 	case record.FieldChangeSeq:
 		m.ResetChangeSeq()

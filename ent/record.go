@@ -36,6 +36,8 @@ type Record struct {
 	Description *string `json:"description,omitempty"`
 	// When the event happened.
 	AppliedAt time.Time `json:"applied_at,omitempty"`
+	// True when whoever wrote the record acknowledged that it moves, sells or slaughters an animal still under a medicine's meat withdrawal.
+	AcknowledgeWithdrawal bool `json:"acknowledge_withdrawal,omitempty"`
 	// ChangeSeq holds the value of the "change_seq" field.
 	ChangeSeq int64 `json:"change_seq,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -120,7 +122,7 @@ func (*Record) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case record.FieldIsActive:
+		case record.FieldIsActive, record.FieldAcknowledgeWithdrawal:
 			values[i] = new(sql.NullBool)
 		case record.FieldChangeSeq:
 			values[i] = new(sql.NullInt64)
@@ -199,6 +201,12 @@ func (_m *Record) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field applied_at", values[i])
 			} else if value.Valid {
 				_m.AppliedAt = value.Time
+			}
+		case record.FieldAcknowledgeWithdrawal:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field acknowledge_withdrawal", values[i])
+			} else if value.Valid {
+				_m.AcknowledgeWithdrawal = value.Bool
 			}
 		case record.FieldChangeSeq:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -292,6 +300,9 @@ func (_m *Record) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("applied_at=")
 	builder.WriteString(_m.AppliedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("acknowledge_withdrawal=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AcknowledgeWithdrawal))
 	builder.WriteString(", ")
 	builder.WriteString("change_seq=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))

@@ -109,6 +109,20 @@ func (_c *RecordCreate) SetAppliedAt(v time.Time) *RecordCreate {
 	return _c
 }
 
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (_c *RecordCreate) SetAcknowledgeWithdrawal(v bool) *RecordCreate {
+	_c.mutation.SetAcknowledgeWithdrawal(v)
+	return _c
+}
+
+// SetNillableAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableAcknowledgeWithdrawal(v *bool) *RecordCreate {
+	if v != nil {
+		_c.SetAcknowledgeWithdrawal(*v)
+	}
+	return _c
+}
+
 // SetChangeSeq sets the "change_seq" field.
 func (_c *RecordCreate) SetChangeSeq(v int64) *RecordCreate {
 	_c.mutation.SetChangeSeq(v)
@@ -257,6 +271,10 @@ func (_c *RecordCreate) defaults() error {
 		v := record.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.AcknowledgeWithdrawal(); !ok {
+		v := record.DefaultAcknowledgeWithdrawal
+		_c.mutation.SetAcknowledgeWithdrawal(v)
+	}
 	if _, ok := _c.mutation.ChangeSeq(); !ok {
 		v := record.DefaultChangeSeq
 		_c.mutation.SetChangeSeq(v)
@@ -308,6 +326,9 @@ func (_c *RecordCreate) check() error {
 	}
 	if _, ok := _c.mutation.AppliedAt(); !ok {
 		return &ValidationError{Name: "applied_at", err: errors.New(`ent: missing required field "Record.applied_at"`)}
+	}
+	if _, ok := _c.mutation.AcknowledgeWithdrawal(); !ok {
+		return &ValidationError{Name: "acknowledge_withdrawal", err: errors.New(`ent: missing required field "Record.acknowledge_withdrawal"`)}
 	}
 	if _, ok := _c.mutation.ChangeSeq(); !ok {
 		return &ValidationError{Name: "change_seq", err: errors.New(`ent: missing required field "Record.change_seq"`)}
@@ -378,6 +399,10 @@ func (_c *RecordCreate) createSpec() (*Record, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
 		_node.AppliedAt = value
+	}
+	if value, ok := _c.mutation.AcknowledgeWithdrawal(); ok {
+		_spec.SetField(record.FieldAcknowledgeWithdrawal, field.TypeBool, value)
+		_node.AcknowledgeWithdrawal = value
 	}
 	if value, ok := _c.mutation.ChangeSeq(); ok {
 		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
@@ -594,6 +619,18 @@ func (u *RecordUpsert) UpdateAppliedAt() *RecordUpsert {
 	return u
 }
 
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (u *RecordUpsert) SetAcknowledgeWithdrawal(v bool) *RecordUpsert {
+	u.Set(record.FieldAcknowledgeWithdrawal, v)
+	return u
+}
+
+// UpdateAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateAcknowledgeWithdrawal() *RecordUpsert {
+	u.SetExcluded(record.FieldAcknowledgeWithdrawal)
+	return u
+}
+
 // SetChangeSeq sets the "change_seq" field.
 func (u *RecordUpsert) SetChangeSeq(v int64) *RecordUpsert {
 	u.Set(record.FieldChangeSeq, v)
@@ -754,6 +791,20 @@ func (u *RecordUpsertOne) SetAppliedAt(v time.Time) *RecordUpsertOne {
 func (u *RecordUpsertOne) UpdateAppliedAt() *RecordUpsertOne {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateAppliedAt()
+	})
+}
+
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (u *RecordUpsertOne) SetAcknowledgeWithdrawal(v bool) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetAcknowledgeWithdrawal(v)
+	})
+}
+
+// UpdateAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateAcknowledgeWithdrawal() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateAcknowledgeWithdrawal()
 	})
 }
 
@@ -1087,6 +1138,20 @@ func (u *RecordUpsertBulk) SetAppliedAt(v time.Time) *RecordUpsertBulk {
 func (u *RecordUpsertBulk) UpdateAppliedAt() *RecordUpsertBulk {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateAppliedAt()
+	})
+}
+
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (u *RecordUpsertBulk) SetAcknowledgeWithdrawal(v bool) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetAcknowledgeWithdrawal(v)
+	})
+}
+
+// UpdateAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateAcknowledgeWithdrawal() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateAcknowledgeWithdrawal()
 	})
 }
 

@@ -115,6 +115,20 @@ func (_u *RecordUpdate) SetNillableAppliedAt(v *time.Time) *RecordUpdate {
 	return _u
 }
 
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (_u *RecordUpdate) SetAcknowledgeWithdrawal(v bool) *RecordUpdate {
+	_u.mutation.SetAcknowledgeWithdrawal(v)
+	return _u
+}
+
+// SetNillableAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableAcknowledgeWithdrawal(v *bool) *RecordUpdate {
+	if v != nil {
+		_u.SetAcknowledgeWithdrawal(*v)
+	}
+	return _u
+}
+
 // SetChangeSeq sets the "change_seq" field.
 func (_u *RecordUpdate) SetChangeSeq(v int64) *RecordUpdate {
 	_u.mutation.ResetChangeSeq()
@@ -382,6 +396,9 @@ func (_u *RecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.AcknowledgeWithdrawal(); ok {
+		_spec.SetField(record.FieldAcknowledgeWithdrawal, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.ChangeSeq(); ok {
 		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)
@@ -667,6 +684,20 @@ func (_u *RecordUpdateOne) SetAppliedAt(v time.Time) *RecordUpdateOne {
 func (_u *RecordUpdateOne) SetNillableAppliedAt(v *time.Time) *RecordUpdateOne {
 	if v != nil {
 		_u.SetAppliedAt(*v)
+	}
+	return _u
+}
+
+// SetAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field.
+func (_u *RecordUpdateOne) SetAcknowledgeWithdrawal(v bool) *RecordUpdateOne {
+	_u.mutation.SetAcknowledgeWithdrawal(v)
+	return _u
+}
+
+// SetNillableAcknowledgeWithdrawal sets the "acknowledge_withdrawal" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableAcknowledgeWithdrawal(v *bool) *RecordUpdateOne {
+	if v != nil {
+		_u.SetAcknowledgeWithdrawal(*v)
 	}
 	return _u
 }
@@ -968,6 +999,9 @@ func (_u *RecordUpdateOne) sqlSave(ctx context.Context) (_node *Record, err erro
 	}
 	if value, ok := _u.mutation.AppliedAt(); ok {
 		_spec.SetField(record.FieldAppliedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.AcknowledgeWithdrawal(); ok {
+		_spec.SetField(record.FieldAcknowledgeWithdrawal, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.ChangeSeq(); ok {
 		_spec.SetField(record.FieldChangeSeq, field.TypeInt64, value)

@@ -48,6 +48,10 @@ type Tx struct {
 	Group *GroupClient
 	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
 	IdempotentRequest *IdempotentRequestClient
+	// Medicine is the client for interacting with the Medicine builders.
+	Medicine *MedicineClient
+	// MedicineVersion is the client for interacting with the MedicineVersion builders.
+	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
 	// Notification is the client for interacting with the Notification builders.
@@ -230,6 +234,8 @@ func (tx *Tx) init() {
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
 	tx.IdempotentRequest = NewIdempotentRequestClient(tx.config)
+	tx.Medicine = NewMedicineClient(tx.config)
+	tx.MedicineVersion = NewMedicineVersionClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.Notification = NewNotificationClient(tx.config)
 	tx.NotificationPreference = NewNotificationPreferenceClient(tx.config)

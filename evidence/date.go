@@ -44,6 +44,13 @@ func isDate(s string) bool {
 	return ok
 }
 
+// isDateTime reports whether s is an RFC 3339 date-time within years 1 to 9999 whose date
+// part is itself a calendar date.
+func isDateTime(s string) bool {
+	t, err := time.Parse(time.RFC3339, s)
+	return err == nil && len(s) > 10 && isDate(s[:10]) && t.Year() >= 1 && t.Year() <= 9999
+}
+
 // formatDate renders a day number as YYYY-MM-DD.
 func formatDate(day int) string {
 	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)

@@ -58,12 +58,15 @@ const (
 	// KindDNAParentage records a laboratory's parentage result: the parent
 	// was qualified or excluded as the offspring's dam or sire.
 	KindDNAParentage Kind = "dna_parentage"
+	// KindTreatment records a medicine given to an animal or to a group (the medicine book;
+	// the withdrawal package reads it, the birth review does not).
+	KindTreatment Kind = "treatment"
 )
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
-	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage}
+	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment}
 
 // The sexes a profile may record.
 const (
@@ -125,7 +128,31 @@ type Fact struct {
 	// decimal spelling.
 	KG           json.Number `json:"kg,omitempty"`
 	OffspringIDs []string    `json:"offspring_ids,omitempty"`
+
+	// Treatment fields. Date may then also be an RFC 3339 date-time. MedicineVersion is the
+	// version of the medicine the treatment was given under: the service stamps the current
+	// one when the author leaves it out. The withdrawal fields override the label's periods
+	// and may not be shorter (the service checks that against the medicine).
+	MedicineID          string   `json:"medicine_id,omitempty"`
+	MedicineVersion     int      `json:"medicine_version,omitempty"`
+	Dose                *float64 `json:"dose,omitempty"`
+	Unit                string   `json:"unit,omitempty"`
+	Route               string   `json:"route,omitempty"`
+	Batch               string   `json:"batch,omitempty"`
+	AdministeredBy      string   `json:"administered_by,omitempty"`
+	WithdrawalMeatDays  *int     `json:"withdrawal_meat_days,omitempty"`
+	WithdrawalMilkHours *int     `json:"withdrawal_milk_hours,omitempty"`
+	// Slaughter marks a death as slaughter, which a meat withdrawal forbids; false is left out.
+	Slaughter bool `json:"slaughter,omitempty"`
 }
+
+// Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
+const (
+	MaxWithdrawalMeatDays  = 3650
+	MaxWithdrawalMilkHours = 87600
+	MaxTreatmentText       = 200
+	MaxDose                = 1e9
+)
 
 // field enumerates the metadata fields after kind, in the order errors are
 // reported.
@@ -153,12 +180,24 @@ const (
 	fResult
 	fKG
 	fOffspring
+	fMedicine
+	fMedicineVersion
+	fDose
+	fUnit
+	fRoute
+	fBatch
+	fAdministeredBy
+	fMeatDays
+	fMilkHours
+	fSlaughter
 	numFields
 )
 
 var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "date",
 	"sire_id", "dam_id", "group_id", "start_date", "end_date", "scheme", "value", "cause",
-	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids"}
+	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids",
+	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
+	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -182,11 +221,14 @@ var kindFields = map[Kind][numFields]use{
 	KindMovementOut: {fAnimal: required, fDate: required},
 	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
 	KindIdentifier:  {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
-	KindDeath:       {fAnimal: required, fDate: required, fCause: optional},
+	KindDeath:       {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
 	KindSale:        {fAnimal: required, fDate: required, fBuyer: optional},
 	KindWeight:      {fAnimal: required, fDate: required, fKG: required},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
 		fLab: optional, fDate: required},
+	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,
+		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
+		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional},
 }
 
 // str returns the value of a string field.
@@ -232,6 +274,16 @@ func (f *Fact) str(fl field) string {
 		return f.Result
 	case fKG:
 		return string(f.KG)
+	case fMedicine:
+		return f.MedicineID
+	case fUnit:
+		return f.Unit
+	case fRoute:
+		return f.Route
+	case fBatch:
+		return f.Batch
+	case fAdministeredBy:
+		return f.AdministeredBy
 	}
 	return ""
 }
@@ -279,18 +331,43 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Result = v
 	case fKG:
 		f.KG = json.Number(v)
+	case fMedicine:
+		f.MedicineID = v
+	case fUnit:
+		f.Unit = v
+	case fRoute:
+		f.Route = v
+	case fBatch:
+		f.Batch = v
+	case fAdministeredBy:
+		f.AdministeredBy = v
 	}
 }
 
 func (f *Fact) present(fl field) bool {
-	if fl == fOffspring {
+	switch fl {
+	case fOffspring:
 		return len(f.OffspringIDs) > 0
+	case fMedicineVersion:
+		return f.MedicineVersion != 0
+	case fDose:
+		return f.Dose != nil
+	case fMeatDays:
+		return f.WithdrawalMeatDays != nil
+	case fMilkHours:
+		return f.WithdrawalMilkHours != nil
+	case fSlaughter:
+		return f.Slaughter
 	}
 	return f.str(fl) != ""
 }
 
 func isIDField(fl field) bool {
-	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine
+}
+
+func isTextField(fl field) bool {
+	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy
 }
 
 func isDateField(fl field) bool {
@@ -352,6 +429,41 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				badType[name] = true
 			}
 			f.KG = n
+		case fl == fSlaughter:
+			var b *bool
+			if json.Unmarshal(v, &b) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be true or false"})
+				badType[name] = true
+			}
+			f.Slaughter = b != nil && *b
+		case fl == fDose:
+			var n *float64
+			if json.Unmarshal(v, &n) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be a number"})
+				badType[name] = true
+			}
+			f.Dose = n
+		case fl == fMedicineVersion || fl == fMeatDays || fl == fMilkHours:
+			var n *int
+			if json.Unmarshal(v, &n) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be a whole number"})
+				badType[name] = true
+				n = nil
+			}
+			switch fl {
+			case fMedicineVersion:
+				if n != nil {
+					f.MedicineVersion = *n
+					if *n == 0 {
+						// 0 is not a version; keep it visible to Validate.
+						f.MedicineVersion = -1
+					}
+				}
+			case fMeatDays:
+				f.WithdrawalMeatDays = n
+			default:
+				f.WithdrawalMilkHours = n
+			}
 		default:
 			s, ok := decodeString(v)
 			if !ok {
@@ -526,6 +638,14 @@ func (f Fact) Validate() []FieldError {
 	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {
 		add(fParent, "must differ from offspring_id")
 	}
+	if f.Kind == KindTreatment {
+		switch {
+		case f.AnimalID != "" && f.GroupID != "":
+			add(fGroup, "must be left out when animal_id is given: a treatment is of an animal or of a group")
+		case f.AnimalID == "" && f.GroupID == "":
+			add(fAnimal, "is required for kind treatment unless group_id is given")
+		}
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
@@ -546,6 +666,10 @@ func (f *Fact) checkFormat(fl field) string {
 	case isIDField(fl):
 		if !isUUID(f.str(fl)) {
 			return "must be a UUID"
+		}
+	case fl == fDate && f.Kind == KindTreatment:
+		if !isDate(f.Date) && !isDateTime(f.Date) {
+			return "must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time"
 		}
 	case isDateField(fl):
 		if !isDate(f.str(fl)) {
@@ -583,6 +707,32 @@ func (f *Fact) checkFormat(fl field) string {
 		x, err := strconv.ParseFloat(string(f.KG), 64)
 		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x <= 0 || x > MaxWeightKG {
 			return fmt.Sprintf("must be a number greater than 0 and at most %d", MaxWeightKG)
+		}
+	case isTextField(fl):
+		v := f.str(fl)
+		switch {
+		case !utf8.ValidString(v):
+			return "must be valid UTF-8 text"
+		case strings.TrimSpace(v) == "":
+			return "must not be blank"
+		case utf8.RuneCountInString(v) > MaxTreatmentText:
+			return fmt.Sprintf("must be at most %d characters long", MaxTreatmentText)
+		}
+	case fl == fMedicineVersion:
+		if f.MedicineVersion < 1 {
+			return "must be 1 or more"
+		}
+	case fl == fDose:
+		if !(*f.Dose > 0 && *f.Dose <= MaxDose) {
+			return fmt.Sprintf("must be more than 0 and at most %g", float64(MaxDose))
+		}
+	case fl == fMeatDays:
+		if *f.WithdrawalMeatDays < 0 || *f.WithdrawalMeatDays > MaxWithdrawalMeatDays {
+			return fmt.Sprintf("must be between 0 and %d", MaxWithdrawalMeatDays)
+		}
+	case fl == fMilkHours:
+		if *f.WithdrawalMilkHours < 0 || *f.WithdrawalMilkHours > MaxWithdrawalMilkHours {
+			return fmt.Sprintf("must be between 0 and %d", MaxWithdrawalMilkHours)
 		}
 	case fl == fOffspring:
 		if len(f.OffspringIDs) > MaxOffspringIDs {

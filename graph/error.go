@@ -22,6 +22,7 @@ var codeTable = map[string]string{
 	herdbook.EFORBIDDEN:    "FORBIDDEN",
 	herdbook.ENOTFOUND:     "NOT_FOUND",
 	herdbook.ECONFLICT:     "CONFLICT",
+	herdbook.EWITHDRAWAL:   "WITHDRAWAL",
 	herdbook.ETOOLARGE:     "BAD_USER_INPUT",
 	herdbook.ERATELIMITED:  "RATE_LIMITED",
 	herdbook.EUNAVAILABLE:  "UNAVAILABLE",
@@ -63,6 +64,15 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 			}
 		}
 		e.Extensions["fields"] = list
+	}
+	if ws := herdbook.ErrorWithdrawals(cause); len(ws) > 0 {
+		list := make([]map[string]any, len(ws))
+		for i, w := range ws {
+			list[i] = map[string]any{"field": w.Field, "kind": w.Kind, "date": w.Date, "animalID": w.AnimalID.String(),
+				"animalTag": w.AnimalTag, "medicineID": w.MedicineID.String(), "medicineName": w.MedicineName,
+				"treatmentRecordID": w.TreatmentRecord.String(), "treatedOn": w.TreatedOn, "meatClearOn": w.MeatClearOn}
+		}
+		e.Extensions["withdrawals"] = list
 	}
 	return e
 }

@@ -542,20 +542,21 @@ type ComplexityRoot struct {
 	}
 
 	Record struct {
-		Animals           func(childComplexity int) int
-		AnimalsConnection func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
-		AppliedAt         func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		Description       func(childComplexity int) int
-		FarmID            func(childComplexity int) int
-		Files             func(childComplexity int) int
-		Groups            func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IsActive          func(childComplexity int) int
-		Items             func(childComplexity int) int
-		Name              func(childComplexity int) int
-		Type              func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
+		AcknowledgeWithdrawal func(childComplexity int) int
+		Animals               func(childComplexity int) int
+		AnimalsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		AppliedAt             func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		Description           func(childComplexity int) int
+		FarmID                func(childComplexity int) int
+		Files                 func(childComplexity int) int
+		Groups                func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		IsActive              func(childComplexity int) int
+		Items                 func(childComplexity int) int
+		Name                  func(childComplexity int) int
+		Type                  func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
 	}
 
 	RecordConnection struct {
@@ -3121,6 +3122,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Webhooks(childComplexity, args["farmID"].(uuid.UUID)), true
 
+	case "Record.acknowledgeWithdrawal":
+		if e.ComplexityRoot.Record.AcknowledgeWithdrawal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.AcknowledgeWithdrawal(childComplexity), true
 	case "Record.animals":
 		if e.ComplexityRoot.Record.Animals == nil {
 			break
@@ -4798,6 +4805,8 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_description(ctx, field)
 	case "appliedAt":
 		return ec.fieldContext_Record_appliedAt(ctx, field)
+	case "acknowledgeWithdrawal":
+		return ec.fieldContext_Record_acknowledgeWithdrawal(ctx, field)
 	case "animals":
 		return ec.fieldContext_Record_animals(ctx, field)
 	case "groups":
@@ -16664,6 +16673,29 @@ func (ec *executionContext) fieldContext_Record_appliedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Record_acknowledgeWithdrawal(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_acknowledgeWithdrawal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcknowledgeWithdrawal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Record_acknowledgeWithdrawal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Record_animals(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24094,7 +24126,7 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "acknowledgeWithdrawal", "acknowledgeWithdrawalNEQ", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24612,6 +24644,20 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.AppliedAtLTE = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
+		case "acknowledgeWithdrawalNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawalNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawalNEQ = data
 		case "hasAnimals":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAnimals"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -30150,6 +30196,11 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "appliedAt":
 			out.Values[i] = ec._Record_appliedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "acknowledgeWithdrawal":
+			out.Values[i] = ec._Record_acknowledgeWithdrawal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

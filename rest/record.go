@@ -13,16 +13,18 @@ import (
 
 // recordJSON is SPEC.md's Record; items and files appear only in reads.
 type recordJSON struct {
-	Type        string      `json:"type"`
-	ID          string      `json:"id"`
-	CreatedAt   time.Time   `json:"created_at"`
-	UpdatedAt   time.Time   `json:"updated_at"`
-	Name        string      `json:"name"`
-	IsActive    bool        `json:"is_active"`
-	Description *string     `json:"description"`
-	AppliedAt   time.Time   `json:"applied_at"`
-	RecordItems *[]itemJSON `json:"record_items,omitempty"`
-	Files       *[]fileJSON `json:"files,omitempty"`
+	Type        string    `json:"type"`
+	ID          string    `json:"id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Name        string    `json:"name"`
+	IsActive    bool      `json:"is_active"`
+	Description *string   `json:"description"`
+	AppliedAt   time.Time `json:"applied_at"`
+	// AcknowledgeWithdrawal is true when the writer let the record through the withdrawal guard.
+	AcknowledgeWithdrawal bool        `json:"acknowledge_withdrawal"`
+	RecordItems           *[]itemJSON `json:"record_items,omitempty"`
+	Files                 *[]fileJSON `json:"files,omitempty"`
 }
 
 type itemJSON struct {
@@ -58,6 +60,7 @@ func newRecordJSON(r *ent.Record) recordJSON {
 	return recordJSON{
 		Type: string(r.Type), ID: r.ID.String(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		Name: r.Name, IsActive: r.IsActive, Description: r.Description, AppliedAt: r.AppliedAt.UTC(),
+		AcknowledgeWithdrawal: r.AcknowledgeWithdrawal,
 	}
 }
 
@@ -93,6 +96,8 @@ type recordBody struct {
 	AppliedAt   nullable[string] `json:"applied_at"`
 	Description nullable[string] `json:"description"`
 	RecordItems []itemBody       `json:"record_items"`
+	// AcknowledgeWithdrawal lets a departure, sale or slaughter during a meat withdrawal through.
+	AcknowledgeWithdrawal nullable[bool] `json:"acknowledge_withdrawal"`
 }
 
 func itemInputs(in []itemBody) []herdbook.RecordItemInput {
@@ -144,6 +149,9 @@ func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {
 		AppliedAt:   fe.dateTime("applied_at", b.AppliedAt.ptr()),
 		Description: b.Description.ptr(),
 		Items:       itemInputs(b.RecordItems),
+	}
+	if ack := notNull(&fe, "acknowledge_withdrawal", b.AcknowledgeWithdrawal); ack != nil {
+		in.AcknowledgeWithdrawal = *ack
 	}
 	if n := notNull(&fe, "name", b.Name); n != nil {
 		in.Name = *n
@@ -197,6 +205,9 @@ func (h *Handler) updateRecord(w http.ResponseWriter, r *http.Request) {
 		AppliedAt:   fe.dateTime("applied_at", notNull(&fe, "applied_at", b.AppliedAt)),
 		Description: b.Description.optional(),
 		Items:       itemInputs(b.RecordItems),
+	}
+	if ack := notNull(&fe, "acknowledge_withdrawal", b.AcknowledgeWithdrawal); ack != nil {
+		p.AcknowledgeWithdrawal = *ack
 	}
 	if err := fe.err(); err != nil {
 		httpapi.WriteError(w, r, err)

@@ -32,6 +32,15 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
 	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
+	// The medicine book (docs/medicines.md): the farm's medicine list, who is under
+	// withdrawal, and the book an inspector reads.
+	h.handle("GET", "/farm/{farm_id}/medicines", h.listMedicines)
+	h.handle("POST", "/farm/{farm_id}/medicines", h.createMedicine)
+	h.handle("GET", "/farm/{farm_id}/medicines/{medicine_id}", h.getMedicine)
+	h.handle("PUT", "/farm/{farm_id}/medicines/{medicine_id}", h.updateMedicine)
+	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
+	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
+	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
 
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
 	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)

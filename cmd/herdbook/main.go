@@ -63,6 +63,7 @@ func init() {
 		{name: "export", summary: "export a farm as CSV (streamed)", subs: []*command{
 			{name: "animals", summary: "export the herd register as of a day as CSV", run: env.exportAnimals},
 			{name: "records", summary: "export records between two days as CSV, one row per record item", run: env.exportRecords},
+			{name: "medicine-book", summary: "the medicine book as CSV, for an inspector (docs/medicines.md)", run: env.exportMedicineBook},
 		}},
 		{name: "admin", summary: "administrative commands", subs: []*command{
 			{name: "user", summary: "users", subs: []*command{

@@ -213,6 +213,30 @@ func (f IdempotentRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotentRequestMutation", m)
 }
 
+// The MedicineFunc type is an adapter to allow the use of ordinary
+// function as Medicine mutator.
+type MedicineFunc func(context.Context, *ent.MedicineMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MedicineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MedicineMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MedicineMutation", m)
+}
+
+// The MedicineVersionFunc type is an adapter to allow the use of ordinary
+// function as MedicineVersion mutator.
+type MedicineVersionFunc func(context.Context, *ent.MedicineVersionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MedicineVersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MedicineVersionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MedicineVersionMutation", m)
+}
+
 // The MessageFunc type is an adapter to allow the use of ordinary
 // function as Message mutator.
 type MessageFunc func(context.Context, *ent.MessageMutation) (ent.Value, error)

@@ -25,6 +25,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -560,6 +562,60 @@ func (f TraverseIdempotentRequest) Traverse(ctx context.Context, q ent.Query) er
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotentRequestQuery", q)
 }
 
+// The MedicineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type MedicineFunc func(context.Context, *ent.MedicineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f MedicineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.MedicineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.MedicineQuery", q)
+}
+
+// The TraverseMedicine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseMedicine func(context.Context, *ent.MedicineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseMedicine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseMedicine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MedicineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.MedicineQuery", q)
+}
+
+// The MedicineVersionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type MedicineVersionFunc func(context.Context, *ent.MedicineVersionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f MedicineVersionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.MedicineVersionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.MedicineVersionQuery", q)
+}
+
+// The TraverseMedicineVersion type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseMedicineVersion func(context.Context, *ent.MedicineVersionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseMedicineVersion) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseMedicineVersion) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MedicineVersionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.MedicineVersionQuery", q)
+}
+
 // The MessageFunc type is an adapter to allow the use of ordinary function as a Querier.
 type MessageFunc func(context.Context, *ent.MessageQuery) (ent.Value, error)
 
@@ -1056,6 +1112,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.GroupQuery, predicate.Group, group.OrderOption]{typ: ent.TypeGroup, tq: q}, nil
 	case *ent.IdempotentRequestQuery:
 		return &query[*ent.IdempotentRequestQuery, predicate.IdempotentRequest, idempotentrequest.OrderOption]{typ: ent.TypeIdempotentRequest, tq: q}, nil
+	case *ent.MedicineQuery:
+		return &query[*ent.MedicineQuery, predicate.Medicine, medicine.OrderOption]{typ: ent.TypeMedicine, tq: q}, nil
+	case *ent.MedicineVersionQuery:
+		return &query[*ent.MedicineVersionQuery, predicate.MedicineVersion, medicineversion.OrderOption]{typ: ent.TypeMedicineVersion, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
 	case *ent.NotificationQuery:

@@ -568,6 +568,64 @@ var (
 			},
 		},
 	}
+	// MedicinesColumns holds the columns for the "medicines" table.
+	MedicinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "active_substance", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "version", Type: field.TypeInt},
+		{Name: "withdrawal_meat_days", Type: field.TypeInt},
+		{Name: "withdrawal_milk_hours", Type: field.TypeInt},
+		{Name: "species_withdrawals", Type: field.TypeJSON, Nullable: true},
+	}
+	// MedicinesTable holds the schema information for the "medicines" table.
+	MedicinesTable = &schema.Table{
+		Name:       "medicines",
+		Columns:    MedicinesColumns,
+		PrimaryKey: []*schema.Column{MedicinesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "medicine_farm_id_is_active_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{MedicinesColumns[4], MedicinesColumns[3], MedicinesColumns[1]},
+			},
+		},
+	}
+	// MedicineVersionsColumns holds the columns for the "medicine_versions" table.
+	MedicineVersionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "medicine_id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "version", Type: field.TypeInt},
+		{Name: "withdrawal_meat_days", Type: field.TypeInt},
+		{Name: "withdrawal_milk_hours", Type: field.TypeInt},
+		{Name: "species_withdrawals", Type: field.TypeJSON, Nullable: true},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// MedicineVersionsTable holds the schema information for the "medicine_versions" table.
+	MedicineVersionsTable = &schema.Table{
+		Name:       "medicine_versions",
+		Columns:    MedicineVersionsColumns,
+		PrimaryKey: []*schema.Column{MedicineVersionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "medicineversion_medicine_id_version",
+				Unique:  true,
+				Columns: []*schema.Column{MedicineVersionsColumns[3], MedicineVersionsColumns[5]},
+			},
+			{
+				Name:    "medicineversion_farm_id",
+				Unique:  false,
+				Columns: []*schema.Column{MedicineVersionsColumns[4]},
+			},
+		},
+	}
 	// MessagesColumns holds the columns for the "messages" table.
 	MessagesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -789,6 +847,7 @@ var (
 		{Name: "name", Type: field.TypeString, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
 		{Name: "applied_at", Type: field.TypeTime},
+		{Name: "acknowledge_withdrawal", Type: field.TypeBool, Default: false},
 		{Name: "change_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "farm_id", Type: field.TypeUUID},
 	}
@@ -800,7 +859,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "records_farms_records",
-				Columns:    []*schema.Column{RecordsColumns[9]},
+				Columns:    []*schema.Column{RecordsColumns[10]},
 				RefColumns: []*schema.Column{FarmsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -809,12 +868,12 @@ var (
 			{
 				Name:    "record_farm_id_is_active_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[3], RecordsColumns[1]},
+				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[3], RecordsColumns[1]},
 			},
 			{
 				Name:    "record_farm_id_change_seq",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[8]},
+				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[9]},
 			},
 		},
 	}
@@ -1321,6 +1380,8 @@ var (
 		FollowUpProtocolsTable,
 		GroupsTable,
 		IdempotentRequestsTable,
+		MedicinesTable,
+		MedicineVersionsTable,
 		MessagesTable,
 		NotificationsTable,
 		NotificationPreferencesTable,

@@ -57,6 +57,12 @@ type Group func(*sql.Selector)
 // IdempotentRequest is the predicate function for idempotentrequest builders.
 type IdempotentRequest func(*sql.Selector)
 
+// Medicine is the predicate function for medicine builders.
+type Medicine func(*sql.Selector)
+
+// MedicineVersion is the predicate function for medicineversion builders.
+type MedicineVersion func(*sql.Selector)
+
 // Message is the predicate function for message builders.
 type Message func(*sql.Selector)
 

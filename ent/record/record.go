@@ -35,6 +35,8 @@ const (
 	FieldDescription = "description"
 	// FieldAppliedAt holds the string denoting the applied_at field in the database.
 	FieldAppliedAt = "applied_at"
+	// FieldAcknowledgeWithdrawal holds the string denoting the acknowledge_withdrawal field in the database.
+	FieldAcknowledgeWithdrawal = "acknowledge_withdrawal"
 	// FieldChangeSeq holds the string denoting the change_seq field in the database.
 	FieldChangeSeq = "change_seq"
 	// EdgeFarm holds the string denoting the farm edge name in mutations.
@@ -91,6 +93,7 @@ var Columns = []string{
 	FieldName,
 	FieldDescription,
 	FieldAppliedAt,
+	FieldAcknowledgeWithdrawal,
 	FieldChangeSeq,
 }
 
@@ -136,6 +139,8 @@ var (
 	NameValidator func(string) error
 	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	DescriptionValidator func(string) error
+	// DefaultAcknowledgeWithdrawal holds the default value on creation for the "acknowledge_withdrawal" field.
+	DefaultAcknowledgeWithdrawal bool
 	// DefaultChangeSeq holds the default value on creation for the "change_seq" field.
 	DefaultChangeSeq int64
 	// DefaultID holds the default value on creation for the "id" field.
@@ -214,6 +219,11 @@ func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 // ByAppliedAt orders the results by the applied_at field.
 func ByAppliedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAppliedAt, opts...).ToFunc()
+}
+
+// ByAcknowledgeWithdrawal orders the results by the acknowledge_withdrawal field.
+func ByAcknowledgeWithdrawal(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAcknowledgeWithdrawal, opts...).ToFunc()
 }
 
 // ByChangeSeq orders the results by the change_seq field.

@@ -91,6 +91,11 @@ func AppliedAt(v time.Time) predicate.Record {
 	return predicate.Record(sql.FieldEQ(FieldAppliedAt, v))
 }
 
+// AcknowledgeWithdrawal applies equality check predicate on the "acknowledge_withdrawal" field. It's identical to AcknowledgeWithdrawalEQ.
+func AcknowledgeWithdrawal(v bool) predicate.Record {
+	return predicate.Record(sql.FieldEQ(FieldAcknowledgeWithdrawal, v))
+}
+
 // ChangeSeq applies equality check predicate on the "change_seq" field. It's identical to ChangeSeqEQ.
 func ChangeSeq(v int64) predicate.Record {
 	return predicate.Record(sql.FieldEQ(FieldChangeSeq, v))
@@ -404,6 +409,16 @@ func AppliedAtLT(v time.Time) predicate.Record {
 // AppliedAtLTE applies the LTE predicate on the "applied_at" field.
 func AppliedAtLTE(v time.Time) predicate.Record {
 	return predicate.Record(sql.FieldLTE(FieldAppliedAt, v))
+}
+
+// AcknowledgeWithdrawalEQ applies the EQ predicate on the "acknowledge_withdrawal" field.
+func AcknowledgeWithdrawalEQ(v bool) predicate.Record {
+	return predicate.Record(sql.FieldEQ(FieldAcknowledgeWithdrawal, v))
+}
+
+// AcknowledgeWithdrawalNEQ applies the NEQ predicate on the "acknowledge_withdrawal" field.
+func AcknowledgeWithdrawalNEQ(v bool) predicate.Record {
+	return predicate.Record(sql.FieldNEQ(FieldAcknowledgeWithdrawal, v))
 }
 
 // ChangeSeqEQ applies the EQ predicate on the "change_seq" field.

@@ -23,6 +23,8 @@ import (
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -678,6 +680,98 @@ func init() {
 	idempotentrequestDescID := idempotentrequestMixinFields0[0].Descriptor()
 	// idempotentrequest.DefaultID holds the default value on creation for the id field.
 	idempotentrequest.DefaultID = idempotentrequestDescID.Default.(func() uuid.UUID)
+	medicineMixin := schema.Medicine{}.Mixin()
+	medicineMixinInters1 := medicineMixin[1].Interceptors()
+	medicine.Interceptors[0] = medicineMixinInters1[0]
+	medicineMixinFields0 := medicineMixin[0].Fields()
+	_ = medicineMixinFields0
+	medicineMixinFields1 := medicineMixin[1].Fields()
+	_ = medicineMixinFields1
+	medicineFields := schema.Medicine{}.Fields()
+	_ = medicineFields
+	// medicineDescCreatedAt is the schema descriptor for created_at field.
+	medicineDescCreatedAt := medicineMixinFields0[1].Descriptor()
+	// medicine.DefaultCreatedAt holds the default value on creation for the created_at field.
+	medicine.DefaultCreatedAt = medicineDescCreatedAt.Default.(func() time.Time)
+	// medicineDescUpdatedAt is the schema descriptor for updated_at field.
+	medicineDescUpdatedAt := medicineMixinFields0[2].Descriptor()
+	// medicine.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	medicine.DefaultUpdatedAt = medicineDescUpdatedAt.Default.(func() time.Time)
+	// medicine.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	medicine.UpdateDefaultUpdatedAt = medicineDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// medicineDescIsActive is the schema descriptor for is_active field.
+	medicineDescIsActive := medicineMixinFields1[0].Descriptor()
+	// medicine.DefaultIsActive holds the default value on creation for the is_active field.
+	medicine.DefaultIsActive = medicineDescIsActive.Default.(bool)
+	// medicineDescName is the schema descriptor for name field.
+	medicineDescName := medicineFields[1].Descriptor()
+	// medicine.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	medicine.NameValidator = func() func(string) error {
+		validators := medicineDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// medicineDescActiveSubstance is the schema descriptor for active_substance field.
+	medicineDescActiveSubstance := medicineFields[2].Descriptor()
+	// medicine.ActiveSubstanceValidator is a validator for the "active_substance" field. It is called by the builders before save.
+	medicine.ActiveSubstanceValidator = medicineDescActiveSubstance.Validators[0].(func(string) error)
+	// medicineDescVersion is the schema descriptor for version field.
+	medicineDescVersion := medicineFields[3].Descriptor()
+	// medicine.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	medicine.VersionValidator = medicineDescVersion.Validators[0].(func(int) error)
+	// medicineDescWithdrawalMeatDays is the schema descriptor for withdrawal_meat_days field.
+	medicineDescWithdrawalMeatDays := medicineFields[4].Descriptor()
+	// medicine.WithdrawalMeatDaysValidator is a validator for the "withdrawal_meat_days" field. It is called by the builders before save.
+	medicine.WithdrawalMeatDaysValidator = medicineDescWithdrawalMeatDays.Validators[0].(func(int) error)
+	// medicineDescWithdrawalMilkHours is the schema descriptor for withdrawal_milk_hours field.
+	medicineDescWithdrawalMilkHours := medicineFields[5].Descriptor()
+	// medicine.WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
+	medicine.WithdrawalMilkHoursValidator = medicineDescWithdrawalMilkHours.Validators[0].(func(int) error)
+	// medicineDescID is the schema descriptor for id field.
+	medicineDescID := medicineMixinFields0[0].Descriptor()
+	// medicine.DefaultID holds the default value on creation for the id field.
+	medicine.DefaultID = medicineDescID.Default.(func() uuid.UUID)
+	medicineversionMixin := schema.MedicineVersion{}.Mixin()
+	medicineversionMixinFields0 := medicineversionMixin[0].Fields()
+	_ = medicineversionMixinFields0
+	medicineversionFields := schema.MedicineVersion{}.Fields()
+	_ = medicineversionFields
+	// medicineversionDescCreatedAt is the schema descriptor for created_at field.
+	medicineversionDescCreatedAt := medicineversionMixinFields0[1].Descriptor()
+	// medicineversion.DefaultCreatedAt holds the default value on creation for the created_at field.
+	medicineversion.DefaultCreatedAt = medicineversionDescCreatedAt.Default.(func() time.Time)
+	// medicineversionDescUpdatedAt is the schema descriptor for updated_at field.
+	medicineversionDescUpdatedAt := medicineversionMixinFields0[2].Descriptor()
+	// medicineversion.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	medicineversion.DefaultUpdatedAt = medicineversionDescUpdatedAt.Default.(func() time.Time)
+	// medicineversion.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	medicineversion.UpdateDefaultUpdatedAt = medicineversionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// medicineversionDescVersion is the schema descriptor for version field.
+	medicineversionDescVersion := medicineversionFields[2].Descriptor()
+	// medicineversion.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	medicineversion.VersionValidator = medicineversionDescVersion.Validators[0].(func(int) error)
+	// medicineversionDescWithdrawalMeatDays is the schema descriptor for withdrawal_meat_days field.
+	medicineversionDescWithdrawalMeatDays := medicineversionFields[3].Descriptor()
+	// medicineversion.WithdrawalMeatDaysValidator is a validator for the "withdrawal_meat_days" field. It is called by the builders before save.
+	medicineversion.WithdrawalMeatDaysValidator = medicineversionDescWithdrawalMeatDays.Validators[0].(func(int) error)
+	// medicineversionDescWithdrawalMilkHours is the schema descriptor for withdrawal_milk_hours field.
+	medicineversionDescWithdrawalMilkHours := medicineversionFields[4].Descriptor()
+	// medicineversion.WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
+	medicineversion.WithdrawalMilkHoursValidator = medicineversionDescWithdrawalMilkHours.Validators[0].(func(int) error)
+	// medicineversionDescID is the schema descriptor for id field.
+	medicineversionDescID := medicineversionMixinFields0[0].Descriptor()
+	// medicineversion.DefaultID holds the default value on creation for the id field.
+	medicineversion.DefaultID = medicineversionDescID.Default.(func() uuid.UUID)
 	messageMixin := schema.Message{}.Mixin()
 	messageMixinInters1 := messageMixin[1].Interceptors()
 	message.Interceptors[0] = messageMixinInters1[0]
@@ -975,8 +1069,12 @@ func init() {
 	recordDescDescription := recordFields[3].Descriptor()
 	// record.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	record.DescriptionValidator = recordDescDescription.Validators[0].(func(string) error)
+	// recordDescAcknowledgeWithdrawal is the schema descriptor for acknowledge_withdrawal field.
+	recordDescAcknowledgeWithdrawal := recordFields[5].Descriptor()
+	// record.DefaultAcknowledgeWithdrawal holds the default value on creation for the acknowledge_withdrawal field.
+	record.DefaultAcknowledgeWithdrawal = recordDescAcknowledgeWithdrawal.Default.(bool)
 	// recordDescChangeSeq is the schema descriptor for change_seq field.
-	recordDescChangeSeq := recordFields[5].Descriptor()
+	recordDescChangeSeq := recordFields[6].Descriptor()
 	// record.DefaultChangeSeq holds the default value on creation for the change_seq field.
 	record.DefaultChangeSeq = recordDescChangeSeq.Default.(int64)
 	// recordDescID is the schema descriptor for id field.

@@ -26,6 +26,8 @@ func (Record) Fields() []ent.Field {
 		field.String("description").Optional().Nillable().MaxLen(10000).Comment("Free text, up to 10000 characters."),
 		field.Time("applied_at").Comment("When the event happened.").
 			Annotations(entgql.OrderField("APPLIED_AT")),
+		field.Bool("acknowledge_withdrawal").Default(false).
+			Comment("True when whoever wrote the record acknowledged that it moves, sells or slaughters an animal still under a medicine's meat withdrawal."),
 		changeSeq(),
 	}
 }

@@ -32,6 +32,7 @@ var errorTable = map[string]errorKind{
 	herdbook.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError"},
 	herdbook.ENOTFOUND:     {http.StatusNotFound, "ServiceError"},
 	herdbook.ECONFLICT:     {http.StatusConflict, "ConflictError"},
+	herdbook.EWITHDRAWAL:   {http.StatusConflict, "WithdrawalError"},
 	herdbook.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "ValidationError"},
 	herdbook.ERATELIMITED:  {http.StatusTooManyRequests, "ServiceError"},
 	herdbook.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceError"},

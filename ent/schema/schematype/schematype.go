@@ -27,3 +27,11 @@ type EventPayload struct {
 	WindowEnd   string   `json:"window_end,omitempty"`
 	Message     string   `json:"message,omitempty"`
 }
+
+// SpeciesWithdrawal is a medicine label's withdrawal periods for one species, where the label
+// gives that species periods of its own.
+type SpeciesWithdrawal struct {
+	Species             string `json:"species"`
+	WithdrawalMeatDays  int    `json:"withdrawal_meat_days"`
+	WithdrawalMilkHours int    `json:"withdrawal_milk_hours"`
+}

@@ -1,0 +1,585 @@
+package herdbook
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
+	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/withdrawal"
+)
+
+// EWITHDRAWAL is the code of a write refused because it would send an animal off the farm,
+// for sale or for slaughter before a medicine's meat withdrawal has ended (409 WithdrawalError).
+const EWITHDRAWAL = "withdrawal"
+
+// WithdrawalConflict is one reason a write was refused: an animal that a leaving fact names
+// and a treatment whose meat withdrawal has not ended on that fact's date.
+type WithdrawalConflict struct {
+	Field           string    // the leaving fact, as record_items[i].metadata.birth_history
+	Kind            string    // the leaving fact's kind (movement_out, sale, death)
+	Date            string    // the leaving fact's date
+	AnimalID        uuid.UUID // the animal under withdrawal
+	AnimalTag       string
+	MedicineID      uuid.UUID
+	MedicineName    string
+	TreatmentRecord uuid.UUID // the record of the treatment fact
+	TreatedOn       string    // the treatment's date as written
+	MeatClearOn     string    // the first day the animal may go for slaughter
+}
+
+// maxPeriodDays bounds how far back a treatment can still withhold: the longest period a
+// treatment may carry, meat in days or milk in hours, plus a day for date-times.
+var maxPeriodDays = max(evidence.MaxWithdrawalMeatDays, evidence.MaxWithdrawalMilkHours/24) + 1
+
+// leaving reports whether a fact sends an animal off the farm, for sale or for slaughter: a
+// movement_out, a sale, or a death with slaughter: true. The guard refuses them while the
+// animal's meat withdrawal runs. A death that is not a slaughter is not refused: the animal
+// is dead either way, and its carcass does not enter the food chain.
+func leaving(f *evidence.Fact) bool {
+	switch f.Kind {
+	case evidence.KindMovementOut, evidence.KindSale:
+		return true
+	case evidence.KindDeath:
+		return f.Slaughter
+	}
+	return false
+}
+
+// departureKinds are the facts that end an animal's open group memberships, as in the
+// register's profiles.
+var departureKinds = []string{string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+
+// checkTreatments checks the treatment facts of a write against the farm's medicine list:
+// the medicine must be on the list, the version (stamped with the current one when left out)
+// must exist, and an override may not be shorter than the label's period for the farm's
+// species. Two queries at most, none without treatments.
+func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact) error {
+	var ids []uuid.UUID
+	for _, f := range facts {
+		if f != nil && f.Kind == evidence.KindTreatment {
+			ids = append(ids, uuid.MustParse(f.MedicineID))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	c := s.Client(ctx)
+	species, err := s.farmSpecies(ctx, farmID)
+	if err != nil {
+		return err
+	}
+	meds, err := c.Medicine.Query().Where(medicine.FarmID(farmID), medicine.IDIn(dedupe(ids)...)).All(ctx)
+	if err != nil {
+		return err
+	}
+	byID := map[uuid.UUID]*ent.Medicine{}
+	for _, m := range meds {
+		byID[m.ID] = m
+	}
+	versions, err := c.MedicineVersion.Query().Where(medicineversion.FarmID(farmID), medicineversion.MedicineIDIn(dedupe(ids)...)).All(ctx)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		id uuid.UUID
+		v  int
+	}
+	byVersion := map[key]*ent.MedicineVersion{}
+	for _, v := range versions {
+		byVersion[key{v.MedicineID, v.Version}] = v
+	}
+	var fe fieldErrors
+	for i, f := range facts {
+		if f == nil || f.Kind != evidence.KindTreatment {
+			continue
+		}
+		p := fmt.Sprintf("record_items[%d].metadata.%s.", i, FactKey)
+		m := byID[uuid.MustParse(f.MedicineID)]
+		if m == nil {
+			fe.add(p+"medicine_id", "medicine %s is not on this farm's medicine list", f.MedicineID)
+			continue
+		}
+		if f.MedicineVersion == 0 {
+			f.MedicineVersion = m.Version
+		}
+		v := byVersion[key{m.ID, f.MedicineVersion}]
+		if v == nil {
+			fe.add(p+"medicine_version", "medicine %s has no version %d (its current version is %d)", m.Name, f.MedicineVersion, m.Version)
+			continue
+		}
+		meat, milk := labelFor(v, species)
+		if f.WithdrawalMeatDays != nil && *f.WithdrawalMeatDays < meat {
+			fe.add(p+"withdrawal_meat_days", "must not be shorter than the label's %d days of %s (version %d)", meat, m.Name, v.Version)
+		}
+		if f.WithdrawalMilkHours != nil && *f.WithdrawalMilkHours < milk {
+			fe.add(p+"withdrawal_milk_hours", "must not be shorter than the label's %d hours of %s (version %d)", milk, m.Name, v.Version)
+		}
+	}
+	return fe.err()
+}
+
+func (s *Service) farmSpecies(ctx context.Context, farmID uuid.UUID) (string, error) {
+	f, err := s.Client(ctx).Farm.Get(ctx, farmID)
+	if err != nil {
+		return "", notFound(err, "farm", farmID)
+	}
+	return string(f.Species), nil
+}
+
+// medicineBook is what the withdrawal computation needs to know of the medicines its
+// treatments name: every version of each (deleted medicines included) and their names.
+type medicineBook struct {
+	species string
+	names   map[uuid.UUID]string
+	// substances are the medicines' active substances, where given.
+	substances map[uuid.UUID]string
+	versions   map[uuid.UUID]map[int]*ent.MedicineVersion
+}
+
+// periods returns a treatment's meat days and milk hours: its medicine version's label for
+// the farm's species, or the treatment's override where that is longer.
+func (b *medicineBook) periods(f evidence.Fact) (meat, milk int, ok bool) {
+	id, err := uuid.Parse(f.MedicineID)
+	if err != nil {
+		return 0, 0, false
+	}
+	v := b.versions[id][f.MedicineVersion]
+	if v == nil {
+		return 0, 0, false
+	}
+	meat, milk = labelFor(v, b.species)
+	if f.WithdrawalMeatDays != nil {
+		meat = max(meat, *f.WithdrawalMeatDays)
+	}
+	if f.WithdrawalMilkHours != nil {
+		milk = max(milk, *f.WithdrawalMilkHours)
+	}
+	return meat, milk, true
+}
+
+// withdrawalFacts are the facts a withdrawal computation loaded, with the medicines they name.
+type withdrawalFacts struct {
+	history withdrawal.History
+	book    *medicineBook
+	// facts keeps each treatment's stored fact by record item id, for the book and the answers.
+	facts map[string]evidence.Fact
+}
+
+// loadWithdrawals loads the history that decides the withdrawal of animals (every animal of
+// the farm when animals is nil) as of through: their treatments and those of the groups their
+// membership facts name, their memberships and departures. It costs a constant number of
+// queries whatever the size of the farm. Current group links are never read.
+func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, through string) (*withdrawalFacts, error) {
+	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+		return s.factItems(ctx, farmID, where...)
+	}
+	earliest := ""
+	if t, err := withdrawal.ParseDay(through); err == nil {
+		earliest = t.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)
+	}
+	treated := recorditem.And(recorditem.FactKind(string(evidence.KindTreatment)),
+		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
+	history := append([]string{string(evidence.KindMembership)}, departureKinds...)
+
+	var items []*ent.RecordItem
+	groupsOf := func(its []*ent.RecordItem) []uuid.UUID {
+		var gs []uuid.UUID
+		for _, it := range its {
+			if it.FactGroup != nil {
+				gs = append(gs, *it.FactGroup)
+			}
+		}
+		return dedupe(gs)
+	}
+	if animals != nil {
+		own, err := query(recorditem.FactSubjectIn(animals...), recorditem.Or(treated, recorditem.FactKindIn(history...)))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, own...)
+		if gs := groupsOf(own); len(gs) > 0 {
+			gt, err := query(treated, recorditem.FactGroupIn(gs...))
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, gt...)
+		}
+	} else {
+		ts, err := query(treated)
+		if err != nil {
+			return nil, err
+		}
+		return s.withdrawalsOf(ctx, farmID, ts)
+	}
+	return s.buildWithdrawals(ctx, farmID, items)
+}
+
+// withdrawalsOf completes the history of treatment items: the memberships of the groups they
+// treat, and the memberships and departures of those groups' members (which end open
+// memberships). Two queries and those of buildWithdrawals.
+func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent.RecordItem) (*withdrawalFacts, error) {
+	items := ts
+	var gs []uuid.UUID
+	for _, it := range ts {
+		if it.FactGroup != nil {
+			gs = append(gs, *it.FactGroup)
+		}
+	}
+	if len(gs) > 0 {
+		ms, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(dedupe(gs)...))
+		if err != nil {
+			return nil, err
+		}
+		var members []uuid.UUID
+		for _, it := range ms {
+			if it.FactSubject != nil {
+				members = append(members, *it.FactSubject)
+			}
+		}
+		if len(members) > 0 {
+			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
+				recorditem.FactKindIn(append([]string{string(evidence.KindMembership)}, departureKinds...)...))
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, hs...)
+		}
+	}
+	return s.buildWithdrawals(ctx, farmID, items)
+}
+
+// factItems loads the fact items of a farm's active records that match where, with the
+// columns the withdrawal computation reads.
+func (s *Service) factItems(ctx context.Context, farmID uuid.UUID, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+	return s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Where(where...).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
+		All(ctx)
+}
+
+// buildWithdrawals parses loaded fact items into a withdrawal history, with the medicines
+// their treatments name.
+func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items []*ent.RecordItem) (*withdrawalFacts, error) {
+	out := &withdrawalFacts{facts: map[string]evidence.Fact{}}
+	seen := map[uuid.UUID]bool{}
+	var treatments []evidence.Fact
+	for _, it := range items {
+		if seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
+		f, ok, errs := parseFact(it.Metadata)
+		if !ok || len(errs) > 0 {
+			continue
+		}
+		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
+		switch f.Kind {
+		case evidence.KindTreatment:
+			treatments = append(treatments, f)
+			out.facts[f.RecordItemID] = f
+		case evidence.KindMembership:
+			out.history.Memberships = append(out.history.Memberships, withdrawal.Membership{RecordID: f.RecordID,
+				RecordItemID: f.RecordItemID, AnimalID: f.AnimalID, GroupID: f.GroupID, Start: f.StartDate, End: f.EndDate})
+		default:
+			out.history.Departures = append(out.history.Departures, withdrawal.Departure{AnimalID: f.AnimalID, Day: f.Date})
+		}
+	}
+	book, err := s.medicineBook(ctx, farmID, treatments)
+	if err != nil {
+		return nil, err
+	}
+	out.book = book
+	for _, f := range treatments {
+		meat, milk, ok := book.periods(f)
+		if !ok {
+			continue
+		}
+		day, at, _, err := withdrawal.ParseWhen(f.Date)
+		if err != nil {
+			continue
+		}
+		out.history.Treatments = append(out.history.Treatments, withdrawal.Treatment{RecordID: f.RecordID,
+			RecordItemID: f.RecordItemID, MedicineID: f.MedicineID, MedicineVersion: f.MedicineVersion,
+			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk})
+	}
+	return out, nil
+}
+
+// medicineBook loads the medicines and versions that treatments name, in two queries (plus
+// one for the farm's species).
+func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments []evidence.Fact) (*medicineBook, error) {
+	b := &medicineBook{names: map[uuid.UUID]string{}, substances: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
+	var ids []uuid.UUID
+	for _, f := range treatments {
+		if id, err := uuid.Parse(f.MedicineID); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return b, nil
+	}
+	ids = dedupe(ids)
+	var err error
+	if b.species, err = s.farmSpecies(ctx, farmID); err != nil {
+		return nil, err
+	}
+	c := s.Client(ctx)
+	meds, err := c.Medicine.Query().Where(medicine.FarmID(farmID), medicine.IDIn(ids...)).
+		Select(medicine.FieldID, medicine.FieldName, medicine.FieldActiveSubstance).All(IncludeInactive(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range meds {
+		b.names[m.ID] = m.Name
+		if m.ActiveSubstance != nil {
+			b.substances[m.ID] = *m.ActiveSubstance
+		}
+	}
+	vs, err := c.MedicineVersion.Query().Where(medicineversion.FarmID(farmID), medicineversion.MedicineIDIn(ids...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if b.versions[v.MedicineID] == nil {
+			b.versions[v.MedicineID] = map[int]*ent.MedicineVersion{}
+		}
+		b.versions[v.MedicineID][v.Version] = v
+	}
+	return b, nil
+}
+
+// guardWithdrawals refuses a write whose leaving facts (movement_out, and the other kinds of
+// leavingKinds) name an animal whose meat withdrawal has not ended on the fact's date, unless
+// the writer acknowledged it. It runs after the write's items are stored, in its transaction,
+// so that treatments in the same write count and a refusal rolls everything back.
+func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, acknowledged bool) error {
+	if acknowledged {
+		return nil
+	}
+	type leave struct {
+		field  string
+		kind   string
+		animal string
+		day    string
+	}
+	var leaves []leave
+	var animals []uuid.UUID
+	through := ""
+	for i, f := range facts {
+		if f == nil || !leaving(f) || f.AnimalID == "" {
+			continue
+		}
+		leaves = append(leaves, leave{fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey), string(f.Kind), f.AnimalID, f.Date})
+		animals = append(animals, uuid.MustParse(f.AnimalID))
+		through = max(through, f.Date)
+	}
+	if len(leaves) == 0 {
+		return nil
+	}
+	wf, err := s.loadWithdrawals(ctx, farmID, dedupe(animals), through)
+	if err != nil {
+		return err
+	}
+	var conflicts []WithdrawalConflict
+	for _, l := range leaves {
+		for _, hit := range wf.history.Blocking(l.animal, l.day) {
+			mid := uuid.MustParse(hit.Treatment.MedicineID)
+			conflicts = append(conflicts, WithdrawalConflict{Field: l.field, Kind: l.kind, Date: l.day,
+				AnimalID: uuid.MustParse(l.animal), MedicineID: mid, MedicineName: wf.book.names[mid],
+				TreatmentRecord: uuid.MustParse(hit.Treatment.RecordID), TreatedOn: wf.facts[hit.Treatment.RecordItemID].Date,
+				MeatClearOn: hit.MeatClearOn})
+		}
+	}
+	if len(conflicts) == 0 {
+		return nil
+	}
+	tags, err := s.animalTags(ctx, farmID, animals)
+	if err != nil {
+		return err
+	}
+	e := &Error{Code: EWITHDRAWAL, Message: "the animal is still under a medicine's meat withdrawal; send \"acknowledge_withdrawal\": true to record it anyway"}
+	for i := range conflicts {
+		c := &conflicts[i]
+		c.AnimalTag = tags[c.AnimalID]
+		e.Fields = append(e.Fields, FieldError{Field: c.Field, Message: fmt.Sprintf(
+			"animal %s (%s) is under meat withdrawal on %s: %s (medicine %s) given %s, record %s, clears for slaughter on %s",
+			c.AnimalID, c.AnimalTag, c.Date, c.MedicineName, c.MedicineID, c.TreatedOn, c.TreatmentRecord, c.MeatClearOn)})
+	}
+	e.Withdrawals = conflicts
+	return e
+}
+
+// animalTags returns the tags of a farm's animals, deleted ones included, in one query.
+func (s *Service) animalTags(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	out := map[uuid.UUID]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	as, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(dedupe(ids)...)).
+		Select(animal.FieldID, animal.FieldTag).All(IncludeInactive(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range as {
+		out[a.ID] = a.Tag
+	}
+	return out, nil
+}
+
+// AnimalWithdrawal is an animal's withdrawal status as of a date.
+type AnimalWithdrawal struct {
+	AnimalID    uuid.UUID
+	AnimalTag   string
+	MeatClearOn string    // the first day it may go for slaughter
+	MilkClearAt time.Time // when its milk may go into the tank again
+	Treatments  []WithdrawalTreatment
+}
+
+// WithdrawalTreatment is one treatment behind an animal's withdrawal.
+type WithdrawalTreatment struct {
+	RecordID            uuid.UUID
+	RecordItemID        uuid.UUID
+	MedicineID          uuid.UUID
+	MedicineName        string
+	MedicineVersion     int
+	GroupID             *uuid.UUID // set when the treatment was of a group the animal was in
+	Date                string     // as written: a date or a date-time
+	WithdrawalMeatDays  int
+	WithdrawalMilkHours int
+	MeatClearOn         string
+	MilkClearAt         time.Time
+}
+
+func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]string) AnimalWithdrawal {
+	id := uuid.MustParse(st.AnimalID)
+	aw := AnimalWithdrawal{AnimalID: id, AnimalTag: tags[id], MeatClearOn: st.MeatClearOn, MilkClearAt: st.MilkClearAt,
+		Treatments: make([]WithdrawalTreatment, 0, len(st.Hits))}
+	for _, h := range st.Hits {
+		t := h.Treatment
+		mid := uuid.MustParse(t.MedicineID)
+		wt := WithdrawalTreatment{RecordID: uuid.MustParse(t.RecordID), RecordItemID: uuid.MustParse(t.RecordItemID),
+			MedicineID: mid, MedicineName: wf.book.names[mid], MedicineVersion: t.MedicineVersion,
+			Date: wf.facts[t.RecordItemID].Date, WithdrawalMeatDays: t.MeatDays, WithdrawalMilkHours: t.MilkHours,
+			MeatClearOn: h.MeatClearOn, MilkClearAt: h.MilkClearAt}
+		if t.GroupID != "" {
+			g := uuid.MustParse(t.GroupID)
+			wt.GroupID = &g
+		}
+		aw.Treatments = append(aw.Treatments, wt)
+	}
+	return aw
+}
+
+// asOfDay reads an as_of date; an empty one is today (UTC).
+func (s *Service) asOfDay(asOf string) (string, error) {
+	if asOf == "" {
+		return s.nowUTC().Format(time.DateOnly), nil
+	}
+	if _, err := withdrawal.ParseDay(asOf); err != nil {
+		return "", Invalid(FieldError{Field: "as_of", Message: err.Error()})
+	}
+	return asOf, nil
+}
+
+// Withdrawals lists the farm's animals still under a meat or milk withdrawal as of a date
+// (today when asOf is empty), by animal id, with both clear dates and the treatments behind
+// them. It costs a constant number of queries whatever the size of the farm.
+func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string, p Page) ([]AnimalWithdrawal, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	offset, limit, err := s.bounds(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	day, err := s.asOfDay(asOf)
+	if err != nil {
+		return nil, 0, err
+	}
+	wf, err := s.loadWithdrawals(ctx, farmID, nil, day)
+	if err != nil {
+		return nil, 0, err
+	}
+	held := wf.history.Withheld(day)
+	total := len(held)
+	held = held[min(offset, total):min(offset+limit, total)]
+	ids := make([]uuid.UUID, len(held))
+	for i, st := range held {
+		ids[i] = uuid.MustParse(st.AnimalID)
+	}
+	tags, err := s.animalTags(ctx, farmID, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]AnimalWithdrawal, len(held))
+	for i, st := range held {
+		out[i] = wf.status(st, tags)
+	}
+	return out, total, nil
+}
+
+// AnimalWithdrawalAsOf returns one animal's withdrawal as of a date (today when asOf is
+// empty): the latest clear dates over every treatment that reached it by then, whether or not
+// they have passed; nil when no treatment reached it. For the animal profile.
+func (s *Service) AnimalWithdrawalAsOf(ctx context.Context, farmID, animalID uuid.UUID, asOf string) (*AnimalWithdrawal, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	return s.animalWithdrawal(ctx, farmID, animalID, asOf)
+}
+
+// animalWithdrawal is AnimalWithdrawalAsOf for callers that authorized already (the profile).
+func (s *Service) animalWithdrawal(ctx context.Context, farmID, animalID uuid.UUID, asOf string) (*AnimalWithdrawal, error) {
+	day, err := s.asOfDay(asOf)
+	if err != nil {
+		return nil, err
+	}
+	wf, err := s.loadWithdrawals(ctx, farmID, []uuid.UUID{animalID}, day)
+	if err != nil {
+		return nil, err
+	}
+	st := wf.history.AsOf(day)[animalID.String()]
+	if st == nil {
+		return nil, nil
+	}
+	aw := wf.status(st, nil)
+	return &aw, nil
+}
+
+// ProfileWithdrawal is the withdrawal part of an animal's profile as of a date: the latest
+// clear dates over the treatments that reached it by then (passed or not), and their records.
+type ProfileWithdrawal struct {
+	MeatClearOn string      `json:"meat_clear_on"`
+	MilkClearAt time.Time   `json:"milk_clear_at"`
+	Treatments  []uuid.UUID `json:"treatments"`
+}
+
+// withWithdrawal fills a profile's withdrawal as of day (nil when no treatment reached the
+// animal by then). For single-animal reads, which have checked access already.
+func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *AnimalProfile, day string) error {
+	aw, err := s.animalWithdrawal(ctx, farmID, ap.Animal.ID, day)
+	if err != nil || aw == nil {
+		return err
+	}
+	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt.UTC(), Treatments: []uuid.UUID{}}
+	for _, t := range aw.Treatments {
+		if !slices.Contains(pw.Treatments, t.RecordID) {
+			pw.Treatments = append(pw.Treatments, t.RecordID)
+		}
+	}
+	ap.Profile.Withdrawal = pw
+	return nil
+}

@@ -1,0 +1,350 @@
+// Package withdrawal works out when treated animals may go for slaughter and when their milk
+// may go into the tank again. It is pure: it reads treatments, the medicine label periods they
+// were given under and the farm's dated membership history, and touches no database, so that
+// every rule can be checked by hand.
+//
+// The rules:
+//
+//   - meat_clear_on is the treatment's calendar date plus its meat withdrawal days: the first
+//     day the animal may go for slaughter.
+//   - milk_clear_at is the moment of treatment (00:00 UTC for a bare date) plus its milk
+//     withdrawal hours.
+//   - Over several treatments of an animal, the latest clear date decides, each of meat and
+//     milk on its own.
+//   - A group treatment reaches exactly the animals that dated membership facts place in the
+//     group on the treatment's date; the group's current members are never consulted.
+package withdrawal
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Treatment is one treatment fact with the periods that apply to it: the label's (of the
+// medicine version it was given under, for the farm's species) or a longer override.
+type Treatment struct {
+	RecordID     string
+	RecordItemID string
+	MedicineID   string
+	// MedicineVersion is the version of the medicine the treatment was given under.
+	MedicineVersion int
+	// Exactly one of AnimalID and GroupID is set.
+	AnimalID string
+	GroupID  string
+	// Day is the treatment's calendar date (YYYY-MM-DD, as written). At is the moment it was
+	// given: the date-time as written, or 00:00 UTC of Day for a bare date.
+	Day       string
+	At        time.Time
+	MeatDays  int
+	MilkHours int
+}
+
+// Membership is one dated membership fact: the animal was in the group from Start to End
+// (both YYYY-MM-DD, End included; "" when open).
+type Membership struct {
+	RecordID     string
+	RecordItemID string
+	AnimalID     string
+	GroupID      string
+	Start        string
+	End          string
+}
+
+// Departure is a movement_out (or any fact that ends an animal's open memberships).
+type Departure struct {
+	AnimalID string
+	Day      string
+}
+
+// History is everything the computation reads.
+type History struct {
+	Treatments  []Treatment
+	Memberships []Membership
+	Departures  []Departure
+}
+
+// Hit is one treatment that reached an animal, with the clear dates it gives.
+type Hit struct {
+	Treatment   Treatment
+	MeatClearOn string
+	MilkClearAt time.Time
+}
+
+// Status is an animal's withdrawal as of a date: the latest clear dates over every treatment
+// that reached it on or before that date.
+type Status struct {
+	AnimalID    string
+	MeatClearOn string
+	MilkClearAt time.Time
+	// Hits are the treatments behind the status, in (date, moment, record item id) order.
+	Hits []Hit
+}
+
+// MeatWithheldOn reports whether the animal may not go for slaughter on day.
+func (s Status) MeatWithheldOn(day string) bool { return s.MeatClearOn > day }
+
+// MilkWithheldOn reports whether the milk is not clear for the whole of day: its clear moment
+// lies after 00:00 UTC of that day.
+func (s Status) MilkWithheldOn(day string) bool {
+	d, err := ParseDay(day)
+	if err != nil {
+		return false
+	}
+	return s.MilkClearAt.After(d)
+}
+
+// MeatClearOn is the first day an animal treated on day may go for slaughter.
+func MeatClearOn(day string, meatDays int) string {
+	d, err := ParseDay(day)
+	if err != nil {
+		return ""
+	}
+	return d.AddDate(0, 0, meatDays).Format(time.DateOnly)
+}
+
+// MilkClearAt is the moment the milk of an animal treated at at is clear again.
+func MilkClearAt(at time.Time, milkHours int) time.Time {
+	return at.UTC().Add(time.Duration(milkHours) * time.Hour)
+}
+
+// ParseDay reads a strict YYYY-MM-DD calendar date as 00:00 UTC of that day.
+func ParseDay(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || t.Format(time.DateOnly) != s {
+		return time.Time{}, fmt.Errorf("must be a calendar date in the form YYYY-MM-DD")
+	}
+	return t, nil
+}
+
+// ParseWhen reads a treatment's date: a calendar date (YYYY-MM-DD, meaning 00:00 UTC) or an
+// RFC 3339 date-time. day is the calendar date as written, at the moment (in UTC).
+func ParseWhen(s string) (day string, at time.Time, dateOnly bool, err error) {
+	if len(s) == len(time.DateOnly) {
+		t, err := ParseDay(s)
+		if err != nil {
+			return "", time.Time{}, false, err
+		}
+		return s, t, true, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || t.Year() < 1 || t.Year() > 9999 {
+		return "", time.Time{}, false, fmt.Errorf("must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time")
+	}
+	return s[:10], t.UTC(), false, nil
+}
+
+// span is a closed interval of days, End "" when open.
+type span struct {
+	start, end string
+	m          Membership
+}
+
+// MembersOn returns the animals that h's membership facts place in group on day, sorted,
+// each with the membership fact that placed it there. The rules are the birth review's: a
+// membership with an end date runs to that date; an open one ends the day before the same
+// animal's next membership with a later start (in any group), or on the day of its first
+// departure on or after its start.
+func (h History) MembersOn(group, day string) map[string]Membership {
+	return membersOn(byGroup(h.spans()), group, day)
+}
+
+// byGroup indexes resolved spans by group, so that a group's members on a day are found
+// among that group's memberships only.
+func byGroup(spans map[string][]span) map[string][]span {
+	out := map[string][]span{}
+	for _, ss := range spans {
+		for _, s := range ss {
+			out[s.m.GroupID] = append(out[s.m.GroupID], s)
+		}
+	}
+	return out
+}
+
+func membersOn(groups map[string][]span, group, day string) map[string]Membership {
+	out := map[string]Membership{}
+	for _, s := range groups[group] {
+		if _, seen := out[s.m.AnimalID]; !seen && s.start <= day && (s.end == "" || day <= s.end) {
+			out[s.m.AnimalID] = s.m
+		}
+	}
+	return out
+}
+
+// spans resolves every animal's memberships into closed or open intervals.
+func (h History) spans() map[string][]span {
+	byAnimal := map[string][]Membership{}
+	for _, m := range h.Memberships {
+		byAnimal[m.AnimalID] = append(byAnimal[m.AnimalID], m)
+	}
+	departures := map[string][]string{}
+	for _, d := range h.Departures {
+		departures[d.AnimalID] = append(departures[d.AnimalID], d.Day)
+	}
+	out := make(map[string][]span, len(byAnimal))
+	for animal, ms := range byAnimal {
+		sort.Slice(ms, func(i, j int) bool {
+			if ms[i].Start != ms[j].Start {
+				return ms[i].Start < ms[j].Start
+			}
+			return ms[i].RecordItemID < ms[j].RecordItemID
+		})
+		deps := departures[animal]
+		sort.Strings(deps)
+		for i, m := range ms {
+			s := span{start: m.Start, end: m.End, m: m}
+			if s.end == "" {
+				for _, n := range ms[i+1:] {
+					if n.Start > m.Start {
+						s.end = dayBefore(n.Start)
+						break
+					}
+				}
+				for _, d := range deps {
+					if d >= m.Start {
+						if s.end == "" || d < s.end {
+							s.end = d
+						}
+						break
+					}
+				}
+			}
+			out[animal] = append(out[animal], s)
+		}
+	}
+	return out
+}
+
+func dayBefore(day string) string {
+	d, err := ParseDay(day)
+	if err != nil {
+		return day
+	}
+	return d.AddDate(0, 0, -1).Format(time.DateOnly)
+}
+
+// Reach is one animal a treatment reached; Membership is the fact that placed it in the
+// treated group (zero for a treatment of the animal itself).
+type Reach struct {
+	AnimalID   string
+	Membership Membership
+}
+
+// Reached returns the animals a treatment reached, sorted by id: the animal itself, or the
+// members of the group on the treatment's date.
+func (h History) Reached(t Treatment) []Reach { return reached(byGroup(h.spans()), t) }
+
+func reached(spans map[string][]span, t Treatment) []Reach {
+	if t.AnimalID != "" {
+		return []Reach{{AnimalID: t.AnimalID}}
+	}
+	members := membersOn(spans, t.GroupID, t.Day)
+	out := make([]Reach, 0, len(members))
+	for a, m := range members {
+		out = append(out, Reach{AnimalID: a, Membership: m})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].AnimalID < out[j].AnimalID })
+	return out
+}
+
+// HitOf returns the clear dates one treatment gives.
+func HitOf(t Treatment) Hit {
+	return Hit{Treatment: t, MeatClearOn: MeatClearOn(t.Day, t.MeatDays), MilkClearAt: MilkClearAt(t.At, t.MilkHours)}
+}
+
+// AsOf returns the withdrawal status of every animal that a treatment dated on or before day
+// reached, keyed by animal id. Treatments after day are not history yet.
+func (h History) AsOf(day string) map[string]*Status {
+	out := map[string]*Status{}
+	spans := byGroup(h.spans())
+	for _, t := range h.Treatments {
+		if t.Day > day {
+			continue
+		}
+		hit := HitOf(t)
+		for _, r := range reached(spans, t) {
+			s := out[r.AnimalID]
+			if s == nil {
+				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt}
+				out[r.AnimalID] = s
+			}
+			if hit.MeatClearOn > s.MeatClearOn {
+				s.MeatClearOn = hit.MeatClearOn
+			}
+			if hit.MilkClearAt.After(s.MilkClearAt) {
+				s.MilkClearAt = hit.MilkClearAt
+			}
+			s.Hits = append(s.Hits, hit)
+		}
+	}
+	for _, s := range out {
+		sort.Slice(s.Hits, func(i, j int) bool {
+			a, b := s.Hits[i].Treatment, s.Hits[j].Treatment
+			if a.Day != b.Day {
+				return a.Day < b.Day
+			}
+			if !a.At.Equal(b.At) {
+				return a.At.Before(b.At)
+			}
+			return a.RecordItemID < b.RecordItemID
+		})
+	}
+	return out
+}
+
+// Withheld returns the animals still under withdrawal on day, meat or milk, sorted by id.
+func (h History) Withheld(day string) []*Status {
+	var out []*Status
+	for _, s := range h.AsOf(day) {
+		if s.MeatWithheldOn(day) || s.MilkWithheldOn(day) {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].AnimalID < out[j].AnimalID })
+	return out
+}
+
+// Blocking returns the treatments whose meat withdrawal has not ended on day for animal: the
+// ones that make a sale, a movement off the farm or a slaughter on day break a withdrawal.
+func (h History) Blocking(animal, day string) []Hit {
+	// Only this animal's memberships can place it in a treated group.
+	mine := History{Treatments: h.Treatments}
+	for _, m := range h.Memberships {
+		if m.AnimalID == animal {
+			mine.Memberships = append(mine.Memberships, m)
+		}
+	}
+	for _, d := range h.Departures {
+		if d.AnimalID == animal {
+			mine.Departures = append(mine.Departures, d)
+		}
+	}
+	s := mine.AsOf(day)[animal]
+	if s == nil {
+		return nil
+	}
+	var out []Hit
+	for _, hit := range s.Hits {
+		if hit.MeatClearOn > day {
+			out = append(out, hit)
+		}
+	}
+	return out
+}
+
+// Describe renders blocking hits as one sentence for an error message.
+func Describe(animal string, hits []Hit, medicineName func(id string) string) string {
+	parts := make([]string, len(hits))
+	for i, h := range hits {
+		parts[i] = fmt.Sprintf("%s (treated %s) clears for slaughter on %s", medicineName(h.Treatment.MedicineID), h.Treatment.Day, h.MeatClearOn)
+	}
+	return fmt.Sprintf("animal %s is under meat withdrawal: %s", animal, strings.Join(parts, "; "))
+}
+
+// Reacher returns Reached with the membership history resolved once, for callers that ask
+// about many treatments.
+func (h History) Reacher() func(Treatment) []Reach {
+	spans := byGroup(h.spans())
+	return func(t Treatment) []Reach { return reached(spans, t) }
+}
