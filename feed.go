@@ -49,6 +49,9 @@ type cursor struct {
 	Scope uuid.UUID `json:"f"` // the counter: the farm's id, or uuid.Nil for farms
 	Seq   int64     `json:"s"`
 	ID    uuid.UUID `json:"i"`
+	// records is the farm's active record count read with the position (not part of a
+	// cursor): the records list's exact total without counting the farm.
+	records int64
 }
 
 func (c cursor) String() string {
@@ -83,7 +86,7 @@ func (s *Service) position(ctx context.Context, kind string, scope uuid.UUID) (c
 	if err != nil {
 		return cursor{}, err
 	}
-	return cursor{Kind: kind, Scope: scope, Seq: row.Seq, ID: uuid.Max}, nil
+	return cursor{Kind: kind, Scope: scope, Seq: row.Seq, ID: uuid.Max, records: row.Records}, nil
 }
 
 // FeedPage asks for one page of a list, and, with Since, only for what changed after an
@@ -191,7 +194,7 @@ func (s *Service) RecordFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) 
 		return nil, 0, "", err
 	}
 	if since == nil {
-		rs, total, err := s.Records(ctx, farmID, p.Page)
+		rs, total, err := s.recordPage(ctx, farmID, p.Page, int(pos.records))
 		return rs, total, next(nil, pos, 0, 0, nil), err
 	}
 	all := IncludeInactive(ctx)

@@ -201,16 +201,25 @@ func (s *Service) Records(ctx context.Context, farmID uuid.UUID, p Page) ([]*ent
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
 		return nil, 0, err
 	}
-	offset, limit, err := s.bounds(p)
+	if _, _, err := s.bounds(p); err != nil {
+		return nil, 0, err
+	}
+	pos, err := s.position(ctx, feedRecords, farmID)
 	if err != nil {
 		return nil, 0, err
 	}
-	q := s.recordQuery(ctx, farmID)
-	total, err := q.Clone().Count(ctx)
+	return s.recordPage(ctx, farmID, p, int(pos.records))
+}
+
+// recordPage reads one page of an authorized farm's records. total is the farm's record
+// count from its counter row (ChangeCounter.records, kept by every record write in the
+// same transaction): exact, and as cheap on a farm of 100,000 records as on one of ten.
+func (s *Service) recordPage(ctx context.Context, farmID uuid.UUID, p Page, total int) ([]*ent.Record, int, error) {
+	offset, limit, err := s.bounds(p)
 	if err != nil || limit == 0 {
 		return []*ent.Record{}, total, err
 	}
-	rs, err := q.Order(ent.Asc(record.FieldCreatedAt), ent.Asc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	rs, err := s.recordQuery(ctx, farmID).Order(ent.Asc(record.FieldCreatedAt), ent.Asc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	return rs, total, err
 }
 

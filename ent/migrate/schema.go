@@ -95,6 +95,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AccessTokensColumns[8]},
 			},
+			{
+				Name:    "accesstoken_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{AccessTokensColumns[9]},
+			},
 		},
 	}
 	// AnimalsColumns holds the columns for the "animals" table.
@@ -242,12 +247,18 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BrowserSessionsColumns[4]},
 			},
+			{
+				Name:    "browsersession_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[5]},
+			},
 		},
 	}
 	// ChangeCountersColumns holds the columns for the "change_counters" table.
 	ChangeCountersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "seq", Type: field.TypeInt64, Default: 0},
+		{Name: "records", Type: field.TypeInt64, Default: 0},
 	}
 	// ChangeCountersTable holds the schema information for the "change_counters" table.
 	ChangeCountersTable = &schema.Table{
@@ -303,6 +314,21 @@ var (
 				Name:    "deviceauthorization_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{DeviceAuthorizationsColumns[7]},
+			},
+			{
+				Name:    "deviceauthorization_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[12]},
+			},
+			{
+				Name:    "deviceauthorization_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[13]},
+			},
+			{
+				Name:    "deviceauthorization_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[14]},
 			},
 		},
 	}
@@ -416,6 +442,11 @@ var (
 				Name:    "farmtask_farm_id_change_seq",
 				Unique:  false,
 				Columns: []*schema.Column{FarmTasksColumns[3], FarmTasksColumns[9]},
+			},
+			{
+				Name:    "farmtask_birth_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{FarmTasksColumns[10]},
 			},
 		},
 	}
@@ -706,6 +737,21 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OauthCodesColumns[7]},
 			},
+			{
+				Name:    "oauthcode_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[9]},
+			},
+			{
+				Name:    "oauthcode_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[10]},
+			},
+			{
+				Name:    "oauthcode_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[11]},
+			},
 		},
 	}
 	// OauthGrantsColumns holds the columns for the "oauth_grants" table.
@@ -744,6 +790,11 @@ var (
 				Name:    "oauthgrant_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{OauthGrantsColumns[8]},
+			},
+			{
+				Name:    "oauthgrant_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[7]},
 			},
 		},
 	}
@@ -888,6 +939,16 @@ var (
 				Name:    "refreshtoken_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{RefreshTokensColumns[5]},
+			},
+			{
+				Name:    "refreshtoken_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[9]},
+			},
+			{
+				Name:    "refreshtoken_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[10]},
 			},
 		},
 	}
