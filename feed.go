@@ -186,16 +186,21 @@ func (s *Service) FarmFeed(ctx context.Context, p FeedPage) ([]*ent.Farm, int, s
 // Since, the records that changed after it (a change of the record, its items or its
 // files), soft-deleted records included.
 func (s *Service) RecordFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) ([]*ent.Record, int, string, error) {
+	if p.Since == nil {
+		// A plain page: the membership check, the position and the total come with the
+		// rows (recordPage).
+		rs, pos, err := s.recordPage(ctx, farmID, p.Page)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		return rs, int(pos.records), next(nil, pos, 0, 0, nil), nil
+	}
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
 		return nil, 0, "", err
 	}
 	since, pos, _, limit, err := s.feedQuery(ctx, p, feedRecords, farmID, s.bounds)
 	if err != nil {
 		return nil, 0, "", err
-	}
-	if since == nil {
-		rs, total, err := s.recordPage(ctx, farmID, p.Page, int(pos.records))
-		return rs, total, next(nil, pos, 0, 0, nil), err
 	}
 	all := IncludeInactive(ctx)
 	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), changedAfter(since)).
