@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -826,9 +827,12 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "record_farm_id_is_active_created_at",
+				Name:    "record_farm_id_created_at_id_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[3], RecordsColumns[1]},
+				Columns: []*schema.Column{RecordsColumns[9], RecordsColumns[1], RecordsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_active",
+				},
 			},
 			{
 				Name:    "record_farm_id_change_seq",
