@@ -49,6 +49,9 @@ type cursor struct {
 	Scope uuid.UUID `json:"f"` // the counter: the farm's id, or uuid.Nil for farms
 	Seq   int64     `json:"s"`
 	ID    uuid.UUID `json:"i"`
+	// records is the farm's active record count read with the position (not part of a
+	// cursor): the records list's exact total without counting the farm.
+	records int64
 }
 
 func (c cursor) String() string {
@@ -83,7 +86,7 @@ func (s *Service) position(ctx context.Context, kind string, scope uuid.UUID) (c
 	if err != nil {
 		return cursor{}, err
 	}
-	return cursor{Kind: kind, Scope: scope, Seq: row.Seq, ID: uuid.Max}, nil
+	return cursor{Kind: kind, Scope: scope, Seq: row.Seq, ID: uuid.Max, records: row.Records}, nil
 }
 
 // FeedPage asks for one page of a list, and, with Since, only for what changed after an
@@ -183,16 +186,21 @@ func (s *Service) FarmFeed(ctx context.Context, p FeedPage) ([]*ent.Farm, int, s
 // Since, the records that changed after it (a change of the record, its items or its
 // files), soft-deleted records included.
 func (s *Service) RecordFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) ([]*ent.Record, int, string, error) {
+	if p.Since == nil {
+		// A plain page: the membership check, the position and the total come with the
+		// rows (recordPage).
+		rs, pos, err := s.recordPage(ctx, farmID, p.Page)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		return rs, int(pos.records), next(nil, pos, 0, 0, nil), nil
+	}
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
 		return nil, 0, "", err
 	}
 	since, pos, _, limit, err := s.feedQuery(ctx, p, feedRecords, farmID, s.bounds)
 	if err != nil {
 		return nil, 0, "", err
-	}
-	if since == nil {
-		rs, total, err := s.Records(ctx, farmID, p.Page)
-		return rs, total, next(nil, pos, 0, 0, nil), err
 	}
 	all := IncludeInactive(ctx)
 	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), changedAfter(since)).

@@ -18,7 +18,9 @@ type ChangeCounter struct {
 	// ID of the ent.
 	ID uuid.UUID `json:"id,omitempty"`
 	// Seq holds the value of the "seq" field.
-	Seq          int64 `json:"seq,omitempty"`
+	Seq int64 `json:"seq,omitempty"`
+	// How many active records the farm has; kept with every record write.
+	Records      int64 `json:"records,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -27,7 +29,7 @@ func (*ChangeCounter) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case changecounter.FieldSeq:
+		case changecounter.FieldSeq, changecounter.FieldRecords:
 			values[i] = new(sql.NullInt64)
 		case changecounter.FieldID:
 			values[i] = new(uuid.UUID)
@@ -57,6 +59,12 @@ func (_m *ChangeCounter) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field seq", values[i])
 			} else if value.Valid {
 				_m.Seq = value.Int64
+			}
+		case changecounter.FieldRecords:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field records", values[i])
+			} else if value.Valid {
+				_m.Records = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -96,6 +104,9 @@ func (_m *ChangeCounter) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("seq=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Seq))
+	builder.WriteString(", ")
+	builder.WriteString("records=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Records))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -37,6 +37,20 @@ func (_c *ChangeCounterCreate) SetNillableSeq(v *int64) *ChangeCounterCreate {
 	return _c
 }
 
+// SetRecords sets the "records" field.
+func (_c *ChangeCounterCreate) SetRecords(v int64) *ChangeCounterCreate {
+	_c.mutation.SetRecords(v)
+	return _c
+}
+
+// SetNillableRecords sets the "records" field if the given value is not nil.
+func (_c *ChangeCounterCreate) SetNillableRecords(v *int64) *ChangeCounterCreate {
+	if v != nil {
+		_c.SetRecords(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ChangeCounterCreate) SetID(v uuid.UUID) *ChangeCounterCreate {
 	_c.mutation.SetID(v)
@@ -82,6 +96,10 @@ func (_c *ChangeCounterCreate) defaults() {
 		v := changecounter.DefaultSeq
 		_c.mutation.SetSeq(v)
 	}
+	if _, ok := _c.mutation.Records(); !ok {
+		v := changecounter.DefaultRecords
+		_c.mutation.SetRecords(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -92,6 +110,14 @@ func (_c *ChangeCounterCreate) check() error {
 	if v, ok := _c.mutation.Seq(); ok {
 		if err := changecounter.SeqValidator(v); err != nil {
 			return &ValidationError{Name: "seq", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.seq": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Records(); !ok {
+		return &ValidationError{Name: "records", err: errors.New(`ent: missing required field "ChangeCounter.records"`)}
+	}
+	if v, ok := _c.mutation.Records(); ok {
+		if err := changecounter.RecordsValidator(v); err != nil {
+			return &ValidationError{Name: "records", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.records": %w`, err)}
 		}
 	}
 	return nil
@@ -133,6 +159,10 @@ func (_c *ChangeCounterCreate) createSpec() (*ChangeCounter, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.Seq(); ok {
 		_spec.SetField(changecounter.FieldSeq, field.TypeInt64, value)
 		_node.Seq = value
+	}
+	if value, ok := _c.mutation.Records(); ok {
+		_spec.SetField(changecounter.FieldRecords, field.TypeInt64, value)
+		_node.Records = value
 	}
 	return _node, _spec
 }
@@ -204,6 +234,24 @@ func (u *ChangeCounterUpsert) AddSeq(v int64) *ChangeCounterUpsert {
 	return u
 }
 
+// SetRecords sets the "records" field.
+func (u *ChangeCounterUpsert) SetRecords(v int64) *ChangeCounterUpsert {
+	u.Set(changecounter.FieldRecords, v)
+	return u
+}
+
+// UpdateRecords sets the "records" field to the value that was provided on create.
+func (u *ChangeCounterUpsert) UpdateRecords() *ChangeCounterUpsert {
+	u.SetExcluded(changecounter.FieldRecords)
+	return u
+}
+
+// AddRecords adds v to the "records" field.
+func (u *ChangeCounterUpsert) AddRecords(v int64) *ChangeCounterUpsert {
+	u.Add(changecounter.FieldRecords, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -270,6 +318,27 @@ func (u *ChangeCounterUpsertOne) AddSeq(v int64) *ChangeCounterUpsertOne {
 func (u *ChangeCounterUpsertOne) UpdateSeq() *ChangeCounterUpsertOne {
 	return u.Update(func(s *ChangeCounterUpsert) {
 		s.UpdateSeq()
+	})
+}
+
+// SetRecords sets the "records" field.
+func (u *ChangeCounterUpsertOne) SetRecords(v int64) *ChangeCounterUpsertOne {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.SetRecords(v)
+	})
+}
+
+// AddRecords adds v to the "records" field.
+func (u *ChangeCounterUpsertOne) AddRecords(v int64) *ChangeCounterUpsertOne {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.AddRecords(v)
+	})
+}
+
+// UpdateRecords sets the "records" field to the value that was provided on create.
+func (u *ChangeCounterUpsertOne) UpdateRecords() *ChangeCounterUpsertOne {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.UpdateRecords()
 	})
 }
 
@@ -506,6 +575,27 @@ func (u *ChangeCounterUpsertBulk) AddSeq(v int64) *ChangeCounterUpsertBulk {
 func (u *ChangeCounterUpsertBulk) UpdateSeq() *ChangeCounterUpsertBulk {
 	return u.Update(func(s *ChangeCounterUpsert) {
 		s.UpdateSeq()
+	})
+}
+
+// SetRecords sets the "records" field.
+func (u *ChangeCounterUpsertBulk) SetRecords(v int64) *ChangeCounterUpsertBulk {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.SetRecords(v)
+	})
+}
+
+// AddRecords adds v to the "records" field.
+func (u *ChangeCounterUpsertBulk) AddRecords(v int64) *ChangeCounterUpsertBulk {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.AddRecords(v)
+	})
+}
+
+// UpdateRecords sets the "records" field to the value that was provided on create.
+func (u *ChangeCounterUpsertBulk) UpdateRecords() *ChangeCounterUpsertBulk {
+	return u.Update(func(s *ChangeCounterUpsert) {
+		s.UpdateRecords()
 	})
 }
 

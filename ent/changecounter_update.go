@@ -48,6 +48,27 @@ func (_u *ChangeCounterUpdate) AddSeq(v int64) *ChangeCounterUpdate {
 	return _u
 }
 
+// SetRecords sets the "records" field.
+func (_u *ChangeCounterUpdate) SetRecords(v int64) *ChangeCounterUpdate {
+	_u.mutation.ResetRecords()
+	_u.mutation.SetRecords(v)
+	return _u
+}
+
+// SetNillableRecords sets the "records" field if the given value is not nil.
+func (_u *ChangeCounterUpdate) SetNillableRecords(v *int64) *ChangeCounterUpdate {
+	if v != nil {
+		_u.SetRecords(*v)
+	}
+	return _u
+}
+
+// AddRecords adds value to the "records" field.
+func (_u *ChangeCounterUpdate) AddRecords(v int64) *ChangeCounterUpdate {
+	_u.mutation.AddRecords(v)
+	return _u
+}
+
 // Mutation returns the ChangeCounterMutation object of the builder.
 func (_u *ChangeCounterUpdate) Mutation() *ChangeCounterMutation {
 	return _u.mutation
@@ -87,6 +108,11 @@ func (_u *ChangeCounterUpdate) check() error {
 			return &ValidationError{Name: "seq", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.seq": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Records(); ok {
+		if err := changecounter.RecordsValidator(v); err != nil {
+			return &ValidationError{Name: "records", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.records": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -107,6 +133,12 @@ func (_u *ChangeCounterUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	}
 	if value, ok := _u.mutation.AddedSeq(); ok {
 		_spec.AddField(changecounter.FieldSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Records(); ok {
+		_spec.SetField(changecounter.FieldRecords, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRecords(); ok {
+		_spec.AddField(changecounter.FieldRecords, field.TypeInt64, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -146,6 +178,27 @@ func (_u *ChangeCounterUpdateOne) SetNillableSeq(v *int64) *ChangeCounterUpdateO
 // AddSeq adds value to the "seq" field.
 func (_u *ChangeCounterUpdateOne) AddSeq(v int64) *ChangeCounterUpdateOne {
 	_u.mutation.AddSeq(v)
+	return _u
+}
+
+// SetRecords sets the "records" field.
+func (_u *ChangeCounterUpdateOne) SetRecords(v int64) *ChangeCounterUpdateOne {
+	_u.mutation.ResetRecords()
+	_u.mutation.SetRecords(v)
+	return _u
+}
+
+// SetNillableRecords sets the "records" field if the given value is not nil.
+func (_u *ChangeCounterUpdateOne) SetNillableRecords(v *int64) *ChangeCounterUpdateOne {
+	if v != nil {
+		_u.SetRecords(*v)
+	}
+	return _u
+}
+
+// AddRecords adds value to the "records" field.
+func (_u *ChangeCounterUpdateOne) AddRecords(v int64) *ChangeCounterUpdateOne {
+	_u.mutation.AddRecords(v)
 	return _u
 }
 
@@ -201,6 +254,11 @@ func (_u *ChangeCounterUpdateOne) check() error {
 			return &ValidationError{Name: "seq", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.seq": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Records(); ok {
+		if err := changecounter.RecordsValidator(v); err != nil {
+			return &ValidationError{Name: "records", err: fmt.Errorf(`ent: validator failed for field "ChangeCounter.records": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -238,6 +296,12 @@ func (_u *ChangeCounterUpdateOne) sqlSave(ctx context.Context) (_node *ChangeCou
 	}
 	if value, ok := _u.mutation.AddedSeq(); ok {
 		_spec.AddField(changecounter.FieldSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Records(); ok {
+		_spec.SetField(changecounter.FieldRecords, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRecords(); ok {
+		_spec.AddField(changecounter.FieldRecords, field.TypeInt64, value)
 	}
 	_node = &ChangeCounter{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -6285,6 +6285,8 @@ type ChangeCounterMutation struct {
 	id            *uuid.UUID
 	seq           *int64
 	addseq        *int64
+	records       *int64
+	addrecords    *int64
 	clearedFields map[string]struct{}
 	done          bool
 	oldValue      func(context.Context) (*ChangeCounter, error)
@@ -6451,6 +6453,62 @@ func (m *ChangeCounterMutation) ResetSeq() {
 	m.addseq = nil
 }
 
+// SetRecords sets the "records" field.
+func (m *ChangeCounterMutation) SetRecords(i int64) {
+	m.records = &i
+	m.addrecords = nil
+}
+
+// Records returns the value of the "records" field in the mutation.
+func (m *ChangeCounterMutation) Records() (r int64, exists bool) {
+	v := m.records
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecords returns the old "records" field's value of the ChangeCounter entity.
+// If the ChangeCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChangeCounterMutation) OldRecords(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecords is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecords requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecords: %w", err)
+	}
+	return oldValue.Records, nil
+}
+
+// AddRecords adds i to the "records" field.
+func (m *ChangeCounterMutation) AddRecords(i int64) {
+	if m.addrecords != nil {
+		*m.addrecords += i
+	} else {
+		m.addrecords = &i
+	}
+}
+
+// AddedRecords returns the value that was added to the "records" field in this mutation.
+func (m *ChangeCounterMutation) AddedRecords() (r int64, exists bool) {
+	v := m.addrecords
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecords resets all changes to the "records" field.
+func (m *ChangeCounterMutation) ResetRecords() {
+	m.records = nil
+	m.addrecords = nil
+}
+
 // Where appends a list predicates to the ChangeCounterMutation builder.
 func (m *ChangeCounterMutation) Where(ps ...predicate.ChangeCounter) {
 	m.predicates = append(m.predicates, ps...)
@@ -6485,9 +6543,12 @@ func (m *ChangeCounterMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChangeCounterMutation) Fields() []string {
-	fields := make([]string, 0, 1)
+	fields := make([]string, 0, 2)
 	if m.seq != nil {
 		fields = append(fields, changecounter.FieldSeq)
+	}
+	if m.records != nil {
+		fields = append(fields, changecounter.FieldRecords)
 	}
 	return fields
 }
@@ -6499,6 +6560,8 @@ func (m *ChangeCounterMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case changecounter.FieldSeq:
 		return m.Seq()
+	case changecounter.FieldRecords:
+		return m.Records()
 	}
 	return nil, false
 }
@@ -6510,6 +6573,8 @@ func (m *ChangeCounterMutation) OldField(ctx context.Context, name string) (ent.
 	switch name {
 	case changecounter.FieldSeq:
 		return m.OldSeq(ctx)
+	case changecounter.FieldRecords:
+		return m.OldRecords(ctx)
 	}
 	return nil, fmt.Errorf("unknown ChangeCounter field %s", name)
 }
@@ -6526,6 +6591,13 @@ func (m *ChangeCounterMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSeq(v)
 		return nil
+	case changecounter.FieldRecords:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecords(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ChangeCounter field %s", name)
 }
@@ -6537,6 +6609,9 @@ func (m *ChangeCounterMutation) AddedFields() []string {
 	if m.addseq != nil {
 		fields = append(fields, changecounter.FieldSeq)
 	}
+	if m.addrecords != nil {
+		fields = append(fields, changecounter.FieldRecords)
+	}
 	return fields
 }
 
@@ -6547,6 +6622,8 @@ func (m *ChangeCounterMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case changecounter.FieldSeq:
 		return m.AddedSeq()
+	case changecounter.FieldRecords:
+		return m.AddedRecords()
 	}
 	return nil, false
 }
@@ -6562,6 +6639,13 @@ func (m *ChangeCounterMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddSeq(v)
+		return nil
+	case changecounter.FieldRecords:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRecords(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ChangeCounter numeric field %s", name)
@@ -6592,6 +6676,9 @@ func (m *ChangeCounterMutation) ResetField(name string) error {
 	switch name {
 	case changecounter.FieldSeq:
 		m.ResetSeq()
+		return nil
+	case changecounter.FieldRecords:
+		m.ResetRecords()
 		return nil
 	}
 	return fmt.Errorf("unknown ChangeCounter field %s", name)

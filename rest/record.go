@@ -124,11 +124,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	out := make([]recordJSON, len(records))
-	for i, rec := range records {
-		out[i] = h.newRecordReadJSON(rec)
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out, "next_cursor": cursor})
+	h.writeRecordPage(w, records, total, cursor)
 }
 
 func (h *Handler) createRecord(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
+	"github.com/herdbook/herdbook/internal/seed"
 )
 
 // recordLinks returns the ids of the animals and groups linked to a record, sorted.
@@ -406,6 +407,11 @@ func TestRecordListQueryCount(t *testing.T) {
 		if counts[5] != counts[50] {
 			t.Fatalf("queries grow with the page: %v", counts)
 		}
+		// The token (with its client and user); the page with the farm's counter and the
+		// viewer's role; its items; its files.
+		if counts[50] > 4 {
+			t.Fatalf("a page of 50 records costs %d statements, want at most 4", counts[50])
+		}
 		t.Logf("record list: %d queries for any page size", counts[50])
 	})
 }
@@ -438,4 +444,42 @@ func BenchmarkRecordListREST(b *testing.B) {
 func ptrTime() *time.Time {
 	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return &t
+}
+
+// BenchmarkRecordListFarmSize reads the first 10 records of a farm of 1,000 and of 20,000
+// records: the page and its exact total cost the same statements whatever the farm's size
+// (the total is the farm's counter, not a count), so the two should take about as long.
+func BenchmarkRecordListFarmSize(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		for _, n := range []int{1_000, 20_000} {
+			b.Run(fmt.Sprintf("%s/records=%d", dia, n), func(b *testing.B) {
+				d := herdbooktest.MustDB(b, dia)
+				app := herdbooktest.NewApp(b, d)
+				u := app.MustUser()
+				res, err := seed.Run(context.Background(), d.Client, seed.Options{
+					Owner: u.ID, Farms: 1, AnimalsPerFarm: 100, RecordsPerFarm: n, ItemsPerRecord: 2, Seed: 7,
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if dia == "postgres" {
+					if _, err := d.SQL.Exec("ANALYZE"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				path := "/v1/farm/" + res.FarmIDs[0].String() + "/records?take=10"
+				if total := app.Do("GET", path, u.Token, nil).JSON(b)["total"]; total != float64(n) {
+					b.Fatalf("total %v, want %d", total, n)
+				}
+				queries := app.DB.Queries()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if res := app.Do("GET", path, u.Token, nil); res.Status != 200 {
+						b.Fatal(res.Status)
+					}
+				}
+				b.ReportMetric(float64(app.DB.Queries()-queries)/float64(b.N), "statements/op")
+			})
+		}
+	}
 }

@@ -13,6 +13,8 @@ const (
 	FieldID = "id"
 	// FieldSeq holds the string denoting the seq field in the database.
 	FieldSeq = "seq"
+	// FieldRecords holds the string denoting the records field in the database.
+	FieldRecords = "records"
 	// Table holds the table name of the changecounter in the database.
 	Table = "change_counters"
 )
@@ -21,6 +23,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldSeq,
+	FieldRecords,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -38,6 +41,10 @@ var (
 	DefaultSeq int64
 	// SeqValidator is a validator for the "seq" field. It is called by the builders before save.
 	SeqValidator func(int64) error
+	// DefaultRecords holds the default value on creation for the "records" field.
+	DefaultRecords int64
+	// RecordsValidator is a validator for the "records" field. It is called by the builders before save.
+	RecordsValidator func(int64) error
 )
 
 // OrderOption defines the ordering options for the ChangeCounter queries.
@@ -51,4 +58,9 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // BySeq orders the results by the seq field.
 func BySeq(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSeq, opts...).ToFunc()
+}
+
+// ByRecords orders the results by the records field.
+func ByRecords(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRecords, opts...).ToFunc()
 }

@@ -58,6 +58,11 @@ func Seq(v int64) predicate.ChangeCounter {
 	return predicate.ChangeCounter(sql.FieldEQ(FieldSeq, v))
 }
 
+// Records applies equality check predicate on the "records" field. It's identical to RecordsEQ.
+func Records(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldEQ(FieldRecords, v))
+}
+
 // SeqEQ applies the EQ predicate on the "seq" field.
 func SeqEQ(v int64) predicate.ChangeCounter {
 	return predicate.ChangeCounter(sql.FieldEQ(FieldSeq, v))
@@ -96,6 +101,46 @@ func SeqLT(v int64) predicate.ChangeCounter {
 // SeqLTE applies the LTE predicate on the "seq" field.
 func SeqLTE(v int64) predicate.ChangeCounter {
 	return predicate.ChangeCounter(sql.FieldLTE(FieldSeq, v))
+}
+
+// RecordsEQ applies the EQ predicate on the "records" field.
+func RecordsEQ(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldEQ(FieldRecords, v))
+}
+
+// RecordsNEQ applies the NEQ predicate on the "records" field.
+func RecordsNEQ(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldNEQ(FieldRecords, v))
+}
+
+// RecordsIn applies the In predicate on the "records" field.
+func RecordsIn(vs ...int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldIn(FieldRecords, vs...))
+}
+
+// RecordsNotIn applies the NotIn predicate on the "records" field.
+func RecordsNotIn(vs ...int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldNotIn(FieldRecords, vs...))
+}
+
+// RecordsGT applies the GT predicate on the "records" field.
+func RecordsGT(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldGT(FieldRecords, v))
+}
+
+// RecordsGTE applies the GTE predicate on the "records" field.
+func RecordsGTE(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldGTE(FieldRecords, v))
+}
+
+// RecordsLT applies the LT predicate on the "records" field.
+func RecordsLT(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldLT(FieldRecords, v))
+}
+
+// RecordsLTE applies the LTE predicate on the "records" field.
+func RecordsLTE(v int64) predicate.ChangeCounter {
+	return predicate.ChangeCounter(sql.FieldLTE(FieldRecords, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -94,6 +95,11 @@ var (
 				Name:    "accesstoken_grant_id",
 				Unique:  false,
 				Columns: []*schema.Column{AccessTokensColumns[8]},
+			},
+			{
+				Name:    "accesstoken_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{AccessTokensColumns[9]},
 			},
 		},
 	}
@@ -242,12 +248,18 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BrowserSessionsColumns[4]},
 			},
+			{
+				Name:    "browsersession_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[5]},
+			},
 		},
 	}
 	// ChangeCountersColumns holds the columns for the "change_counters" table.
 	ChangeCountersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "seq", Type: field.TypeInt64, Default: 0},
+		{Name: "records", Type: field.TypeInt64, Default: 0},
 	}
 	// ChangeCountersTable holds the schema information for the "change_counters" table.
 	ChangeCountersTable = &schema.Table{
@@ -303,6 +315,21 @@ var (
 				Name:    "deviceauthorization_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{DeviceAuthorizationsColumns[7]},
+			},
+			{
+				Name:    "deviceauthorization_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[12]},
+			},
+			{
+				Name:    "deviceauthorization_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[13]},
+			},
+			{
+				Name:    "deviceauthorization_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeviceAuthorizationsColumns[14]},
 			},
 		},
 	}
@@ -448,6 +475,11 @@ var (
 				Name:    "farmtask_farm_id_change_seq",
 				Unique:  false,
 				Columns: []*schema.Column{FarmTasksColumns[3], FarmTasksColumns[9]},
+			},
+			{
+				Name:    "farmtask_birth_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{FarmTasksColumns[10]},
 			},
 		},
 	}
@@ -796,6 +828,21 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OauthCodesColumns[7]},
 			},
+			{
+				Name:    "oauthcode_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[9]},
+			},
+			{
+				Name:    "oauthcode_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[10]},
+			},
+			{
+				Name:    "oauthcode_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[11]},
+			},
 		},
 	}
 	// OauthGrantsColumns holds the columns for the "oauth_grants" table.
@@ -835,6 +882,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OauthGrantsColumns[8]},
 			},
+			{
+				Name:    "oauthgrant_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[7]},
+			},
 		},
 	}
 	// RecordsColumns holds the columns for the "records" table.
@@ -866,9 +918,12 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "record_farm_id_is_active_created_at",
+				Name:    "record_farm_id_created_at_id_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[3], RecordsColumns[1]},
+				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[1], RecordsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_active",
+				},
 			},
 			{
 				Name:    "record_farm_id_change_seq",
@@ -990,6 +1045,16 @@ var (
 				Name:    "refreshtoken_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{RefreshTokensColumns[5]},
+			},
+			{
+				Name:    "refreshtoken_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[9]},
+			},
+			{
+				Name:    "refreshtoken_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[10]},
 			},
 		},
 	}

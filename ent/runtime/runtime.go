@@ -314,6 +314,12 @@ func init() {
 	changecounter.DefaultSeq = changecounterDescSeq.Default.(int64)
 	// changecounter.SeqValidator is a validator for the "seq" field. It is called by the builders before save.
 	changecounter.SeqValidator = changecounterDescSeq.Validators[0].(func(int64) error)
+	// changecounterDescRecords is the schema descriptor for records field.
+	changecounterDescRecords := changecounterFields[2].Descriptor()
+	// changecounter.DefaultRecords holds the default value on creation for the records field.
+	changecounter.DefaultRecords = changecounterDescRecords.Default.(int64)
+	// changecounter.RecordsValidator is a validator for the "records" field. It is called by the builders before save.
+	changecounter.RecordsValidator = changecounterDescRecords.Validators[0].(func(int64) error)
 	deviceauthorizationMixin := schema.DeviceAuthorization{}.Mixin()
 	deviceauthorizationMixinFields0 := deviceauthorizationMixin[0].Fields()
 	_ = deviceauthorizationMixinFields0

@@ -188,7 +188,7 @@ func (FarmTask) Edges() []ent.Edge {
 
 // Indexes of the FarmTask: the farm's list filters by status and sorts by due date.
 func (FarmTask) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("farm_id", "status", "due_date"), index.Fields("farm_id", "change_seq")}
+	return []ent.Index{index.Fields("farm_id", "status", "due_date"), index.Fields("farm_id", "change_seq"), index.Fields("birth_event_id")}
 }
 
 // Annotations of the FarmTask.

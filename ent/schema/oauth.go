@@ -75,7 +75,8 @@ func (AccessToken) Edges() []ent.Edge {
 
 // Indexes of the AccessToken.
 func (AccessToken) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at"), index.Fields("grant_id")}
+	// client_id: revoking or deleting a client finds its tokens.
+	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at"), index.Fields("grant_id"), index.Fields("client_id")}
 }
 
 // Annotations of the AccessToken.

@@ -46,7 +46,7 @@ func (OAuthGrant) Edges() []ent.Edge {
 
 // Indexes of the OAuthGrant.
 func (OAuthGrant) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("user_id")}
+	return []ent.Index{index.Fields("user_id"), index.Fields("client_id")}
 }
 
 // Annotations of the OAuthGrant.
@@ -89,7 +89,7 @@ func (OAuthCode) Edges() []ent.Edge {
 
 // Indexes of the OAuthCode.
 func (OAuthCode) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("expires_at")}
+	return []ent.Index{index.Fields("expires_at"), index.Fields("client_id"), index.Fields("user_id"), index.Fields("grant_id")}
 }
 
 // Annotations of the OAuthCode.
@@ -130,7 +130,7 @@ func (RefreshToken) Edges() []ent.Edge {
 
 // Indexes of the RefreshToken.
 func (RefreshToken) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("grant_id"), index.Fields("expires_at")}
+	return []ent.Index{index.Fields("grant_id"), index.Fields("expires_at"), index.Fields("client_id"), index.Fields("user_id")}
 }
 
 // Annotations of the RefreshToken.
@@ -178,7 +178,7 @@ func (DeviceAuthorization) Edges() []ent.Edge {
 
 // Indexes of the DeviceAuthorization.
 func (DeviceAuthorization) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("expires_at")}
+	return []ent.Index{index.Fields("expires_at"), index.Fields("client_id"), index.Fields("user_id"), index.Fields("grant_id")}
 }
 
 // Annotations of the DeviceAuthorization.
@@ -211,7 +211,7 @@ func (BrowserSession) Edges() []ent.Edge {
 
 // Indexes of the BrowserSession.
 func (BrowserSession) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("expires_at")}
+	return []ent.Index{index.Fields("expires_at"), index.Fields("user_id")}
 }
 
 // Annotations of the BrowserSession.

@@ -184,6 +184,11 @@ func (ChangeCounter) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("id", uuid.UUID{}).Immutable(),
 		field.Int64("seq").NonNegative().Default(0),
+		// The farm's active records, kept by the change-tracking hooks in the transaction
+		// that creates or deletes them (the counter row is held until it commits), so that
+		// a list's exact total costs a primary-key read instead of counting the farm.
+		field.Int64("records").NonNegative().Default(0).
+			Comment("How many active records the farm has; kept with every record write."),
 	}
 }
 

@@ -43,6 +43,24 @@ type DB struct {
 	Dialect string
 
 	queries atomic.Int64
+	// observe, when set, is told every statement (Observe).
+	observe atomic.Pointer[func(query string, args []any)]
+}
+
+// Observe makes fn see every statement that goes through the ent client, with its
+// arguments, until the returned function is called. Tests use it to EXPLAIN the statements
+// the real handlers issue; fn must be safe for concurrent use.
+func (d *DB) Observe(fn func(query string, args []any)) (stop func()) {
+	d.observe.Store(&fn)
+	return func() { d.observe.Store(nil) }
+}
+
+func (d *DB) seen(query string, args any) {
+	d.queries.Add(1)
+	if fn := d.observe.Load(); fn != nil {
+		a, _ := args.([]any)
+		(*fn)(query, a)
+	}
 }
 
 // Queries reports how many statements went through the ent client since Open; tests use it
@@ -99,7 +117,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("connect to %s: %w", redact(rawURL), err)
 	}
 	d := &DB{SQL: pool, Dialect: dia}
-	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), n: &d.queries}
+	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), d: d}
 	d.Client = ent.NewClient(ent.Driver(drv))
 	return d, nil
 }
@@ -116,16 +134,16 @@ func redact(raw string) string {
 // countingDriver counts the statements that ent sends.
 type countingDriver struct {
 	dialect.Driver
-	n *atomic.Int64
+	d *DB
 }
 
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	d.n.Add(1)
+	d.d.seen(query, args)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	d.n.Add(1)
+	d.d.seen(query, args)
 	return d.Driver.Query(ctx, query, args, v)
 }
 
@@ -134,7 +152,7 @@ func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &countingTx{Tx: tx, n: d.n}, nil
+	return &countingTx{Tx: tx, d: d.d}, nil
 }
 
 func (d *countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
@@ -144,20 +162,20 @@ func (d *countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dial
 	if err != nil {
 		return nil, err
 	}
-	return &countingTx{Tx: tx, n: d.n}, nil
+	return &countingTx{Tx: tx, d: d.d}, nil
 }
 
 type countingTx struct {
 	dialect.Tx
-	n *atomic.Int64
+	d *DB
 }
 
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	t.n.Add(1)
+	t.d.seen(query, args)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
-	t.n.Add(1)
+	t.d.seen(query, args)
 	return t.Tx.Query(ctx, query, args, v)
 }

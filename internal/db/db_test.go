@@ -2,12 +2,14 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"ariga.io/atlas/sql/migrate"
+	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
@@ -270,6 +272,77 @@ func TestRegisterMigrationLinksStoredFacts(t *testing.T) {
 			want := []string{"a1:" + sire, "a1:" + dam, "a1:" + calf1, "a1:" + calf2, "a2:" + dam}
 			if strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Fatalf("links %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestRecordCountBackfill migrates a database that has records from before the farms'
+// record counts (ChangeCounter.records): the migration counts each farm's active records,
+// on the farm's counter row or on a new one, so the lists' totals are exact at once.
+func TestRecordCountBackfill(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before string
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_join_indexes_record_count.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no record-count migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			// Farm a has a counter row (change numbers taken) and 3 records, one deleted;
+			// farm b has 2 records and no counter row; farm c has none.
+			stmts := []string{
+				"INSERT INTO change_counters (id, seq) VALUES ('a0000000-0000-4000-8000-000000000000', 7)",
+			}
+			for _, f := range []string{"a", "b", "c"} {
+				stmts = append(stmts, fmt.Sprintf("INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('%s0000000-0000-4000-8000-000000000000', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '%s', 'CATTLE')", f, f))
+			}
+			for i, r := range []struct {
+				farm   string
+				active bool
+			}{{"a", true}, {"a", true}, {"a", false}, {"b", true}, {"b", true}} {
+				stmts = append(stmts, fmt.Sprintf("INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('00000000-0000-4000-8000-00000000000%d', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, %t, 'FEED', 'r', CURRENT_TIMESTAMP, '%s0000000-0000-4000-8000-000000000000')", i, r.active, r.farm))
+			}
+			for _, q := range stmts {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range d.Client.ChangeCounter.Query().AllX(ctx) {
+				t.Logf("counter %s: seq %d records %d", c.ID, c.Seq, c.Records)
+			}
+			for f, want := range map[string][2]int64{"a": {7, 2}, "b": {0, 2}} {
+				c, err := d.Client.ChangeCounter.Get(ctx, uuid.MustParse(f+"0000000-0000-4000-8000-000000000000"))
+				if err != nil || c.Seq != want[0] || c.Records != want[1] {
+					t.Fatalf("farm %s: counter %+v (%v), want seq %d and %d records", f, c, err, want[0], want[1])
+				}
+			}
+			if n := d.Client.ChangeCounter.Query().CountX(ctx); n != 2 {
+				t.Fatalf("%d counter rows, want 2 (none for a farm without records)", n)
 			}
 		})
 	}

@@ -61,6 +61,25 @@ func Record(unfiltered func(context.Context) context.Context) ent.Hook {
 		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
 			rows, err := c.Record.Query().Where(record.IDIn(ids...)).All(ctx)
 			return byID(rows, func(r *gen.Record) (uuid.UUID, any) { return r.ID, recordData(r) }), err
+		},
+		tally: func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (int64, error) {
+			v, set := m.Field(record.FieldIsActive)
+			active, _ := v.(bool)
+			if m.Op().Is(ent.OpCreate) {
+				if set && !active {
+					return 0, nil
+				}
+				return 1, nil
+			}
+			if !set {
+				return 0, nil
+			}
+			// Only the rows whose state flips count.
+			n, err := c.Record.Query().Where(record.IDIn(ids...), record.IsActive(!active)).Count(ctx)
+			if active {
+				return int64(n), err
+			}
+			return -int64(n), err
 		}}
 	return k.hook()
 }

@@ -91,6 +91,10 @@ type kind struct {
 	after  func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID, farms []uuid.UUID, before any) error
 	// unfiltered returns a context in which queries also see soft-deleted rows.
 	unfiltered func(context.Context) context.Context
+	// tally, for records, returns how many of the rows the mutation makes active (a
+	// positive count) or inactive (negative), before it runs; the farm's counter row keeps
+	// the sum (ChangeCounter.records).
+	tally func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (int64, error)
 }
 
 // The generated mutations all have these methods; the hooks reach them through interfaces
@@ -144,6 +148,12 @@ func (k *kind) hook() ent.Hook {
 					return nil, err
 				}
 			}
+			var delta int64
+			if k.tally != nil {
+				if delta, err = k.tally(k.unfiltered(ctx), c, m, ids); err != nil {
+					return nil, err
+				}
+			}
 			var prior any
 			if k.before != nil {
 				if prior, err = k.before(ctx, c, m, ids); err != nil {
@@ -153,6 +163,10 @@ func (k *kind) hook() ent.Hook {
 			v, err := next.Mutate(ctx, m)
 			if err != nil {
 				return v, err
+			}
+			if delta != 0 {
+				// tally counts only the rows of counted kinds, which change one farm per statement.
+				st.count(farms[0], delta)
 			}
 			if change != "" && k.name != "" {
 				for _, id := range ids {
@@ -265,6 +279,7 @@ type pending struct {
 type txState struct {
 	mu     sync.Mutex
 	seqs   map[uuid.UUID]int64
+	counts map[uuid.UUID]int64 // records made active (+) or inactive (-) per farm
 	events []pending
 	index  map[[2]string]int
 }
@@ -287,7 +302,7 @@ func stateOf(ctx context.Context, m ent.Mutation, k *kind) (*txState, *gen.Clien
 	if v, ok := states.Load(tx); ok {
 		return v.(*txState), m.(withClient).Client(), nil
 	}
-	st := &txState{seqs: map[uuid.UUID]int64{}, index: map[[2]string]int{}}
+	st := &txState{seqs: map[uuid.UUID]int64{}, counts: map[uuid.UUID]int64{}, index: map[[2]string]int{}}
 	if _, loaded := states.LoadOrStore(tx, st); loaded {
 		v, _ := states.Load(tx)
 		return v.(*txState), m.(withClient).Client(), nil
@@ -335,6 +350,13 @@ func (st *txState) next(ctx context.Context, c *gen.Client, key uuid.UUID) (int6
 	return row.Seq, nil
 }
 
+// count adds n to the farm's record count when the transaction commits.
+func (st *txState) count(farm uuid.UUID, n int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.counts[farm] += n
+}
+
 // add remembers a change, merging it with earlier changes of the same entity in the
 // transaction: a created entity stays created, a deleted one deleted.
 func (st *txState) add(k *kind, change string, id, farm uuid.UUID) {
@@ -365,6 +387,22 @@ const insertChunk = 500
 // to, one outbox event each with one delivery per endpoint. It costs one query when no
 // endpoint listens; otherwise one more per kind and the inserts.
 func (st *txState) flush(ctx context.Context, c *gen.Client) error {
+	// The counter rows are this transaction's already (next took them), so the counts
+	// change in the order the records did.
+	for farm, n := range st.counts {
+		if n == 0 {
+			continue
+		}
+		u := c.ChangeCounter.UpdateOneID(farm)
+		// By name: the schema package compiles before the field's setter is generated.
+		err := u.Mutation().AddField("records", n)
+		if err == nil {
+			err = u.Exec(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("count the farm's records: %w", err)
+		}
+	}
 	if len(st.events) == 0 {
 		return nil
 	}

@@ -1,0 +1,206 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+	"github.com/herdbook/herdbook/internal/seed"
+)
+
+// bigTable is the size from which a sequential scan fails TestStatementsUseIndexes: below
+// it PostgreSQL may rightly prefer reading a small table whole.
+const bigTable = 10_000
+
+// TestStatementsUseIndexes seeds a farm whose records, items, links and files tables are
+// over bigTable rows on PostgreSQL, sends every REST read (lists, single reads, the
+// evidence review, the settings and the change feed) through the real handlers, captures
+// the statements they issue, and EXPLAINs each with its arguments and with sequential
+// scans disabled: the planner then uses an index wherever one can serve, so a sequential
+// scan left in a plan is a join or filter that no index serves, and fails on a big table.
+// (With them enabled, a table of this size is small enough that PostgreSQL may read it
+// whole even where an index exists; on a farm of 100,000 records it would not.)
+func TestStatementsUseIndexes(t *testing.T) {
+	if os.Getenv(herdbooktest.EnvPostgres) == "" {
+		t.Skipf("EXPLAIN runs on PostgreSQL: set %s", herdbooktest.EnvPostgres)
+	}
+	t.Parallel()
+	ctx := context.Background()
+	d := herdbooktest.MustDB(t, "postgres")
+	app := herdbooktest.NewApp(t, d)
+	owner := app.MustUser()
+	res, err := seed.Run(ctx, d.Client, seed.Options{
+		Owner: owner.ID, Farms: 1, AnimalsPerFarm: 1500, GroupsPerFarm: 20, RecordsPerFarm: 10_500, ItemsPerRecord: 2, Seed: 7,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	farm := res.FarmIDs[0]
+	// A file on every record (metadata only), as the benchmark harness attaches them.
+	if _, err := d.SQL.ExecContext(ctx, `
+		WITH ins AS (INSERT INTO files (id, created_at, updated_at, is_active, name, mime_type, size, storage_key, farm_id)
+			SELECT gen_random_uuid(), now(), now(), true, 'photo.jpg', 'image/jpeg', 1000, 'explain/' || id, farm_id
+			FROM records RETURNING id, storage_key)
+		INSERT INTO file_records (file_id, record_id) SELECT id, substr(storage_key, 9)::uuid FROM ins`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	base := "/v1/farm/" + farm.String()
+	if res := app.Do("PUT", base+"/birth-history/settings", owner.Token, cattleSettings); res.Status != 200 {
+		t.Fatalf("settings: %d %s", res.Status, res.Body)
+	}
+	rec, err := d.Client.Record.Query().Where(record.FarmID(farm)).Order(record.ByCreatedAt()).Offset(5000).First(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := rec.QueryFiles().First(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dams, err := d.Client.Animal.Query().Where(animal.FarmID(farm)).Limit(20).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := app.Do("GET", base+"/records?take=1", owner.Token, nil).JSON(t)["next_cursor"].(string)
+	app.Do("POST", base+"/records", owner.Token, fmt.Sprintf(`{"animal_ids":[%q],"name":"After","type":"FEED","applied_at":"2026-01-01T00:00:00Z"}`, dams[0]))
+
+	paths := []string{
+		"/v1/farm",
+		base,
+		base + "/records?take=50",
+		base + "/records?take=10",
+		base + "/records?skip=10000&take=50",
+		base + "/records?updated_since=" + url.QueryEscape(cursor),
+		base + "/records/" + rec.ID.String(),
+		base + "/notifications",
+		base + "/farm-tasks",
+		base + "/birth-history/settings",
+		base + "/birth-history/protocol",
+		base + "/webhooks",
+		"/v1/file?farm_id=" + farm.String(),
+		"/v1/file/" + file.ID.String(),
+	}
+	for _, dam := range dams {
+		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")
+	}
+
+	type statement struct {
+		query string
+		args  []any
+		path  string
+	}
+	var (
+		mu   sync.Mutex
+		seen = map[string]statement{}
+		path string
+	)
+	stop := d.Observe(func(query string, args []any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, ok := seen[query]; !ok {
+			seen[query] = statement{query, args, path}
+		}
+	})
+	for _, p := range paths {
+		mu.Lock()
+		path = p
+		mu.Unlock()
+		if res := app.Do("GET", p, owner.Token, nil); res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", p, res.Status, res.Body)
+		}
+	}
+	stop()
+
+	rows := map[string]float64{}
+	r, err := d.SQL.QueryContext(ctx, `SELECT relname, reltuples FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var name string
+		var n float64
+		if err := r.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		rows[name] = n
+	}
+	r.Close()
+	for _, big := range []string{"records", "record_items", "file_records", "files", "record_animals"} {
+		if rows[big] < bigTable {
+			t.Fatalf("the seeded %s has %.0f rows, not over %d: the test proves nothing", big, rows[big], bigTable)
+		}
+	}
+
+	conn, err := d.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	explained := 0
+	for _, st := range seen {
+		if !strings.HasPrefix(strings.TrimSpace(strings.ToUpper(st.query)), "SELECT") {
+			continue
+		}
+		var plan string
+		if err := conn.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+st.query, st.args...).Scan(&plan); err != nil {
+			t.Fatalf("EXPLAIN %s: %v", st.query, err)
+		}
+		explained++
+		for _, scan := range seqScans(t, plan) {
+			if rows[scan] > bigTable {
+				t.Errorf("GET %s reads the whole %s (%.0f rows):\n%s\n%s", st.path, scan, rows[scan], st.query, plan)
+			}
+		}
+	}
+	t.Logf("%d statements explained from %d requests; table rows: records %.0f, record_items %.0f, file_records %.0f",
+		explained, len(paths), rows["records"], rows["record_items"], rows["file_records"])
+}
+
+// seqScans lists the tables a JSON plan reads whole: with a sequential scan, or with an
+// index scan that has no index condition (what the planner falls back to with sequential
+// scans disabled when the table has an index but none that serves the filter).
+func seqScans(t *testing.T, plan string) []string {
+	var doc []map[string]any
+	if err := json.Unmarshal([]byte(plan), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		switch n["Node Type"] {
+		case "Index Scan", "Index Only Scan":
+			if _, ok := n["Index Cond"]; ok {
+				break
+			}
+			fallthrough
+		case "Seq Scan":
+			rel, _ := n["Relation Name"].(string)
+			out = append(out, rel)
+		}
+		kids, _ := n["Plans"].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				walk(m)
+			}
+		}
+	}
+	for _, p := range doc {
+		if m, ok := p["Plan"].(map[string]any); ok {
+			walk(m)
+		}
+	}
+	return out
+}
