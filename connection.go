@@ -125,7 +125,15 @@ func (s *Service) GroupConnection(ctx context.Context, farmID uuid.UUID, w Windo
 		return nil, err
 	}
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+	conn, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+	if err == nil {
+		groups := make([]*ent.Group, len(conn.Edges))
+		for i, e := range conn.Edges {
+			groups[i] = e.Node
+		}
+		notePageGroups(ctx, groups)
+	}
+	return conn, err
 }
 
 // RecordConnection pages through a farm's active records. edges names the edges the page's
@@ -208,6 +216,15 @@ func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w W
 func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
 	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
 		return nil, err
+	}
+	if where == nil && ((w.First != nil && *w.First == 0) || (w.Last != nil && *w.Last == 0)) {
+		if err := w.validate(); err != nil {
+			return nil, err
+		}
+		// A count of every group of the request's group page, in one statement.
+		if c, ok, err := s.batchedGroupAnimalCount(ctx, groupID, w); ok {
+			return c, err
+		}
 	}
 	g, err := s.Client(ctx).Group.Get(ctx, groupID)
 	if err != nil {

@@ -36,6 +36,8 @@ type requestState struct {
 	// pageFarms are the farms a farm connection returned in this request: the parents one
 	// batched load of their records serves (batch.go).
 	pageFarms []uuid.UUID
+	// pageGroups are the groups a group connection returned, with their farms (groupcount.go).
+	pageGroups map[uuid.UUID]uuid.UUID
 }
 
 // WithRequestScope returns a context that caches, for the length of one request, what the
