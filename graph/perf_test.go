@@ -170,3 +170,40 @@ func TestRecordsPagesAcrossFarms(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkHarnessRecordsPage is the side-by-side benchmark's GraphQL page (first 50 of 200
+// records with items and files) through the whole HTTP stack.
+func BenchmarkHarnessRecordsPage(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			f := app.MustFarm(u, "Bench")
+			seedRecords(b, app, u, f.ID, 200)
+			vars := map[string]any{"f": f.ID.String(), "n": 50}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				app.GraphQL(u.Token, harnessRecordsPage, vars)
+			}
+		})
+	}
+}
+
+// BenchmarkFarmsRecords is every farm's first 10 records with items and files, for 10 farms.
+func BenchmarkFarmsRecords(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			for i := 0; i < 10; i++ {
+				seedRecords(b, app, u, app.MustFarm(u, fmt.Sprintf("Bench %d", i)).ID, 20)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				app.GraphQL(u.Token, farmsWithRecords, nil)
+			}
+		})
+	}
+}
