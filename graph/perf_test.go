@@ -207,3 +207,49 @@ func BenchmarkFarmsRecords(b *testing.B) {
 		})
 	}
 }
+
+// TestTaskBoardPreviewsAreBatched: the previews of a task board's births cost one statement,
+// not one per birth.
+func TestTaskBoardPreviewsAreBatched(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		board := `query($f: ID!) { farm(id: $f) { tasks(first: 50) { edges { node {
+			name birthEvent { id preview { id createdAt } } } } } } }`
+		counts := map[int]int64{}
+		for _, births := range []int{1, 3} {
+			c := newCalvingFarm(t, app, owner, 1)
+			previews := map[string]bool{}
+			for i := 0; i < births; i++ {
+				dam := app.MustAnimal(owner, uuid.MustParse(c.farmID), fmt.Sprintf("COW-%d", i)).ID.String()
+				out := app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!) {
+					birthPreviewCreate(input: {farmID: $f, damID: $dam, birthDate: "2026-04-20"}) { birthPreview { id } } }`,
+					map[string]any{"f": c.farmID, "dam": dam})
+				wantNoErrors(t, out)
+				p := dig(t, out, "data.birthPreviewCreate.birthPreview.id").(string)
+				previews[p] = true
+				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r}) { birthEvent { id } } }`,
+					map[string]any{"f": c.farmID, "p": p, "r": fmt.Sprint(i)})
+				wantNoErrors(t, out)
+			}
+			counts[births] = app.Queries(func() {
+				out := app.GraphQL(owner.Token, board, map[string]any{"f": c.farmID})
+				wantNoErrors(t, out)
+				edges := dig(t, out, "data.farm.tasks.edges").([]any)
+				if len(edges) != 2*births {
+					t.Fatalf("%d tasks, want %d", len(edges), 2*births)
+				}
+				for _, e := range edges {
+					if p := dig(t, e, "node.birthEvent.preview.id").(string); !previews[p] {
+						t.Fatalf("preview %s is not one of this farm's", p)
+					}
+				}
+			})
+		}
+		if counts[1] != counts[3] {
+			t.Fatalf("statements grow with the births: %v", counts)
+		}
+		t.Logf("task board with births' previews: %d statements for any number of births", counts[3])
+	})
+}
