@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )

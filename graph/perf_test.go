@@ -168,6 +168,30 @@ func TestRecordsPagesAcrossFarms(t *testing.T) {
 		if dig(t, out, p+".totalCount") != float64(6) || dig(t, out, p+".edges.0.node.name") != "r3" || dig(t, out, p+".edges.1.node.name") != "r2" {
 			t.Fatalf("after the cursor: %v", dig(t, out, p))
 		}
+		// One farm's pages (farm(id:), not a farm connection) answer the same.
+		one := `query($f: ID!, $after: Cursor) { farm(id: $f) {
+			page1: records(first: 2, orderBy: {field: NAME, direction: DESC}) { totalCount pageInfo { endCursor hasNextPage } edges { node { name } } }
+			tail: records(last: 2, orderBy: {field: NAME}) { totalCount pageInfo { hasPreviousPage } edges { node { name } } }
+			after: records(first: 2, after: $after, orderBy: {field: NAME, direction: DESC}) { totalCount edges { node { name } } } } }`
+		out = app.GraphQL(u.Token, one, map[string]any{"f": farmIDs[1].String(), "after": cursor})
+		wantNoErrors(t, out)
+		for _, c := range []struct{ path, want string }{
+			{"page1.edges.0.node.name", "r5"}, {"page1.edges.1.node.name", "r4"},
+			{"tail.edges.0.node.name", "r4"}, {"tail.edges.1.node.name", "r5"},
+			{"after.edges.0.node.name", "r3"}, {"after.edges.1.node.name", "r2"},
+		} {
+			if got := dig(t, out, "data.farm."+c.path); got != c.want {
+				t.Fatalf("one farm: %s = %v, want %s", c.path, got, c.want)
+			}
+		}
+		for _, a := range []string{"page1", "tail", "after"} {
+			if got := dig(t, out, "data.farm."+a+".totalCount"); got != float64(6) {
+				t.Fatalf("one farm: %s.totalCount = %v, want 6", a, got)
+			}
+		}
+		if dig(t, out, "data.farm.page1.pageInfo.hasNextPage") != true || dig(t, out, "data.farm.tail.pageInfo.hasPreviousPage") != true {
+			t.Fatalf("one farm: page info %v", dig(t, out, "data.farm"))
+		}
 	})
 }
 
