@@ -85,7 +85,15 @@ func (s *Service) FarmConnection(ctx context.Context, w Window, order *ent.FarmO
 		return nil, err
 	}
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
+	conn, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithFarmOrder(order), ent.WithFarmFilter(where.Filter))
+	if err == nil {
+		ids := make([]uuid.UUID, len(conn.Edges))
+		for i, e := range conn.Edges {
+			ids[i] = e.Node.ID
+		}
+		notePageFarms(ctx, ids)
+	}
+	return conn, err
 }
 
 // AnimalConnection pages through a farm's active animals.
@@ -117,12 +125,23 @@ func (s *Service) GroupConnection(ctx context.Context, farmID uuid.UUID, w Windo
 		return nil, err
 	}
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+	conn, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithGroupOrder(order), ent.WithGroupFilter(where.Filter))
+	if err == nil {
+		groups := make([]*ent.Group, len(conn.Edges))
+		for i, e := range conn.Edges {
+			groups[i] = e.Node
+		}
+		notePageGroups(ctx, groups)
+	}
+	return conn, err
 }
 
-// RecordConnection pages through a farm's active records.
-func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error) {
-	q, err := s.RecordQuery(ctx, farmID)
+// RecordConnection pages through a farm's active records. edges names the edges the page's
+// nodes select, loaded with the page. Without a where filter, the pages of every farm of the
+// request's farm connection are loaded together (recordpage.go): the cost does not grow with
+// the number of farms.
+func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.RecordOrder, where *ent.RecordWhereInput, edges RecordEdges) (*ent.RecordConnection, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +151,14 @@ func (s *Service) RecordConnection(ctx context.Context, farmID uuid.UUID, w Wind
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
+	if where == nil {
+		if c, ok, err := s.batchedRecords(ctx, v, farmID, w, order, edges); ok {
+			return c, err
+		}
+	}
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
+	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithRecordOrder(order), ent.WithRecordFilter(where.Filter))
 }
 
 // FileConnection pages through a farm's files that are not deleted.
@@ -191,6 +216,15 @@ func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w W
 func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
 	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
 		return nil, err
+	}
+	if where == nil && ((w.First != nil && *w.First == 0) || (w.Last != nil && *w.Last == 0)) {
+		if err := w.validate(); err != nil {
+			return nil, err
+		}
+		// A count of every group of the request's group page, in one statement.
+		if c, ok, err := s.batchedGroupAnimalCount(ctx, groupID, w); ok {
+			return c, err
+		}
 	}
 	g, err := s.Client(ctx).Group.Get(ctx, groupID)
 	if err != nil {

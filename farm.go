@@ -240,3 +240,24 @@ func (s *Service) DeleteFarm(ctx context.Context, id uuid.UUID) error {
 		return notFound(s.Client(ctx).Farm.UpdateOneID(id).SetIsActive(false).Exec(ctx), "farm", id)
 	})
 }
+
+// GraphFarm returns one farm of the viewer for the graph. Without collect it costs no
+// statement once the request has loaded the viewer's memberships (request.go): the farm came
+// with them. With collect, it loads the farm with the edges the GraphQL selection asks for
+// (its members and their users), one statement per edge, never one per member.
+func (s *Service) GraphFarm(ctx context.Context, id uuid.UUID, collect bool) (*ent.Farm, error) {
+	if _, _, err := s.authorizeFarm(ctx, id, RoleReader, ScopeReadFarms); err != nil {
+		return nil, err
+	}
+	if !collect {
+		if f := viewerFarm(ctx, id); f != nil {
+			return f, nil
+		}
+	}
+	q, err := s.Client(ctx).Farm.Query().Where(farm.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := q.Only(ctx)
+	return f, notFound(err, "farm", id)
+}

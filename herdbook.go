@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	_ "github.com/herdbook/herdbook/ent/runtime" // registers the schema's hooks and interceptors
 	"github.com/herdbook/herdbook/ent/schema"
@@ -120,6 +119,9 @@ func New(client *ent.Client, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	// Any write made with a request's context makes that request load the viewer's
+	// memberships again (request.go).
+	client.Use(forgetOnWrite)
 	return s
 }
 
@@ -183,23 +185,19 @@ func authenticate(ctx context.Context, scopes ...string) (*Viewer, error) {
 
 // authorizeFarm applies the farm-scoped check order: authentication (401), scopes (403),
 // an active farm with an active membership of the viewer (404), then the minimum role (401).
-// It costs one query.
+// It costs one query, or none once the request has loaded the viewer's memberships
+// (request.go).
 func (s *Service) authorizeFarm(ctx context.Context, farmID uuid.UUID, min Role, scopes ...string) (*Viewer, *ent.FarmMember, error) {
 	v, err := authenticate(ctx, scopes...)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := s.Client(ctx).FarmMember.Query().
-		Where(
-			farmmember.FarmID(farmID),
-			farmmember.UserID(v.UserID),
-			farmmember.HasFarmWith(farm.IsActive(true)),
-		).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil, Errorf(ENOTFOUND, "farm %s not found", farmID)
-	}
+	m, err := s.viewerMember(ctx, v, farmID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if m == nil {
+		return nil, nil, Errorf(ENOTFOUND, "farm %s not found", farmID)
 	}
 	if roleRank(m.Role) < roleRank(min) {
 		return nil, nil, Errorf(EUNAUTHORIZED, "this operation needs the %s role or above; you are %s", min, m.Role)

@@ -8,6 +8,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
@@ -46,6 +47,23 @@ func (s *Service) RecordsByID(ctx context.Context, farmID uuid.UUID, ids []uuid.
 	rs, err := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), record.IDIn(dedupe(ids)...)).All(IncludeInactive(ctx))
 	for _, r := range rs {
 		out[r.ID] = r
+	}
+	return out, err
+}
+
+// BirthPreviewsByID returns the farm's previews with the given ids, by id, in one query.
+// Needs read:records.
+func (s *Service) BirthPreviewsByID(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]*ent.BirthPreview, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID]*ent.BirthPreview{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ps, err := s.Client(ctx).BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.IDIn(dedupe(ids)...)).All(ctx)
+	for _, p := range ps {
+		out[p.ID] = p
 	}
 	return out, err
 }

@@ -28,7 +28,7 @@ func (r *birthEventResolver) Dam(ctx context.Context, obj *ent.BirthEvent) (*ent
 
 // Preview is the resolver for the preview field.
 func (r *birthEventResolver) Preview(ctx context.Context, obj *ent.BirthEvent) (*ent.BirthPreview, error) {
-	return r.svc.BirthPreview(ctx, obj.FarmID, obj.PreviewID)
+	return r.preview(ctx, obj.FarmID, obj.PreviewID)
 }
 
 // Dam is the resolver for the dam field.

@@ -33,7 +33,7 @@ func (r *farmResolver) Groups(ctx context.Context, obj *ent.Farm, after *entgql.
 
 // Records is the resolver for the records field.
 func (r *farmResolver) Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error) {
-	return r.svc.RecordConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where)
+	return r.svc.RecordConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where, recordEdges(ctx))
 }
 
 // Files is the resolver for the files field.
@@ -153,7 +153,7 @@ func (r *queryResolver) Farms(ctx context.Context, after *entgql.Cursor[uuid.UUI
 
 // Farm is the resolver for the farm field.
 func (r *queryResolver) Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error) {
-	return nullIfNotFound(r.svc.Farm(ctx, id))
+	return nullIfNotFound(r.svc.GraphFarm(ctx, id, selects(ctx, "members")))
 }
 
 // AnimalsConnection is the resolver for the animalsConnection field.

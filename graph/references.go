@@ -15,22 +15,23 @@ import (
 // objects of a page share, or that a list's resolver loaded for the whole page at once, is
 // not loaded again for each object.
 type references struct {
-	mu      sync.Mutex
-	animals map[uuid.UUID]*ent.Animal
+	mu       sync.Mutex
+	animals  map[uuid.UUID]*ent.Animal
+	previews map[uuid.UUID]*ent.BirthPreview
 }
 
 type referencesKey struct{}
 
 // withReferences gives each operation its own cache; it lives as long as the operation.
 func withReferences(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	return next(context.WithValue(ctx, referencesKey{}, &references{animals: map[uuid.UUID]*ent.Animal{}}))
+	return next(context.WithValue(ctx, referencesKey{}, &references{animals: map[uuid.UUID]*ent.Animal{}, previews: map[uuid.UUID]*ent.BirthPreview{}}))
 }
 
 func referencesFrom(ctx context.Context) *references {
 	if r, ok := ctx.Value(referencesKey{}).(*references); ok {
 		return r
 	}
-	return &references{animals: map[uuid.UUID]*ent.Animal{}}
+	return &references{animals: map[uuid.UUID]*ent.Animal{}, previews: map[uuid.UUID]*ent.BirthPreview{}}
 }
 
 // animal returns the farm's animal with the id: from the operation's cache when a page
@@ -70,12 +71,32 @@ func (r *Resolver) loadAnimals(ctx context.Context, farmID uuid.UUID, ids []uuid
 	return nil
 }
 
-// withTaskDams loads, when the operation asks for them, the dams of the births of a page of
-// tasks, all in one query, before each task's birth resolves its dam.
+// withTaskDams loads, when the operation asks for them, the dams and the previews of the
+// births of a page of tasks, all in one query each, before each task's birth resolves them.
 func (r *Resolver) withTaskDams(ctx context.Context, farmID uuid.UUID) func(*ent.FollowUpTaskConnection, error) (*ent.FollowUpTaskConnection, error) {
 	return func(conn *ent.FollowUpTaskConnection, err error) (*ent.FollowUpTaskConnection, error) {
-		if err != nil || !selected(ctx, "edges", "node", "birthEvent", "dam") {
+		if err != nil {
 			return conn, err
+		}
+		if selected(ctx, "edges", "node", "birthEvent", "preview") {
+			var ids []uuid.UUID
+			for _, e := range conn.Edges {
+				if ev := e.Node.Edges.BirthEvent; ev != nil {
+					ids = append(ids, ev.PreviewID)
+				}
+			}
+			// A viewer who may not read previews gets the error at each preview field, as
+			// before, not on the whole page.
+			ps, _ := r.svc.BirthPreviewsByID(ctx, farmID, ids)
+			refs := referencesFrom(ctx)
+			refs.mu.Lock()
+			for id, p := range ps {
+				refs.previews[id] = p
+			}
+			refs.mu.Unlock()
+		}
+		if !selected(ctx, "edges", "node", "birthEvent", "dam") {
+			return conn, nil
 		}
 		var dams []uuid.UUID
 		for _, e := range conn.Edges {
@@ -88,4 +109,17 @@ func (r *Resolver) withTaskDams(ctx context.Context, farmID uuid.UUID) func(*ent
 		}
 		return conn, nil
 	}
+}
+
+// preview returns the farm's preview with the id: from the operation's cache when a page
+// loaded it already, else loaded now (through the service, which authorizes the farm).
+func (r *Resolver) preview(ctx context.Context, farmID, id uuid.UUID) (*ent.BirthPreview, error) {
+	refs := referencesFrom(ctx)
+	refs.mu.Lock()
+	p, ok := refs.previews[id]
+	refs.mu.Unlock()
+	if ok && p.FarmID == farmID {
+		return p, nil
+	}
+	return r.svc.BirthPreview(ctx, farmID, id)
 }

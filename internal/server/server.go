@@ -127,6 +127,8 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 
 	var h http.Handler = mux
+	// Each request loads its viewer's memberships at most once (herdbook.RequestScoped).
+	h = herdbook.RequestScoped(h)
 	h = httpapi.BodyDeadline(cfg.BodyPace, h)
 	h = corsFor(cfg.WebOrigin).Handler(h)
 	h = httpapi.AccessLog(cfg.Logger, h)

@@ -1,0 +1,178 @@
+package herdbook
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/farmmember"
+)
+
+// A request learns its viewer's memberships once. The first farm check of a request loads
+// every active membership of the viewer in an active farm, together with those farms, in one
+// statement; every later check of the same request (each GraphQL resolver, each service call
+// a REST handler makes) is answered from that. The state lives in the request's context and
+// dies with it: nothing is shared between requests, so a revoked token, a removed member or a
+// deleted farm takes effect on the very next request. Within a request, a write to a
+// membership or a farm forgets what was loaded (the hooks below), so a mutation followed by a
+// read in the same GraphQL document sees its own write.
+
+type requestKey struct{}
+
+// requestState is one request's knowledge of its viewer.
+type requestState struct {
+	mu      sync.Mutex
+	loaded  bool
+	userID  uuid.UUID
+	members map[uuid.UUID]*ent.FarmMember // farm id -> the viewer's active membership
+	farms   map[uuid.UUID]*ent.Farm       // the farms of those memberships
+
+	batches sync.Map // batch key -> *batch (batch.go)
+	// pageFarms are the farms a farm connection returned in this request: the parents one
+	// batched load of their records serves (batch.go).
+	pageFarms []uuid.UUID
+	// pageGroups are the groups a group connection returned, with their farms (groupcount.go).
+	pageGroups map[uuid.UUID]uuid.UUID
+}
+
+// WithRequestScope returns a context that caches, for the length of one request, what the
+// service learns about the viewer (its memberships and their farms). Call it once per
+// request; a context without it checks memberships with a statement each time.
+func WithRequestScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestKey{}, &requestState{})
+}
+
+// RequestScoped is the HTTP middleware that gives every request its own scope
+// (WithRequestScope).
+func RequestScoped(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(WithRequestScope(r.Context())))
+	})
+}
+
+func requestFrom(ctx context.Context) *requestState {
+	st, _ := ctx.Value(requestKey{}).(*requestState)
+	return st
+}
+
+// forget drops what the request loaded, after a write that may change it.
+func (st *requestState) forget() {
+	st.mu.Lock()
+	st.loaded, st.members, st.farms = false, nil, nil
+	st.mu.Unlock()
+	st.batches.Range(func(k, _ any) bool { st.batches.Delete(k); return true })
+}
+
+// memberships returns the viewer's active memberships in active farms, keyed by farm, and
+// those farms, loading them with one statement on the request's first call.
+func (s *Service) memberships(ctx context.Context, st *requestState, v *Viewer) (map[uuid.UUID]*ent.FarmMember, map[uuid.UUID]*ent.Farm, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.loaded && st.userID == v.UserID {
+		return st.members, st.farms, nil
+	}
+	const roleCol, memberCol = "viewer_member_role", "viewer_member_id"
+	// One statement: the farms joined with the viewer's memberships, whose role and id come
+	// back as extra columns of each farm row. ent applies predicates after it has chosen the
+	// columns, so this predicate can add the join and the two columns.
+	farms, err := s.Client(ctx).Farm.Query().
+		Where(farm.IsActive(true), func(q *sql.Selector) {
+			m := sql.Table(farmmember.Table).As("viewer_member")
+			q.Join(m).On(q.C(farm.FieldID), m.C(farmmember.FieldFarmID)).
+				Where(sql.And(sql.EQ(m.C(farmmember.FieldUserID), v.UserID), sql.EQ(m.C(farmmember.FieldIsActive), true))).
+				AppendSelectAs(m.C(farmmember.FieldRole), roleCol).
+				AppendSelectAs(m.C(farmmember.FieldID), memberCol)
+		}).All(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	members := make(map[uuid.UUID]*ent.FarmMember, len(farms))
+	byID := make(map[uuid.UUID]*ent.Farm, len(farms))
+	for _, f := range farms {
+		m := &ent.FarmMember{FarmID: f.ID, UserID: v.UserID, IsActive: true}
+		if err := scanValue(f, roleCol, func(b []byte) error { m.Role = farmmember.Role(b); return nil }); err != nil {
+			return nil, nil, err
+		}
+		if err := scanValue(f, memberCol, func(b []byte) error { return m.ID.UnmarshalText(b) }); err != nil {
+			return nil, nil, err
+		}
+		members[f.ID], byID[f.ID] = m, f
+	}
+	st.loaded, st.userID, st.members, st.farms = true, v.UserID, members, byID
+	return members, byID, nil
+}
+
+// scanValue hands the text of an extra selected column of f to set.
+func scanValue(f *ent.Farm, col string, set func([]byte) error) error {
+	val, err := f.Value(col)
+	if err != nil {
+		return err
+	}
+	switch x := val.(type) {
+	case []byte:
+		return set(x)
+	case string:
+		return set([]byte(x))
+	case nil:
+		return nil
+	default:
+		if u, ok := x.(interface{ String() string }); ok {
+			return set([]byte(u.String()))
+		}
+		return nil
+	}
+}
+
+// viewerMember returns the viewer's active membership of an active farm, from the request's
+// memberships when ctx has a request scope, or nil when there is none.
+func (s *Service) viewerMember(ctx context.Context, v *Viewer, farmID uuid.UUID) (*ent.FarmMember, error) {
+	if st := requestFrom(ctx); st != nil {
+		members, _, err := s.memberships(ctx, st, v)
+		if err != nil {
+			return nil, err
+		}
+		return members[farmID], nil
+	}
+	m, err := s.Client(ctx).FarmMember.Query().
+		Where(
+			farmmember.FarmID(farmID),
+			farmmember.UserID(v.UserID),
+			farmmember.IsActive(true),
+			farmmember.HasFarmWith(farm.IsActive(true)),
+		).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return m, err
+}
+
+// viewerFarm returns a farm of the viewer loaded with the request's memberships, or nil when
+// the request has none loaded.
+func viewerFarm(ctx context.Context, farmID uuid.UUID) *ent.Farm {
+	st := requestFrom(ctx)
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.loaded {
+		return nil
+	}
+	return st.farms[farmID]
+}
+
+// forgetOnWrite is an ent hook: a write to a farm or a membership makes the request load
+// memberships again.
+func forgetOnWrite(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		if st := requestFrom(ctx); st != nil {
+			defer st.forget()
+		}
+		return next.Mutate(ctx, m)
+	})
+}
