@@ -182,7 +182,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AnimalConnection", args: []any{f.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "GroupConnection", args: []any{f.ID, window, (*ent.GroupOrder)(nil), &ent.GroupWhereInput{NameEqualFold: ptr("a")}}},
 		{method: "RecordConnection", args: []any{f.ID, window, (*ent.RecordOrder)(nil),
-			&ent.RecordWhereInput{DescriptionContains: ptr("a"), And: []*ent.RecordWhereInput{{NameIn: []string{"b"}}}}}},
+			&ent.RecordWhereInput{DescriptionContains: ptr("a"), And: []*ent.RecordWhereInput{{NameIn: []string{"b"}}}}, herdbook.RecordEdges{}}},
 		{method: "FarmFeed", args: []any{herdbook.FeedPage{Since: &farmCursor}}},
 		{method: "RecordFeed", args: []any{f.ID, herdbook.FeedPage{Since: &recordCursor}}},
 		{method: "AnimalFeed", args: []any{f.ID, herdbook.FeedPage{Since: &animalCursor}}},
