@@ -168,6 +168,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "FarmConnection", args: []any{window, (*ent.FarmOrder)(nil),
 			&ent.FarmWhereInput{NameContains: ptr("a"), Not: &ent.FarmWhereInput{NameHasPrefix: ptr("b")}, Or: []*ent.FarmWhereInput{{NameIn: []string{"c"}}}}}},
 		{method: "AnimalConnection", args: []any{f.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
+		{method: "RegisterAnimalConnection", args: []any{f.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}, herdbook.AnimalFilter{AsOf: "2026-01-01", Status: "on_farm", Q: "T-"}}},
 		{method: "GroupConnection", args: []any{f.ID, window, (*ent.GroupOrder)(nil), &ent.GroupWhereInput{NameEqualFold: ptr("a")}}},
 		{method: "RecordConnection", args: []any{f.ID, window, (*ent.RecordOrder)(nil),
 			&ent.RecordWhereInput{DescriptionContains: ptr("a"), And: []*ent.RecordWhereInput{{NameIn: []string{"b"}}}}}},

@@ -42,6 +42,8 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Animal() AnimalResolver
+	AnimalProfile() AnimalProfileResolver
 	BirthEvent() BirthEventResolver
 	BirthPreview() BirthPreviewResolver
 	ChannelPreferences() ChannelPreferencesResolver
@@ -61,14 +63,18 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Animal struct {
-		CreatedAt func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		Groups    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		Name      func(childComplexity int) int
-		Tag       func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Dam         func(childComplexity int) int
+		FarmID      func(childComplexity int) int
+		Groups      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Identifiers func(childComplexity int) int
+		IsActive    func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Profile     func(childComplexity int, asOf *string) int
+		Sire        func(childComplexity int) int
+		Tag         func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
 	}
 
 	AnimalConnection struct {
@@ -88,6 +94,25 @@ type ComplexityRoot struct {
 	AnimalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AnimalProfile struct {
+		AdgKg       func(childComplexity int) int
+		AsOf        func(childComplexity int) int
+		BirthDate   func(childComplexity int) int
+		Breed       func(childComplexity int) int
+		Dam         func(childComplexity int) int
+		DamID       func(childComplexity int) int
+		GroupIDs    func(childComplexity int) int
+		Identifiers func(childComplexity int) int
+		Intact      func(childComplexity int) int
+		Sex         func(childComplexity int) int
+		Sire        func(childComplexity int) int
+		SireID      func(childComplexity int) int
+		Status      func(childComplexity int) int
+		StatusDate  func(childComplexity int) int
+		WeighedOn   func(childComplexity int) int
+		WeightKg    func(childComplexity int) int
 	}
 
 	AnimalUpdatePayload struct {
@@ -202,7 +227,7 @@ type ComplexityRoot struct {
 
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
-		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
@@ -361,6 +386,11 @@ type ComplexityRoot struct {
 	GroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Identifier struct {
+		Scheme func(childComplexity int) int
+		Value  func(childComplexity int) int
 	}
 
 	MemberAddPayload struct {
@@ -721,6 +751,17 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AnimalResolver interface {
+	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
+	Dam(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
+	Sire(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
+	Identifiers(ctx context.Context, obj *ent.Animal) ([]*model.Identifier, error)
+}
+type AnimalProfileResolver interface {
+	Dam(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error)
+
+	Sire(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error)
+}
 type BirthEventResolver interface {
 	Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error)
 	Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error)
@@ -743,7 +784,7 @@ type FarmResolver interface {
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
 	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
-	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
 	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
@@ -870,6 +911,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.CreatedAt(childComplexity), true
+	case "Animal.dam":
+		if e.ComplexityRoot.Animal.Dam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Dam(childComplexity), true
 	case "Animal.farmID":
 		if e.ComplexityRoot.Animal.FarmID == nil {
 			break
@@ -888,6 +935,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.ID(childComplexity), true
+	case "Animal.identifiers":
+		if e.ComplexityRoot.Animal.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Identifiers(childComplexity), true
 	case "Animal.isActive":
 		if e.ComplexityRoot.Animal.IsActive == nil {
 			break
@@ -900,6 +953,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Name(childComplexity), true
+	case "Animal.profile":
+		if e.ComplexityRoot.Animal.Profile == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_profile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Profile(childComplexity, args["asOf"].(*string)), true
+	case "Animal.sire":
+		if e.ComplexityRoot.Animal.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Sire(childComplexity), true
 	case "Animal.tag":
 		if e.ComplexityRoot.Animal.Tag == nil {
 			break
@@ -958,6 +1028,103 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
+
+	case "AnimalProfile.adgKg":
+		if e.ComplexityRoot.AnimalProfile.AdgKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.AdgKg(childComplexity), true
+	case "AnimalProfile.asOf":
+		if e.ComplexityRoot.AnimalProfile.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.AsOf(childComplexity), true
+	case "AnimalProfile.birthDate":
+		if e.ComplexityRoot.AnimalProfile.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.BirthDate(childComplexity), true
+	case "AnimalProfile.breed":
+		if e.ComplexityRoot.AnimalProfile.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Breed(childComplexity), true
+	case "AnimalProfile.dam":
+		if e.ComplexityRoot.AnimalProfile.Dam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Dam(childComplexity), true
+	case "AnimalProfile.damID":
+		if e.ComplexityRoot.AnimalProfile.DamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.DamID(childComplexity), true
+	case "AnimalProfile.groupIDs":
+		if e.ComplexityRoot.AnimalProfile.GroupIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.GroupIDs(childComplexity), true
+	case "AnimalProfile.identifiers":
+		if e.ComplexityRoot.AnimalProfile.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Identifiers(childComplexity), true
+	case "AnimalProfile.intact":
+		if e.ComplexityRoot.AnimalProfile.Intact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Intact(childComplexity), true
+	case "AnimalProfile.sex":
+		if e.ComplexityRoot.AnimalProfile.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Sex(childComplexity), true
+	case "AnimalProfile.sire":
+		if e.ComplexityRoot.AnimalProfile.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Sire(childComplexity), true
+	case "AnimalProfile.sireID":
+		if e.ComplexityRoot.AnimalProfile.SireID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.SireID(childComplexity), true
+	case "AnimalProfile.status":
+		if e.ComplexityRoot.AnimalProfile.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Status(childComplexity), true
+	case "AnimalProfile.statusDate":
+		if e.ComplexityRoot.AnimalProfile.StatusDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.StatusDate(childComplexity), true
+	case "AnimalProfile.weighedOn":
+		if e.ComplexityRoot.AnimalProfile.WeighedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.WeighedOn(childComplexity), true
+	case "AnimalProfile.weightKg":
+		if e.ComplexityRoot.AnimalProfile.WeightKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.WeightKg(childComplexity), true
 
 	case "AnimalUpdatePayload.animal":
 		if e.ComplexityRoot.AnimalUpdatePayload.Animal == nil {
@@ -1397,7 +1564,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
+		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string)), true
 	case "Farm.birthSettings":
 		if e.ComplexityRoot.Farm.BirthSettings == nil {
 			break
@@ -2012,6 +2179,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "Identifier.scheme":
+		if e.ComplexityRoot.Identifier.Scheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Identifier.Scheme(childComplexity), true
+	case "Identifier.value":
+		if e.ComplexityRoot.Identifier.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Identifier.Value(childComplexity), true
 
 	case "MemberAddPayload.member":
 		if e.ComplexityRoot.MemberAddPayload.Member == nil {
@@ -3943,7 +4123,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3960,6 +4140,7 @@ var sources = []*ast.Source{
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
+	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3986,6 +4167,14 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_name(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
+	case "profile":
+		return ec.fieldContext_Animal_profile(ctx, field)
+	case "dam":
+		return ec.fieldContext_Animal_dam(ctx, field)
+	case "sire":
+		return ec.fieldContext_Animal_sire(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_Animal_identifiers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Animal", field.Name)
 }
@@ -4026,6 +4215,44 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 		return ec.fieldContext_AnimalEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_AnimalProfile_asOf(ctx, field)
+	case "sex":
+		return ec.fieldContext_AnimalProfile_sex(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_AnimalProfile_birthDate(ctx, field)
+	case "breed":
+		return ec.fieldContext_AnimalProfile_breed(ctx, field)
+	case "damID":
+		return ec.fieldContext_AnimalProfile_damID(ctx, field)
+	case "dam":
+		return ec.fieldContext_AnimalProfile_dam(ctx, field)
+	case "sireID":
+		return ec.fieldContext_AnimalProfile_sireID(ctx, field)
+	case "sire":
+		return ec.fieldContext_AnimalProfile_sire(ctx, field)
+	case "intact":
+		return ec.fieldContext_AnimalProfile_intact(ctx, field)
+	case "status":
+		return ec.fieldContext_AnimalProfile_status(ctx, field)
+	case "statusDate":
+		return ec.fieldContext_AnimalProfile_statusDate(ctx, field)
+	case "groupIDs":
+		return ec.fieldContext_AnimalProfile_groupIDs(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_AnimalProfile_identifiers(ctx, field)
+	case "weightKg":
+		return ec.fieldContext_AnimalProfile_weightKg(ctx, field)
+	case "weighedOn":
+		return ec.fieldContext_AnimalProfile_weighedOn(ctx, field)
+	case "adgKg":
+		return ec.fieldContext_AnimalProfile_adgKg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalProfile", field.Name)
 }
 
 func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4572,6 +4799,16 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Identifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scheme":
+		return ec.fieldContext_Identifier_scheme(ctx, field)
+	case "value":
+		return ec.fieldContext_Identifier_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Identifier", field.Name)
 }
 
 func (ec *executionContext) childFields_MemberAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5244,6 +5481,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Animal_profile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5295,6 +5546,30 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*model.AnimalStatus, error) {
+			return ec.unmarshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg8
 	return args, nil
 }
 
@@ -7383,6 +7658,146 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Animal_profile(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_profile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Profile(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
+			return ec.marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_profile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_profile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_dam(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_sire(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Sire(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_identifiers(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Identifiers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+			return ec.marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Identifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AnimalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AnimalConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7578,6 +7993,401 @@ func (ec *executionContext) _AnimalEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_asOf(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_sex(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Sex) graphql.Marshaler {
+			return ec.marshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Sex does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_breed(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_damID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_dam(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AnimalProfile().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_sireID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sireID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SireID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_sire(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AnimalProfile().Sire(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_intact(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_intact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Intact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_intact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_status(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AnimalStatus) graphql.Marshaler {
+			return ec.marshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type AnimalStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_statusDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_statusDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_statusDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_groupIDs(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_groupIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_groupIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_identifiers(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Identifiers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+			return ec.marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Identifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_weightKg(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_weightKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeightKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_weightKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_weighedOn(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_weighedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeighedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_weighedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_adgKg(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_adgKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdgKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_adgKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _AnimalUpdatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalUpdatePayload) (ret graphql.Marshaler) {
@@ -9752,7 +10562,7 @@ func (ec *executionContext) _Farm_animals(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput), fc.Args["asOf"].(*string), fc.Args["status"].(*model.AnimalStatus), fc.Args["search"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
@@ -11961,6 +12771,52 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Identifier_scheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.IdentifierScheme) graphql.Marshaler {
+			return ec.marshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Identifier_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type IdentifierScheme does not have child fields"))
+}
+
+func (ec *executionContext) _Identifier_value(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Identifier_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Identifier_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _MemberAddPayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberAddPayload) (ret graphql.Marshaler) {
@@ -25404,6 +26260,158 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "profile":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_profile(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_dam(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sire":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_sire(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "identifiers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_identifiers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25570,6 +26578,185 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._AnimalEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalProfileImplementors = []string{"AnimalProfile"}
+
+func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalProfile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalProfileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalProfile")
+		case "asOf":
+			out.Values[i] = ec._AnimalProfile_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sex":
+			out.Values[i] = ec._AnimalProfile_sex(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthDate":
+			out.Values[i] = ec._AnimalProfile_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "breed":
+			out.Values[i] = ec._AnimalProfile_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "damID":
+			out.Values[i] = ec._AnimalProfile_damID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AnimalProfile_dam(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sireID":
+			out.Values[i] = ec._AnimalProfile_sireID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sire":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AnimalProfile_sire(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "intact":
+			out.Values[i] = ec._AnimalProfile_intact(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._AnimalProfile_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusDate":
+			out.Values[i] = ec._AnimalProfile_statusDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "groupIDs":
+			out.Values[i] = ec._AnimalProfile_groupIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "identifiers":
+			out.Values[i] = ec._AnimalProfile_identifiers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weightKg":
+			out.Values[i] = ec._AnimalProfile_weightKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weighedOn":
+			out.Values[i] = ec._AnimalProfile_weighedOn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "adgKg":
+			out.Values[i] = ec._AnimalProfile_adgKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -28523,6 +29710,49 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 			}
 		case "cursor":
 			out.Values[i] = ec._GroupEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var identifierImplementors = []string{"Identifier"}
+
+func (ec *executionContext) _Identifier(ctx context.Context, sel ast.SelectionSet, obj *model.Identifier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, identifierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Identifier")
+		case "scheme":
+			out.Values[i] = ec._Identifier_scheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._Identifier_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32194,6 +33424,26 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 	return v
 }
 
+func (ec *executionContext) marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx context.Context, sel ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalProfile(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, v any) (model.AnimalStatus, error) {
+	var res model.AnimalStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, sel ast.SelectionSet, v model.AnimalStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
 	res, err := ec.unmarshalInputAnimalUpdateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32861,6 +34111,42 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNIdentifier2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifier(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNIdentifier2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifier(ctx context.Context, sel ast.SelectionSet, v *model.Identifier) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Identifier(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx context.Context, v any) (model.IdentifierScheme, error) {
+	var res model.IdentifierScheme
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx context.Context, sel ast.SelectionSet, v model.IdentifierScheme) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -34008,6 +35294,22 @@ func (ec *executionContext) unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, v any) (*model.AnimalStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.AnimalStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, sel ast.SelectionSet, v *model.AnimalStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOAnimalWhereInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInputᚄ(ctx context.Context, v any) ([]*ent.AnimalWhereInput, error) {
 	if v == nil {
 		return nil, nil
@@ -34877,6 +36179,22 @@ func (ec *executionContext) unmarshalORecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (*model.Sex, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Sex)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, sel ast.SelectionSet, v *model.Sex) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -54,6 +54,44 @@ type AnimalInput struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// Who an animal is on a day, computed from its dated facts only (never from current group links).
+type AnimalProfile struct {
+	// The day the profile describes.
+	AsOf string `json:"asOf"`
+	// The sex; null when no fact records it.
+	Sex *Sex `json:"sex,omitempty"`
+	// The birth date, from a profile or birth fact.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// The breed.
+	Breed *string `json:"breed,omitempty"`
+	// The dam's id, from a birth fact or a qualified DNA result.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// The dam; deleted animals resolve too (isActive false).
+	Dam *ent.Animal `json:"dam,omitempty"`
+	// The sire's id, likewise; a sire a review presumed never counts.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// The sire; deleted animals resolve too (isActive false).
+	Sire *ent.Animal `json:"sire,omitempty"`
+	// False after a castration; null when the sex is unknown.
+	Intact *bool `json:"intact,omitempty"`
+	// The status on asOf.
+	Status AnimalStatus `json:"status"`
+	// The date of the fact that set the status; null when none did.
+	StatusDate *string `json:"statusDate,omitempty"`
+	// The ids of the groups membership facts place the animal in on asOf, sorted.
+	GroupIDs []uuid.UUID `json:"groupIDs"`
+	// The identifiers valid on asOf, sorted by scheme and value.
+	Identifiers []*Identifier `json:"identifiers"`
+	// The newest weight, in kg.
+	WeightKg *float64 `json:"weightKg,omitempty"`
+	// The day of the newest weight.
+	WeighedOn *string `json:"weighedOn,omitempty"`
+	// Average daily gain in kg between the two newest weights on different days.
+	AdgKg *float64 `json:"adgKg,omitempty"`
+	// The farm of the animal, for resolving the dam and sire.
+	FarmID uuid.UUID `json:"-"`
+}
+
 // An animal's new tag and name.
 type AnimalUpdateInput struct {
 	// The animal's id.
@@ -530,6 +568,14 @@ type GroupDeletePayload struct {
 type GroupInput struct {
 	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
+}
+
+// An identifier valid on a profile's day.
+type Identifier struct {
+	// The scheme.
+	Scheme IdentifierScheme `json:"scheme"`
+	// The value; an EID as its canonical 15 digits.
+	Value string `json:"value"`
 }
 
 // A new member of a farm.
@@ -1010,6 +1056,70 @@ type WebhookUpdatePayload struct {
 	Webhook *ent.WebhookEndpoint `json:"webhook"`
 }
 
+// An animal's status on a day, from its arrival and departure facts.
+type AnimalStatus string
+
+const (
+	// No departure is recorded, or the animal came back.
+	AnimalStatusOnFarm AnimalStatus = "ON_FARM"
+	// A sale fact is the newest departure.
+	AnimalStatusSold AnimalStatus = "SOLD"
+	// A death fact is recorded; death is final.
+	AnimalStatusDied AnimalStatus = "DIED"
+	// A movement_out fact is the newest departure.
+	AnimalStatusMovedOut AnimalStatus = "MOVED_OUT"
+)
+
+var AllAnimalStatus = []AnimalStatus{
+	AnimalStatusOnFarm,
+	AnimalStatusSold,
+	AnimalStatusDied,
+	AnimalStatusMovedOut,
+}
+
+func (e AnimalStatus) IsValid() bool {
+	switch e {
+	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut:
+		return true
+	}
+	return false
+}
+
+func (e AnimalStatus) String() string {
+	return string(e)
+}
+
+func (e *AnimalStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AnimalStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AnimalStatus", str)
+	}
+	return nil
+}
+
+func (e AnimalStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AnimalStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AnimalStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // When something happened, compared with the conception window.
 type ConceptionRelation string
 
@@ -1069,6 +1179,70 @@ func (e *ConceptionRelation) UnmarshalJSON(b []byte) error {
 }
 
 func (e ConceptionRelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How an identifier names an animal.
+type IdentifierScheme string
+
+const (
+	// An ISO 11784/11785 electronic ID, as its canonical 15 digits.
+	IdentifierSchemeEid IdentifierScheme = "EID"
+	// A visual ear tag.
+	IdentifierSchemeVisual IdentifierScheme = "VISUAL"
+	// A brand.
+	IdentifierSchemeBrand IdentifierScheme = "BRAND"
+	// A tattoo.
+	IdentifierSchemeTattoo IdentifierScheme = "TATTOO"
+)
+
+var AllIdentifierScheme = []IdentifierScheme{
+	IdentifierSchemeEid,
+	IdentifierSchemeVisual,
+	IdentifierSchemeBrand,
+	IdentifierSchemeTattoo,
+}
+
+func (e IdentifierScheme) IsValid() bool {
+	switch e {
+	case IdentifierSchemeEid, IdentifierSchemeVisual, IdentifierSchemeBrand, IdentifierSchemeTattoo:
+		return true
+	}
+	return false
+}
+
+func (e IdentifierScheme) String() string {
+	return string(e)
+}
+
+func (e *IdentifierScheme) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IdentifierScheme(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IdentifierScheme", str)
+	}
+	return nil
+}
+
+func (e IdentifierScheme) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IdentifierScheme) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IdentifierScheme) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
