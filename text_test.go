@@ -183,6 +183,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "FileConnection", args: []any{f.ID, window, (*ent.FileOrder)(nil)}},
 		{method: "ThreadConnection", args: []any{f.ID, window, (*ent.ThreadOrder)(nil)}},
 		{method: "MessageConnection", args: []any{th.ID, window, (*ent.MessageOrder)(nil)}},
+		{method: "OffspringConnection", args: []any{animal.ID, window}},
 		{method: "GroupAnimalConnection", args: []any{group.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "RecordAnimalConnection", args: []any{rec.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "FarmTaskConnection", args: []any{f.ID, window, herdbook.TaskConnectionFilter{}}},

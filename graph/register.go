@@ -2,13 +2,17 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 
+	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/graph/model"
 )
 
@@ -190,4 +194,142 @@ func parseID(s *string) *uuid.UUID {
 		return nil
 	}
 	return &id
+}
+
+// offsetWindow turns first/after over an offset-paged service list into skip and take; the
+// cursor's value is the offset of the element it names.
+func offsetWindow(after *entgql.Cursor[uuid.UUID], first *int) (int, *int, error) {
+	skip := 0
+	if after != nil {
+		s, _ := after.Value.(string)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, nil, herdbook.Invalid(herdbook.FieldError{Field: "after", Message: "is not a cursor of this list"})
+		}
+		skip = n + 1
+	}
+	if first != nil && (*first < 0 || *first > 500) {
+		return 0, nil, herdbook.Invalid(herdbook.FieldError{Field: "first", Message: "must be between 0 and 500"})
+	}
+	return skip, first, nil
+}
+
+func offsetCursor(id uuid.UUID, offset int) entgql.Cursor[uuid.UUID] {
+	return entgql.Cursor[uuid.UUID]{ID: id, Value: strconv.Itoa(offset)}
+}
+
+func offsetPageInfo(start, end *entgql.Cursor[uuid.UUID], skip, n, total int) entgql.PageInfo[uuid.UUID] {
+	return entgql.PageInfo[uuid.UUID]{HasNextPage: skip+n < total, HasPreviousPage: skip > 0, StartCursor: start, EndCursor: end}
+}
+
+// timeline pages the animal's timeline (newest first) as a connection.
+func (r *Resolver) timeline(ctx context.Context, a *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.RecordConnection, error) {
+	skip, take, err := offsetWindow(after, first)
+	if err != nil {
+		return nil, err
+	}
+	recs, total, err := r.svc.AnimalTimeline(ctx, a.FarmID, a.ID, herdbook.Page{Skip: skip, Take: take})
+	if err != nil {
+		return nil, err
+	}
+	conn := &ent.RecordConnection{TotalCount: total, Edges: make([]*ent.RecordEdge, len(recs))}
+	for i, rec := range recs {
+		conn.Edges[i] = &ent.RecordEdge{Node: rec, Cursor: offsetCursor(rec.ID, skip+i)}
+	}
+	if len(recs) > 0 {
+		conn.PageInfo = offsetPageInfo(&conn.Edges[0].Cursor, &conn.Edges[len(recs)-1].Cursor, skip, len(recs), total)
+	}
+	return conn, nil
+}
+
+// members pages the animals membership facts place in the group on asOf; their profiles on
+// that day come with them (GroupMembers loads them at once), so nodes' profiles cost nothing.
+func (r *Resolver) members(ctx context.Context, g *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error) {
+	skip, take, err := offsetWindow(after, first)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.svc.GroupMembers(ctx, g.FarmID, g.ID, deref(asOf))
+	if err != nil {
+		return nil, err
+	}
+	end := len(v.Members)
+	if take != nil && skip+*take < end {
+		end = skip + *take
+	}
+	if skip > end {
+		skip = end
+	}
+	page := v.Members[skip:end]
+	conn := &ent.AnimalConnection{TotalCount: len(v.Members), Edges: make([]*ent.AnimalEdge, len(page))}
+	refs := referencesFrom(ctx)
+	refs.mu.Lock()
+	for i, m := range page {
+		conn.Edges[i] = &ent.AnimalEdge{Node: m.Animal, Cursor: offsetCursor(m.Animal.ID, skip+i)}
+		refs.animals[m.Animal.ID] = m.Animal
+		refs.days[m.Animal.ID] = deref(asOf)
+		refs.profiles[profileKey{m.Animal.ID, deref(asOf)}] = profileOut(g.FarmID, m.Profile)
+	}
+	refs.mu.Unlock()
+	if len(page) > 0 {
+		conn.PageInfo = offsetPageInfo(&conn.Edges[0].Cursor, &conn.Edges[len(page)-1].Cursor, skip, len(page), len(v.Members))
+	}
+	return conn, nil
+}
+
+// registerFact records a fact through the service and answers the record with the animal
+// whose profile changed.
+func (r *Resolver) registerFact(ctx context.Context, farmID, animalID uuid.UUID, f evidence.Fact) (*ent.Record, *ent.Animal, error) {
+	rec, err := r.svc.RecordFact(ctx, farmID, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := r.animal(ctx, farmID, animalID)
+	return rec, a, err
+}
+
+func (r *Resolver) identifierAdd(ctx context.Context, in model.IdentifierAddInput) (*model.IdentifierAddPayload, error) {
+	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindIdentifier, AnimalID: in.AnimalID.String(),
+		Scheme: strings.ToLower(string(in.Scheme)), Value: in.Value, StartDate: in.StartDate, EndDate: deref(in.EndDate)})
+	if err != nil {
+		return nil, err
+	}
+	return &model.IdentifierAddPayload{Record: rec, Animal: a}, nil
+}
+
+func (r *Resolver) deathRecord(ctx context.Context, in model.DeathRecordInput) (*model.DeathRecordPayload, error) {
+	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindDeath, AnimalID: in.AnimalID.String(),
+		Date: in.Date, Cause: deref(in.Cause)})
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeathRecordPayload{Record: rec, Animal: a}, nil
+}
+
+func (r *Resolver) saleRecord(ctx context.Context, in model.SaleRecordInput) (*model.SaleRecordPayload, error) {
+	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindSale, AnimalID: in.AnimalID.String(),
+		Date: in.Date, Buyer: deref(in.Buyer)})
+	if err != nil {
+		return nil, err
+	}
+	return &model.SaleRecordPayload{Record: rec, Animal: a}, nil
+}
+
+func (r *Resolver) weightRecord(ctx context.Context, in model.WeightRecordInput) (*model.WeightRecordPayload, error) {
+	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindWeight, AnimalID: in.AnimalID.String(),
+		Date: in.Date, KG: json.Number(strconv.FormatFloat(in.Kg, 'f', -1, 64))})
+	if err != nil {
+		return nil, err
+	}
+	return &model.WeightRecordPayload{Record: rec, Animal: a}, nil
+}
+
+func (r *Resolver) dnaParentageRecord(ctx context.Context, in model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error) {
+	rec, a, err := r.registerFact(ctx, in.FarmID, in.OffspringID, evidence.Fact{Kind: evidence.KindDNAParentage, OffspringID: in.OffspringID.String(),
+		ParentID: in.ParentID.String(), Relation: strings.ToLower(string(in.Relation)), Result: strings.ToLower(string(in.Result)),
+		Lab: deref(in.Lab), Date: in.Date})
+	if err != nil {
+		return nil, err
+	}
+	return &model.DNAParentageRecordPayload{Record: rec, Animal: a}, nil
 }

@@ -8,6 +8,9 @@ package graph
 import (
 	"context"
 
+	"entgo.io/contrib/entgql"
+	"github.com/google/uuid"
+	"github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/graph/model"
 )
@@ -32,6 +35,16 @@ func (r *animalResolver) Identifiers(ctx context.Context, obj *ent.Animal) ([]*m
 	return r.identifiers(ctx, obj)
 }
 
+// Offspring is the resolver for the offspring field.
+func (r *animalResolver) Offspring(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error) {
+	return r.svc.OffspringConnection(ctx, obj.ID, herdbook.Window{After: after, First: first})
+}
+
+// Timeline is the resolver for the timeline field.
+func (r *animalResolver) Timeline(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.RecordConnection, error) {
+	return r.timeline(ctx, obj, after, first)
+}
+
 // Dam is the resolver for the dam field.
 func (r *animalProfileResolver) Dam(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error) {
 	return r.profileAnimal(ctx, obj, obj.DamID)
@@ -40,6 +53,36 @@ func (r *animalProfileResolver) Dam(ctx context.Context, obj *model.AnimalProfil
 // Sire is the resolver for the sire field.
 func (r *animalProfileResolver) Sire(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error) {
 	return r.profileAnimal(ctx, obj, obj.SireID)
+}
+
+// Members is the resolver for the members field.
+func (r *groupResolver) Members(ctx context.Context, obj *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error) {
+	return r.members(ctx, obj, asOf, after, first)
+}
+
+// IdentifierAdd is the resolver for the identifierAdd field.
+func (r *mutationResolver) IdentifierAdd(ctx context.Context, input model.IdentifierAddInput) (*model.IdentifierAddPayload, error) {
+	return r.identifierAdd(ctx, input)
+}
+
+// DeathRecord is the resolver for the deathRecord field.
+func (r *mutationResolver) DeathRecord(ctx context.Context, input model.DeathRecordInput) (*model.DeathRecordPayload, error) {
+	return r.deathRecord(ctx, input)
+}
+
+// SaleRecord is the resolver for the saleRecord field.
+func (r *mutationResolver) SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error) {
+	return r.saleRecord(ctx, input)
+}
+
+// WeightRecord is the resolver for the weightRecord field.
+func (r *mutationResolver) WeightRecord(ctx context.Context, input model.WeightRecordInput) (*model.WeightRecordPayload, error) {
+	return r.weightRecord(ctx, input)
+}
+
+// DnaParentageRecord is the resolver for the dnaParentageRecord field.
+func (r *mutationResolver) DnaParentageRecord(ctx context.Context, input model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error) {
+	return r.dnaParentageRecord(ctx, input)
 }
 
 // AnimalProfile returns AnimalProfileResolver implementation.

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -139,6 +140,126 @@ func TestRegisterProfileAsOf(t *testing.T) {
 		out = app.GraphQL("", herdQuery, map[string]any{"f": f.ID.String()})
 		if errorCode(out) != "UNAUTHENTICATED" {
 			t.Fatalf("no token: %v", out)
+		}
+	})
+}
+
+// TestRegisterOffspringTimelineMembers: offspring from birth facts, the timeline newest first
+// in pages, and group members as of a day from membership facts only.
+func TestRegisterOffspringTimelineMembers(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Register")
+		dam, _, calves := registerHerd(t, app, u, f.ID, 3)
+		g := app.MustGroup(u, f.ID, "Pen")
+		ctx := app.Ctx(u)
+		for i, c := range calves {
+			fact := evidence.Fact{Kind: evidence.KindMembership, AnimalID: c.String(), GroupID: g.ID.String(), StartDate: "2025-03-01"}
+			if i == 0 {
+				fact.EndDate = "2025-04-01"
+			}
+			if _, err := app.Service.RecordFact(ctx, f.ID, fact); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := app.GraphQL(u.Token, `query($id: ID!) { node(id: $id) { ... on Animal {
+			offspring(first: 2) { totalCount edges { node { tag } } pageInfo { hasNextPage } }
+			timeline(first: 1) { totalCount edges { cursor node { name } } pageInfo { hasNextPage endCursor } } } } }`, map[string]any{"id": dam.String()})
+		wantNoErrors(t, out)
+		if dig(t, out, "data.node.offspring.totalCount") != float64(3) || dig(t, out, "data.node.offspring.pageInfo.hasNextPage") != true {
+			t.Fatalf("offspring = %v", dig(t, out, "data.node.offspring"))
+		}
+		total := dig(t, out, "data.node.timeline.totalCount").(float64)
+		if total < 2 || dig(t, out, "data.node.timeline.pageInfo.hasNextPage") != true {
+			t.Fatalf("timeline = %v", dig(t, out, "data.node.timeline"))
+		}
+		next := app.GraphQL(u.Token, `query($id: ID!, $c: Cursor) { node(id: $id) { ... on Animal { timeline(first: 1, after: $c) { edges { node { name } } } } } }`,
+			map[string]any{"id": dam.String(), "c": dig(t, out, "data.node.timeline.pageInfo.endCursor")})
+		wantNoErrors(t, next)
+		if len(dig(t, next, "data.node.timeline.edges").([]any)) != 1 {
+			t.Fatalf("timeline page 2 = %v", next)
+		}
+		q := `query($id: ID!, $d: Date) { node(id: $id) { ... on Group { members(asOf: $d) { totalCount edges { node { id profile { asOf groupIDs } } } } } } }`
+		for day, want := range map[string]float64{"2025-02-28": 0, "2025-03-15": 3, "2025-04-02": 2} {
+			out := app.GraphQL(u.Token, q, map[string]any{"id": g.ID.String(), "d": day})
+			wantNoErrors(t, out)
+			if dig(t, out, "data.node.members.totalCount") != want {
+				t.Fatalf("members on %s = %v, want %v", day, dig(t, out, "data.node.members"), want)
+			}
+			if want > 0 && (dig(t, out, "data.node.members.edges.0.node.profile.asOf") != day || dig(t, out, "data.node.members.edges.0.node.profile.groupIDs.0") != g.ID.String()) {
+				t.Fatalf("member profile on %s = %v", day, dig(t, out, "data.node.members.edges.0"))
+			}
+		}
+	})
+}
+
+// TestRegisterMutations records the new facts and checks their errors: fields named, other
+// farms' ids refused, no auth refused.
+func TestRegisterMutations(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Register")
+		dam, sire, calves := registerHerd(t, app, u, f.ID, 1)
+		c := calves[0].String()
+		vars := map[string]any{"f": f.ID.String(), "a": c, "dam": dam.String(), "sire": sire.String()}
+		out := app.GraphQL(u.Token, `mutation($f: ID!, $a: ID!, $sire: ID!) {
+			identifierAdd(input: {farmID: $f, animalID: $a, scheme: VISUAL, value: "Y-7", startDate: "2025-02-01"}) { record { id } animal { id } }
+			weightRecord(input: {farmID: $f, animalID: $a, date: "2025-02-01", kg: 80.5}) { animal { id } }
+			dnaParentageRecord(input: {farmID: $f, offspringID: $a, parentID: $sire, relation: SIRE, result: EXCLUDED, date: "2025-02-02"}) { animal { id } }
+			saleRecord(input: {farmID: $f, animalID: $a, date: "2025-05-01", buyer: "Neighbour"}) { animal { profile(asOf: "2025-05-01") {
+				status weightKg sireID identifiers { scheme value } } } } }`, vars)
+		wantNoErrors(t, out)
+		p := dig(t, out, "data.saleRecord.animal.profile")
+		if dig(t, p, "status") != "SOLD" || dig(t, p, "weightKg") != 80.5 || dig(t, p, "sireID") != nil || len(dig(t, p, "identifiers").([]any)) != 2 {
+			t.Fatalf("profile = %v", p)
+		}
+		out = app.GraphQL(u.Token, `mutation($f: ID!, $a: ID!) { deathRecord(input: {farmID: $f, animalID: $a, date: "2025-06-01", cause: "age"}) {
+			animal { profile(asOf: "2025-06-01") { status statusDate } } } }`, vars)
+		wantNoErrors(t, out)
+		if dig(t, out, "data.deathRecord.animal.profile.status") != "DIED" {
+			t.Fatalf("death = %v", out)
+		}
+
+		fieldNamed := func(res map[string]any, field string) bool {
+			errs, _ := res["errors"].([]any)
+			if len(errs) == 0 {
+				return false
+			}
+			fields, _ := dig(t, errs[0], "extensions").(map[string]any)["fields"].([]any)
+			for _, fe := range fields {
+				if strings.Contains(fmt.Sprint(fe.(map[string]any)["field"]), field) {
+					return true
+				}
+			}
+			return false
+		}
+		bad := app.GraphQL(u.Token, `mutation($f: ID!, $a: ID!) { weightRecord(input: {farmID: $f, animalID: $a, date: "2025-02-01", kg: -1}) { animal { id } } }`, vars)
+		if errorCode(bad) != "BAD_USER_INPUT" || !fieldNamed(bad, "kg") {
+			t.Fatalf("a negative weight: %v", bad)
+		}
+		bad = app.GraphQL(u.Token, `mutation($f: ID!, $a: ID!) { saleRecord(input: {farmID: $f, animalID: $a, date: "2025-02-30"}) { animal { id } } }`, vars)
+		if errorCode(bad) != "BAD_USER_INPUT" || !fieldNamed(bad, "date") {
+			t.Fatalf("a bad date: %v", bad)
+		}
+		bad = app.GraphQL(u.Token, `mutation($f: ID!, $a: ID!) { identifierAdd(input: {farmID: $f, animalID: $a, scheme: EID, value: "not an eid", startDate: "2025-02-01"}) { animal { id } } }`, vars)
+		if errorCode(bad) != "BAD_USER_INPUT" || !fieldNamed(bad, "value") {
+			t.Fatalf("a bad EID: %v", bad)
+		}
+
+		other := app.MustUser()
+		of := app.MustFarm(other, "Elsewhere")
+		bad = app.GraphQL(other.Token, `mutation($f: ID!, $a: ID!) { weightRecord(input: {farmID: $f, animalID: $a, date: "2025-02-01", kg: 10}) { animal { id } } }`,
+			map[string]any{"f": of.ID.String(), "a": c})
+		if errorCode(bad) == "" || dig(t, bad, "data") != nil {
+			t.Fatalf("another farm's animal was weighed: %v", bad)
+		}
+		bad = app.GraphQL("", `mutation($f: ID!, $a: ID!) { weightRecord(input: {farmID: $f, animalID: $a, date: "2025-02-01", kg: 10}) { animal { id } } }`, vars)
+		if errorCode(bad) != "UNAUTHENTICATED" {
+			t.Fatalf("no token: %v", bad)
 		}
 	})
 }

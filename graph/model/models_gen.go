@@ -362,12 +362,58 @@ type CreateRecordInput struct {
 	Items []*RecordItemInput `json:"items,omitempty"`
 }
 
+// A DNA parentage result.
+type DNAParentageRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The offspring tested.
+	OffspringID uuid.UUID `json:"offspringID"`
+	// The parent tested.
+	ParentID uuid.UUID `json:"parentID"`
+	// Which parent was tested.
+	Relation DNARelation `json:"relation"`
+	// What the test found.
+	Result DNAResult `json:"result"`
+	// The laboratory, when known.
+	Lab *string `json:"lab,omitempty"`
+	// The day of the result.
+	Date string `json:"date"`
+}
+
+// What dnaParentageRecord recorded.
+type DNAParentageRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The offspring whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
 // A span of days, both ends included.
 type DateInterval struct {
 	// The first day.
 	StartDate string `json:"startDate"`
 	// The last day.
 	EndDate string `json:"endDate"`
+}
+
+// An animal's death.
+type DeathRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day it died.
+	Date string `json:"date"`
+	// The cause, when known.
+	Cause *string `json:"cause,omitempty"`
+}
+
+// What deathRecord recorded.
+type DeathRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
 }
 
 // An exposure fact: a sire was with a dam or a group.
@@ -576,6 +622,30 @@ type Identifier struct {
 	Scheme IdentifierScheme `json:"scheme"`
 	// The value; an EID as its canonical 15 digits.
 	Value string `json:"value"`
+}
+
+// An identifier that names an animal from a day.
+type IdentifierAddInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The scheme.
+	Scheme IdentifierScheme `json:"scheme"`
+	// The value; an EID in any reader form (15 digits, spaced, or FDX-B hex).
+	Value string `json:"value"`
+	// The first day the identifier names the animal.
+	StartDate string `json:"startDate"`
+	// The last day, when it stopped.
+	EndDate *string `json:"endDate,omitempty"`
+}
+
+// What identifierAdd recorded.
+type IdentifierAddPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
 }
 
 // A new member of a farm.
@@ -848,6 +918,26 @@ type RecordUpdatePayload struct {
 	Record *ent.Record `json:"record"`
 }
 
+// An animal's sale.
+type SaleRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day of the sale.
+	Date string `json:"date"`
+	// The buyer, when known.
+	Buyer *string `json:"buyer,omitempty"`
+}
+
+// What saleRecord recorded.
+type SaleRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
 // An animal that could have sired the birth, with the evidence for and against.
 type SireCandidate struct {
 	// The candidate's id.
@@ -1056,6 +1146,26 @@ type WebhookUpdatePayload struct {
 	Webhook *ent.WebhookEndpoint `json:"webhook"`
 }
 
+// An animal's weight on a day.
+type WeightRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day it was weighed.
+	Date string `json:"date"`
+	// The weight in kg, more than 0.
+	Kg float64 `json:"kg"`
+}
+
+// What weightRecord recorded.
+type WeightRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
 // An animal's status on a day, from its arrival and departure facts.
 type AnimalStatus string
 
@@ -1179,6 +1289,122 @@ func (e *ConceptionRelation) UnmarshalJSON(b []byte) error {
 }
 
 func (e ConceptionRelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which parent a DNA test checked.
+type DNARelation string
+
+const (
+	// The dam.
+	DNARelationDam DNARelation = "DAM"
+	// The sire.
+	DNARelationSire DNARelation = "SIRE"
+)
+
+var AllDNARelation = []DNARelation{
+	DNARelationDam,
+	DNARelationSire,
+}
+
+func (e DNARelation) IsValid() bool {
+	switch e {
+	case DNARelationDam, DNARelationSire:
+		return true
+	}
+	return false
+}
+
+func (e DNARelation) String() string {
+	return string(e)
+}
+
+func (e *DNARelation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DNARelation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DNARelation", str)
+	}
+	return nil
+}
+
+func (e DNARelation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DNARelation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DNARelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a DNA parentage test found.
+type DNAResult string
+
+const (
+	// The parent is confirmed; it outweighs a birth fact.
+	DNAResultQualified DNAResult = "QUALIFIED"
+	// The parent is excluded; it removes that parent.
+	DNAResultExcluded DNAResult = "EXCLUDED"
+)
+
+var AllDNAResult = []DNAResult{
+	DNAResultQualified,
+	DNAResultExcluded,
+}
+
+func (e DNAResult) IsValid() bool {
+	switch e {
+	case DNAResultQualified, DNAResultExcluded:
+		return true
+	}
+	return false
+}
+
+func (e DNAResult) String() string {
+	return string(e)
+}
+
+func (e *DNAResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DNAResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DNAResult", str)
+	}
+	return nil
+}
+
+func (e DNAResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DNAResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DNAResult) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
