@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -757,5 +758,5 @@ func (s *Service) OffspringConnection(ctx context.Context, id uuid.UUID, w Windo
 	}
 	first, last := w.page()
 	return s.Client(ctx).Animal.Query().Where(animal.FarmID(a.FarmID), animal.IDIn(kept...)).
-		Paginate(ctx, w.After, first, w.Before, last)
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(&ent.AnimalOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AnimalOrderFieldCreatedAt}))
 }
