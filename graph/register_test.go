@@ -17,7 +17,7 @@ func strp(s string) *string { return &s }
 
 // registerHerd creates a dam and a sire and n calves born of them on 2025-01-10, calf i
 // with the EID 982000000000100+i.
-func registerHerd(t *testing.T, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, n int) (dam, sire uuid.UUID, calves []uuid.UUID) {
+func registerHerd(t testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, n int) (dam, sire uuid.UUID, calves []uuid.UUID) {
 	t.Helper()
 	ctx := app.Ctx(u)
 	d, err := app.Service.CreateAnimal(ctx, farmID, herdbook.AnimalInput{Tag: "DAM", Sex: strp("female"), BirthDate: strp("2020-01-01")})
@@ -262,4 +262,22 @@ func TestRegisterMutations(t *testing.T) {
 			t.Fatalf("no token: %v", bad)
 		}
 	})
+}
+
+func BenchmarkRegisterAnimalsGraphQL(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			f := app.MustFarm(u, "Bench")
+			registerHerd(b, app, u, f.ID, 50)
+			vars := map[string]any{"f": f.ID.String(), "n": 50}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if out := app.GraphQL(u.Token, herdQuery, vars); out["errors"] != nil {
+					b.Fatal(out["errors"])
+				}
+			}
+		})
+	}
 }
