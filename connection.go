@@ -2,6 +2,8 @@ package herdbook
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
@@ -12,6 +14,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // Cursor is a Relay connection cursor.
@@ -270,4 +273,50 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 	first, last := w.page()
 	return q.Where(animal.HasRecordsWith(record.ID(recordID))).
 		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+}
+
+// RegisterAnimalConnection pages through a farm's active animals like AnimalConnection,
+// keeping those with status on f.AsOf (when f.Status is set) and those f.Q finds by tag,
+// name or any identifier they ever had (an EID in any reader form). f.Page is not used:
+// the window pages. The filters cost a constant number of statements.
+func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput, f AnimalFilter) (*ent.AnimalConnection, error) {
+	q, err := s.AnimalQuery(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	asOf := s.asOf(&fe, f.AsOf)
+	if f.Status != "" && !slices.Contains(evidence.Statuses, f.Status) {
+		fe.add("status", "must be one of %s", strings.Join(evidence.Statuses, ", "))
+	}
+	if len(f.Q) > 200 {
+		fe.add("search", "must be at most 200 characters")
+	} else if f.Q != "" {
+		fe.line("search", f.Q)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateWhere(where); err != nil {
+		return nil, err
+	}
+	if f.Q != "" {
+		p, err := s.searchPredicate(ctx, farmID, f.Q)
+		if err != nil {
+			return nil, err
+		}
+		q.Where(p)
+	}
+	if f.Status != "" {
+		p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
+		if err != nil {
+			return nil, err
+		}
+		q.Where(p)
+	}
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }

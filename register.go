@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -716,4 +717,49 @@ func (s *Service) DeleteFarmAnimal(ctx context.Context, farmID, id uuid.UUID) er
 		}
 		return s.Client(ctx).Animal.UpdateOne(a).SetIsActive(false).Exec(ctx)
 	})
+}
+
+// OffspringConnection pages through the animals whose profiles today name the animal as
+// dam or sire (from birth facts and qualified DNA results), in a constant number of
+// statements: the animal, its facts, the candidates' facts, and the page.
+func (s *Service) OffspringConnection(ctx context.Context, id uuid.UUID, w Window) (*ent.AnimalConnection, error) {
+	a, err := s.animalFor(ctx, id, RoleReader, ScopeReadAnimals)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	facts, err := s.animalFacts(ctx, a.FarmID, []uuid.UUID{id})
+	if err != nil {
+		return nil, err
+	}
+	var candidates []uuid.UUID
+	for _, f := range facts {
+		var named []string
+		switch {
+		case f.Kind == evidence.KindBirth && (strings.EqualFold(f.DamID, id.String()) || strings.EqualFold(f.SireID, id.String())):
+			named = f.OffspringIDs
+		case f.Kind == evidence.KindDNAParentage && strings.EqualFold(f.ParentID, id.String()):
+			named = []string{f.OffspringID}
+		}
+		for _, o := range named {
+			if u, err := uuid.Parse(o); err == nil {
+				candidates = append(candidates, u)
+			}
+		}
+	}
+	profiles, err := s.profiles(ctx, a.FarmID, dedupe(candidates), s.nowUTC().Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	kept := []uuid.UUID{}
+	for o, p := range profiles {
+		if (p.DamID != nil && strings.EqualFold(*p.DamID, id.String())) || (p.SireID != nil && strings.EqualFold(*p.SireID, id.String())) {
+			kept = append(kept, o)
+		}
+	}
+	first, last := w.page()
+	return s.Client(ctx).Animal.Query().Where(animal.FarmID(a.FarmID), animal.IDIn(kept...)).
+		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(&ent.AnimalOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AnimalOrderFieldCreatedAt}))
 }

@@ -55,6 +55,9 @@ func TestContractOperationsRun(t *testing.T) {
 			{"task-board.graphql", "TaskBoard", map[string]any{"farmID": c.farmID, "status": "TODO", "first": 10}, "data.farm.tasks.edges.0.node.birthEvent.dam.tag"},
 			{"notifications.graphql", "Notifications", map[string]any{"farmID": c.farmID, "first": 10}, "data.farm.notifications.totalCount"},
 			{"notifications.graphql", "MarkNotificationsRead", map[string]any{"input": map[string]any{"farmID": c.farmID}}, "data.notificationsMarkRead.markedCount"},
+			{"herd-register.graphql", "HerdRegister", map[string]any{"farmID": c.farmID, "first": 10, "asOf": "2026-04-21", "status": "ON_FARM"}, "data.farm.animals.edges.0.node.profile.status"},
+			{"animal-page.graphql", "AnimalPage", map[string]any{"id": c.dam, "asOf": "2026-04-21"}, "data.node.profile.asOf"},
+			{"animal-page.graphql", "RecordWeight", map[string]any{"input": map[string]any{"farmID": c.farmID, "animalID": c.dam, "date": "2026-04-21", "kg": 512.5}}, "data.weightRecord.animal.profile.weighedOn"},
 			{"herd-list.graphql", "CreateAnimal", map[string]any{"input": map[string]any{"farmID": c.farmID, "tag": "NEW"}}, "data.animalCreate.animal.id"},
 		} {
 			t.Run(tc.op, func(t *testing.T) {
@@ -70,7 +73,7 @@ func TestContractOperationsRun(t *testing.T) {
 		if dig(t, out, "data.taskUpdate.task.status") != "DONE" || dig(t, out, "data.taskUpdate.task.dueOn") != "2026-05-02" {
 			t.Fatalf("UpdateTask = %v", out)
 		}
-		if entries, _ := os.ReadDir(filepath.Join(contractDir, "operations")); len(entries) != 6 {
+		if entries, _ := os.ReadDir(filepath.Join(contractDir, "operations")); len(entries) != 8 {
 			t.Fatalf("the contract has %d operation files; run each new one here too", len(entries))
 		}
 	})

@@ -22,6 +22,9 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.svc.Nodes(ctx, ids)
 }
 
+// Animal returns AnimalResolver implementation.
+func (r *Resolver) Animal() AnimalResolver { return &animalResolver{r} }
+
 // BirthEvent returns BirthEventResolver implementation.
 func (r *Resolver) BirthEvent() BirthEventResolver { return &birthEventResolver{r} }
 
@@ -47,6 +50,7 @@ func (r *Resolver) Record() RecordResolver { return &recordResolver{r} }
 func (r *Resolver) Thread() ThreadResolver { return &threadResolver{r} }
 
 type (
+	animalResolver       struct{ *Resolver }
 	birthEventResolver   struct{ *Resolver }
 	birthPreviewResolver struct{ *Resolver }
 	farmResolver         struct{ *Resolver }

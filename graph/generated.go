@@ -42,6 +42,8 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Animal() AnimalResolver
+	AnimalProfile() AnimalProfileResolver
 	BirthEvent() BirthEventResolver
 	BirthPreview() BirthPreviewResolver
 	ChannelPreferences() ChannelPreferencesResolver
@@ -61,14 +63,20 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Animal struct {
-		CreatedAt func(childComplexity int) int
-		FarmID    func(childComplexity int) int
-		Groups    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		Name      func(childComplexity int) int
-		Tag       func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Dam         func(childComplexity int) int
+		FarmID      func(childComplexity int) int
+		Groups      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Identifiers func(childComplexity int) int
+		IsActive    func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Offspring   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		Profile     func(childComplexity int, asOf *string) int
+		Sire        func(childComplexity int) int
+		Tag         func(childComplexity int) int
+		Timeline    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		UpdatedAt   func(childComplexity int) int
 	}
 
 	AnimalConnection struct {
@@ -88,6 +96,25 @@ type ComplexityRoot struct {
 	AnimalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AnimalProfile struct {
+		AdgKg       func(childComplexity int) int
+		AsOf        func(childComplexity int) int
+		BirthDate   func(childComplexity int) int
+		Breed       func(childComplexity int) int
+		Dam         func(childComplexity int) int
+		DamID       func(childComplexity int) int
+		GroupIDs    func(childComplexity int) int
+		Identifiers func(childComplexity int) int
+		Intact      func(childComplexity int) int
+		Sex         func(childComplexity int) int
+		Sire        func(childComplexity int) int
+		SireID      func(childComplexity int) int
+		Status      func(childComplexity int) int
+		StatusDate  func(childComplexity int) int
+		WeighedOn   func(childComplexity int) int
+		WeightKg    func(childComplexity int) int
 	}
 
 	AnimalUpdatePayload struct {
@@ -191,9 +218,19 @@ type ComplexityRoot struct {
 		WelcomeThreadID func(childComplexity int) int
 	}
 
+	DNAParentageRecordPayload struct {
+		Animal func(childComplexity int) int
+		Record func(childComplexity int) int
+	}
+
 	DateInterval struct {
 		EndDate   func(childComplexity int) int
 		StartDate func(childComplexity int) int
+	}
+
+	DeathRecordPayload struct {
+		Animal func(childComplexity int) int
+		Record func(childComplexity int) int
 	}
 
 	FactCreatePayload struct {
@@ -202,7 +239,7 @@ type ComplexityRoot struct {
 
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
-		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
+		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
@@ -336,6 +373,7 @@ type ComplexityRoot struct {
 		FarmID            func(childComplexity int) int
 		ID                func(childComplexity int) int
 		IsActive          func(childComplexity int) int
+		Members           func(childComplexity int, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) int
 		Name              func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
 	}
@@ -361,6 +399,16 @@ type ComplexityRoot struct {
 	GroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Identifier struct {
+		Scheme func(childComplexity int) int
+		Value  func(childComplexity int) int
+	}
+
+	IdentifierAddPayload struct {
+		Animal func(childComplexity int) int
+		Record func(childComplexity int) int
 	}
 
 	MemberAddPayload struct {
@@ -426,10 +474,12 @@ type ComplexityRoot struct {
 		CreateRecord                  func(childComplexity int, farmID uuid.UUID, input model.CreateRecordInput) int
 		CreateThread                  func(childComplexity int, farmID uuid.UUID, title string, isPrivate *bool) int
 		DeactivateMember              func(childComplexity int, id uuid.UUID) int
+		DeathRecord                   func(childComplexity int, input model.DeathRecordInput) int
 		DeleteAnimal                  func(childComplexity int, id uuid.UUID) int
 		DeleteFarm                    func(childComplexity int, id uuid.UUID) int
 		DeleteGroup                   func(childComplexity int, id uuid.UUID) int
 		DeleteRecord                  func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
+		DnaParentageRecord            func(childComplexity int, input model.DNAParentageRecordInput) int
 		FactCreate                    func(childComplexity int, input model.FactCreateInput) int
 		FarmCreate                    func(childComplexity int, input model.FarmCreateInput) int
 		FarmDelete                    func(childComplexity int, input model.FarmDeleteInput) int
@@ -438,6 +488,7 @@ type ComplexityRoot struct {
 		GroupAnimalsSet               func(childComplexity int, input model.GroupAnimalsSetInput) int
 		GroupCreate                   func(childComplexity int, input model.GroupCreateInput) int
 		GroupDelete                   func(childComplexity int, input model.GroupDeleteInput) int
+		IdentifierAdd                 func(childComplexity int, input model.IdentifierAddInput) int
 		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
 		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
 		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
@@ -457,6 +508,7 @@ type ComplexityRoot struct {
 		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
 		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
 		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
+		SaleRecord                    func(childComplexity int, input model.SaleRecordInput) int
 		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
 		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
 		SetNotificationPreferences    func(childComplexity int, farmID *uuid.UUID, input model.ChannelPreferencesInput) int
@@ -470,6 +522,7 @@ type ComplexityRoot struct {
 		WebhookDelete                 func(childComplexity int, input model.WebhookDeleteInput) int
 		WebhookDeliveryReplay         func(childComplexity int, input model.WebhookDeliveryReplayInput) int
 		WebhookUpdate                 func(childComplexity int, input model.WebhookUpdateInput) int
+		WeightRecord                  func(childComplexity int, input model.WeightRecordInput) int
 	}
 
 	Notification struct {
@@ -590,6 +643,11 @@ type ComplexityRoot struct {
 	}
 
 	RecordUpdatePayload struct {
+		Record func(childComplexity int) int
+	}
+
+	SaleRecordPayload struct {
+		Animal func(childComplexity int) int
 		Record func(childComplexity int) int
 	}
 
@@ -716,12 +774,30 @@ type ComplexityRoot struct {
 	WebhookUpdatePayload struct {
 		Webhook func(childComplexity int) int
 	}
+
+	WeightRecordPayload struct {
+		Animal func(childComplexity int) int
+		Record func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
 
 // region    ************************** generated!.gotpl **************************
 
+type AnimalResolver interface {
+	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
+	Dam(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
+	Sire(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
+	Identifiers(ctx context.Context, obj *ent.Animal) ([]*model.Identifier, error)
+	Offspring(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
+	Timeline(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.RecordConnection, error)
+}
+type AnimalProfileResolver interface {
+	Dam(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error)
+
+	Sire(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error)
+}
 type BirthEventResolver interface {
 	Tasks(ctx context.Context, obj *ent.BirthEvent) ([]*ent.FarmTask, error)
 	Dam(ctx context.Context, obj *ent.BirthEvent) (*ent.Animal, error)
@@ -744,7 +820,7 @@ type FarmResolver interface {
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
 	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
-	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
 	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
@@ -759,6 +835,7 @@ type FollowUpTaskResolver interface {
 }
 type GroupResolver interface {
 	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+	Members(ctx context.Context, obj *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
 }
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
@@ -816,6 +893,11 @@ type MutationResolver interface {
 	NotificationPreferencesUpdate(ctx context.Context, input model.NotificationPreferencesUpdateInput) (*model.NotificationPreferencesUpdatePayload, error)
 	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
 	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
+	IdentifierAdd(ctx context.Context, input model.IdentifierAddInput) (*model.IdentifierAddPayload, error)
+	DeathRecord(ctx context.Context, input model.DeathRecordInput) (*model.DeathRecordPayload, error)
+	SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error)
+	WeightRecord(ctx context.Context, input model.WeightRecordInput) (*model.WeightRecordPayload, error)
+	DnaParentageRecord(ctx context.Context, input model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error)
 	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
 	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
 	WebhookDelete(ctx context.Context, input model.WebhookDeleteInput) (*model.WebhookDeletePayload, error)
@@ -871,6 +953,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.CreatedAt(childComplexity), true
+	case "Animal.dam":
+		if e.ComplexityRoot.Animal.Dam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Dam(childComplexity), true
 	case "Animal.farmID":
 		if e.ComplexityRoot.Animal.FarmID == nil {
 			break
@@ -889,6 +977,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.ID(childComplexity), true
+	case "Animal.identifiers":
+		if e.ComplexityRoot.Animal.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Identifiers(childComplexity), true
 	case "Animal.isActive":
 		if e.ComplexityRoot.Animal.IsActive == nil {
 			break
@@ -901,12 +995,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Name(childComplexity), true
+	case "Animal.offspring":
+		if e.ComplexityRoot.Animal.Offspring == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_offspring_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Offspring(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int)), true
+	case "Animal.profile":
+		if e.ComplexityRoot.Animal.Profile == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_profile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Profile(childComplexity, args["asOf"].(*string)), true
+	case "Animal.sire":
+		if e.ComplexityRoot.Animal.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Sire(childComplexity), true
 	case "Animal.tag":
 		if e.ComplexityRoot.Animal.Tag == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Animal.Tag(childComplexity), true
+	case "Animal.timeline":
+		if e.ComplexityRoot.Animal.Timeline == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_timeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Timeline(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int)), true
 	case "Animal.updatedAt":
 		if e.ComplexityRoot.Animal.UpdatedAt == nil {
 			break
@@ -959,6 +1092,103 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
+
+	case "AnimalProfile.adgKg":
+		if e.ComplexityRoot.AnimalProfile.AdgKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.AdgKg(childComplexity), true
+	case "AnimalProfile.asOf":
+		if e.ComplexityRoot.AnimalProfile.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.AsOf(childComplexity), true
+	case "AnimalProfile.birthDate":
+		if e.ComplexityRoot.AnimalProfile.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.BirthDate(childComplexity), true
+	case "AnimalProfile.breed":
+		if e.ComplexityRoot.AnimalProfile.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Breed(childComplexity), true
+	case "AnimalProfile.dam":
+		if e.ComplexityRoot.AnimalProfile.Dam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Dam(childComplexity), true
+	case "AnimalProfile.damID":
+		if e.ComplexityRoot.AnimalProfile.DamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.DamID(childComplexity), true
+	case "AnimalProfile.groupIDs":
+		if e.ComplexityRoot.AnimalProfile.GroupIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.GroupIDs(childComplexity), true
+	case "AnimalProfile.identifiers":
+		if e.ComplexityRoot.AnimalProfile.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Identifiers(childComplexity), true
+	case "AnimalProfile.intact":
+		if e.ComplexityRoot.AnimalProfile.Intact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Intact(childComplexity), true
+	case "AnimalProfile.sex":
+		if e.ComplexityRoot.AnimalProfile.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Sex(childComplexity), true
+	case "AnimalProfile.sire":
+		if e.ComplexityRoot.AnimalProfile.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Sire(childComplexity), true
+	case "AnimalProfile.sireID":
+		if e.ComplexityRoot.AnimalProfile.SireID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.SireID(childComplexity), true
+	case "AnimalProfile.status":
+		if e.ComplexityRoot.AnimalProfile.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.Status(childComplexity), true
+	case "AnimalProfile.statusDate":
+		if e.ComplexityRoot.AnimalProfile.StatusDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.StatusDate(childComplexity), true
+	case "AnimalProfile.weighedOn":
+		if e.ComplexityRoot.AnimalProfile.WeighedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.WeighedOn(childComplexity), true
+	case "AnimalProfile.weightKg":
+		if e.ComplexityRoot.AnimalProfile.WeightKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.WeightKg(childComplexity), true
 
 	case "AnimalUpdatePayload.animal":
 		if e.ComplexityRoot.AnimalUpdatePayload.Animal == nil {
@@ -1362,6 +1592,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateFarmPayload.WelcomeThreadID(childComplexity), true
 
+	case "DNAParentageRecordPayload.animal":
+		if e.ComplexityRoot.DNAParentageRecordPayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DNAParentageRecordPayload.Animal(childComplexity), true
+	case "DNAParentageRecordPayload.record":
+		if e.ComplexityRoot.DNAParentageRecordPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DNAParentageRecordPayload.Record(childComplexity), true
+
 	case "DateInterval.endDate":
 		if e.ComplexityRoot.DateInterval.EndDate == nil {
 			break
@@ -1374,6 +1617,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DateInterval.StartDate(childComplexity), true
+
+	case "DeathRecordPayload.animal":
+		if e.ComplexityRoot.DeathRecordPayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeathRecordPayload.Animal(childComplexity), true
+	case "DeathRecordPayload.record":
+		if e.ComplexityRoot.DeathRecordPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeathRecordPayload.Record(childComplexity), true
 
 	case "FactCreatePayload.record":
 		if e.ComplexityRoot.FactCreatePayload.Record == nil {
@@ -1398,7 +1654,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput)), true
+		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string)), true
 	case "Farm.birthSettings":
 		if e.ComplexityRoot.Farm.BirthSettings == nil {
 			break
@@ -1948,6 +2204,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.IsActive(childComplexity), true
+	case "Group.members":
+		if e.ComplexityRoot.Group.Members == nil {
+			break
+		}
+
+		args, err := ec.field_Group_members_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Members(childComplexity, args["asOf"].(*string), args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int)), true
 	case "Group.name":
 		if e.ComplexityRoot.Group.Name == nil {
 			break
@@ -2013,6 +2280,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "Identifier.scheme":
+		if e.ComplexityRoot.Identifier.Scheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Identifier.Scheme(childComplexity), true
+	case "Identifier.value":
+		if e.ComplexityRoot.Identifier.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Identifier.Value(childComplexity), true
+
+	case "IdentifierAddPayload.animal":
+		if e.ComplexityRoot.IdentifierAddPayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IdentifierAddPayload.Animal(childComplexity), true
+	case "IdentifierAddPayload.record":
+		if e.ComplexityRoot.IdentifierAddPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IdentifierAddPayload.Record(childComplexity), true
 
 	case "MemberAddPayload.member":
 		if e.ComplexityRoot.MemberAddPayload.Member == nil {
@@ -2325,6 +2618,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeactivateMember(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deathRecord":
+		if e.ComplexityRoot.Mutation.DeathRecord == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deathRecord_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeathRecord(childComplexity, args["input"].(model.DeathRecordInput)), true
 	case "Mutation.deleteAnimal":
 		if e.ComplexityRoot.Mutation.DeleteAnimal == nil {
 			break
@@ -2369,6 +2673,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRecord(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.dnaParentageRecord":
+		if e.ComplexityRoot.Mutation.DnaParentageRecord == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_dnaParentageRecord_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DnaParentageRecord(childComplexity, args["input"].(model.DNAParentageRecordInput)), true
 	case "Mutation.factCreate":
 		if e.ComplexityRoot.Mutation.FactCreate == nil {
 			break
@@ -2457,6 +2772,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GroupDelete(childComplexity, args["input"].(model.GroupDeleteInput)), true
+	case "Mutation.identifierAdd":
+		if e.ComplexityRoot.Mutation.IdentifierAdd == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_identifierAdd_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.IdentifierAdd(childComplexity, args["input"].(model.IdentifierAddInput)), true
 	case "Mutation.markNotificationsRead":
 		if e.ComplexityRoot.Mutation.MarkNotificationsRead == nil {
 			break
@@ -2666,6 +2992,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
+	case "Mutation.saleRecord":
+		if e.ComplexityRoot.Mutation.SaleRecord == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saleRecord_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaleRecord(childComplexity, args["input"].(model.SaleRecordInput)), true
 	case "Mutation.setGroupAnimals":
 		if e.ComplexityRoot.Mutation.SetGroupAnimals == nil {
 			break
@@ -2809,6 +3146,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WebhookUpdate(childComplexity, args["input"].(model.WebhookUpdateInput)), true
+	case "Mutation.weightRecord":
+		if e.ComplexityRoot.Mutation.WeightRecord == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_weightRecord_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WeightRecord(childComplexity, args["input"].(model.WeightRecordInput)), true
 
 	case "Notification.attempts":
 		if e.ComplexityRoot.Notification.Attempts == nil {
@@ -3320,6 +3668,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordUpdatePayload.Record(childComplexity), true
 
+	case "SaleRecordPayload.animal":
+		if e.ComplexityRoot.SaleRecordPayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SaleRecordPayload.Animal(childComplexity), true
+	case "SaleRecordPayload.record":
+		if e.ComplexityRoot.SaleRecordPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SaleRecordPayload.Record(childComplexity), true
+
 	case "SireCandidate.animal":
 		if e.ComplexityRoot.SireCandidate.Animal == nil {
 			break
@@ -3797,6 +4158,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookUpdatePayload.Webhook(childComplexity), true
 
+	case "WeightRecordPayload.animal":
+		if e.ComplexityRoot.WeightRecordPayload.Animal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightRecordPayload.Animal(childComplexity), true
+	case "WeightRecordPayload.record":
+		if e.ComplexityRoot.WeightRecordPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightRecordPayload.Record(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -3824,6 +4198,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputChannelPreferencesInput,
 		ec.unmarshalInputCreateFarmInput,
 		ec.unmarshalInputCreateRecordInput,
+		ec.unmarshalInputDNAParentageRecordInput,
+		ec.unmarshalInputDeathRecordInput,
 		ec.unmarshalInputExposureFact,
 		ec.unmarshalInputExposureFactInput,
 		ec.unmarshalInputFactCreateInput,
@@ -3843,6 +4219,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGroupInput,
 		ec.unmarshalInputGroupOrder,
 		ec.unmarshalInputGroupWhereInput,
+		ec.unmarshalInputIdentifierAddInput,
 		ec.unmarshalInputMemberAddInput,
 		ec.unmarshalInputMemberDeactivateInput,
 		ec.unmarshalInputMemberUpdateInput,
@@ -3865,6 +4242,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecordOrder,
 		ec.unmarshalInputRecordUpdateInput,
 		ec.unmarshalInputRecordWhereInput,
+		ec.unmarshalInputSaleRecordInput,
 		ec.unmarshalInputTaskUpdateInput,
 		ec.unmarshalInputThreadCreateInput,
 		ec.unmarshalInputThreadOrder,
@@ -3876,6 +4254,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputWebhookDeleteInput,
 		ec.unmarshalInputWebhookDeliveryReplayInput,
 		ec.unmarshalInputWebhookUpdateInput,
+		ec.unmarshalInputWeightRecordInput,
 	)
 	first := true
 
@@ -3950,7 +4329,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3967,6 +4346,7 @@ var sources = []*ast.Source{
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
+	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3993,6 +4373,18 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_name(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
+	case "profile":
+		return ec.fieldContext_Animal_profile(ctx, field)
+	case "dam":
+		return ec.fieldContext_Animal_dam(ctx, field)
+	case "sire":
+		return ec.fieldContext_Animal_sire(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_Animal_identifiers(ctx, field)
+	case "offspring":
+		return ec.fieldContext_Animal_offspring(ctx, field)
+	case "timeline":
+		return ec.fieldContext_Animal_timeline(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Animal", field.Name)
 }
@@ -4033,6 +4425,44 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 		return ec.fieldContext_AnimalEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_AnimalProfile_asOf(ctx, field)
+	case "sex":
+		return ec.fieldContext_AnimalProfile_sex(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_AnimalProfile_birthDate(ctx, field)
+	case "breed":
+		return ec.fieldContext_AnimalProfile_breed(ctx, field)
+	case "damID":
+		return ec.fieldContext_AnimalProfile_damID(ctx, field)
+	case "dam":
+		return ec.fieldContext_AnimalProfile_dam(ctx, field)
+	case "sireID":
+		return ec.fieldContext_AnimalProfile_sireID(ctx, field)
+	case "sire":
+		return ec.fieldContext_AnimalProfile_sire(ctx, field)
+	case "intact":
+		return ec.fieldContext_AnimalProfile_intact(ctx, field)
+	case "status":
+		return ec.fieldContext_AnimalProfile_status(ctx, field)
+	case "statusDate":
+		return ec.fieldContext_AnimalProfile_statusDate(ctx, field)
+	case "groupIDs":
+		return ec.fieldContext_AnimalProfile_groupIDs(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_AnimalProfile_identifiers(ctx, field)
+	case "weightKg":
+		return ec.fieldContext_AnimalProfile_weightKg(ctx, field)
+	case "weighedOn":
+		return ec.fieldContext_AnimalProfile_weighedOn(ctx, field)
+	case "adgKg":
+		return ec.fieldContext_AnimalProfile_adgKg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalProfile", field.Name)
 }
 
 func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4237,6 +4667,16 @@ func (ec *executionContext) childFields_CreateFarmPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type CreateFarmPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DNAParentageRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_DNAParentageRecordPayload_record(ctx, field)
+	case "animal":
+		return ec.fieldContext_DNAParentageRecordPayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DNAParentageRecordPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DateInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "startDate":
@@ -4245,6 +4685,16 @@ func (ec *executionContext) childFields_DateInterval(ctx context.Context, field 
 		return ec.fieldContext_DateInterval_endDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DateInterval", field.Name)
+}
+
+func (ec *executionContext) childFields_DeathRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_DeathRecordPayload_record(ctx, field)
+	case "animal":
+		return ec.fieldContext_DeathRecordPayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeathRecordPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_FactCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4531,6 +4981,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_animals(ctx, field)
 	case "animalsConnection":
 		return ec.fieldContext_Group_animalsConnection(ctx, field)
+	case "members":
+		return ec.fieldContext_Group_members(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -4579,6 +5031,26 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Identifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scheme":
+		return ec.fieldContext_Identifier_scheme(ctx, field)
+	case "value":
+		return ec.fieldContext_Identifier_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Identifier", field.Name)
+}
+
+func (ec *executionContext) childFields_IdentifierAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_IdentifierAddPayload_record(ctx, field)
+	case "animal":
+		return ec.fieldContext_IdentifierAddPayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IdentifierAddPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_MemberAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4889,6 +5361,16 @@ func (ec *executionContext) childFields_RecordUpdatePayload(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type RecordUpdatePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SaleRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_SaleRecordPayload_record(ctx, field)
+	case "animal":
+		return ec.fieldContext_SaleRecordPayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SaleRecordPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "animalID":
@@ -5137,6 +5619,16 @@ func (ec *executionContext) childFields_WebhookUpdatePayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type WebhookUpdatePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_WeightRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_WeightRecordPayload_record(ctx, field)
+	case "animal":
+		return ec.fieldContext_WeightRecordPayload_animal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeightRecordPayload", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -5253,6 +5745,64 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Animal_offspring_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Animal_profile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Animal_timeline_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5304,6 +5854,30 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*model.AnimalStatus, error) {
+			return ec.unmarshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg8
 	return args, nil
 }
 
@@ -5707,6 +6281,36 @@ func (ec *executionContext) field_Group_animalsConnection_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Group_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6005,6 +6609,20 @@ func (ec *executionContext) field_Mutation_deactivateMember_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deathRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeathRecordInput, error) {
+			return ec.unmarshalNDeathRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDeathRecordInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteAnimal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6066,6 +6684,20 @@ func (ec *executionContext) field_Mutation_deleteRecord_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_dnaParentageRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DNAParentageRecordInput, error) {
+			return ec.unmarshalNDNAParentageRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAParentageRecordInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -6173,6 +6805,20 @@ func (ec *executionContext) field_Mutation_groupDelete_args(ctx context.Context,
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.GroupDeleteInput, error) {
 			return ec.unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_identifierAdd_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.IdentifierAddInput, error) {
+			return ec.unmarshalNIdentifierAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierAddInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6527,6 +7173,20 @@ func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_saleRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SaleRecordInput, error) {
+			return ec.unmarshalNSaleRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setGroupAnimals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6773,6 +7433,20 @@ func (ec *executionContext) field_Mutation_webhookUpdate_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.WebhookUpdateInput, error) {
 			return ec.unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_weightRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WeightRecordInput, error) {
+			return ec.unmarshalNWeightRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7392,6 +8066,234 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Animal_profile(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_profile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Profile(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
+			return ec.marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_profile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_profile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_dam(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_sire(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Sire(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_identifiers(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Identifiers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+			return ec.marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Identifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_offspring(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_offspring(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Offspring(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_offspring(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_offspring_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_timeline(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_timeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Timeline(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordConnection) graphql.Marshaler {
+			return ec.marshalNRecordConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AnimalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AnimalConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7587,6 +8489,401 @@ func (ec *executionContext) _AnimalEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_asOf(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_sex(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Sex) graphql.Marshaler {
+			return ec.marshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Sex does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_breed(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_damID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_dam(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_dam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AnimalProfile().Dam(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_dam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_sireID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sireID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SireID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_sire(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AnimalProfile().Sire(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalOAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_intact(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_intact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Intact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_intact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_status(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AnimalStatus) graphql.Marshaler {
+			return ec.marshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type AnimalStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_statusDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_statusDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_statusDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_groupIDs(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_groupIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_groupIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_identifiers(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Identifiers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+			return ec.marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalProfile",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Identifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_weightKg(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_weightKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeightKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_weightKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_weighedOn(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_weighedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeighedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_weighedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalProfile_adgKg(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_adgKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdgKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_adgKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _AnimalUpdatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalUpdatePayload) (ret graphql.Marshaler) {
@@ -9282,6 +10579,70 @@ func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThread(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _DNAParentageRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.DNAParentageRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DNAParentageRecordPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DNAParentageRecordPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNAParentageRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNAParentageRecordPayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.DNAParentageRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DNAParentageRecordPayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DNAParentageRecordPayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNAParentageRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9326,6 +10687,70 @@ func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _DeathRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.DeathRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeathRecordPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeathRecordPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeathRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeathRecordPayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.DeathRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeathRecordPayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeathRecordPayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeathRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _FactCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.FactCreatePayload) (ret graphql.Marshaler) {
@@ -9761,7 +11186,7 @@ func (ec *executionContext) _Farm_animals(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput))
+			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput), fc.Args["asOf"].(*string), fc.Args["status"].(*model.AnimalStatus), fc.Args["search"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
@@ -11743,6 +13168,50 @@ func (ec *executionContext) fieldContext_Group_animalsConnection(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_members(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().Members(ctx, obj, fc.Args["asOf"].(*string), fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_members(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_members_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GroupAnimalsSetPayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupAnimalsSetPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11970,6 +13439,116 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Identifier_scheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.IdentifierScheme) graphql.Marshaler {
+			return ec.marshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Identifier_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type IdentifierScheme does not have child fields"))
+}
+
+func (ec *executionContext) _Identifier_value(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Identifier_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Identifier_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _IdentifierAddPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.IdentifierAddPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IdentifierAddPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IdentifierAddPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "IdentifierAddPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _IdentifierAddPayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.IdentifierAddPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IdentifierAddPayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IdentifierAddPayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "IdentifierAddPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MemberAddPayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberAddPayload) (ret graphql.Marshaler) {
@@ -14993,6 +16572,226 @@ func (ec *executionContext) fieldContext_Mutation_setNotificationPreferences(ctx
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_identifierAdd(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_identifierAdd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().IdentifierAdd(ctx, fc.Args["input"].(model.IdentifierAddInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.IdentifierAddPayload) graphql.Marshaler {
+			return ec.marshalNIdentifierAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierAddPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_identifierAdd(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IdentifierAddPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_identifierAdd_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deathRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deathRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeathRecord(ctx, fc.Args["input"].(model.DeathRecordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeathRecordPayload) graphql.Marshaler {
+			return ec.marshalNDeathRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDeathRecordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deathRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeathRecordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deathRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saleRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saleRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaleRecord(ctx, fc.Args["input"].(model.SaleRecordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SaleRecordPayload) graphql.Marshaler {
+			return ec.marshalNSaleRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saleRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SaleRecordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saleRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_weightRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_weightRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WeightRecord(ctx, fc.Args["input"].(model.WeightRecordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WeightRecordPayload) graphql.Marshaler {
+			return ec.marshalNWeightRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_weightRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightRecordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_weightRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_dnaParentageRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_dnaParentageRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DnaParentageRecord(ctx, fc.Args["input"].(model.DNAParentageRecordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DNAParentageRecordPayload) graphql.Marshaler {
+			return ec.marshalNDNAParentageRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAParentageRecordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_dnaParentageRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DNAParentageRecordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_dnaParentageRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_webhookCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17281,6 +19080,70 @@ func (ec *executionContext) fieldContext_RecordUpdatePayload_record(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _SaleRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.SaleRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SaleRecordPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SaleRecordPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SaleRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SaleRecordPayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.SaleRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SaleRecordPayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SaleRecordPayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SaleRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19180,6 +21043,70 @@ func (ec *executionContext) fieldContext_WebhookUpdatePayload_webhook(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WeightRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.WeightRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightRecordPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightRecordPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeightRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WeightRecordPayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.WeightRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightRecordPayload_animal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightRecordPayload_animal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeightRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21532,6 +23459,129 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDNAParentageRecordInput(ctx context.Context, obj any) (model.DNAParentageRecordInput, error) {
+	var it model.DNAParentageRecordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "offspringID", "parentID", "relation", "result", "lab", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "offspringID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offspringID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffspringID = data
+		case "parentID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentID = data
+		case "relation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("relation"))
+			data, err := ec.unmarshalNDNARelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNARelation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Relation = data
+		case "result":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("result"))
+			data, err := ec.unmarshalNDNAResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAResult(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Result = data
+		case "lab":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lab"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lab = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, obj any) (model.DeathRecordInput, error) {
+	var it model.DeathRecordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "cause"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "cause":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cause"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cause = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
 	var it model.ExposureFact
 	if obj == nil {
@@ -23133,6 +25183,71 @@ func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context, obj any) (model.IdentifierAddInput, error) {
+	var it model.IdentifierAddInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalID", "scheme", "value", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "scheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheme"))
+			data, err := ec.unmarshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scheme = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, obj any) (model.MemberAddInput, error) {
 	var it model.MemberAddInput
 	if obj == nil {
@@ -24691,6 +26806,57 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, obj any) (model.SaleRecordInput, error) {
+	var it model.SaleRecordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "buyer"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "buyer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buyer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buyer = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, obj any) (model.TaskUpdateInput, error) {
 	var it model.TaskUpdateInput
 	if obj == nil {
@@ -25274,6 +27440,57 @@ func (ec *executionContext) unmarshalInputWebhookUpdateInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWeightRecordInput(ctx context.Context, obj any) (model.WeightRecordInput, error) {
+	var it model.WeightRecordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "kg"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "kg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kg"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kg = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -25423,6 +27640,234 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				}()
 				res = ec._Animal_groups(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "profile":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_profile(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_dam(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sire":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_sire(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "identifiers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_identifiers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "offspring":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_offspring(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timeline":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Animal_timeline(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -25616,6 +28061,185 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._AnimalEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalProfileImplementors = []string{"AnimalProfile"}
+
+func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalProfile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalProfileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalProfile")
+		case "asOf":
+			out.Values[i] = ec._AnimalProfile_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sex":
+			out.Values[i] = ec._AnimalProfile_sex(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthDate":
+			out.Values[i] = ec._AnimalProfile_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "breed":
+			out.Values[i] = ec._AnimalProfile_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "damID":
+			out.Values[i] = ec._AnimalProfile_damID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dam":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AnimalProfile_dam(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sireID":
+			out.Values[i] = ec._AnimalProfile_sireID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sire":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AnimalProfile_sire(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "intact":
+			out.Values[i] = ec._AnimalProfile_intact(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._AnimalProfile_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusDate":
+			out.Values[i] = ec._AnimalProfile_statusDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "groupIDs":
+			out.Values[i] = ec._AnimalProfile_groupIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "identifiers":
+			out.Values[i] = ec._AnimalProfile_identifiers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weightKg":
+			out.Values[i] = ec._AnimalProfile_weightKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weighedOn":
+			out.Values[i] = ec._AnimalProfile_weighedOn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "adgKg":
+			out.Values[i] = ec._AnimalProfile_adgKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -26623,6 +29247,49 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var dNAParentageRecordPayloadImplementors = []string{"DNAParentageRecordPayload"}
+
+func (ec *executionContext) _DNAParentageRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DNAParentageRecordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dNAParentageRecordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DNAParentageRecordPayload")
+		case "record":
+			out.Values[i] = ec._DNAParentageRecordPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._DNAParentageRecordPayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var dateIntervalImplementors = []string{"DateInterval"}
 
 func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.SelectionSet, obj *model.DateInterval) graphql.Marshaler {
@@ -26642,6 +29309,49 @@ func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.Selection
 			}
 		case "endDate":
 			out.Values[i] = ec._DateInterval_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deathRecordPayloadImplementors = []string{"DeathRecordPayload"}
+
+func (ec *executionContext) _DeathRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeathRecordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deathRecordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeathRecordPayload")
+		case "record":
+			out.Values[i] = ec._DeathRecordPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._DeathRecordPayload_animal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28367,6 +31077,44 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "members":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Group_members(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28569,6 +31317,92 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 			}
 		case "cursor":
 			out.Values[i] = ec._GroupEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var identifierImplementors = []string{"Identifier"}
+
+func (ec *executionContext) _Identifier(ctx context.Context, sel ast.SelectionSet, obj *model.Identifier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, identifierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Identifier")
+		case "scheme":
+			out.Values[i] = ec._Identifier_scheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._Identifier_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var identifierAddPayloadImplementors = []string{"IdentifierAddPayload"}
+
+func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.SelectionSet, obj *model.IdentifierAddPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, identifierAddPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IdentifierAddPayload")
+		case "record":
+			out.Values[i] = ec._IdentifierAddPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._IdentifierAddPayload_animal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -29373,6 +32207,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "setNotificationPreferences":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setNotificationPreferences(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "identifierAdd":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_identifierAdd(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deathRecord":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deathRecord(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saleRecord":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saleRecord(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weightRecord":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_weightRecord(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dnaParentageRecord":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_dnaParentageRecord(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -30693,6 +33562,49 @@ func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.Se
 	return out
 }
 
+var saleRecordPayloadImplementors = []string{"SaleRecordPayload"}
+
+func (ec *executionContext) _SaleRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SaleRecordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, saleRecordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SaleRecordPayload")
+		case "record":
+			out.Values[i] = ec._SaleRecordPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._SaleRecordPayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var sireCandidateImplementors = []string{"SireCandidate"}
 
 func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.SireCandidate) graphql.Marshaler {
@@ -31766,6 +34678,49 @@ func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var weightRecordPayloadImplementors = []string{"WeightRecordPayload"}
+
+func (ec *executionContext) _WeightRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WeightRecordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightRecordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeightRecordPayload")
+		case "record":
+			out.Values[i] = ec._WeightRecordPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animal":
+			out.Values[i] = ec._WeightRecordPayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -32245,6 +35200,26 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 	return v
 }
 
+func (ec *executionContext) marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx context.Context, sel ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalProfile(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, v any) (model.AnimalStatus, error) {
+	var res model.AnimalStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, sel ast.SelectionSet, v model.AnimalStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdateInput(ctx context.Context, v any) (model.AnimalUpdateInput, error) {
 	res, err := ec.unmarshalInputAnimalUpdateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32472,6 +35447,41 @@ func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCurso
 	return v
 }
 
+func (ec *executionContext) unmarshalNDNAParentageRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAParentageRecordInput(ctx context.Context, v any) (model.DNAParentageRecordInput, error) {
+	res, err := ec.unmarshalInputDNAParentageRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDNAParentageRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAParentageRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.DNAParentageRecordPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DNAParentageRecordPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDNARelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNARelation(ctx context.Context, v any) (model.DNARelation, error) {
+	var res model.DNARelation
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDNARelation2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNARelation(ctx context.Context, sel ast.SelectionSet, v model.DNARelation) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNDNAResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAResult(ctx context.Context, v any) (model.DNAResult, error) {
+	var res model.DNAResult
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDNAResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAResult(ctx context.Context, sel ast.SelectionSet, v model.DNAResult) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNDate2string(ctx context.Context, v any) (string, error) {
 	res, err := dategql.UnmarshalDate(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32512,6 +35522,21 @@ func (ec *executionContext) marshalNDateInterval2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeathRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDeathRecordInput(ctx context.Context, v any) (model.DeathRecordInput, error) {
+	res, err := ec.unmarshalInputDeathRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeathRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDeathRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeathRecordPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeathRecordPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNExposureFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFactInput(ctx context.Context, v any) (model.ExposureFactInput, error) {
@@ -32705,6 +35730,22 @@ func (ec *executionContext) marshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNFollowUpProtocolUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdateInput(ctx context.Context, v any) (model.FollowUpProtocolUpdateInput, error) {
@@ -32912,6 +35953,57 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Identifier) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNIdentifier2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifier(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNIdentifier2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifier(ctx context.Context, sel ast.SelectionSet, v *model.Identifier) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Identifier(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNIdentifierAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierAddInput(ctx context.Context, v any) (model.IdentifierAddInput, error) {
+	res, err := ec.unmarshalInputIdentifierAddInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNIdentifierAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierAddPayload(ctx context.Context, sel ast.SelectionSet, v *model.IdentifierAddPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._IdentifierAddPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx context.Context, v any) (model.IdentifierScheme, error) {
+	var res model.IdentifierScheme
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNIdentifierScheme2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierScheme(ctx context.Context, sel ast.SelectionSet, v model.IdentifierScheme) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -33437,6 +36529,21 @@ func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSaleRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordInput(ctx context.Context, v any) (model.SaleRecordInput, error) {
+	res, err := ec.unmarshalInputSaleRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSaleRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.SaleRecordPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SaleRecordPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, v any) (model.SettingsStatus, error) {
 	var res model.SettingsStatus
 	err := res.UnmarshalGQL(v)
@@ -33865,6 +36972,21 @@ func (ec *executionContext) marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdb
 	return ec._WebhookUpdatePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNWeightRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordInput(ctx context.Context, v any) (model.WeightRecordInput, error) {
+	res, err := ec.unmarshalInputWeightRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeightRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.WeightRecordPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WeightRecordPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -34057,6 +37179,22 @@ func (ec *executionContext) unmarshalOAnimalOrder2ᚖgithubᚗcomᚋherdbookᚋh
 	}
 	res, err := ec.unmarshalInputAnimalOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, v any) (*model.AnimalStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.AnimalStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnimalStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalStatus(ctx context.Context, sel ast.SelectionSet, v *model.AnimalStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOAnimalWhereInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInputᚄ(ctx context.Context, v any) ([]*ent.AnimalWhereInput, error) {
@@ -34928,6 +38066,22 @@ func (ec *executionContext) unmarshalORecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (*model.Sex, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Sex)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, sel ast.SelectionSet, v *model.Sex) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -9,6 +9,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/graph/model"
 )
 
 // references holds the animals one operation has loaded by id, so that a reference many
@@ -18,20 +19,34 @@ type references struct {
 	mu       sync.Mutex
 	animals  map[uuid.UUID]*ent.Animal
 	previews map[uuid.UUID]*ent.BirthPreview
+	// profiles are the animals' profiles by (animal, day); day "" is today.
+	profiles map[profileKey]*model.AnimalProfile
+	// days are the default profile days of the animals a register list loaded (its asOf).
+	days map[uuid.UUID]string
+}
+
+type profileKey struct {
+	animal uuid.UUID
+	day    string
+}
+
+func newReferences() *references {
+	return &references{animals: map[uuid.UUID]*ent.Animal{}, previews: map[uuid.UUID]*ent.BirthPreview{},
+		profiles: map[profileKey]*model.AnimalProfile{}, days: map[uuid.UUID]string{}}
 }
 
 type referencesKey struct{}
 
 // withReferences gives each operation its own cache; it lives as long as the operation.
 func withReferences(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	return next(context.WithValue(ctx, referencesKey{}, &references{animals: map[uuid.UUID]*ent.Animal{}, previews: map[uuid.UUID]*ent.BirthPreview{}}))
+	return next(context.WithValue(ctx, referencesKey{}, newReferences()))
 }
 
 func referencesFrom(ctx context.Context) *references {
 	if r, ok := ctx.Value(referencesKey{}).(*references); ok {
 		return r
 	}
-	return &references{animals: map[uuid.UUID]*ent.Animal{}, previews: map[uuid.UUID]*ent.BirthPreview{}}
+	return newReferences()
 }
 
 // animal returns the farm's animal with the id: from the operation's cache when a page

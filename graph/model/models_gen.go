@@ -54,6 +54,44 @@ type AnimalInput struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// Who an animal is on a day, computed from its dated facts only (never from current group links).
+type AnimalProfile struct {
+	// The day the profile describes.
+	AsOf string `json:"asOf"`
+	// The sex; null when no fact records it.
+	Sex *Sex `json:"sex,omitempty"`
+	// The birth date, from a profile or birth fact.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// The breed.
+	Breed *string `json:"breed,omitempty"`
+	// The dam's id, from a birth fact or a qualified DNA result.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// The dam; deleted animals resolve too (isActive false).
+	Dam *ent.Animal `json:"dam,omitempty"`
+	// The sire's id, likewise; a sire a review presumed never counts.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// The sire; deleted animals resolve too (isActive false).
+	Sire *ent.Animal `json:"sire,omitempty"`
+	// False after a castration; null when the sex is unknown.
+	Intact *bool `json:"intact,omitempty"`
+	// The status on asOf.
+	Status AnimalStatus `json:"status"`
+	// The date of the fact that set the status; null when none did.
+	StatusDate *string `json:"statusDate,omitempty"`
+	// The ids of the groups membership facts place the animal in on asOf, sorted.
+	GroupIDs []uuid.UUID `json:"groupIDs"`
+	// The identifiers valid on asOf, sorted by scheme and value.
+	Identifiers []*Identifier `json:"identifiers"`
+	// The newest weight, in kg.
+	WeightKg *float64 `json:"weightKg,omitempty"`
+	// The day of the newest weight.
+	WeighedOn *string `json:"weighedOn,omitempty"`
+	// Average daily gain in kg between the two newest weights on different days.
+	AdgKg *float64 `json:"adgKg,omitempty"`
+	// The farm of the animal, for resolving the dam and sire.
+	FarmID uuid.UUID `json:"-"`
+}
+
 // An animal's new tag and name.
 type AnimalUpdateInput struct {
 	// The animal's id.
@@ -324,12 +362,58 @@ type CreateRecordInput struct {
 	Items []*RecordItemInput `json:"items,omitempty"`
 }
 
+// A DNA parentage result.
+type DNAParentageRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The offspring tested.
+	OffspringID uuid.UUID `json:"offspringID"`
+	// The parent tested.
+	ParentID uuid.UUID `json:"parentID"`
+	// Which parent was tested.
+	Relation DNARelation `json:"relation"`
+	// What the test found.
+	Result DNAResult `json:"result"`
+	// The laboratory, when known.
+	Lab *string `json:"lab,omitempty"`
+	// The day of the result.
+	Date string `json:"date"`
+}
+
+// What dnaParentageRecord recorded.
+type DNAParentageRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The offspring whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
 // A span of days, both ends included.
 type DateInterval struct {
 	// The first day.
 	StartDate string `json:"startDate"`
 	// The last day.
 	EndDate string `json:"endDate"`
+}
+
+// An animal's death.
+type DeathRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day it died.
+	Date string `json:"date"`
+	// The cause, when known.
+	Cause *string `json:"cause,omitempty"`
+}
+
+// What deathRecord recorded.
+type DeathRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
 }
 
 // An exposure fact: a sire was with a dam or a group.
@@ -530,6 +614,38 @@ type GroupDeletePayload struct {
 type GroupInput struct {
 	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
+}
+
+// An identifier valid on a profile's day.
+type Identifier struct {
+	// The scheme.
+	Scheme IdentifierScheme `json:"scheme"`
+	// The value; an EID as its canonical 15 digits.
+	Value string `json:"value"`
+}
+
+// An identifier that names an animal from a day.
+type IdentifierAddInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The scheme.
+	Scheme IdentifierScheme `json:"scheme"`
+	// The value; an EID in any reader form (15 digits, spaced, or FDX-B hex).
+	Value string `json:"value"`
+	// The first day the identifier names the animal.
+	StartDate string `json:"startDate"`
+	// The last day, when it stopped.
+	EndDate *string `json:"endDate,omitempty"`
+}
+
+// What identifierAdd recorded.
+type IdentifierAddPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
 }
 
 // A new member of a farm.
@@ -802,6 +918,26 @@ type RecordUpdatePayload struct {
 	Record *ent.Record `json:"record"`
 }
 
+// An animal's sale.
+type SaleRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day of the sale.
+	Date string `json:"date"`
+	// The buyer, when known.
+	Buyer *string `json:"buyer,omitempty"`
+}
+
+// What saleRecord recorded.
+type SaleRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
 // An animal that could have sired the birth, with the evidence for and against.
 type SireCandidate struct {
 	// The candidate's id.
@@ -1010,6 +1146,90 @@ type WebhookUpdatePayload struct {
 	Webhook *ent.WebhookEndpoint `json:"webhook"`
 }
 
+// An animal's weight on a day.
+type WeightRecordInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day it was weighed.
+	Date string `json:"date"`
+	// The weight in kg, more than 0.
+	Kg float64 `json:"kg"`
+}
+
+// What weightRecord recorded.
+type WeightRecordPayload struct {
+	// The record that holds the fact.
+	Record *ent.Record `json:"record"`
+	// The animal whose profile changed.
+	Animal *ent.Animal `json:"animal"`
+}
+
+// An animal's status on a day, from its arrival and departure facts.
+type AnimalStatus string
+
+const (
+	// No departure is recorded, or the animal came back.
+	AnimalStatusOnFarm AnimalStatus = "ON_FARM"
+	// A sale fact is the newest departure.
+	AnimalStatusSold AnimalStatus = "SOLD"
+	// A death fact is recorded; death is final.
+	AnimalStatusDied AnimalStatus = "DIED"
+	// A movement_out fact is the newest departure.
+	AnimalStatusMovedOut AnimalStatus = "MOVED_OUT"
+)
+
+var AllAnimalStatus = []AnimalStatus{
+	AnimalStatusOnFarm,
+	AnimalStatusSold,
+	AnimalStatusDied,
+	AnimalStatusMovedOut,
+}
+
+func (e AnimalStatus) IsValid() bool {
+	switch e {
+	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut:
+		return true
+	}
+	return false
+}
+
+func (e AnimalStatus) String() string {
+	return string(e)
+}
+
+func (e *AnimalStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AnimalStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AnimalStatus", str)
+	}
+	return nil
+}
+
+func (e AnimalStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AnimalStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AnimalStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // When something happened, compared with the conception window.
 type ConceptionRelation string
 
@@ -1069,6 +1289,186 @@ func (e *ConceptionRelation) UnmarshalJSON(b []byte) error {
 }
 
 func (e ConceptionRelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which parent a DNA test checked.
+type DNARelation string
+
+const (
+	// The dam.
+	DNARelationDam DNARelation = "DAM"
+	// The sire.
+	DNARelationSire DNARelation = "SIRE"
+)
+
+var AllDNARelation = []DNARelation{
+	DNARelationDam,
+	DNARelationSire,
+}
+
+func (e DNARelation) IsValid() bool {
+	switch e {
+	case DNARelationDam, DNARelationSire:
+		return true
+	}
+	return false
+}
+
+func (e DNARelation) String() string {
+	return string(e)
+}
+
+func (e *DNARelation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DNARelation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DNARelation", str)
+	}
+	return nil
+}
+
+func (e DNARelation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DNARelation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DNARelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a DNA parentage test found.
+type DNAResult string
+
+const (
+	// The parent is confirmed; it outweighs a birth fact.
+	DNAResultQualified DNAResult = "QUALIFIED"
+	// The parent is excluded; it removes that parent.
+	DNAResultExcluded DNAResult = "EXCLUDED"
+)
+
+var AllDNAResult = []DNAResult{
+	DNAResultQualified,
+	DNAResultExcluded,
+}
+
+func (e DNAResult) IsValid() bool {
+	switch e {
+	case DNAResultQualified, DNAResultExcluded:
+		return true
+	}
+	return false
+}
+
+func (e DNAResult) String() string {
+	return string(e)
+}
+
+func (e *DNAResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DNAResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DNAResult", str)
+	}
+	return nil
+}
+
+func (e DNAResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DNAResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DNAResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How an identifier names an animal.
+type IdentifierScheme string
+
+const (
+	// An ISO 11784/11785 electronic ID, as its canonical 15 digits.
+	IdentifierSchemeEid IdentifierScheme = "EID"
+	// A visual ear tag.
+	IdentifierSchemeVisual IdentifierScheme = "VISUAL"
+	// A brand.
+	IdentifierSchemeBrand IdentifierScheme = "BRAND"
+	// A tattoo.
+	IdentifierSchemeTattoo IdentifierScheme = "TATTOO"
+)
+
+var AllIdentifierScheme = []IdentifierScheme{
+	IdentifierSchemeEid,
+	IdentifierSchemeVisual,
+	IdentifierSchemeBrand,
+	IdentifierSchemeTattoo,
+}
+
+func (e IdentifierScheme) IsValid() bool {
+	switch e {
+	case IdentifierSchemeEid, IdentifierSchemeVisual, IdentifierSchemeBrand, IdentifierSchemeTattoo:
+		return true
+	}
+	return false
+}
+
+func (e IdentifierScheme) String() string {
+	return string(e)
+}
+
+func (e *IdentifierScheme) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IdentifierScheme(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IdentifierScheme", str)
+	}
+	return nil
+}
+
+func (e IdentifierScheme) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IdentifierScheme) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IdentifierScheme) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
