@@ -185,8 +185,8 @@ func TestMutationConvention(t *testing.T) {
 				t.Errorf("%s: want a non-null payload type, got %v", name, dig(t, f, "type"))
 			}
 		}
-		if current != 29 {
-			t.Errorf("%d current mutations, want 29", current)
+		if current != 32 {
+			t.Errorf("%d current mutations, want 32", current)
 		}
 	})
 }
