@@ -132,3 +132,36 @@ func treatmentFact(t *model.TreatmentFact) evidence.Fact {
 
 // speciesOf reads a label entry's species as the enum (entries are validated on write).
 func speciesOf(sw *schematype.SpeciesWithdrawal) farm.Species { return farm.Species(sw.Species) }
+
+// node is Service.Node, with the medicines that entgql does not know of: an id no ent node
+// has is tried as a medicine.
+func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
+	n, err := r.svc.Node(ctx, id)
+	if herdbook.ErrorCode(err) != herdbook.ENOTFOUND {
+		return n, err
+	}
+	m, merr := r.svc.MedicineNode(ctx, id)
+	if herdbook.ErrorCode(merr) == herdbook.ENOTFOUND {
+		return nil, err
+	}
+	if merr != nil {
+		return nil, merr
+	}
+	return &model.Medicine{Medicine: m}, nil
+}
+
+// nodes is Service.Nodes with medicines (see node).
+func (r *Resolver) nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
+	if len(ids) > herdbook.MaxConnectionPage {
+		return r.svc.Nodes(ctx, ids)
+	}
+	out := make([]ent.Noder, len(ids))
+	for i, id := range ids {
+		n, err := r.node(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}

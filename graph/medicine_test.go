@@ -90,6 +90,19 @@ func TestMedicineGraph(t *testing.T) {
 			t.Fatalf("withdrawals %v", out)
 		}
 
+		t.Run("Node", func(t *testing.T) {
+			out := do(t, reader.Token, `query($m: ID!) { node(id: $m) { id ... on Medicine { name version } } nodes(ids: [$m]) { id } }`)
+			wantNoErrors(t, out)
+			if dig(t, out, "data.node.name") != "Oxytetracycline" || dig(t, out, "data.nodes.0.id") != v["m"] {
+				t.Fatalf("node %v", out)
+			}
+			stranger := app.MustUser()
+			out = do(t, stranger.Token, `query($m: ID!) { node(id: $m) { id } }`)
+			if errorCode(out) == "" {
+				t.Fatalf("a stranger reads the medicine: %v", out)
+			}
+		})
+
 		out = do(t, owner.Token, `mutation($f: ID!, $m: ID!) { medicineDelete(input: {farmID: $f, id: $m}) { deletedMedicineID } }`)
 		wantNoErrors(t, out)
 		if dig(t, out, "data.medicineDelete.deletedMedicineID") != v["m"] {
