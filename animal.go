@@ -61,7 +61,7 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 		if err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, farmID, s.registerFacts(id, in)))
+		return eidField(s.writeFacts(ctx, farmID, s.registerFacts(id, in), false))
 	})
 	return a, err
 }
@@ -89,7 +89,7 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if a, err = u.Save(ctx); err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, a.FarmID, s.registerFacts(a.ID, in)))
+		return eidField(s.writeFacts(ctx, a.FarmID, s.registerFacts(a.ID, in), false))
 	})
 	return a, err
 }

@@ -278,3 +278,19 @@ func labelFor(v *ent.MedicineVersion, species string) (meatDays, milkHours int) 
 	}
 	return v.WithdrawalMeatDays, v.WithdrawalMilkHours
 }
+
+// MedicineNode returns a medicine by id alone, for the graph's node(id:), when the viewer may
+// read its farm's records; deleted medicines are not found.
+func (s *Service) MedicineNode(ctx context.Context, id uuid.UUID) (*ent.Medicine, error) {
+	if _, err := authenticate(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.Client(ctx).Medicine.Query().Where(medicine.ID(id)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "node", id)
+	}
+	if _, _, err := s.authorizeFarm(ctx, m.FarmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

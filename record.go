@@ -168,7 +168,7 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
-		if err := s.checkTreatments(ctx, farmID, facts); err != nil {
+		if err := s.checkTreatments(ctx, farmID, facts, recordItemFact); err != nil {
 			return err
 		}
 		normalizeFacts(in.Items, facts)
@@ -188,7 +188,7 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.createItems(ctx, r.ID, in.Items, facts); err != nil {
 			return err
 		}
-		return s.guardWithdrawals(ctx, farmID, facts, in.AcknowledgeWithdrawal)
+		return s.guardWithdrawals(ctx, farmID, facts, recordItemFact, in.AcknowledgeWithdrawal)
 	})
 	return r, err
 }
@@ -409,7 +409,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if err := s.checkIdentifiers(ctx, farmID, facts); err != nil {
 			return err
 		}
-		if err := s.checkTreatments(ctx, farmID, facts); err != nil {
+		if err := s.checkTreatments(ctx, farmID, facts, recordItemFact); err != nil {
 			return err
 		}
 		normalizeFacts(p.Items, facts)
@@ -439,7 +439,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if err := s.createItems(ctx, id, p.Items, facts); err != nil {
 			return err
 		}
-		return s.guardWithdrawals(ctx, farmID, facts, p.AcknowledgeWithdrawal)
+		return s.guardWithdrawals(ctx, farmID, facts, recordItemFact, p.AcknowledgeWithdrawal)
 	})
 	return r, err
 }

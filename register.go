@@ -485,9 +485,17 @@ const factBatch = 500
 // per fact (named "Register: <kind>", applied at the fact's date, linked to the animals it
 // names) with one item carrying it. The viewer must be an EDITOR with write:animals. Facts
 // are validated (errors name facts[i].birth_history.<field>), their animals and groups must
-// belong to the farm, and identifiers must stay unique. A constant number of statements per
-// 500 facts.
+// belong to the farm, identifiers must stay unique, treatments must name the farm's
+// medicines (and may not shorten a label's period), and a sale, movement_out or slaughter
+// during a meat withdrawal is refused (WithdrawalError) unless acknowledged (see
+// WriteAnimalFactsWith). A constant number of statements per 500 facts.
 func (s *Service) WriteAnimalFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) error {
+	return s.WriteAnimalFactsWith(ctx, farmID, facts, FactOptions{})
+}
+
+// WriteAnimalFactsWith is WriteAnimalFacts with options: AcknowledgeWithdrawal lets
+// departures during a meat withdrawal through, and every record written keeps it.
+func (s *Service) WriteAnimalFactsWith(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact, opt FactOptions) error {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
 		return err
 	}
@@ -516,14 +524,23 @@ func (s *Service) WriteAnimalFacts(ctx context.Context, farmID uuid.UUID, facts 
 		if err := s.checkFactReferences(ctx, farmID, ptrs); err != nil {
 			return err
 		}
-		return s.writeFacts(ctx, farmID, facts)
+		if err := s.checkTreatments(ctx, farmID, ptrs, bulkFact); err != nil {
+			return err
+		}
+		if err := s.writeFacts(ctx, farmID, facts, opt.AcknowledgeWithdrawal); err != nil {
+			return err
+		}
+		// After the write, in its transaction: treatments written with it count, and a
+		// refusal rolls everything back.
+		return s.guardWithdrawals(ctx, farmID, ptrs, bulkFact, opt.AcknowledgeWithdrawal)
 	})
 }
 
 // writeFacts records facts about animals, one record with one item per fact, applied at the
 // fact's date and linked to the animals it names, in bulk. It runs in the caller's
 // transaction and checks identifiers; the caller checked the facts and their references.
-func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) error {
+// acknowledged is kept on every record (acknowledge_withdrawal).
+func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact, acknowledged bool) error {
 	if len(facts) == 0 {
 		return nil
 	}
@@ -569,7 +586,7 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 			id := uuid.New()
 			recIDs = append(recIDs, id)
 			recs = append(recs, c.Record.Create().SetID(id).SetFarmID(farmID).SetName(name).SetType(typ).
-				SetAppliedAt(applied).AddAnimalIDs(animals...).AddGroupIDs(groups...))
+				SetAppliedAt(applied).SetAcknowledgeWithdrawal(acknowledged).AddAnimalIDs(animals...).AddGroupIDs(groups...))
 			items = append(items, RecordItemInput{Name: &name, Metadata: factMetadata(f)})
 		}
 		if err := c.Record.CreateBulk(recs...).Exec(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -248,6 +249,62 @@ func TestWriteAnimalFacts(t *testing.T) {
 		}
 		if p, _ := app.Service.FarmAnimal(ctx, farm.ID, other.ID, "2025-02-01"); p.Profile.WeightKG != nil {
 			t.Fatalf("a refused batch wrote facts: %+v", p.Profile)
+		}
+	})
+}
+
+// TestWriteAnimalFactsGuard: bulk fact writes check treatments against the medicine list and
+// refuse a sale during a meat withdrawal, naming facts[i], unless acknowledged.
+func TestWriteAnimalFactsGuard(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		ctx := app.Ctx(owner)
+		farm := app.MustFarm(owner, "Guarded")
+		cow := app.MustAnimal(owner, farm.ID, "C-9")
+		meat, milk := 28, 0
+		med, err := app.Service.CreateMedicine(ctx, farm.ID, herdbook.MedicineInput{Name: "Penicillin", WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := 3
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, []evidence.Fact{
+			{Kind: evidence.KindTreatment, AnimalID: cow.ID.String(), MedicineID: uuid.NewString(), Date: "2025-03-01"},
+			{Kind: evidence.KindTreatment, AnimalID: cow.ID.String(), MedicineID: med.ID.String(), Date: "2025-03-01", WithdrawalMeatDays: &short},
+		})
+		if fs := herdbook.ErrorFields(err); len(fs) != 2 || fs[0].Field != "facts[0].birth_history.medicine_id" ||
+			fs[1].Field != "facts[1].birth_history.withdrawal_meat_days" {
+			t.Fatalf("treatments: %v", err)
+		}
+		// The treatment and the sale in one batch: the treatment counts, and the refusal
+		// rolls both back.
+		batch := func() []evidence.Fact {
+			return []evidence.Fact{
+				{Kind: evidence.KindTreatment, AnimalID: cow.ID.String(), MedicineID: med.ID.String(), Date: "2025-03-01"},
+				{Kind: evidence.KindSale, AnimalID: cow.ID.String(), Date: "2025-03-20"},
+			}
+		}
+		err = app.Service.WriteAnimalFacts(ctx, farm.ID, batch())
+		if herdbook.ErrorCode(err) != herdbook.EWITHDRAWAL {
+			t.Fatalf("sale during withdrawal: %v", err)
+		}
+		if fs := herdbook.ErrorFields(err); len(fs) != 1 || fs[0].Field != "facts[1].birth_history" ||
+			!strings.Contains(fs[0].Message, "clears for slaughter on 2025-03-29") || !strings.Contains(fs[0].Message, "C-9") {
+			t.Fatalf("fields %v", fs)
+		}
+		if aw, err := app.Service.AnimalWithdrawalAsOf(ctx, farm.ID, cow.ID, "2025-03-20"); err != nil || aw != nil {
+			t.Fatalf("a refused batch wrote its treatment: %+v %v", aw, err)
+		}
+		if err := app.Service.WriteAnimalFactsWith(ctx, farm.ID, batch(), herdbook.FactOptions{AcknowledgeWithdrawal: true}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := d.Client.Record.Query().Where(record.FarmID(farm.ID), record.Name("Register: sale")).All(ctx)
+		if err != nil || len(recs) != 1 || !recs[0].AcknowledgeWithdrawal {
+			t.Fatalf("acknowledged sale %+v %v", recs, err)
+		}
+		if aw, _ := app.Service.AnimalWithdrawalAsOf(ctx, farm.ID, cow.ID, "2025-03-20"); aw == nil || aw.MeatClearOn != "2025-03-29" {
+			t.Fatalf("withdrawal %+v", aw)
 		}
 	})
 }

@@ -45,7 +45,8 @@ type ScheduleResult struct {
 }
 
 // ScheduleDue creates the scheduled events that fell due by now (tasks due today or within
-// the look-back and still TODO; birth windows whose start date came within it), then fans
+// the look-back and still TODO; birth windows whose start date came within it; withdrawals
+// of treatments that ended within it), then fans
 // every unprocessed event out into notifications. Any number of nodes may run it at once:
 // the unique keys make every step idempotent, and on PostgreSQL the fan-out skips events
 // another node holds.
@@ -58,6 +59,10 @@ func (s *Service) ScheduleDue(ctx context.Context) (ScheduleResult, error) {
 	res.Events += n
 	if n, err = s.scheduleBirthWindows(ctx); err != nil {
 		return res, fmt.Errorf("schedule birth-window events: %w", err)
+	}
+	res.Events += n
+	if n, err = s.scheduleWithdrawalEnds(ctx); err != nil {
+		return res, fmt.Errorf("schedule withdrawal-ending events: %w", err)
 	}
 	res.Events += n
 	for {
@@ -362,6 +367,8 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": an
 {{define "task_due.body"}}{{.P.TaskName}} is due {{.When}} at {{.P.FarmName}}{{with tags .P.AnimalTags}} for {{.}}{{end}}.{{end}}
 {{define "birth_window_opening.title"}}Birth window "{{.P.WindowLabel}}" opens {{.When}} at {{.P.FarmName}}{{end}}
 {{define "birth_window_opening.body"}}The birth window "{{.P.WindowLabel}}" at {{.P.FarmName}} runs from {{.P.WindowStart}} to {{.P.WindowEnd}}: time to check the dams.{{end}}
+{{define "withdrawal_ending.title"}}{{if eq .P.Withdrawal "milk"}}Milk{{else}}Meat{{end}} withdrawal of {{.P.MedicineName}} ends {{.When}} at {{.P.FarmName}}{{end}}
+{{define "withdrawal_ending.body"}}{{.P.MedicineName}} given {{.P.TreatedOn}} at {{.P.FarmName}}: {{if eq .P.Withdrawal "milk"}}the milk of {{tags .P.AnimalTags}} may go into the tank from {{.P.ClearOn}}{{else}}{{tags .P.AnimalTags}} may go for slaughter from {{.P.ClearOn}}{{end}}.{{end}}
 {{define "test.title"}}Herdbook test message for {{.P.FarmName}}{{end}}
 {{define "test.body"}}{{if .P.Message}}{{.P.Message}}{{else}}This is a test message from Herdbook. If you can read it, this channel works.{{end}}{{end}}
 `))

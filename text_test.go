@@ -135,6 +135,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "ExportAnimals", args: []any{f.ID, "2026-01-01"}},
 		{method: "WriteAnimalFacts", args: []any{f.ID, []evidence.Fact{{Kind: evidence.KindSale, AnimalID: animal.ID.String(),
 			Date: "2025-01-01", Buyer: "Smith"}}}},
+		{method: "WriteAnimalFactsWith", args: []any{f.ID, []evidence.Fact{{Kind: evidence.KindSale, AnimalID: animal.ID.String(),
+			Date: "2025-01-01", Buyer: "Smith"}}, herdbook.FactOptions{AcknowledgeWithdrawal: true}}},
 		{method: "Profiles", args: []any{f.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
 		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers"}}},
 		{method: "CreateRecord", args: []any{f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "Check",

@@ -60,11 +60,21 @@ func leaving(f *evidence.Fact) bool {
 // register's profiles.
 var departureKinds = []string{string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
 
+// factField names the i-th fact of a write in errors: record_items[i].metadata.birth_history
+// for a record, facts[i].birth_history for a bulk write.
+type factField func(i int) string
+
+// recordItemFact names the fact of a record's i-th item.
+func recordItemFact(i int) string { return fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey) }
+
+// bulkFact names the i-th fact of a bulk write (WriteAnimalFacts).
+func bulkFact(i int) string { return fmt.Sprintf("facts[%d].%s", i, FactKey) }
+
 // checkTreatments checks the treatment facts of a write against the farm's medicine list:
 // the medicine must be on the list, the version (stamped with the current one when left out)
 // must exist, and an override may not be shorter than the label's period for the farm's
 // species. Two queries at most, none without treatments.
-func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact) error {
+func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField) error {
 	var ids []uuid.UUID
 	for _, f := range facts {
 		if f != nil && f.Kind == evidence.KindTreatment {
@@ -104,7 +114,7 @@ func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts [
 		if f == nil || f.Kind != evidence.KindTreatment {
 			continue
 		}
-		p := fmt.Sprintf("record_items[%d].metadata.%s.", i, FactKey)
+		p := field(i) + "."
 		m := byID[uuid.MustParse(f.MedicineID)]
 		if m == nil {
 			fe.add(p+"medicine_id", "medicine %s is not on this farm's medicine list", f.MedicineID)
@@ -365,7 +375,7 @@ func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments
 // leavingKinds) name an animal whose meat withdrawal has not ended on the fact's date, unless
 // the writer acknowledged it. It runs after the write's items are stored, in its transaction,
 // so that treatments in the same write count and a refusal rolls everything back.
-func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, acknowledged bool) error {
+func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField, acknowledged bool) error {
 	if acknowledged {
 		return nil
 	}
@@ -382,7 +392,7 @@ func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts 
 		if f == nil || !leaving(f) || f.AnimalID == "" {
 			continue
 		}
-		leaves = append(leaves, leave{fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey), string(f.Kind), f.AnimalID, f.Date})
+		leaves = append(leaves, leave{field(i), string(f.Kind), f.AnimalID, f.Date})
 		animals = append(animals, uuid.MustParse(f.AnimalID))
 		through = max(through, f.Date)
 	}

@@ -51,13 +51,17 @@ func farmUpdateIn(in model.FarmUpdateInput) herdbook.FarmPatch {
 }
 
 func recordCreateIn(in model.RecordCreateInput) herdbook.RecordInput {
-	return recordInput(model.CreateRecordInput{AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, Type: in.Type,
+	out := recordInput(model.CreateRecordInput{AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, Type: in.Type,
 		AppliedAt: in.AppliedAt, Description: in.Description, Items: in.Items})
+	out.AcknowledgeWithdrawal = orZero(in.AcknowledgeWithdrawal)
+	return out
 }
 
 func recordUpdateIn(in model.RecordUpdateInput) herdbook.RecordPatch {
-	return recordPatch(model.UpdateRecordInput{AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, Type: in.Type,
+	out := recordPatch(model.UpdateRecordInput{AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, Type: in.Type,
 		AppliedAt: in.AppliedAt, Description: in.Description, Items: in.Items})
+	out.AcknowledgeWithdrawal = orZero(in.AcknowledgeWithdrawal)
+	return out
 }
 
 func birthSettingsIn(in model.BirthSettingsUpdateInput) evidence.Settings {
@@ -97,6 +101,9 @@ func factIn(in *model.FactInput) (evidence.Fact, error) {
 	if b := in.Birth; b != nil {
 		facts = append(facts, birthFact(model.BirthFactInput{DamID: b.DamID, Date: b.Date, OffspringIDs: b.OffspringIDs, SireID: b.SireID}))
 	}
+	if t := in.Treatment; t != nil {
+		facts = append(facts, treatmentFact(t))
+	}
 	if len(facts) != 1 {
 		return evidence.Fact{}, herdbook.Invalid(herdbook.FieldError{Field: "fact", Message: "must give exactly one kind of fact"})
 	}
@@ -109,7 +116,7 @@ func (r *Resolver) recordFact(ctx context.Context, in model.FactCreateInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	return r.svc.RecordFact(ctx, in.FarmID, f)
+	return r.svc.RecordFactWith(ctx, in.FarmID, f, herdbook.FactOptions{AcknowledgeWithdrawal: orZero(in.AcknowledgeWithdrawal)})
 }
 
 func preferencesUpdateIn(in model.NotificationPreferencesUpdateInput) herdbook.NotificationPreferencesInput {

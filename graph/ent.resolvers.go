@@ -14,12 +14,12 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	return r.svc.Node(ctx, id)
+	return r.node(ctx, id)
 }
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	return r.svc.Nodes(ctx, ids)
+	return r.nodes(ctx, ids)
 }
 
 // Animal returns AnimalResolver implementation.

@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -54,6 +55,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Record() RecordResolver
+	SpeciesWithdrawal() SpeciesWithdrawalResolver
 	Thread() ThreadResolver
 	WebhookDelivery() WebhookDeliveryResolver
 }
@@ -119,6 +121,14 @@ type ComplexityRoot struct {
 
 	AnimalUpdatePayload struct {
 		Animal func(childComplexity int) int
+	}
+
+	AnimalWithdrawal struct {
+		AnimalID    func(childComplexity int) int
+		AnimalTag   func(childComplexity int) int
+		MeatClearOn func(childComplexity int) int
+		MilkClearAt func(childComplexity int) int
+		Treatments  func(childComplexity int) int
 	}
 
 	BirthEvent struct {
@@ -249,6 +259,7 @@ type ComplexityRoot struct {
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
 		IsActive            func(childComplexity int) int
+		Medicines           func(childComplexity int, after *string, first *int) int
 		Members             func(childComplexity int) int
 		Name                func(childComplexity int) int
 		Notifications       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
@@ -259,6 +270,7 @@ type ComplexityRoot struct {
 		Threads             func(childComplexity int) int
 		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
 		UpdatedAt           func(childComplexity int) int
+		Withdrawals         func(childComplexity int, asOf *string, skip *int, take *int) int
 	}
 
 	FarmConnection struct {
@@ -411,6 +423,42 @@ type ComplexityRoot struct {
 		Record func(childComplexity int) int
 	}
 
+	Medicine struct {
+		ActiveSubstance     func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		FarmID              func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Name                func(childComplexity int) int
+		SpeciesWithdrawals  func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		Version             func(childComplexity int) int
+		WithdrawalMeatDays  func(childComplexity int) int
+		WithdrawalMilkHours func(childComplexity int) int
+	}
+
+	MedicineConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MedicineCreatePayload struct {
+		Medicine func(childComplexity int) int
+	}
+
+	MedicineDeletePayload struct {
+		DeletedMedicineID func(childComplexity int) int
+	}
+
+	MedicineEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MedicineUpdatePayload struct {
+		Medicine func(childComplexity int) int
+	}
+
 	MemberAddPayload struct {
 		Member func(childComplexity int) int
 	}
@@ -490,6 +538,9 @@ type ComplexityRoot struct {
 		GroupDelete                   func(childComplexity int, input model.GroupDeleteInput) int
 		IdentifierAdd                 func(childComplexity int, input model.IdentifierAddInput) int
 		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
+		MedicineCreate                func(childComplexity int, input model.MedicineCreateInput) int
+		MedicineDelete                func(childComplexity int, input model.MedicineDeleteInput) int
+		MedicineUpdate                func(childComplexity int, input model.MedicineUpdateInput) int
 		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
 		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
 		MemberUpdate                  func(childComplexity int, input model.MemberUpdateInput) int
@@ -560,6 +611,13 @@ type ComplexityRoot struct {
 
 	NotificationsMarkReadPayload struct {
 		MarkedCount func(childComplexity int) int
+	}
+
+	OffsetPageInfo struct {
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -674,6 +732,12 @@ type ComplexityRoot struct {
 		Status        func(childComplexity int) int
 	}
 
+	SpeciesWithdrawal struct {
+		Species             func(childComplexity int) int
+		WithdrawalMeatDays  func(childComplexity int) int
+		WithdrawalMilkHours func(childComplexity int) int
+	}
+
 	TaskUpdatePayload struct {
 		Task func(childComplexity int) int
 	}
@@ -779,6 +843,25 @@ type ComplexityRoot struct {
 		Animal func(childComplexity int) int
 		Record func(childComplexity int) int
 	}
+
+	WithdrawalList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WithdrawalTreatment struct {
+		Date                func(childComplexity int) int
+		GroupID             func(childComplexity int) int
+		MeatClearOn         func(childComplexity int) int
+		MedicineID          func(childComplexity int) int
+		MedicineName        func(childComplexity int) int
+		MedicineVersion     func(childComplexity int) int
+		MilkClearAt         func(childComplexity int) int
+		RecordID            func(childComplexity int) int
+		RecordItemID        func(childComplexity int) int
+		WithdrawalMeatDays  func(childComplexity int) int
+		WithdrawalMilkHours func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -826,6 +909,8 @@ type FarmResolver interface {
 	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
 	Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Thread, error)
 	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
+	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
+	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 }
 type FollowUpTaskResolver interface {
@@ -866,6 +951,9 @@ type MutationResolver interface {
 	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
 	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
 	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
+	MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error)
+	MedicineUpdate(ctx context.Context, input model.MedicineUpdateInput) (*model.MedicineUpdatePayload, error)
+	MedicineDelete(ctx context.Context, input model.MedicineDeleteInput) (*model.MedicineDeletePayload, error)
 	FarmCreate(ctx context.Context, input model.FarmCreateInput) (*model.FarmCreatePayload, error)
 	FarmUpdate(ctx context.Context, input model.FarmUpdateInput) (*model.FarmUpdatePayload, error)
 	FarmDelete(ctx context.Context, input model.FarmDeleteInput) (*model.FarmDeletePayload, error)
@@ -918,6 +1006,9 @@ type QueryResolver interface {
 }
 type RecordResolver interface {
 	AnimalsConnection(ctx context.Context, obj *ent.Record, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
+}
+type SpeciesWithdrawalResolver interface {
+	Species(ctx context.Context, obj *schematype.SpeciesWithdrawal) (farm.Species, error)
 }
 type ThreadResolver interface {
 	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
@@ -1196,6 +1287,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalUpdatePayload.Animal(childComplexity), true
+
+	case "AnimalWithdrawal.animalID":
+		if e.ComplexityRoot.AnimalWithdrawal.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.AnimalID(childComplexity), true
+	case "AnimalWithdrawal.animalTag":
+		if e.ComplexityRoot.AnimalWithdrawal.AnimalTag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.AnimalTag(childComplexity), true
+	case "AnimalWithdrawal.meatClearOn":
+		if e.ComplexityRoot.AnimalWithdrawal.MeatClearOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.MeatClearOn(childComplexity), true
+	case "AnimalWithdrawal.milkClearAt":
+		if e.ComplexityRoot.AnimalWithdrawal.MilkClearAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.MilkClearAt(childComplexity), true
+	case "AnimalWithdrawal.treatments":
+		if e.ComplexityRoot.AnimalWithdrawal.Treatments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.Treatments(childComplexity), true
 
 	case "BirthEvent.birthDate":
 		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
@@ -1724,6 +1846,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.IsActive(childComplexity), true
+	case "Farm.medicines":
+		if e.ComplexityRoot.Farm.Medicines == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_medicines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Medicines(childComplexity, args["after"].(*string), args["first"].(*int)), true
 	case "Farm.members":
 		if e.ComplexityRoot.Farm.Members == nil {
 			break
@@ -1804,6 +1937,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.UpdatedAt(childComplexity), true
+	case "Farm.withdrawals":
+		if e.ComplexityRoot.Farm.Withdrawals == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_withdrawals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Withdrawals(childComplexity, args["asOf"].(*string), args["skip"].(*int), args["take"].(*int)), true
 
 	case "FarmConnection.edges":
 		if e.ComplexityRoot.FarmConnection.Edges == nil {
@@ -2307,6 +2451,120 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.IdentifierAddPayload.Record(childComplexity), true
 
+	case "Medicine.activeSubstance":
+		if e.ComplexityRoot.Medicine.ActiveSubstance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.ActiveSubstance(childComplexity), true
+	case "Medicine.createdAt":
+		if e.ComplexityRoot.Medicine.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.CreatedAt(childComplexity), true
+	case "Medicine.farmID":
+		if e.ComplexityRoot.Medicine.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.FarmID(childComplexity), true
+	case "Medicine.id":
+		if e.ComplexityRoot.Medicine.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.ID(childComplexity), true
+	case "Medicine.name":
+		if e.ComplexityRoot.Medicine.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.Name(childComplexity), true
+	case "Medicine.speciesWithdrawals":
+		if e.ComplexityRoot.Medicine.SpeciesWithdrawals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.SpeciesWithdrawals(childComplexity), true
+	case "Medicine.updatedAt":
+		if e.ComplexityRoot.Medicine.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.UpdatedAt(childComplexity), true
+	case "Medicine.version":
+		if e.ComplexityRoot.Medicine.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.Version(childComplexity), true
+	case "Medicine.withdrawalMeatDays":
+		if e.ComplexityRoot.Medicine.WithdrawalMeatDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.WithdrawalMeatDays(childComplexity), true
+	case "Medicine.withdrawalMilkHours":
+		if e.ComplexityRoot.Medicine.WithdrawalMilkHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.WithdrawalMilkHours(childComplexity), true
+
+	case "MedicineConnection.edges":
+		if e.ComplexityRoot.MedicineConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineConnection.Edges(childComplexity), true
+	case "MedicineConnection.pageInfo":
+		if e.ComplexityRoot.MedicineConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineConnection.PageInfo(childComplexity), true
+	case "MedicineConnection.totalCount":
+		if e.ComplexityRoot.MedicineConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineConnection.TotalCount(childComplexity), true
+
+	case "MedicineCreatePayload.medicine":
+		if e.ComplexityRoot.MedicineCreatePayload.Medicine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineCreatePayload.Medicine(childComplexity), true
+
+	case "MedicineDeletePayload.deletedMedicineID":
+		if e.ComplexityRoot.MedicineDeletePayload.DeletedMedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineDeletePayload.DeletedMedicineID(childComplexity), true
+
+	case "MedicineEdge.cursor":
+		if e.ComplexityRoot.MedicineEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineEdge.Cursor(childComplexity), true
+	case "MedicineEdge.node":
+		if e.ComplexityRoot.MedicineEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineEdge.Node(childComplexity), true
+
+	case "MedicineUpdatePayload.medicine":
+		if e.ComplexityRoot.MedicineUpdatePayload.Medicine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineUpdatePayload.Medicine(childComplexity), true
+
 	case "MemberAddPayload.member":
 		if e.ComplexityRoot.MemberAddPayload.Member == nil {
 			break
@@ -2794,6 +3052,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["farmID"].(uuid.UUID), args["ids"].([]uuid.UUID)), true
+	case "Mutation.medicineCreate":
+		if e.ComplexityRoot.Mutation.MedicineCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_medicineCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MedicineCreate(childComplexity, args["input"].(model.MedicineCreateInput)), true
+	case "Mutation.medicineDelete":
+		if e.ComplexityRoot.Mutation.MedicineDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_medicineDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MedicineDelete(childComplexity, args["input"].(model.MedicineDeleteInput)), true
+	case "Mutation.medicineUpdate":
+		if e.ComplexityRoot.Mutation.MedicineUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_medicineUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MedicineUpdate(childComplexity, args["input"].(model.MedicineUpdateInput)), true
 	case "Mutation.memberAdd":
 		if e.ComplexityRoot.Mutation.MemberAdd == nil {
 			break
@@ -3295,6 +3586,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NotificationsMarkReadPayload.MarkedCount(childComplexity), true
 
+	case "OffsetPageInfo.endCursor":
+		if e.ComplexityRoot.OffsetPageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OffsetPageInfo.EndCursor(childComplexity), true
+	case "OffsetPageInfo.hasNextPage":
+		if e.ComplexityRoot.OffsetPageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OffsetPageInfo.HasNextPage(childComplexity), true
+	case "OffsetPageInfo.hasPreviousPage":
+		if e.ComplexityRoot.OffsetPageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OffsetPageInfo.HasPreviousPage(childComplexity), true
+	case "OffsetPageInfo.startCursor":
+		if e.ComplexityRoot.OffsetPageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OffsetPageInfo.StartCursor(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -3785,6 +4101,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SireEvidence.Status(childComplexity), true
 
+	case "SpeciesWithdrawal.species":
+		if e.ComplexityRoot.SpeciesWithdrawal.Species == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeciesWithdrawal.Species(childComplexity), true
+	case "SpeciesWithdrawal.withdrawalMeatDays":
+		if e.ComplexityRoot.SpeciesWithdrawal.WithdrawalMeatDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeciesWithdrawal.WithdrawalMeatDays(childComplexity), true
+	case "SpeciesWithdrawal.withdrawalMilkHours":
+		if e.ComplexityRoot.SpeciesWithdrawal.WithdrawalMilkHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeciesWithdrawal.WithdrawalMilkHours(childComplexity), true
+
 	case "TaskUpdatePayload.task":
 		if e.ComplexityRoot.TaskUpdatePayload.Task == nil {
 			break
@@ -4171,6 +4506,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WeightRecordPayload.Record(childComplexity), true
 
+	case "WithdrawalList.nodes":
+		if e.ComplexityRoot.WithdrawalList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalList.Nodes(childComplexity), true
+	case "WithdrawalList.totalCount":
+		if e.ComplexityRoot.WithdrawalList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalList.TotalCount(childComplexity), true
+
+	case "WithdrawalTreatment.date":
+		if e.ComplexityRoot.WithdrawalTreatment.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.Date(childComplexity), true
+	case "WithdrawalTreatment.groupID":
+		if e.ComplexityRoot.WithdrawalTreatment.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.GroupID(childComplexity), true
+	case "WithdrawalTreatment.meatClearOn":
+		if e.ComplexityRoot.WithdrawalTreatment.MeatClearOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MeatClearOn(childComplexity), true
+	case "WithdrawalTreatment.medicineID":
+		if e.ComplexityRoot.WithdrawalTreatment.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MedicineID(childComplexity), true
+	case "WithdrawalTreatment.medicineName":
+		if e.ComplexityRoot.WithdrawalTreatment.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MedicineName(childComplexity), true
+	case "WithdrawalTreatment.medicineVersion":
+		if e.ComplexityRoot.WithdrawalTreatment.MedicineVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MedicineVersion(childComplexity), true
+	case "WithdrawalTreatment.milkClearAt":
+		if e.ComplexityRoot.WithdrawalTreatment.MilkClearAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MilkClearAt(childComplexity), true
+	case "WithdrawalTreatment.recordID":
+		if e.ComplexityRoot.WithdrawalTreatment.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.RecordID(childComplexity), true
+	case "WithdrawalTreatment.recordItemID":
+		if e.ComplexityRoot.WithdrawalTreatment.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.RecordItemID(childComplexity), true
+	case "WithdrawalTreatment.withdrawalMeatDays":
+		if e.ComplexityRoot.WithdrawalTreatment.WithdrawalMeatDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.WithdrawalMeatDays(childComplexity), true
+	case "WithdrawalTreatment.withdrawalMilkHours":
+		if e.ComplexityRoot.WithdrawalTreatment.WithdrawalMilkHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.WithdrawalMilkHours(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -4220,6 +4635,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGroupOrder,
 		ec.unmarshalInputGroupWhereInput,
 		ec.unmarshalInputIdentifierAddInput,
+		ec.unmarshalInputMedicineCreateInput,
+		ec.unmarshalInputMedicineDeleteInput,
+		ec.unmarshalInputMedicineUpdateInput,
 		ec.unmarshalInputMemberAddInput,
 		ec.unmarshalInputMemberDeactivateInput,
 		ec.unmarshalInputMemberUpdateInput,
@@ -4243,9 +4661,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecordUpdateInput,
 		ec.unmarshalInputRecordWhereInput,
 		ec.unmarshalInputSaleRecordInput,
+		ec.unmarshalInputSpeciesWithdrawalInput,
 		ec.unmarshalInputTaskUpdateInput,
 		ec.unmarshalInputThreadCreateInput,
 		ec.unmarshalInputThreadOrder,
+		ec.unmarshalInputTreatmentFact,
 		ec.unmarshalInputUpdateFarmInput,
 		ec.unmarshalInputUpdateRecordInput,
 		ec.unmarshalInputUpdateTaskInput,
@@ -4329,7 +4749,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -4344,6 +4764,7 @@ var sources = []*ast.Source{
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
+	{Name: "medicine.graphqls", Input: sourceData("medicine.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
@@ -4471,6 +4892,22 @@ func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context,
 		return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_AnimalWithdrawal_animalID(ctx, field)
+	case "animalTag":
+		return ec.fieldContext_AnimalWithdrawal_animalTag(ctx, field)
+	case "meatClearOn":
+		return ec.fieldContext_AnimalWithdrawal_meatClearOn(ctx, field)
+	case "milkClearAt":
+		return ec.fieldContext_AnimalWithdrawal_milkClearAt(ctx, field)
+	case "treatments":
+		return ec.fieldContext_AnimalWithdrawal_treatments(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawal", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4747,6 +5184,10 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_threads(ctx, field)
 	case "threadsConnection":
 		return ec.fieldContext_Farm_threadsConnection(ctx, field)
+	case "medicines":
+		return ec.fieldContext_Farm_medicines(ctx, field)
+	case "withdrawals":
+		return ec.fieldContext_Farm_withdrawals(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	}
@@ -5053,6 +5494,78 @@ func (ec *executionContext) childFields_IdentifierAddPayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type IdentifierAddPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Medicine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Medicine_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_Medicine_farmID(ctx, field)
+	case "name":
+		return ec.fieldContext_Medicine_name(ctx, field)
+	case "activeSubstance":
+		return ec.fieldContext_Medicine_activeSubstance(ctx, field)
+	case "withdrawalMeatDays":
+		return ec.fieldContext_Medicine_withdrawalMeatDays(ctx, field)
+	case "withdrawalMilkHours":
+		return ec.fieldContext_Medicine_withdrawalMilkHours(ctx, field)
+	case "speciesWithdrawals":
+		return ec.fieldContext_Medicine_speciesWithdrawals(ctx, field)
+	case "version":
+		return ec.fieldContext_Medicine_version(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Medicine_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Medicine_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Medicine", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MedicineConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MedicineConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MedicineConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicine":
+		return ec.fieldContext_MedicineCreatePayload_medicine(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedMedicineID":
+		return ec.fieldContext_MedicineDeletePayload_deletedMedicineID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineDeletePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_MedicineEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_MedicineEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicine":
+		return ec.fieldContext_MedicineUpdatePayload_medicine(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineUpdatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_MemberAddPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "member":
@@ -5219,6 +5732,20 @@ func (ec *executionContext) childFields_NotificationsMarkReadPayload(ctx context
 		return ec.fieldContext_NotificationsMarkReadPayload_markedCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NotificationsMarkReadPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_OffsetPageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_OffsetPageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_OffsetPageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_OffsetPageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_OffsetPageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OffsetPageInfo", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5415,6 +5942,18 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 		return ec.fieldContext_SireEvidence_candidates(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SireEvidence", field.Name)
+}
+
+func (ec *executionContext) childFields_SpeciesWithdrawal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "species":
+		return ec.fieldContext_SpeciesWithdrawal_species(ctx, field)
+	case "withdrawalMeatDays":
+		return ec.fieldContext_SpeciesWithdrawal_withdrawalMeatDays(ctx, field)
+	case "withdrawalMilkHours":
+		return ec.fieldContext_SpeciesWithdrawal_withdrawalMilkHours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpeciesWithdrawal", field.Name)
 }
 
 func (ec *executionContext) childFields_TaskUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5627,6 +6166,44 @@ func (ec *executionContext) childFields_WeightRecordPayload(ctx context.Context,
 		return ec.fieldContext_WeightRecordPayload_animal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WeightRecordPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_WithdrawalList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_WithdrawalList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WithdrawalList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WithdrawalList", field.Name)
+}
+
+func (ec *executionContext) childFields_WithdrawalTreatment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordID":
+		return ec.fieldContext_WithdrawalTreatment_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_WithdrawalTreatment_recordItemID(ctx, field)
+	case "medicineID":
+		return ec.fieldContext_WithdrawalTreatment_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_WithdrawalTreatment_medicineName(ctx, field)
+	case "medicineVersion":
+		return ec.fieldContext_WithdrawalTreatment_medicineVersion(ctx, field)
+	case "groupID":
+		return ec.fieldContext_WithdrawalTreatment_groupID(ctx, field)
+	case "date":
+		return ec.fieldContext_WithdrawalTreatment_date(ctx, field)
+	case "withdrawalMeatDays":
+		return ec.fieldContext_WithdrawalTreatment_withdrawalMeatDays(ctx, field)
+	case "withdrawalMilkHours":
+		return ec.fieldContext_WithdrawalTreatment_withdrawalMilkHours(ctx, field)
+	case "meatClearOn":
+		return ec.fieldContext_WithdrawalTreatment_meatClearOn(ctx, field)
+	case "milkClearAt":
+		return ec.fieldContext_WithdrawalTreatment_milkClearAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WithdrawalTreatment", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6011,6 +6588,28 @@ func (ec *executionContext) field_Farm_groups_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_medicines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6224,6 +6823,36 @@ func (ec *executionContext) field_Farm_threadsConnection_args(ctx context.Contex
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_withdrawals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "skip",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["skip"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "take",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["take"] = arg2
 	return args, nil
 }
 
@@ -6846,6 +7475,48 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 		return nil, err
 	}
 	args["ids"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_medicineCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MedicineCreateInput, error) {
+			return ec.unmarshalNMedicineCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_medicineDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MedicineDeleteInput, error) {
+			return ec.unmarshalNMedicineDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_medicineUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MedicineUpdateInput, error) {
+			return ec.unmarshalNMedicineUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -8913,6 +9584,130 @@ func (ec *executionContext) fieldContext_AnimalUpdatePayload_animal(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWithdrawal_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalWithdrawal_animalTag(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_animalTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalTag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_animalTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalWithdrawal_meatClearOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_meatClearOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeatClearOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_meatClearOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalWithdrawal_milkClearAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_milkClearAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkClearAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AnimalWithdrawal_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_treatments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Treatments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.WithdrawalTreatment) graphql.Marshaler {
+			return ec.marshalNWithdrawalTreatment2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWithdrawalTreatmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_treatments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WithdrawalTreatment(ctx, field)
 		},
 	}
 	return fc, nil
@@ -11428,6 +12223,94 @@ func (ec *executionContext) fieldContext_Farm_threadsConnection(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_medicines(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_medicines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Medicines(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicineConnection) graphql.Marshaler {
+			return ec.marshalNMedicineConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_medicines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_medicines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_withdrawals(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_withdrawals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Withdrawals(ctx, obj, fc.Args["asOf"].(*string), fc.Args["skip"].(*int), fc.Args["take"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WithdrawalList) graphql.Marshaler {
+			return ec.marshalNWithdrawalList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_withdrawals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WithdrawalList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_withdrawals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_notifications(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13551,6 +14434,474 @@ func (ec *executionContext) fieldContext_IdentifierAddPayload_animal(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Medicine_id(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_farmID(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_name(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_activeSubstance(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_activeSubstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveSubstance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_activeSubstance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_withdrawalMeatDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMeatDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_withdrawalMilkHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMilkHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_speciesWithdrawals(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_speciesWithdrawals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeciesWithdrawals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []schematype.SpeciesWithdrawal) graphql.Marshaler {
+			return ec.marshalNSpeciesWithdrawal2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐSpeciesWithdrawalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_speciesWithdrawals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Medicine",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeciesWithdrawal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Medicine_version(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Medicine_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MedicineConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MedicineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MedicineEdge) graphql.Marshaler {
+			return ec.marshalNMedicineEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MedicineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MedicineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MedicineCreatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineCreatePayload_medicine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Medicine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
+			return ec.marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineCreatePayload_medicine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Medicine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineDeletePayload_deletedMedicineID(ctx context.Context, field graphql.CollectedField, obj *model.MedicineDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineDeletePayload_deletedMedicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedMedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineDeletePayload_deletedMedicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MedicineEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MedicineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
+			return ec.marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Medicine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MedicineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MedicineUpdatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineUpdatePayload_medicine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Medicine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
+			return ec.marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineUpdatePayload_medicine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Medicine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MemberAddPayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberAddPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15378,6 +16729,138 @@ func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_recordBirth_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_medicineCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_medicineCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MedicineCreate(ctx, fc.Args["input"].(model.MedicineCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicineCreatePayload) graphql.Marshaler {
+			return ec.marshalNMedicineCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_medicineCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_medicineCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_medicineUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_medicineUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MedicineUpdate(ctx, fc.Args["input"].(model.MedicineUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicineUpdatePayload) graphql.Marshaler {
+			return ec.marshalNMedicineUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_medicineUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_medicineUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_medicineDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_medicineDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MedicineDelete(ctx, fc.Args["input"].(model.MedicineDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicineDeletePayload) graphql.Marshaler {
+			return ec.marshalNMedicineDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_medicineDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_medicineDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17510,6 +18993,98 @@ func (ec *executionContext) fieldContext_NotificationsMarkReadPayload_markedCoun
 	return graphql.NewScalarFieldContext("NotificationsMarkReadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OffsetPageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OffsetPageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OffsetPageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OffsetPageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OffsetPageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OffsetPageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OffsetPageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OffsetPageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OffsetPageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OffsetPageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OffsetPageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OffsetPageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19571,6 +21146,75 @@ func (ec *executionContext) fieldContext_SireEvidence_candidates(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _SpeciesWithdrawal_species(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeciesWithdrawal_species(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SpeciesWithdrawal().Species(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v farm.Species) graphql.Marshaler {
+			return ec.marshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeciesWithdrawal_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, true, true, errors.New("field of type FarmSpecies does not have child fields"))
+}
+
+func (ec *executionContext) _SpeciesWithdrawal_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeciesWithdrawal_withdrawalMeatDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMeatDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SpeciesWithdrawal_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeciesWithdrawal_withdrawalMilkHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMilkHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _TaskUpdatePayload_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21110,6 +22754,314 @@ func (ec *executionContext) fieldContext_WeightRecordPayload_animal(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _WithdrawalList_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WithdrawalList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalList", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalList_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WithdrawalList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*herdbook.AnimalWithdrawal) graphql.Marshaler {
+			return ec.marshalNAnimalWithdrawal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WithdrawalList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWithdrawal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WithdrawalTreatment_recordID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_recordItemID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_medicineVersion(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_medicineVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_groupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_withdrawalMeatDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMeatDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_withdrawalMilkHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawalMilkHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_meatClearOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_meatClearOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeatClearOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_meatClearOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _WithdrawalTreatment_milkClearAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_milkClearAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkClearAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23709,7 +25661,7 @@ func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "fact"}
+	fieldsInOrder := [...]string{"farmID", "fact", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23730,6 +25682,13 @@ func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, o
 				return it, err
 			}
 			it.Fact = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -23746,7 +25705,7 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth"}
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23795,6 +25754,13 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Birth = data
+		case "treatment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("treatment"))
+			data, err := ec.unmarshalOTreatmentFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Treatment = data
 		}
 	}
 	return it, nil
@@ -25248,6 +27214,180 @@ func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Context, obj any) (model.MedicineCreateInput, error) {
+	var it model.MedicineCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "activeSubstance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activeSubstance"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActiveSubstance = data
+		case "withdrawalMeatDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMeatDays = data
+		case "withdrawalMilkHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMilkHours = data
+		case "speciesWithdrawals":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesWithdrawals"))
+			data, err := ec.unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesWithdrawals = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMedicineDeleteInput(ctx context.Context, obj any) (model.MedicineDeleteInput, error) {
+	var it model.MedicineDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Context, obj any) (model.MedicineUpdateInput, error) {
+	var it model.MedicineUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "activeSubstance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activeSubstance"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActiveSubstance = graphql.OmittableOf(data)
+		case "withdrawalMeatDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMeatDays = data
+		case "withdrawalMilkHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMilkHours = data
+		case "speciesWithdrawals":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesWithdrawals"))
+			data, err := ec.unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeciesWithdrawals = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, obj any) (model.MemberAddInput, error) {
 	var it model.MemberAddInput
 	if obj == nil {
@@ -25913,7 +28053,7 @@ func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"farmID", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25976,6 +28116,13 @@ func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -26155,7 +28302,7 @@ func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "id", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"farmID", "id", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26225,6 +28372,13 @@ func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -26857,6 +29011,50 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSpeciesWithdrawalInput(ctx context.Context, obj any) (model.SpeciesWithdrawalInput, error) {
+	var it model.SpeciesWithdrawalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"species", "withdrawalMeatDays", "withdrawalMilkHours"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "species":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("species"))
+			data, err := ec.unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Species = data
+		case "withdrawalMeatDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMeatDays = data
+		case "withdrawalMilkHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMilkHours = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, obj any) (model.TaskUpdateInput, error) {
 	var it model.TaskUpdateInput
 	if obj == nil {
@@ -27009,6 +29207,113 @@ func (ec *executionContext) unmarshalInputThreadOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj any) (model.TreatmentFact, error) {
+	var it model.TreatmentFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "medicineID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("medicineID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MedicineID = data
+		case "medicineVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("medicineVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MedicineVersion = data
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "dose":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dose"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dose = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "route":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("route"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Route = data
+		case "batch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("batch"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Batch = data
+		case "administeredBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("administeredBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdministeredBy = data
+		case "withdrawalMeatDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMeatDays = data
+		case "withdrawalMilkHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalMilkHours = data
 		}
 	}
 	return it, nil
@@ -27529,6 +29834,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Message(ctx, sel, obj)
+	case model.Medicine:
+		return ec._Medicine(ctx, sel, &obj)
+	case *model.Medicine:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Medicine(ctx, sel, obj)
 	case *ent.Group:
 		if obj == nil {
 			return graphql.Null
@@ -28276,6 +30588,64 @@ func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("AnimalUpdatePayload")
 		case "animal":
 			out.Values[i] = ec._AnimalUpdatePayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var animalWithdrawalImplementors = []string{"AnimalWithdrawal"}
+
+func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.SelectionSet, obj *herdbook.AnimalWithdrawal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalWithdrawalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalWithdrawal")
+		case "animalID":
+			out.Values[i] = ec._AnimalWithdrawal_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalTag":
+			out.Values[i] = ec._AnimalWithdrawal_animalTag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meatClearOn":
+			out.Values[i] = ec._AnimalWithdrawal_meatClearOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "milkClearAt":
+			out.Values[i] = ec._AnimalWithdrawal_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "treatments":
+			out.Values[i] = ec._AnimalWithdrawal_treatments(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -29889,6 +32259,82 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "medicines":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_medicines(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "withdrawals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Farm_withdrawals(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notifications":
 			field := field
 
@@ -31427,6 +33873,294 @@ func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var medicineImplementors = []string{"Medicine", "Node"}
+
+func (ec *executionContext) _Medicine(ctx context.Context, sel ast.SelectionSet, obj *model.Medicine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Medicine")
+		case "id":
+			out.Values[i] = ec._Medicine_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._Medicine_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Medicine_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeSubstance":
+			out.Values[i] = ec._Medicine_activeSubstance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "withdrawalMeatDays":
+			out.Values[i] = ec._Medicine_withdrawalMeatDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawalMilkHours":
+			out.Values[i] = ec._Medicine_withdrawalMilkHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speciesWithdrawals":
+			out.Values[i] = ec._Medicine_speciesWithdrawals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._Medicine_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Medicine_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Medicine_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var medicineConnectionImplementors = []string{"MedicineConnection"}
+
+func (ec *executionContext) _MedicineConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineConnection")
+		case "edges":
+			out.Values[i] = ec._MedicineConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MedicineConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MedicineConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var medicineCreatePayloadImplementors = []string{"MedicineCreatePayload"}
+
+func (ec *executionContext) _MedicineCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineCreatePayload")
+		case "medicine":
+			out.Values[i] = ec._MedicineCreatePayload_medicine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var medicineDeletePayloadImplementors = []string{"MedicineDeletePayload"}
+
+func (ec *executionContext) _MedicineDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineDeletePayload")
+		case "deletedMedicineID":
+			out.Values[i] = ec._MedicineDeletePayload_deletedMedicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var medicineEdgeImplementors = []string{"MedicineEdge"}
+
+func (ec *executionContext) _MedicineEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineEdge")
+		case "node":
+			out.Values[i] = ec._MedicineEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._MedicineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var medicineUpdatePayloadImplementors = []string{"MedicineUpdatePayload"}
+
+func (ec *executionContext) _MedicineUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineUpdatePayload")
+		case "medicine":
+			out.Values[i] = ec._MedicineUpdatePayload_medicine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var memberAddPayloadImplementors = []string{"MemberAddPayload"}
 
 func (ec *executionContext) _MemberAddPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MemberAddPayload) graphql.Marshaler {
@@ -32022,6 +34756,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "medicineCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_medicineCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_medicineUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_medicineDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "farmCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_farmCreate(ctx, field)
@@ -32547,6 +35302,59 @@ func (ec *executionContext) _NotificationsMarkReadPayload(ctx context.Context, s
 		case "markedCount":
 			out.Values[i] = ec._NotificationsMarkReadPayload_markedCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var offsetPageInfoImplementors = []string{"OffsetPageInfo"}
+
+func (ec *executionContext) _OffsetPageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.OffsetPageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, offsetPageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OffsetPageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._OffsetPageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._OffsetPageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._OffsetPageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._OffsetPageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -33756,6 +36564,87 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var speciesWithdrawalImplementors = []string{"SpeciesWithdrawal"}
+
+func (ec *executionContext) _SpeciesWithdrawal(ctx context.Context, sel ast.SelectionSet, obj *schematype.SpeciesWithdrawal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, speciesWithdrawalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpeciesWithdrawal")
+		case "species":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SpeciesWithdrawal_species(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "withdrawalMeatDays":
+			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMeatDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "withdrawalMilkHours":
+			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMilkHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var taskUpdatePayloadImplementors = []string{"TaskUpdatePayload"}
 
 func (ec *executionContext) _TaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.TaskUpdatePayload) graphql.Marshaler {
@@ -34721,6 +37610,137 @@ func (ec *executionContext) _WeightRecordPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
+var withdrawalListImplementors = []string{"WithdrawalList"}
+
+func (ec *executionContext) _WithdrawalList(ctx context.Context, sel ast.SelectionSet, obj *model.WithdrawalList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, withdrawalListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WithdrawalList")
+		case "totalCount":
+			out.Values[i] = ec._WithdrawalList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WithdrawalList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var withdrawalTreatmentImplementors = []string{"WithdrawalTreatment"}
+
+func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.SelectionSet, obj *herdbook.WithdrawalTreatment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, withdrawalTreatmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WithdrawalTreatment")
+		case "recordID":
+			out.Values[i] = ec._WithdrawalTreatment_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._WithdrawalTreatment_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineID":
+			out.Values[i] = ec._WithdrawalTreatment_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._WithdrawalTreatment_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineVersion":
+			out.Values[i] = ec._WithdrawalTreatment_medicineVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupID":
+			out.Values[i] = ec._WithdrawalTreatment_groupID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._WithdrawalTreatment_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawalMeatDays":
+			out.Values[i] = ec._WithdrawalTreatment_withdrawalMeatDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawalMilkHours":
+			out.Values[i] = ec._WithdrawalTreatment_withdrawalMilkHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meatClearOn":
+			out.Values[i] = ec._WithdrawalTreatment_meatClearOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "milkClearAt":
+			out.Values[i] = ec._WithdrawalTreatment_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -35238,6 +38258,32 @@ func (ec *executionContext) marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbo
 func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
 	res, err := ec.unmarshalInputAnimalWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnimalWithdrawal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawalᚄ(ctx context.Context, sel ast.SelectionSet, v []*herdbook.AnimalWithdrawal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx context.Context, sel ast.SelectionSet, v *herdbook.AnimalWithdrawal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnimalWithdrawal(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
@@ -36060,6 +39106,97 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx context.Context, sel ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Medicine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineConnection(ctx context.Context, sel ast.SelectionSet, v *model.MedicineConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MedicineConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMedicineCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineCreateInput(ctx context.Context, v any) (model.MedicineCreateInput, error) {
+	res, err := ec.unmarshalInputMedicineCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMedicineCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineCreatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MedicineCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMedicineDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeleteInput(ctx context.Context, v any) (model.MedicineDeleteInput, error) {
+	res, err := ec.unmarshalInputMedicineDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMedicineDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineDeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MedicineDeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MedicineEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMedicineEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMedicineEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineEdge(ctx context.Context, sel ast.SelectionSet, v *model.MedicineEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MedicineEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMedicineUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdateInput(ctx context.Context, v any) (model.MedicineUpdateInput, error) {
+	res, err := ec.unmarshalInputMedicineUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMedicineUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MedicineUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddInput(ctx context.Context, v any) (model.MemberAddInput, error) {
 	res, err := ec.unmarshalInputMemberAddInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36296,6 +39433,16 @@ func (ec *executionContext) marshalNNotificationsMarkReadPayload2ᚖgithubᚗcom
 		return graphql.Null
 	}
 	return ec._NotificationsMarkReadPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OffsetPageInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
@@ -36618,6 +39765,31 @@ func (ec *executionContext) unmarshalNSireStatus2githubᚗcomᚋherdbookᚋherdb
 
 func (ec *executionContext) marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, sel ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNSpeciesWithdrawal2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐSpeciesWithdrawal(ctx context.Context, sel ast.SelectionSet, v schematype.SpeciesWithdrawal) graphql.Marshaler {
+	return ec._SpeciesWithdrawal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSpeciesWithdrawal2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐSpeciesWithdrawalᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.SpeciesWithdrawal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSpeciesWithdrawal2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐSpeciesWithdrawal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNSpeciesWithdrawalInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInput(ctx context.Context, v any) (*model.SpeciesWithdrawalInput, error) {
+	res, err := ec.unmarshalInputSpeciesWithdrawalInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -36985,6 +40157,36 @@ func (ec *executionContext) marshalNWeightRecordPayload2ᚖgithubᚗcomᚋherdbo
 		return graphql.Null
 	}
 	return ec._WeightRecordPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWithdrawalList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalList(ctx context.Context, sel ast.SelectionSet, v *model.WithdrawalList) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WithdrawalList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWithdrawalTreatment2githubᚗcomᚋherdbookᚋherdbookᚐWithdrawalTreatment(ctx context.Context, sel ast.SelectionSet, v herdbook.WithdrawalTreatment) graphql.Marshaler {
+	return ec._WithdrawalTreatment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWithdrawalTreatment2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWithdrawalTreatmentᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.WithdrawalTreatment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWithdrawalTreatment2githubᚗcomᚋherdbookᚋherdbookᚐWithdrawalTreatment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -38084,6 +41286,23 @@ func (ec *executionContext) marshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋ
 	return v
 }
 
+func (ec *executionContext) unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInputᚄ(ctx context.Context, v any) ([]*model.SpeciesWithdrawalInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.SpeciesWithdrawalInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSpeciesWithdrawalInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -38239,6 +41458,14 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTreatmentFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentFact(ctx context.Context, v any) (*model.TreatmentFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTreatmentFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOWebhookDeliveryStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋwebhookdeliveryᚐStatus(ctx context.Context, v any) (*webhookdelivery.Status, error) {

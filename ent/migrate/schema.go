@@ -1064,7 +1064,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "farm_id", Type: field.TypeUUID},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"task_due", "birth_window_opening", "test"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"task_due", "birth_window_opening", "test", "withdrawal_ending"}},
 		{Name: "subject", Type: field.TypeString, Size: 200},
 		{Name: "due_on", Type: field.TypeString, Size: 10},
 		{Name: "due_at", Type: field.TypeTime},

@@ -94,6 +94,7 @@ const (
 	KindTaskDue            Kind = "task_due"
 	KindBirthWindowOpening Kind = "birth_window_opening"
 	KindTest               Kind = "test"
+	KindWithdrawalEnding   Kind = "withdrawal_ending"
 )
 
 func (k Kind) String() string {
@@ -103,7 +104,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindTaskDue, KindBirthWindowOpening, KindTest:
+	case KindTaskDue, KindBirthWindowOpening, KindTest, KindWithdrawalEnding:
 		return nil
 	default:
 		return fmt.Errorf("scheduledevent: invalid enum value for kind field: %q", k)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
+	"github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
@@ -450,6 +451,8 @@ type FactCreateInput struct {
 	FarmID uuid.UUID `json:"farmID"`
 	// The fact.
 	Fact *FactInput `json:"fact"`
+	// Records a sale, departure or slaughter during a meat withdrawal anyway; the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What factCreate recorded.
@@ -472,6 +475,8 @@ type FactInput struct {
 	Movement *MovementFact `json:"movement,omitempty"`
 	// A birth.
 	Birth *BirthFact `json:"birth,omitempty"`
+	// A medicine given.
+	Treatment *TreatmentFact `json:"treatment,omitempty"`
 }
 
 // A new farm.
@@ -648,6 +653,84 @@ type IdentifierAddPayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// A page of a farm's medicines, oldest first.
+type MedicineConnection struct {
+	// The medicines of the page with their cursors.
+	Edges []*MedicineEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many medicines the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new medicine: the periods of its label, both required (0 when the label gives none).
+type MedicineCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The product's name, 1 to 200 characters.
+	Name string `json:"name"`
+	// The active substance, 1 to 200 characters.
+	ActiveSubstance *string `json:"activeSubstance,omitempty"`
+	// Meat withdrawal in days, 0 to 3650.
+	WithdrawalMeatDays int `json:"withdrawalMeatDays"`
+	// Milk withdrawal in hours, 0 to 87600.
+	WithdrawalMilkHours int `json:"withdrawalMilkHours"`
+	// Periods the label gives for particular species.
+	SpeciesWithdrawals []*SpeciesWithdrawalInput `json:"speciesWithdrawals,omitempty"`
+}
+
+// What medicineCreate made.
+type MedicineCreatePayload struct {
+	// The new medicine, version 1.
+	Medicine *Medicine `json:"medicine"`
+}
+
+// The medicine to take off the list.
+type MedicineDeleteInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The medicine's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What medicineDelete deleted.
+type MedicineDeletePayload struct {
+	// The deleted medicine's id; treatments recorded with it keep it.
+	DeletedMedicineID uuid.UUID `json:"deletedMedicineID"`
+}
+
+// A medicine and its cursor.
+type MedicineEdge struct {
+	// The medicine.
+	Node *Medicine `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// Changes to a medicine; fields left out keep their value. A change of any period makes a new version.
+type MedicineUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The medicine's id.
+	ID uuid.UUID `json:"id"`
+	// The new name.
+	Name *string `json:"name,omitempty"`
+	// Null clears it; leaving it out keeps it.
+	ActiveSubstance graphql.Omittable[*string] `json:"activeSubstance,omitempty"`
+	// Meat withdrawal in days, 0 to 3650.
+	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
+	// Milk withdrawal in hours, 0 to 87600.
+	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+	// Replaces the list when given.
+	SpeciesWithdrawals []*SpeciesWithdrawalInput `json:"speciesWithdrawals,omitempty"`
+}
+
+// What medicineUpdate changed.
+type MedicineUpdatePayload struct {
+	// The medicine as it is now.
+	Medicine *Medicine `json:"medicine"`
+}
+
 // A new member of a farm.
 type MemberAddInput struct {
 	// The farm's id.
@@ -800,6 +883,18 @@ type NotificationsMarkReadPayload struct {
 	MarkedCount int `json:"markedCount"`
 }
 
+// Where a page of an offset-paged list lies.
+type OffsetPageInfo struct {
+	// Whether more elements follow.
+	HasNextPage bool `json:"hasNextPage"`
+	// Whether elements come before.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The first element's cursor; null on an empty page.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The last element's cursor; null on an empty page.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
 // An animal's profile fact.
 type ProfileFact struct {
 	// The animal.
@@ -858,6 +953,8 @@ type RecordCreateInput struct {
 	Description *string `json:"description,omitempty"`
 	// The record's lines.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale, departure or slaughter during a meat withdrawal anyway; the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What recordCreate made.
@@ -910,6 +1007,8 @@ type RecordUpdateInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 	// Appended to the record's items.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale, departure or slaughter during a meat withdrawal anyway; the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What recordUpdate changed.
@@ -980,6 +1079,16 @@ type SireEvidence struct {
 	Candidates []*SireCandidate `json:"candidates"`
 }
 
+// A label's withdrawal periods for one species.
+type SpeciesWithdrawalInput struct {
+	// The species (one entry per species).
+	Species farm.Species `json:"species"`
+	// Meat withdrawal in days, 0 to 3650.
+	WithdrawalMeatDays int `json:"withdrawalMeatDays"`
+	// Milk withdrawal in hours, 0 to 87600.
+	WithdrawalMilkHours int `json:"withdrawalMilkHours"`
+}
+
 // Changes to a follow-up task.
 type TaskUpdateInput struct {
 	// The farm's id.
@@ -1018,6 +1127,34 @@ type ThreadCreateInput struct {
 type ThreadCreatePayload struct {
 	// The new thread.
 	Thread *ent.Thread `json:"thread"`
+}
+
+// A treatment fact: a medicine given to an animal or to the members of a group that day.
+type TreatmentFact struct {
+	// The medicine, on the farm's list.
+	MedicineID uuid.UUID `json:"medicineID"`
+	// The version given under; the current one when left out.
+	MedicineVersion *int `json:"medicineVersion,omitempty"`
+	// The animal, or leave it out and name a group.
+	AnimalID *uuid.UUID `json:"animalID,omitempty"`
+	// The group, or leave it out and name an animal.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
+	// A date (YYYY-MM-DD) or an RFC 3339 date-time.
+	Date string `json:"date"`
+	// The dose.
+	Dose *float64 `json:"dose,omitempty"`
+	// The dose's unit.
+	Unit *string `json:"unit,omitempty"`
+	// How it was given.
+	Route *string `json:"route,omitempty"`
+	// The product's batch.
+	Batch *string `json:"batch,omitempty"`
+	// Who gave it.
+	AdministeredBy *string `json:"administeredBy,omitempty"`
+	// An override of the label's meat days; not shorter than the label's.
+	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
+	// An override of the label's milk hours; not shorter than the label's.
+	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
 }
 
 // Changes to a farm; fields left out keep their value.
@@ -1164,6 +1301,14 @@ type WeightRecordPayload struct {
 	Record *ent.Record `json:"record"`
 	// The animal whose profile changed.
 	Animal *ent.Animal `json:"animal"`
+}
+
+// The animals of a farm under withdrawal on a day.
+type WithdrawalList struct {
+	// How many animals are under withdrawal that day.
+	TotalCount int `json:"totalCount"`
+	// The page's animals, by animal id.
+	Nodes []*herdbook.AnimalWithdrawal `json:"nodes"`
 }
 
 // An animal's status on a day, from its arrival and departure facts.

@@ -26,6 +26,12 @@ type EventPayload struct {
 	WindowStart string   `json:"window_start,omitempty"`
 	WindowEnd   string   `json:"window_end,omitempty"`
 	Message     string   `json:"message,omitempty"`
+	// Withdrawal ending: which withdrawal ("meat" or "milk"), the medicine, the treatment's
+	// date as written and the clear date (a day for meat, an RFC 3339 UTC moment for milk).
+	Withdrawal   string `json:"withdrawal,omitempty"`
+	MedicineName string `json:"medicine_name,omitempty"`
+	TreatedOn    string `json:"treated_on,omitempty"`
+	ClearOn      string `json:"clear_on,omitempty"`
 }
 
 // SpeciesWithdrawal is a medicine label's withdrawal periods for one species, where the label

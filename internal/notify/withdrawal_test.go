@@ -1,0 +1,200 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+	"github.com/herdbook/herdbook/internal/notify"
+)
+
+func mustFact(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, m map[string]any) {
+	tb.Helper()
+	b, _ := json.Marshal(m)
+	f, errs := evidence.ParseFact(b)
+	if errs != nil {
+		tb.Fatal(errs)
+	}
+	if _, err := app.Service.RecordFactWith(app.Ctx(u), farmID, f, herdbook.FactOptions{AcknowledgeWithdrawal: true}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func mustMedicine(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, name string, meat, milk int) string {
+	tb.Helper()
+	m, err := app.Service.CreateMedicine(app.Ctx(u), farmID, herdbook.MedicineInput{Name: name, WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m.ID.String()
+}
+
+// seedWithdrawals treats a group on 2026-03-01 with 7 meat days (clear on 2026-03-08) and
+// one cow at 2026-03-09T12:00Z with 24 milk hours (clear at 2026-03-10T12:00Z). C-1 was in
+// the group that day; C-2 joined the day after and C-3 left the day before: not treated.
+func seedWithdrawals(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID) {
+	tb.Helper()
+	g := app.MustGroup(u, farmID, "Heifers")
+	c1, c2, c3 := app.MustAnimal(u, farmID, "C-1"), app.MustAnimal(u, farmID, "C-2"), app.MustAnimal(u, farmID, "C-3")
+	for _, m := range []map[string]any{
+		{"animal_id": c1.ID.String(), "start_date": "2026-02-01"},
+		{"animal_id": c2.ID.String(), "start_date": "2026-03-02"},
+		{"animal_id": c3.ID.String(), "start_date": "2026-02-01", "end_date": "2026-02-28"},
+	} {
+		m["kind"], m["group_id"] = "membership", g.ID.String()
+		mustFact(tb, app, u, farmID, m)
+	}
+	wormer := mustMedicine(tb, app, u, farmID, "Wormer", 7, 0)
+	mastitis := mustMedicine(tb, app, u, farmID, "Mastitis tube", 0, 24)
+	mustFact(tb, app, u, farmID, map[string]any{"kind": "treatment", "medicine_id": wormer, "group_id": g.ID.String(), "date": "2026-03-01"})
+	mustFact(tb, app, u, farmID, map[string]any{"kind": "treatment", "medicine_id": mastitis, "animal_id": c2.ID.String(), "date": "2026-03-09T12:00:00Z"})
+}
+
+func inApp(t *testing.T, c *ent.Client) map[string]int {
+	t.Helper()
+	ns, err := c.Notification.Query().Where(notification.TypeEQ(notification.TypeIN_APP)).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, n := range ns {
+		out[n.Title+" | "+n.Body]++
+	}
+	return out
+}
+
+// TestWithdrawalEnds announces the end of each withdrawal on its clear date (the meat one
+// on its day, the milk one at its moment), to every member on their channels, once.
+func TestWithdrawalEnds(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		s := newFarmSetup(t, d)
+		seedWithdrawals(t, s.app, s.owner, s.farm.ID)
+		w := s.worker(t, herdbook.DefaultRetryPolicy)
+		if err := w.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		meat := "Meat withdrawal of Wormer ends since 2026-03-08 at Hill Farm | Wormer given 2026-03-01 at Hill Farm: C-1 may go for slaughter from 2026-03-08."
+		if got := inApp(t, d.Client); fmt.Sprint(got) != fmt.Sprint(map[string]int{meat: 3}) {
+			t.Fatalf("in-app at 06:00 (the milk clears at 12:00):\n%v", got)
+		}
+		want := map[string]int{"IN_APP SENT": 3, "EMAIL SENT": 2, "SMS SENT": 1}
+		if got := byStatus(t, d.Client, s.farm.ID); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("notifications %v, want %v", got, want)
+		}
+		if sms := s.sms.calls(); len(sms) != 1 || !strings.Contains(sms[0].Body, "C-1 may go for slaughter") {
+			t.Fatalf("sms %+v", sms)
+		}
+
+		s.clk.Add(6 * time.Hour)
+		for range 2 {
+			if err := w.Tick(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		milk := "Milk withdrawal of Mastitis tube ends today at Hill Farm | Mastitis tube given 2026-03-09T12:00:00Z at Hill Farm: the milk of C-2 may go into the tank from 2026-03-10T12:00:00Z."
+		if got := inApp(t, d.Client); fmt.Sprint(got) != fmt.Sprint(map[string]int{meat: 3, milk: 3}) {
+			t.Fatalf("in-app at 12:00:\n%v", got)
+		}
+		want = map[string]int{"IN_APP SENT": 6, "EMAIL SENT": 4, "SMS SENT": 2}
+		if got := byStatus(t, d.Client, s.farm.ID); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after re-runs %v, want %v", got, want)
+		}
+		if n := d.Client.ScheduledEvent.Query().CountX(context.Background()); n != 2 {
+			t.Fatalf("%d events, want 2", n)
+		}
+	})
+}
+
+// TestWithdrawalEndsOnceTwoWorkers runs two nodes, each scheduling and delivering, at the
+// same moment: every member hears of each ending withdrawal once per channel.
+func TestWithdrawalEndsOnceTwoWorkers(t *testing.T) {
+	t.Parallel()
+	if !strings.Contains(strings.Join(herdbooktest.Dialects(), " "), "postgres") {
+		t.Skip("needs PostgreSQL (set HERDBOOK_TEST_DATABASE_URL): SQLite runs a single in-process worker")
+	}
+	url := herdbooktest.ScratchURL(t, "postgres")
+	ctx := context.Background()
+	open := func() *db.DB {
+		d, err := db.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	d1, d2 := open(), open()
+	if _, err := d1.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	clk := newClock("2026-03-10T13:00:00Z")
+	app := herdbooktest.NewApp(t, d1, herdbooktest.Options{Clock: clk.Now})
+	owner, editor := app.MustUser(), app.MustUser()
+	const farms = 20
+	var farmIDs []uuid.UUID
+	for i := range farms {
+		f := app.MustFarm(owner, fmt.Sprint("Farm ", i))
+		app.MustMember(f.ID, editor, herdbook.RoleEditor)
+		seedWithdrawals(t, app, owner, f.ID)
+		farmIDs = append(farmIDs, f.ID)
+	}
+	for _, u := range []herdbooktest.User{owner, editor} {
+		if _, err := app.Service.SetNotificationPreferences(app.Ctx(u), nil, herdbook.NotificationPreferencesInput{SMS: true, InApp: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sms := newSMSProvider(t)
+	var (
+		mu    sync.Mutex
+		perID = map[string]int{}
+	)
+	counting := senderFunc(func(ctx context.Context, m notify.Message) error {
+		mu.Lock()
+		perID[m.ID.String()]++
+		mu.Unlock()
+		return sms.sender(t).Send(ctx, m)
+	})
+	var wg sync.WaitGroup
+	for i, d := range []*db.DB{d1, d2} {
+		w := &notify.Worker{ID: fmt.Sprint("node-", i+1), Service: herdbook.New(d.Client, herdbook.WithClock(clk.Now)), Logger: quiet,
+			Batch: 5, Parallel: 2, Senders: map[notification.Type]notify.Sender{notification.TypeSMS: counting}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Tick(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	// Two withdrawals per farm, two members, SMS each.
+	want := farms * 2 * 2
+	if len(perID) != want {
+		t.Fatalf("%d SMS notifications delivered, want %d", len(perID), want)
+	}
+	for id, n := range perID {
+		if n != 1 {
+			t.Fatalf("notification %s delivered %d times", id, n)
+		}
+	}
+	for _, id := range farmIDs {
+		if got := byStatus(t, d1.Client, id); got["SMS SENT"] != 4 || got["IN_APP SENT"] != 4 || len(got) != 2 {
+			t.Fatalf("farm %s: %v", id, got)
+		}
+	}
+	if n := d1.Client.ScheduledEvent.Query().CountX(ctx); n != farms*2 {
+		t.Fatalf("%d events, want %d", n, farms*2)
+	}
+}

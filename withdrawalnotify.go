@@ -1,0 +1,211 @@
+package herdbook
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farm"
+	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicineversion"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/withdrawal"
+)
+
+// ending is one withdrawal of one treatment that ends within the scheduler's range.
+type ending struct {
+	farmID  uuid.UUID
+	item    *ent.RecordItem
+	fact    evidence.Fact
+	kind    string // "meat" or "milk"
+	dueOn   string
+	dueAt   time.Time
+	clearOn string
+}
+
+// scheduleWithdrawalEnds creates a withdrawal_ending event for every treatment whose meat
+// clear date, or whose milk clear moment, lies between the look-back and now, and that has
+// none yet: subject = the treatment's record item id with ":meat" or ":milk", payload = the
+// animals the treatment reached (the members of a treated group on its date). A period of 0
+// ends on the day of treatment and is not announced.
+//
+// Finding the clear dates costs a constant number of statements over every farm (the
+// treatments that may still be withheld, their farms, medicines and versions, the events
+// already made); only farms with an event still to make pay for the membership history.
+func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
+	today, from := s.today()
+	now := s.nowUTC()
+	lo := from.Format(time.DateOnly)
+	c := s.Client(ctx)
+	items, err := c.RecordItem.Query().Where(
+		recorditem.FactKind(string(evidence.KindTreatment)),
+		recorditem.FactDateGTE(from.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)),
+		recorditem.FactDateLT(today.AddDate(0, 0, 1).Format(time.DateOnly)),
+		recorditem.HasRecordWith(record.IsActive(true)),
+	).Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+		recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
+		WithRecord(func(q *ent.RecordQuery) { q.Select(record.FieldID, record.FieldFarmID) }).All(ctx)
+	if err != nil || len(items) == 0 {
+		return 0, err
+	}
+	type parsed struct {
+		farmID uuid.UUID
+		item   *ent.RecordItem
+		fact   evidence.Fact
+	}
+	var (
+		facts            []parsed
+		farmIDs, medIDs  []uuid.UUID
+		farmsWithEndings []uuid.UUID
+	)
+	for _, it := range items {
+		f, ok, errs := parseFact(it.Metadata)
+		if !ok || len(errs) > 0 || it.Edges.Record == nil {
+			continue
+		}
+		mid, err := uuid.Parse(f.MedicineID)
+		if err != nil {
+			continue
+		}
+		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
+		facts = append(facts, parsed{it.Edges.Record.FarmID, it, f})
+		farmIDs = append(farmIDs, it.Edges.Record.FarmID)
+		medIDs = append(medIDs, mid)
+	}
+	if len(facts) == 0 {
+		return 0, nil
+	}
+	farmIDs, medIDs = dedupe(farmIDs), dedupe(medIDs)
+	farms, err := c.Farm.Query().Where(farm.IDIn(farmIDs...)).Select(farm.FieldID, farm.FieldName, farm.FieldSpecies).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	meds, err := c.Medicine.Query().Where(medicine.IDIn(medIDs...)).
+		Select(medicine.FieldID, medicine.FieldFarmID, medicine.FieldName).All(IncludeInactive(ctx))
+	if err != nil {
+		return 0, err
+	}
+	versions, err := c.MedicineVersion.Query().Where(medicineversion.MedicineIDIn(medIDs...)).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	books := map[uuid.UUID]*medicineBook{}
+	names := map[uuid.UUID]string{}
+	for _, f := range farms {
+		names[f.ID] = f.Name
+		books[f.ID] = &medicineBook{species: string(f.Species), names: map[uuid.UUID]string{},
+			substances: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
+	}
+	for _, m := range meds {
+		if b := books[m.FarmID]; b != nil {
+			b.names[m.ID] = m.Name
+		}
+	}
+	for _, v := range versions {
+		if b := books[v.FarmID]; b != nil {
+			if b.versions[v.MedicineID] == nil {
+				b.versions[v.MedicineID] = map[int]*ent.MedicineVersion{}
+			}
+			b.versions[v.MedicineID][v.Version] = v
+		}
+	}
+	var endings []ending
+	for _, p := range facts {
+		b := books[p.farmID]
+		if b == nil { // an inactive farm hears nothing
+			continue
+		}
+		meat, milk, ok := b.periods(p.fact)
+		day, at, _, err := withdrawal.ParseWhen(p.fact.Date)
+		if !ok || err != nil {
+			continue
+		}
+		if meat > 0 {
+			on := withdrawal.MeatClearOn(day, meat)
+			clear, _ := withdrawal.ParseDay(on)
+			if on >= lo && !clear.After(now) {
+				endings = append(endings, ending{p.farmID, p.item, p.fact, "meat", on, clear, on})
+			}
+		}
+		if milk > 0 {
+			clear := withdrawal.MilkClearAt(at, milk)
+			if on := clear.Format(time.DateOnly); on >= lo && !clear.After(now) {
+				endings = append(endings, ending{p.farmID, p.item, p.fact, "milk", on, clear, clear.Format(time.RFC3339)})
+			}
+		}
+	}
+	if len(endings) == 0 {
+		return 0, nil
+	}
+	for _, e := range endings {
+		farmsWithEndings = append(farmsWithEndings, e.farmID)
+	}
+	seen, err := s.existingEvents(ctx, scheduledevent.KindWithdrawalEnding, farmsWithEndings, from)
+	if err != nil {
+		return 0, err
+	}
+	byFarm := map[uuid.UUID][]ending{}
+	var order []uuid.UUID
+	for _, e := range endings {
+		if seen[eventKey{e.farmID, e.item.ID.String() + ":" + e.kind, e.dueOn}] {
+			continue
+		}
+		if byFarm[e.farmID] == nil {
+			order = append(order, e.farmID)
+		}
+		byFarm[e.farmID] = append(byFarm[e.farmID], e)
+	}
+	var creates []*ent.ScheduledEventCreate
+	for _, farmID := range order {
+		es := byFarm[farmID]
+		its := make([]*ent.RecordItem, 0, len(es))
+		for _, e := range es {
+			its = append(its, e.item)
+		}
+		wf, err := s.withdrawalsOf(ctx, farmID, its)
+		if err != nil {
+			return 0, err
+		}
+		treatments := map[string]withdrawal.Treatment{}
+		for _, t := range wf.history.Treatments {
+			treatments[t.RecordItemID] = t
+		}
+		reach := wf.history.Reacher()
+		reached := map[string][]uuid.UUID{}
+		var all []uuid.UUID
+		for id, t := range treatments {
+			for _, r := range reach(t) {
+				a := uuid.MustParse(r.AnimalID)
+				reached[id] = append(reached[id], a)
+				all = append(all, a)
+			}
+		}
+		tags, err := s.animalTags(ctx, farmID, all)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range es {
+			animals := reached[e.item.ID.String()]
+			if len(animals) == 0 { // a group with no members that day: nobody to let go
+				continue
+			}
+			ts := make([]string, len(animals))
+			for i, a := range animals {
+				ts[i] = tags[a]
+			}
+			slices.Sort(ts)
+			creates = append(creates, c.ScheduledEvent.Create().SetFarmID(farmID).SetKind(scheduledevent.KindWithdrawalEnding).
+				SetSubject(e.item.ID.String()+":"+e.kind).SetDueOn(e.dueOn).SetDueAt(e.dueAt).
+				SetPayload(schematype.EventPayload{FarmName: names[farmID], AnimalTags: ts, Withdrawal: e.kind,
+					MedicineName: wf.book.names[uuid.MustParse(e.fact.MedicineID)], TreatedOn: e.fact.Date, ClearOn: e.clearOn}))
+		}
+	}
+	return len(creates), s.insertEvents(ctx, creates)
+}
