@@ -86,8 +86,9 @@ func (p *pageWriter) record(r *ent.Record, base string) {
 	p.strPtr(r.Description)
 	p.raw(`,"applied_at":`)
 	p.time(r.AppliedAt)
-	p.raw(`,"acknowledge_withdrawal":`)
-	p.bool(r.AcknowledgeWithdrawal)
+	if r.AcknowledgeWithdrawal {
+		p.raw(`,"acknowledge_withdrawal":true`)
+	}
 	p.raw(`,"record_items":[`)
 	for i, it := range r.Edges.Items {
 		if i > 0 {

@@ -21,8 +21,9 @@ type recordJSON struct {
 	IsActive    bool      `json:"is_active"`
 	Description *string   `json:"description"`
 	AppliedAt   time.Time `json:"applied_at"`
-	// AcknowledgeWithdrawal is true when the writer let the record through the withdrawal guard.
-	AcknowledgeWithdrawal bool        `json:"acknowledge_withdrawal"`
+	// AcknowledgeWithdrawal is true when the writer let the record through the withdrawal guard;
+	// omitted when false, so that SPEC.md's record body stays as it is for every other record.
+	AcknowledgeWithdrawal bool        `json:"acknowledge_withdrawal,omitempty"`
 	RecordItems           *[]itemJSON `json:"record_items,omitempty"`
 	Files                 *[]fileJSON `json:"files,omitempty"`
 }
