@@ -229,26 +229,7 @@ func (h *Handler) animalTimeline(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) listGroups(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	p, err := page(r)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	gs, total, err := h.svc.Groups(r.Context(), farmID, p)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	out := make([]groupJSON, len(gs))
-	for i, g := range gs {
-		out[i] = newGroupJSON(g)
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	farmList(h, h.svc.Groups, newGroupJSON)(w, r)
 }
 
 type groupBody struct {

@@ -45,26 +45,7 @@ type medicineBody struct {
 }
 
 func (h *Handler) listMedicines(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	p, err := page(r)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	ms, total, err := h.svc.Medicines(r.Context(), farmID, p)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	out := make([]medicineJSON, len(ms))
-	for i, m := range ms {
-		out[i] = newMedicineJSON(m)
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	farmList(h, h.svc.Medicines, newMedicineJSON)(w, r)
 }
 
 func (h *Handler) createMedicine(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@
 package rest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -215,6 +216,33 @@ func (h *Handler) pathIDs(r *http.Request, farm, child string) (farmID, childID 
 }
 
 // page reads skip and take. Absent values are nil; anything but a whole number is a 400.
+// farmList answers GET on a farm's paged list: the farm id from the path, skip/take, the
+// service's page, and each element in its REST shape, as {total, records}.
+func farmList[T any, J any](h *Handler, load func(context.Context, uuid.UUID, herdbook.Page) ([]T, int, error), shape func(T) J) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		farmID, err := h.pathID(r, "farm_id")
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		p, err := page(r)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		items, total, err := load(r.Context(), farmID, p)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		out := make([]J, len(items))
+		for i, it := range items {
+			out[i] = shape(it)
+		}
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	}
+}
+
 func page(r *http.Request) (herdbook.Page, error) {
 	var (
 		p  herdbook.Page

@@ -83,26 +83,7 @@ func newDeliveryJSON(d *ent.WebhookDelivery) deliveryJSON {
 }
 
 func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	p, err := page(r)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	eps, total, err := h.svc.Webhooks(r.Context(), farmID, p)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	out := make([]webhookJSON, len(eps))
-	for i, ep := range eps {
-		out[i] = newWebhookJSON(ep)
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": out})
+	farmList(h, h.svc.Webhooks, newWebhookJSON)(w, r)
 }
 
 type webhookCreateBody struct {
