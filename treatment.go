@@ -493,15 +493,11 @@ func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]stri
 	return aw
 }
 
-// asOfDay reads an as_of date; an empty one is today (UTC).
+// asOfDay reads an as_of date as the register does (Service.asOf); an empty one is today (UTC).
 func (s *Service) asOfDay(asOf string) (string, error) {
-	if asOf == "" {
-		return s.nowUTC().Format(time.DateOnly), nil
-	}
-	if _, err := withdrawal.ParseDay(asOf); err != nil {
-		return "", Invalid(FieldError{Field: "as_of", Message: err.Error()})
-	}
-	return asOf, nil
+	var fe fieldErrors
+	day := s.asOf(&fe, asOf)
+	return day, fe.err()
 }
 
 // Withdrawals lists the farm's animals still under a meat or milk withdrawal as of a date
