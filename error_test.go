@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -33,12 +33,12 @@ func TestErrorCodeUnavailable(t *testing.T) {
 		{"BadConn", driver.ErrBadConn, herdbook.EUNAVAILABLE},
 		{"ConnDone", sql.ErrConnDone, herdbook.EUNAVAILABLE},
 		{"PoolClosed", errors.New("sql: database is closed"), herdbook.EUNAVAILABLE},
-		{"AdminShutdown", &pq.Error{Code: "57P01", Message: "terminating connection due to administrator command"}, herdbook.EUNAVAILABLE},
-		{"CannotConnectNow", &pq.Error{Code: "57P03"}, herdbook.EUNAVAILABLE},
-		{"TooManyConnections", &pq.Error{Code: "53300"}, herdbook.EUNAVAILABLE},
-		{"ConnectionFailure", &pq.Error{Code: "08006"}, herdbook.EUNAVAILABLE},
-		{"ErrUniqueViolation", &pq.Error{Code: "23505"}, herdbook.EINTERNAL},
-		{"ErrInvalidByteSequence", &pq.Error{Code: "22021"}, herdbook.EINTERNAL},
+		{"AdminShutdown", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}, herdbook.EUNAVAILABLE},
+		{"CannotConnectNow", &pgconn.PgError{Code: "57P03"}, herdbook.EUNAVAILABLE},
+		{"TooManyConnections", &pgconn.PgError{Code: "53300"}, herdbook.EUNAVAILABLE},
+		{"ConnectionFailure", &pgconn.PgError{Code: "08006"}, herdbook.EUNAVAILABLE},
+		{"ErrUniqueViolation", &pgconn.PgError{Code: "23505"}, herdbook.EINTERNAL},
+		{"ErrInvalidByteSequence", &pgconn.PgError{Code: "22021"}, herdbook.EINTERNAL},
 		{"ErrOther", errors.New("boom"), herdbook.EINTERNAL},
 		{"ErrCanceled", context.Canceled, herdbook.EINTERNAL},
 		{"ServiceError", herdbook.Errorf(herdbook.ENOTFOUND, "x"), herdbook.ENOTFOUND},

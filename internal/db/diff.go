@@ -2,13 +2,21 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"ariga.io/atlas/sql/migrate"
 	"entgo.io/ent/dialect/sql/schema"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	entmigrate "github.com/herdbook/herdbook/ent/migrate"
 )
+
+func init() {
+	// Atlas, which computes the differences, opens a postgres:// URL with the database/sql
+	// driver named "postgres": the same pgx driver the server uses answers to that name.
+	sql.Register("postgres", stdlib.GetDefaultDriver())
+}
 
 // Diff replays dir on devURL, an empty scratch database of the same dialect, compares the
 // result with the ent schema and, when they differ, writes a migration named name into dir.

@@ -134,7 +134,7 @@ func UnreachableDB(tb testing.TB) *db.DB {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there any more
-	pool, err := sql.Open("postgres", "postgres://"+addr+"/herdbook?sslmode=disable&connect_timeout=2")
+	pool, err := sql.Open("pgx", "postgres://"+addr+"/herdbook?sslmode=disable&connect_timeout=2")
 	if err != nil {
 		tb.Fatal(err)
 	}
