@@ -44,9 +44,14 @@ func (s *Service) BirthSettings(ctx context.Context, farmID uuid.UUID) (BirthSet
 
 func (s *Service) birthSettings(ctx context.Context, farmID uuid.UUID) (BirthSettings, error) {
 	c := s.Client(ctx)
-	f, err := c.Farm.Get(ctx, farmID)
-	if err != nil {
-		return BirthSettings{}, notFound(err, "farm", farmID)
+	// The farm the request's membership check loaded, when there is one: its species is
+	// the request's snapshot of the farm, and reading it again would cost a statement.
+	f := viewerFarm(ctx, farmID)
+	if f == nil {
+		var err error
+		if f, err = c.Farm.Get(ctx, farmID); err != nil {
+			return BirthSettings{}, notFound(err, "farm", farmID)
+		}
 	}
 	out := BirthSettings{Species: string(f.Species)}
 	row, err := c.BirthSettings.Query().Where(birthsettings.FarmID(farmID)).
