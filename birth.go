@@ -206,7 +206,7 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 				continue
 			}
 			seen[it.ID] = true
-			f, ok, errs := parseFact(it.Metadata)
+			f, ok, errs := storedFact(it.Metadata)
 			if !ok || len(errs) > 0 {
 				continue
 			}

@@ -54,8 +54,7 @@ func TestEvidenceLoaderMatchesFullHistory(t *testing.T) {
 		}
 		var all []evidence.Fact
 		for _, it := range items {
-			raw, _ := json.Marshal(it.Metadata["birth_history"])
-			f, errs := evidence.ParseFact(raw)
+			f, errs := evidence.ParseFact(it.Metadata.Field("birth_history"))
 			if len(errs) > 0 {
 				t.Fatalf("seeded an invalid fact: %v", errs)
 			}

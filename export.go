@@ -129,8 +129,14 @@ func recordRows(r *ent.Record, fn func([]string) error) error {
 	}
 	for _, it := range r.Edges.Items {
 		md := ""
-		if len(it.Metadata) > 0 {
-			b, err := json.Marshal(it.Metadata)
+		if !it.Metadata.IsEmpty() {
+			// Decoded and encoded again: the file gives an item's members in one order on
+			// both databases (PostgreSQL's jsonb keeps its own order).
+			m, err := it.Metadata.Map()
+			if err != nil {
+				return err
+			}
+			b, err := json.Marshal(m)
 			if err != nil {
 				return err
 			}

@@ -12,11 +12,23 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 )
 
 // FactKey is the metadata key under which a record item carries a birth_history fact.
 const FactKey = "birth_history"
+
+// storedFact returns the birth_history fact in a stored item's metadata, as parseFact does,
+// from the metadata's text: only the fact's own member is decoded.
+func storedFact(md schematype.Metadata) (evidence.Fact, bool, []evidence.FieldError) {
+	raw := md.Field(FactKey)
+	if raw == nil {
+		return evidence.Fact{}, false, nil
+	}
+	f, errs := evidence.ParseFact(raw)
+	return f, true, errs
+}
 
 // parseFact returns the birth_history fact in an item's metadata, if there is one, checked
 // against the fact vocabulary of the evidence engine.
@@ -258,7 +270,7 @@ func (s *Service) identifierFacts(ctx context.Context, farmID uuid.UUID, values 
 	}
 	out := make([]identifierSpan, 0, len(items))
 	for _, it := range items {
-		f, ok, errs := parseFact(it.Metadata)
+		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 {
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 )
 
@@ -679,8 +680,12 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 			for i := range ch.facts {
 				f := &ch.facts[i]
 				id, name := newID(), "Register: "+strings.ReplaceAll(string(f.Kind), "_", " ")
+				md, err := schematype.MetadataOf(factMetadata(*f))
+				if err != nil {
+					return err
+				}
 				items = append(items, withFactColumns(c.RecordItem.Create().SetID(id).SetRecordID(recID).SetName(name).
-					SetMetadata(factMetadata(*f)), f))
+					SetMetadata(md), f))
 				itemIDs, facts = append(itemIDs, id), append(facts, f)
 			}
 		}

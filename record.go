@@ -18,6 +18,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 )
 
@@ -217,8 +218,12 @@ func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, it
 		if ids[i], err = uuid.NewV7(); err != nil {
 			return err
 		}
+		md, err := schematype.MetadataOf(it.Metadata)
+		if err != nil {
+			return err
+		}
 		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordIDs[i]).
-			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(it.Metadata), facts[i])
+			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(md), facts[i])
 	}
 	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {
 		return err

@@ -177,7 +177,7 @@ func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, s
 func factsOf(items []*ent.RecordItem) []evidence.Fact {
 	facts := make([]evidence.Fact, 0, len(items))
 	for _, it := range items {
-		f, ok, errs := parseFact(it.Metadata)
+		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 {
 			continue
 		}

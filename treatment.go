@@ -291,7 +291,7 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 			continue
 		}
 		seen[it.ID] = true
-		f, ok, errs := parseFact(it.Metadata)
+		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 {
 			continue
 		}

@@ -66,7 +66,7 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		farmsWithEndings []uuid.UUID
 	)
 	for _, it := range items {
-		f, ok, errs := parseFact(it.Metadata)
+		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 || it.Edges.Record == nil {
 			continue
 		}

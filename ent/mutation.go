@@ -23593,7 +23593,8 @@ type RecordItemMutation struct {
 	is_active           *bool
 	name                *string
 	description         *string
-	metadata            *map[string]interface{}
+	metadata            *schematype.Metadata
+	appendmetadata      schematype.Metadata
 	fact_kind           *string
 	fact_subject        *uuid.UUID
 	fact_dam            *uuid.UUID
@@ -23959,12 +23960,13 @@ func (m *RecordItemMutation) ResetDescription() {
 }
 
 // SetMetadata sets the "metadata" field.
-func (m *RecordItemMutation) SetMetadata(value map[string]interface{}) {
-	m.metadata = &value
+func (m *RecordItemMutation) SetMetadata(s schematype.Metadata) {
+	m.metadata = &s
+	m.appendmetadata = nil
 }
 
 // Metadata returns the value of the "metadata" field in the mutation.
-func (m *RecordItemMutation) Metadata() (r map[string]interface{}, exists bool) {
+func (m *RecordItemMutation) Metadata() (r schematype.Metadata, exists bool) {
 	v := m.metadata
 	if v == nil {
 		return
@@ -23975,7 +23977,7 @@ func (m *RecordItemMutation) Metadata() (r map[string]interface{}, exists bool) 
 // OldMetadata returns the old "metadata" field's value of the RecordItem entity.
 // If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RecordItemMutation) OldMetadata(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *RecordItemMutation) OldMetadata(ctx context.Context) (v schematype.Metadata, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
 	}
@@ -23989,9 +23991,23 @@ func (m *RecordItemMutation) OldMetadata(ctx context.Context) (v map[string]inte
 	return oldValue.Metadata, nil
 }
 
+// AppendMetadata adds s to the "metadata" field.
+func (m *RecordItemMutation) AppendMetadata(s schematype.Metadata) {
+	m.appendmetadata = append(m.appendmetadata, s...)
+}
+
+// AppendedMetadata returns the list of values that were appended to the "metadata" field in this mutation.
+func (m *RecordItemMutation) AppendedMetadata() (schematype.Metadata, bool) {
+	if len(m.appendmetadata) == 0 {
+		return nil, false
+	}
+	return m.appendmetadata, true
+}
+
 // ClearMetadata clears the value of the "metadata" field.
 func (m *RecordItemMutation) ClearMetadata() {
 	m.metadata = nil
+	m.appendmetadata = nil
 	m.clearedFields[recorditem.FieldMetadata] = struct{}{}
 }
 
@@ -24004,6 +24020,7 @@ func (m *RecordItemMutation) MetadataCleared() bool {
 // ResetMetadata resets all changes to the "metadata" field.
 func (m *RecordItemMutation) ResetMetadata() {
 	m.metadata = nil
+	m.appendmetadata = nil
 	delete(m.clearedFields, recorditem.FieldMetadata)
 }
 
@@ -24633,7 +24650,7 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		m.SetDescription(v)
 		return nil
 	case recorditem.FieldMetadata:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(schematype.Metadata)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // One line of a record.
@@ -34,7 +35,7 @@ type RecordItem struct {
 	// Free text, up to 10000 characters.
 	Description *string `json:"description,omitempty"`
 	// Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.
-	Metadata map[string]interface{} `json:"metadata,omitempty"`
+	Metadata schematype.Metadata `json:"metadata,omitempty"`
 	// FactKind holds the value of the "fact_kind" field.
 	FactKind *string `json:"fact_kind,omitempty"`
 	// FactSubject holds the value of the "fact_subject" field.

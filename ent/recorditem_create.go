@@ -16,6 +16,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // RecordItemCreate is the builder for creating a RecordItem entity.
@@ -103,7 +104,7 @@ func (_c *RecordItemCreate) SetNillableDescription(v *string) *RecordItemCreate 
 }
 
 // SetMetadata sets the "metadata" field.
-func (_c *RecordItemCreate) SetMetadata(v map[string]interface{}) *RecordItemCreate {
+func (_c *RecordItemCreate) SetMetadata(v schematype.Metadata) *RecordItemCreate {
 	_c.mutation.SetMetadata(v)
 	return _c
 }
@@ -574,7 +575,7 @@ func (u *RecordItemUpsert) ClearDescription() *RecordItemUpsert {
 }
 
 // SetMetadata sets the "metadata" field.
-func (u *RecordItemUpsert) SetMetadata(v map[string]interface{}) *RecordItemUpsert {
+func (u *RecordItemUpsert) SetMetadata(v schematype.Metadata) *RecordItemUpsert {
 	u.Set(recorditem.FieldMetadata, v)
 	return u
 }
@@ -842,7 +843,7 @@ func (u *RecordItemUpsertOne) ClearDescription() *RecordItemUpsertOne {
 }
 
 // SetMetadata sets the "metadata" field.
-func (u *RecordItemUpsertOne) SetMetadata(v map[string]interface{}) *RecordItemUpsertOne {
+func (u *RecordItemUpsertOne) SetMetadata(v schematype.Metadata) *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.SetMetadata(v)
 	})
@@ -1301,7 +1302,7 @@ func (u *RecordItemUpsertBulk) ClearDescription() *RecordItemUpsertBulk {
 }
 
 // SetMetadata sets the "metadata" field.
-func (u *RecordItemUpsertBulk) SetMetadata(v map[string]interface{}) *RecordItemUpsertBulk {
+func (u *RecordItemUpsertBulk) SetMetadata(v schematype.Metadata) *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.SetMetadata(v)
 	})

@@ -10,11 +10,13 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // RecordItemUpdate is the builder for updating RecordItem entities.
@@ -91,8 +93,14 @@ func (_u *RecordItemUpdate) ClearDescription() *RecordItemUpdate {
 }
 
 // SetMetadata sets the "metadata" field.
-func (_u *RecordItemUpdate) SetMetadata(v map[string]interface{}) *RecordItemUpdate {
+func (_u *RecordItemUpdate) SetMetadata(v schematype.Metadata) *RecordItemUpdate {
 	_u.mutation.SetMetadata(v)
+	return _u
+}
+
+// AppendMetadata appends value to the "metadata" field.
+func (_u *RecordItemUpdate) AppendMetadata(v schematype.Metadata) *RecordItemUpdate {
+	_u.mutation.AppendMetadata(v)
 	return _u
 }
 
@@ -390,6 +398,11 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.Metadata(); ok {
 		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
 	}
+	if value, ok := _u.mutation.AppendedMetadata(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, recorditem.FieldMetadata, value)
+		})
+	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)
 	}
@@ -561,8 +574,14 @@ func (_u *RecordItemUpdateOne) ClearDescription() *RecordItemUpdateOne {
 }
 
 // SetMetadata sets the "metadata" field.
-func (_u *RecordItemUpdateOne) SetMetadata(v map[string]interface{}) *RecordItemUpdateOne {
+func (_u *RecordItemUpdateOne) SetMetadata(v schematype.Metadata) *RecordItemUpdateOne {
 	_u.mutation.SetMetadata(v)
+	return _u
+}
+
+// AppendMetadata appends value to the "metadata" field.
+func (_u *RecordItemUpdateOne) AppendMetadata(v schematype.Metadata) *RecordItemUpdateOne {
+	_u.mutation.AppendMetadata(v)
 	return _u
 }
 
@@ -889,6 +908,11 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if value, ok := _u.mutation.Metadata(); ok {
 		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedMetadata(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, recorditem.FieldMetadata, value)
+		})
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)

@@ -20612,8 +20612,8 @@ func (ec *executionContext) _RecordItem_metadata(ctx context.Context, field grap
 			return obj.Metadata, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalOMap2map(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+			return ec.marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx, selections, v)
 		},
 		true,
 		false,
@@ -40966,6 +40966,22 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx context.Context, v any) (schematype.Metadata, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res schematype.Metadata
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx context.Context, sel ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOMap2map(ctx context.Context, v any) (map[string]any, error) {

@@ -335,7 +335,8 @@ func seedRecords(t testing.TB, app *herdbooktest.App, u herdbooktest.User, farmI
 	for i := 0; i < n; i++ {
 		if _, err := app.Service.CreateRecord(app.Ctx(u), farmID, herdbook.RecordInput{
 			AnimalIDs: []uuid.UUID{a.ID}, GroupIDs: []uuid.UUID{g.ID}, Name: fmt.Sprintf("r%d", i), Type: "FEED", AppliedAt: ptrTime(),
-			Items: []herdbook.RecordItemInput{{}, {}},
+			// Metadata as the side-by-side harness seeds it: every item carries some.
+			Items: []herdbook.RecordItemInput{{Metadata: map[string]any{"note": "routine", "dose_ml": 5.5}}, {Metadata: map[string]any{"note": "check"}}},
 		}); err != nil {
 			t.Fatal(err)
 		}

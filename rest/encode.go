@@ -2,7 +2,6 @@ package rest
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // The records list is the API's hottest answer: 50 records, 100 items and their files
@@ -20,11 +20,9 @@ import (
 
 var pagePool = sync.Pool{New: func() any { return &pageWriter{buf: bytes.NewBuffer(make([]byte, 0, 64<<10))} }}
 
-// pageWriter writes one answer; its encoder (HTML left unescaped, as WriteJSON does)
-// writes the free-form metadata maps into the same buffer.
+// pageWriter writes one answer.
 type pageWriter struct {
 	buf *bytes.Buffer
-	enc *json.Encoder
 	b   []byte // scratch for appends
 }
 
@@ -38,10 +36,6 @@ func (h *Handler) writeRecordPage(w http.ResponseWriter, records []*ent.Record, 
 			pagePool.Put(p)
 		}
 	}()
-	if p.enc == nil {
-		p.enc = json.NewEncoder(p.buf)
-		p.enc.SetEscapeHTML(false)
-	}
 	p.raw(`{"next_cursor":`)
 	p.str(cursor)
 	p.raw(`,"records":[`)
@@ -164,17 +158,10 @@ func (p *pageWriter) strPtr(s *string) {
 	p.str(*s)
 }
 
-// metadata writes a free-form map with encoding/json (a nil map is null).
-func (p *pageWriter) metadata(m map[string]any) {
-	if m == nil {
-		p.raw("null")
-		return
-	}
-	if err := p.enc.Encode(m); err != nil {
-		p.raw("null")
-		return
-	}
-	p.buf.Truncate(p.buf.Len() - 1) // Encode's newline
+// metadata writes an item's metadata, compact JSON text already (absent is null).
+func (p *pageWriter) metadata(m schematype.Metadata) {
+	b, _ := m.MarshalJSON()
+	p.buf.Write(b)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
@@ -22,12 +23,21 @@ func benchRecords() []*ent.Record {
 		for j := 0; j < 2; j++ {
 			name := "item"
 			r.Edges.Items = append(r.Edges.Items, &ent.RecordItem{ID: uuid.New(), CreatedAt: now, UpdatedAt: now, IsActive: true, Name: &name,
-				Metadata: map[string]any{"birth_history": map[string]any{"kind": "membership", "animal_id": uuid.NewString(), "group_id": uuid.NewString(), "from": "2024-01-01"}, "dose_ml": 5.5}})
+				Metadata: metadataOf(map[string]any{"birth_history": map[string]any{"kind": "membership", "animal_id": uuid.NewString(), "group_id": uuid.NewString(), "from": "2024-01-01"}, "dose_ml": 5.5})})
 		}
 		r.Edges.Files = []*ent.File{{ID: uuid.New(), CreatedAt: now, UpdatedAt: now, IsActive: true, Name: "photo.jpg", MimeType: "image/jpeg", Size: 1000}}
 		out[i] = r
 	}
 	return out
+}
+
+// metadataOf is m as a stored item's metadata.
+func metadataOf(m map[string]any) schematype.Metadata {
+	md, err := schematype.MetadataOf(m)
+	if err != nil {
+		panic(err)
+	}
+	return md
 }
 
 // reflectPage is the records answer as encoding/json writes it: the reference the lean
@@ -50,7 +60,7 @@ func TestRecordPageWriterMatchesEncodingJSON(t *testing.T) {
 	records[0].Description = nil
 	records[0].Edges.Items[0].Metadata = nil
 	records[0].Edges.Items[0].Name = nil
-	records[0].Edges.Items[1].Metadata = map[string]any{"note": odd, "n": 1.5e300, "list": []any{odd, nil, true}}
+	records[0].Edges.Items[1].Metadata = metadataOf(map[string]any{"note": odd, "n": 1.5e300, "list": []any{odd, nil, true}})
 	records[0].Edges.Items[1].CreatedAt = time.Date(2026, 3, 1, 8, 0, 0, 123456789, time.FixedZone("x", 3600))
 	records[1].Edges.Items, records[1].Edges.Files = nil, nil
 	records[2].Edges.Files[0].Name = odd

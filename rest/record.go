@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/httpapi"
@@ -29,13 +30,13 @@ type recordJSON struct {
 }
 
 type itemJSON struct {
-	ID          string         `json:"id"`
-	Description *string        `json:"description"`
-	IsActive    bool           `json:"is_active"`
-	Metadata    map[string]any `json:"metadata"`
-	Name        *string        `json:"name"`
-	CreatedAt   time.Time      `json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
+	ID          string              `json:"id"`
+	Description *string             `json:"description"`
+	IsActive    bool                `json:"is_active"`
+	Metadata    schematype.Metadata `json:"metadata"`
+	Name        *string             `json:"name"`
+	CreatedAt   time.Time           `json:"created_at"`
+	UpdatedAt   time.Time           `json:"updated_at"`
 }
 
 type fileJSON struct {

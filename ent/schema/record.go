@@ -9,6 +9,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // Record is an event applied to animals and/or groups of a farm.
@@ -75,7 +77,7 @@ func (RecordItem) Fields() []ent.Field {
 		field.UUID("record_id", uuid.UUID{}).Immutable().Comment("The record the item belongs to."),
 		field.String("name").Optional().Nillable().MaxLen(200).Comment("A short title, up to 200 characters."),
 		field.String("description").Optional().Nillable().MaxLen(10000).Comment("Free text, up to 10000 characters."),
-		field.JSON("metadata", map[string]any{}).Optional().Comment("Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.").
+		field.JSON("metadata", schematype.Metadata{}).Optional().Comment("Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.").
 			Annotations(entgql.Type("Map")),
 		// The birth_history fact of the metadata, kept in indexed columns by the service so
 		// that the evidence review loads the facts of a few animals, not the farm's history.

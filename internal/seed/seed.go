@@ -18,6 +18,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // Options sizes the data.
@@ -189,10 +190,14 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 						it := c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
 						if f := fact(res.Items - farmItems + len(ib)); f != nil {
 							md := map[string]any{"birth_history": f}
-							it = herdbook.WithFactColumns(it.SetMetadata(md), md)
+							text, err := schematype.MetadataOf(md)
+							if err != nil {
+								return res, err
+							}
+							it = herdbook.WithFactColumns(it.SetMetadata(text), md)
 							links = append(links, herdbook.FactLinks(c, itemID, md)...)
 						} else {
-							it.SetMetadata(map[string]any{"note": "routine"})
+							it.SetMetadata(schematype.Metadata(`{"note":"routine"}`))
 						}
 						ib = append(ib, it)
 						if len(ib) == batch {
