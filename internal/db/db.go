@@ -14,7 +14,10 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx".
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
 	"github.com/herdbook/herdbook/ent"
@@ -105,9 +108,18 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	default:
 		return nil, fmt.Errorf("database URL must start with postgres:// or sqlite://, got %q", redact(rawURL))
 	}
-	pool, err := sql.Open(driverName, dsn)
-	if err != nil {
-		return nil, err
+	var pool *sql.DB
+	if driverName == "pgx" {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("database URL %s: %w", redact(rawURL), err)
+		}
+		pool = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(encodeUUIDs))
+	} else {
+		var err error
+		if pool, err = sql.Open(driverName, dsn); err != nil {
+			return nil, err
+		}
 	}
 	if dia == dialect.SQLite {
 		// One writer at a time is SQLite's model; a small pool avoids lock storms.
@@ -124,6 +136,30 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), d: d}
 	d.Client = ent.NewClient(ent.Driver(drv))
 	return d, nil
+}
+
+// encodeUUIDs teaches a new PostgreSQL connection to send a uuid.UUID parameter as the 16
+// bytes it is. pgx otherwise sees a driver.Valuer, asks it for its text, fails to encode
+// text in binary, builds that error, parses the text back and encodes the result: for every
+// id of every statement (a records page sends over a hundred), a tenth of what a GraphQL
+// page allocated.
+func encodeUUIDs(_ context.Context, c *pgx.Conn) error {
+	m := c.TypeMap()
+	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{func(v any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {
+		if id, ok := v.(uuid.UUID); ok {
+			return &uuidPlan{}, [16]byte(id), true
+		}
+		return nil, nil, false
+	}}, m.TryWrapEncodePlanFuncs...)
+	return nil
+}
+
+type uuidPlan struct{ next pgtype.EncodePlan }
+
+func (p *uuidPlan) SetNext(next pgtype.EncodePlan) { p.next = next }
+
+func (p *uuidPlan) Encode(v any, buf []byte) ([]byte, error) {
+	return p.next.Encode([16]byte(v.(uuid.UUID)), buf)
 }
 
 // redact hides a password in a URL before it reaches a log or an error.
