@@ -231,13 +231,22 @@ func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, it
 	return createFactLinks(ctx, c, ids, facts)
 }
 
-// recordQuery loads records with their active items and files.
+// itemAnswerColumns are the columns of a record item that answers show, in REST and in the
+// graph alike. The fact's index columns (fact_kind, fact_date, …) are the service's own,
+// read by the queries on facts; a page of records leaves them out, half of each item's row.
+var itemAnswerColumns = []string{
+	recorditem.FieldID, recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt, recorditem.FieldIsActive,
+	recorditem.FieldRecordID, recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldMetadata,
+}
+
+// answerItems orders a record's items as answers list them and reads the columns they show.
+func answerItems(q *ent.RecordItemQuery) {
+	q.Select(itemAnswerColumns...).Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
+}
+
+// recordQuery loads records with their active items and files, for answers.
 func (s *Service) recordQuery(ctx context.Context, farmID uuid.UUID) *ent.RecordQuery {
-	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).
-		WithItems(func(q *ent.RecordItemQuery) {
-			q.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
-		}).
-		WithFiles()
+	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).WithItems(answerItems).WithFiles()
 }
 
 // Records lists a farm's active records, oldest first, with their items and files. It costs

@@ -13,7 +13,6 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/record"
-	"github.com/herdbook/herdbook/ent/recorditem"
 )
 
 // Pages of records for many farms in one statement.
@@ -315,9 +314,7 @@ func buildRecordConnection(c *ent.RecordConnection, nodes []*ent.Record, order *
 // withEdges makes q load the edges the page's nodes select, one statement each.
 func withEdges(q *ent.RecordQuery, edges RecordEdges) {
 	for _, alias := range edges.Items {
-		q.WithNamedItems(alias, func(iq *ent.RecordItemQuery) {
-			iq.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
-		})
+		q.WithNamedItems(alias, answerItems)
 	}
 	for _, alias := range edges.Files {
 		q.WithNamedFiles(alias)
