@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/record"
 )
 
@@ -329,8 +330,10 @@ func withEdges(q *ent.RecordQuery, edges RecordEdges) {
 
 // loadRecordPage loads one farm's page: numbering every record of the farm to page one
 // would make the database read them all, so a single farm's page is an ordered, limited
-// scan (an index walk) with the total as an uncorrelated subquery, which the database
-// evaluates once. Still one statement, plus one per selected edge.
+// scan (an index walk) with the total read from the farm's counter row (the record count
+// every record write keeps in its transaction, as the REST list's total), which costs the
+// same on a farm of 100,000 records as on one of ten. Still one statement, plus one per
+// selected edge.
 func (s *Service) loadRecordPage(ctx context.Context, farmID uuid.UUID, c *ent.RecordConnection, w Window, first, last *int, order *ent.RecordOrder, col string, isDefault bool, direction entgql.OrderDirection, limit int, edges RecordEdges) error {
 	const totalCol = "page_total_count"
 	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID))
@@ -338,11 +341,9 @@ func (s *Service) loadRecordPage(ctx context.Context, farmID uuid.UUID, c *ent.R
 		q.Where(p)
 	}
 	q.Where(func(sel *sql.Selector) {
-		t := sql.Table(record.Table).As("page_count")
-		count := sql.Select(sql.Count("*")).From(t).
-			Where(sql.And(sql.EQ(t.C(record.FieldFarmID), farmID), sql.EQ(t.C(record.FieldIsActive), true)))
-		count.SetDialect(sel.Dialect())
-		sel.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) { b.Wrap(func(b *sql.Builder) { b.Join(count) }) }), totalCol)
+		c := sql.Table(changecounter.Table)
+		sel.AppendSelectExprAs(orElse(sql.Dialect(sel.Dialect()).Select(c.C(changecounter.FieldRecords)).From(c).
+			Where(sql.EQ(c.C(changecounter.FieldID), farmID)), "0"), totalCol)
 	})
 	if !isDefault {
 		q.Order(orderTerm(col, direction), orderTerm(record.FieldID, direction))
