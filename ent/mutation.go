@@ -23594,7 +23594,6 @@ type RecordItemMutation struct {
 	name                *string
 	description         *string
 	metadata            *schematype.Metadata
-	appendmetadata      schematype.Metadata
 	fact_kind           *string
 	fact_subject        *uuid.UUID
 	fact_dam            *uuid.UUID
@@ -23962,7 +23961,6 @@ func (m *RecordItemMutation) ResetDescription() {
 // SetMetadata sets the "metadata" field.
 func (m *RecordItemMutation) SetMetadata(s schematype.Metadata) {
 	m.metadata = &s
-	m.appendmetadata = nil
 }
 
 // Metadata returns the value of the "metadata" field in the mutation.
@@ -23991,23 +23989,9 @@ func (m *RecordItemMutation) OldMetadata(ctx context.Context) (v schematype.Meta
 	return oldValue.Metadata, nil
 }
 
-// AppendMetadata adds s to the "metadata" field.
-func (m *RecordItemMutation) AppendMetadata(s schematype.Metadata) {
-	m.appendmetadata = append(m.appendmetadata, s...)
-}
-
-// AppendedMetadata returns the list of values that were appended to the "metadata" field in this mutation.
-func (m *RecordItemMutation) AppendedMetadata() (schematype.Metadata, bool) {
-	if len(m.appendmetadata) == 0 {
-		return nil, false
-	}
-	return m.appendmetadata, true
-}
-
 // ClearMetadata clears the value of the "metadata" field.
 func (m *RecordItemMutation) ClearMetadata() {
 	m.metadata = nil
-	m.appendmetadata = nil
 	m.clearedFields[recorditem.FieldMetadata] = struct{}{}
 }
 
@@ -24020,7 +24004,6 @@ func (m *RecordItemMutation) MetadataCleared() bool {
 // ResetMetadata resets all changes to the "metadata" field.
 func (m *RecordItemMutation) ResetMetadata() {
 	m.metadata = nil
-	m.appendmetadata = nil
 	delete(m.clearedFields, recorditem.FieldMetadata)
 }
 

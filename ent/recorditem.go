@@ -3,7 +3,6 @@
 package ent
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -97,7 +96,7 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 		case recorditem.FieldFactSubject, recorditem.FieldFactDam, recorditem.FieldFactGroup:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case recorditem.FieldMetadata:
-			values[i] = new([]byte)
+			values[i] = new(schematype.Metadata)
 		case recorditem.FieldIsActive:
 			values[i] = new(sql.NullBool)
 		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil, recorditem.FieldFactValue:
@@ -166,12 +165,10 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 				*_m.Description = value.String
 			}
 		case recorditem.FieldMetadata:
-			if value, ok := values[i].(*[]byte); !ok {
+			if value, ok := values[i].(*schematype.Metadata); !ok {
 				return fmt.Errorf("unexpected type %T for field metadata", values[i])
-			} else if value != nil && len(*value) > 0 {
-				if err := json.Unmarshal(*value, &_m.Metadata); err != nil {
-					return fmt.Errorf("unmarshal field metadata: %w", err)
-				}
+			} else if value != nil {
+				_m.Metadata = *value
 			}
 		case recorditem.FieldFactKind:
 			if value, ok := values[i].(*sql.NullString); !ok {

@@ -398,7 +398,7 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 		_node.Description = &value
 	}
 	if value, ok := _c.mutation.Metadata(); ok {
-		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
+		_spec.SetField(recorditem.FieldMetadata, field.TypeOther, value)
 		_node.Metadata = value
 	}
 	if value, ok := _c.mutation.FactKind(); ok {

@@ -10,7 +10,6 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
-	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/factanimal"
@@ -95,12 +94,6 @@ func (_u *RecordItemUpdate) ClearDescription() *RecordItemUpdate {
 // SetMetadata sets the "metadata" field.
 func (_u *RecordItemUpdate) SetMetadata(v schematype.Metadata) *RecordItemUpdate {
 	_u.mutation.SetMetadata(v)
-	return _u
-}
-
-// AppendMetadata appends value to the "metadata" field.
-func (_u *RecordItemUpdate) AppendMetadata(v schematype.Metadata) *RecordItemUpdate {
-	_u.mutation.AppendMetadata(v)
 	return _u
 }
 
@@ -396,15 +389,10 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 		_spec.ClearField(recorditem.FieldDescription, field.TypeString)
 	}
 	if value, ok := _u.mutation.Metadata(); ok {
-		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
-	}
-	if value, ok := _u.mutation.AppendedMetadata(); ok {
-		_spec.AddModifier(func(u *sql.UpdateBuilder) {
-			sqljson.Append(u, recorditem.FieldMetadata, value)
-		})
+		_spec.SetField(recorditem.FieldMetadata, field.TypeOther, value)
 	}
 	if _u.mutation.MetadataCleared() {
-		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)
+		_spec.ClearField(recorditem.FieldMetadata, field.TypeOther)
 	}
 	if value, ok := _u.mutation.FactKind(); ok {
 		_spec.SetField(recorditem.FieldFactKind, field.TypeString, value)
@@ -576,12 +564,6 @@ func (_u *RecordItemUpdateOne) ClearDescription() *RecordItemUpdateOne {
 // SetMetadata sets the "metadata" field.
 func (_u *RecordItemUpdateOne) SetMetadata(v schematype.Metadata) *RecordItemUpdateOne {
 	_u.mutation.SetMetadata(v)
-	return _u
-}
-
-// AppendMetadata appends value to the "metadata" field.
-func (_u *RecordItemUpdateOne) AppendMetadata(v schematype.Metadata) *RecordItemUpdateOne {
-	_u.mutation.AppendMetadata(v)
 	return _u
 }
 
@@ -907,15 +889,10 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 		_spec.ClearField(recorditem.FieldDescription, field.TypeString)
 	}
 	if value, ok := _u.mutation.Metadata(); ok {
-		_spec.SetField(recorditem.FieldMetadata, field.TypeJSON, value)
-	}
-	if value, ok := _u.mutation.AppendedMetadata(); ok {
-		_spec.AddModifier(func(u *sql.UpdateBuilder) {
-			sqljson.Append(u, recorditem.FieldMetadata, value)
-		})
+		_spec.SetField(recorditem.FieldMetadata, field.TypeOther, value)
 	}
 	if _u.mutation.MetadataCleared() {
-		_spec.ClearField(recorditem.FieldMetadata, field.TypeJSON)
+		_spec.ClearField(recorditem.FieldMetadata, field.TypeOther)
 	}
 	if value, ok := _u.mutation.FactKind(); ok {
 		_spec.SetField(recorditem.FieldFactKind, field.TypeString, value)

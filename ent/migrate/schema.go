@@ -940,7 +940,7 @@ var (
 		{Name: "is_active", Type: field.TypeBool, Default: true},
 		{Name: "name", Type: field.TypeString, Nullable: true, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
-		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
+		{Name: "metadata", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
 		{Name: "fact_kind", Type: field.TypeString, Nullable: true, Size: 20},
 		{Name: "fact_subject", Type: field.TypeUUID, Nullable: true},
 		{Name: "fact_dam", Type: field.TypeUUID, Nullable: true},

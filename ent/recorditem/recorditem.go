@@ -164,6 +164,11 @@ func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDescription, opts...).ToFunc()
 }
 
+// ByMetadata orders the results by the metadata field.
+func ByMetadata(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMetadata, opts...).ToFunc()
+}
+
 // ByFactKind orders the results by the fact_kind field.
 func ByFactKind(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFactKind, opts...).ToFunc()

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // ID filters vertices based on their ID field.
@@ -84,6 +85,11 @@ func Name(v string) predicate.RecordItem {
 // Description applies equality check predicate on the "description" field. It's identical to DescriptionEQ.
 func Description(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldDescription, v))
+}
+
+// Metadata applies equality check predicate on the "metadata" field. It's identical to MetadataEQ.
+func Metadata(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldMetadata, v))
 }
 
 // FactKind applies equality check predicate on the "fact_kind" field. It's identical to FactKindEQ.
@@ -379,6 +385,46 @@ func DescriptionEqualFold(v string) predicate.RecordItem {
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldContainsFold(FieldDescription, v))
+}
+
+// MetadataEQ applies the EQ predicate on the "metadata" field.
+func MetadataEQ(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldMetadata, v))
+}
+
+// MetadataNEQ applies the NEQ predicate on the "metadata" field.
+func MetadataNEQ(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldMetadata, v))
+}
+
+// MetadataIn applies the In predicate on the "metadata" field.
+func MetadataIn(vs ...schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldMetadata, vs...))
+}
+
+// MetadataNotIn applies the NotIn predicate on the "metadata" field.
+func MetadataNotIn(vs ...schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldMetadata, vs...))
+}
+
+// MetadataGT applies the GT predicate on the "metadata" field.
+func MetadataGT(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldMetadata, v))
+}
+
+// MetadataGTE applies the GTE predicate on the "metadata" field.
+func MetadataGTE(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldMetadata, v))
+}
+
+// MetadataLT applies the LT predicate on the "metadata" field.
+func MetadataLT(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldMetadata, v))
+}
+
+// MetadataLTE applies the LTE predicate on the "metadata" field.
+func MetadataLTE(v schematype.Metadata) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldMetadata, v))
 }
 
 // MetadataIsNil applies the IsNil predicate on the "metadata" field.

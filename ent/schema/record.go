@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -77,7 +78,10 @@ func (RecordItem) Fields() []ent.Field {
 		field.UUID("record_id", uuid.UUID{}).Immutable().Comment("The record the item belongs to."),
 		field.String("name").Optional().Nillable().MaxLen(200).Comment("A short title, up to 200 characters."),
 		field.String("description").Optional().Nillable().MaxLen(10000).Comment("Free text, up to 10000 characters."),
-		field.JSON("metadata", schematype.Metadata{}).Optional().Comment("Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.").
+		// A column of its own type rather than field.JSON: ent would decode every row's text
+		// with encoding/json; schematype.Metadata scans it as it is (same jsonb/json column).
+		field.Other("metadata", schematype.Metadata{}).
+			SchemaType(map[string]string{dialect.Postgres: "jsonb", dialect.SQLite: "json"}).Optional().Comment("Free-form JSON; its birth_history key, when present, is a dated fact the birth review reads.").
 			Annotations(entgql.Type("Map")),
 		// The birth_history fact of the metadata, kept in indexed columns by the service so
 		// that the evidence review loads the facts of a few animals, not the farm's history.

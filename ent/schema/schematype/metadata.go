@@ -2,6 +2,7 @@ package schematype
 
 import (
 	"bytes"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +12,9 @@ import (
 //
 // Record lists are the API's hottest answers and every item carries metadata: decoded into
 // map[string]any when a row is read and encoded again when the answer is written, it cost
-// the records page about a tenth of its CPU. Kept as text, a read copies it and an answer
-// writes it as it is. Code that needs the values decodes them (Map, Field).
+// the records page about a tenth of its CPU. Kept as text, a read copies it (Scan) and an
+// answer writes it as it is; code that needs the values decodes them (Map, Field). The text
+// is the database's: PostgreSQL gives jsonb back with its own spacing and key order.
 //
 // The nil Metadata is SQL NULL, written as JSON null.
 type Metadata []byte
@@ -68,8 +70,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	return m, nil
 }
 
-// UnmarshalJSON keeps a compact copy of b. PostgreSQL gives jsonb back with a space after
-// every colon and comma; compacting makes both databases' answers look alike.
+// UnmarshalJSON keeps a compact copy of b.
 func (m *Metadata) UnmarshalJSON(b []byte) error {
 	var buf bytes.Buffer
 	buf.Grow(len(b))
@@ -78,6 +79,29 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	}
 	*m = Metadata(buf.Bytes())
 	return nil
+}
+
+// Scan copies the column's text (NULL is the nil Metadata).
+func (m *Metadata) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*m = nil
+	case []byte:
+		*m = append(Metadata(nil), v...)
+	case string:
+		*m = Metadata(v)
+	default:
+		return fmt.Errorf("metadata: cannot scan %T", src)
+	}
+	return nil
+}
+
+// Value is the column's text, NULL for the nil Metadata.
+func (m Metadata) Value() (driver.Value, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return string(m), nil
 }
 
 // MarshalGQL writes the metadata as the graph's Map scalar.
