@@ -4593,89 +4593,91 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputAnimalCreateInput,
-		ec.unmarshalInputAnimalDeleteInput,
-		ec.unmarshalInputAnimalInput,
-		ec.unmarshalInputAnimalOrder,
-		ec.unmarshalInputAnimalUpdateInput,
-		ec.unmarshalInputAnimalWhereInput,
-		ec.unmarshalInputBirthFact,
-		ec.unmarshalInputBirthFactInput,
-		ec.unmarshalInputBirthHistorySettingsInput,
-		ec.unmarshalInputBirthPreviewApproveInput,
-		ec.unmarshalInputBirthPreviewCreateInput,
-		ec.unmarshalInputBirthSettingsUpdateInput,
-		ec.unmarshalInputBirthWindowCreateInput,
-		ec.unmarshalInputBirthWindowInput,
-		ec.unmarshalInputCastrationFact,
-		ec.unmarshalInputCastrationFactInput,
-		ec.unmarshalInputChannelPreferencesInput,
-		ec.unmarshalInputCreateFarmInput,
-		ec.unmarshalInputCreateRecordInput,
-		ec.unmarshalInputDNAParentageRecordInput,
-		ec.unmarshalInputDeathRecordInput,
-		ec.unmarshalInputExposureFact,
-		ec.unmarshalInputExposureFactInput,
-		ec.unmarshalInputFactCreateInput,
-		ec.unmarshalInputFactInput,
-		ec.unmarshalInputFarmCreateInput,
-		ec.unmarshalInputFarmDeleteInput,
-		ec.unmarshalInputFarmMemberOrder,
-		ec.unmarshalInputFarmOrder,
-		ec.unmarshalInputFarmUpdateInput,
-		ec.unmarshalInputFarmWhereInput,
-		ec.unmarshalInputFileOrder,
-		ec.unmarshalInputFollowUpProtocolUpdateInput,
-		ec.unmarshalInputGestationDaysInput,
-		ec.unmarshalInputGroupAnimalsSetInput,
-		ec.unmarshalInputGroupCreateInput,
-		ec.unmarshalInputGroupDeleteInput,
-		ec.unmarshalInputGroupInput,
-		ec.unmarshalInputGroupOrder,
-		ec.unmarshalInputGroupWhereInput,
-		ec.unmarshalInputIdentifierAddInput,
-		ec.unmarshalInputMedicineCreateInput,
-		ec.unmarshalInputMedicineDeleteInput,
-		ec.unmarshalInputMedicineUpdateInput,
-		ec.unmarshalInputMemberAddInput,
-		ec.unmarshalInputMemberDeactivateInput,
-		ec.unmarshalInputMemberUpdateInput,
-		ec.unmarshalInputMembershipFact,
-		ec.unmarshalInputMembershipFactInput,
-		ec.unmarshalInputMessageOrder,
-		ec.unmarshalInputMessagePostInput,
-		ec.unmarshalInputMovementFact,
-		ec.unmarshalInputMovementFactInput,
-		ec.unmarshalInputNotificationOrder,
-		ec.unmarshalInputNotificationPreferencesUpdateInput,
-		ec.unmarshalInputNotificationsMarkReadInput,
-		ec.unmarshalInputProfileFact,
-		ec.unmarshalInputProfileFactInput,
-		ec.unmarshalInputProtocolStepInput,
-		ec.unmarshalInputRecordCreateInput,
-		ec.unmarshalInputRecordDeleteInput,
-		ec.unmarshalInputRecordItemInput,
-		ec.unmarshalInputRecordItemOrder,
-		ec.unmarshalInputRecordOrder,
-		ec.unmarshalInputRecordUpdateInput,
-		ec.unmarshalInputRecordWhereInput,
-		ec.unmarshalInputSaleRecordInput,
-		ec.unmarshalInputSpeciesWithdrawalInput,
-		ec.unmarshalInputTaskUpdateInput,
-		ec.unmarshalInputThreadCreateInput,
-		ec.unmarshalInputThreadOrder,
-		ec.unmarshalInputTreatmentFact,
-		ec.unmarshalInputUpdateFarmInput,
-		ec.unmarshalInputUpdateRecordInput,
-		ec.unmarshalInputUpdateTaskInput,
-		ec.unmarshalInputUserOrder,
-		ec.unmarshalInputWebhookCreateInput,
-		ec.unmarshalInputWebhookDeleteInput,
-		ec.unmarshalInputWebhookDeliveryReplayInput,
-		ec.unmarshalInputWebhookUpdateInput,
-		ec.unmarshalInputWeightRecordInput,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AnimalCreateInput", ec.unmarshalInputAnimalCreateInput),
+			graphql.NewInputUnmarshaler("AnimalDeleteInput", ec.unmarshalInputAnimalDeleteInput),
+			graphql.NewInputUnmarshaler("AnimalInput", ec.unmarshalInputAnimalInput),
+			graphql.NewInputUnmarshaler("AnimalOrder", ec.unmarshalInputAnimalOrder),
+			graphql.NewInputUnmarshaler("AnimalUpdateInput", ec.unmarshalInputAnimalUpdateInput),
+			graphql.NewInputUnmarshaler("AnimalWhereInput", ec.unmarshalInputAnimalWhereInput),
+			graphql.NewInputUnmarshaler("BirthFact", ec.unmarshalInputBirthFact),
+			graphql.NewInputUnmarshaler("BirthFactInput", ec.unmarshalInputBirthFactInput),
+			graphql.NewInputUnmarshaler("BirthHistorySettingsInput", ec.unmarshalInputBirthHistorySettingsInput),
+			graphql.NewInputUnmarshaler("BirthPreviewApproveInput", ec.unmarshalInputBirthPreviewApproveInput),
+			graphql.NewInputUnmarshaler("BirthPreviewCreateInput", ec.unmarshalInputBirthPreviewCreateInput),
+			graphql.NewInputUnmarshaler("BirthSettingsUpdateInput", ec.unmarshalInputBirthSettingsUpdateInput),
+			graphql.NewInputUnmarshaler("BirthWindowCreateInput", ec.unmarshalInputBirthWindowCreateInput),
+			graphql.NewInputUnmarshaler("BirthWindowInput", ec.unmarshalInputBirthWindowInput),
+			graphql.NewInputUnmarshaler("CastrationFact", ec.unmarshalInputCastrationFact),
+			graphql.NewInputUnmarshaler("CastrationFactInput", ec.unmarshalInputCastrationFactInput),
+			graphql.NewInputUnmarshaler("ChannelPreferencesInput", ec.unmarshalInputChannelPreferencesInput),
+			graphql.NewInputUnmarshaler("CreateFarmInput", ec.unmarshalInputCreateFarmInput),
+			graphql.NewInputUnmarshaler("CreateRecordInput", ec.unmarshalInputCreateRecordInput),
+			graphql.NewInputUnmarshaler("DNAParentageRecordInput", ec.unmarshalInputDNAParentageRecordInput),
+			graphql.NewInputUnmarshaler("DeathRecordInput", ec.unmarshalInputDeathRecordInput),
+			graphql.NewInputUnmarshaler("ExposureFact", ec.unmarshalInputExposureFact),
+			graphql.NewInputUnmarshaler("ExposureFactInput", ec.unmarshalInputExposureFactInput),
+			graphql.NewInputUnmarshaler("FactCreateInput", ec.unmarshalInputFactCreateInput),
+			graphql.NewInputUnmarshaler("FactInput", ec.unmarshalInputFactInput),
+			graphql.NewInputUnmarshaler("FarmCreateInput", ec.unmarshalInputFarmCreateInput),
+			graphql.NewInputUnmarshaler("FarmDeleteInput", ec.unmarshalInputFarmDeleteInput),
+			graphql.NewInputUnmarshaler("FarmMemberOrder", ec.unmarshalInputFarmMemberOrder),
+			graphql.NewInputUnmarshaler("FarmOrder", ec.unmarshalInputFarmOrder),
+			graphql.NewInputUnmarshaler("FarmUpdateInput", ec.unmarshalInputFarmUpdateInput),
+			graphql.NewInputUnmarshaler("FarmWhereInput", ec.unmarshalInputFarmWhereInput),
+			graphql.NewInputUnmarshaler("FileOrder", ec.unmarshalInputFileOrder),
+			graphql.NewInputUnmarshaler("FollowUpProtocolUpdateInput", ec.unmarshalInputFollowUpProtocolUpdateInput),
+			graphql.NewInputUnmarshaler("GestationDaysInput", ec.unmarshalInputGestationDaysInput),
+			graphql.NewInputUnmarshaler("GroupAnimalsSetInput", ec.unmarshalInputGroupAnimalsSetInput),
+			graphql.NewInputUnmarshaler("GroupCreateInput", ec.unmarshalInputGroupCreateInput),
+			graphql.NewInputUnmarshaler("GroupDeleteInput", ec.unmarshalInputGroupDeleteInput),
+			graphql.NewInputUnmarshaler("GroupInput", ec.unmarshalInputGroupInput),
+			graphql.NewInputUnmarshaler("GroupOrder", ec.unmarshalInputGroupOrder),
+			graphql.NewInputUnmarshaler("GroupWhereInput", ec.unmarshalInputGroupWhereInput),
+			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
+			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
+			graphql.NewInputUnmarshaler("MedicineDeleteInput", ec.unmarshalInputMedicineDeleteInput),
+			graphql.NewInputUnmarshaler("MedicineUpdateInput", ec.unmarshalInputMedicineUpdateInput),
+			graphql.NewInputUnmarshaler("MemberAddInput", ec.unmarshalInputMemberAddInput),
+			graphql.NewInputUnmarshaler("MemberDeactivateInput", ec.unmarshalInputMemberDeactivateInput),
+			graphql.NewInputUnmarshaler("MemberUpdateInput", ec.unmarshalInputMemberUpdateInput),
+			graphql.NewInputUnmarshaler("MembershipFact", ec.unmarshalInputMembershipFact),
+			graphql.NewInputUnmarshaler("MembershipFactInput", ec.unmarshalInputMembershipFactInput),
+			graphql.NewInputUnmarshaler("MessageOrder", ec.unmarshalInputMessageOrder),
+			graphql.NewInputUnmarshaler("MessagePostInput", ec.unmarshalInputMessagePostInput),
+			graphql.NewInputUnmarshaler("MovementFact", ec.unmarshalInputMovementFact),
+			graphql.NewInputUnmarshaler("MovementFactInput", ec.unmarshalInputMovementFactInput),
+			graphql.NewInputUnmarshaler("NotificationOrder", ec.unmarshalInputNotificationOrder),
+			graphql.NewInputUnmarshaler("NotificationPreferencesUpdateInput", ec.unmarshalInputNotificationPreferencesUpdateInput),
+			graphql.NewInputUnmarshaler("NotificationsMarkReadInput", ec.unmarshalInputNotificationsMarkReadInput),
+			graphql.NewInputUnmarshaler("ProfileFact", ec.unmarshalInputProfileFact),
+			graphql.NewInputUnmarshaler("ProfileFactInput", ec.unmarshalInputProfileFactInput),
+			graphql.NewInputUnmarshaler("ProtocolStepInput", ec.unmarshalInputProtocolStepInput),
+			graphql.NewInputUnmarshaler("RecordCreateInput", ec.unmarshalInputRecordCreateInput),
+			graphql.NewInputUnmarshaler("RecordDeleteInput", ec.unmarshalInputRecordDeleteInput),
+			graphql.NewInputUnmarshaler("RecordItemInput", ec.unmarshalInputRecordItemInput),
+			graphql.NewInputUnmarshaler("RecordItemOrder", ec.unmarshalInputRecordItemOrder),
+			graphql.NewInputUnmarshaler("RecordOrder", ec.unmarshalInputRecordOrder),
+			graphql.NewInputUnmarshaler("RecordUpdateInput", ec.unmarshalInputRecordUpdateInput),
+			graphql.NewInputUnmarshaler("RecordWhereInput", ec.unmarshalInputRecordWhereInput),
+			graphql.NewInputUnmarshaler("SaleRecordInput", ec.unmarshalInputSaleRecordInput),
+			graphql.NewInputUnmarshaler("SpeciesWithdrawalInput", ec.unmarshalInputSpeciesWithdrawalInput),
+			graphql.NewInputUnmarshaler("TaskUpdateInput", ec.unmarshalInputTaskUpdateInput),
+			graphql.NewInputUnmarshaler("ThreadCreateInput", ec.unmarshalInputThreadCreateInput),
+			graphql.NewInputUnmarshaler("ThreadOrder", ec.unmarshalInputThreadOrder),
+			graphql.NewInputUnmarshaler("TreatmentFact", ec.unmarshalInputTreatmentFact),
+			graphql.NewInputUnmarshaler("UpdateFarmInput", ec.unmarshalInputUpdateFarmInput),
+			graphql.NewInputUnmarshaler("UpdateRecordInput", ec.unmarshalInputUpdateRecordInput),
+			graphql.NewInputUnmarshaler("UpdateTaskInput", ec.unmarshalInputUpdateTaskInput),
+			graphql.NewInputUnmarshaler("UserOrder", ec.unmarshalInputUserOrder),
+			graphql.NewInputUnmarshaler("WebhookCreateInput", ec.unmarshalInputWebhookCreateInput),
+			graphql.NewInputUnmarshaler("WebhookDeleteInput", ec.unmarshalInputWebhookDeleteInput),
+			graphql.NewInputUnmarshaler("WebhookDeliveryReplayInput", ec.unmarshalInputWebhookDeliveryReplayInput),
+			graphql.NewInputUnmarshaler("WebhookUpdateInput", ec.unmarshalInputWebhookUpdateInput),
+			graphql.NewInputUnmarshaler("WeightRecordInput", ec.unmarshalInputWeightRecordInput),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -4685,7 +4687,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -4715,7 +4717,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				return nil
 			}
 			first = false
-			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
 			data.MarshalGQL(&buf)
@@ -8488,8 +8490,8 @@ func (ec *executionContext) field___Directive_args_args(ctx context.Context, raw
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8502,8 +8504,8 @@ func (ec *executionContext) field___Field_args_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8527,6 +8529,20 @@ func (ec *executionContext) field___Type_enumValues_args(ctx context.Context, ra
 }
 
 func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDeprecated"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
@@ -8564,7 +8580,7 @@ func (ec *executionContext) _Animal_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Animal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Animal_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8587,7 +8603,7 @@ func (ec *executionContext) _Animal_createdAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Animal_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Animal_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8610,7 +8626,7 @@ func (ec *executionContext) _Animal_updatedAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Animal_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Animal_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8633,7 +8649,7 @@ func (ec *executionContext) _Animal_isActive(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Animal_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Animal_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8656,7 +8672,7 @@ func (ec *executionContext) _Animal_farmID(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Animal_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Animal_tag(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8679,7 +8695,7 @@ func (ec *executionContext) _Animal_tag(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Animal_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "String")
 }
 
 func (ec *executionContext) _Animal_name(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -8702,7 +8718,7 @@ func (ec *executionContext) _Animal_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Animal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Animal", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Animal", field, false, false, "String")
 }
 
 func (ec *executionContext) _Animal_groups(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -9049,7 +9065,7 @@ func (ec *executionContext) _AnimalConnection_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_AnimalConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AnimalCreatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalCreatePayload) (ret graphql.Marshaler) {
@@ -9104,7 +9120,7 @@ func (ec *executionContext) _AnimalDeletePayload_deletedAnimalID(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_AnimalDeletePayload_deletedAnimalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AnimalEdge) (ret graphql.Marshaler) {
@@ -9159,7 +9175,7 @@ func (ec *executionContext) _AnimalEdge_cursor(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _AnimalProfile_asOf(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9182,7 +9198,7 @@ func (ec *executionContext) _AnimalProfile_asOf(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Date")
 }
 
 func (ec *executionContext) _AnimalProfile_sex(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9205,7 +9221,7 @@ func (ec *executionContext) _AnimalProfile_sex(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Sex does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Sex")
 }
 
 func (ec *executionContext) _AnimalProfile_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9228,7 +9244,7 @@ func (ec *executionContext) _AnimalProfile_birthDate(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Date")
 }
 
 func (ec *executionContext) _AnimalProfile_breed(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9251,7 +9267,7 @@ func (ec *executionContext) _AnimalProfile_breed(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "String")
 }
 
 func (ec *executionContext) _AnimalProfile_damID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9274,7 +9290,7 @@ func (ec *executionContext) _AnimalProfile_damID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalProfile_dam(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9329,7 +9345,7 @@ func (ec *executionContext) _AnimalProfile_sireID(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalProfile_sire(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9384,7 +9400,7 @@ func (ec *executionContext) _AnimalProfile_intact(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_intact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AnimalProfile_status(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9407,7 +9423,7 @@ func (ec *executionContext) _AnimalProfile_status(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type AnimalStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "AnimalStatus")
 }
 
 func (ec *executionContext) _AnimalProfile_statusDate(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9430,7 +9446,7 @@ func (ec *executionContext) _AnimalProfile_statusDate(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_statusDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Date")
 }
 
 func (ec *executionContext) _AnimalProfile_groupIDs(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9453,7 +9469,7 @@ func (ec *executionContext) _AnimalProfile_groupIDs(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_groupIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalProfile_identifiers(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9508,7 +9524,7 @@ func (ec *executionContext) _AnimalProfile_weightKg(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_weightKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Float")
 }
 
 func (ec *executionContext) _AnimalProfile_weighedOn(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9531,7 +9547,7 @@ func (ec *executionContext) _AnimalProfile_weighedOn(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_weighedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Date")
 }
 
 func (ec *executionContext) _AnimalProfile_adgKg(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -9554,7 +9570,7 @@ func (ec *executionContext) _AnimalProfile_adgKg(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AnimalProfile_adgKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, errors.New("field of type Float does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "Float")
 }
 
 func (ec *executionContext) _AnimalUpdatePayload_animal(ctx context.Context, field graphql.CollectedField, obj *model.AnimalUpdatePayload) (ret graphql.Marshaler) {
@@ -9609,7 +9625,7 @@ func (ec *executionContext) _AnimalWithdrawal_animalID(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AnimalWithdrawal_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_animalTag(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -9632,7 +9648,7 @@ func (ec *executionContext) _AnimalWithdrawal_animalTag(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_AnimalWithdrawal_animalTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "String")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_meatClearOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -9655,7 +9671,7 @@ func (ec *executionContext) _AnimalWithdrawal_meatClearOn(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_AnimalWithdrawal_meatClearOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Date")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_milkClearAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -9678,7 +9694,7 @@ func (ec *executionContext) _AnimalWithdrawal_milkClearAt(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Time")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -9733,7 +9749,7 @@ func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9756,7 +9772,7 @@ func (ec *executionContext) _BirthEvent_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BirthEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9779,7 +9795,7 @@ func (ec *executionContext) _BirthEvent_updatedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BirthEvent_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9802,7 +9818,7 @@ func (ec *executionContext) _BirthEvent_farmID(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthEvent_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9825,7 +9841,7 @@ func (ec *executionContext) _BirthEvent_damID(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthEvent_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9848,7 +9864,7 @@ func (ec *executionContext) _BirthEvent_birthDate(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "Date")
 }
 
 func (ec *executionContext) _BirthEvent_previewID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9871,7 +9887,7 @@ func (ec *executionContext) _BirthEvent_previewID(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_previewID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthEvent_requestID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9894,7 +9910,7 @@ func (ec *executionContext) _BirthEvent_requestID(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_requestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "String")
 }
 
 func (ec *executionContext) _BirthEvent_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9917,7 +9933,7 @@ func (ec *executionContext) _BirthEvent_settingsVersion(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthEvent_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9940,7 +9956,7 @@ func (ec *executionContext) _BirthEvent_protocolVersion(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthEvent_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -9963,7 +9979,7 @@ func (ec *executionContext) _BirthEvent_createdBy(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvent_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvent", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthEvent_tasks(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -10082,7 +10098,7 @@ func (ec *executionContext) _BirthEvidence_evidenceVersion(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_evidenceVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthEvidence_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -10137,7 +10153,7 @@ func (ec *executionContext) _BirthEvidence_settingsStatus(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_settingsStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type SettingsStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "SettingsStatus")
 }
 
 func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -10160,7 +10176,7 @@ func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type PlannedWindowStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "PlannedWindowStatus")
 }
 
 func (ec *executionContext) _BirthEvidence_matchingBirthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -10311,7 +10327,7 @@ func (ec *executionContext) _BirthEvidence_unresolved(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_BirthEvidence_unresolved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "String")
 }
 
 func (ec *executionContext) _BirthHistorySettings_version(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -10334,7 +10350,7 @@ func (ec *executionContext) _BirthHistorySettings_version(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_BirthHistorySettings_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthHistorySettings_species(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -10357,7 +10373,7 @@ func (ec *executionContext) _BirthHistorySettings_species(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_BirthHistorySettings_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, "FarmSpecies")
 }
 
 func (ec *executionContext) _BirthHistorySettings_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -10412,7 +10428,7 @@ func (ec *executionContext) _BirthHistorySettings_minimumSireAgeDays(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_BirthHistorySettings_minimumSireAgeDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthHistorySettings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthHistorySettings_birthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
@@ -10467,7 +10483,7 @@ func (ec *executionContext) _BirthPreview_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthPreview_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10490,7 +10506,7 @@ func (ec *executionContext) _BirthPreview_createdAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BirthPreview_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10513,7 +10529,7 @@ func (ec *executionContext) _BirthPreview_updatedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BirthPreview_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10536,7 +10552,7 @@ func (ec *executionContext) _BirthPreview_farmID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthPreview_damID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10559,7 +10575,7 @@ func (ec *executionContext) _BirthPreview_damID(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthPreview_birthDate(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10582,7 +10598,7 @@ func (ec *executionContext) _BirthPreview_birthDate(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Date")
 }
 
 func (ec *executionContext) _BirthPreview_settingsVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10605,7 +10621,7 @@ func (ec *executionContext) _BirthPreview_settingsVersion(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthPreview_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10628,7 +10644,7 @@ func (ec *executionContext) _BirthPreview_protocolVersion(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthPreview_stale(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10651,7 +10667,7 @@ func (ec *executionContext) _BirthPreview_stale(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _BirthPreview_approvedAt(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10674,7 +10690,7 @@ func (ec *executionContext) _BirthPreview_approvedAt(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BirthPreview_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10697,7 +10713,7 @@ func (ec *executionContext) _BirthPreview_birthEventID(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthPreview_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10720,7 +10736,7 @@ func (ec *executionContext) _BirthPreview_createdBy(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BirthPreview_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthPreview", field, false, false, "ID")
 }
 
 func (ec *executionContext) _BirthPreview_dam(ctx context.Context, field graphql.CollectedField, obj *ent.BirthPreview) (ret graphql.Marshaler) {
@@ -10935,7 +10951,7 @@ func (ec *executionContext) _BirthSettingsState_species(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BirthSettingsState_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, "FarmSpecies")
 }
 
 func (ec *executionContext) _BirthSettingsState_settings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsState) (ret graphql.Marshaler) {
@@ -10990,7 +11006,7 @@ func (ec *executionContext) _BirthSettingsState_settingsVersion(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_BirthSettingsState_settingsVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthSettingsState", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BirthSettingsUpdatePayload_birthSettings(ctx context.Context, field graphql.CollectedField, obj *model.BirthSettingsUpdatePayload) (ret graphql.Marshaler) {
@@ -11045,7 +11061,7 @@ func (ec *executionContext) _BirthWindow_label(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, "String")
 }
 
 func (ec *executionContext) _BirthWindow_startDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
@@ -11068,7 +11084,7 @@ func (ec *executionContext) _BirthWindow_startDate(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, "Date")
 }
 
 func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field graphql.CollectedField, obj *model.BirthWindow) (ret graphql.Marshaler) {
@@ -11091,7 +11107,7 @@ func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, "Date")
 }
 
 func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11114,7 +11130,7 @@ func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "ID")
 }
 
 func (ec *executionContext) _ChannelPreferences_farm(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11169,7 +11185,7 @@ func (ec *executionContext) _ChannelPreferences_email(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ChannelPreferences_sms(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11192,7 +11208,7 @@ func (ec *executionContext) _ChannelPreferences_sms(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_sms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ChannelPreferences_inApp(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11215,7 +11231,7 @@ func (ec *executionContext) _ChannelPreferences_inApp(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_inApp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ChannelPreferences_source(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11238,7 +11254,7 @@ func (ec *executionContext) _ChannelPreferences_source(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type PreferenceSource does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "PreferenceSource")
 }
 
 func (ec *executionContext) _ChannelPreferences_emailAddress(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11261,7 +11277,7 @@ func (ec *executionContext) _ChannelPreferences_emailAddress(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_emailAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "String")
 }
 
 func (ec *executionContext) _ChannelPreferences_phoneNumber(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
@@ -11284,7 +11300,7 @@ func (ec *executionContext) _ChannelPreferences_phoneNumber(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_ChannelPreferences_phoneNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChannelPreferences", field, false, false, "String")
 }
 
 func (ec *executionContext) _CreateFarmPayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
@@ -11339,7 +11355,7 @@ func (ec *executionContext) _CreateFarmPayload_welcomeThreadID(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_CreateFarmPayload_welcomeThreadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateFarmPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("CreateFarmPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _CreateFarmPayload_welcomeThread(ctx context.Context, field graphql.CollectedField, obj *model.CreateFarmPayload) (ret graphql.Marshaler) {
@@ -11458,7 +11474,7 @@ func (ec *executionContext) _DateInterval_startDate(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, "Date")
 }
 
 func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field graphql.CollectedField, obj *model.DateInterval) (ret graphql.Marshaler) {
@@ -11481,7 +11497,7 @@ func (ec *executionContext) _DateInterval_endDate(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_DateInterval_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DateInterval", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("DateInterval", field, false, false, "Date")
 }
 
 func (ec *executionContext) _DeathRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.DeathRecordPayload) (ret graphql.Marshaler) {
@@ -11600,7 +11616,7 @@ func (ec *executionContext) _Farm_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Farm_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Farm_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11623,7 +11639,7 @@ func (ec *executionContext) _Farm_createdAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Farm_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Farm_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11646,7 +11662,7 @@ func (ec *executionContext) _Farm_updatedAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Farm_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Farm_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11669,7 +11685,7 @@ func (ec *executionContext) _Farm_isActive(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Farm_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Farm_name(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11692,7 +11708,7 @@ func (ec *executionContext) _Farm_name(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Farm_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "String")
 }
 
 func (ec *executionContext) _Farm_allowPrivateThreads(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11715,7 +11731,7 @@ func (ec *executionContext) _Farm_allowPrivateThreads(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Farm_allowPrivateThreads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Farm_currentMonthStart(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11738,7 +11754,7 @@ func (ec *executionContext) _Farm_currentMonthStart(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Farm_currentMonthStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Farm_species(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11761,7 +11777,7 @@ func (ec *executionContext) _Farm_species(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Farm_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type FarmSpecies does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "FarmSpecies")
 }
 
 func (ec *executionContext) _Farm_speciesOther(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -11784,7 +11800,7 @@ func (ec *executionContext) _Farm_speciesOther(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Farm_speciesOther(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Farm", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Farm", field, false, false, "String")
 }
 
 func (ec *executionContext) _Farm_members(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
@@ -12439,7 +12455,7 @@ func (ec *executionContext) _FarmConnection_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_FarmConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FarmCreatePayload_farm(ctx context.Context, field graphql.CollectedField, obj *model.FarmCreatePayload) (ret graphql.Marshaler) {
@@ -12526,7 +12542,7 @@ func (ec *executionContext) _FarmDeletePayload_deletedFarmID(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_FarmDeletePayload_deletedFarmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FarmEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FarmEdge) (ret graphql.Marshaler) {
@@ -12581,7 +12597,7 @@ func (ec *executionContext) _FarmEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FarmEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _FarmMember_id(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12604,7 +12620,7 @@ func (ec *executionContext) _FarmMember_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FarmMember_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12627,7 +12643,7 @@ func (ec *executionContext) _FarmMember_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "Time")
 }
 
 func (ec *executionContext) _FarmMember_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12650,7 +12666,7 @@ func (ec *executionContext) _FarmMember_updatedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "Time")
 }
 
 func (ec *executionContext) _FarmMember_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12673,7 +12689,7 @@ func (ec *executionContext) _FarmMember_isActive(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _FarmMember_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12696,7 +12712,7 @@ func (ec *executionContext) _FarmMember_farmID(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FarmMember_userID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12719,7 +12735,7 @@ func (ec *executionContext) _FarmMember_userID(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FarmMember_role(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12742,7 +12758,7 @@ func (ec *executionContext) _FarmMember_role(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FarmMember_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FarmMember", field, false, false, errors.New("field of type FarmMemberRole does not have child fields"))
+	return graphql.NewScalarFieldContext("FarmMember", field, false, false, "FarmMemberRole")
 }
 
 func (ec *executionContext) _FarmMember_farm(ctx context.Context, field graphql.CollectedField, obj *ent.FarmMember) (ret graphql.Marshaler) {
@@ -12861,7 +12877,7 @@ func (ec *executionContext) _File_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_File_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "ID")
 }
 
 func (ec *executionContext) _File_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12884,7 +12900,7 @@ func (ec *executionContext) _File_createdAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_File_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "Time")
 }
 
 func (ec *executionContext) _File_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12907,7 +12923,7 @@ func (ec *executionContext) _File_updatedAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_File_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "Time")
 }
 
 func (ec *executionContext) _File_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12930,7 +12946,7 @@ func (ec *executionContext) _File_isActive(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_File_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _File_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12953,7 +12969,7 @@ func (ec *executionContext) _File_farmID(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_File_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "ID")
 }
 
 func (ec *executionContext) _File_name(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12976,7 +12992,7 @@ func (ec *executionContext) _File_name(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_File_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "String")
 }
 
 func (ec *executionContext) _File_mimeType(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -12999,7 +13015,7 @@ func (ec *executionContext) _File_mimeType(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_File_mimeType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "String")
 }
 
 func (ec *executionContext) _File_size(ctx context.Context, field graphql.CollectedField, obj *ent.File) (ret graphql.Marshaler) {
@@ -13022,7 +13038,7 @@ func (ec *executionContext) _File_size(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_File_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("File", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("File", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FileConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FileConnection) (ret graphql.Marshaler) {
@@ -13109,7 +13125,7 @@ func (ec *executionContext) _FileConnection_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_FileConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FileConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FileConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FileEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FileEdge) (ret graphql.Marshaler) {
@@ -13164,7 +13180,7 @@ func (ec *executionContext) _FileEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FileEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FileEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("FileEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _FollowUpProtocolUpdatePayload_followUpProtocol(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolUpdatePayload) (ret graphql.Marshaler) {
@@ -13219,7 +13235,7 @@ func (ec *executionContext) _FollowUpProtocolVersion_version(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpProtocolVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpProtocolVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpProtocolVersion", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FollowUpProtocolVersion_steps(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpProtocolVersion) (ret graphql.Marshaler) {
@@ -13274,7 +13290,7 @@ func (ec *executionContext) _FollowUpTask_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13297,7 +13313,7 @@ func (ec *executionContext) _FollowUpTask_createdAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "Time")
 }
 
 func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13320,7 +13336,7 @@ func (ec *executionContext) _FollowUpTask_updatedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "Time")
 }
 
 func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13343,7 +13359,7 @@ func (ec *executionContext) _FollowUpTask_farmID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13366,7 +13382,7 @@ func (ec *executionContext) _FollowUpTask_birthEventID(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_birthEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "ID")
 }
 
 func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13389,7 +13405,7 @@ func (ec *executionContext) _FollowUpTask_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "String")
 }
 
 func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13412,7 +13428,7 @@ func (ec *executionContext) _FollowUpTask_status(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "TaskStatus")
 }
 
 func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13435,7 +13451,7 @@ func (ec *executionContext) _FollowUpTask_dueDate(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "Time")
 }
 
 func (ec *executionContext) _FollowUpTask_protocolVersion(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13458,7 +13474,7 @@ func (ec *executionContext) _FollowUpTask_protocolVersion(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_protocolVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FollowUpTask_step(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13481,7 +13497,7 @@ func (ec *executionContext) _FollowUpTask_step(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FollowUpTask_birthEvent(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13568,7 +13584,7 @@ func (ec *executionContext) _FollowUpTask_dueOn(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_dueOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, "Date")
 }
 
 func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field graphql.CollectedField, obj *ent.FarmTask) (ret graphql.Marshaler) {
@@ -13591,7 +13607,7 @@ func (ec *executionContext) _FollowUpTask_animalIDs(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTask_animalIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTask", field, true, true, "ID")
 }
 
 func (ec *executionContext) _FollowUpTaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskConnection) (ret graphql.Marshaler) {
@@ -13678,7 +13694,7 @@ func (ec *executionContext) _FollowUpTaskConnection_totalCount(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTaskConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTaskConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FollowUpTaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FollowUpTaskEdge) (ret graphql.Marshaler) {
@@ -13733,7 +13749,7 @@ func (ec *executionContext) _FollowUpTaskEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTaskEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTaskEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _FollowUpTaskPage_total(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
@@ -13756,7 +13772,7 @@ func (ec *executionContext) _FollowUpTaskPage_total(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_FollowUpTaskPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FollowUpTaskPage", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("FollowUpTaskPage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FollowUpTaskPage_records(ctx context.Context, field graphql.CollectedField, obj *model.FollowUpTaskPage) (ret graphql.Marshaler) {
@@ -13811,7 +13827,7 @@ func (ec *executionContext) _GestationDays_min(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_GestationDays_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GestationDays", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("GestationDays", field, false, false, "Int")
 }
 
 func (ec *executionContext) _GestationDays_max(ctx context.Context, field graphql.CollectedField, obj *model.GestationDays) (ret graphql.Marshaler) {
@@ -13834,7 +13850,7 @@ func (ec *executionContext) _GestationDays_max(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_GestationDays_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GestationDays", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("GestationDays", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13857,7 +13873,7 @@ func (ec *executionContext) _Group_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Group_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Group_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13880,7 +13896,7 @@ func (ec *executionContext) _Group_createdAt(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Group_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Group_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13903,7 +13919,7 @@ func (ec *executionContext) _Group_updatedAt(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Group_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Group_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13926,7 +13942,7 @@ func (ec *executionContext) _Group_isActive(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Group_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Group_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13949,7 +13965,7 @@ func (ec *executionContext) _Group_farmID(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Group_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Group_name(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -13972,7 +13988,7 @@ func (ec *executionContext) _Group_name(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Group_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Group", field, false, false, "String")
 }
 
 func (ec *executionContext) _Group_animals(ctx context.Context, field graphql.CollectedField, obj *ent.Group) (ret graphql.Marshaler) {
@@ -14211,7 +14227,7 @@ func (ec *executionContext) _GroupConnection_totalCount(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_GroupConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _GroupCreatePayload_group(ctx context.Context, field graphql.CollectedField, obj *model.GroupCreatePayload) (ret graphql.Marshaler) {
@@ -14266,7 +14282,7 @@ func (ec *executionContext) _GroupDeletePayload_deletedGroupID(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_GroupDeletePayload_deletedGroupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _GroupEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.GroupEdge) (ret graphql.Marshaler) {
@@ -14321,7 +14337,7 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
@@ -14344,7 +14360,7 @@ func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Identifier_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type IdentifierScheme does not have child fields"))
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, "IdentifierScheme")
 }
 
 func (ec *executionContext) _Identifier_value(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
@@ -14367,7 +14383,7 @@ func (ec *executionContext) _Identifier_value(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Identifier_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Identifier", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Identifier", field, false, false, "String")
 }
 
 func (ec *executionContext) _IdentifierAddPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.IdentifierAddPayload) (ret graphql.Marshaler) {
@@ -14454,7 +14470,7 @@ func (ec *executionContext) _Medicine_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Medicine_farmID(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14477,7 +14493,7 @@ func (ec *executionContext) _Medicine_farmID(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Medicine_name(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14500,7 +14516,7 @@ func (ec *executionContext) _Medicine_name(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "String")
 }
 
 func (ec *executionContext) _Medicine_activeSubstance(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14523,7 +14539,7 @@ func (ec *executionContext) _Medicine_activeSubstance(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_activeSubstance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "String")
 }
 
 func (ec *executionContext) _Medicine_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14546,7 +14562,7 @@ func (ec *executionContext) _Medicine_withdrawalMeatDays(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Medicine_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14569,7 +14585,7 @@ func (ec *executionContext) _Medicine_withdrawalMilkHours(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Medicine_speciesWithdrawals(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14624,7 +14640,7 @@ func (ec *executionContext) _Medicine_version(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Medicine_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14647,7 +14663,7 @@ func (ec *executionContext) _Medicine_createdAt(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Medicine_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -14670,7 +14686,7 @@ func (ec *executionContext) _Medicine_updatedAt(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Medicine", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Time")
 }
 
 func (ec *executionContext) _MedicineConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MedicineConnection) (ret graphql.Marshaler) {
@@ -14757,7 +14773,7 @@ func (ec *executionContext) _MedicineConnection_totalCount(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_MedicineConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MedicineConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("MedicineConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MedicineCreatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineCreatePayload) (ret graphql.Marshaler) {
@@ -14812,7 +14828,7 @@ func (ec *executionContext) _MedicineDeletePayload_deletedMedicineID(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_MedicineDeletePayload_deletedMedicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MedicineDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("MedicineDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _MedicineEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MedicineEdge) (ret graphql.Marshaler) {
@@ -14867,7 +14883,7 @@ func (ec *executionContext) _MedicineEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_MedicineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MedicineEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MedicineEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _MedicineUpdatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineUpdatePayload) (ret graphql.Marshaler) {
@@ -14954,7 +14970,7 @@ func (ec *executionContext) _MemberDeactivatePayload_deactivatedMemberID(ctx con
 	)
 }
 func (ec *executionContext) fieldContext_MemberDeactivatePayload_deactivatedMemberID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MemberDeactivatePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("MemberDeactivatePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _MemberUpdatePayload_member(ctx context.Context, field graphql.CollectedField, obj *model.MemberUpdatePayload) (ret graphql.Marshaler) {
@@ -15009,7 +15025,7 @@ func (ec *executionContext) _Message_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Message_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Message_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15032,7 +15048,7 @@ func (ec *executionContext) _Message_createdAt(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Message_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Message_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15055,7 +15071,7 @@ func (ec *executionContext) _Message_updatedAt(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Message_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Message_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15078,7 +15094,7 @@ func (ec *executionContext) _Message_isActive(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Message_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Message_threadID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15101,7 +15117,7 @@ func (ec *executionContext) _Message_threadID(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Message_threadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Message_authorID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15124,7 +15140,7 @@ func (ec *executionContext) _Message_authorID(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Message_authorID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Message_body(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -15147,7 +15163,7 @@ func (ec *executionContext) _Message_body(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Message_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
 func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
@@ -15234,7 +15250,7 @@ func (ec *executionContext) _MessageConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_MessageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MessageConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("MessageConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.MessageEdge) (ret graphql.Marshaler) {
@@ -15289,7 +15305,7 @@ func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _MessagePostPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MessagePostPayload) (ret graphql.Marshaler) {
@@ -15344,7 +15360,7 @@ func (ec *executionContext) _MovementComparison_recordID(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "ID")
 }
 
 func (ec *executionContext) _MovementComparison_record(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -15399,7 +15415,7 @@ func (ec *executionContext) _MovementComparison_recordItemID(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "ID")
 }
 
 func (ec *executionContext) _MovementComparison_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -15454,7 +15470,7 @@ func (ec *executionContext) _MovementComparison_kind(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type MovementFactKind does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "MovementFactKind")
 }
 
 func (ec *executionContext) _MovementComparison_date(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -15477,7 +15493,7 @@ func (ec *executionContext) _MovementComparison_date(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "Date")
 }
 
 func (ec *executionContext) _MovementComparison_relationToConception(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
@@ -15500,7 +15516,7 @@ func (ec *executionContext) _MovementComparison_relationToConception(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_MovementComparison_relationToConception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, errors.New("field of type ConceptionRelation does not have child fields"))
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "ConceptionRelation")
 }
 
 func (ec *executionContext) _Mutation_createFarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -18471,7 +18487,7 @@ func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Notification_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18494,7 +18510,7 @@ func (ec *executionContext) _Notification_createdAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Notification_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Notification_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18517,7 +18533,7 @@ func (ec *executionContext) _Notification_updatedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Notification_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Notification_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18540,7 +18556,7 @@ func (ec *executionContext) _Notification_farmID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Notification_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Notification_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18563,7 +18579,7 @@ func (ec *executionContext) _Notification_userID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Notification_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18586,7 +18602,7 @@ func (ec *executionContext) _Notification_scheduledEventID(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_Notification_scheduledEventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Notification_type(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18609,7 +18625,7 @@ func (ec *executionContext) _Notification_type(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Notification_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type NotificationType does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "NotificationType")
 }
 
 func (ec *executionContext) _Notification_status(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18632,7 +18648,7 @@ func (ec *executionContext) _Notification_status(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Notification_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type NotificationStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "NotificationStatus")
 }
 
 func (ec *executionContext) _Notification_title(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18655,7 +18671,7 @@ func (ec *executionContext) _Notification_title(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Notification_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_body(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18678,7 +18694,7 @@ func (ec *executionContext) _Notification_body(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Notification_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18701,7 +18717,7 @@ func (ec *executionContext) _Notification_attempts(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18724,7 +18740,7 @@ func (ec *executionContext) _Notification_nextAttemptAt(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Notification_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Notification_sentAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18747,7 +18763,7 @@ func (ec *executionContext) _Notification_sentAt(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Notification_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Notification_errorMessage(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18770,7 +18786,7 @@ func (ec *executionContext) _Notification_errorMessage(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Notification_errorMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_readAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
@@ -18793,7 +18809,7 @@ func (ec *executionContext) _Notification_readAt(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Notification_readAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _NotificationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
@@ -18880,7 +18896,7 @@ func (ec *executionContext) _NotificationConnection_totalCount(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_NotificationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NotificationEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationEdge) (ret graphql.Marshaler) {
@@ -18935,7 +18951,7 @@ func (ec *executionContext) _NotificationEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _NotificationPreferencesUpdatePayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.NotificationPreferencesUpdatePayload) (ret graphql.Marshaler) {
@@ -18990,7 +19006,7 @@ func (ec *executionContext) _NotificationsMarkReadPayload_markedCount(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_NotificationsMarkReadPayload_markedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationsMarkReadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationsMarkReadPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _OffsetPageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
@@ -19013,7 +19029,7 @@ func (ec *executionContext) _OffsetPageInfo_hasNextPage(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_OffsetPageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OffsetPageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
@@ -19036,7 +19052,7 @@ func (ec *executionContext) _OffsetPageInfo_hasPreviousPage(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_OffsetPageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OffsetPageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
@@ -19059,7 +19075,7 @@ func (ec *executionContext) _OffsetPageInfo_startCursor(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_OffsetPageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _OffsetPageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.OffsetPageInfo) (ret graphql.Marshaler) {
@@ -19082,7 +19098,7 @@ func (ec *executionContext) _OffsetPageInfo_endCursor(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_OffsetPageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -19105,7 +19121,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -19128,7 +19144,7 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -19151,7 +19167,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -19174,7 +19190,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
@@ -19197,7 +19213,7 @@ func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_PlannedTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, "String")
 }
 
 func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
@@ -19220,7 +19236,7 @@ func (ec *executionContext) _PlannedTask_offsetDays(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_PlannedTask_offsetDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, "Int")
 }
 
 func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
@@ -19243,7 +19259,7 @@ func (ec *executionContext) _PlannedTask_dueDate(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_PlannedTask_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("PlannedTask", field, false, false, "Date")
 }
 
 func (ec *executionContext) _ProtocolStep_name(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
@@ -19266,7 +19282,7 @@ func (ec *executionContext) _ProtocolStep_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ProtocolStep_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProtocolStep_offsetDays(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
@@ -19289,7 +19305,7 @@ func (ec *executionContext) _ProtocolStep_offsetDays(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ProtocolStep_offsetDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -19821,10 +19837,10 @@ func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-			return ec.marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
+			return ec.marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19860,7 +19876,7 @@ func (ec *executionContext) _Record_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Record_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Record_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19883,7 +19899,7 @@ func (ec *executionContext) _Record_createdAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Record_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Record_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19906,7 +19922,7 @@ func (ec *executionContext) _Record_updatedAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Record_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Record_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19929,7 +19945,7 @@ func (ec *executionContext) _Record_isActive(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Record_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Record_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19952,7 +19968,7 @@ func (ec *executionContext) _Record_farmID(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Record_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Record_type(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19975,7 +19991,7 @@ func (ec *executionContext) _Record_type(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Record_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type RecordType does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "RecordType")
 }
 
 func (ec *executionContext) _Record_name(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -19998,7 +20014,7 @@ func (ec *executionContext) _Record_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Record_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
 }
 
 func (ec *executionContext) _Record_description(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -20021,7 +20037,7 @@ func (ec *executionContext) _Record_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Record_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
 }
 
 func (ec *executionContext) _Record_appliedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -20044,7 +20060,7 @@ func (ec *executionContext) _Record_appliedAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Record_appliedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Record_acknowledgeWithdrawal(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -20067,7 +20083,7 @@ func (ec *executionContext) _Record_acknowledgeWithdrawal(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Record_acknowledgeWithdrawal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Record", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Record_animals(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
@@ -20326,7 +20342,7 @@ func (ec *executionContext) _RecordConnection_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_RecordConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RecordCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordCreatePayload) (ret graphql.Marshaler) {
@@ -20381,7 +20397,7 @@ func (ec *executionContext) _RecordDeletePayload_deletedRecordID(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_RecordDeletePayload_deletedRecordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RecordEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.RecordEdge) (ret graphql.Marshaler) {
@@ -20436,7 +20452,7 @@ func (ec *executionContext) _RecordEdge_cursor(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_RecordEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _RecordItem_id(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20459,7 +20475,7 @@ func (ec *executionContext) _RecordItem_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RecordItem_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20482,7 +20498,7 @@ func (ec *executionContext) _RecordItem_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RecordItem_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20505,7 +20521,7 @@ func (ec *executionContext) _RecordItem_updatedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RecordItem_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20528,7 +20544,7 @@ func (ec *executionContext) _RecordItem_isActive(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RecordItem_recordID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20551,7 +20567,7 @@ func (ec *executionContext) _RecordItem_recordID(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RecordItem_name(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20574,7 +20590,7 @@ func (ec *executionContext) _RecordItem_name(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
 }
 
 func (ec *executionContext) _RecordItem_description(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20597,7 +20613,7 @@ func (ec *executionContext) _RecordItem_description(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
 }
 
 func (ec *executionContext) _RecordItem_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -20620,7 +20636,7 @@ func (ec *executionContext) _RecordItem_metadata(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RecordItem", field, false, false, errors.New("field of type Map does not have child fields"))
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Map")
 }
 
 func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordUpdatePayload) (ret graphql.Marshaler) {
@@ -20739,7 +20755,7 @@ func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireCandidate_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20794,7 +20810,7 @@ func (ec *executionContext) _SireCandidate_eligibility(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_eligibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type SireEligibility does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "SireEligibility")
 }
 
 func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20817,7 +20833,7 @@ func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "String")
 }
 
 func (ec *executionContext) _SireCandidate_exposureRecordIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20840,7 +20856,7 @@ func (ec *executionContext) _SireCandidate_exposureRecordIDs(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_exposureRecordIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireCandidate_exposureRecordItemIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20863,7 +20879,7 @@ func (ec *executionContext) _SireCandidate_exposureRecordItemIDs(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_exposureRecordItemIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireCandidate_membershipRecordIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20886,7 +20902,7 @@ func (ec *executionContext) _SireCandidate_membershipRecordIDs(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_membershipRecordIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireCandidate_membershipRecordItemIDs(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20909,7 +20925,7 @@ func (ec *executionContext) _SireCandidate_membershipRecordItemIDs(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_membershipRecordItemIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireCandidate_overlapIntervals(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
@@ -20964,7 +20980,7 @@ func (ec *executionContext) _SireCandidate_breed(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SireCandidate_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "String")
 }
 
 func (ec *executionContext) _SireEvidence_status(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -20987,7 +21003,7 @@ func (ec *executionContext) _SireEvidence_status(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type SireStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "SireStatus")
 }
 
 func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -21010,7 +21026,7 @@ func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SireEvidence_animal(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -21065,7 +21081,7 @@ func (ec *executionContext) _SireEvidence_confidence(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type Float does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SireEvidence_provenance(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -21088,7 +21104,7 @@ func (ec *executionContext) _SireEvidence_provenance(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_provenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "String")
 }
 
 func (ec *executionContext) _SireEvidence_presumedCross(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -21111,7 +21127,7 @@ func (ec *executionContext) _SireEvidence_presumedCross(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_SireEvidence_presumedCross(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "String")
 }
 
 func (ec *executionContext) _SireEvidence_candidates(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -21166,7 +21182,7 @@ func (ec *executionContext) _SpeciesWithdrawal_species(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_species(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, true, true, errors.New("field of type FarmSpecies does not have child fields"))
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, true, true, "FarmSpecies")
 }
 
 func (ec *executionContext) _SpeciesWithdrawal_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
@@ -21189,7 +21205,7 @@ func (ec *executionContext) _SpeciesWithdrawal_withdrawalMeatDays(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SpeciesWithdrawal_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
@@ -21212,7 +21228,7 @@ func (ec *executionContext) _SpeciesWithdrawal_withdrawalMilkHours(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TaskUpdatePayload_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskUpdatePayload) (ret graphql.Marshaler) {
@@ -21267,7 +21283,7 @@ func (ec *executionContext) _Thread_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Thread_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Thread_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21290,7 +21306,7 @@ func (ec *executionContext) _Thread_createdAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Thread_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Thread_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21313,7 +21329,7 @@ func (ec *executionContext) _Thread_updatedAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Thread_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Thread_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21336,7 +21352,7 @@ func (ec *executionContext) _Thread_isActive(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Thread_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Thread_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21359,7 +21375,7 @@ func (ec *executionContext) _Thread_farmID(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Thread_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Thread_title(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21382,7 +21398,7 @@ func (ec *executionContext) _Thread_title(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Thread_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "String")
 }
 
 func (ec *executionContext) _Thread_isPrivate(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21405,7 +21421,7 @@ func (ec *executionContext) _Thread_isPrivate(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Thread_isPrivate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Thread_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21428,7 +21444,7 @@ func (ec *executionContext) _Thread_createdBy(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Thread_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Thread", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Thread", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Thread_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Thread) (ret graphql.Marshaler) {
@@ -21591,7 +21607,7 @@ func (ec *executionContext) _ThreadConnection_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_ThreadConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ThreadConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ThreadConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ThreadCreatePayload_thread(ctx context.Context, field graphql.CollectedField, obj *model.ThreadCreatePayload) (ret graphql.Marshaler) {
@@ -21678,7 +21694,7 @@ func (ec *executionContext) _ThreadEdge_cursor(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ThreadEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21701,7 +21717,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "ID")
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21724,7 +21740,7 @@ func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "Time")
 }
 
 func (ec *executionContext) _User_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21747,7 +21763,7 @@ func (ec *executionContext) _User_updatedAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_User_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "Time")
 }
 
 func (ec *executionContext) _User_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21770,7 +21786,7 @@ func (ec *executionContext) _User_isActive(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_User_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _User_fullName(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21793,7 +21809,7 @@ func (ec *executionContext) _User_fullName(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_User_fullName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_phoneNumberLocal(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21816,7 +21832,7 @@ func (ec *executionContext) _User_phoneNumberLocal(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_User_phoneNumberLocal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -21839,7 +21855,7 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookAttempt_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21862,7 +21878,7 @@ func (ec *executionContext) _WebhookAttempt_id(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookAttempt_statusCode(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21885,7 +21901,7 @@ func (ec *executionContext) _WebhookAttempt_statusCode(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21908,7 +21924,7 @@ func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookAttempt_response(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21931,7 +21947,7 @@ func (ec *executionContext) _WebhookAttempt_response(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_response(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookAttempt_durationMs(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21954,7 +21970,7 @@ func (ec *executionContext) _WebhookAttempt_durationMs(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookAttempt_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -21977,7 +21993,7 @@ func (ec *executionContext) _WebhookAttempt_createdAt(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookCreatePayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.WebhookCreatePayload) (ret graphql.Marshaler) {
@@ -22032,7 +22048,7 @@ func (ec *executionContext) _WebhookCreatePayload_secret(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_WebhookCreatePayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookCreatePayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookCreatePayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookDeletePayload_deletedWebhookID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeletePayload) (ret graphql.Marshaler) {
@@ -22055,7 +22071,7 @@ func (ec *executionContext) _WebhookDeletePayload_deletedWebhookID(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDeletePayload_deletedWebhookID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDeletePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22078,7 +22094,7 @@ func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22101,7 +22117,7 @@ func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_endpointID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22124,7 +22140,7 @@ func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_eventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22147,7 +22163,7 @@ func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "String")
 }
 
 func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22170,7 +22186,7 @@ func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type WebhookDeliveryStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "WebhookDeliveryStatus")
 }
 
 func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22193,7 +22209,7 @@ func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22216,7 +22232,7 @@ func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22239,7 +22255,7 @@ func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_lastStatusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22262,7 +22278,7 @@ func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22285,7 +22301,7 @@ func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_deliveredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22308,7 +22324,7 @@ func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22331,7 +22347,7 @@ func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, errors.New("field of type Map does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "Map")
 }
 
 func (ec *executionContext) _WebhookDelivery_attemptLog(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -22386,7 +22402,7 @@ func (ec *executionContext) _WebhookDeliveryPage_totalCount(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_WebhookDeliveryPage_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookDeliveryPage", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookDeliveryPage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookDeliveryPage_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryPage) (ret graphql.Marshaler) {
@@ -22473,7 +22489,7 @@ func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22496,7 +22512,7 @@ func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22519,7 +22535,7 @@ func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22542,7 +22558,7 @@ func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22565,7 +22581,7 @@ func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_eventTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22588,7 +22604,7 @@ func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22611,7 +22627,7 @@ func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_disabledReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22634,7 +22650,7 @@ func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
@@ -22657,7 +22673,7 @@ func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
 func (ec *executionContext) _WebhookUpdatePayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.WebhookUpdatePayload) (ret graphql.Marshaler) {
@@ -22776,7 +22792,7 @@ func (ec *executionContext) _WithdrawalList_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalList", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalList", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WithdrawalList_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WithdrawalList) (ret graphql.Marshaler) {
@@ -22831,7 +22847,7 @@ func (ec *executionContext) _WithdrawalTreatment_recordID(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_recordItemID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22854,7 +22870,7 @@ func (ec *executionContext) _WithdrawalTreatment_recordItemID(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22877,7 +22893,7 @@ func (ec *executionContext) _WithdrawalTreatment_medicineID(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22900,7 +22916,7 @@ func (ec *executionContext) _WithdrawalTreatment_medicineName(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "String")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_medicineVersion(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22923,7 +22939,7 @@ func (ec *executionContext) _WithdrawalTreatment_medicineVersion(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_medicineVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22946,7 +22962,7 @@ func (ec *executionContext) _WithdrawalTreatment_groupID(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22969,7 +22985,7 @@ func (ec *executionContext) _WithdrawalTreatment_date(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "String")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -22992,7 +23008,7 @@ func (ec *executionContext) _WithdrawalTreatment_withdrawalMeatDays(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_withdrawalMilkHours(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -23015,7 +23031,7 @@ func (ec *executionContext) _WithdrawalTreatment_withdrawalMilkHours(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_meatClearOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -23038,7 +23054,7 @@ func (ec *executionContext) _WithdrawalTreatment_meatClearOn(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_meatClearOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Date")
 }
 
 func (ec *executionContext) _WithdrawalTreatment_milkClearAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
@@ -23061,7 +23077,7 @@ func (ec *executionContext) _WithdrawalTreatment_milkClearAt(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Time")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23084,7 +23100,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23107,7 +23123,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23130,7 +23146,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23153,7 +23169,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -23165,7 +23181,8 @@ func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql
 			return ec.fieldContext___Directive_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -23179,7 +23196,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "__Directive",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -23219,7 +23236,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -23242,7 +23259,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -23265,7 +23282,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -23288,7 +23305,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -23311,7 +23328,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -23334,7 +23351,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -23346,7 +23363,8 @@ func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.Col
 			return ec.fieldContext___Field_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -23360,7 +23378,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "__Field",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -23432,7 +23450,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -23455,7 +23473,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -23478,7 +23496,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -23501,7 +23519,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -23556,7 +23574,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -23579,7 +23597,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -23602,7 +23620,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -23625,7 +23643,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -23808,7 +23826,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -23831,7 +23849,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -23854,7 +23872,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -23877,7 +23895,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -24041,7 +24059,8 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 			return ec.fieldContext___Type_inputFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InputFields(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleInputFields(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -24051,7 +24070,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 		false,
 	)
 }
-func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "__Type",
 		Field:      field,
@@ -24060,6 +24079,17 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field___Type_inputFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -24116,7 +24146,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -24167,6 +24197,18 @@ func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalAnimalCreateInput unmarshals raw into the AnimalCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalCreateInput(ctx context.Context, raw any) (model.AnimalCreateInput, error) {
+	var out model.AnimalCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAnimalDeleteInput(ctx context.Context, obj any) (model.AnimalDeleteInput, error) {
 	var it model.AnimalDeleteInput
 	if obj == nil {
@@ -24195,6 +24237,18 @@ func (ec *executionContext) unmarshalInputAnimalDeleteInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalAnimalDeleteInput unmarshals raw into the AnimalDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalDeleteInput(ctx context.Context, raw any) (model.AnimalDeleteInput, error) {
+	var out model.AnimalDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalDeleteInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputAnimalInput(ctx context.Context, obj any) (model.AnimalInput, error) {
@@ -24232,6 +24286,18 @@ func (ec *executionContext) unmarshalInputAnimalInput(ctx context.Context, obj a
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalAnimalInput unmarshals raw into the AnimalInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalInput(ctx context.Context, raw any) (model.AnimalInput, error) {
+	var out model.AnimalInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputAnimalOrder(ctx context.Context, obj any) (ent.AnimalOrder, error) {
@@ -24273,6 +24339,18 @@ func (ec *executionContext) unmarshalInputAnimalOrder(ctx context.Context, obj a
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalAnimalOrder unmarshals raw into the AnimalOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalOrder(ctx context.Context, raw any) (ent.AnimalOrder, error) {
+	var out ent.AnimalOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputAnimalUpdateInput(ctx context.Context, obj any) (model.AnimalUpdateInput, error) {
@@ -24317,6 +24395,18 @@ func (ec *executionContext) unmarshalInputAnimalUpdateInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalAnimalUpdateInput unmarshals raw into the AnimalUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalUpdateInput(ctx context.Context, raw any) (model.AnimalUpdateInput, error) {
+	var out model.AnimalUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalUpdateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputAnimalWhereInput(ctx context.Context, obj any) (ent.AnimalWhereInput, error) {
@@ -24769,6 +24859,18 @@ func (ec *executionContext) unmarshalInputAnimalWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalAnimalWhereInput unmarshals raw into the AnimalWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAnimalWhereInput(ctx context.Context, raw any) (ent.AnimalWhereInput, error) {
+	var out ent.AnimalWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AnimalWhereInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any) (model.BirthFact, error) {
 	var it model.BirthFact
 	if obj == nil {
@@ -24820,6 +24922,18 @@ func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any
 	return it, nil
 }
 
+// UnmarshalBirthFact unmarshals raw into the BirthFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthFact(ctx context.Context, raw any) (model.BirthFact, error) {
+	var out model.BirthFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthFactInput(ctx context.Context, obj any) (model.BirthFactInput, error) {
 	var it model.BirthFactInput
 	if obj == nil {
@@ -24869,6 +24983,18 @@ func (ec *executionContext) unmarshalInputBirthFactInput(ctx context.Context, ob
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalBirthFactInput unmarshals raw into the BirthFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthFactInput(ctx context.Context, raw any) (model.BirthFactInput, error) {
+	var out model.BirthFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthFactInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.Context, obj any) (model.BirthHistorySettingsInput, error) {
@@ -24929,6 +25055,18 @@ func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.
 	return it, nil
 }
 
+// UnmarshalBirthHistorySettingsInput unmarshals raw into the BirthHistorySettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthHistorySettingsInput(ctx context.Context, raw any) (model.BirthHistorySettingsInput, error) {
+	var out model.BirthHistorySettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthHistorySettingsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.Context, obj any) (model.BirthPreviewApproveInput, error) {
 	var it model.BirthPreviewApproveInput
 	if obj == nil {
@@ -24973,6 +25111,18 @@ func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.C
 	return it, nil
 }
 
+// UnmarshalBirthPreviewApproveInput unmarshals raw into the BirthPreviewApproveInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthPreviewApproveInput(ctx context.Context, raw any) (model.BirthPreviewApproveInput, error) {
+	var out model.BirthPreviewApproveInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthPreviewApproveInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthPreviewCreateInput(ctx context.Context, obj any) (model.BirthPreviewCreateInput, error) {
 	var it model.BirthPreviewCreateInput
 	if obj == nil {
@@ -25015,6 +25165,18 @@ func (ec *executionContext) unmarshalInputBirthPreviewCreateInput(ctx context.Co
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalBirthPreviewCreateInput unmarshals raw into the BirthPreviewCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthPreviewCreateInput(ctx context.Context, raw any) (model.BirthPreviewCreateInput, error) {
+	var out model.BirthPreviewCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthPreviewCreateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.Context, obj any) (model.BirthSettingsUpdateInput, error) {
@@ -25082,6 +25244,18 @@ func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.C
 	return it, nil
 }
 
+// UnmarshalBirthSettingsUpdateInput unmarshals raw into the BirthSettingsUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthSettingsUpdateInput(ctx context.Context, raw any) (model.BirthSettingsUpdateInput, error) {
+	var out model.BirthSettingsUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthSettingsUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthWindowCreateInput(ctx context.Context, obj any) (model.BirthWindowCreateInput, error) {
 	var it model.BirthWindowCreateInput
 	if obj == nil {
@@ -25124,6 +25298,18 @@ func (ec *executionContext) unmarshalInputBirthWindowCreateInput(ctx context.Con
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalBirthWindowCreateInput unmarshals raw into the BirthWindowCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthWindowCreateInput(ctx context.Context, raw any) (model.BirthWindowCreateInput, error) {
+	var out model.BirthWindowCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthWindowCreateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, obj any) (model.BirthWindowInput, error) {
@@ -25170,6 +25356,18 @@ func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalBirthWindowInput unmarshals raw into the BirthWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBirthWindowInput(ctx context.Context, raw any) (model.BirthWindowInput, error) {
+	var out model.BirthWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthWindowInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCastrationFact(ctx context.Context, obj any) (model.CastrationFact, error) {
 	var it model.CastrationFact
 	if obj == nil {
@@ -25207,6 +25405,18 @@ func (ec *executionContext) unmarshalInputCastrationFact(ctx context.Context, ob
 	return it, nil
 }
 
+// UnmarshalCastrationFact unmarshals raw into the CastrationFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCastrationFact(ctx context.Context, raw any) (model.CastrationFact, error) {
+	var out model.CastrationFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CastrationFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCastrationFactInput(ctx context.Context, obj any) (model.CastrationFactInput, error) {
 	var it model.CastrationFactInput
 	if obj == nil {
@@ -25242,6 +25452,18 @@ func (ec *executionContext) unmarshalInputCastrationFactInput(ctx context.Contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCastrationFactInput unmarshals raw into the CastrationFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCastrationFactInput(ctx context.Context, raw any) (model.CastrationFactInput, error) {
+	var out model.CastrationFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CastrationFactInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputChannelPreferencesInput(ctx context.Context, obj any) (model.ChannelPreferencesInput, error) {
@@ -25295,6 +25517,18 @@ func (ec *executionContext) unmarshalInputChannelPreferencesInput(ctx context.Co
 	return it, nil
 }
 
+// UnmarshalChannelPreferencesInput unmarshals raw into the ChannelPreferencesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalChannelPreferencesInput(ctx context.Context, raw any) (model.ChannelPreferencesInput, error) {
+	var out model.ChannelPreferencesInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ChannelPreferencesInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateFarmInput(ctx context.Context, obj any) (model.CreateFarmInput, error) {
 	var it model.CreateFarmInput
 	if obj == nil {
@@ -25337,6 +25571,18 @@ func (ec *executionContext) unmarshalInputCreateFarmInput(ctx context.Context, o
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCreateFarmInput unmarshals raw into the CreateFarmInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateFarmInput(ctx context.Context, raw any) (model.CreateFarmInput, error) {
+	var out model.CreateFarmInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateFarmInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context, obj any) (model.CreateRecordInput, error) {
@@ -25411,6 +25657,18 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalCreateRecordInput unmarshals raw into the CreateRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateRecordInput(ctx context.Context, raw any) (model.CreateRecordInput, error) {
+	var out model.CreateRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateRecordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDNAParentageRecordInput(ctx context.Context, obj any) (model.DNAParentageRecordInput, error) {
 	var it model.DNAParentageRecordInput
 	if obj == nil {
@@ -25483,6 +25741,18 @@ func (ec *executionContext) unmarshalInputDNAParentageRecordInput(ctx context.Co
 	return it, nil
 }
 
+// UnmarshalDNAParentageRecordInput unmarshals raw into the DNAParentageRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDNAParentageRecordInput(ctx context.Context, raw any) (model.DNAParentageRecordInput, error) {
+	var out model.DNAParentageRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DNAParentageRecordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, obj any) (model.DeathRecordInput, error) {
 	var it model.DeathRecordInput
 	if obj == nil {
@@ -25532,6 +25802,18 @@ func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalDeathRecordInput unmarshals raw into the DeathRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeathRecordInput(ctx context.Context, raw any) (model.DeathRecordInput, error) {
+	var out model.DeathRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeathRecordInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
@@ -25592,6 +25874,18 @@ func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalExposureFact unmarshals raw into the ExposureFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalExposureFact(ctx context.Context, raw any) (model.ExposureFact, error) {
+	var out model.ExposureFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ExposureFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context, obj any) (model.ExposureFactInput, error) {
 	var it model.ExposureFactInput
 	if obj == nil {
@@ -25650,6 +25944,18 @@ func (ec *executionContext) unmarshalInputExposureFactInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalExposureFactInput unmarshals raw into the ExposureFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalExposureFactInput(ctx context.Context, raw any) (model.ExposureFactInput, error) {
+	var out model.ExposureFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ExposureFactInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, obj any) (model.FactCreateInput, error) {
 	var it model.FactCreateInput
 	if obj == nil {
@@ -25692,6 +25998,18 @@ func (ec *executionContext) unmarshalInputFactCreateInput(ctx context.Context, o
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalFactCreateInput unmarshals raw into the FactCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFactCreateInput(ctx context.Context, raw any) (model.FactCreateInput, error) {
+	var out model.FactCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FactCreateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any) (model.FactInput, error) {
@@ -25766,6 +26084,18 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 	return it, nil
 }
 
+// UnmarshalFactInput unmarshals raw into the FactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFactInput(ctx context.Context, raw any) (model.FactInput, error) {
+	var out model.FactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FactInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFarmCreateInput(ctx context.Context, obj any) (model.FarmCreateInput, error) {
 	var it model.FarmCreateInput
 	if obj == nil {
@@ -25810,6 +26140,18 @@ func (ec *executionContext) unmarshalInputFarmCreateInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalFarmCreateInput unmarshals raw into the FarmCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmCreateInput(ctx context.Context, raw any) (model.FarmCreateInput, error) {
+	var out model.FarmCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFarmDeleteInput(ctx context.Context, obj any) (model.FarmDeleteInput, error) {
 	var it model.FarmDeleteInput
 	if obj == nil {
@@ -25838,6 +26180,18 @@ func (ec *executionContext) unmarshalInputFarmDeleteInput(ctx context.Context, o
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalFarmDeleteInput unmarshals raw into the FarmDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmDeleteInput(ctx context.Context, raw any) (model.FarmDeleteInput, error) {
+	var out model.FarmDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmDeleteInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputFarmMemberOrder(ctx context.Context, obj any) (ent.FarmMemberOrder, error) {
@@ -25881,6 +26235,18 @@ func (ec *executionContext) unmarshalInputFarmMemberOrder(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalFarmMemberOrder unmarshals raw into the FarmMemberOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmMemberOrder(ctx context.Context, raw any) (ent.FarmMemberOrder, error) {
+	var out ent.FarmMemberOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmMemberOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFarmOrder(ctx context.Context, obj any) (ent.FarmOrder, error) {
 	var it ent.FarmOrder
 	if obj == nil {
@@ -25920,6 +26286,18 @@ func (ec *executionContext) unmarshalInputFarmOrder(ctx context.Context, obj any
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalFarmOrder unmarshals raw into the FarmOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmOrder(ctx context.Context, raw any) (ent.FarmOrder, error) {
+	var out ent.FarmOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputFarmUpdateInput(ctx context.Context, obj any) (model.FarmUpdateInput, error) {
@@ -25978,6 +26356,18 @@ func (ec *executionContext) unmarshalInputFarmUpdateInput(ctx context.Context, o
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalFarmUpdateInput unmarshals raw into the FarmUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmUpdateInput(ctx context.Context, raw any) (model.FarmUpdateInput, error) {
+	var out model.FarmUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmUpdateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputFarmWhereInput(ctx context.Context, obj any) (ent.FarmWhereInput, error) {
@@ -26514,6 +26904,18 @@ func (ec *executionContext) unmarshalInputFarmWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+// UnmarshalFarmWhereInput unmarshals raw into the FarmWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmWhereInput(ctx context.Context, raw any) (ent.FarmWhereInput, error) {
+	var out ent.FarmWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmWhereInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFileOrder(ctx context.Context, obj any) (ent.FileOrder, error) {
 	var it ent.FileOrder
 	if obj == nil {
@@ -26555,6 +26957,18 @@ func (ec *executionContext) unmarshalInputFileOrder(ctx context.Context, obj any
 	return it, nil
 }
 
+// UnmarshalFileOrder unmarshals raw into the FileOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFileOrder(ctx context.Context, raw any) (ent.FileOrder, error) {
+	var out ent.FileOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FileOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFollowUpProtocolUpdateInput(ctx context.Context, obj any) (model.FollowUpProtocolUpdateInput, error) {
 	var it model.FollowUpProtocolUpdateInput
 	if obj == nil {
@@ -26590,6 +27004,18 @@ func (ec *executionContext) unmarshalInputFollowUpProtocolUpdateInput(ctx contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalFollowUpProtocolUpdateInput unmarshals raw into the FollowUpProtocolUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFollowUpProtocolUpdateInput(ctx context.Context, raw any) (model.FollowUpProtocolUpdateInput, error) {
+	var out model.FollowUpProtocolUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FollowUpProtocolUpdateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context, obj any) (model.GestationDaysInput, error) {
@@ -26629,6 +27055,18 @@ func (ec *executionContext) unmarshalInputGestationDaysInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalGestationDaysInput unmarshals raw into the GestationDaysInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGestationDaysInput(ctx context.Context, raw any) (model.GestationDaysInput, error) {
+	var out model.GestationDaysInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GestationDaysInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Context, obj any) (model.GroupAnimalsSetInput, error) {
 	var it model.GroupAnimalsSetInput
 	if obj == nil {
@@ -26664,6 +27102,18 @@ func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Conte
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalGroupAnimalsSetInput unmarshals raw into the GroupAnimalsSetInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupAnimalsSetInput(ctx context.Context, raw any) (model.GroupAnimalsSetInput, error) {
+	var out model.GroupAnimalsSetInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupAnimalsSetInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, obj any) (model.GroupCreateInput, error) {
@@ -26703,6 +27153,18 @@ func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalGroupCreateInput unmarshals raw into the GroupCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupCreateInput(ctx context.Context, raw any) (model.GroupCreateInput, error) {
+	var out model.GroupCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputGroupDeleteInput(ctx context.Context, obj any) (model.GroupDeleteInput, error) {
 	var it model.GroupDeleteInput
 	if obj == nil {
@@ -26733,6 +27195,18 @@ func (ec *executionContext) unmarshalInputGroupDeleteInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalGroupDeleteInput unmarshals raw into the GroupDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupDeleteInput(ctx context.Context, raw any) (model.GroupDeleteInput, error) {
+	var out model.GroupDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupDeleteInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputGroupInput(ctx context.Context, obj any) (model.GroupInput, error) {
 	var it model.GroupInput
 	if obj == nil {
@@ -26761,6 +27235,18 @@ func (ec *executionContext) unmarshalInputGroupInput(ctx context.Context, obj an
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalGroupInput unmarshals raw into the GroupInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupInput(ctx context.Context, raw any) (model.GroupInput, error) {
+	var out model.GroupInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputGroupOrder(ctx context.Context, obj any) (ent.GroupOrder, error) {
@@ -26802,6 +27288,18 @@ func (ec *executionContext) unmarshalInputGroupOrder(ctx context.Context, obj an
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalGroupOrder unmarshals raw into the GroupOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupOrder(ctx context.Context, raw any) (ent.GroupOrder, error) {
+	var out ent.GroupOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, obj any) (ent.GroupWhereInput, error) {
@@ -27149,6 +27647,18 @@ func (ec *executionContext) unmarshalInputGroupWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalGroupWhereInput unmarshals raw into the GroupWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupWhereInput(ctx context.Context, raw any) (ent.GroupWhereInput, error) {
+	var out ent.GroupWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupWhereInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context, obj any) (model.IdentifierAddInput, error) {
 	var it model.IdentifierAddInput
 	if obj == nil {
@@ -27212,6 +27722,18 @@ func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalIdentifierAddInput unmarshals raw into the IdentifierAddInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIdentifierAddInput(ctx context.Context, raw any) (model.IdentifierAddInput, error) {
+	var out model.IdentifierAddInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IdentifierAddInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Context, obj any) (model.MedicineCreateInput, error) {
@@ -27279,6 +27801,18 @@ func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalMedicineCreateInput unmarshals raw into the MedicineCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMedicineCreateInput(ctx context.Context, raw any) (model.MedicineCreateInput, error) {
+	var out model.MedicineCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MedicineCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMedicineDeleteInput(ctx context.Context, obj any) (model.MedicineDeleteInput, error) {
 	var it model.MedicineDeleteInput
 	if obj == nil {
@@ -27314,6 +27848,18 @@ func (ec *executionContext) unmarshalInputMedicineDeleteInput(ctx context.Contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalMedicineDeleteInput unmarshals raw into the MedicineDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMedicineDeleteInput(ctx context.Context, raw any) (model.MedicineDeleteInput, error) {
+	var out model.MedicineDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MedicineDeleteInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Context, obj any) (model.MedicineUpdateInput, error) {
@@ -27388,6 +27934,18 @@ func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalMedicineUpdateInput unmarshals raw into the MedicineUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMedicineUpdateInput(ctx context.Context, raw any) (model.MedicineUpdateInput, error) {
+	var out model.MedicineUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MedicineUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, obj any) (model.MemberAddInput, error) {
 	var it model.MemberAddInput
 	if obj == nil {
@@ -27432,6 +27990,18 @@ func (ec *executionContext) unmarshalInputMemberAddInput(ctx context.Context, ob
 	return it, nil
 }
 
+// UnmarshalMemberAddInput unmarshals raw into the MemberAddInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMemberAddInput(ctx context.Context, raw any) (model.MemberAddInput, error) {
+	var out model.MemberAddInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MemberAddInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMemberDeactivateInput(ctx context.Context, obj any) (model.MemberDeactivateInput, error) {
 	var it model.MemberDeactivateInput
 	if obj == nil {
@@ -27460,6 +28030,18 @@ func (ec *executionContext) unmarshalInputMemberDeactivateInput(ctx context.Cont
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalMemberDeactivateInput unmarshals raw into the MemberDeactivateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMemberDeactivateInput(ctx context.Context, raw any) (model.MemberDeactivateInput, error) {
+	var out model.MemberDeactivateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MemberDeactivateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputMemberUpdateInput(ctx context.Context, obj any) (model.MemberUpdateInput, error) {
@@ -27497,6 +28079,18 @@ func (ec *executionContext) unmarshalInputMemberUpdateInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalMemberUpdateInput unmarshals raw into the MemberUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMemberUpdateInput(ctx context.Context, raw any) (model.MemberUpdateInput, error) {
+	var out model.MemberUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MemberUpdateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputMembershipFact(ctx context.Context, obj any) (model.MembershipFact, error) {
@@ -27550,6 +28144,18 @@ func (ec *executionContext) unmarshalInputMembershipFact(ctx context.Context, ob
 	return it, nil
 }
 
+// UnmarshalMembershipFact unmarshals raw into the MembershipFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMembershipFact(ctx context.Context, raw any) (model.MembershipFact, error) {
+	var out model.MembershipFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MembershipFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMembershipFactInput(ctx context.Context, obj any) (model.MembershipFactInput, error) {
 	var it model.MembershipFactInput
 	if obj == nil {
@@ -27601,6 +28207,18 @@ func (ec *executionContext) unmarshalInputMembershipFactInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalMembershipFactInput unmarshals raw into the MembershipFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMembershipFactInput(ctx context.Context, raw any) (model.MembershipFactInput, error) {
+	var out model.MembershipFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MembershipFactInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj any) (ent.MessageOrder, error) {
 	var it ent.MessageOrder
 	if obj == nil {
@@ -27642,6 +28260,18 @@ func (ec *executionContext) unmarshalInputMessageOrder(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalMessageOrder unmarshals raw into the MessageOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMessageOrder(ctx context.Context, raw any) (ent.MessageOrder, error) {
+	var out ent.MessageOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MessageOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMessagePostInput(ctx context.Context, obj any) (model.MessagePostInput, error) {
 	var it model.MessagePostInput
 	if obj == nil {
@@ -27677,6 +28307,18 @@ func (ec *executionContext) unmarshalInputMessagePostInput(ctx context.Context, 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalMessagePostInput unmarshals raw into the MessagePostInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMessagePostInput(ctx context.Context, raw any) (model.MessagePostInput, error) {
+	var out model.MessagePostInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MessagePostInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputMovementFact(ctx context.Context, obj any) (model.MovementFact, error) {
@@ -27723,6 +28365,18 @@ func (ec *executionContext) unmarshalInputMovementFact(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalMovementFact unmarshals raw into the MovementFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMovementFact(ctx context.Context, raw any) (model.MovementFact, error) {
+	var out model.MovementFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MovementFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context, obj any) (model.MovementFactInput, error) {
 	var it model.MovementFactInput
 	if obj == nil {
@@ -27767,6 +28421,18 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalMovementFactInput unmarshals raw into the MovementFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMovementFactInput(ctx context.Context, raw any) (model.MovementFactInput, error) {
+	var out model.MovementFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MovementFactInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context, obj any) (ent.NotificationOrder, error) {
 	var it ent.NotificationOrder
 	if obj == nil {
@@ -27806,6 +28472,18 @@ func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalNotificationOrder unmarshals raw into the NotificationOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNotificationOrder(ctx context.Context, raw any) (ent.NotificationOrder, error) {
+	var out ent.NotificationOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputNotificationPreferencesUpdateInput(ctx context.Context, obj any) (model.NotificationPreferencesUpdateInput, error) {
@@ -27866,6 +28544,18 @@ func (ec *executionContext) unmarshalInputNotificationPreferencesUpdateInput(ctx
 	return it, nil
 }
 
+// UnmarshalNotificationPreferencesUpdateInput unmarshals raw into the NotificationPreferencesUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNotificationPreferencesUpdateInput(ctx context.Context, raw any) (model.NotificationPreferencesUpdateInput, error) {
+	var out model.NotificationPreferencesUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationPreferencesUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputNotificationsMarkReadInput(ctx context.Context, obj any) (model.NotificationsMarkReadInput, error) {
 	var it model.NotificationsMarkReadInput
 	if obj == nil {
@@ -27901,6 +28591,18 @@ func (ec *executionContext) unmarshalInputNotificationsMarkReadInput(ctx context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalNotificationsMarkReadInput unmarshals raw into the NotificationsMarkReadInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNotificationsMarkReadInput(ctx context.Context, raw any) (model.NotificationsMarkReadInput, error) {
+	var out model.NotificationsMarkReadInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationsMarkReadInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputProfileFact(ctx context.Context, obj any) (model.ProfileFact, error) {
@@ -27954,6 +28656,18 @@ func (ec *executionContext) unmarshalInputProfileFact(ctx context.Context, obj a
 	return it, nil
 }
 
+// UnmarshalProfileFact unmarshals raw into the ProfileFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProfileFact(ctx context.Context, raw any) (model.ProfileFact, error) {
+	var out model.ProfileFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProfileFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputProfileFactInput(ctx context.Context, obj any) (model.ProfileFactInput, error) {
 	var it model.ProfileFactInput
 	if obj == nil {
@@ -28005,6 +28719,18 @@ func (ec *executionContext) unmarshalInputProfileFactInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalProfileFactInput unmarshals raw into the ProfileFactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProfileFactInput(ctx context.Context, raw any) (model.ProfileFactInput, error) {
+	var out model.ProfileFactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProfileFactInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context, obj any) (model.ProtocolStepInput, error) {
 	var it model.ProtocolStepInput
 	if obj == nil {
@@ -28040,6 +28766,18 @@ func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalProtocolStepInput unmarshals raw into the ProtocolStepInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProtocolStepInput(ctx context.Context, raw any) (model.ProtocolStepInput, error) {
+	var out model.ProtocolStepInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProtocolStepInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context, obj any) (model.RecordCreateInput, error) {
@@ -28128,6 +28866,18 @@ func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalRecordCreateInput unmarshals raw into the RecordCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordCreateInput(ctx context.Context, raw any) (model.RecordCreateInput, error) {
+	var out model.RecordCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordDeleteInput(ctx context.Context, obj any) (model.RecordDeleteInput, error) {
 	var it model.RecordDeleteInput
 	if obj == nil {
@@ -28163,6 +28913,18 @@ func (ec *executionContext) unmarshalInputRecordDeleteInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalRecordDeleteInput unmarshals raw into the RecordDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordDeleteInput(ctx context.Context, raw any) (model.RecordDeleteInput, error) {
+	var out model.RecordDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordDeleteInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputRecordItemInput(ctx context.Context, obj any) (model.RecordItemInput, error) {
@@ -28209,6 +28971,18 @@ func (ec *executionContext) unmarshalInputRecordItemInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalRecordItemInput unmarshals raw into the RecordItemInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemInput(ctx context.Context, raw any) (model.RecordItemInput, error) {
+	var out model.RecordItemInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordItemOrder(ctx context.Context, obj any) (ent.RecordItemOrder, error) {
 	var it ent.RecordItemOrder
 	if obj == nil {
@@ -28250,6 +29024,18 @@ func (ec *executionContext) unmarshalInputRecordItemOrder(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalRecordItemOrder unmarshals raw into the RecordItemOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemOrder(ctx context.Context, raw any) (ent.RecordItemOrder, error) {
+	var out ent.RecordItemOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordOrder(ctx context.Context, obj any) (ent.RecordOrder, error) {
 	var it ent.RecordOrder
 	if obj == nil {
@@ -28289,6 +29075,18 @@ func (ec *executionContext) unmarshalInputRecordOrder(ctx context.Context, obj a
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalRecordOrder unmarshals raw into the RecordOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordOrder(ctx context.Context, raw any) (ent.RecordOrder, error) {
+	var out ent.RecordOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context, obj any) (model.RecordUpdateInput, error) {
@@ -28382,6 +29180,18 @@ func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalRecordUpdateInput unmarshals raw into the RecordUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordUpdateInput(ctx context.Context, raw any) (model.RecordUpdateInput, error) {
+	var out model.RecordUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordUpdateInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, obj any) (ent.RecordWhereInput, error) {
@@ -28960,6 +29770,18 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalRecordWhereInput unmarshals raw into the RecordWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordWhereInput(ctx context.Context, raw any) (ent.RecordWhereInput, error) {
+	var out ent.RecordWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordWhereInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, obj any) (model.SaleRecordInput, error) {
 	var it model.SaleRecordInput
 	if obj == nil {
@@ -29011,6 +29833,18 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalSaleRecordInput unmarshals raw into the SaleRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSaleRecordInput(ctx context.Context, raw any) (model.SaleRecordInput, error) {
+	var out model.SaleRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SaleRecordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSpeciesWithdrawalInput(ctx context.Context, obj any) (model.SpeciesWithdrawalInput, error) {
 	var it model.SpeciesWithdrawalInput
 	if obj == nil {
@@ -29053,6 +29887,18 @@ func (ec *executionContext) unmarshalInputSpeciesWithdrawalInput(ctx context.Con
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalSpeciesWithdrawalInput unmarshals raw into the SpeciesWithdrawalInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSpeciesWithdrawalInput(ctx context.Context, raw any) (model.SpeciesWithdrawalInput, error) {
+	var out model.SpeciesWithdrawalInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SpeciesWithdrawalInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, obj any) (model.TaskUpdateInput, error) {
@@ -29127,6 +29973,18 @@ func (ec *executionContext) unmarshalInputTaskUpdateInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalTaskUpdateInput unmarshals raw into the TaskUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTaskUpdateInput(ctx context.Context, raw any) (model.TaskUpdateInput, error) {
+	var out model.TaskUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TaskUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputThreadCreateInput(ctx context.Context, obj any) (model.ThreadCreateInput, error) {
 	var it model.ThreadCreateInput
 	if obj == nil {
@@ -29171,6 +30029,18 @@ func (ec *executionContext) unmarshalInputThreadCreateInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalThreadCreateInput unmarshals raw into the ThreadCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalThreadCreateInput(ctx context.Context, raw any) (model.ThreadCreateInput, error) {
+	var out model.ThreadCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ThreadCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputThreadOrder(ctx context.Context, obj any) (ent.ThreadOrder, error) {
 	var it ent.ThreadOrder
 	if obj == nil {
@@ -29210,6 +30080,18 @@ func (ec *executionContext) unmarshalInputThreadOrder(ctx context.Context, obj a
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalThreadOrder unmarshals raw into the ThreadOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalThreadOrder(ctx context.Context, raw any) (ent.ThreadOrder, error) {
+	var out ent.ThreadOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ThreadOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj any) (model.TreatmentFact, error) {
@@ -29319,6 +30201,18 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 	return it, nil
 }
 
+// UnmarshalTreatmentFact unmarshals raw into the TreatmentFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTreatmentFact(ctx context.Context, raw any) (model.TreatmentFact, error) {
+	var out model.TreatmentFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TreatmentFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateFarmInput(ctx context.Context, obj any) (model.UpdateFarmInput, error) {
 	var it model.UpdateFarmInput
 	if obj == nil {
@@ -29368,6 +30262,18 @@ func (ec *executionContext) unmarshalInputUpdateFarmInput(ctx context.Context, o
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalUpdateFarmInput unmarshals raw into the UpdateFarmInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateFarmInput(ctx context.Context, raw any) (model.UpdateFarmInput, error) {
+	var out model.UpdateFarmInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateFarmInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context, obj any) (model.UpdateRecordInput, error) {
@@ -29442,6 +30348,18 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 	return it, nil
 }
 
+// UnmarshalUpdateRecordInput unmarshals raw into the UpdateRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateRecordInput(ctx context.Context, raw any) (model.UpdateRecordInput, error) {
+	var out model.UpdateRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateRecordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, obj any) (model.UpdateTaskInput, error) {
 	var it model.UpdateTaskInput
 	if obj == nil {
@@ -29500,6 +30418,18 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalUpdateTaskInput unmarshals raw into the UpdateTaskInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTaskInput(ctx context.Context, raw any) (model.UpdateTaskInput, error) {
+	var out model.UpdateTaskInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTaskInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any) (ent.UserOrder, error) {
 	var it ent.UserOrder
 	if obj == nil {
@@ -29539,6 +30469,18 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalUserOrder unmarshals raw into the UserOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUserOrder(ctx context.Context, raw any) (ent.UserOrder, error) {
+	var out ent.UserOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UserOrder", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputWebhookCreateInput(ctx context.Context, obj any) (model.WebhookCreateInput, error) {
@@ -29599,6 +30541,18 @@ func (ec *executionContext) unmarshalInputWebhookCreateInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalWebhookCreateInput unmarshals raw into the WebhookCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWebhookCreateInput(ctx context.Context, raw any) (model.WebhookCreateInput, error) {
+	var out model.WebhookCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WebhookCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputWebhookDeleteInput(ctx context.Context, obj any) (model.WebhookDeleteInput, error) {
 	var it model.WebhookDeleteInput
 	if obj == nil {
@@ -29634,6 +30588,18 @@ func (ec *executionContext) unmarshalInputWebhookDeleteInput(ctx context.Context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalWebhookDeleteInput unmarshals raw into the WebhookDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWebhookDeleteInput(ctx context.Context, raw any) (model.WebhookDeleteInput, error) {
+	var out model.WebhookDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WebhookDeleteInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputWebhookDeliveryReplayInput(ctx context.Context, obj any) (model.WebhookDeliveryReplayInput, error) {
@@ -29678,6 +30644,18 @@ func (ec *executionContext) unmarshalInputWebhookDeliveryReplayInput(ctx context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalWebhookDeliveryReplayInput unmarshals raw into the WebhookDeliveryReplayInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWebhookDeliveryReplayInput(ctx context.Context, raw any) (model.WebhookDeliveryReplayInput, error) {
+	var out model.WebhookDeliveryReplayInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WebhookDeliveryReplayInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputWebhookUpdateInput(ctx context.Context, obj any) (model.WebhookUpdateInput, error) {
@@ -29745,6 +30723,18 @@ func (ec *executionContext) unmarshalInputWebhookUpdateInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalWebhookUpdateInput unmarshals raw into the WebhookUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWebhookUpdateInput(ctx context.Context, raw any) (model.WebhookUpdateInput, error) {
+	var out model.WebhookUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WebhookUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputWeightRecordInput(ctx context.Context, obj any) (model.WeightRecordInput, error) {
 	var it model.WeightRecordInput
 	if obj == nil {
@@ -29794,6 +30784,18 @@ func (ec *executionContext) unmarshalInputWeightRecordInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalWeightRecordInput unmarshals raw into the WeightRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWeightRecordInput(ctx context.Context, raw any) (model.WeightRecordInput, error) {
+	var out model.WeightRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WeightRecordInput", raw, &out)
+	return out, err
 }
 
 // endregion **************************** input.gotpl *****************************
@@ -29900,8 +30902,7 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29942,271 +30943,47 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "groups":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_groups(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_groups(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "profile":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_profile(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_profile(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "dam":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_dam(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_dam(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sire":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_sire(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_sire(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "identifiers":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_identifiers(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_identifiers(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "offspring":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_offspring(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_offspring(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timeline":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Animal_timeline(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_timeline(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30216,14 +30993,10 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30234,8 +31007,7 @@ func (ec *executionContext) _AnimalConnection(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30264,14 +31036,10 @@ func (ec *executionContext) _AnimalConnection(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30282,8 +31050,7 @@ func (ec *executionContext) _AnimalCreatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30302,14 +31069,10 @@ func (ec *executionContext) _AnimalCreatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30320,8 +31083,7 @@ func (ec *executionContext) _AnimalDeletePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30340,14 +31102,10 @@ func (ec *executionContext) _AnimalDeletePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30358,8 +31116,7 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30383,14 +31140,10 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30401,8 +31154,7 @@ func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalProfileImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30433,86 +31185,22 @@ func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dam":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._AnimalProfile_dam(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AnimalProfile_dam(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sireID":
 			out.Values[i] = ec._AnimalProfile_sireID(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sire":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._AnimalProfile_sire(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AnimalProfile_sire(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "intact":
 			out.Values[i] = ec._AnimalProfile_intact(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -30562,14 +31250,10 @@ func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30580,8 +31264,7 @@ func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30600,14 +31283,10 @@ func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30618,8 +31297,7 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, animalWithdrawalImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30658,14 +31336,10 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30676,8 +31350,7 @@ func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30738,119 +31411,23 @@ func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tasks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthEvent_tasks(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthEvent_tasks(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "dam":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthEvent_dam(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthEvent_dam(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "preview":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthEvent_preview(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthEvent_preview(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30860,14 +31437,10 @@ func (ec *executionContext) _BirthEvent(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30878,8 +31451,7 @@ func (ec *executionContext) _BirthEvidence(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthEvidenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30938,14 +31510,10 @@ func (ec *executionContext) _BirthEvidence(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -30956,8 +31524,7 @@ func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthHistorySettingsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30996,14 +31563,10 @@ func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31014,8 +31577,7 @@ func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31081,124 +31643,28 @@ func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dam":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthPreview_dam(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthPreview_dam(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "evidence":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthPreview_evidence(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthPreview_evidence(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tasks":
 			out.Values[i] = ec._BirthPreview_tasks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "birthEvent":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BirthPreview_birthEvent(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BirthPreview_birthEvent(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31208,14 +31674,10 @@ func (ec *executionContext) _BirthPreview(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31226,8 +31688,7 @@ func (ec *executionContext) _BirthPreviewApprovePayload(ctx context.Context, sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewApprovePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31246,14 +31707,10 @@ func (ec *executionContext) _BirthPreviewApprovePayload(ctx context.Context, sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31264,8 +31721,7 @@ func (ec *executionContext) _BirthPreviewCreatePayload(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthPreviewCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31284,14 +31740,10 @@ func (ec *executionContext) _BirthPreviewCreatePayload(ctx context.Context, sel 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31302,8 +31754,7 @@ func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthSettingsStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31332,14 +31783,10 @@ func (ec *executionContext) _BirthSettingsState(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31350,8 +31797,7 @@ func (ec *executionContext) _BirthSettingsUpdatePayload(ctx context.Context, sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthSettingsUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31370,14 +31816,10 @@ func (ec *executionContext) _BirthSettingsUpdatePayload(ctx context.Context, sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31388,8 +31830,7 @@ func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, birthWindowImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31418,14 +31859,10 @@ func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31436,8 +31873,7 @@ func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, channelPreferencesImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31448,43 +31884,11 @@ func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.Sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "farm":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ChannelPreferences_farm(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ChannelPreferences_farm(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "email":
 			out.Values[i] = ec._ChannelPreferences_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31524,14 +31928,10 @@ func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31542,8 +31942,7 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, createFarmPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31559,43 +31958,11 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "welcomeThread":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CreateFarmPayload_welcomeThread(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CreateFarmPayload_welcomeThread(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31605,14 +31972,10 @@ func (ec *executionContext) _CreateFarmPayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31623,8 +31986,7 @@ func (ec *executionContext) _DNAParentageRecordPayload(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, dNAParentageRecordPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31648,14 +32010,10 @@ func (ec *executionContext) _DNAParentageRecordPayload(ctx context.Context, sel 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31666,8 +32024,7 @@ func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, dateIntervalImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31691,14 +32048,10 @@ func (ec *executionContext) _DateInterval(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31709,8 +32062,7 @@ func (ec *executionContext) _DeathRecordPayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, deathRecordPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31734,14 +32086,10 @@ func (ec *executionContext) _DeathRecordPayload(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31752,8 +32100,7 @@ func (ec *executionContext) _FactCreatePayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, factCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31772,14 +32119,10 @@ func (ec *executionContext) _FactCreatePayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -31790,8 +32133,7 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31842,537 +32184,89 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "members":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_members(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_members(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "birthSettings":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_birthSettings(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_birthSettings(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "followUpProtocol":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_followUpProtocol(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_followUpProtocol(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "farmTasks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_farmTasks(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_farmTasks(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tasks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_tasks(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_tasks(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animals":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_animals(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_animals(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "groups":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_groups(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_groups(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "records":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_records(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_records(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "files":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_files(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_files(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "threads":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_threads(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_threads(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "threadsConnection":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_threadsConnection(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_threadsConnection(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "medicines":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_medicines(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_medicines(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "withdrawals":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_withdrawals(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_withdrawals(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notifications":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Farm_notifications(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_notifications(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32382,14 +32276,10 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32400,8 +32290,7 @@ func (ec *executionContext) _FarmConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32430,14 +32319,10 @@ func (ec *executionContext) _FarmConnection(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32448,8 +32333,7 @@ func (ec *executionContext) _FarmCreatePayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32473,14 +32357,10 @@ func (ec *executionContext) _FarmCreatePayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32491,8 +32371,7 @@ func (ec *executionContext) _FarmDeletePayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32511,14 +32390,10 @@ func (ec *executionContext) _FarmDeletePayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32529,8 +32404,7 @@ func (ec *executionContext) _FarmEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32554,14 +32428,10 @@ func (ec *executionContext) _FarmEdge(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32572,8 +32442,7 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmMemberImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32614,81 +32483,17 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "farm":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FarmMember_farm(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmMember_farm(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "user":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FarmMember_user(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmMember_user(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32698,14 +32503,10 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32716,8 +32517,7 @@ func (ec *executionContext) _FarmUpdatePayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, farmUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32736,14 +32536,10 @@ func (ec *executionContext) _FarmUpdatePayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32754,8 +32550,7 @@ func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, fileImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32809,14 +32604,10 @@ func (ec *executionContext) _File(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32827,8 +32618,7 @@ func (ec *executionContext) _FileConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, fileConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32857,14 +32647,10 @@ func (ec *executionContext) _FileConnection(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32875,8 +32661,7 @@ func (ec *executionContext) _FileEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, fileEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32900,14 +32685,10 @@ func (ec *executionContext) _FileEdge(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32918,8 +32699,7 @@ func (ec *executionContext) _FollowUpProtocolUpdatePayload(ctx context.Context, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpProtocolUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32938,14 +32718,10 @@ func (ec *executionContext) _FollowUpProtocolUpdatePayload(ctx context.Context, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32956,8 +32732,7 @@ func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpProtocolVersionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32981,14 +32756,10 @@ func (ec *executionContext) _FollowUpProtocolVersion(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -32999,8 +32770,7 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33056,157 +32826,29 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "birthEvent":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FollowUpTask_birthEvent(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FollowUpTask_birthEvent(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animals":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FollowUpTask_animals(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FollowUpTask_animals(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "dueOn":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FollowUpTask_dueOn(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FollowUpTask_dueOn(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animalIDs":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FollowUpTask_animalIDs(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FollowUpTask_animalIDs(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33216,14 +32858,10 @@ func (ec *executionContext) _FollowUpTask(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33234,8 +32872,7 @@ func (ec *executionContext) _FollowUpTaskConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33264,14 +32901,10 @@ func (ec *executionContext) _FollowUpTaskConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33282,8 +32915,7 @@ func (ec *executionContext) _FollowUpTaskEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33307,14 +32939,10 @@ func (ec *executionContext) _FollowUpTaskEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33325,8 +32953,7 @@ func (ec *executionContext) _FollowUpTaskPage(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, followUpTaskPageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33350,14 +32977,10 @@ func (ec *executionContext) _FollowUpTaskPage(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33368,8 +32991,7 @@ func (ec *executionContext) _GestationDays(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, gestationDaysImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33393,14 +33015,10 @@ func (ec *executionContext) _GestationDays(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33411,8 +33029,7 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33448,119 +33065,23 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "animals":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Group_animals(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_animals(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animalsConnection":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Group_animalsConnection(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_animalsConnection(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "members":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Group_members(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_members(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33570,14 +33091,10 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33588,8 +33105,7 @@ func (ec *executionContext) _GroupAnimalsSetPayload(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupAnimalsSetPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33608,14 +33124,10 @@ func (ec *executionContext) _GroupAnimalsSetPayload(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33626,8 +33138,7 @@ func (ec *executionContext) _GroupConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33656,14 +33167,10 @@ func (ec *executionContext) _GroupConnection(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33674,8 +33181,7 @@ func (ec *executionContext) _GroupCreatePayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33694,14 +33200,10 @@ func (ec *executionContext) _GroupCreatePayload(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33712,8 +33214,7 @@ func (ec *executionContext) _GroupDeletePayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33732,14 +33233,10 @@ func (ec *executionContext) _GroupDeletePayload(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33750,8 +33247,7 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33775,14 +33271,10 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33793,8 +33285,7 @@ func (ec *executionContext) _Identifier(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, identifierImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33818,14 +33309,10 @@ func (ec *executionContext) _Identifier(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33836,8 +33323,7 @@ func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, identifierAddPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33861,14 +33347,10 @@ func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33879,8 +33361,7 @@ func (ec *executionContext) _Medicine(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33944,14 +33425,10 @@ func (ec *executionContext) _Medicine(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -33962,8 +33439,7 @@ func (ec *executionContext) _MedicineConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33992,14 +33468,10 @@ func (ec *executionContext) _MedicineConnection(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34010,8 +33482,7 @@ func (ec *executionContext) _MedicineCreatePayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34030,14 +33501,10 @@ func (ec *executionContext) _MedicineCreatePayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34048,8 +33515,7 @@ func (ec *executionContext) _MedicineDeletePayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34068,14 +33534,10 @@ func (ec *executionContext) _MedicineDeletePayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34086,8 +33548,7 @@ func (ec *executionContext) _MedicineEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34111,14 +33572,10 @@ func (ec *executionContext) _MedicineEdge(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34129,8 +33586,7 @@ func (ec *executionContext) _MedicineUpdatePayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, medicineUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34149,14 +33605,10 @@ func (ec *executionContext) _MedicineUpdatePayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34167,8 +33619,7 @@ func (ec *executionContext) _MemberAddPayload(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberAddPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34187,14 +33638,10 @@ func (ec *executionContext) _MemberAddPayload(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34205,8 +33652,7 @@ func (ec *executionContext) _MemberDeactivatePayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberDeactivatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34225,14 +33671,10 @@ func (ec *executionContext) _MemberDeactivatePayload(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34243,8 +33685,7 @@ func (ec *executionContext) _MemberUpdatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34263,14 +33704,10 @@ func (ec *executionContext) _MemberUpdatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34281,8 +33718,7 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34331,14 +33767,10 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34349,8 +33781,7 @@ func (ec *executionContext) _MessageConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34379,14 +33810,10 @@ func (ec *executionContext) _MessageConnection(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34397,8 +33824,7 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34422,14 +33848,10 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34440,8 +33862,7 @@ func (ec *executionContext) _MessagePostPayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, messagePostPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34460,14 +33881,10 @@ func (ec *executionContext) _MessagePostPayload(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34478,8 +33895,7 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, movementComparisonImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34528,14 +33944,10 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -34549,8 +33961,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -35038,14 +34449,10 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35056,8 +34463,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35146,14 +34552,10 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35164,8 +34566,7 @@ func (ec *executionContext) _NotificationConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35194,14 +34595,10 @@ func (ec *executionContext) _NotificationConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35212,8 +34609,7 @@ func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35237,14 +34633,10 @@ func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35255,8 +34647,7 @@ func (ec *executionContext) _NotificationPreferencesUpdatePayload(ctx context.Co
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationPreferencesUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35275,14 +34666,10 @@ func (ec *executionContext) _NotificationPreferencesUpdatePayload(ctx context.Co
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35293,8 +34680,7 @@ func (ec *executionContext) _NotificationsMarkReadPayload(ctx context.Context, s
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationsMarkReadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35313,14 +34699,10 @@ func (ec *executionContext) _NotificationsMarkReadPayload(ctx context.Context, s
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35331,8 +34713,7 @@ func (ec *executionContext) _OffsetPageInfo(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, offsetPageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35366,14 +34747,10 @@ func (ec *executionContext) _OffsetPageInfo(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35384,8 +34761,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35419,14 +34795,10 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35437,8 +34809,7 @@ func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, plannedTaskImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35467,14 +34838,10 @@ func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35485,8 +34852,7 @@ func (ec *executionContext) _ProtocolStep(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, protocolStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35510,14 +34876,10 @@ func (ec *executionContext) _ProtocolStep(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35531,8 +34893,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -35543,247 +34904,71 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
 		case "node":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_node(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
 		case "nodes":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_nodes(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodes(ctx, field)
+				})
 		case "birthEvidence":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_birthEvidence(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_birthEvidence(ctx, field)
+				})
 		case "birthPreview":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_birthPreview(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_birthPreview(ctx, field)
+				})
 		case "viewer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_viewer(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
+				})
 		case "farms":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_farms(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_farms(ctx, field)
+				})
 		case "farm":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_farm(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_farm(ctx, field)
+				})
 		case "notificationPreferences":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_notificationPreferences(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_notificationPreferences(ctx, field)
+				})
 		case "webhooks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_webhooks(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhooks(ctx, field)
+				})
 		case "webhook":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_webhook(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhook(ctx, field)
+				})
 		case "webhookDeliveries":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_webhookDeliveries(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhookDeliveries(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -35795,7 +34980,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -35807,14 +34992,10 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -35825,8 +35006,7 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35882,195 +35062,35 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "animals":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Record_animals(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Record_animals(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "groups":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Record_groups(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Record_groups(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "items":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Record_items(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Record_items(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "files":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Record_files(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Record_files(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "animalsConnection":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Record_animalsConnection(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Record_animalsConnection(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36080,14 +35100,10 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36098,8 +35114,7 @@ func (ec *executionContext) _RecordConnection(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36128,14 +35143,10 @@ func (ec *executionContext) _RecordConnection(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36146,8 +35157,7 @@ func (ec *executionContext) _RecordCreatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36166,14 +35176,10 @@ func (ec *executionContext) _RecordCreatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36184,8 +35190,7 @@ func (ec *executionContext) _RecordDeletePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36204,14 +35209,10 @@ func (ec *executionContext) _RecordDeletePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36222,8 +35223,7 @@ func (ec *executionContext) _RecordEdge(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36247,14 +35247,10 @@ func (ec *executionContext) _RecordEdge(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36265,8 +35261,7 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordItemImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36320,14 +35315,10 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36338,8 +35329,7 @@ func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, recordUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36358,14 +35348,10 @@ func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36376,8 +35362,7 @@ func (ec *executionContext) _SaleRecordPayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, saleRecordPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36401,14 +35386,10 @@ func (ec *executionContext) _SaleRecordPayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36419,8 +35400,7 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, sireCandidateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36484,14 +35464,10 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36502,8 +35478,7 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, sireEvidenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36552,14 +35527,10 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36570,50 +35541,17 @@ func (ec *executionContext) _SpeciesWithdrawal(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, speciesWithdrawalImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SpeciesWithdrawal")
 		case "species":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._SpeciesWithdrawal_species(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SpeciesWithdrawal_species(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "withdrawalMeatDays":
 			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMeatDays(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36633,14 +35571,10 @@ func (ec *executionContext) _SpeciesWithdrawal(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36651,8 +35585,7 @@ func (ec *executionContext) _TaskUpdatePayload(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36671,14 +35604,10 @@ func (ec *executionContext) _TaskUpdatePayload(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36689,8 +35618,7 @@ func (ec *executionContext) _Thread(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, threadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36736,81 +35664,17 @@ func (ec *executionContext) _Thread(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "messages":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Thread_messages(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Thread_messages(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messagesConnection":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Thread_messagesConnection(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Thread_messagesConnection(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36820,14 +35684,10 @@ func (ec *executionContext) _Thread(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36838,8 +35698,7 @@ func (ec *executionContext) _ThreadConnection(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, threadConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36868,14 +35727,10 @@ func (ec *executionContext) _ThreadConnection(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36886,8 +35741,7 @@ func (ec *executionContext) _ThreadCreatePayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, threadCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36906,14 +35760,10 @@ func (ec *executionContext) _ThreadCreatePayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36924,8 +35774,7 @@ func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, threadEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36949,14 +35798,10 @@ func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -36967,8 +35812,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37017,14 +35861,10 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37035,8 +35875,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37080,14 +35919,10 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37098,8 +35933,7 @@ func (ec *executionContext) _WebhookCreatePayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookCreatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37123,14 +35957,10 @@ func (ec *executionContext) _WebhookCreatePayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37141,8 +35971,7 @@ func (ec *executionContext) _WebhookDeletePayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeletePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37161,14 +35990,10 @@ func (ec *executionContext) _WebhookDeletePayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37179,8 +36004,7 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37201,43 +36025,11 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._WebhookDelivery_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_eventType(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "status":
 			out.Values[i] = ec._WebhookDelivery_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37274,81 +36066,17 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "payload":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._WebhookDelivery_payload(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_payload(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "attemptLog":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._WebhookDelivery_attemptLog(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_attemptLog(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37358,14 +36086,10 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37376,8 +36100,7 @@ func (ec *executionContext) _WebhookDeliveryPage(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryPageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37401,14 +36124,10 @@ func (ec *executionContext) _WebhookDeliveryPage(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37419,8 +36138,7 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload(ctx context.Context, s
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryReplayPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37439,14 +36157,10 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload(ctx context.Context, s
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37457,8 +36171,7 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37517,14 +36230,10 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37535,8 +36244,7 @@ func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookUpdatePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37555,14 +36263,10 @@ func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37573,8 +36277,7 @@ func (ec *executionContext) _WeightRecordPayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, weightRecordPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37598,14 +36301,10 @@ func (ec *executionContext) _WeightRecordPayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37616,8 +36315,7 @@ func (ec *executionContext) _WithdrawalList(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, withdrawalListImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37641,14 +36339,10 @@ func (ec *executionContext) _WithdrawalList(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37659,8 +36353,7 @@ func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, withdrawalTreatmentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37729,14 +36422,10 @@ func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37747,8 +36436,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37787,14 +36475,10 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37805,8 +36489,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37840,14 +36523,10 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37858,8 +36537,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37903,14 +36581,10 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37921,8 +36595,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37966,14 +36639,10 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -37984,8 +36653,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -38029,14 +36697,10 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -38047,8 +36711,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -38117,14 +36780,10 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -38151,9 +36810,7 @@ func (ec *executionContext) marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdb
 
 func (ec *executionContext) marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx context.Context, sel ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Animal!")
 		return graphql.Null
 	}
 	return ec._Animal(ctx, sel, v)
@@ -38161,9 +36818,7 @@ func (ec *executionContext) marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbook
 
 func (ec *executionContext) marshalNAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalConnection!")
 		return graphql.Null
 	}
 	return ec._AnimalConnection(ctx, sel, v)
@@ -38176,9 +36831,7 @@ func (ec *executionContext) unmarshalNAnimalCreateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalCreatePayload!")
 		return graphql.Null
 	}
 	return ec._AnimalCreatePayload(ctx, sel, v)
@@ -38191,9 +36844,7 @@ func (ec *executionContext) unmarshalNAnimalDeleteInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalDeletePayload!")
 		return graphql.Null
 	}
 	return ec._AnimalDeletePayload(ctx, sel, v)
@@ -38212,9 +36863,7 @@ func (ec *executionContext) unmarshalNAnimalOrderField2ᚖgithubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.AnimalOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -38222,9 +36871,7 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx context.Context, sel ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalProfile!")
 		return graphql.Null
 	}
 	return ec._AnimalProfile(ctx, sel, v)
@@ -38247,9 +36894,7 @@ func (ec *executionContext) unmarshalNAnimalUpdateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.AnimalUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._AnimalUpdatePayload(ctx, sel, v)
@@ -38278,9 +36923,7 @@ func (ec *executionContext) marshalNAnimalWithdrawal2ᚕᚖgithubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx context.Context, sel ast.SelectionSet, v *herdbook.AnimalWithdrawal) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AnimalWithdrawal!")
 		return graphql.Null
 	}
 	return ec._AnimalWithdrawal(ctx, sel, v)
@@ -38288,9 +36931,7 @@ func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthEvent!")
 		return graphql.Null
 	}
 	return ec._BirthEvent(ctx, sel, v)
@@ -38298,9 +36939,7 @@ func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherd
 
 func (ec *executionContext) marshalNBirthEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthEvidence(ctx context.Context, sel ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthEvidence!")
 		return graphql.Null
 	}
 	return ec._BirthEvidence(ctx, sel, v)
@@ -38318,9 +36957,7 @@ func (ec *executionContext) unmarshalNBirthHistorySettingsInput2githubᚗcomᚋh
 
 func (ec *executionContext) marshalNBirthPreview2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthPreview(ctx context.Context, sel ast.SelectionSet, v *ent.BirthPreview) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthPreview!")
 		return graphql.Null
 	}
 	return ec._BirthPreview(ctx, sel, v)
@@ -38333,9 +36970,7 @@ func (ec *executionContext) unmarshalNBirthPreviewApproveInput2githubᚗcomᚋhe
 
 func (ec *executionContext) marshalNBirthPreviewApprovePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewApprovePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewApprovePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthPreviewApprovePayload!")
 		return graphql.Null
 	}
 	return ec._BirthPreviewApprovePayload(ctx, sel, v)
@@ -38348,9 +36983,7 @@ func (ec *executionContext) unmarshalNBirthPreviewCreateInput2githubᚗcomᚋher
 
 func (ec *executionContext) marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthPreviewCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthPreviewCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthPreviewCreatePayload!")
 		return graphql.Null
 	}
 	return ec._BirthPreviewCreatePayload(ctx, sel, v)
@@ -38358,9 +36991,7 @@ func (ec *executionContext) marshalNBirthPreviewCreatePayload2ᚖgithubᚗcomᚋ
 
 func (ec *executionContext) marshalNBirthSettingsState2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsState(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsState) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthSettingsState!")
 		return graphql.Null
 	}
 	return ec._BirthSettingsState(ctx, sel, v)
@@ -38373,9 +37004,7 @@ func (ec *executionContext) unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋhe
 
 func (ec *executionContext) marshalNBirthSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.BirthSettingsUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthSettingsUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._BirthSettingsUpdatePayload(ctx, sel, v)
@@ -38399,9 +37028,7 @@ func (ec *executionContext) marshalNBirthWindow2ᚕᚖgithubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNBirthWindow2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthWindow(ctx context.Context, sel ast.SelectionSet, v *model.BirthWindow) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BirthWindow!")
 		return graphql.Null
 	}
 	return ec._BirthWindow(ctx, sel, v)
@@ -38426,9 +37053,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	_ = sel
 	res := graphql.MarshalBoolean(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
 }
@@ -38440,9 +37065,7 @@ func (ec *executionContext) unmarshalNCastrationFactInput2githubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNChannelPreferences2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐChannelPreferences(ctx context.Context, sel ast.SelectionSet, v *model.ChannelPreferences) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ChannelPreferences!")
 		return graphql.Null
 	}
 	return ec._ChannelPreferences(ctx, sel, v)
@@ -38470,9 +37093,7 @@ func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNCreateFarmPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateFarmPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateFarmPayload!")
 		return graphql.Null
 	}
 	return ec._CreateFarmPayload(ctx, sel, v)
@@ -38500,9 +37121,7 @@ func (ec *executionContext) unmarshalNDNAParentageRecordInput2githubᚗcomᚋher
 
 func (ec *executionContext) marshalNDNAParentageRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDNAParentageRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.DNAParentageRecordPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DNAParentageRecordPayload!")
 		return graphql.Null
 	}
 	return ec._DNAParentageRecordPayload(ctx, sel, v)
@@ -38537,9 +37156,7 @@ func (ec *executionContext) marshalNDate2string(ctx context.Context, sel ast.Sel
 	_ = sel
 	res := dategql.MarshalDate(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Date!")
 	}
 	return res
 }
@@ -38562,9 +37179,7 @@ func (ec *executionContext) marshalNDateInterval2ᚕᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNDateInterval2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateInterval(ctx context.Context, sel ast.SelectionSet, v *model.DateInterval) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DateInterval!")
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
@@ -38577,9 +37192,7 @@ func (ec *executionContext) unmarshalNDeathRecordInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNDeathRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDeathRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeathRecordPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeathRecordPayload!")
 		return graphql.Null
 	}
 	return ec._DeathRecordPayload(ctx, sel, v)
@@ -38597,9 +37210,7 @@ func (ec *executionContext) unmarshalNFactCreateInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNFactCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFactCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FactCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FactCreatePayload!")
 		return graphql.Null
 	}
 	return ec._FactCreatePayload(ctx, sel, v)
@@ -38612,9 +37223,7 @@ func (ec *executionContext) unmarshalNFactInput2ᚖgithubᚗcomᚋherdbookᚋher
 
 func (ec *executionContext) marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarm(ctx context.Context, sel ast.SelectionSet, v *ent.Farm) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Farm!")
 		return graphql.Null
 	}
 	return ec._Farm(ctx, sel, v)
@@ -38622,9 +37231,7 @@ func (ec *executionContext) marshalNFarm2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 
 func (ec *executionContext) marshalNFarmConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FarmConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmConnection!")
 		return graphql.Null
 	}
 	return ec._FarmConnection(ctx, sel, v)
@@ -38637,9 +37244,7 @@ func (ec *executionContext) unmarshalNFarmCreateInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNFarmCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmCreatePayload!")
 		return graphql.Null
 	}
 	return ec._FarmCreatePayload(ctx, sel, v)
@@ -38652,9 +37257,7 @@ func (ec *executionContext) unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmDeletePayload!")
 		return graphql.Null
 	}
 	return ec._FarmDeletePayload(ctx, sel, v)
@@ -38662,9 +37265,7 @@ func (ec *executionContext) marshalNFarmDeletePayload2ᚖgithubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNFarmMember2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMember(ctx context.Context, sel ast.SelectionSet, v *ent.FarmMember) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmMember!")
 		return graphql.Null
 	}
 	return ec._FarmMember(ctx, sel, v)
@@ -38678,9 +37279,7 @@ func (ec *executionContext) unmarshalNFarmMemberOrderField2ᚖgithubᚗcomᚋher
 
 func (ec *executionContext) marshalNFarmMemberOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmMemberOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.FarmMemberOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmMemberOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -38704,9 +37303,7 @@ func (ec *executionContext) unmarshalNFarmOrderField2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNFarmOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.FarmOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -38729,9 +37326,7 @@ func (ec *executionContext) unmarshalNFarmUpdateInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNFarmUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FarmUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._FarmUpdatePayload(ctx, sel, v)
@@ -38744,9 +37339,7 @@ func (ec *executionContext) unmarshalNFarmWhereInput2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNFile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFile(ctx context.Context, sel ast.SelectionSet, v *ent.File) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "File!")
 		return graphql.Null
 	}
 	return ec._File(ctx, sel, v)
@@ -38754,9 +37347,7 @@ func (ec *executionContext) marshalNFile2ᚖgithubᚗcomᚋherdbookᚋherdbook�
 
 func (ec *executionContext) marshalNFileConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FileConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FileConnection!")
 		return graphql.Null
 	}
 	return ec._FileConnection(ctx, sel, v)
@@ -38770,9 +37361,7 @@ func (ec *executionContext) unmarshalNFileOrderField2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNFileOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFileOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.FileOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FileOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -38787,9 +37376,7 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalFloatContext(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
 	}
 	return graphql.WrapContextMarshaler(ctx, res)
 }
@@ -38801,9 +37388,7 @@ func (ec *executionContext) unmarshalNFollowUpProtocolUpdateInput2githubᚗcom�
 
 func (ec *executionContext) marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FollowUpProtocolUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._FollowUpProtocolUpdatePayload(ctx, sel, v)
@@ -38811,9 +37396,7 @@ func (ec *executionContext) marshalNFollowUpProtocolUpdatePayload2ᚖgithubᚗco
 
 func (ec *executionContext) marshalNFollowUpProtocolVersion2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpProtocolVersion(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpProtocolVersion) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FollowUpProtocolVersion!")
 		return graphql.Null
 	}
 	return ec._FollowUpProtocolVersion(ctx, sel, v)
@@ -38837,9 +37420,7 @@ func (ec *executionContext) marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTask(ctx context.Context, sel ast.SelectionSet, v *ent.FarmTask) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FollowUpTask!")
 		return graphql.Null
 	}
 	return ec._FollowUpTask(ctx, sel, v)
@@ -38847,9 +37428,7 @@ func (ec *executionContext) marshalNFollowUpTask2ᚖgithubᚗcomᚋherdbookᚋhe
 
 func (ec *executionContext) marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFollowUpTaskConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FollowUpTaskConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FollowUpTaskConnection!")
 		return graphql.Null
 	}
 	return ec._FollowUpTaskConnection(ctx, sel, v)
@@ -38857,9 +37436,7 @@ func (ec *executionContext) marshalNFollowUpTaskConnection2ᚖgithubᚗcomᚋher
 
 func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFollowUpTaskPage(ctx context.Context, sel ast.SelectionSet, v *model.FollowUpTaskPage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FollowUpTaskPage!")
 		return graphql.Null
 	}
 	return ec._FollowUpTaskPage(ctx, sel, v)
@@ -38867,9 +37444,7 @@ func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx context.Context, sel ast.SelectionSet, v *ent.Group) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Group!")
 		return graphql.Null
 	}
 	return ec._Group(ctx, sel, v)
@@ -38882,9 +37457,7 @@ func (ec *executionContext) unmarshalNGroupAnimalsSetInput2githubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupAnimalsSetPayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupAnimalsSetPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupAnimalsSetPayload!")
 		return graphql.Null
 	}
 	return ec._GroupAnimalsSetPayload(ctx, sel, v)
@@ -38892,9 +37465,7 @@ func (ec *executionContext) marshalNGroupAnimalsSetPayload2ᚖgithubᚗcomᚋher
 
 func (ec *executionContext) marshalNGroupConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupConnection(ctx context.Context, sel ast.SelectionSet, v *ent.GroupConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupConnection!")
 		return graphql.Null
 	}
 	return ec._GroupConnection(ctx, sel, v)
@@ -38907,9 +37478,7 @@ func (ec *executionContext) unmarshalNGroupCreateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNGroupCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupCreatePayload!")
 		return graphql.Null
 	}
 	return ec._GroupCreatePayload(ctx, sel, v)
@@ -38922,9 +37491,7 @@ func (ec *executionContext) unmarshalNGroupDeleteInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.GroupDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupDeletePayload!")
 		return graphql.Null
 	}
 	return ec._GroupDeletePayload(ctx, sel, v)
@@ -38943,9 +37510,7 @@ func (ec *executionContext) unmarshalNGroupOrderField2ᚖgithubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNGroupOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.GroupOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -38965,9 +37530,7 @@ func (ec *executionContext) marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx c
 	_ = sel
 	res := uuidgql.MarshalUUID(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
 	return res
 }
@@ -39019,9 +37582,7 @@ func (ec *executionContext) marshalNIdentifier2ᚕᚖgithubᚗcomᚋherdbookᚋh
 
 func (ec *executionContext) marshalNIdentifier2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifier(ctx context.Context, sel ast.SelectionSet, v *model.Identifier) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Identifier!")
 		return graphql.Null
 	}
 	return ec._Identifier(ctx, sel, v)
@@ -39034,9 +37595,7 @@ func (ec *executionContext) unmarshalNIdentifierAddInput2githubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNIdentifierAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐIdentifierAddPayload(ctx context.Context, sel ast.SelectionSet, v *model.IdentifierAddPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "IdentifierAddPayload!")
 		return graphql.Null
 	}
 	return ec._IdentifierAddPayload(ctx, sel, v)
@@ -39061,9 +37620,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	_ = sel
 	res := graphql.MarshalInt(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
@@ -39077,9 +37634,7 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	_ = sel
 	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
@@ -39091,26 +37646,20 @@ func (ec *executionContext) unmarshalNMap2map(ctx context.Context, v any) (map[s
 
 func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Map!")
 		return graphql.Null
 	}
 	_ = sel
 	res := graphql.MarshalMap(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Map!")
 	}
 	return res
 }
 
 func (ec *executionContext) marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx context.Context, sel ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Medicine!")
 		return graphql.Null
 	}
 	return ec._Medicine(ctx, sel, v)
@@ -39118,9 +37667,7 @@ func (ec *executionContext) marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbo
 
 func (ec *executionContext) marshalNMedicineConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineConnection(ctx context.Context, sel ast.SelectionSet, v *model.MedicineConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MedicineConnection!")
 		return graphql.Null
 	}
 	return ec._MedicineConnection(ctx, sel, v)
@@ -39133,9 +37680,7 @@ func (ec *executionContext) unmarshalNMedicineCreateInput2githubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNMedicineCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MedicineCreatePayload!")
 		return graphql.Null
 	}
 	return ec._MedicineCreatePayload(ctx, sel, v)
@@ -39148,9 +37693,7 @@ func (ec *executionContext) unmarshalNMedicineDeleteInput2githubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNMedicineDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MedicineDeletePayload!")
 		return graphql.Null
 	}
 	return ec._MedicineDeletePayload(ctx, sel, v)
@@ -39174,9 +37717,7 @@ func (ec *executionContext) marshalNMedicineEdge2ᚕᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNMedicineEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineEdge(ctx context.Context, sel ast.SelectionSet, v *model.MedicineEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MedicineEdge!")
 		return graphql.Null
 	}
 	return ec._MedicineEdge(ctx, sel, v)
@@ -39189,9 +37730,7 @@ func (ec *executionContext) unmarshalNMedicineUpdateInput2githubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNMedicineUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicineUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MedicineUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._MedicineUpdatePayload(ctx, sel, v)
@@ -39204,9 +37743,7 @@ func (ec *executionContext) unmarshalNMemberAddInput2githubᚗcomᚋherdbookᚋh
 
 func (ec *executionContext) marshalNMemberAddPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberAddPayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberAddPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MemberAddPayload!")
 		return graphql.Null
 	}
 	return ec._MemberAddPayload(ctx, sel, v)
@@ -39219,9 +37756,7 @@ func (ec *executionContext) unmarshalNMemberDeactivateInput2githubᚗcomᚋherdb
 
 func (ec *executionContext) marshalNMemberDeactivatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberDeactivatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberDeactivatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MemberDeactivatePayload!")
 		return graphql.Null
 	}
 	return ec._MemberDeactivatePayload(ctx, sel, v)
@@ -39234,9 +37769,7 @@ func (ec *executionContext) unmarshalNMemberUpdateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNMemberUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMemberUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MemberUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MemberUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._MemberUpdatePayload(ctx, sel, v)
@@ -39249,9 +37782,7 @@ func (ec *executionContext) unmarshalNMembershipFactInput2githubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessage(ctx context.Context, sel ast.SelectionSet, v *ent.Message) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Message!")
 		return graphql.Null
 	}
 	return ec._Message(ctx, sel, v)
@@ -39259,9 +37790,7 @@ func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋherdbookᚋherdboo
 
 func (ec *executionContext) marshalNMessageConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageConnection(ctx context.Context, sel ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MessageConnection!")
 		return graphql.Null
 	}
 	return ec._MessageConnection(ctx, sel, v)
@@ -39275,9 +37804,7 @@ func (ec *executionContext) unmarshalNMessageOrderField2ᚖgithubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNMessageOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐMessageOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.MessageOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MessageOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -39290,9 +37817,7 @@ func (ec *executionContext) unmarshalNMessagePostInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNMessagePostPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostPayload(ctx context.Context, sel ast.SelectionSet, v *model.MessagePostPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MessagePostPayload!")
 		return graphql.Null
 	}
 	return ec._MessagePostPayload(ctx, sel, v)
@@ -39316,9 +37841,7 @@ func (ec *executionContext) marshalNMovementComparison2ᚕᚖgithubᚗcomᚋherd
 
 func (ec *executionContext) marshalNMovementComparison2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementComparison(ctx context.Context, sel ast.SelectionSet, v *model.MovementComparison) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "MovementComparison!")
 		return graphql.Null
 	}
 	return ec._MovementComparison(ctx, sel, v)
@@ -39361,9 +37884,7 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋherdbookᚋherdbook�
 
 func (ec *executionContext) marshalNNotificationConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationConnection!")
 		return graphql.Null
 	}
 	return ec._NotificationConnection(ctx, sel, v)
@@ -39377,9 +37898,7 @@ func (ec *executionContext) unmarshalNNotificationOrderField2ᚖgithubᚗcomᚋh
 
 func (ec *executionContext) marshalNNotificationOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -39392,9 +37911,7 @@ func (ec *executionContext) unmarshalNNotificationPreferencesUpdateInput2github�
 
 func (ec *executionContext) marshalNNotificationPreferencesUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationPreferencesUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationPreferencesUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationPreferencesUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._NotificationPreferencesUpdatePayload(ctx, sel, v)
@@ -39427,9 +37944,7 @@ func (ec *executionContext) unmarshalNNotificationsMarkReadInput2githubᚗcomᚋ
 
 func (ec *executionContext) marshalNNotificationsMarkReadPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadPayload(ctx context.Context, sel ast.SelectionSet, v *model.NotificationsMarkReadPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationsMarkReadPayload!")
 		return graphql.Null
 	}
 	return ec._NotificationsMarkReadPayload(ctx, sel, v)
@@ -39437,9 +37952,7 @@ func (ec *executionContext) marshalNNotificationsMarkReadPayload2ᚖgithubᚗcom
 
 func (ec *executionContext) marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "OffsetPageInfo!")
 		return graphql.Null
 	}
 	return ec._OffsetPageInfo(ctx, sel, v)
@@ -39522,9 +38035,7 @@ func (ec *executionContext) marshalNProtocolStep2ᚕᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNProtocolStep2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStep(ctx context.Context, sel ast.SelectionSet, v *model.ProtocolStep) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ProtocolStep!")
 		return graphql.Null
 	}
 	return ec._ProtocolStep(ctx, sel, v)
@@ -39551,9 +38062,7 @@ func (ec *executionContext) unmarshalNProtocolStepInput2ᚖgithubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Record!")
 		return graphql.Null
 	}
 	return ec._Record(ctx, sel, v)
@@ -39561,9 +38070,7 @@ func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbook
 
 func (ec *executionContext) marshalNRecordConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordConnection(ctx context.Context, sel ast.SelectionSet, v *ent.RecordConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordConnection!")
 		return graphql.Null
 	}
 	return ec._RecordConnection(ctx, sel, v)
@@ -39576,9 +38083,7 @@ func (ec *executionContext) unmarshalNRecordCreateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNRecordCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordCreatePayload!")
 		return graphql.Null
 	}
 	return ec._RecordCreatePayload(ctx, sel, v)
@@ -39591,9 +38096,7 @@ func (ec *executionContext) unmarshalNRecordDeleteInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordDeletePayload!")
 		return graphql.Null
 	}
 	return ec._RecordDeletePayload(ctx, sel, v)
@@ -39601,9 +38104,7 @@ func (ec *executionContext) marshalNRecordDeletePayload2ᚖgithubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx context.Context, sel ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordItem!")
 		return graphql.Null
 	}
 	return ec._RecordItem(ctx, sel, v)
@@ -39622,9 +38123,7 @@ func (ec *executionContext) unmarshalNRecordItemOrderField2ᚖgithubᚗcomᚋher
 
 func (ec *executionContext) marshalNRecordItemOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItemOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.RecordItemOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordItemOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -39638,9 +38137,7 @@ func (ec *executionContext) unmarshalNRecordOrderField2ᚖgithubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNRecordOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.RecordOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -39663,9 +38160,7 @@ func (ec *executionContext) unmarshalNRecordUpdateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RecordUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._RecordUpdatePayload(ctx, sel, v)
@@ -39683,9 +38178,7 @@ func (ec *executionContext) unmarshalNSaleRecordInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNSaleRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.SaleRecordPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SaleRecordPayload!")
 		return graphql.Null
 	}
 	return ec._SaleRecordPayload(ctx, sel, v)
@@ -39729,9 +38222,7 @@ func (ec *executionContext) marshalNSireCandidate2ᚕᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNSireCandidate2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireCandidate(ctx context.Context, sel ast.SelectionSet, v *model.SireCandidate) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SireCandidate!")
 		return graphql.Null
 	}
 	return ec._SireCandidate(ctx, sel, v)
@@ -39749,9 +38240,7 @@ func (ec *executionContext) marshalNSireEligibility2githubᚗcomᚋherdbookᚋhe
 
 func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireEvidence(ctx context.Context, sel ast.SelectionSet, v *model.SireEvidence) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SireEvidence!")
 		return graphql.Null
 	}
 	return ec._SireEvidence(ctx, sel, v)
@@ -39801,9 +38290,7 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
 	}
 	return res
 }
@@ -39854,9 +38341,7 @@ func (ec *executionContext) unmarshalNTaskUpdateInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNTaskUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTaskUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.TaskUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TaskUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._TaskUpdatePayload(ctx, sel, v)
@@ -39880,9 +38365,7 @@ func (ec *executionContext) marshalNThread2ᚕᚖgithubᚗcomᚋherdbookᚋherdb
 
 func (ec *executionContext) marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThread(ctx context.Context, sel ast.SelectionSet, v *ent.Thread) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Thread!")
 		return graphql.Null
 	}
 	return ec._Thread(ctx, sel, v)
@@ -39890,9 +38373,7 @@ func (ec *executionContext) marshalNThread2ᚖgithubᚗcomᚋherdbookᚋherdbook
 
 func (ec *executionContext) marshalNThreadConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ThreadConnection!")
 		return graphql.Null
 	}
 	return ec._ThreadConnection(ctx, sel, v)
@@ -39905,9 +38386,7 @@ func (ec *executionContext) unmarshalNThreadCreateInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNThreadCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐThreadCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.ThreadCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ThreadCreatePayload!")
 		return graphql.Null
 	}
 	return ec._ThreadCreatePayload(ctx, sel, v)
@@ -39921,9 +38400,7 @@ func (ec *executionContext) unmarshalNThreadOrderField2ᚖgithubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNThreadOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐThreadOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.ThreadOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ThreadOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -39938,9 +38415,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalTime(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
 }
@@ -39962,9 +38437,7 @@ func (ec *executionContext) unmarshalNUpdateTaskInput2githubᚗcomᚋherdbookᚋ
 
 func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐUser(ctx context.Context, sel ast.SelectionSet, v *ent.User) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "User!")
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
@@ -39978,9 +38451,7 @@ func (ec *executionContext) unmarshalNUserOrderField2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNUserOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐUserOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.UserOrderField) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UserOrderField!")
 		return graphql.Null
 	}
 	return v
@@ -40004,9 +38475,7 @@ func (ec *executionContext) marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNWebhookAttempt2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookAttempt(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookAttempt) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookAttempt!")
 		return graphql.Null
 	}
 	return ec._WebhookAttempt(ctx, sel, v)
@@ -40019,9 +38488,7 @@ func (ec *executionContext) unmarshalNWebhookCreateInput2githubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNWebhookCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookCreatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookCreatePayload!")
 		return graphql.Null
 	}
 	return ec._WebhookCreatePayload(ctx, sel, v)
@@ -40034,9 +38501,7 @@ func (ec *executionContext) unmarshalNWebhookDeleteInput2githubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNWebhookDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeletePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookDeletePayload!")
 		return graphql.Null
 	}
 	return ec._WebhookDeletePayload(ctx, sel, v)
@@ -40060,9 +38525,7 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookDelivery!")
 		return graphql.Null
 	}
 	return ec._WebhookDelivery(ctx, sel, v)
@@ -40070,9 +38533,7 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNWebhookDeliveryPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryPage(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryPage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryPage!")
 		return graphql.Null
 	}
 	return ec._WebhookDeliveryPage(ctx, sel, v)
@@ -40085,9 +38546,7 @@ func (ec *executionContext) unmarshalNWebhookDeliveryReplayInput2githubᚗcomᚋ
 
 func (ec *executionContext) marshalNWebhookDeliveryReplayPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryReplayPayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryReplayPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryReplayPayload!")
 		return graphql.Null
 	}
 	return ec._WebhookDeliveryReplayPayload(ctx, sel, v)
@@ -40121,9 +38580,7 @@ func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdboo
 
 func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookEndpoint!")
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
@@ -40136,9 +38593,7 @@ func (ec *executionContext) unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbook
 
 func (ec *executionContext) marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookUpdatePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WebhookUpdatePayload!")
 		return graphql.Null
 	}
 	return ec._WebhookUpdatePayload(ctx, sel, v)
@@ -40151,9 +38606,7 @@ func (ec *executionContext) unmarshalNWeightRecordInput2githubᚗcomᚋherdbook�
 
 func (ec *executionContext) marshalNWeightRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.WeightRecordPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WeightRecordPayload!")
 		return graphql.Null
 	}
 	return ec._WeightRecordPayload(ctx, sel, v)
@@ -40161,9 +38614,7 @@ func (ec *executionContext) marshalNWeightRecordPayload2ᚖgithubᚗcomᚋherdbo
 
 func (ec *executionContext) marshalNWithdrawalList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalList(ctx context.Context, sel ast.SelectionSet, v *model.WithdrawalList) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "WithdrawalList!")
 		return graphql.Null
 	}
 	return ec._WithdrawalList(ctx, sel, v)
@@ -40218,9 +38669,7 @@ func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Conte
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__DirectiveLocation!")
 	}
 	return res
 }
@@ -40283,6 +38732,14 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	return ret
 }
 
+func (ec *executionContext) marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "__Schema!")
+		return graphql.Null
+	}
+	return ec.___Schema(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v introspection.Type) graphql.Marshaler {
 	return ec.___Type(ctx, sel, &v)
 }
@@ -40305,9 +38762,7 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 
 func (ec *executionContext) marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v *introspection.Type) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "__Type!")
 		return graphql.Null
 	}
 	return ec.___Type(ctx, sel, v)
@@ -40322,9 +38777,7 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
 }
@@ -41562,13 +40015,6 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 
 	return ret
-}
-
-func (ec *executionContext) marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec.___Schema(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
