@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -134,6 +135,11 @@ func writeResponse(w io.Writer, resp *graphql.Response) {
 	if err != nil {
 		slog.Error("graphql: cannot encode the answer", "err", err)
 		b = []byte(`{"errors":[{"message":"Internal error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`)
+	}
+	if hw, ok := w.(http.ResponseWriter); ok {
+		// The whole answer is known: sent with its length rather than in chunks (a header
+		// set after the status line was written is simply not sent).
+		hw.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	}
 	_, _ = w.Write(b)
 }

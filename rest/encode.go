@@ -51,6 +51,7 @@ func (h *Handler) writeRecordPage(w http.ResponseWriter, records []*ent.Record, 
 	p.buf.Write(p.b)
 	p.raw("}\n")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(p.buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(p.buf.Bytes())
 }
