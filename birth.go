@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
@@ -43,6 +44,19 @@ func (s *Service) BirthSettings(ctx context.Context, farmID uuid.UUID) (BirthSet
 }
 
 func (s *Service) birthSettings(ctx context.Context, farmID uuid.UUID) (BirthSettings, error) {
+	out, _, err := s.loadBirthSettings(ctx, farmID, nil)
+	return out, err
+}
+
+// damKnownCol is the column a review's settings statement adds: whether its dam is an
+// animal of the farm.
+const damKnownCol = "review_dam_known"
+
+// loadBirthSettings reads the farm's current settings. With a dam, it also reports whether
+// the dam is an animal of the farm (inactive ones included): the newest settings row carries
+// the answer as an extra column, so a review pays one statement for both; a farm without
+// settings asks with a statement of its own.
+func (s *Service) loadBirthSettings(ctx context.Context, farmID uuid.UUID, dam *uuid.UUID) (BirthSettings, bool, error) {
 	c := s.Client(ctx)
 	// The farm the request's membership check loaded, when there is one: its species is
 	// the request's snapshot of the farm, and reading it again would cost a statement.
@@ -50,25 +64,46 @@ func (s *Service) birthSettings(ctx context.Context, farmID uuid.UUID) (BirthSet
 	if f == nil {
 		var err error
 		if f, err = c.Farm.Get(ctx, farmID); err != nil {
-			return BirthSettings{}, notFound(err, "farm", farmID)
+			return BirthSettings{}, false, notFound(err, "farm", farmID)
 		}
 	}
 	out := BirthSettings{Species: string(f.Species)}
-	row, err := c.BirthSettings.Query().Where(birthsettings.FarmID(farmID)).
-		Order(ent.Desc(birthsettings.FieldVersion)).First(ctx)
+	q := c.BirthSettings.Query().Where(birthsettings.FarmID(farmID))
+	if dam != nil {
+		q.Where(func(sel *sql.Selector) {
+			a := sql.Table(animal.Table)
+			sel.AppendSelectExprAs(sql.Exists(sql.Dialect(sel.Dialect()).Select(a.C(animal.FieldID)).From(a).
+				Where(sql.And(sql.EQ(a.C(animal.FieldID), *dam), sql.EQ(a.C(animal.FieldFarmID), farmID)))), damKnownCol)
+		})
+	}
+	row, err := q.Order(ent.Desc(birthsettings.FieldVersion)).First(ctx)
 	switch {
+	case ent.IsNotFound(err) && dam != nil:
+		known, err := s.isFarmAnimal(ctx, farmID, *dam)
+		return out, known, err
 	case ent.IsNotFound(err):
-		return out, nil
+		return out, false, nil
 	case err != nil:
-		return out, err
+		return out, false, err
+	}
+	known := false
+	if dam != nil {
+		if known, err = boolValue(row, damKnownCol); err != nil {
+			return out, false, err
+		}
 	}
 	out.latest = row.Version
 	if row.Settings.Species != out.Species {
-		return out, nil // set for the farm's former species: they do not apply
+		return out, known, nil // set for the farm's former species: they do not apply
 	}
 	st := row.Settings
 	out.Settings, out.Version = &st, row.Version
-	return out, nil
+	return out, known, nil
+}
+
+// isFarmAnimal reports whether id is an animal of the farm, inactive ones included.
+func (s *Service) isFarmAnimal(ctx context.Context, farmID, id uuid.UUID) (bool, error) {
+	return s.Client(ctx).Animal.Query().Where(animal.ID(id), animal.FarmID(farmID)).Exist(IncludeInactive(ctx))
 }
 
 // PutBirthSettings replaces the farm's settings whole with a new version and marks every
@@ -136,24 +171,20 @@ func (s *Service) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID, bi
 	return ev, err
 }
 
-// review validates the question, checks the dam belongs to the farm, loads the facts that
-// can matter and runs the engine. It returns the settings version used (0: none).
+// review validates the question, checks the dam belongs to the farm (with the settings, in
+// one statement), loads the facts that can matter and runs the engine. It returns the settings version used (0: none).
 func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate string) (evidence.Evidence, int, error) {
 	in := evidence.Input{DamID: damID, BirthDate: birthDate}
 	if errs := in.Validate(); len(errs) > 0 {
 		return evidence.Evidence{}, 0, invalidFromEvidence("", errs)
 	}
 	dam := uuid.MustParse(strings.ToLower(damID))
-	ok, err := s.Client(ctx).Animal.Query().Where(animal.ID(dam), animal.FarmID(farmID)).Exist(IncludeInactive(ctx))
+	st, ok, err := s.loadBirthSettings(ctx, farmID, &dam)
 	if err != nil {
 		return evidence.Evidence{}, 0, err
 	}
 	if !ok {
 		return evidence.Evidence{}, 0, Errorf(ENOTFOUND, "dam %s is not an animal of this farm", dam)
-	}
-	st, err := s.birthSettings(ctx, farmID)
-	if err != nil {
-		return evidence.Evidence{}, 0, err
 	}
 	in.Settings = st.Settings
 	in.DamID = dam.String()
