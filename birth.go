@@ -209,19 +209,20 @@ func conceptionStart(in evidence.Input) string {
 }
 
 // loadFacts loads the active facts of the farm that can bear on a birth of dam on born, in a
-// few indexed queries: the dam's own facts (and exposures and births that name her), the DNA
-// results about the offspring her birth facts on that date name, the
-// exposures of the groups her membership facts name that overlap the conception window
-// [from, through], and the facts of every sire those exposures name up to through. Without
-// a conception window no exposure can place a sire, so only the dam's facts are loaded.
-// Current group links are never read. Dates compare as text: they are all YYYY-MM-DD.
+// few indexed statements: the dam's own facts (and exposures and births that name her); the
+// DNA results about the offspring her birth facts on that date name; and, in one statement,
+// the exposures of the groups her membership facts name that overlap the conception window
+// [from, through] with the facts of every sire those exposures or her own name, up to
+// through. Without a conception window no exposure can place a sire, so only the dam's facts
+// are loaded. Current group links are never read. Dates compare as text: they are all
+// YYYY-MM-DD.
 func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
+	// active holds the items that carry a fact, of the farm's active records.
+	active := []predicate.RecordItem{recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))}
 	// query loads the facts matching where, reading only the columns the review needs.
 	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
-		q := c.RecordItem.Query().
-			Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
-			Where(where...)
+		q := c.RecordItem.Query().Where(active...).Where(where...)
 		if limit > 0 {
 			q.Limit(limit)
 		}
@@ -292,30 +293,65 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 		}
 		add(untied)
 	}
-	if len(groups) > 0 {
-		exp, err := query(0, recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...), overlaps)
-		if err != nil {
-			return nil, err
-		}
-		add(exp)
-		for _, it := range exp {
-			if it.FactSubject != nil {
-				sires = append(sires, *it.FactSubject)
-			}
-		}
+	// What the review needs to know of a sire: his profile, and whatever can have made him
+	// unable to sire by the end of the window or placed him on or off the farm.
+	kinds := []string{string(evidence.KindCastration), string(evidence.KindPurchase),
+		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+	sireFact := recorditem.Or(recorditem.FactKind(string(evidence.KindProfile)),
+		recorditem.And(recorditem.FactKindIn(kinds...), recorditem.FactDateLTE(through)))
+	var last predicate.RecordItem
+	switch {
+	case len(groups) > 0:
+		exposures := append(slices.Clone(active), recorditem.IsActive(true),
+			recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...), overlaps)
+		last = exposuresWithSires(exposures, dedupe(sires), sireFact)
+	case len(sires) > 0:
+		last = recorditem.And(recorditem.FactSubjectIn(dedupe(sires)...), sireFact)
+	default:
+		return facts, nil
 	}
-	if len(sires) > 0 {
-		kinds := []string{string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindPurchase),
-			string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
-		of, err := query(0, recorditem.FactSubjectIn(dedupe(sires)...), recorditem.Or(
-			recorditem.FactKind(string(evidence.KindProfile)),
-			recorditem.And(recorditem.FactKindIn(kinds[1:]...), recorditem.FactDateLTE(through))))
-		if err != nil {
-			return nil, err
-		}
-		add(of)
+	items, err := query(0, last)
+	if err != nil {
+		return nil, err
 	}
+	add(items)
 	return facts, nil
+}
+
+// exposuresCTE names the exposures of the dam's groups in the review's last statement.
+const exposuresCTE = "review_exposures"
+
+// exposuresWithSires selects, in one statement, the exposures matching exposures and the
+// facts matching sireFact of every sire they name and of the sires named in direct. The
+// items are picked by id from a union: the exposures (a common table expression, read once),
+// the facts of their sires, and the facts of the direct sires, each part through its own
+// index. A union rather than an OR of the conditions: PostgreSQL cannot drive an OR that
+// holds an IN (subquery) by an index, and would filter the farm's whole history instead.
+// The exposures' conditions must hold everything that makes an exposure count (farm,
+// active record, active item): the soft-delete interceptor does not reach a subquery.
+func exposuresWithSires(exposures []predicate.RecordItem, direct []uuid.UUID, sireFact predicate.RecordItem) predicate.RecordItem {
+	return func(sel *sql.Selector) {
+		d := sql.Dialect(sel.Dialect())
+		e := d.Table(recorditem.Table).As("exposure")
+		exp := d.Select(e.C(recorditem.FieldID), e.C(recorditem.FieldFactSubject)).From(e)
+		for _, p := range exposures {
+			p(exp)
+		}
+		cte := d.Table(exposuresCTE)
+		named := d.Table(recorditem.Table).As("sire_fact")
+		ofNamed := d.Select(named.C(recorditem.FieldID)).From(named).
+			Where(sql.In(named.C(recorditem.FieldFactSubject), d.Select(cte.C(recorditem.FieldFactSubject)).From(cte)))
+		sireFact(ofNamed)
+		ids := d.Select(cte.C(recorditem.FieldID)).From(cte).UnionAll(ofNamed)
+		if len(direct) > 0 {
+			t := d.Table(recorditem.Table).As("direct_sire_fact")
+			ofDirect := d.Select(t.C(recorditem.FieldID)).From(t)
+			recorditem.FactSubjectIn(direct...)(ofDirect)
+			sireFact(ofDirect)
+			ids.UnionAll(ofDirect)
+		}
+		sel.Where(sql.In(sel.C(recorditem.FieldID), ids.Prefix(d.With(exposuresCTE).As(exp))))
+	}
 }
 
 // WithFactColumns sets the indexed copies of the birth_history fact in metadata on an item

@@ -241,6 +241,12 @@ func TestBirthEvidence(t *testing.T) {
 				})
 			}
 			small := count()
+			// The access token; the viewer's memberships (the request's scope); the farm's
+			// settings with the dam check; the dam's own facts; the exposures of her groups
+			// with the facts of every sire they or her own exposure name.
+			if small != 5 {
+				t.Fatalf("the review costs %d statements, want 5", small)
+			}
 			// Unrelated animals with their own facts must not change the cost.
 			for i := 0; i < 20; i++ {
 				a := b.app.MustAnimal(b.owner, uuid.MustParse(b.farm), fmt.Sprintf("X-%d", i)).ID.String()

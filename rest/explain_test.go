@@ -93,6 +93,23 @@ func TestStatementsUseIndexes(t *testing.T) {
 	for _, dam := range dams {
 		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")
 	}
+	// The review's other statement shapes, which the seeded history does not make: a dam
+	// whose own exposure names her sire (with her group exposures, and alone for a dam
+	// without memberships, which also looks for an exposure it cannot tie to her), and a
+	// birth whose offspring have a DNA result.
+	bull, loner, calf := dams[1].String(), app.MustAnimal(owner, farm, "LONER").ID.String(), app.MustAnimal(owner, farm, "CALF").ID.String()
+	for _, f := range []string{
+		`{"kind":"exposure","sire_id":"` + bull + `","dam_id":"` + dams[0].String() + `","start_date":"2024-05-01","end_date":"2024-07-31"}`,
+		`{"kind":"exposure","sire_id":"` + bull + `","dam_id":"` + loner + `","start_date":"2024-05-01","end_date":"2024-07-31"}`,
+		`{"kind":"birth","dam_id":"` + dams[0].String() + `","date":"2025-03-15","offspring_ids":["` + calf + `"]}`,
+		`{"kind":"dna_parentage","offspring_id":"` + calf + `","parent_id":"` + bull + `","relation":"sire","result":"qualified","date":"2025-04-01"}`,
+	} {
+		body := `{"animal_ids":["` + dams[0].String() + `"],"name":"Fact","type":"GENETIC","applied_at":"2025-01-01T00:00:00Z","record_items":[{"metadata":{"birth_history":` + f + `}}]}`
+		if res := app.Do("POST", base+"/records", owner.Token, body); res.Status != 201 {
+			t.Fatalf("fact %s: %d %s", f, res.Status, res.Body)
+		}
+	}
+	paths = append(paths, base+"/birth-history/evidence?dam_id="+loner+"&birth_date=2025-03-15")
 
 	type statement struct {
 		query string
