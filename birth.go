@@ -220,37 +220,48 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 	c := s.Client(ctx)
 	// active holds the items that carry a fact, of the farm's active records.
 	active := []predicate.RecordItem{recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))}
-	// query loads the facts matching where, reading only the columns the review needs.
+	// query loads the facts matching where, reading only the columns the review needs, and
+	// the fact itself as JSON text (withFactJSON).
 	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
-		q := c.RecordItem.Query().Where(active...).Where(where...)
+		q := c.RecordItem.Query().Where(active...).Where(where...).Where(withFactJSON)
 		if limit > 0 {
 			q.Limit(limit)
 		}
-		return q.Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+		return q.Select(recorditem.FieldID, recorditem.FieldRecordID,
 			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
 			All(ctx)
 	}
 	seen := map[uuid.UUID]bool{}
 	var facts []evidence.Fact
-	add := func(items []*ent.RecordItem) {
+	add := func(items []*ent.RecordItem) error {
 		for _, it := range items {
 			if seen[it.ID] {
 				continue
 			}
 			seen[it.ID] = true
-			f, ok, errs := parseFact(it.Metadata)
-			if !ok || len(errs) > 0 {
+			var raw []byte
+			if err := scanValue(it, factJSONCol, func(b []byte) error { raw = b; return nil }); err != nil {
+				return err
+			}
+			if raw == nil {
+				continue // no birth_history key
+			}
+			f, errs := evidence.ParseFact(raw)
+			if len(errs) > 0 {
 				continue
 			}
 			f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
 			facts = append(facts, f)
 		}
+		return nil
 	}
 	own, err := query(0, recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam)))
 	if err != nil {
 		return nil, err
 	}
-	add(own)
+	if err := add(own); err != nil {
+		return nil, err
+	}
 	// DNA parentage results about the offspring of this birth (one more query, only when a
 	// birth fact of the dam on that date names offspring).
 	var kids []uuid.UUID
@@ -266,7 +277,9 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 		if err != nil {
 			return nil, err
 		}
-		add(dna)
+		if err := add(dna); err != nil {
+			return nil, err
+		}
 	}
 	if through == "" || from == "" {
 		return facts, nil
@@ -291,7 +304,9 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 		if err != nil {
 			return nil, err
 		}
-		add(untied)
+		if err := add(untied); err != nil {
+			return nil, err
+		}
 	}
 	// What the review needs to know of a sire: his profile, and whatever can have made him
 	// unable to sire by the end of the window or placed him on or off the farm.
@@ -314,8 +329,21 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 	if err != nil {
 		return nil, err
 	}
-	add(items)
+	if err := add(items); err != nil {
+		return nil, err
+	}
 	return facts, nil
+}
+
+// factJSONCol is the column under which loadFacts reads an item's birth_history fact.
+const factJSONCol = "review_fact"
+
+// withFactJSON selects the birth_history value of an item's metadata as JSON text, NULL when
+// there is none (-> means the same on PostgreSQL's jsonb and on SQLite's JSON text). The
+// review hands it to evidence.ParseFact as it is: reading the metadata through ent would
+// decode it whole into a map, only for the fact to be encoded again and parsed.
+func withFactJSON(sel *sql.Selector) {
+	sel.AppendSelectExprAs(sql.Expr(sel.C(recorditem.FieldMetadata)+" -> '"+FactKey+"'"), factJSONCol)
 }
 
 // exposuresCTE names the exposures of the dam's groups in the review's last statement.
