@@ -208,14 +208,15 @@ func conceptionStart(in evidence.Input) string {
 	return born.AddDate(0, 0, -in.Settings.GestationDays.Max).Format(time.DateOnly)
 }
 
-// loadFacts loads the active facts of the farm that can bear on a birth of dam on born, in a
-// few indexed statements: the dam's own facts (and exposures and births that name her); the
-// DNA results about the offspring her birth facts on that date name; and, in one statement,
-// the exposures of the groups her membership facts name that overlap the conception window
-// [from, through] with the facts of every sire those exposures or her own name, up to
-// through. Without a conception window no exposure can place a sire, so only the dam's facts
-// are loaded. Current group links are never read. Dates compare as text: they are all
-// YYYY-MM-DD.
+// loadFacts loads the active facts of the farm that can bear on a birth of dam on born. With
+// a conception window [from, through], one statement loads the dam's own facts (and
+// exposures and births that name her), the exposures of the groups her membership facts name
+// that overlap the window, and the facts of every sire those exposures or her own name, up to
+// through (reviewFacts). Without one, no exposure can place a sire, and it loads only the
+// dam's facts. One more statement loads the DNA results about the offspring her birth facts
+// on that date name, when there are any, and one an exposure the review cannot tie to her,
+// when no membership of hers starts by the end of the window. Current group links are never
+// read. Dates compare as text: they are all YYYY-MM-DD.
 func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
 	// active holds the items that carry a fact, of the farm's active records.
@@ -227,8 +228,8 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 		if limit > 0 {
 			q.Limit(limit)
 		}
-		return q.Select(recorditem.FieldID, recorditem.FieldRecordID,
-			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
+		return q.Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldFactKind,
+			recorditem.FieldFactSubject, recorditem.FieldFactDam, recorditem.FieldFactGroup, recorditem.FieldFactDate).
 			All(ctx)
 	}
 	seen := map[uuid.UUID]bool{}
@@ -255,9 +256,26 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 		}
 		return nil
 	}
-	own, err := query(0, recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam)))
+	ownFact := recorditem.Or(recorditem.FactSubject(dam), recorditem.FactDam(dam))
+	window := through != "" && from != ""
+	var loaded []*ent.RecordItem
+	var err error
+	if window {
+		loaded, err = query(0, reviewFacts(active, ownFact, from, through))
+	} else {
+		loaded, err = query(0, ownFact)
+	}
 	if err != nil {
 		return nil, err
+	}
+	// The dam's own facts first: her births name the offspring whose DNA results count.
+	var own, others []*ent.RecordItem
+	for _, it := range loaded {
+		if (it.FactSubject != nil && *it.FactSubject == dam) || (it.FactDam != nil && *it.FactDam == dam) {
+			own = append(own, it)
+		} else {
+			others = append(others, it)
+		}
 	}
 	if err := add(own); err != nil {
 		return nil, err
@@ -272,6 +290,9 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 			}
 		}
 	}
+	if err := add(others); err != nil {
+		return nil, err
+	}
 	if len(kids) > 0 {
 		dna, err := query(0, recorditem.FactKind(string(evidence.KindDNAParentage)), recorditem.FactSubjectIn(dedupe(kids)...))
 		if err != nil {
@@ -281,26 +302,18 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 			return nil, err
 		}
 	}
-	if through == "" || from == "" {
+	if !window {
 		return facts, nil
 	}
-	overlaps := recorditem.And(recorditem.FactDateLTE(through),
-		recorditem.Or(recorditem.FactUntilIsNil(), recorditem.FactUntilGTE(from)))
-	var groups, sires []uuid.UUID
 	early := false // a membership of the dam that starts by the end of the window
 	for _, it := range own {
-		switch {
-		case it.FactKind != nil && *it.FactKind == string(evidence.KindMembership) && it.FactGroup != nil:
-			groups = append(groups, *it.FactGroup)
-			early = early || (it.FactDate != nil && *it.FactDate <= through)
-		case it.FactKind != nil && *it.FactKind == string(evidence.KindExposure) && it.FactSubject != nil:
-			sires = append(sires, *it.FactSubject)
-		}
+		early = early || (it.FactKind != nil && *it.FactKind == string(evidence.KindMembership) && it.FactGroup != nil &&
+			it.FactDate != nil && *it.FactDate <= through)
 	}
 	if !early {
 		// The review notes group exposures it cannot tie to a dam without memberships; one
 		// such exposure is enough for that note, and its sire cannot be a candidate.
-		untied, err := query(1, recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupNotNil(), overlaps)
+		untied, err := query(1, recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupNotNil(), overlaps(from, through))
 		if err != nil {
 			return nil, err
 		}
@@ -308,31 +321,13 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 			return nil, err
 		}
 	}
-	// What the review needs to know of a sire: his profile, and whatever can have made him
-	// unable to sire by the end of the window or placed him on or off the farm.
-	kinds := []string{string(evidence.KindCastration), string(evidence.KindPurchase),
-		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
-	sireFact := recorditem.Or(recorditem.FactKind(string(evidence.KindProfile)),
-		recorditem.And(recorditem.FactKindIn(kinds...), recorditem.FactDateLTE(through)))
-	var last predicate.RecordItem
-	switch {
-	case len(groups) > 0:
-		exposures := append(slices.Clone(active), recorditem.IsActive(true),
-			recorditem.FactKind(string(evidence.KindExposure)), recorditem.FactGroupIn(dedupe(groups)...), overlaps)
-		last = exposuresWithSires(exposures, dedupe(sires), sireFact)
-	case len(sires) > 0:
-		last = recorditem.And(recorditem.FactSubjectIn(dedupe(sires)...), sireFact)
-	default:
-		return facts, nil
-	}
-	items, err := query(0, last)
-	if err != nil {
-		return nil, err
-	}
-	if err := add(items); err != nil {
-		return nil, err
-	}
 	return facts, nil
+}
+
+// overlaps holds the facts whose span meets [from, through].
+func overlaps(from, through string) predicate.RecordItem {
+	return recorditem.And(recorditem.FactDateLTE(through),
+		recorditem.Or(recorditem.FactUntilIsNil(), recorditem.FactUntilGTE(from)))
 }
 
 // factJSONCol is the column under which loadFacts reads an item's birth_history fact.
@@ -346,39 +341,65 @@ func withFactJSON(sel *sql.Selector) {
 	sel.AppendSelectExprAs(sql.Expr(sel.C(recorditem.FieldMetadata)+" -> '"+FactKey+"'"), factJSONCol)
 }
 
-// exposuresCTE names the exposures of the dam's groups in the review's last statement.
-const exposuresCTE = "review_exposures"
+// The common table expressions of reviewFacts.
+const (
+	ownCTE       = "review_own"
+	exposuresCTE = "review_exposures"
+)
 
-// exposuresWithSires selects, in one statement, the exposures matching exposures and the
-// facts matching sireFact of every sire they name and of the sires named in direct. The
-// items are picked by id from a union: the exposures (a common table expression, read once),
-// the facts of their sires, and the facts of the direct sires, each part through its own
-// index. A union rather than an OR of the conditions: PostgreSQL cannot drive an OR that
-// holds an IN (subquery) by an index, and would filter the farm's whole history instead.
-// The exposures' conditions must hold everything that makes an exposure count (farm,
-// active record, active item): the soft-delete interceptor does not reach a subquery.
-func exposuresWithSires(exposures []predicate.RecordItem, direct []uuid.UUID, sireFact predicate.RecordItem) predicate.RecordItem {
+// reviewFacts selects, in one statement, what a review with a conception window [from,
+// through] reads: the facts matching active and own (the dam's), the exposures of the
+// groups her memberships name that overlap the window, and the facts of every sire those
+// exposures or her own exposures name that can matter: his profile, and his castrations,
+// purchases, movements, sales and deaths up to through. The items are picked by id from a
+// union whose parts each go through an index: her facts and the exposures are common table
+// expressions, read once, that the later parts take their groups and sires from. A union
+// rather than an OR of the conditions: PostgreSQL cannot drive an OR that holds an IN
+// (subquery) by an index, and would filter the farm's whole history instead. Each part
+// states active itself (and that the item is active: the soft-delete interceptor does not
+// reach a subquery). The statement's text is the same for every dam, so the database
+// prepares and plans it once per connection.
+func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, through string) predicate.RecordItem {
+	kinds := []string{string(evidence.KindCastration), string(evidence.KindPurchase),
+		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+	sireFact := recorditem.Or(recorditem.FactKind(string(evidence.KindProfile)),
+		recorditem.And(recorditem.FactKindIn(kinds...), recorditem.FactDateLTE(through)))
 	return func(sel *sql.Selector) {
 		d := sql.Dialect(sel.Dialect())
-		e := d.Table(recorditem.Table).As("exposure")
-		exp := d.Select(e.C(recorditem.FieldID), e.C(recorditem.FieldFactSubject)).From(e)
-		for _, p := range exposures {
-			p(exp)
+		// items selects cols of the items matching preds, under the alias as.
+		items := func(as string, cols []string, preds ...predicate.RecordItem) *sql.Selector {
+			t := d.Table(recorditem.Table).As(as)
+			q := d.Select(t.Columns(cols...)...).From(t)
+			for _, p := range preds {
+				p(q)
+			}
+			return q
 		}
-		cte := d.Table(exposuresCTE)
-		named := d.Table(recorditem.Table).As("sire_fact")
-		ofNamed := d.Select(named.C(recorditem.FieldID)).From(named).
-			Where(sql.In(named.C(recorditem.FieldFactSubject), d.Select(cte.C(recorditem.FieldFactSubject)).From(cte)))
-		sireFact(ofNamed)
-		ids := d.Select(cte.C(recorditem.FieldID)).From(cte).UnionAll(ofNamed)
-		if len(direct) > 0 {
-			t := d.Table(recorditem.Table).As("direct_sire_fact")
-			ofDirect := d.Select(t.C(recorditem.FieldID)).From(t)
-			recorditem.FactSubjectIn(direct...)(ofDirect)
-			sireFact(ofDirect)
-			ids.UnionAll(ofDirect)
+		// ofFarm is items restricted to active and to active items. The common table
+		// expressions feed the other parts, so they state it themselves; the sires' facts
+		// need not, the statement's outer condition holds every row to active.
+		ofFarm := func(as string, cols []string, preds ...predicate.RecordItem) *sql.Selector {
+			return items(as, cols, slices.Concat(active, []predicate.RecordItem{recorditem.IsActive(true)}, preds)...)
 		}
-		sel.Where(sql.In(sel.C(recorditem.FieldID), ids.Prefix(d.With(exposuresCTE).As(exp))))
+		mine, exp := d.Table(ownCTE), d.Table(exposuresCTE)
+		// ownOf picks a column of her facts of one kind.
+		ownOf := func(col string, kind evidence.Kind) *sql.Selector {
+			return d.Select(mine.C(col)).From(mine).Where(sql.EQ(mine.C(recorditem.FieldFactKind), string(kind)))
+		}
+		ownFacts := ofFarm("own_fact",
+			[]string{recorditem.FieldID, recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup}, own)
+		exposures := ofFarm("exposure", []string{recorditem.FieldID, recorditem.FieldFactSubject},
+			recorditem.FactKind(string(evidence.KindExposure)), overlaps(from, through))
+		exposures.Where(sql.In(exposures.C(recorditem.FieldFactGroup), ownOf(recorditem.FieldFactGroup, evidence.KindMembership)))
+		sires := d.Select(exp.C(recorditem.FieldFactSubject)).From(exp).
+			UnionAll(ownOf(recorditem.FieldFactSubject, evidence.KindExposure))
+		ofSires := items("sire_fact", []string{recorditem.FieldID}, sireFact)
+		ofSires.Where(sql.In(ofSires.C(recorditem.FieldFactSubject), sires))
+		ids := d.Select(mine.C(recorditem.FieldID)).From(mine).
+			UnionAll(d.Select(exp.C(recorditem.FieldID)).From(exp)).
+			UnionAll(ofSires).
+			Prefix(d.With(ownCTE).As(ownFacts).With(exposuresCTE).As(exposures))
+		sel.Where(sql.In(sel.C(recorditem.FieldID), ids))
 	}
 }
 

@@ -42,7 +42,7 @@ func seededFarm(tb testing.TB, d *db.DB, animals, records int) (*herdbooktest.Ap
 }
 
 // TestEvidenceLoaderMatchesFullHistory proves that loading only the facts that can matter
-// (three bounded queries) gives exactly the review of the farm's whole history.
+// (a few bounded statements) gives exactly the review of the farm's whole history.
 func TestEvidenceLoaderMatchesFullHistory(t *testing.T) {
 	t.Parallel()
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
