@@ -137,6 +137,54 @@ func TestEvidenceLoaderMatchesFullHistory(t *testing.T) {
 	})
 }
 
+// TestReviewPlanOnSQLite holds SQLite to the plan the review's facts statement is written
+// for (reviewFacts). SQLite keeps no statistics, so its plan does not depend on the data:
+// a plan that looks the exposures or the sires' facts up by their kind reads every
+// exposure or profile of the farm, as a whole scan of the items does.
+func TestReviewPlanOnSQLite(t *testing.T) {
+	t.Parallel()
+	d := herdbooktest.MustDB(t, "sqlite")
+	app, ctx, farmID := seededFarm(t, d, 100, 300)
+	dam, err := d.Client.Animal.Query().Where(animal.FarmID(farmID)).FirstID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var query string
+	var args []any
+	stop := d.Observe(func(q string, a []any) {
+		if strings.Contains(q, "WITH") {
+			query, args = q, a
+		}
+	})
+	_, err = app.Service.BirthEvidence(ctx, farmID, dam.String(), "2025-03-15")
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if query == "" {
+		t.Fatal("the review sent no statement with common table expressions")
+	}
+	rows, err := d.SQL.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	for _, line := range plan {
+		if strings.Contains(line, "fact_kind_fact_date") || strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN review_") {
+			t.Errorf("SQLite reads facts by kind or whole: %q in\n%s", line, strings.Join(plan, "\n"))
+		}
+	}
+}
+
 // BenchmarkBirthEvidence reviews one dam on a farm of 10,000 animals and 200,000 record
 // items (100,000 records of two items; about 40,000 of them facts). Seeding takes under a
 // minute per dialect and happens once, in the parent benchmark.
