@@ -172,8 +172,9 @@ func (s *Service) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID, bi
 	return ev, err
 }
 
-// review validates the question, checks the dam belongs to the farm (with the settings, in
-// one statement), loads the facts that can matter and runs the engine. It returns the settings version used (0: none).
+// review validates the question, checks the dam belongs to the farm (in the settings'
+// statement), loads the facts that can matter and runs the engine. It returns the settings
+// version used (0: none).
 func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate string) (evidence.Evidence, int, error) {
 	in := evidence.Input{DamID: damID, BirthDate: birthDate}
 	if errs := in.Validate(); len(errs) > 0 {

@@ -168,6 +168,8 @@ func TestStatementsUseIndexes(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
+	// EXPLAIN EXECUTE below shows the generic plan a prepared statement may get from its
+	// sixth run on; EXPLAIN with arguments plans for their values.
 	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
 		t.Fatal(err)
 	}
