@@ -2,6 +2,7 @@ package herdbook
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -107,8 +108,14 @@ func (s *Service) memberships(ctx context.Context, st *requestState, v *Viewer) 
 	return members, byID, nil
 }
 
+// selectedValues is an entity read with extra selected columns (AppendSelectAs in a
+// predicate), whose values it returns by name.
+type selectedValues interface {
+	Value(name string) (ent.Value, error)
+}
+
 // scanValue hands the text of an extra selected column of f to set.
-func scanValue(f *ent.Farm, col string, set func([]byte) error) error {
+func scanValue(f selectedValues, col string, set func([]byte) error) error {
 	val, err := f.Value(col)
 	if err != nil {
 		return err
@@ -126,6 +133,22 @@ func scanValue(f *ent.Farm, col string, set func([]byte) error) error {
 		}
 		return nil
 	}
+}
+
+// boolValue reads an extra selected column that holds a truth value: PostgreSQL's driver
+// returns a bool, SQLite's an integer.
+func boolValue(f selectedValues, col string) (bool, error) {
+	val, err := f.Value(col)
+	if err != nil {
+		return false, err
+	}
+	switch x := val.(type) {
+	case bool:
+		return x, nil
+	case int64:
+		return x != 0, nil
+	}
+	return false, fmt.Errorf("column %s holds %T, not a truth value", col, val)
 }
 
 // viewerMember returns the viewer's active membership of an active farm, from the request's

@@ -214,6 +214,24 @@ func TestBirthEvidence(t *testing.T) {
 			wantEmpty(t, evidenceOf(theirDam, "2026-04-20"), 404)
 			wantEmpty(t, b.app.Do("GET", "/v1/farm/"+sf.ID.String()+"/birth-history/evidence?dam_id="+theirDam+"&birth_date=2026-04-20", b.owner.Token, nil), 404)
 		})
+		t.Run("DamCheck", func(t *testing.T) {
+			// The dam check rides on the settings statement; a farm without settings asks
+			// with a statement of its own. Both answer alike, and a dam that left the farm
+			// (deleted) is still its animal.
+			other := b.app.MustFarm(b.owner, "Unconfigured")
+			for _, farm := range []string{b.farm, other.ID.String()} {
+				path := "/v1/farm/" + farm + "/birth-history/evidence?birth_date=2026-04-20&dam_id="
+				own := b.app.MustAnimal(b.owner, uuid.MustParse(farm), "GONE").ID.String()
+				if res := b.app.Do("DELETE", "/v1/farm/"+farm+"/animals/"+own, b.owner.Token, nil); res.Status != 204 {
+					t.Fatalf("delete: %d %s", res.Status, res.Body)
+				}
+				if res := b.app.Do("GET", path+own, b.owner.Token, nil); res.Status != 200 {
+					t.Fatalf("farm %s, its deleted animal: %d %s", farm, res.Status, res.Body)
+				}
+				wantEmpty(t, b.app.Do("GET", path+uuid.NewString(), b.owner.Token, nil), 404)
+			}
+			wantEmpty(t, b.app.Do("GET", "/v1/farm/"+other.ID.String()+"/birth-history/evidence?birth_date=2026-04-20&dam_id="+b.dam, b.owner.Token, nil), 404)
+		})
 		t.Run("QueriesIndependentOfFarmSize", func(t *testing.T) {
 			count := func() int64 {
 				return b.app.Queries(func() {
@@ -223,6 +241,14 @@ func TestBirthEvidence(t *testing.T) {
 				})
 			}
 			small := count()
+			// The access token; the viewer's memberships (the request's scope); the farm's
+			// settings with the dam check; the facts: hers, her groups' exposures and the
+			// facts of every sire they or her own exposure name. (A dam with a birth whose
+			// offspring have DNA results, or without a membership by the end of the
+			// conception window, costs one more each.)
+			if small != 4 {
+				t.Fatalf("the review costs %d statements, want 4", small)
+			}
 			// Unrelated animals with their own facts must not change the cost.
 			for i := 0; i < 20; i++ {
 				a := b.app.MustAnimal(b.owner, uuid.MustParse(b.farm), fmt.Sprintf("X-%d", i)).ID.String()
