@@ -282,11 +282,9 @@ func (s *Service) recordPage(ctx context.Context, farmID uuid.UUID, p Page) ([]*
 		}
 	}
 	if len(rs) > 0 {
-		role, _ := rs[0].Value(counterRole)
-		if r, _ := role.(string); r != "" {
-			return counted(rs, farmID)
-		}
-		if r, _ := role.([]byte); len(r) > 0 {
+		var role string
+		_ = scanValue(rs[0], counterRole, func(b []byte) error { role = string(b); return nil })
+		if role != "" {
 			return counted(rs, farmID)
 		}
 	}
@@ -340,11 +338,8 @@ const (
 // and unique keys.
 func withCounter(farmID, userID uuid.UUID) func(*sql.Selector) {
 	return func(s *sql.Selector) {
-		for _, sel := range [][2]string{{counterSeq, changecounter.FieldSeq}, {counterRecords, changecounter.FieldRecords}} {
-			as, col := sel[0], sel[1]
-			c := sql.Table(changecounter.Table)
-			s.AppendSelectExprAs(orElse(sql.Dialect(s.Dialect()).Select(c.C(col)).From(c).Where(sql.EQ(c.C(changecounter.FieldID), farmID)), "0"), as)
-		}
+		s.AppendSelectExprAs(counterColumn(s.Dialect(), farmID, changecounter.FieldSeq), counterSeq)
+		s.AppendSelectExprAs(counterColumn(s.Dialect(), farmID, changecounter.FieldRecords), counterRecords)
 		m, f := sql.Table(farmmember.Table), sql.Table(farm.Table)
 		activeFarm := sql.Dialect(s.Dialect()).Select(f.C(farm.FieldID)).From(f).
 			Where(sql.And(sql.EQ(f.C(farm.FieldID), farmID), sql.EQ(f.C(farm.FieldIsActive), true)))
@@ -355,6 +350,13 @@ func withCounter(farmID, userID uuid.UUID) func(*sql.Selector) {
 			sql.Exists(activeFarm),
 		)), "''"), counterRole)
 	}
+}
+
+// counterColumn is the column col of the farm's change counter row as a scalar subquery on
+// its primary key, 0 while the farm has no counter row yet.
+func counterColumn(dialect string, farmID uuid.UUID, col string) sql.Querier {
+	c := sql.Table(changecounter.Table)
+	return orElse(sql.Dialect(dialect).Select(c.C(col)).From(c).Where(sql.EQ(c.C(changecounter.FieldID), farmID)), "0")
 }
 
 // orElse is the scalar subquery q, or the literal when it finds no row: never NULL, whose

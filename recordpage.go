@@ -341,9 +341,7 @@ func (s *Service) loadRecordPage(ctx context.Context, farmID uuid.UUID, c *ent.R
 		q.Where(p)
 	}
 	q.Where(func(sel *sql.Selector) {
-		c := sql.Table(changecounter.Table)
-		sel.AppendSelectExprAs(orElse(sql.Dialect(sel.Dialect()).Select(c.C(changecounter.FieldRecords)).From(c).
-			Where(sql.EQ(c.C(changecounter.FieldID), farmID)), "0"), totalCol)
+		sel.AppendSelectExprAs(counterColumn(sel.Dialect(), farmID, changecounter.FieldRecords), totalCol)
 	})
 	if !isDefault {
 		q.Order(orderTerm(col, direction), orderTerm(record.FieldID, direction))
