@@ -73,9 +73,8 @@ func (s *Service) checkIdentifierValues(ctx context.Context, farmID uuid.UUID, f
 // testTagsAllowed reports whether the farm's settings allow test transponders
 // (allow_test_tags); unset is false.
 func (s *Service) testTagsAllowed(ctx context.Context, farmID uuid.UUID) (bool, error) {
-	// Seam until the farm settings resource lands: no farm allows test tags.
-	_, _ = ctx, farmID
-	return false, nil
+	st, err := s.settings(ctx, farmID)
+	return st.AllowTestTags, err
 }
 
 // normalizeTag checks an animal's tag: a number of an official scheme (eid.ParseTag) must
