@@ -145,7 +145,7 @@ func Parse(s string) (Code, error) {
 	case len(s) == 16 && allHex(s):
 		return rawHex(s)
 	}
-	return Code{}, errorf("must be an ISO 11784 code as %s", formsText)
+	return Code{}, errorf("must be an ISO 11784 EID in a form readers print: %s", formsText)
 }
 
 // Canonical returns the canonical 15 digits of an EID in any form Parse reads.
@@ -213,7 +213,7 @@ func decimal(country, national string) (Code, error) {
 func dotHex(s string) (Code, error) {
 	country, national, _ := strings.Cut(s, ".")
 	if len(country) < 1 || len(country) > 3 || len(national) < 1 || len(national) > 10 || !allHex(country) || !allHex(national) {
-		return Code{}, errorf("must be an ISO 11784 code as %s; the dot-hex form is the code in 3 hexadecimal digits, a dot and the national number in 10 (33A.0011F47753)", formsText)
+		return Code{}, errorf("must be an ISO 11784 EID in a form readers print: %s; the dot-hex form is the code in 3 hexadecimal digits, a dot and the national number in 10 (33A.0011F47753)", formsText)
 	}
 	cc, _ := strconv.ParseUint(country, 16, 16)
 	n, _ := strconv.ParseUint(national, 16, 64)

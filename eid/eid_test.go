@@ -40,6 +40,14 @@ func TestParseReaderOutput(t *testing.T) {
 		{"DatamarsF210", "A 00000 0 0999 000000123456", "999000000123456"},
 		{"DatamarsBDN", "10000000964000000123456", "964000000123456"},
 		{"DatamarsSouthAmerica", "964000000123456", "964000000123456"},
+		// docs/identifiers.md's table, one code in every form.
+		{"DocPanelLine", "LA 826 000301234003", "826000301234003"},
+		{"DocTIRIS", "A 00000 0 826 000301234003", "826000301234003"},
+		{"DocISOLong", "A0000000826000301234003", "826000301234003"},
+		{"DocBDN", "10000000826000301234003", "826000301234003"},
+		{"DocDotHex", "33A.0011F47753", "826000301234003"},
+		{"DocHexFlagFirst", "8000CE8011F47753", "826000301234003"},
+		{"DocHexAsSent", "CAEE2F8801730001", "826000301234003"},
 		{"Surrounding space", "  826000301234003\t", "826000301234003"},
 		{"LargestNationalNumber", "826274877906943", "826274877906943"},
 	} {
@@ -68,10 +76,10 @@ func TestParseRefuses(t *testing.T) {
 		{"ErrASCII16Leading2", "2826000301234003", "does not start with 0 or 1"},
 		{"ErrDecimalHexIsASCII16", "8000790000000258", "read as ASCII 16"},
 		{"ErrBlank", "  ", "must not be blank"},
-		{"ErrShort", "98200012345678", "must be an ISO 11784 code"},
-		{"ErrDash", "982-000123456789", "must be an ISO 11784 code"},
-		{"ErrSpaceMisplaced", "98 2000123456789", "must be an ISO 11784 code"},
-		{"ErrNotHex", "ZZZZZZZZZZZZZZZZ", "must be an ISO 11784 code"},
+		{"ErrShort", "98200012345678", "must be an ISO 11784 EID"},
+		{"ErrDash", "982-000123456789", "must be an ISO 11784 EID"},
+		{"ErrSpaceMisplaced", "98 2000123456789", "must be an ISO 11784 EID"},
+		{"ErrNotHex", "ZZZZZZZZZZZZZZZZ", "must be an ISO 11784 EID"},
 		{"ErrAllOnes", "FFFFFFFFFFFFFFFF", "above 999"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
