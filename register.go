@@ -553,6 +553,9 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 	}); err != nil {
 		return err
 	}
+	if err := s.checkHistory(ctx, farmID, ptrs, bulkFact); err != nil {
+		return err
+	}
 	c := s.Client(ctx)
 	for lo := 0; lo < len(facts); lo += factBatch {
 		hi := min(lo+factBatch, len(facts))
