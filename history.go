@@ -23,7 +23,8 @@ const historyIDBatch = 5000
 // fact's field, and the conflicting record.
 //
 // It costs one statement for the stored facts of the animals named (per 5,000 animals), one
-// for the farm's limits, and one for the animals' tags only when something is refused.
+// for the farm's limits when the write holds a birth or a profile, and one for the animals'
+// tags only when something is refused.
 func (s *Service) checkHistory(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField) error {
 	vs, err := s.historyViolations(ctx, farmID, facts, nil)
 	if err != nil {
@@ -68,9 +69,17 @@ func (s *Service) historyViolations(ctx context.Context, farmID uuid.UUID, facts
 	if len(ids) > historyIDBatch {
 		stored = uniqueFacts(stored) // an item naming animals of two batches came twice
 	}
-	limits, err := s.historyLimits(ctx, farmID)
-	if err != nil {
-		return nil, err
+	// The limits bear on births only: a birth's parents, or a profile that moves a parent's
+	// birth date. Other writes spare the statement.
+	var limits evidence.HistoryLimits
+	for _, f := range news {
+		if f.Kind == evidence.KindBirth || f.Kind == evidence.KindProfile {
+			var err error
+			if limits, err = s.historyLimits(ctx, farmID); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	tags := map[string]string{}
 	label := func(id string) string {
@@ -118,7 +127,12 @@ func uniqueFacts(facts []evidence.Fact) []evidence.Fact {
 // historyLimits are the farm's limits for the history rules: its minimum breeding ages and
 // calving interval, unset (not checked) until the farm sets them.
 func (s *Service) historyLimits(ctx context.Context, farmID uuid.UUID) (evidence.HistoryLimits, error) {
-	return evidence.HistoryLimits{}, nil
+	st, err := s.settings(ctx, farmID)
+	return evidence.HistoryLimits{
+		MinimumBreedingAgeFemale: st.MinimumBreedingAgeDays.Female,
+		MinimumBreedingAgeMale:   st.MinimumBreedingAgeDays.Male,
+		MinimumCalvingInterval:   st.MinimumCalvingIntervalDays,
+	}, err
 }
 
 // registerField maps the error of a register write (an animal's create or update, whose
