@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/evidence"
 )
 
@@ -80,6 +81,13 @@ func (s *Service) historyViolations(ctx context.Context, farmID uuid.UUID, facts
 			}
 			break
 		}
+	}
+	if limits.MinimumCalvingInterval != nil {
+		events, err := s.approvedBirths(ctx, farmID, news)
+		if err != nil {
+			return nil, err
+		}
+		stored = append(stored, events...)
 	}
 	tags := map[string]string{}
 	label := func(id string) string {
@@ -219,4 +227,32 @@ func (s *Service) checkImportHistory(ctx context.Context, farmID uuid.UUID, plan
 func (s *Service) checkBirthHistory(ctx context.Context, farmID, damID uuid.UUID, date string) error {
 	birth := evidence.Fact{Kind: evidence.KindBirth, DamID: damID.String(), Date: date}
 	return s.checkHistory(ctx, farmID, []*evidence.Fact{&birth}, func(int) string { return "" })
+}
+
+// approvedBirths returns the approved births (birth events) of the dams of the births in
+// facts as birth facts, so that the calving interval also holds against births recorded by
+// approving a preview, which writes no fact. Their RecordID names the event. One statement.
+func (s *Service) approvedBirths(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact) ([]evidence.Fact, error) {
+	var dams []uuid.UUID
+	for _, f := range facts {
+		if f.Kind == evidence.KindBirth {
+			if u, err := uuid.Parse(f.DamID); err == nil {
+				dams = append(dams, u)
+			}
+		}
+	}
+	if len(dams) == 0 {
+		return nil, nil
+	}
+	events, err := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.DamIDIn(dedupe(dams)...)).
+		Select(birthevent.FieldID, birthevent.FieldDamID, birthevent.FieldBirthDate).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]evidence.Fact, len(events))
+	for i, e := range events {
+		out[i] = evidence.Fact{Kind: evidence.KindBirth, DamID: e.DamID.String(), Date: e.BirthDate,
+			RecordID: "approved birth " + e.ID.String(), RecordItemID: e.ID.String()}
+	}
+	return out, nil
 }

@@ -33,6 +33,9 @@ type Violation struct {
 // (stored, with their provenance). It returns the violations in which a written fact takes
 // part, sorted by index, field and message; impossibilities among stored facts alone are
 // not the write's doing and are not reported. label names an animal in messages (its tag).
+// A stored fact is named by its record ("record <id>"), or by its RecordID as it is when that
+// is not a uuid (the service passes approved births, which are not records, as "approved
+// birth <id>").
 //
 // The rules (docs/history-rules.md):
 //   - nothing about an animal is dated before its birth, other than its profile and the
@@ -117,6 +120,9 @@ func (h *hfact) isNew() bool { return h.index >= 0 }
 func (h *hfact) ref() string {
 	if h.isNew() {
 		return "this write"
+	}
+	if !isUUID(h.RecordID) {
+		return h.RecordID // a source that is not a record names itself ("approved birth …")
 	}
 	return "record " + h.RecordID
 }

@@ -190,3 +190,38 @@ func TestCheckHistoryOrderIndependent(t *testing.T) {
 		}
 	}
 }
+
+// An animal's entry onto the farm: its first arrival (born there, bought, moved in), else the
+// birth date of its newest profile; none when its facts say neither.
+func TestEntryDates(t *testing.T) {
+	t.Parallel()
+	facts := []evidence.Fact{
+		hf("1", profile("COW", "female", "2019-04-01")),
+		hf("2", dated(evidence.KindPurchase, "COW", "2024-03-01")),
+		hf("3", born("COW", "", "2026-03-01", "CALF")),
+		hf("4", profile("HEIFER", "female", "2025-08-15")),
+		hf("5", dated(evidence.KindSale, "BULL", "2025-01-01")),
+		hf("6", dated(evidence.KindPurchase, "BULL", "2025-06-01")),
+		hf("7", born("COW", "", "2023-01-01", "BULL")),
+		hf("8", dated(evidence.KindWeight, "OLD", "2020-01-01")),
+	}
+	got := evidence.EntryDates([]string{uid("COW"), uid("CALF"), uid("HEIFER"), uid("BULL"), uid("OLD")}, facts)
+	want := map[string]string{uid("COW"): "2024-03-01", uid("CALF"): "2026-03-01", uid("HEIFER"): "2025-08-15", uid("BULL"): "2023-01-01"}
+	if len(got) != len(want) {
+		t.Fatalf("entries %v", got)
+	}
+	for id, d := range want {
+		if got[id] != d {
+			t.Errorf("%s: %q, want %q", names(id), got[id], d)
+		}
+	}
+	// The profile says so too, on either side of the entry.
+	for asOf, status := range map[string]string{"2024-02-29": "not_yet", "2024-03-01": "on_farm"} {
+		if p := evidence.ProfileOf(uid("COW"), asOf, facts); p.Status != status {
+			t.Errorf("COW on %s: %s, want %s", asOf, p.Status, status)
+		}
+	}
+	if p := evidence.ProfileOf(uid("BULL"), "2025-03-01", facts); p.Status != "sold" {
+		t.Errorf("BULL away on 2025-03-01: %s", p.Status)
+	}
+}

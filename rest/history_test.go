@@ -131,6 +131,17 @@ func TestHistoryRules(t *testing.T) {
 			prev := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": heifer, "birth_date": "2026-03-01"}), 201)
 			herdbooktest.WantEnvelope(t, app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "r1"}),
 				400, "ValidationError", "dam_id: H1 was 12 days old")
+			// Approved births count for the calving interval, though approval writes no fact.
+			cow4 := animal(map[string]any{"tag": "COW4", "sex": "female", "birth_date": "2018-01-01"})
+			approve := func(date, request string) herdbooktest.Response {
+				prev := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": cow4, "birth_date": date}), 201)
+				return app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": request})
+			}
+			ev := wantStatus(t, approve("2026-06-01", "r2"), 201)["birth_event"].(map[string]any)
+			herdbooktest.WantEnvelope(t, approve("2026-07-01", "r3"), 400, "ValidationError",
+				"date: COW4's births on 2026-06-01 (approved birth "+ev["id"].(string)+") and 2026-07-01 (this write) are 30 days apart")
+			herdbooktest.WantEnvelope(t, app.Do("POST", base+"/animals", owner.Token, map[string]any{"tag": "X5", "birth_date": "2026-07-01", "dam_id": cow4}),
+				400, "ValidationError", "birth_date: COW4's births on 2026-06-01 (approved birth ")
 		})
 		t.Run("Import", func(t *testing.T) {
 			res := importCSV(t, app, f.ID, owner.Token, "", "tag,sex,birth_date,dam\nNEW1,male,2026-03-01,BULL1\n")
