@@ -30105,7 +30105,7 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours"}
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30196,6 +30196,55 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 				return it, err
 			}
 			it.WithdrawalMilkHours = data
+		case "quantityPerAnimal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityPerAnimal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityPerAnimal = data
+		case "quantityTotal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityTotal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityTotal = data
+		case "quantityUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityUnit"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityUnit = data
+		case "prescribingVet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingVet"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingVet = data
+		case "prescribingPractice":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingPractice"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingPractice = data
+		case "lastAdministration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastAdministration"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastAdministration = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
 		}
 	}
 	return it, nil

@@ -1155,6 +1155,20 @@ type TreatmentFact struct {
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
 	// An override of the label's milk hours; not shorter than the label's.
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+	// The quantity given to each animal, more than 0; needs quantityUnit.
+	QuantityPerAnimal *float64 `json:"quantityPerAnimal,omitempty"`
+	// The quantity given in all (a group treatment's whole amount), more than 0; needs quantityUnit. It draws down the stock of the batch.
+	QuantityTotal *float64 `json:"quantityTotal,omitempty"`
+	// The unit of quantityPerAnimal and quantityTotal (ml, g, doses, …).
+	QuantityUnit *string `json:"quantityUnit,omitempty"`
+	// The vet who prescribed it.
+	PrescribingVet *string `json:"prescribingVet,omitempty"`
+	// The prescribing vet's practice, with its address.
+	PrescribingPractice *string `json:"prescribingPractice,omitempty"`
+	// The last administration of a course (date is the first): a date or an RFC 3339 date-time, no earlier than date and at most 366 days after it. The withdrawal runs from it.
+	LastAdministration *string `json:"lastAdministration,omitempty"`
+	// Why it was given.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Changes to a farm; fields left out keep their value.
