@@ -707,6 +707,56 @@ type MedicineEdge struct {
 	Cursor string `json:"cursor"`
 }
 
+// A page of a farm's medicine purchases, oldest purchase first.
+type MedicinePurchaseConnection struct {
+	// The purchases of the page with their cursors.
+	Edges []*MedicinePurchaseEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many purchases the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new medicine purchase (acquisition record).
+type MedicinePurchaseCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The medicine bought, on the farm's list.
+	MedicineID uuid.UUID `json:"medicineID"`
+	// The product's batch, 1 to 200 characters.
+	Batch string `json:"batch"`
+	// The batch's expiry date.
+	ExpiryDate *string `json:"expiryDate,omitempty"`
+	// The quantity bought, more than 0.
+	Quantity float64 `json:"quantity"`
+	// The unit of quantity, 1 to 200 characters.
+	QuantityUnit string `json:"quantityUnit"`
+	// The supplier's name, 1 to 200 characters.
+	SupplierName string `json:"supplierName"`
+	// The supplier's address, 1 to 1000 characters.
+	SupplierAddress string `json:"supplierAddress"`
+	// The day it was bought, no later than tomorrow (UTC).
+	PurchasedOn string `json:"purchasedOn"`
+	// The invoice or delivery note; required unless fileID is given.
+	DocumentReference *string `json:"documentReference,omitempty"`
+	// An uploaded file of the farm proving the purchase; required unless documentReference is given.
+	FileID *uuid.UUID `json:"fileID,omitempty"`
+}
+
+// What medicinePurchaseCreate recorded.
+type MedicinePurchaseCreatePayload struct {
+	// The new purchase.
+	MedicinePurchase *herdbook.MedicinePurchase `json:"medicinePurchase"`
+}
+
+// A medicine purchase and its cursor.
+type MedicinePurchaseEdge struct {
+	// The purchase.
+	Node *herdbook.MedicinePurchase `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
 // Changes to a medicine; fields left out keep their value. A change of any period makes a new version.
 type MedicineUpdateInput struct {
 	// The farm's id.
