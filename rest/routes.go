@@ -41,6 +41,7 @@ func (h *Handler) routes() {
 	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
 	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
 	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
+	h.handle("GET", "/farm/{farm_id}/medicine-book.html", h.medicineBookHTML)
 	// Purchases and stock (docs/medicines.md#purchases): acquisition records, never deleted,
 	// and the balance per product and batch.
 	h.handle("GET", "/farm/{farm_id}/medicine-purchases", h.listMedicinePurchases)
