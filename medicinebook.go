@@ -56,7 +56,7 @@ func (s *Service) AdminMedicineBook(ctx context.Context, farmID uuid.UUID, from,
 }
 
 func (s *Service) writeMedicineBook(ctx context.Context, farmID uuid.UUID, from, to string, emit func(row []string) error) error {
-	from, to, err := s.bookWindow(from, to)
+	from, to, err := s.bookWindow(ctx, farmID, from, to)
 	if err != nil {
 		return err
 	}

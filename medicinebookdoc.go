@@ -16,9 +16,10 @@ import (
 const BookYears = 5
 
 // bookWindow checks a book's window (YYYY-MM-DD, both included) and fills in its start: five
-// years before its end, or before today (UTC) when the end is left out too. An open end
+// years before its end, or before the farm's today (UTC's until it sets a time zone) when
+// the end is left out too. An open end
 // stays open, so that nothing dated later is left out.
-func (s *Service) bookWindow(from, to string) (string, string, error) {
+func (s *Service) bookWindow(ctx context.Context, farmID uuid.UUID, from, to string) (string, string, error) {
 	var fe fieldErrors
 	for _, d := range []struct{ field, v string }{{"from", from}, {"to", to}} {
 		if d.v != "" {
@@ -34,11 +35,17 @@ func (s *Service) bookWindow(from, to string) (string, string, error) {
 		return "", "", err
 	}
 	if from == "" {
-		end := s.nowUTC()
-		if to != "" {
-			end, _ = withdrawal.ParseDay(to)
+		if to == "" {
+			today, _, err := s.farmToday(ctx, farmID)
+			if err != nil {
+				return "", "", err
+			}
+			end, _ := withdrawal.ParseDay(today)
+			from = end.AddDate(-BookYears, 0, 0).Format(time.DateOnly)
+		} else {
+			end, _ := withdrawal.ParseDay(to)
+			from = end.AddDate(-BookYears, 0, 0).Format(time.DateOnly)
 		}
-		from = end.AddDate(-BookYears, 0, 0).Format(time.DateOnly)
 	}
 	return from, to, nil
 }
@@ -80,7 +87,7 @@ func (s *Service) InspectorBook(ctx context.Context, farmID uuid.UUID, from, to 
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
 		return err
 	}
-	from, to, err := s.bookWindow(from, to)
+	from, to, err := s.bookWindow(ctx, farmID, from, to)
 	if err != nil {
 		return err
 	}
@@ -226,4 +233,18 @@ func (sp supplies) cells(m uuid.UUID, batch, day string) []string {
 		proof = "file " + p.FileID.String()
 	}
 	return []string{cell(p.SupplierName), cell(p.SupplierAddress), cell(proof), p.ID.String()}
+}
+
+// farmToday is the farm's local date when it has set its time zone, today in UTC otherwise,
+// and whether the zone was set. For defaults and plausibility bounds only (the book's
+// window, the stock's day, a purchase date's latest day), never to read a bare date.
+func (s *Service) farmToday(ctx context.Context, farmID uuid.UUID) (string, bool, error) {
+	fs, err := s.settings(ctx, farmID)
+	if err != nil {
+		return "", false, err
+	}
+	if day, err := fs.Today(s.nowUTC()); err == nil {
+		return day, true, nil
+	}
+	return s.nowUTC().Format(time.DateOnly), false, nil
 }

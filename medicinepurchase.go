@@ -97,7 +97,8 @@ func trimmed(s *string) *string {
 
 // CreateMedicinePurchase records a purchase of a medicine on the farm's list. The medicine
 // must be on the list (not deleted), the file one of the farm's, and the date no later than
-// tomorrow (UTC: a farm ahead of UTC may already live in it).
+// the farm's today (tomorrow in UTC until the farm sets its time zone: a farm ahead of UTC
+// may already live in it).
 func (s *Service) CreateMedicinePurchase(ctx context.Context, farmID uuid.UUID, in MedicinePurchaseInput) (*MedicinePurchase, error) {
 	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
 	if err != nil {
@@ -107,8 +108,15 @@ func (s *Service) CreateMedicinePurchase(ctx context.Context, farmID uuid.UUID, 
 		return nil, err
 	}
 	var fe fieldErrors
-	if tomorrow := s.nowUTC().AddDate(0, 0, 1).Format(time.DateOnly); *in.PurchasedOn > tomorrow {
-		fe.add("purchased_on", "must not be in the future")
+	latest, zoned, err := s.farmToday(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	if !zoned { // a farm ahead of UTC may already live in tomorrow
+		latest = s.nowUTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	if *in.PurchasedOn > latest {
+		fe.add("purchased_on", "must not be after %s (the farm's today): a purchase cannot be recorded before it happens", latest)
 	}
 	c := s.Client(ctx)
 	m, err := c.Medicine.Query().Where(medicine.FarmID(farmID), medicine.ID(*in.MedicineID)).

@@ -67,8 +67,8 @@ func administered(f evidence.Fact, reached int) (q float64, ok bool) {
 	return 0, false
 }
 
-// MedicineStock returns the farm's stock per product and batch as of a date (today, UTC, when
-// asOf is empty), by medicine name, batch and unit. Purchases dated up to that day add;
+// MedicineStock returns the farm's stock per product and batch as of a date (the farm's today
+// when asOf is empty; UTC's until it sets a time zone), by medicine name, batch and unit. Purchases dated up to that day add;
 // treatments dated up to it (by their first administration) draw down the batch they name.
 // A constant number of statements whatever the farm's size: the purchases, the treatments,
 // the medicines' names, and, when a group treatment gives only a quantity per animal, the
@@ -80,6 +80,11 @@ func (s *Service) MedicineStock(ctx context.Context, farmID uuid.UUID, asOf stri
 	day, err := s.asOfDay(asOf)
 	if err != nil {
 		return nil, err
+	}
+	if asOf == "" {
+		if day, _, err = s.farmToday(ctx, farmID); err != nil {
+			return nil, err
+		}
 	}
 	c := s.Client(ctx)
 	purchases, err := c.MedicinePurchase.Query().

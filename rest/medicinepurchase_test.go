@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -136,6 +137,18 @@ func TestMedicinePurchases(t *testing.T) {
 			if res := app.Do("GET", "/api/v1/farm/"+f.ID.String()+"/medicine-purchases/"+id, owner.Token, nil); res.Status != http.StatusOK {
 				t.Fatalf("/api/v1: %d", res.Status)
 			}
+		})
+		t.Run("DateBoundByFarmZone", func(t *testing.T) {
+			// Until the farm sets its zone, tomorrow in UTC is the latest day (a farm ahead of
+			// UTC may live in it); once set, the farm's own today is. Pago Pago is UTC-11: its
+			// today is never after UTC's today.
+			tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+			mustCreate(t, app, base, owner.Token, purchase(med, map[string]any{"batch": "T-1", "purchased_on": tomorrow}))
+			if res := app.Do("PUT", "/v1/farm/"+f.ID.String()+"/settings", owner.Token, map[string]any{"time_zone": "Pacific/Pago_Pago"}); res.Status != http.StatusOK {
+				t.Fatalf("settings: %d %s", res.Status, res.Body)
+			}
+			herdbooktest.WantEnvelope(t, app.Do("POST", base, owner.Token, purchase(med, map[string]any{"batch": "T-2", "purchased_on": tomorrow})),
+				http.StatusBadRequest, "ValidationError", "purchased_on")
 		})
 		t.Run("ListStatementsDoNotGrow", func(t *testing.T) {
 			count := func() int64 {

@@ -761,7 +761,7 @@ type MedicinePurchaseCreateInput struct {
 	SupplierName string `json:"supplierName"`
 	// The supplier's address, 1 to 1000 characters.
 	SupplierAddress string `json:"supplierAddress"`
-	// The day it was bought, no later than tomorrow (UTC).
+	// The day it was bought, no later than the farm's today (tomorrow in UTC until the farm sets its time zone).
 	PurchasedOn string `json:"purchasedOn"`
 	// The invoice or delivery note; required unless fileID is given.
 	DocumentReference *string `json:"documentReference,omitempty"`
