@@ -91,6 +91,10 @@ func TestStatementsUseIndexes(t *testing.T) {
 		base + "/webhooks",
 		"/v1/file?farm_id=" + farm.String(),
 		"/v1/file/" + file.ID.String(),
+		base + "/medicine-purchases",
+		base + "/medicine-stock",
+		base + "/medicine-book.csv?section=acquisitions",
+		base + "/medicine-book.html",
 	}
 	for _, dam := range dams {
 		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")
