@@ -95,6 +95,10 @@ func TestStatementsUseIndexes(t *testing.T) {
 		base + "/animals?take=50&as_of=2024-01-01",
 		"/v1/file?farm_id=" + farm.String(),
 		"/v1/file/" + file.ID.String(),
+		base + "/medicine-purchases",
+		base + "/medicine-stock",
+		base + "/medicine-book.csv?section=acquisitions",
+		base + "/medicine-book.html",
 	}
 	for _, dam := range dams {
 		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")

@@ -15,7 +15,7 @@ import (
 func (e env) exportMedicineBook(ctx context.Context, args []string) error {
 	a := e.newAdmin("export medicine-book")
 	farm := a.fs.String("farm", "", "farm id (required)")
-	from := a.fs.String("from", "", "first day, YYYY-MM-DD (default: the first treatment)")
+	from := a.fs.String("from", "", "first day, YYYY-MM-DD (default: five years before --to, or before today: records are kept five years)")
 	to := a.fs.String("to", "", "last day, YYYY-MM-DD (default: the last treatment)")
 	out := a.fs.String("out", "", "file to write (default: standard output)")
 	d, svc, err := a.open(ctx, args)
