@@ -26,7 +26,13 @@ import (
 // refuses, and are far above what a farm needs.
 const (
 	MaxRecordAssociations = 1000
-	MaxRecordItems        = 500
+	// MaxRecordItems bounds the items of one record, in one write and in total (items
+	// appended later count with those it has): the GraphQL cost counts a record's items by
+	// it, so that an answer's size is known before it is built.
+	MaxRecordItems = 500
+	// MaxItemMetadataBytes bounds one item's metadata, measured as compact JSON (UTF-8):
+	// with MaxRecordItems it bounds a record's answer. A fact needs a few hundred bytes.
+	MaxItemMetadataBytes = 16 << 10
 )
 
 // RecordTypes lists the record types.
@@ -110,6 +116,10 @@ func validateItems(fe *fieldErrors, items []RecordItemInput) {
 		before := len(*fe)
 		textIn(fe, p+".metadata", it.Metadata, true)
 		if len(*fe) == before {
+			if md, err := schematype.MetadataOf(it.Metadata); err == nil && len(md) > MaxItemMetadataBytes {
+				fe.add(p+".metadata", "must be at most %d bytes as compact JSON; it is %d", MaxItemMetadataBytes, len(md))
+				continue
+			}
 			validateFact(fe, p+".metadata", it.Metadata)
 		}
 	}
@@ -417,6 +427,18 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 				return err
 			}
 			groups = without(groups, have)
+		}
+		if len(p.Items) > 0 {
+			// Appended items count with those the record has (inactive ones too: they are
+			// kept, and an administrator may show them).
+			have, err := c.RecordItem.Query().Where(recorditem.RecordID(id)).Count(IncludeInactive(ctx))
+			if err != nil {
+				return err
+			}
+			if have+len(p.Items) > MaxRecordItems {
+				return Invalid(FieldError{Field: "record_items", Message: fmt.Sprintf(
+					"a record holds at most %d items; this one has %d, so at most %d more can be added", MaxRecordItems, have, max(MaxRecordItems-have, 0))})
+			}
 		}
 		facts := parseFacts(p.Items)
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {

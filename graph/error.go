@@ -47,8 +47,11 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		cause = herdbook.Invalid(herdbook.FieldError{Field: e.Path.String(), Message: cause.Error()})
 	}
 	code := herdbook.ErrorCode(cause)
-	if code == herdbook.EINTERNAL {
+	switch code {
+	case herdbook.EINTERNAL:
 		slog.ErrorContext(ctx, "graphql internal error", "err", cause, "path", e.Path.String())
+	case herdbook.EUNAVAILABLE:
+		slog.WarnContext(ctx, "graphql: dependency unavailable", "err", cause, "path", e.Path.String())
 	}
 	e.Message = herdbook.ErrorMessage(cause)
 	if e.Extensions == nil {

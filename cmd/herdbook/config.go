@@ -37,8 +37,10 @@ type config struct {
 	// PhoneRegion is where phone numbers typed without a country code are read.
 	PhoneRegion string
 	// APIRateLimit and APIRateWindow are the REST budget per legacy key or client address.
-	APIRateLimit  int64
-	APIRateWindow time.Duration
+	APIRateLimit int64
+	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes.
+	GraphQLMaxAnswerBytes int64
+	APIRateWindow         time.Duration
 
 	// Notifications (docs/notifications.md). A channel without configuration is not
 	// delivered: its notifications stay PENDING.

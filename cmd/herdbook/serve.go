@@ -14,6 +14,7 @@ import (
 	"time"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
@@ -46,8 +47,13 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.WebhookWorker, "webhook-worker", e.getenv("HERDBOOK_WEBHOOK_WORKER") != "false", "run the webhook delivery worker in this process; HERDBOOK_WEBHOOK_WORKER=false turns it off")
 	fs.DurationVar(&c.WebhookInterval, "webhook-interval", e.durationOr("HERDBOOK_WEBHOOK_INTERVAL", 5*time.Second), "how often an idle webhook worker looks for due deliveries (HERDBOOK_WEBHOOK_INTERVAL)")
 	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", e.intOr("HERDBOOK_WEBHOOK_MAX_ATTEMPTS", herdbook.DefaultWebhookRetry.MaxAttempts()), "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
+	fs.Int64Var(&c.GraphQLMaxAnswerBytes, "graphql-max-answer-bytes", graph.DefaultMaxAnswerBytes, "the most bytes one GraphQL answer may have; a larger one is refused with ANSWER_TOO_LARGE before it is built (HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES)")
+	e.fromEnv(fs, "graphql-max-answer-bytes", "HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if c.GraphQLMaxAnswerBytes < 1<<10 {
+		return fmt.Errorf("--graphql-max-answer-bytes must be at least 1024, not %d", c.GraphQLMaxAnswerBytes)
 	}
 	if e.getenv("GOGC") == "" {
 		// The server's live heap is small (tens of MB) and every request allocates about as
@@ -118,7 +124,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	base = strings.TrimRight(base, "/")
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
-		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow},
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {

@@ -41,6 +41,9 @@ type Config struct {
 	// BodyPace is how slowly a request body may arrive; zero fields take
 	// httpapi.DefaultBodyPace's.
 	BodyPace httpapi.BodyPace
+	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes (0:
+	// graph.DefaultMaxAnswerBytes).
+	GraphQLMaxAnswerBytes int64
 }
 
 // ReadHeaderTimeout is how long a client may take to send a request's headers. Bodies have
@@ -94,8 +97,8 @@ func New(cfg Config, d Deps) http.Handler {
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError, failures)(
-		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, graph.WriteError, failures)(
+		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandlerWith(d.Service, d.DB.Client, graph.Options{MaxAnswerBytes: cfg.GraphQLMaxAnswerBytes}))))
 	mux.Handle("GET /graphql/assets/", graph.ExplorerAssets())
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
