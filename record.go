@@ -74,6 +74,17 @@ type RecordItemInput struct {
 	Metadata    map[string]any
 }
 
+// MinInstant is the earliest instant a write takes. 0001-01-01 is Go's zero time, which
+// GraphQL's Time writes as null and answers that must have a time then fail on; nothing a
+// farm records is dated then.
+var MinInstant = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC)
+
+func validateInstant(fe *fieldErrors, field string, t *time.Time) {
+	if t != nil && t.Before(MinInstant) {
+		fe.add(field, "must be on or after 0001-01-02T00:00:00Z")
+	}
+}
+
 func validateRecordType(fe *fieldErrors, t string) {
 	for _, ok := range RecordTypes {
 		if t == ok {
@@ -137,6 +148,7 @@ func (in RecordInput) Validate() error {
 	if in.AppliedAt == nil {
 		fe.add("applied_at", "is required (an ISO 8601 date-time)")
 	}
+	validateInstant(&fe, "applied_at", in.AppliedAt)
 	validateDescription(&fe, "description", in.Description)
 	validateItems(&fe, in.Items)
 	return fe.err()
@@ -153,6 +165,7 @@ func (p RecordPatch) Validate() error {
 		validateRecordType(&fe, *p.Type)
 	}
 	validateDescription(&fe, "description", p.Description.Value)
+	validateInstant(&fe, "applied_at", p.AppliedAt)
 	validateItems(&fe, p.Items)
 	return fe.err()
 }
