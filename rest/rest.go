@@ -171,6 +171,14 @@ func windowText(d time.Duration) string {
 
 // ServeHTTP dispatches to the operation, answering unknown paths (404) and wrong methods
 // (405, with Allow) with the error envelope instead of plain text.
+// Routable reports whether r names an operation of the API (a path with its method): the
+// idempotency middleware in front answers only for those, so that a reused
+// Idempotency-Key on an unknown path or method still gets its 404 or 405.
+func (h *Handler) Routable(r *http.Request) bool {
+	_, pattern := h.mux.Handler(r)
+	return pattern != ""
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := h.mux.Handler(r); pattern == "" {
 		rec := &statusOnly{header: w.Header()}

@@ -109,7 +109,12 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 	mux.Handle("/oauth/", authz)
 	// RFC 8414 §3: the metadata of the issuer BASE/oauth is also found here.
+	// Other methods get 405 with Allow, as its twin /oauth/.well-known/… does.
 	mux.Handle("GET /.well-known/oauth-authorization-server/oauth", authz.Metadata())
+	mux.HandleFunc("/.well-known/oauth-authorization-server/oauth", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodGet)
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
