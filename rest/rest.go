@@ -82,7 +82,7 @@ func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
 }
 
 func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
-	var handler http.Handler = fn
+	handler := strictQuery(method, path, fn, fail)
 	if !public(path) {
 		handler = authenticated(handler, fail)
 	}
