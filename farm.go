@@ -35,6 +35,22 @@ type FarmPatch struct {
 	AllowPrivateThreads *bool
 }
 
+// changes reports whether applying p to f would change anything.
+func (p FarmPatch) changes(f *ent.Farm) bool {
+	return (p.Name != nil && strings.TrimSpace(*p.Name) != f.Name) ||
+		(p.Species != nil && *p.Species != string(f.Species)) ||
+		(p.SpeciesOther.Set && !equalPtr(p.SpeciesOther.Value, f.SpeciesOther)) ||
+		(p.AllowPrivateThreads != nil && *p.AllowPrivateThreads != f.AllowPrivateThreads)
+}
+
+// equalPtr tells whether two optional values are both absent or both the same.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
 func validateName(fe *fieldErrors, field, name string, min, max int) {
 	if !fe.line(field, name) {
 		return
@@ -199,6 +215,11 @@ func (s *Service) UpdateFarm(ctx context.Context, id uuid.UUID, p FarmPatch) (*e
 		before, err := c.Farm.Get(ctx, id)
 		if err != nil {
 			return notFound(err, "farm", id)
+		}
+		if !p.changes(before) {
+			// A write that changes nothing changes nothing: no updated_at, no place in the
+			// change feed, no farm.updated webhook.
+			return nil
 		}
 		u := c.Farm.UpdateOneID(id)
 		if p.Name != nil {

@@ -154,6 +154,16 @@ func (in RecordInput) Validate() error {
 	return fe.err()
 }
 
+// changes reports whether p's fields (not its associations or items, which the caller
+// knows) would change r.
+func (p RecordPatch) changes(r *ent.Record) bool {
+	return (p.Name != nil && strings.TrimSpace(*p.Name) != r.Name) ||
+		(p.Type != nil && *p.Type != string(r.Type)) ||
+		(p.AppliedAt != nil && !p.AppliedAt.Equal(r.AppliedAt)) ||
+		(p.AcknowledgeWithdrawal && !r.AcknowledgeWithdrawal) ||
+		(p.Description.Set && !equalPtr(p.Description.Value, r.Description))
+}
+
 // Validate checks a RecordPatch.
 func (p RecordPatch) Validate() error {
 	var fe fieldErrors
@@ -464,6 +474,12 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			return err
 		}
 		normalizeFacts(p.Items, facts)
+		if len(animals) == 0 && len(groups) == 0 && len(p.Items) == 0 && !p.changes(old) {
+			// A write that changes nothing changes nothing: no updated_at, no place in the
+			// change feed, no record.updated webhook.
+			r = old
+			return nil
+		}
 		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
 		if p.Name != nil {
 			u.SetName(strings.TrimSpace(*p.Name))
