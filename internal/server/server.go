@@ -19,8 +19,8 @@ import (
 	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/idempotency"
 	"github.com/herdbook/herdbook/internal/metrics"
-	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/ratelimit"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
 )
