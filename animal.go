@@ -64,7 +64,8 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 		if err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, farmID, s.registerFacts(id, in), false))
+		facts := s.registerFacts(id, in)
+		return registerField(eidField(s.writeFacts(ctx, farmID, facts, false)), facts)
 	})
 	return a, err
 }
@@ -92,7 +93,8 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if a, err = u.Save(ctx); err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, a.FarmID, s.registerFacts(a.ID, in), false))
+		facts := s.registerFacts(a.ID, in)
+		return registerField(eidField(s.writeFacts(ctx, a.FarmID, facts, false)), facts)
 	})
 	return a, err
 }

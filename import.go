@@ -594,7 +594,10 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 	if len(p.list) > 0 {
 		return p.err()
 	}
-	return s.checkImportIdentifiers(ctx, farmID, plan)
+	if err := s.checkImportIdentifiers(ctx, farmID, plan); err != nil {
+		return err
+	}
+	return s.checkImportHistory(ctx, farmID, plan)
 }
 
 // checkImportIdentifiers holds the file's EIDs to the rule of every identifier write (one

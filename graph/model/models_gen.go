@@ -1349,6 +1349,8 @@ const (
 	AnimalStatusDied AnimalStatus = "DIED"
 	// A movement_out fact is the newest departure.
 	AnimalStatusMovedOut AnimalStatus = "MOVED_OUT"
+	// Not yet on the farm on the day: born on the farm, or first bought or moved in, later. Lists leave such animals out unless asked for this status.
+	AnimalStatusNotYet AnimalStatus = "NOT_YET"
 )
 
 var AllAnimalStatus = []AnimalStatus{
@@ -1356,11 +1358,12 @@ var AllAnimalStatus = []AnimalStatus{
 	AnimalStatusSold,
 	AnimalStatusDied,
 	AnimalStatusMovedOut,
+	AnimalStatusNotYet,
 }
 
 func (e AnimalStatus) IsValid() bool {
 	switch e {
-	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut:
+	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut, AnimalStatusNotYet:
 		return true
 	}
 	return false
