@@ -62,6 +62,10 @@ type Animal struct {
 	ID    string
 	Dam   string
 	Sires []Sire
+	// Presumed says the sires come from a review of the records rather than from a record
+	// of the birth or a DNA result: the animal's paternity counts as uncertain even when a
+	// sole candidate has probability 1.
+	Presumed bool
 }
 
 // tolerance is how far probabilities may sum past 1 through rounding.
@@ -80,6 +84,7 @@ type Pedigree struct {
 	sire  []int32   //
 	prob  []float64 // probability of each candidate
 	listd []bool    // listed (not a founder added for being named as a parent)
+	pres  []bool    // presumed sires (Animal.Presumed)
 
 	once sync.Once
 	f    []float64 // inbreeding coefficients
@@ -114,12 +119,13 @@ func New(animals []Animal) (*Pedigree, error) {
 		}
 		return i
 	}
+	pres := make([]bool, listed, listed+listed/8)
 	dam := make([]int32, listed, listed+listed/8)
 	off := make([]int32, 1, listed+1)
 	var sire []int32
 	var prob []float64
 	for k, a := range animals {
-		dam[k] = -1
+		dam[k], pres[k] = -1, a.Presumed
 		if a.Dam == a.ID {
 			return nil, fmt.Errorf("pedigree: animal %s is its own dam: %w", a.ID, ErrLoop)
 		}
@@ -158,7 +164,7 @@ func New(animals []Animal) (*Pedigree, error) {
 	}
 	n := len(ids)
 	for range n - listed { // founders
-		dam = append(dam, -1)
+		dam, pres = append(dam, -1), append(pres, false)
 		off = append(off, int32(len(sire)))
 	}
 
@@ -221,6 +227,7 @@ func New(animals []Animal) (*Pedigree, error) {
 		sire:  make([]int32, 0, len(sire)),
 		prob:  make([]float64, 0, len(prob)),
 		listd: make([]bool, n),
+		pres:  make([]bool, n),
 	}
 	renum := make([]int32, n)
 	for k, i := range queue {
@@ -230,6 +237,7 @@ func New(animals []Animal) (*Pedigree, error) {
 		p.ids[k] = ids[i]
 		pos[ids[i]] = int32(k)
 		p.listd[k] = int(i) < listed
+		p.pres[k] = pres[i]
 		p.dam[k] = -1
 		if d := dam[i]; d >= 0 {
 			p.dam[k] = renum[d]
@@ -250,14 +258,15 @@ func (p *Pedigree) Len() int { return len(p.ids) }
 func (p *Pedigree) Has(id string) bool { _, ok := p.index[id]; return ok }
 
 // Uncertain reports whether the animal's paternity is uncertain: it has candidate sires but
-// none of them is certain.
+// none of them is certain, or they are presumed (Animal.Presumed).
 func (p *Pedigree) Uncertain(id string) bool {
 	i, ok := p.index[id]
-	if !ok {
-		return false
-	}
+	return ok && p.uncertain(i)
+}
+
+func (p *Pedigree) uncertain(i int32) bool {
 	lo, hi := p.off[i], p.off[i+1]
-	return hi > lo && !(hi-lo == 1 && p.prob[lo] >= 1-tolerance)
+	return hi > lo && (p.pres[i] || !(hi-lo == 1 && p.prob[lo] >= 1-tolerance))
 }
 
 // Sub is the pedigree of the given animals and all their ancestors, for answers about a few
@@ -294,6 +303,7 @@ func (p *Pedigree) Sub(ids ...string) *Pedigree {
 		q.ids = append(q.ids, p.ids[i])
 		q.index[p.ids[i]] = k
 		q.listd = append(q.listd, p.listd[i])
+		q.pres = append(q.pres, p.pres[i])
 		d := int32(-1)
 		if p.dam[i] >= 0 {
 			d = q.index[p.ids[p.dam[i]]]
@@ -618,7 +628,7 @@ func (p *Pedigree) UncertainAncestry(id string) []string {
 	for len(stack) > 0 {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if p.Uncertain(p.ids[j]) {
+		if p.uncertain(j) {
 			found = append(found, j)
 		}
 		visit := func(k int32) {

@@ -147,6 +147,11 @@ func TestUncertainSire(t *testing.T) {
 	if q.Uncertain("X") || !p.Uncertain("X") {
 		t.Errorf("Uncertain(X) = %v with S1 qualified, %v with two candidates", q.Uncertain("X"), p.Uncertain("X"))
 	}
+	// A sole candidate that a review presumed is certain in the numbers, not in the answer.
+	r := mustNew(t, []pedigree.Animal{{ID: "X", Dam: "D", Sires: known("S1"), Presumed: true}, {ID: "Z", Dam: "X", Sires: known("S2")}})
+	if !r.Uncertain("X") || r.Uncertain("Z") || !reflect.DeepEqual(r.UncertainAncestry("Z"), []string{"X"}) {
+		t.Errorf("presumed sire: Uncertain(X) %v, Uncertain(Z) %v, UncertainAncestry(Z) %v", r.Uncertain("X"), r.Uncertain("Z"), r.UncertainAncestry("Z"))
+	}
 	if got, want := p.UncertainAncestry("Y"), []string{"X", "Y"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("UncertainAncestry(Y) = %v, want %v", got, want)
 	}
