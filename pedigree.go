@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -324,15 +325,39 @@ func (s *Service) Pedigree(ctx context.Context, farmID, animalID uuid.UUID, dept
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
 		return AnimalPedigree{}, err
 	}
-	if depth == 0 {
-		depth = DefaultPedigreeDepth
-	}
-	if depth < MinPedigreeDepth || depth > MaxPedigreeDepth {
-		return AnimalPedigree{}, Invalid(FieldError{Field: "depth", Message: "must be an integer from 1 to 8"})
+	if err := checkDepth(&depth); err != nil {
+		return AnimalPedigree{}, err
 	}
 	if err := s.farmAnimalsExist(ctx, farmID, animalID); err != nil {
 		return AnimalPedigree{}, err
 	}
+	return s.pedigreeOf(ctx, farmID, animalID, depth)
+}
+
+// PedigreeOf is Pedigree for an animal already loaded, as GraphQL has it: a page of animals
+// asking for their pedigrees shares one load of the farm's parentage.
+func (s *Service) PedigreeOf(ctx context.Context, a *ent.Animal, depth int) (AnimalPedigree, error) {
+	if _, _, err := s.authorizeFarm(ctx, a.FarmID, RoleReader, ScopeReadAnimals); err != nil {
+		return AnimalPedigree{}, err
+	}
+	if err := checkDepth(&depth); err != nil {
+		return AnimalPedigree{}, err
+	}
+	return s.pedigreeOf(ctx, a.FarmID, a.ID, depth)
+}
+
+// checkDepth validates a pedigree's depth, setting the default for 0.
+func checkDepth(depth *int) error {
+	if *depth == 0 {
+		*depth = DefaultPedigreeDepth
+	}
+	if *depth < MinPedigreeDepth || *depth > MaxPedigreeDepth {
+		return Invalid(FieldError{Field: "depth", Message: fmt.Sprintf("must be an integer from %d to %d", MinPedigreeDepth, MaxPedigreeDepth)})
+	}
+	return nil
+}
+
+func (s *Service) pedigreeOf(ctx context.Context, farmID, animalID uuid.UUID, depth int) (AnimalPedigree, error) {
 	fp, err := s.parentage(ctx, farmID)
 	if err != nil {
 		return AnimalPedigree{}, err
@@ -404,7 +429,7 @@ func (s *Service) KinshipOf(ctx context.Context, a, b uuid.UUID) (*ent.Animal, *
 // expected inbreeding of their calf, lowest first (then by tag). A bull is available when his
 // profile says male, intact and on the farm, and, when the farm sets a minimum breeding age
 // for males, when he is known to be at least that old.
-func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]MatingAdvice, error) {
+func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]*MatingAdvice, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
 		return nil, err
 	}
@@ -453,9 +478,9 @@ func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]
 		bullIDs = append(bullIDs, a.ID.String())
 	}
 	rel := fp.ped.Sub(append([]string{dam}, bullIDs...)...).RelationshipsTo(dam, bullIDs...)
-	out := make([]MatingAdvice, len(bulls))
+	out := make([]*MatingAdvice, len(bulls))
 	for i, b := range bulls {
-		out[i] = MatingAdvice{Sire: b, ExpectedInbreeding: rel[i] / 2}
+		out[i] = &MatingAdvice{Sire: b, ExpectedInbreeding: rel[i] / 2}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].ExpectedInbreeding != out[j].ExpectedInbreeding {

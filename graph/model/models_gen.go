@@ -55,6 +55,18 @@ type AnimalInput struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// An animal's pedigree as of today, from birth facts and DNA results, with the birth review's candidates standing in for unrecorded sires.
+type AnimalPedigree struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Wright's inbreeding coefficient F: the expectation over uncertain sires (Henderson's average relationship).
+	Inbreeding float64 `json:"inbreeding"`
+	// The animal itself, when its paternity is uncertain, and every ancestor at any depth whose paternity is uncertain (several candidate sires, or a sire presumed by the birth review), older first.
+	UncertainAncestors []uuid.UUID `json:"uncertainAncestors"`
+	// The places of the chart to the depth asked for, by generation, then relation, then id; every candidate sire stands in the sire's place with its probability.
+	Ancestors []*PedigreeAncestor `json:"ancestors"`
+}
+
 // Who an animal is on a day, computed from its dated facts only (never from current group links).
 type AnimalProfile struct {
 	// The day the profile describes.
@@ -653,6 +665,16 @@ type IdentifierAddPayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// The coancestry of two animals of one farm.
+type Kinship struct {
+	// One animal.
+	A *ent.Animal `json:"a"`
+	// The other animal.
+	B *ent.Animal `json:"b"`
+	// The coefficient of coancestry (kinship): half the additive relationship, the expected F of their offspring; (1 + F) / 2 for an animal with itself.
+	Coancestry float64 `json:"coancestry"`
+}
+
 // A page of a farm's medicines, oldest first.
 type MedicineConnection struct {
 	// The medicines of the page with their cursors.
@@ -893,6 +915,18 @@ type OffsetPageInfo struct {
 	StartCursor *string `json:"startCursor,omitempty"`
 	// The last element's cursor; null on an empty page.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// One place in an animal's pedigree chart.
+type PedigreeAncestor struct {
+	// The ancestor: an animal of the farm, or one from outside it named as a parent.
+	AnimalID uuid.UUID `json:"animalID"`
+	// 1 for parents, 2 for grandparents, and so on.
+	Generation int `json:"generation"`
+	// The place from the animal: dam, sire, dam's sire, sire's dam's dam, …
+	Relation string `json:"relation"`
+	// The probability that this animal stands in this place: 1 unless a sire on the path is uncertain.
+	Probability float64 `json:"probability"`
 }
 
 // An animal's profile fact.
