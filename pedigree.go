@@ -494,8 +494,12 @@ func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]
 	return out, nil
 }
 
-// minimumMaleBreedingAge is the farm's minimum breeding age for males in days, nil when
-// unset (no default is shipped).
+// minimumMaleBreedingAge is the farm's minimum breeding age for males in days (farm
+// settings, docs/settings.md), nil when unset: no default is shipped.
 func (s *Service) minimumMaleBreedingAge(ctx context.Context, farmID uuid.UUID) (*int, error) {
-	return nil, nil // farm settings (on main from the lead) replace this seam
+	st, err := s.settings(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	return st.MinimumBreedingAgeDays.Male, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -121,6 +122,23 @@ func TestPedigreeGraphQL(t *testing.T) {
 			t.Errorf("matingAdvice(X) = %v, want %v", got, want)
 		}
 
+		// With a minimum breeding age for males (farm settings), only bulls known to be that
+		// old are offered: S1 (born 2018-03-01) is a month too young, A and S2 are older.
+		age := int(time.Since(time.Date(2018, 3, 1, 0, 0, 0, 0, time.UTC)).Hours()/24) + 30
+		if _, err := app.Service.UpdateFarmSettings(app.Ctx(u), f.ID, herdbook.FarmSettingsPatch{
+			MinimumBreedingAgeMaleDays: herdbook.Optional[int]{Set: true, Value: &age}}); err != nil {
+			t.Fatal(err)
+		}
+		adv = app.GraphQL(u.Token, `query($f: ID!, $d: ID!) { farm(id: $f) { matingAdvice(damID: $d) { sire { tag } expectedInbreeding } } }`,
+			map[string]any{"f": f.ID.String(), "d": ids["D"].String()})
+		got = nil
+		for _, a := range dig(t, adv, "data.farm.matingAdvice").([]any) {
+			got = append(got, fmt.Sprintf("%v %v", dig(t, a, "sire.tag"), dig(t, a, "expectedInbreeding")))
+		}
+		if want := []string{"S2 0", "A 0.25"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("matingAdvice(D) with a minimum breeding age of %d days = %v, want %v", age, got, want)
+		}
+
 		// Errors.
 		for _, tc := range []struct {
 			name, query string
@@ -189,4 +207,50 @@ func fieldNamed(res map[string]any, field string) bool {
 		}
 	}
 	return false
+}
+
+// TestBreedGestationGraphQL: the farm gives Charolais sires 285 to 300 days of gestation
+// (continental breeds carry longer: Torell, UNR Extension); a Charolais bull that ran with
+// the dam before the farm's window (280 to 290 days) is still a candidate, with the gestation
+// the birth implies, and the presumed cross is written sire first.
+func TestBreedGestationGraphQL(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Breeds")
+		ctx := app.Ctx(u)
+		dam, err := app.Service.CreateAnimal(ctx, f.ID, herdbook.AnimalInput{Tag: "D", Sex: strp("female"), BirthDate: strp("2020-03-01"), Breed: strp("Angus")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bull, err := app.Service.CreateAnimal(ctx, f.ID, herdbook.AnimalInput{Tag: "CH", Sex: strp("male"), BirthDate: strp("2020-03-01"), Breed: strp("Charolais")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := app.Service.RecordFact(ctx, f.ID, evidence.Fact{Kind: evidence.KindExposure, SireID: bull.ID.String(), DamID: dam.ID.String(),
+			StartDate: "2024-12-20", EndDate: "2024-12-31"}); err != nil {
+			t.Fatal(err)
+		}
+		const update = `mutation($f: ID!, $by: [BreedGestationInput!]) { birthSettingsUpdate(input: {farmID: $f, version: 1, species: CATTLE,
+		  gestationDays: {min: 280, max: 290}, gestationDaysByBreed: $by}) { birthSettings { settings { gestationDaysByBreed { breed min max } } } } }`
+		bad := app.GraphQL(u.Token, update, map[string]any{"f": f.ID.String(), "by": []any{
+			map[string]any{"breed": "Charolais", "min": 285, "max": 300}, map[string]any{"breed": "charolais", "min": 280, "max": 300}}})
+		if errorCode(bad) != "BAD_USER_INPUT" || !fieldNamed(bad, "gestation_days_by_breed") {
+			t.Fatalf("a breed named twice: %v", bad)
+		}
+		out := app.GraphQL(u.Token, update, map[string]any{"f": f.ID.String(), "by": []any{map[string]any{"breed": "Charolais", "min": 285, "max": 300}}})
+		wantNoErrors(t, out)
+		if got := fmt.Sprint(dig(t, out, "data.birthSettingsUpdate.birthSettings.settings.gestationDaysByBreed")); got != "[map[breed:Charolais max:300 min:285]]" {
+			t.Fatalf("settings %s", got)
+		}
+		ev := app.GraphQL(u.Token, `query($f: ID!, $d: ID!) { birthEvidence(farmID: $f, damID: $d, birthDate: "2025-10-18") { sire { status presumedCross
+		  candidates { animal { tag } gestationBreed gestationDays { min max } impliedGestationDays { min max } } } } }`,
+			map[string]any{"f": f.ID.String(), "d": dam.ID.String()})
+		wantNoErrors(t, ev)
+		if got := fmt.Sprint(dig(t, ev, "data.birthEvidence.sire")); got !=
+			"map[candidates:[map[animal:map[tag:CH] gestationBreed:Charolais gestationDays:map[max:300 min:285] impliedGestationDays:map[max:300 min:291]]] presumedCross:Charolais × Angus status:presumed]" {
+			t.Fatalf("sire %s", got)
+		}
+	})
 }

@@ -175,6 +175,8 @@ type BirthHistorySettings struct {
 	Species farm.Species `json:"species"`
 	// The gestation range the review uses, if set.
 	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own, by breed; candidates of other breeds, or of unknown breed, are judged by gestationDays.
+	GestationDaysByBreed []*BreedGestation `json:"gestationDaysByBreed"`
 	// How old a sire must be, in days, if set.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -189,6 +191,8 @@ type BirthHistorySettingsInput struct {
 	Species string `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -247,6 +251,8 @@ type BirthSettingsUpdateInput struct {
 	Species farm.Species `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -287,6 +293,26 @@ type BirthWindowInput struct {
 	StartDate string `json:"startDate"`
 	// Its last day, YYYY-MM-DD.
 	EndDate string `json:"endDate"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestation struct {
+	// The breed, as the settings name it; breeds compare without case and surrounding spaces.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestationInput struct {
+	// The breed, 1 to 100 characters; each breed once.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
 }
 
 // A castration fact.
@@ -519,6 +545,32 @@ type FarmDeleteInput struct {
 type FarmDeletePayload struct {
 	// The deleted farm's id.
 	DeletedFarmID uuid.UUID `json:"deletedFarmID"`
+}
+
+// Changes to a farm's settings: a field left out stays as it is; null unsets it.
+type FarmSettingsUpdateInput struct {
+	// The farm.
+	FarmID uuid.UUID `json:"farmID"`
+	// An IANA time zone name.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+	// The cascade rule set.
+	WithdrawalRules graphql.Omittable[*WithdrawalRuleSet] `json:"withdrawalRules,omitempty"`
+	// Whether the farm is organic.
+	Organic *bool `json:"organic,omitempty"`
+	// Whether test transponders (country code 999) are accepted.
+	AllowTestTags *bool `json:"allowTestTags,omitempty"`
+	// Minimum age of a dam on the birth date, 1 to 3650 days.
+	MinimumBreedingAgeFemaleDays graphql.Omittable[*int] `json:"minimumBreedingAgeFemaleDays,omitempty"`
+	// Minimum age of a sire on the birth date, 1 to 3650 days.
+	MinimumBreedingAgeMaleDays graphql.Omittable[*int] `json:"minimumBreedingAgeMaleDays,omitempty"`
+	// Fewest days between two births of one dam, 1 to 1000.
+	MinimumCalvingIntervalDays graphql.Omittable[*int] `json:"minimumCalvingIntervalDays,omitempty"`
+}
+
+// What farmSettingsUpdate changed.
+type FarmSettingsUpdatePayload struct {
+	// The settings as they are now.
+	Settings *herdbook.FarmSettings `json:"settings"`
 }
 
 // Changes to a farm; fields left out keep their value.
@@ -1093,6 +1145,12 @@ type SireCandidate struct {
 	OverlapIntervals []*DateInterval `json:"overlapIntervals"`
 	// Its breed, when on record.
 	Breed *string `json:"breed,omitempty"`
+	// The gestation range it was judged by: its breed's from gestationDaysByBreed, else the farm's.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// The breed whose range was used, as the settings name it; null for the farm's range.
+	GestationBreed *string `json:"gestationBreed,omitempty"`
+	// The gestation the birth implies if it sired it: days from the last (min) and the first (max) day of its overlaps to the birth.
+	ImpliedGestationDays *GestationDays `json:"impliedGestationDays,omitempty"`
 }
 
 // What the evidence says about the sire.
@@ -2130,6 +2188,64 @@ func (e *SireStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e SireStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The statutory rule set a farm keeps for the minimum withdrawal period of an off-label (cascade) treatment.
+type WithdrawalRuleSet string
+
+const (
+	// Great Britain's Veterinary Medicines Regulations 2013, Schedule 4 paragraph 2.
+	WithdrawalRuleSetGbVMR2013 WithdrawalRuleSet = "GB_VMR_2013"
+	// Regulation (EU) 2019/6, Article 115.
+	WithdrawalRuleSetEu2019_6 WithdrawalRuleSet = "EU_2019_6"
+)
+
+var AllWithdrawalRuleSet = []WithdrawalRuleSet{
+	WithdrawalRuleSetGbVMR2013,
+	WithdrawalRuleSetEu2019_6,
+}
+
+func (e WithdrawalRuleSet) IsValid() bool {
+	switch e {
+	case WithdrawalRuleSetGbVMR2013, WithdrawalRuleSetEu2019_6:
+		return true
+	}
+	return false
+}
+
+func (e WithdrawalRuleSet) String() string {
+	return string(e)
+}
+
+func (e *WithdrawalRuleSet) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WithdrawalRuleSet(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WithdrawalRuleSet", str)
+	}
+	return nil
+}
+
+func (e WithdrawalRuleSet) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WithdrawalRuleSet) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WithdrawalRuleSet) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
