@@ -89,6 +89,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		base + "/birth-history/settings",
 		base + "/birth-history/protocol",
 		base + "/webhooks",
+		base + "/animals?take=1&q=4003", // the last-digits search (identifier.go)
 		"/v1/file?farm_id=" + farm.String(),
 		"/v1/file/" + file.ID.String(),
 	}
