@@ -191,23 +191,11 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 	in.Settings = st.Settings
 	in.DamID = dam.String()
 	scope := evidence.ScopeOf(in)
-	if in.Facts, err = s.loadFacts(ctx, farmID, dam, in.BirthDate, conceptionStart(in), scope.Through); err != nil {
+	if in.Facts, err = s.loadFacts(ctx, farmID, dam, in.BirthDate, scope.From, scope.Through); err != nil {
 		return evidence.Evidence{}, 0, err
 	}
 	in.Facts = slices.DeleteFunc(in.Facts, func(f evidence.Fact) bool { return !scope.Keep(f) })
 	return evidence.Review(in), st.Version, nil
-}
-
-// conceptionStart is the first day of the conception window, "" when there is none.
-func conceptionStart(in evidence.Input) string {
-	if in.Settings == nil || in.Settings.GestationDays == nil {
-		return ""
-	}
-	born, err := time.Parse(time.DateOnly, in.BirthDate)
-	if err != nil {
-		return ""
-	}
-	return born.AddDate(0, 0, -in.Settings.GestationDays.Max).Format(time.DateOnly)
 }
 
 // loadFacts loads the active facts of the farm that can bear on a birth of dam on born. With

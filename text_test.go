@@ -72,6 +72,8 @@ var textExempt = map[string]string{
 	"ReleaseWebhookDeliveries": "deliveries the worker leased, not a caller's",
 	"ImportAnimals":            "a streamed CSV file, not strings: every cell passes the text rule as it is read (readAnimalCSV), tested over HTTP in rest's TestImportAnimals (ControlChar)",
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
+	"Inbreeding":               "an animal the graph loaded (its stored tag and name), not a caller's text; nothing is stored",
+	"PedigreeOf":               "an animal the graph loaded (its stored tag and name) and a depth, not a caller's text; nothing is stored",
 }
 
 // TestTextRuleCoversEveryInput calls every service operation that takes text once per string

@@ -121,7 +121,9 @@ func TestStatementsUseIndexes(t *testing.T) {
 			t.Fatalf("fact %s: %d %s", f, res.Status, res.Body)
 		}
 	}
-	paths = append(paths, base+"/birth-history/evidence?dam_id="+loner+"&birth_date=2025-03-15")
+	paths = append(paths, base+"/birth-history/evidence?dam_id="+loner+"&birth_date=2025-03-15",
+		// The pedigree reads the farm's parentage facts (docs/pedigree.md).
+		base+"/animals/"+calf+"/pedigree", base+"/kinship?a="+calf+"&b="+bull)
 
 	type statement struct {
 		query string

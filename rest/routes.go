@@ -32,6 +32,9 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/animals/{animal_id}", h.updateAnimal)
 	h.handle("DELETE", "/farm/{farm_id}/animals/{animal_id}", h.deleteAnimal)
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
+	// Pedigree, kinship and inbreeding under uncertain paternity (docs/pedigree.md).
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/pedigree", h.animalPedigree)
+	h.handle("GET", "/farm/{farm_id}/kinship", h.kinship)
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
 	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)

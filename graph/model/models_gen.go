@@ -55,6 +55,18 @@ type AnimalInput struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// An animal's pedigree as of today, from birth facts and DNA results, with the birth review's candidates standing in for unrecorded sires.
+type AnimalPedigree struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Wright's inbreeding coefficient F: the expectation over uncertain sires (Henderson's average relationship).
+	Inbreeding float64 `json:"inbreeding"`
+	// The animal itself, when its paternity is uncertain, and every ancestor at any depth whose paternity is uncertain (several candidate sires, or a sire presumed by the birth review), older first.
+	UncertainAncestors []uuid.UUID `json:"uncertainAncestors"`
+	// The places of the chart to the depth asked for, by generation, then relation, then id; every candidate sire stands in the sire's place with its probability.
+	Ancestors []*PedigreeAncestor `json:"ancestors"`
+}
+
 // Who an animal is on a day, computed from its dated facts only (never from current group links).
 type AnimalProfile struct {
 	// The day the profile describes.
@@ -163,6 +175,8 @@ type BirthHistorySettings struct {
 	Species farm.Species `json:"species"`
 	// The gestation range the review uses, if set.
 	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own, by breed; candidates of other breeds, or of unknown breed, are judged by gestationDays.
+	GestationDaysByBreed []*BreedGestation `json:"gestationDaysByBreed"`
 	// How old a sire must be, in days, if set.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -177,6 +191,8 @@ type BirthHistorySettingsInput struct {
 	Species string `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -235,6 +251,8 @@ type BirthSettingsUpdateInput struct {
 	Species farm.Species `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -275,6 +293,26 @@ type BirthWindowInput struct {
 	StartDate string `json:"startDate"`
 	// Its last day, YYYY-MM-DD.
 	EndDate string `json:"endDate"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestation struct {
+	// The breed, as the settings name it; breeds compare without case and surrounding spaces.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestationInput struct {
+	// The breed, 1 to 100 characters; each breed once.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
 }
 
 // A castration fact.
@@ -679,6 +717,16 @@ type IdentifierAddPayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// The coancestry of two animals of one farm.
+type Kinship struct {
+	// One animal.
+	A *ent.Animal `json:"a"`
+	// The other animal.
+	B *ent.Animal `json:"b"`
+	// The coefficient of coancestry (kinship): half the additive relationship, the expected F of their offspring; (1 + F) / 2 for an animal with itself.
+	Coancestry float64 `json:"coancestry"`
+}
+
 // A page of a farm's medicines, oldest first.
 type MedicineConnection struct {
 	// The medicines of the page with their cursors.
@@ -971,6 +1019,18 @@ type OffsetPageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// One place in an animal's pedigree chart.
+type PedigreeAncestor struct {
+	// The ancestor: an animal of the farm, or one from outside it named as a parent.
+	AnimalID uuid.UUID `json:"animalID"`
+	// 1 for parents, 2 for grandparents, and so on.
+	Generation int `json:"generation"`
+	// The place from the animal: dam, sire, dam's sire, sire's dam's dam, …
+	Relation string `json:"relation"`
+	// The probability that this animal stands in this place: 1 unless a sire on the path is uncertain.
+	Probability float64 `json:"probability"`
+}
+
 // An animal's profile fact.
 type ProfileFact struct {
 	// The animal.
@@ -1135,6 +1195,12 @@ type SireCandidate struct {
 	OverlapIntervals []*DateInterval `json:"overlapIntervals"`
 	// Its breed, when on record.
 	Breed *string `json:"breed,omitempty"`
+	// The gestation range it was judged by: its breed's from gestationDaysByBreed, else the farm's.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// The breed whose range was used, as the settings name it; null for the farm's range.
+	GestationBreed *string `json:"gestationBreed,omitempty"`
+	// The gestation the birth implies if it sired it: days from the last (min) and the first (max) day of its overlaps to the birth.
+	ImpliedGestationDays *GestationDays `json:"impliedGestationDays,omitempty"`
 }
 
 // What the evidence says about the sire.
