@@ -185,8 +185,8 @@ func TestMutationConvention(t *testing.T) {
 				t.Errorf("%s: want a non-null payload type, got %v", name, dig(t, f, "type"))
 			}
 		}
-		if current != 37 {
-			t.Errorf("%d current mutations, want 37", current)
+		if current != 39 {
+			t.Errorf("%d current mutations, want 39", current)
 		}
 	})
 }
