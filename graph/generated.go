@@ -26,6 +26,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/schema/dategql"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/ent/schema/timegql"
 	"github.com/herdbook/herdbook/ent/schema/uuidgql"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
 	"github.com/herdbook/herdbook/graph/model"
@@ -41262,13 +41263,13 @@ func (ec *executionContext) marshalNThreadOrderField2ᚖgithubᚗcomᚋherdbook�
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := timegql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := timegql.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
@@ -42782,7 +42783,7 @@ func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := timegql.UnmarshalTime(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42792,7 +42793,7 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalTime(*v)
+	res := timegql.MarshalTime(*v)
 	return res
 }
 

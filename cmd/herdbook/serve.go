@@ -14,12 +14,14 @@ import (
 	"time"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/metrics"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/webhook"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -34,6 +36,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	e.dbFlags(fs, &c)
 	e.serviceFlags(fs, &c)
 	fs.StringVar(&c.Addr, "addr", e.or("HERDBOOK_ADDR", "127.0.0.1:8080"), "listen address (HERDBOOK_ADDR)")
+	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", e.getenv("HERDBOOK_OTLP_ENDPOINT"), "OpenTelemetry collector (OTLP/HTTP) base URL such as http://127.0.0.1:4318; empty: no traces unless OTEL_EXPORTER_OTLP_ENDPOINT is set (HERDBOOK_OTLP_ENDPOINT)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", e.getenv("HERDBOOK_METRICS_ADDR"), "listen address of /metrics (Prometheus); empty: no metrics (HERDBOOK_METRICS_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
 	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
@@ -42,15 +45,27 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
 	e.fileFlags(fs, &c)
 	e.notifyFlags(fs, &c)
-	fs.DurationVar(&c.NotifyInterval, "notify-interval", e.durationOr("HERDBOOK_NOTIFY_INTERVAL", time.Minute), "how often the notification scheduler runs (HERDBOOK_NOTIFY_INTERVAL)")
+	c.NotifyInterval = time.Minute
+	fs.Var(positiveDuration{&c.NotifyInterval}, "notify-interval", "how often the notification scheduler runs, such as 30s or 5m (HERDBOOK_NOTIFY_INTERVAL)")
+	e.fromEnv(fs, "notify-interval", "HERDBOOK_NOTIFY_INTERVAL")
 	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
 	e.rateLimitFlags(fs, &c)
 	e.webhookFlags(fs, &c)
 	fs.BoolVar(&c.WebhookWorker, "webhook-worker", e.getenv("HERDBOOK_WEBHOOK_WORKER") != "false", "run the webhook delivery worker in this process; HERDBOOK_WEBHOOK_WORKER=false turns it off")
-	fs.DurationVar(&c.WebhookInterval, "webhook-interval", e.durationOr("HERDBOOK_WEBHOOK_INTERVAL", 5*time.Second), "how often an idle webhook worker looks for due deliveries (HERDBOOK_WEBHOOK_INTERVAL)")
-	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", e.intOr("HERDBOOK_WEBHOOK_MAX_ATTEMPTS", herdbook.DefaultWebhookRetry.MaxAttempts()), "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
+	c.WebhookInterval = 5 * time.Second
+	fs.Var(positiveDuration{&c.WebhookInterval}, "webhook-interval", "how often an idle webhook worker looks for due deliveries, such as 5s (HERDBOOK_WEBHOOK_INTERVAL)")
+	e.fromEnv(fs, "webhook-interval", "HERDBOOK_WEBHOOK_INTERVAL")
+	c.WebhookMaxAttempts = herdbook.DefaultWebhookRetry.MaxAttempts()
+	fs.Var(intRange{&c.WebhookMaxAttempts, 1, herdbook.DefaultWebhookRetry.MaxAttempts()}, "webhook-max-attempts", "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
+	e.fromEnv(fs, "webhook-max-attempts", "HERDBOOK_WEBHOOK_MAX_ATTEMPTS")
+	c.GraphQLMaxAnswerBytes = graph.DefaultMaxAnswerBytes
+	fs.Var(positiveInt{&c.GraphQLMaxAnswerBytes}, "graphql-max-answer-bytes", "the most bytes one GraphQL answer may have; a larger one is refused with ANSWER_TOO_LARGE before it is built (HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES)")
+	e.fromEnv(fs, "graphql-max-answer-bytes", "HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if c.GraphQLMaxAnswerBytes < 1<<10 {
+		return fmt.Errorf("--graphql-max-answer-bytes must be at least 1024, not %d", c.GraphQLMaxAnswerBytes)
 	}
 	if e.getenv("GOGC") == "" {
 		// The server's live heap is small (tens of MB) and every request allocates about as
@@ -128,6 +143,16 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
+	// Traces go to an OTLP collector when one is configured; off otherwise.
+	stopTracing, err := tracing.Setup(ctx, tracing.Config{Endpoint: c.OTLPEndpoint, Version: readBuildInfo().Version, Getenv: e.getenv})
+	if err != nil {
+		return fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(flush)
+	}()
 	// Metrics are served on a listener of their own, so they are never public by accident.
 	var mx *metrics.Metrics
 	if c.MetricsAddr != "" {
@@ -145,7 +170,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 		logger.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
 	}
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
-		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx},
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {
@@ -284,5 +309,29 @@ func (e env) migrate(ctx context.Context, args []string) error {
 		return printJSON(e.stdout, map[string]any{"applied": done, "count": n})
 	}
 	fmt.Fprintf(e.stdout, "%d migration(s) applied; the database is up to date\n", n)
+	return nil
+}
+
+// intRange is a flag holding a whole number from min to max.
+type intRange struct {
+	p        *int
+	min, max int
+}
+
+func (v intRange) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intRange) placeholder() string { return "N" }
+
+func (v intRange) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < v.min || n > v.max {
+		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
+	}
+	*v.p = n
 	return nil
 }

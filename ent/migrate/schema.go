@@ -1012,6 +1012,7 @@ var (
 		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_value", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "fact_tail", Type: field.TypeString, Nullable: true, Size: 6},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -1022,7 +1023,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[14]},
+				Columns:    []*schema.Column{RecordItemsColumns[15]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1031,7 +1032,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[15], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
@@ -1052,6 +1053,11 @@ var (
 				Name:    "recorditem_fact_value_fact_kind",
 				Unique:  false,
 				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[7]},
+			},
+			{
+				Name:    "recorditem_fact_tail_fact_kind",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[7]},
 			},
 			{
 				Name:    "recorditem_fact_kind_fact_date",
