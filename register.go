@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/eid"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/factanimal"
@@ -111,14 +112,26 @@ func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter)
 	return out, total, err
 }
 
-// searchPredicate matches tag or name, or an identifier value (at any time). One query.
+// searchPredicate matches tag or name, or an identifier value (at any time): an EID in any
+// reader form, an official tag in any spacing, or the last 4 to 6 digits of any identifier
+// (through the indexed fact_tail column, identifierTail). One query.
 func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q string) (predicate.Animal, error) {
-	values := []string{strings.TrimSpace(q)}
-	if eid, ok := evidence.NormalizeEID(q); ok {
-		values = append(values, eid)
+	trimmed := strings.TrimSpace(q)
+	values := []string{trimmed}
+	if v, ok := evidence.NormalizeEID(q); ok {
+		values = append(values, v)
+	}
+	tagged := animal.TagContainsFold(q)
+	if t, err := eid.ParseTag(q); err == nil && t.Scheme != "" {
+		values = append(values, t.Value)
+		tagged = animal.Or(tagged, animal.Tag(t.Value))
+	}
+	byValue := recorditem.FactValueIn(values...)
+	if tails := tailsFor(trimmed); tails != nil {
+		byValue = recorditem.Or(byValue, recorditem.FactTailIn(tails...))
 	}
 	ids, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
+		Where(recorditem.FactKind(string(evidence.KindIdentifier)), byValue,
 			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
@@ -130,7 +143,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 			named = append(named, u)
 		}
 	}
-	p := animal.Or(animal.TagContainsFold(q), animal.NameContainsFold(q))
+	p := animal.Or(tagged, animal.NameContainsFold(q))
 	if len(named) > 0 {
 		p = animal.Or(p, animal.IDIn(dedupe(named)...))
 	}
@@ -403,8 +416,11 @@ func (s *Service) AnimalsByIdentifier(ctx context.Context, farmID uuid.UUID, val
 		return nil, fe.err()
 	}
 	values := []string{strings.TrimSpace(value)}
-	if eid, ok := evidence.NormalizeEID(value); ok {
-		values = append(values, eid)
+	if v, ok := evidence.NormalizeEID(value); ok {
+		values = append(values, v)
+	}
+	if t, err := eid.ParseTag(value); err == nil && t.Scheme != "" {
+		values = append(values, t.Value)
 	}
 	stored, err := s.identifierFacts(ctx, farmID, values)
 	if err != nil {
@@ -739,8 +755,8 @@ func (in AnimalInput) validateRegister(fe *fieldErrors) {
 		}
 	}
 	if in.EID != nil {
-		if _, ok := evidence.NormalizeEID(*in.EID); !ok {
-			fe.add("eid", "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form")
+		if _, err := eid.Parse(*in.EID); err != nil {
+			fe.add("eid", "%s", eidMessage(err))
 		}
 	}
 	if in.DamID != nil && in.BirthDate == nil {

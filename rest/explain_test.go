@@ -92,6 +92,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		// The register of a past date: the animals that arrive after it (not_yet), and their
 		// histories.
 		base + "/animals?take=50&as_of=2024-01-01",
+		base + "/animals?take=1&q=4003", // the last-digits search (identifier.go)
 		"/v1/file?farm_id=" + farm.String(),
 		"/v1/file/" + file.ID.String(),
 	}
