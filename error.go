@@ -134,11 +134,13 @@ func Unavailable(err error) bool {
 }
 
 // unavailableState tells the SQLSTATEs of an outage: class 08 (connection exception),
-// 53300 (too many connections), 57P01 to 57P03 (admin shutdown, crash shutdown, cannot
-// connect now).
+// 53300 (too many connections), 55000 (what a new connection gets while the database does
+// not allow connections, as during a failover: ALTER DATABASE … ALLOW_CONNECTIONS false;
+// the service uses nothing else that raises it), 57P01 to 57P03 (admin shutdown, crash
+// shutdown, cannot connect now).
 func unavailableState(state string) bool {
 	switch state {
-	case "53300", "57P01", "57P02", "57P03":
+	case "53300", "55000", "57P01", "57P02", "57P03":
 		return true
 	}
 	return strings.HasPrefix(state, "08")

@@ -35,6 +35,7 @@ func TestErrorCodeUnavailable(t *testing.T) {
 		{"PoolClosed", errors.New("sql: database is closed"), herdbook.EUNAVAILABLE},
 		{"AdminShutdown", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}, herdbook.EUNAVAILABLE},
 		{"CannotConnectNow", &pgconn.PgError{Code: "57P03"}, herdbook.EUNAVAILABLE},
+		{"NotAcceptingConnections", fmt.Errorf("connect: %w", &pgconn.PgError{Code: "55000", Message: `database "x" is not currently accepting connections`}), herdbook.EUNAVAILABLE},
 		{"TooManyConnections", &pgconn.PgError{Code: "53300"}, herdbook.EUNAVAILABLE},
 		{"ConnectionFailure", &pgconn.PgError{Code: "08006"}, herdbook.EUNAVAILABLE},
 		{"ErrUniqueViolation", &pgconn.PgError{Code: "23505"}, herdbook.EINTERNAL},

@@ -26,7 +26,13 @@ import (
 // refuses, and are far above what a farm needs.
 const (
 	MaxRecordAssociations = 1000
-	MaxRecordItems        = 500
+	// MaxRecordItems bounds the items of one record, in one write and in total (items
+	// appended later count with those it has): the GraphQL cost counts a record's items by
+	// it, so that an answer's size is known before it is built.
+	MaxRecordItems = 500
+	// MaxItemMetadataBytes bounds one item's metadata, measured as compact JSON (UTF-8):
+	// with MaxRecordItems it bounds a record's answer. A fact needs a few hundred bytes.
+	MaxItemMetadataBytes = 16 << 10
 )
 
 // RecordTypes lists the record types.
@@ -66,6 +72,17 @@ type RecordItemInput struct {
 	Name        *string
 	Description *string
 	Metadata    map[string]any
+}
+
+// MinInstant is the earliest instant a write takes. 0001-01-01 is Go's zero time, which
+// GraphQL's Time writes as null and answers that must have a time then fail on; nothing a
+// farm records is dated then.
+var MinInstant = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC)
+
+func validateInstant(fe *fieldErrors, field string, t *time.Time) {
+	if t != nil && t.Before(MinInstant) {
+		fe.add(field, "must be on or after 0001-01-02T00:00:00Z")
+	}
 }
 
 func validateRecordType(fe *fieldErrors, t string) {
@@ -110,6 +127,10 @@ func validateItems(fe *fieldErrors, items []RecordItemInput) {
 		before := len(*fe)
 		textIn(fe, p+".metadata", it.Metadata, true)
 		if len(*fe) == before {
+			if md, err := schematype.MetadataOf(it.Metadata); err == nil && len(md) > MaxItemMetadataBytes {
+				fe.add(p+".metadata", "must be at most %d bytes as compact JSON; it is %d", MaxItemMetadataBytes, len(md))
+				continue
+			}
 			validateFact(fe, p+".metadata", it.Metadata)
 		}
 	}
@@ -127,9 +148,20 @@ func (in RecordInput) Validate() error {
 	if in.AppliedAt == nil {
 		fe.add("applied_at", "is required (an ISO 8601 date-time)")
 	}
+	validateInstant(&fe, "applied_at", in.AppliedAt)
 	validateDescription(&fe, "description", in.Description)
 	validateItems(&fe, in.Items)
 	return fe.err()
+}
+
+// changes reports whether p's fields (not its associations or items, which the caller
+// knows) would change r.
+func (p RecordPatch) changes(r *ent.Record) bool {
+	return (p.Name != nil && strings.TrimSpace(*p.Name) != r.Name) ||
+		(p.Type != nil && *p.Type != string(r.Type)) ||
+		(p.AppliedAt != nil && !p.AppliedAt.Equal(r.AppliedAt)) ||
+		(p.AcknowledgeWithdrawal && !r.AcknowledgeWithdrawal) ||
+		(p.Description.Set && !equalPtr(p.Description.Value, r.Description))
 }
 
 // Validate checks a RecordPatch.
@@ -143,6 +175,7 @@ func (p RecordPatch) Validate() error {
 		validateRecordType(&fe, *p.Type)
 	}
 	validateDescription(&fe, "description", p.Description.Value)
+	validateInstant(&fe, "applied_at", p.AppliedAt)
 	validateItems(&fe, p.Items)
 	return fe.err()
 }
@@ -421,6 +454,18 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			}
 			groups = without(groups, have)
 		}
+		if len(p.Items) > 0 {
+			// Appended items count with those the record has (inactive ones too: they are
+			// kept, and an administrator may show them).
+			have, err := c.RecordItem.Query().Where(recorditem.RecordID(id)).Count(IncludeInactive(ctx))
+			if err != nil {
+				return err
+			}
+			if have+len(p.Items) > MaxRecordItems {
+				return Invalid(FieldError{Field: "record_items", Message: fmt.Sprintf(
+					"a record holds at most %d items; this one has %d, so at most %d more can be added", MaxRecordItems, have, max(MaxRecordItems-have, 0))})
+			}
+		}
 		facts := parseFacts(p.Items)
 		if err := s.checkFactReferences(ctx, farmID, facts); err != nil {
 			return err
@@ -435,6 +480,12 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			return err
 		}
 		normalizeFacts(p.Items, facts)
+		if len(animals) == 0 && len(groups) == 0 && len(p.Items) == 0 && !p.changes(old) {
+			// A write that changes nothing changes nothing: no updated_at, no place in the
+			// change feed, no record.updated webhook.
+			r = old
+			return nil
+		}
 		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
 		if p.Name != nil {
 			u.SetName(strings.TrimSpace(*p.Name))

@@ -120,6 +120,9 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	}
 	cases := []textCase{
 		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
+		{method: "UpdateFarmSettings", args: []any{f.ID, herdbook.FarmSettingsPatch{
+			TimeZone:        herdbook.Optional[string]{Set: true, Value: ptr("Europe/London")},
+			WithdrawalRules: herdbook.Optional[string]{Set: true, Value: ptr(herdbook.WithdrawalRulesGBVMR2013)}}}},
 		{method: "UpdateFarm", args: []any{f.ID, herdbook.FarmPatch{Name: ptr("Farm"), Species: ptr("OTHER"),
 			SpeciesOther: herdbook.Optional[string]{Set: true, Value: ptr("Alpaca")}}}},
 		{method: "CreateAnimal", args: []any{f.ID, herdbook.AnimalInput{Tag: "T-2", Name: ptr("Dagros"), Sex: ptr("female"),

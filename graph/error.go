@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -35,6 +36,9 @@ var codeTable = map[string]string{
 func presentError(ctx context.Context, err error) *gqlerror.Error {
 	var gqlErr *gqlerror.Error
 	if errors.As(err, &gqlErr) && gqlErr.Err == nil {
+		if len(gqlErr.Path) > 0 {
+			return paginationError(gqlErr)
+		}
 		return gqlErr // a parse or validation error of the query itself
 	}
 	e := graphql.DefaultErrorPresenter(ctx, err)
@@ -47,8 +51,11 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		cause = herdbook.Invalid(herdbook.FieldError{Field: e.Path.String(), Message: cause.Error()})
 	}
 	code := herdbook.ErrorCode(cause)
-	if code == herdbook.EINTERNAL {
+	switch code {
+	case herdbook.EINTERNAL:
 		slog.ErrorContext(ctx, "graphql internal error", "err", cause, "path", e.Path.String())
+	case herdbook.EUNAVAILABLE:
+		slog.WarnContext(ctx, "graphql: dependency unavailable", "err", cause, "path", e.Path.String())
 	}
 	e.Message = herdbook.ErrorMessage(cause)
 	if e.Extensions == nil {
@@ -98,4 +105,30 @@ func inArguments(ctx context.Context, path ast.Path) bool {
 func recoverPanic(ctx context.Context, v any) error {
 	slog.ErrorContext(ctx, "graphql resolver panic", "value", v)
 	return herdbook.Errorf(herdbook.EINTERNAL, "panic")
+}
+
+// paginationError gives the errors entgql's generated connections raise about first and
+// last (both passed, or one below zero), which have no code of their own or its own
+// INVALID_PAGINATION, the code and field of any argument the service refuses:
+// BAD_USER_INPUT with extensions.fields naming the argument.
+func paginationError(e *gqlerror.Error) *gqlerror.Error {
+	code, _ := e.Extensions["code"].(string)
+	if code != "INVALID_PAGINATION" && (code != "" || !strings.HasPrefix(e.Message, "Passing both `first` and `last`")) {
+		return e
+	}
+	arg := "last"
+	if strings.Contains(e.Message, "`first` on") {
+		arg = "first"
+	}
+	msg := "pass first or last, not both"
+	if !strings.HasPrefix(e.Message, "Passing both") {
+		msg = "must be 0 or more"
+	}
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Message = arg + ": " + msg
+	e.Extensions["code"] = codeTable[herdbook.EINVALID]
+	e.Extensions["fields"] = []map[string]any{{"field": e.Path.String() + "." + arg, "message": msg}}
+	return e
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/schema/dategql"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/ent/schema/timegql"
 	"github.com/herdbook/herdbook/ent/schema/uuidgql"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
 	"github.com/herdbook/herdbook/graph/model"
@@ -265,6 +266,8 @@ type ComplexityRoot struct {
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
 		IsActive            func(childComplexity int) int
+		MedicinePurchases   func(childComplexity int, after *string, first *int) int
+		MedicineStock       func(childComplexity int, asOf *string) int
 		Medicines           func(childComplexity int, after *string, first *int) int
 		Members             func(childComplexity int) int
 		Name                func(childComplexity int) int
@@ -476,6 +479,60 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	MedicinePurchase struct {
+		Batch             func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		CreatedBy         func(childComplexity int) int
+		DocumentReference func(childComplexity int) int
+		ExpiryDate        func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		FileID            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		MedicineID        func(childComplexity int) int
+		MedicineName      func(childComplexity int) int
+		PurchasedOn       func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		QuantityUnit      func(childComplexity int) int
+		SupplierAddress   func(childComplexity int) int
+		SupplierName      func(childComplexity int) int
+	}
+
+	MedicinePurchaseConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MedicinePurchaseCreatePayload struct {
+		MedicinePurchase func(childComplexity int) int
+	}
+
+	MedicinePurchaseEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MedicineStock struct {
+		AsOf  func(childComplexity int) int
+		Lines func(childComplexity int) int
+	}
+
+	MedicineStockLine struct {
+		Administered func(childComplexity int) int
+		Balance      func(childComplexity int) int
+		Batch        func(childComplexity int) int
+		ExpiryDate   func(childComplexity int) int
+		MedicineID   func(childComplexity int) int
+		MedicineName func(childComplexity int) int
+		Negative     func(childComplexity int) int
+		Purchased    func(childComplexity int) int
+		Purchases    func(childComplexity int) int
+		Treatments   func(childComplexity int) int
+		Unit         func(childComplexity int) int
+		Unquantified func(childComplexity int) int
+		Warnings     func(childComplexity int) int
+	}
+
 	MedicineUpdatePayload struct {
 		Medicine func(childComplexity int) int
 	}
@@ -562,6 +619,7 @@ type ComplexityRoot struct {
 		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
 		MedicineCreate                func(childComplexity int, input model.MedicineCreateInput) int
 		MedicineDelete                func(childComplexity int, input model.MedicineDeleteInput) int
+		MedicinePurchaseCreate        func(childComplexity int, input model.MedicinePurchaseCreateInput) int
 		MedicineUpdate                func(childComplexity int, input model.MedicineUpdateInput) int
 		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
 		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
@@ -933,6 +991,8 @@ type FarmResolver interface {
 	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
+	MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error)
+	MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 }
@@ -985,6 +1045,7 @@ type MutationResolver interface {
 	MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error)
 	MedicineUpdate(ctx context.Context, input model.MedicineUpdateInput) (*model.MedicineUpdatePayload, error)
 	MedicineDelete(ctx context.Context, input model.MedicineDeleteInput) (*model.MedicineDeletePayload, error)
+	MedicinePurchaseCreate(ctx context.Context, input model.MedicinePurchaseCreateInput) (*model.MedicinePurchaseCreatePayload, error)
 	FarmCreate(ctx context.Context, input model.FarmCreateInput) (*model.FarmCreatePayload, error)
 	FarmUpdate(ctx context.Context, input model.FarmUpdateInput) (*model.FarmUpdatePayload, error)
 	FarmDelete(ctx context.Context, input model.FarmDeleteInput) (*model.FarmDeletePayload, error)
@@ -1891,6 +1952,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.IsActive(childComplexity), true
+	case "Farm.medicinePurchases":
+		if e.ComplexityRoot.Farm.MedicinePurchases == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_medicinePurchases_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.MedicinePurchases(childComplexity, args["after"].(*string), args["first"].(*int)), true
+	case "Farm.medicineStock":
+		if e.ComplexityRoot.Farm.MedicineStock == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_medicineStock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.MedicineStock(childComplexity, args["asOf"].(*string)), true
 	case "Farm.medicines":
 		if e.ComplexityRoot.Farm.Medicines == nil {
 			break
@@ -2659,6 +2742,228 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MedicineEdge.Node(childComplexity), true
 
+	case "MedicinePurchase.batch":
+		if e.ComplexityRoot.MedicinePurchase.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.Batch(childComplexity), true
+	case "MedicinePurchase.createdAt":
+		if e.ComplexityRoot.MedicinePurchase.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.CreatedAt(childComplexity), true
+	case "MedicinePurchase.recordedBy":
+		if e.ComplexityRoot.MedicinePurchase.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.CreatedBy(childComplexity), true
+	case "MedicinePurchase.documentReference":
+		if e.ComplexityRoot.MedicinePurchase.DocumentReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.DocumentReference(childComplexity), true
+	case "MedicinePurchase.expiryDate":
+		if e.ComplexityRoot.MedicinePurchase.ExpiryDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.ExpiryDate(childComplexity), true
+	case "MedicinePurchase.farmID":
+		if e.ComplexityRoot.MedicinePurchase.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.FarmID(childComplexity), true
+	case "MedicinePurchase.fileID":
+		if e.ComplexityRoot.MedicinePurchase.FileID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.FileID(childComplexity), true
+	case "MedicinePurchase.id":
+		if e.ComplexityRoot.MedicinePurchase.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.ID(childComplexity), true
+	case "MedicinePurchase.medicineID":
+		if e.ComplexityRoot.MedicinePurchase.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.MedicineID(childComplexity), true
+	case "MedicinePurchase.medicineName":
+		if e.ComplexityRoot.MedicinePurchase.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.MedicineName(childComplexity), true
+	case "MedicinePurchase.purchasedOn":
+		if e.ComplexityRoot.MedicinePurchase.PurchasedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.PurchasedOn(childComplexity), true
+	case "MedicinePurchase.quantity":
+		if e.ComplexityRoot.MedicinePurchase.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.Quantity(childComplexity), true
+	case "MedicinePurchase.quantityUnit":
+		if e.ComplexityRoot.MedicinePurchase.QuantityUnit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.QuantityUnit(childComplexity), true
+	case "MedicinePurchase.supplierAddress":
+		if e.ComplexityRoot.MedicinePurchase.SupplierAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.SupplierAddress(childComplexity), true
+	case "MedicinePurchase.supplierName":
+		if e.ComplexityRoot.MedicinePurchase.SupplierName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.SupplierName(childComplexity), true
+
+	case "MedicinePurchaseConnection.edges":
+		if e.ComplexityRoot.MedicinePurchaseConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.Edges(childComplexity), true
+	case "MedicinePurchaseConnection.pageInfo":
+		if e.ComplexityRoot.MedicinePurchaseConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.PageInfo(childComplexity), true
+	case "MedicinePurchaseConnection.totalCount":
+		if e.ComplexityRoot.MedicinePurchaseConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.TotalCount(childComplexity), true
+
+	case "MedicinePurchaseCreatePayload.medicinePurchase":
+		if e.ComplexityRoot.MedicinePurchaseCreatePayload.MedicinePurchase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseCreatePayload.MedicinePurchase(childComplexity), true
+
+	case "MedicinePurchaseEdge.cursor":
+		if e.ComplexityRoot.MedicinePurchaseEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseEdge.Cursor(childComplexity), true
+	case "MedicinePurchaseEdge.node":
+		if e.ComplexityRoot.MedicinePurchaseEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseEdge.Node(childComplexity), true
+
+	case "MedicineStock.asOf":
+		if e.ComplexityRoot.MedicineStock.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStock.AsOf(childComplexity), true
+	case "MedicineStock.lines":
+		if e.ComplexityRoot.MedicineStock.Lines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStock.Lines(childComplexity), true
+
+	case "MedicineStockLine.administered":
+		if e.ComplexityRoot.MedicineStockLine.Administered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Administered(childComplexity), true
+	case "MedicineStockLine.balance":
+		if e.ComplexityRoot.MedicineStockLine.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Balance(childComplexity), true
+	case "MedicineStockLine.batch":
+		if e.ComplexityRoot.MedicineStockLine.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Batch(childComplexity), true
+	case "MedicineStockLine.expiryDate":
+		if e.ComplexityRoot.MedicineStockLine.ExpiryDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.ExpiryDate(childComplexity), true
+	case "MedicineStockLine.medicineID":
+		if e.ComplexityRoot.MedicineStockLine.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.MedicineID(childComplexity), true
+	case "MedicineStockLine.medicineName":
+		if e.ComplexityRoot.MedicineStockLine.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.MedicineName(childComplexity), true
+	case "MedicineStockLine.negative":
+		if e.ComplexityRoot.MedicineStockLine.Negative == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Negative(childComplexity), true
+	case "MedicineStockLine.purchased":
+		if e.ComplexityRoot.MedicineStockLine.Purchased == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Purchased(childComplexity), true
+	case "MedicineStockLine.purchases":
+		if e.ComplexityRoot.MedicineStockLine.Purchases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Purchases(childComplexity), true
+	case "MedicineStockLine.treatments":
+		if e.ComplexityRoot.MedicineStockLine.Treatments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Treatments(childComplexity), true
+	case "MedicineStockLine.unit":
+		if e.ComplexityRoot.MedicineStockLine.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Unit(childComplexity), true
+	case "MedicineStockLine.unquantifiedTreatments":
+		if e.ComplexityRoot.MedicineStockLine.Unquantified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Unquantified(childComplexity), true
+	case "MedicineStockLine.warnings":
+		if e.ComplexityRoot.MedicineStockLine.Warnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Warnings(childComplexity), true
+
 	case "MedicineUpdatePayload.medicine":
 		if e.ComplexityRoot.MedicineUpdatePayload.Medicine == nil {
 			break
@@ -3186,6 +3491,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MedicineDelete(childComplexity, args["input"].(model.MedicineDeleteInput)), true
+	case "Mutation.medicinePurchaseCreate":
+		if e.ComplexityRoot.Mutation.MedicinePurchaseCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_medicinePurchaseCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MedicinePurchaseCreate(childComplexity, args["input"].(model.MedicinePurchaseCreateInput)), true
 	case "Mutation.medicineUpdate":
 		if e.ComplexityRoot.Mutation.MedicineUpdate == nil {
 			break
@@ -4751,6 +5067,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
 			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
 			graphql.NewInputUnmarshaler("MedicineDeleteInput", ec.unmarshalInputMedicineDeleteInput),
+			graphql.NewInputUnmarshaler("MedicinePurchaseCreateInput", ec.unmarshalInputMedicinePurchaseCreateInput),
 			graphql.NewInputUnmarshaler("MedicineUpdateInput", ec.unmarshalInputMedicineUpdateInput),
 			graphql.NewInputUnmarshaler("MemberAddInput", ec.unmarshalInputMemberAddInput),
 			graphql.NewInputUnmarshaler("MemberDeactivateInput", ec.unmarshalInputMemberDeactivateInput),
@@ -5314,6 +5631,10 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_medicines(ctx, field)
 	case "withdrawals":
 		return ec.fieldContext_Farm_withdrawals(ctx, field)
+	case "medicinePurchases":
+		return ec.fieldContext_Farm_medicinePurchases(ctx, field)
+	case "medicineStock":
+		return ec.fieldContext_Farm_medicineStock(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	case "settings":
@@ -5712,6 +6033,114 @@ func (ec *executionContext) childFields_MedicineEdge(ctx context.Context, field 
 		return ec.fieldContext_MedicineEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MedicineEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MedicinePurchase_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_MedicinePurchase_farmID(ctx, field)
+	case "medicineID":
+		return ec.fieldContext_MedicinePurchase_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_MedicinePurchase_medicineName(ctx, field)
+	case "batch":
+		return ec.fieldContext_MedicinePurchase_batch(ctx, field)
+	case "expiryDate":
+		return ec.fieldContext_MedicinePurchase_expiryDate(ctx, field)
+	case "quantity":
+		return ec.fieldContext_MedicinePurchase_quantity(ctx, field)
+	case "quantityUnit":
+		return ec.fieldContext_MedicinePurchase_quantityUnit(ctx, field)
+	case "supplierName":
+		return ec.fieldContext_MedicinePurchase_supplierName(ctx, field)
+	case "supplierAddress":
+		return ec.fieldContext_MedicinePurchase_supplierAddress(ctx, field)
+	case "purchasedOn":
+		return ec.fieldContext_MedicinePurchase_purchasedOn(ctx, field)
+	case "documentReference":
+		return ec.fieldContext_MedicinePurchase_documentReference(ctx, field)
+	case "fileID":
+		return ec.fieldContext_MedicinePurchase_fileID(ctx, field)
+	case "recordedBy":
+		return ec.fieldContext_MedicinePurchase_recordedBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_MedicinePurchase_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchase", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MedicinePurchaseConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MedicinePurchaseConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MedicinePurchaseConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicinePurchase":
+		return ec.fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_MedicinePurchaseEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_MedicinePurchaseEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineStock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_MedicineStock_asOf(ctx, field)
+	case "lines":
+		return ec.fieldContext_MedicineStock_lines(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineStock", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineStockLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicineID":
+		return ec.fieldContext_MedicineStockLine_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_MedicineStockLine_medicineName(ctx, field)
+	case "batch":
+		return ec.fieldContext_MedicineStockLine_batch(ctx, field)
+	case "unit":
+		return ec.fieldContext_MedicineStockLine_unit(ctx, field)
+	case "purchased":
+		return ec.fieldContext_MedicineStockLine_purchased(ctx, field)
+	case "administered":
+		return ec.fieldContext_MedicineStockLine_administered(ctx, field)
+	case "balance":
+		return ec.fieldContext_MedicineStockLine_balance(ctx, field)
+	case "negative":
+		return ec.fieldContext_MedicineStockLine_negative(ctx, field)
+	case "expiryDate":
+		return ec.fieldContext_MedicineStockLine_expiryDate(ctx, field)
+	case "purchases":
+		return ec.fieldContext_MedicineStockLine_purchases(ctx, field)
+	case "treatments":
+		return ec.fieldContext_MedicineStockLine_treatments(ctx, field)
+	case "unquantifiedTreatments":
+		return ec.fieldContext_MedicineStockLine_unquantifiedTreatments(ctx, field)
+	case "warnings":
+		return ec.fieldContext_MedicineStockLine_warnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineStockLine", field.Name)
 }
 
 func (ec *executionContext) childFields_MedicineUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6744,6 +7173,42 @@ func (ec *executionContext) field_Farm_groups_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_medicinePurchases_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_medicineStock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_medicines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7668,6 +8133,20 @@ func (ec *executionContext) field_Mutation_medicineDelete_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.MedicineDeleteInput, error) {
 			return ec.unmarshalNMedicineDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_medicinePurchaseCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MedicinePurchaseCreateInput, error) {
+			return ec.unmarshalNMedicinePurchaseCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12541,6 +13020,94 @@ func (ec *executionContext) fieldContext_Farm_withdrawals(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_medicinePurchases(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_medicinePurchases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().MedicinePurchases(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicinePurchaseConnection) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_medicinePurchases(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_medicinePurchases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_medicineStock(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_medicineStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().MedicineStock(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicineStock) graphql.Marshaler {
+			return ec.marshalNMedicineStock2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_medicineStock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineStock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_medicineStock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_notifications(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15334,6 +15901,879 @@ func (ec *executionContext) fieldContext_MedicineEdge_cursor(_ context.Context, 
 	return graphql.NewScalarFieldContext("MedicineEdge", field, false, false, "String")
 }
 
+func (ec *executionContext) _MedicinePurchase_id(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_farmID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_batch(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_expiryDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_expiryDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiryDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_expiryDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicinePurchase_quantity(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicinePurchase_quantityUnit(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_quantityUnit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuantityUnit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_quantityUnit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_supplierName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_supplierName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupplierName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_supplierName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_supplierAddress(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_supplierAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupplierAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_supplierAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_purchasedOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_purchasedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PurchasedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_purchasedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicinePurchase_documentReference(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_documentReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DocumentReference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_documentReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_fileID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_fileID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_fileID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_recordedBy(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_recordedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_recordedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_createdAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Time")
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MedicinePurchaseEdge) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchaseConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicinePurchaseCreatePayload_medicinePurchase(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicinePurchase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+			return ec.marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+			return ec.marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchaseEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStock_asOf(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStock_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStock_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStock", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicineStock_lines(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStock_lines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lines, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.MedicineStockLine) graphql.Marshaler {
+			return ec.marshalNMedicineStockLine2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStock_lines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineStock",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineStockLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineStockLine_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicineStockLine_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_batch(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_unit(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_purchased(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_purchased(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Purchased, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_purchased(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_administered(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_administered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Administered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_administered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_balance(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_negative(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_negative(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Negative, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_negative(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MedicineStockLine_expiryDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_expiryDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiryDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_expiryDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicineStockLine_purchases(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_purchases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Purchases, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_purchases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_treatments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Treatments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_treatments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_unquantifiedTreatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_unquantifiedTreatments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unquantified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_unquantifiedTreatments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_warnings(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_warnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
 func (ec *executionContext) _MedicineUpdatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17325,6 +18765,50 @@ func (ec *executionContext) fieldContext_Mutation_medicineDelete(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_medicineDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_medicinePurchaseCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_medicinePurchaseCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MedicinePurchaseCreate(ctx, fc.Args["input"].(model.MedicinePurchaseCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_medicinePurchaseCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_medicinePurchaseCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28445,6 +29929,118 @@ func UnmarshalMedicineDeleteInput(ctx context.Context, raw any) (model.MedicineD
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMedicinePurchaseCreateInput(ctx context.Context, obj any) (model.MedicinePurchaseCreateInput, error) {
+	var it model.MedicinePurchaseCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "medicineID", "batch", "expiryDate", "quantity", "quantityUnit", "supplierName", "supplierAddress", "purchasedOn", "documentReference", "fileID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "medicineID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("medicineID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MedicineID = data
+		case "batch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("batch"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Batch = data
+		case "expiryDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiryDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiryDate = data
+		case "quantity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Quantity = data
+		case "quantityUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityUnit"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityUnit = data
+		case "supplierName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supplierName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupplierName = data
+		case "supplierAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supplierAddress"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupplierAddress = data
+		case "purchasedOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("purchasedOn"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PurchasedOn = data
+		case "documentReference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentReference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DocumentReference = data
+		case "fileID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMedicinePurchaseCreateInput unmarshals raw into the MedicinePurchaseCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMedicinePurchaseCreateInput(ctx context.Context, raw any) (model.MedicinePurchaseCreateInput, error) {
+	var out model.MedicinePurchaseCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MedicinePurchaseCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Context, obj any) (model.MedicineUpdateInput, error) {
 	var it model.MedicineUpdateInput
 	if obj == nil {
@@ -30688,7 +32284,7 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours"}
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30779,6 +32375,55 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 				return it, err
 			}
 			it.WithdrawalMilkHours = data
+		case "quantityPerAnimal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityPerAnimal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityPerAnimal = data
+		case "quantityTotal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityTotal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityTotal = data
+		case "quantityUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityUnit"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityUnit = data
+		case "prescribingVet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingVet"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingVet = data
+		case "prescribingPractice":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingPractice"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingPractice = data
+		case "lastAdministration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastAdministration"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastAdministration = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
 		}
 	}
 	return it, nil
@@ -32882,6 +34527,18 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_withdrawals(ctx, field, obj)
 				})
+		case "medicinePurchases":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_medicinePurchases(ctx, field, obj)
+				})
+		case "medicineStock":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_medicineStock(ctx, field, obj)
+				})
 		case "notifications":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -34307,6 +35964,354 @@ func (ec *executionContext) _MedicineEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var medicinePurchaseImplementors = []string{"MedicinePurchase"}
+
+func (ec *executionContext) _MedicinePurchase(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicinePurchase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchase")
+		case "id":
+			out.Values[i] = ec._MedicinePurchase_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._MedicinePurchase_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineID":
+			out.Values[i] = ec._MedicinePurchase_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._MedicinePurchase_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._MedicinePurchase_batch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiryDate":
+			out.Values[i] = ec._MedicinePurchase_expiryDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "quantity":
+			out.Values[i] = ec._MedicinePurchase_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quantityUnit":
+			out.Values[i] = ec._MedicinePurchase_quantityUnit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supplierName":
+			out.Values[i] = ec._MedicinePurchase_supplierName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supplierAddress":
+			out.Values[i] = ec._MedicinePurchase_supplierAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "purchasedOn":
+			out.Values[i] = ec._MedicinePurchase_purchasedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "documentReference":
+			out.Values[i] = ec._MedicinePurchase_documentReference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileID":
+			out.Values[i] = ec._MedicinePurchase_fileID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedBy":
+			out.Values[i] = ec._MedicinePurchase_recordedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._MedicinePurchase_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseConnectionImplementors = []string{"MedicinePurchaseConnection"}
+
+func (ec *executionContext) _MedicinePurchaseConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseConnection")
+		case "edges":
+			out.Values[i] = ec._MedicinePurchaseConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MedicinePurchaseConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MedicinePurchaseConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseCreatePayloadImplementors = []string{"MedicinePurchaseCreatePayload"}
+
+func (ec *executionContext) _MedicinePurchaseCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseCreatePayload")
+		case "medicinePurchase":
+			out.Values[i] = ec._MedicinePurchaseCreatePayload_medicinePurchase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseEdgeImplementors = []string{"MedicinePurchaseEdge"}
+
+func (ec *executionContext) _MedicinePurchaseEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseEdge")
+		case "node":
+			out.Values[i] = ec._MedicinePurchaseEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._MedicinePurchaseEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicineStockImplementors = []string{"MedicineStock"}
+
+func (ec *executionContext) _MedicineStock(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicineStock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineStockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineStock")
+		case "asOf":
+			out.Values[i] = ec._MedicineStock_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lines":
+			out.Values[i] = ec._MedicineStock_lines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicineStockLineImplementors = []string{"MedicineStockLine"}
+
+func (ec *executionContext) _MedicineStockLine(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicineStockLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineStockLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineStockLine")
+		case "medicineID":
+			out.Values[i] = ec._MedicineStockLine_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._MedicineStockLine_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._MedicineStockLine_batch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._MedicineStockLine_unit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "purchased":
+			out.Values[i] = ec._MedicineStockLine_purchased(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "administered":
+			out.Values[i] = ec._MedicineStockLine_administered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._MedicineStockLine_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "negative":
+			out.Values[i] = ec._MedicineStockLine_negative(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiryDate":
+			out.Values[i] = ec._MedicineStockLine_expiryDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "purchases":
+			out.Values[i] = ec._MedicineStockLine_purchases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "treatments":
+			out.Values[i] = ec._MedicineStockLine_treatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unquantifiedTreatments":
+			out.Values[i] = ec._MedicineStockLine_unquantifiedTreatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "warnings":
+			out.Values[i] = ec._MedicineStockLine_warnings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var medicineUpdatePayloadImplementors = []string{"MedicineUpdatePayload"}
 
 func (ec *executionContext) _MedicineUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicineUpdatePayload) graphql.Marshaler {
@@ -34911,6 +36916,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "medicineDelete":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_medicineDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicinePurchaseCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_medicinePurchaseCreate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -38486,6 +40498,87 @@ func (ec *executionContext) marshalNMedicineEdge2ᚖgithubᚗcomᚋherdbookᚋhe
 	return ec._MedicineEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx context.Context, sel ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchase!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchase(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseConnection(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseConnection!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMedicinePurchaseCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreateInput(ctx context.Context, v any) (model.MedicinePurchaseCreateInput, error) {
+	res, err := ec.unmarshalInputMedicinePurchaseCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseCreatePayload!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MedicinePurchaseEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMedicinePurchaseEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdge(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseEdge!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineStock2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStock(ctx context.Context, sel ast.SelectionSet, v *herdbook.MedicineStock) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicineStock!")
+		return graphql.Null
+	}
+	return ec._MedicineStock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineStockLine2githubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLine(ctx context.Context, sel ast.SelectionSet, v herdbook.MedicineStockLine) graphql.Marshaler {
+	return ec._MedicineStockLine(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMedicineStockLine2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLineᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.MedicineStockLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMedicineStockLine2githubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNMedicineUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdateInput(ctx context.Context, v any) (model.MedicineUpdateInput, error) {
 	res, err := ec.unmarshalInputMedicineUpdateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39170,13 +41263,13 @@ func (ec *executionContext) marshalNThreadOrderField2ᚖgithubᚗcomᚋherdbook�
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := timegql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := timegql.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
@@ -40535,6 +42628,18 @@ func (ec *executionContext) unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcom�
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -40678,7 +42783,7 @@ func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := timegql.UnmarshalTime(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -40688,7 +42793,7 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalTime(*v)
+	res := timegql.MarshalTime(*v)
 	return res
 }
 

@@ -25,6 +25,20 @@ const APQCacheSize = 1000
 // without an operation, serves the GraphiQL explorer from files inside the binary. Every
 // request is held to the limits of limits.go before any resolver runs.
 func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
+	return NewHandlerWith(svc, client, Options{})
+}
+
+// Options tune NewHandlerWith; zero fields take the defaults.
+type Options struct {
+	// MaxAnswerBytes is the ceiling on the bytes of one answer (DefaultMaxAnswerBytes).
+	MaxAnswerBytes int64
+}
+
+// NewHandlerWith is NewHandler with options.
+func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) http.Handler {
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
 	schema := NewExecutableSchema(Config{Resolvers: NewResolver(svc)})
 	srv := handler.New(schema)
 	srv.AddTransport(transport.GET{})
@@ -41,6 +55,8 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv.Use(newOperationLimits(schema.Schema()))
 	srv.Use(entgql.Transactioner{TxOpener: client})
 	srv.AroundOperations(withReferences)
+	srv.AroundOperations(answerCeiling(opts.MaxAnswerBytes))
+	srv.AroundFields(countAnswer)
 	if tracing.On() {
 		// A span per resolver field, only when traces are configured: the middleware
 		// would otherwise cost every field of every answer.

@@ -5,15 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // Limits of one GraphQL document and operation (the body's is MaxBodyBytes). Each bounds
@@ -41,9 +46,15 @@ const (
 	MaxDepth = 12
 	// MaxComplexity bounds the cost of an operation: a field costs 1, and what is selected
 	// inside a list costs once per element it may have: first or last of a connection
-	// (DefaultPageSize when both are left out), the number of ids of nodes(ids:), or
-	// DefaultListSize for other lists. A page of 500 records with their items and files fits.
-	MaxComplexity = 100_000
+	// (DefaultPageSize when both are left out), the number of ids of nodes(ids:), the cap
+	// the service enforces for lists it caps (listBounds: a record's items count
+	// herdbook.MaxRecordItems), or DefaultListSize for other lists. A page of 50 records
+	// with every field of their items and files fits (about 180,000).
+	MaxComplexity = 250_000
+	// DefaultMaxAnswerBytes is the default ceiling on the bytes of one answer's data
+	// (NewHandler's Options.MaxAnswerBytes): resolution stops when the values resolved so
+	// far would pass it, and the answer is one error instead.
+	DefaultMaxAnswerBytes = 16 << 20
 	// DefaultPageSize is what a connection returns when neither first nor last is given,
 	// and what the cost counts then.
 	DefaultPageSize = herdbook.MaxConnectionPage
@@ -418,8 +429,19 @@ func (m *measurer) listSize(f *ast.Field, page int, intro bool) int {
 		if ids := f.Arguments.ForName("ids"); ids != nil {
 			return min(m.listLen(ids.Value), herdbook.MaxConnectionPage)
 		}
+		if f.ObjectDefinition != nil {
+			if n, ok := listBounds[f.ObjectDefinition.Name+"."+f.Name]; ok {
+				return n
+			}
+		}
 	}
 	return DefaultListSize
+}
+
+// listBounds are the unpaged lists whose length the service caps on write, counted by their
+// cap: the cost of a record's items is then what the largest record's would be.
+var listBounds = map[string]int{
+	"Record.items": herdbook.MaxRecordItems,
 }
 
 // pageOf is the page size of f when it is a connection (it takes first or last), else noPage.
@@ -499,4 +521,112 @@ func costString(c int) string {
 		return "more than 10^12"
 	}
 	return strconv.Itoa(c)
+}
+
+// answerBudget counts the bytes of one operation's answer as its fields resolve: each field
+// its name, and each value its length as JSON (a string its bytes and quotes, a record
+// item's metadata its stored compact JSON). Fields resolve into memory before any byte is
+// written, so the count stops an answer before it is built: once it passes max, no further
+// field resolves (none loads more rows) and the answer is one answerBytes error.
+type answerBudget struct {
+	max  int64
+	used atomic.Int64
+	over atomic.Bool
+}
+
+type answerBudgetKey struct{}
+
+// errAnswerStopped is what the fields that would pass the ceiling, and every field after
+// them, resolve to; the answer replaces them all by the budget's one error.
+var errAnswerStopped = herdbook.Errorf(herdbook.ETOOLARGE, "the answer is too large")
+
+// answerCeiling gives each operation its budget of max bytes and answers one that passes it
+// with the answerBytes error alone (data null; in a mutation, the transaction rolls back
+// because fields failed).
+func answerCeiling(max int64) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		b := &answerBudget{max: max}
+		h := next(context.WithValue(ctx, answerBudgetKey{}, b))
+		return func(ctx context.Context) *graphql.Response {
+			resp := h(ctx)
+			if resp != nil && b.over.Load() {
+				return &graphql.Response{Errors: gqlerror.List{limitError(codeAnswerTooLarge, "answerBytes",
+					"the answer would be larger than %d bytes; ask for fewer elements (first or last) or fewer fields", b.max)}}
+			}
+			return resp
+		}
+	}
+}
+
+// codeAnswerTooLarge is the extensions.code of an answer stopped by its byte ceiling.
+const codeAnswerTooLarge = "ANSWER_TOO_LARGE"
+
+// countAnswer is the field middleware that charges each resolved field to the budget.
+func countAnswer(ctx context.Context, next graphql.Resolver) (any, error) {
+	b, _ := ctx.Value(answerBudgetKey{}).(*answerBudget)
+	if b == nil {
+		return next(ctx)
+	}
+	if b.over.Load() {
+		return nil, errAnswerStopped
+	}
+	res, err := next(ctx)
+	n := int64(4) + valueBytes(res) // "name": and a comma
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		n += int64(len(fc.Field.Alias))
+	}
+	if b.used.Add(n) > b.max {
+		b.over.Store(true)
+		return nil, errAnswerStopped
+	}
+	return res, err
+}
+
+// valueBytes is about the length of v as JSON: exact for strings without characters to
+// escape, numbers and metadata; objects count their braces here and their fields as they
+// resolve.
+func valueBytes(v any) int64 {
+	switch v := v.(type) {
+	case nil:
+		return 4
+	case string:
+		return int64(len(v)) + 2
+	case *string:
+		if v == nil {
+			return 4
+		}
+		return int64(len(*v)) + 2
+	case schematype.Metadata:
+		return int64(max(len(v), 4))
+	case json.RawMessage:
+		return int64(max(len(v), 4))
+	case []byte:
+		return int64(len(v))*4/3 + 4
+	case bool:
+		return 5
+	case int, int32, int64, float64, uint, uint64:
+		return 20
+	case time.Time, *time.Time:
+		return 32
+	case uuid.UUID:
+		return 38
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return int64(len(b))
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice {
+		n := int64(2)
+		for i := range rv.Len() {
+			e := rv.Index(i)
+			switch e.Kind() {
+			case reflect.Pointer, reflect.Struct, reflect.Interface, reflect.Map:
+				n += 3 // braces and comma; the element's fields count as they resolve
+			default:
+				n += 1 + valueBytes(e.Interface())
+			}
+		}
+		return n
+	}
+	return 2
 }

@@ -264,7 +264,7 @@ func TestListCost(t *testing.T) {
 			refused     bool
 		}{
 			{"FortyAliasesOfAPage", aliases.String(), vars, true},
-			{"OnePage", "query($f: ID!) { farm(id: $f) { " + page + " } }", vars, false},
+			{"OnePageOf50", "query($f: ID!) { farm(id: $f) { " + strings.Replace(page, "first: 100", "first: 50", 1) + " } }", vars, false},
 			{"FortySpreadsOfAPage", spread.String(), vars, true},
 			{"NestedConnectionsWithoutFirst", `{ farms { edges { node { animals { edges { node { groups { id name } } } } } } } }`, nil, true},
 			{"NestedConnectionsWithFirst", `{ farms(first: 5) { edges { node { animals(first: 20) { edges { node { groups { id name } } } } } } } }`, nil, false},
@@ -337,4 +337,88 @@ func mustRead(tb testing.TB, name string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestAnswerBounds sends issue 22.2's amplification requests: 40 aliases of a farm's page of
+// 100 records with their items' metadata (2.9 KB, cost 92,120 when items counted as 10; 83 MB
+// of answer) is refused by its cost now that a record's items count by their cap; 100
+// aliases over one record of 500 items with 4 KB of metadata each (201 MB, and the server
+// grew by 770 MB) passes the cost and is stopped by the answer's byte ceiling, with one
+// error and no data. Metadata over MaxItemMetadataBytes and items past MaxRecordItems are
+// refused on write, naming the field.
+func TestAnswerBounds(t *testing.T) {
+	t.Parallel()
+	var forty strings.Builder
+	forty.WriteString("query($f: ID!) {")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&forty, " f%d: farm(id: $f) { records(first: 100) { edges { node { id items { id metadata } } } } }", i)
+	}
+	forty.WriteString(" }")
+	var hundred strings.Builder
+	hundred.WriteString("query($f: ID!) {")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&hundred, " f%d: farm(id: $f) { records(first: 1) { edges { node { id items { id metadata } } } } }", i)
+	}
+	hundred.WriteString(" }")
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Amplified")
+		a := app.MustAnimal(u, f.ID, "A")
+		items := make([]herdbook.RecordItemInput, herdbook.MaxRecordItems)
+		for i := range items {
+			items[i] = herdbook.RecordItemInput{Metadata: map[string]any{"note": strings.Repeat("x", 4000)}}
+		}
+		rec, err := app.Service.CreateRecord(app.Ctx(u), f.ID, herdbook.RecordInput{
+			AnimalIDs: []uuid.UUID{a.ID}, Name: "Big", Type: "OTHER", AppliedAt: ptrTime(), Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars := map[string]any{"f": f.ID.String()}
+		t.Run("FortyAliasesOfAPage", func(t *testing.T) {
+			t.Logf("%d bytes", forty.Len())
+			out := wantError(t, post(t, app, u.Token, query(forty.String(), vars)), http.StatusUnprocessableEntity, "GRAPHQL_VALIDATION_FAILED", "complexity")
+			t.Logf("%v", dig(t, out, "errors.0.message"))
+		})
+		t.Run("HundredAliasesOfABigRecord", func(t *testing.T) {
+			t.Logf("%d bytes", hundred.Len())
+			// Stopping costs the ~16 MB read until the ceiling: more than post's bound for
+			// work that is only CPU, on a busy machine.
+			start := time.Now()
+			res := app.Do("POST", "/graphql", u.Token, query(hundred.String(), vars))
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Fatalf("refused after %v", elapsed)
+			}
+			out := wantError(t, res, http.StatusUnprocessableEntity, "ANSWER_TOO_LARGE", "answerBytes")
+			if len(res.Body) > 1000 || out["data"] != nil || len(out["errors"].([]any)) != 1 {
+				t.Fatalf("want one error and no data: %.600s", res.Body)
+			}
+			t.Logf("%v", dig(t, out, "errors.0.message"))
+		})
+		t.Run("OneAliasOfABigRecord", func(t *testing.T) {
+			// 2 MB: under the ceiling, answered whole.
+			q := "query($f: ID!) { farm(id: $f) { records(first: 1) { edges { node { id items { id metadata } } } } } }"
+			res := post(t, app, u.Token, query(q, vars))
+			if res.Status != http.StatusOK || len(res.Body) < 2_000_000 {
+				t.Fatalf("status %d, %d bytes: %.300s", res.Status, len(res.Body), res.Body)
+			}
+			wantNoErrors(t, res.JSON(t))
+		})
+		t.Run("ErrItemPastTheCap", func(t *testing.T) {
+			body := map[string]any{"query": `mutation($in: RecordUpdateInput!) { recordUpdate(input: $in) { record { id } } }`,
+				"variables": map[string]any{"in": map[string]any{"farmID": f.ID.String(), "id": rec.ID.String(), "items": []any{map[string]any{"name": "one more"}}}}}
+			out := app.Do("POST", "/graphql", u.Token, body).JSON(t)
+			if errorCode(out) != "BAD_USER_INPUT" || !strings.Contains(fmt.Sprint(out["errors"]), "at most 500 items") {
+				t.Fatalf("answer %v", out)
+			}
+		})
+		t.Run("ErrMetadataTooLarge", func(t *testing.T) {
+			_, err := app.Service.CreateRecord(app.Ctx(u), f.ID, herdbook.RecordInput{
+				AnimalIDs: []uuid.UUID{a.ID}, Name: "Huge", Type: "OTHER", AppliedAt: ptrTime(),
+				Items: []herdbook.RecordItemInput{{Metadata: map[string]any{"note": strings.Repeat("x", herdbook.MaxItemMetadataBytes)}}}})
+			if fields := herdbook.ErrorFields(err); len(fields) != 1 || fields[0].Field != "record_items[0].metadata" {
+				t.Fatalf("error %v", err)
+			}
+		})
+	})
 }

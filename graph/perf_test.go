@@ -56,7 +56,7 @@ func TestHarnessRecordsPageStatements(t *testing.T) {
 	})
 }
 
-const farmsWithRecords = `query { farms(first: 50) { totalCount edges { node { id name
+const farmsWithRecords = `query { farms(first: 10) { totalCount edges { node { id name
 	records(first: 10) { totalCount pageInfo { hasNextPage endCursor } edges { node { id farmID name items { id name } files { id name } } } } } } } }`
 
 // TestFarmsRecordsStatementsConstant: every farm's first records, with items and files, cost

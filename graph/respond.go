@@ -28,13 +28,16 @@ var httpStatus = map[string]int{
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	code := herdbook.ErrorCode(err)
 	status, ok := httpStatus[code]
-	if !ok {
+	switch {
+	case !ok:
 		status = http.StatusInternalServerError
 		slog.ErrorContext(r.Context(), "graphql internal error", "err", err)
+	case code == herdbook.EUNAVAILABLE:
+		slog.WarnContext(r.Context(), "graphql: dependency unavailable", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		if w.Header().Get("Retry-After") == "" {
-			w.Header().Set("Retry-After", strconv.Itoa(5))
+			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
 		}
 	}
 	gqlErr := map[string]any{"message": herdbook.ErrorMessage(err), "extensions": map[string]any{"code": codeTable[code]}}

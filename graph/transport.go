@@ -64,7 +64,32 @@ func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeResponse(w, responses(ctx))
+	resp := responses(ctx)
+	if status := answerStatus(resp); status != http.StatusOK {
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
+		}
+		w.WriteHeader(status)
+	}
+	writeResponse(w, resp)
+}
+
+// RetryAfterUnavailable is the Retry-After, in seconds, of an answer to an outage.
+const RetryAfterUnavailable = 5
+
+// answerStatus is the HTTP status of an executed operation's answer: 503 when a field failed
+// because the database cannot be reached (the same request will work once it is back), 422
+// when the answer was stopped by its byte ceiling, else 200 (field errors are in the body).
+func answerStatus(resp *graphql.Response) int {
+	for _, e := range resp.Errors {
+		switch e.Extensions["code"] {
+		case codeTable[herdbook.EUNAVAILABLE]:
+			return http.StatusServiceUnavailable
+		case codeAnswerTooLarge:
+			return http.StatusUnprocessableEntity
+		}
+	}
+	return http.StatusOK
 }
 
 // readParams decodes the body, reading at most MaxBodyBytes of it. Errors are EINVALID

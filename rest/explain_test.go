@@ -89,12 +89,16 @@ func TestStatementsUseIndexes(t *testing.T) {
 		base + "/birth-history/settings",
 		base + "/birth-history/protocol",
 		base + "/webhooks",
+		base + "/animals?take=1&q=4003", // the last-digits search (identifier.go)
 		// The register of a past date: the animals that arrive after it (not_yet), and their
 		// histories.
 		base + "/animals?take=50&as_of=2024-01-01",
-		base + "/animals?take=1&q=4003", // the last-digits search (identifier.go)
 		"/v1/file?farm_id=" + farm.String(),
 		"/v1/file/" + file.ID.String(),
+		base + "/medicine-purchases",
+		base + "/medicine-stock",
+		base + "/medicine-book.csv?section=acquisitions",
+		base + "/medicine-book.html",
 	}
 	for _, dam := range dams {
 		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")

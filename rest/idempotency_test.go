@@ -139,6 +139,17 @@ func TestIdempotencyKey(t *testing.T) {
 			b3, ct3 := form(t, field("farm_id", f.ID.String()), fileP("other.png", samplePNG(t)))
 			herdbooktest.WantEnvelope(t, app.Do("POST", "/v1/file", u.Token, b3, "Content-Type", ct3, "Idempotency-Key", "up-1"), 409, "ConflictError", "")
 		})
+		t.Run("RoutedFirst", func(t *testing.T) {
+			// Issue 22.8: a reused key answered 409 before routing, so a method the path
+			// does not have got 409 instead of 405 (and an unknown path 409 instead of 404).
+			body := `{"name":"Routed Farm","species":"CATTLE"}`
+			if res := app.Do("POST", "/v1/farm", u.Token, body, "Idempotency-Key", "routed-1"); res.Status != 201 {
+				t.Fatalf("create: %d %s", res.Status, res.Body)
+			}
+			res := app.Do("PUT", "/v1/farm", u.Token, `{"name":"x"}`, "Idempotency-Key", "routed-1")
+			herdbooktest.WantEnvelope(t, res, 405, "ServiceError", "not allowed")
+			herdbooktest.WantEnvelope(t, app.Do("POST", "/v1/no-such-thing", u.Token, `{}`, "Idempotency-Key", "routed-1"), 404, "ServiceError", "")
+		})
 		t.Run("GraphQLMutationReplay", func(t *testing.T) {
 			q := `{"query":"mutation { createFarm(input: {name: \"Graph Farm\", species: CATTLE}) { farm { id } } }"}`
 			first := app.Do("POST", "/graphql", u.Token, q, "Idempotency-Key", "gql-1")

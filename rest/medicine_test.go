@@ -267,7 +267,8 @@ func TestWithdrawalGuard(t *testing.T) {
 			}
 			want := [][]string{
 				herdbook.MedicineBookHeader,
-				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment},
+				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment,
+					"", "", "", "1", "", "", "", "", "", "", "", "", "", ""},
 			}
 			if len(rows) != 3 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) {
 				t.Fatalf("book rows:\n%q\nwant first rows\n%q", rows, want)

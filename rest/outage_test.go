@@ -2,8 +2,17 @@ package rest_test
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
@@ -66,4 +75,150 @@ func TestDatabaseOutage(t *testing.T) {
 			t.Fatalf("readyz: %d", res.Status)
 		}
 	})
+}
+
+// TestDatabaseCutOffUnderLoad (issue 22.3): while clients read and write through REST,
+// GraphQL and OAuth, the PostgreSQL database stops accepting connections (ALTER DATABASE …
+// ALLOW_CONNECTIONS false, SQLSTATE 55000 to every new connection) and its sessions are
+// terminated (57P01), as in a failover. Every answer is then a success (a request that got
+// through first) or a 503 with Retry-After in the transport's own shape, never a 500; once
+// the database is back, requests succeed again. The database is a scratch one of its own,
+// so that no other test loses its connections.
+func TestDatabaseCutOffUnderLoad(t *testing.T) {
+	t.Parallel()
+	base := os.Getenv(herdbooktest.EnvPostgres)
+	if base == "" {
+		t.Skipf("%s is not set", herdbooktest.EnvPostgres)
+	}
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	name := fmt.Sprintf("outage_%d", time.Now().UnixNano())
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Skipf("cannot create a scratch database: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true")
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	d, err := db.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	app := herdbooktest.NewApp(t, d)
+	user := app.MustUser()
+	f := app.MustFarm(user, "Failover Farm")
+	records := "/v1/farm/" + f.ID.String() + "/records?take=5"
+	gql := map[string]any{"query": "{ farms(first: 5) { totalCount edges { node { id name } } } }"}
+
+	type answer struct {
+		kind string
+		res  herdbooktest.Response
+	}
+	var (
+		mu      sync.Mutex
+		answers []answer
+		cut     atomic.Bool
+		wg      sync.WaitGroup
+		stop    = make(chan struct{})
+	)
+	send := func(kind string) herdbooktest.Response {
+		switch kind {
+		case "rest":
+			return app.Do("GET", records, user.Token, nil)
+		case "restWrite":
+			return app.Do("POST", "/v1/farm", user.Token, `{"name":"North Field","species":"CATTLE"}`)
+		case "graphql":
+			return app.Do("POST", "/graphql", user.Token, gql)
+		default:
+			return app.Do("GET", "/oauth/userinfo", user.Token, nil)
+		}
+	}
+	for _, kind := range []string{"rest", "restWrite", "graphql", "userinfo"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				after := cut.Load()
+				res := send(kind)
+				if after {
+					mu.Lock()
+					answers = append(answers, answer{kind, res})
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS false"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", name); err != nil {
+		t.Fatal(err)
+	}
+	cut.Store(true)
+	time.Sleep(time.Second)
+	close(stop)
+	wg.Wait()
+
+	unavailable := 0
+	for _, a := range answers {
+		if a.res.Status < 300 {
+			continue
+		}
+		unavailable++
+		if a.res.Status != http.StatusServiceUnavailable || a.res.Header.Get("Retry-After") != "5" {
+			t.Fatalf("%s: status %d, Retry-After %q: %s", a.kind, a.res.Status, a.res.Header.Get("Retry-After"), a.res.Body)
+		}
+		var body map[string]any
+		if err := json.Unmarshal(a.res.Body, &body); err != nil {
+			t.Fatalf("%s: %s", a.kind, a.res.Body)
+		}
+		switch a.kind {
+		case "graphql":
+			errs, _ := body["errors"].([]any)
+			if len(errs) == 0 || body["error"] != nil || !strings.Contains(string(a.res.Body), `"code":"UNAVAILABLE"`) {
+				t.Fatalf("graphql: not GraphQL's UNAVAILABLE: %s", a.res.Body)
+			}
+		default:
+			herdbooktest.WantEnvelope(t, a.res, http.StatusServiceUnavailable, "ServiceError", "temporarily unavailable")
+		}
+	}
+	t.Logf("%d answers after the cut, %d of them 503", len(answers), unavailable)
+	if unavailable == 0 {
+		t.Fatal("no request met the outage")
+	}
+
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true"); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"rest", "graphql", "userinfo"} {
+		var res herdbooktest.Response
+		for range 20 { // the pool may first hand out a connection that was terminated
+			if res = send(kind); res.Status == http.StatusOK {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if res.Status != http.StatusOK {
+			t.Fatalf("%s after the outage: %d %s", kind, res.Status, res.Body)
+		}
+	}
 }

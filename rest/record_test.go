@@ -146,6 +146,12 @@ func TestCreateRecord(t *testing.T) {
 			{"ErrAppliedAtDateOnly", valid(map[string]any{"applied_at": "2026-03-01"}), "applied_at: must be an ISO 8601 date-time"},
 			{"ErrAppliedAtWrongType", valid(map[string]any{"applied_at": 1700000000}), "applied_at: must be a string"},
 			{"ErrAppliedAtImpossible", valid(map[string]any{"applied_at": "2026-02-30T00:00:00Z"}), "applied_at: must be an ISO 8601 date-time"},
+			// Issue 22.8: 0001-01-01 was stored, and GraphQL then failed on every read of it.
+			{"ErrAppliedAtYearOne", valid(map[string]any{"applied_at": "0001-01-01T00:00:00Z"}), "applied_at: must be on or after 0001-01-02T00:00:00Z"},
+			{"ErrAppliedAtNoZone", valid(map[string]any{"applied_at": "2026-03-01T08:00:00"}), "applied_at: must be an ISO 8601 date-time"},
+			{"ErrNullBody", "null", "body: must be a JSON object, not null"},
+			{"ErrItemMetadataTooLarge", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"note": strings.Repeat("x", herdbook.MaxItemMetadataBytes)}}}}), "record_items[0].metadata: must be at most 16384 bytes"},
+			{"ErrTooManyItems", valid(map[string]any{"record_items": make([]any, herdbook.MaxRecordItems+1)}), "record_items: must have at most 500 items"},
 			{"ErrTooManyAnimals", valid(map[string]any{"animal_ids": manyIDs(1001)}), "animal_ids: must have at most 1000 ids"},
 			{"ErrItemMetadataWrongType", valid(map[string]any{"record_items": []any{map[string]any{"metadata": "x"}}}), "metadata: must be an object"},
 			{"ErrItemFactNotObject", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": 3}}}}), "record_items[0].metadata.birth_history: must be a JSON object"},

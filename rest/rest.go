@@ -83,9 +83,10 @@ func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
 
 func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
 	route := method + " /v1" + path // one label for /v1 and /api/v1 in the metrics
+	strict := strictQuery(method, path, fn, fail)
 	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.NoteRoute(r.Context(), route)
-		fn(w, r)
+		strict.ServeHTTP(w, r)
 	})
 	if !public(path) {
 		handler = authenticated(handler, fail)
@@ -175,6 +176,14 @@ func windowText(d time.Duration) string {
 
 // ServeHTTP dispatches to the operation, answering unknown paths (404) and wrong methods
 // (405, with Allow) with the error envelope instead of plain text.
+// Routable reports whether r names an operation of the API (a path with its method): the
+// idempotency middleware in front answers only for those, so that a reused
+// Idempotency-Key on an unknown path or method still gets its 404 or 405.
+func (h *Handler) Routable(r *http.Request) bool {
+	_, pattern := h.mux.Handler(r)
+	return pattern != ""
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := h.mux.Handler(r); pattern == "" {
 		rec := &statusOnly{header: w.Header()}

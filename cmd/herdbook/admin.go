@@ -141,7 +141,8 @@ func (e env) adminClientCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"client_id": cl.ClientID, "scopes": cl.Scopes, "public": cl.Public, "observer": cl.Observer}
+	out := map[string]any{"client_id": cl.ClientID, "name": cl.Name, "redirect_uris": cl.RedirectUris, "scopes": cl.Scopes,
+		"public": cl.Public, "observer": cl.Observer}
 	human := "registered client " + cl.ClientID
 	if secret != "" {
 		out["client_secret"] = secret

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -119,6 +120,16 @@ func TestBinaryExitCodes(t *testing.T) {
 		{"ErrLogFormat", []string{"--log-format", "yaml"}, 1, "", `herdbook: serve: invalid value "yaml" for flag -log-format: must be one of text, json`},
 		{"ErrServiceError", []string{"admin", "user", "create", "--phone", "call me"}, 1, "", "herdbook: invalid: phone_number_local: "},
 		{"ErrUnknownUser", []string{"admin", "token", "issue", "--user", "+4799999999", "--client", "x"}, 1, "", "herdbook: not_found: no user with phone number +4799999999"},
+		{"VersionFlag", []string{"--version"}, 0, "herdbook ", ""},
+		// Issue 22.6: bad durations were silently 1m (or 5s); a value the flag refuses is
+		// refused from its variable too.
+		{"ErrNotifyIntervalZero", []string{"--notify-interval", "0"}, 1, "", `herdbook: serve: invalid value "0" for flag -notify-interval: want a duration of at least a second`},
+		{"ErrNotifyIntervalNegative", []string{"--notify-interval", "-5m"}, 1, "", `herdbook: serve: invalid value "-5m" for flag -notify-interval`},
+		{"ErrWebhookMaxAttempts", []string{"--webhook-max-attempts", "11"}, 1, "", `herdbook: serve: invalid value "11" for flag -webhook-max-attempts: want a whole number from 1 to 10`},
+		// With --json a failure is one JSON object on standard error.
+		{"ErrJSON", []string{"admin", "token", "issue", "--json", "--user", "+4799999999", "--client", "x"}, 1, "", "{\n  \"error\": \"not_found: no user with phone number +4799999999\"\n}"},
+		{"ErrJSONFields", []string{"admin", "user", "create", "--phone", "call me", "--json"}, 1, "", "{\n  \"error\": \"invalid: phone_number_local: "},
+		{"ErrJSONFlag", []string{"farms", "list", "--json", "--bogus"}, 1, "", "{\n  \"error\": \"farms list: flag provided but not defined: -bogus"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := execIn(t, dir, []string{"HERDBOOK_DATA_DIR=" + filepath.Join(dir, "data")}, time.Minute, bin, tc.args...)
@@ -132,6 +143,33 @@ func TestBinaryExitCodes(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ name, variable, value string }{
+		{"NotifyIntervalWithoutUnit", "HERDBOOK_NOTIFY_INTERVAL", "5"},
+		{"NotifyIntervalBanana", "HERDBOOK_NOTIFY_INTERVAL", "banana"},
+		{"WebhookIntervalWithoutUnit", "HERDBOOK_WEBHOOK_INTERVAL", "7"},
+		{"SMTPPort", "HERDBOOK_SMTP_PORT", "smtp"},
+		{"NotifyMaxAttempts", "HERDBOOK_NOTIFY_MAX_ATTEMPTS", "0"},
+		{"GraphQLMaxAnswerBytes", "HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES", "16MB"},
+	} {
+		t.Run("ErrVariable"+tc.name, func(t *testing.T) {
+			res := execIn(t, dir, []string{"HERDBOOK_DATA_DIR=" + filepath.Join(dir, "data"), tc.variable + "=" + tc.value}, time.Minute, bin, "serve")
+			want := "herdbook: " + tc.variable + `="` + tc.value + `": want `
+			if res.code != 1 || !strings.HasPrefix(res.stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1, %q", res.code, res.stderr, want)
+			}
+		})
+	}
+	t.Run("ErrJSONFieldsListed", func(t *testing.T) {
+		res := execIn(t, dir, []string{"HERDBOOK_DATA_DIR=" + filepath.Join(dir, "data")}, time.Minute, bin, "admin", "user", "create", "--phone", "call me", "--json")
+		stderr := regexp.MustCompile(`(?m)^\{"time":.*\n`).ReplaceAllString(res.stderr, "")
+		var out struct {
+			Error  string
+			Fields []struct{ Field, Message string }
+		}
+		if err := json.Unmarshal([]byte(stderr), &out); err != nil || res.code != 1 || len(out.Fields) != 1 || out.Fields[0].Field != "phone_number_local" {
+			t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+		}
+	})
 	t.Run("VersionNamesTheCommit", func(t *testing.T) {
 		// go build stamps the commit from a checkout whose .git is a directory (not from a
 		// git worktree, whose .git is a file).
@@ -180,7 +218,8 @@ func TestReadmeTour(t *testing.T) {
 		}
 	}
 	script := tourBlock(t)
-	for _, want := range []string{"go run ./cmd/herdbook", "127.0.0.1:8080"} {
+	const build = "go build -o herdbook ./cmd/herdbook"
+	for _, want := range []string{build, "127.0.0.1:8080"} {
 		if !strings.Contains(script, want) {
 			t.Fatalf("the tour no longer says %q; update this test with it", want)
 		}
@@ -191,13 +230,28 @@ func TestReadmeTour(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	script = strings.ReplaceAll(script, "go run ./cmd/herdbook", "'"+bin+"'")
+	script = strings.ReplaceAll(script, build, "cp '"+bin+"' herdbook")
 	script = strings.ReplaceAll(script, "127.0.0.1:8080", addr)
 
+	// Cut short by a failure after the server started, the tour still stops it: a server
+	// left running would hold the shell's standard output open, and execIn would wait for
+	// it until its timeout.
+	head, _, ok := strings.Cut(script, "\n# 3.")
+	if !ok {
+		t.Fatal("the tour has no step 3")
+	}
+	res := execIn(t, t.TempDir(), []string{"HERDBOOK_ADDR=" + addr}, time.Minute, "bash", "-e", "-o", "pipefail", "-c", head+"\nfalse\n")
+	if res.code != 1 {
+		t.Fatalf("the tour cut short exited %d:\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+
 	dir := t.TempDir()
-	res := execIn(t, dir, []string{"HERDBOOK_ADDR=" + addr}, 2*time.Minute, "bash", "-e", "-o", "pipefail", "-c", script)
+	res = execIn(t, dir, []string{"HERDBOOK_ADDR=" + addr}, 2*time.Minute, "bash", "-e", "-o", "pipefail", "-c", script)
 	if res.code != 0 {
 		t.Fatalf("the tour failed (exit %d):\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "Nordgard") || !strings.Contains(res.stdout, "HEAD COUNT") {
+		t.Fatalf("farms list did not show the farm:\n%s", res.stdout)
 	}
 	for _, want := range []string{`"name":"Nordgard"`, `"species":"CATTLE"`, `"totalCount":1`, `"role":"OWNER"`, `"fullName":"Kari Nordmann"`} {
 		if !strings.Contains(res.stdout, want) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,8 +40,10 @@ type config struct {
 	// PhoneRegion is where phone numbers typed without a country code are read.
 	PhoneRegion string
 	// APIRateLimit and APIRateWindow are the REST budget per legacy key or client address.
-	APIRateLimit  int64
-	APIRateWindow time.Duration
+	APIRateLimit int64
+	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes.
+	GraphQLMaxAnswerBytes int64
+	APIRateWindow         time.Duration
 
 	// Notifications (docs/notifications.md). A channel without configuration is not
 	// delivered: its notifications stay PENDING.
@@ -232,14 +233,18 @@ func (e env) webhookFlags(fs *flag.FlagSet, c *config) {
 // notifyFlags registers the delivery settings that serve and admin notify test share.
 func (e env) notifyFlags(fs *flag.FlagSet, c *config) {
 	fs.StringVar(&c.SMTPHost, "smtp-host", e.getenv("HERDBOOK_SMTP_HOST"), "SMTP server for EMAIL notifications; empty: no email (HERDBOOK_SMTP_HOST)")
-	fs.IntVar(&c.SMTPPort, "smtp-port", e.intOr("HERDBOOK_SMTP_PORT", 587), "SMTP port (HERDBOOK_SMTP_PORT)")
+	c.SMTPPort = 587
+	fs.Var(intRange{&c.SMTPPort, 1, 65535}, "smtp-port", "SMTP port (HERDBOOK_SMTP_PORT)")
+	e.fromEnv(fs, "smtp-port", "HERDBOOK_SMTP_PORT")
 	fs.StringVar(&c.SMTPUsername, "smtp-username", e.getenv("HERDBOOK_SMTP_USERNAME"), "SMTP user for AUTH PLAIN (HERDBOOK_SMTP_USERNAME)")
 	c.SMTPPassword = e.getenv("HERDBOOK_SMTP_PASSWORD") // environment only: flags show in process lists
 	fs.StringVar(&c.SMTPFrom, "smtp-from", e.getenv("HERDBOOK_SMTP_FROM"), "sender address of notification mail (HERDBOOK_SMTP_FROM)")
 	e.choiceVar(fs, &c.SMTPTLS, "smtp-tls", "HERDBOOK_SMTP_TLS", "starttls", []string{"none", "starttls", "tls"}, "how SMTP connections are secured")
 	fs.StringVar(&c.SMSWebhookURL, "sms-webhook-url", e.getenv("HERDBOOK_SMS_WEBHOOK_URL"), "HTTP endpoint that sends SMS; empty: no SMS (HERDBOOK_SMS_WEBHOOK_URL)")
 	c.SMSWebhookToken = e.getenv("HERDBOOK_SMS_WEBHOOK_TOKEN") // environment only, like the SMTP password
-	fs.IntVar(&c.NotifyMaxAttempts, "notify-max-attempts", e.intOr("HERDBOOK_NOTIFY_MAX_ATTEMPTS", herdbook.DefaultRetryPolicy.MaxAttempts), "delivery attempts before a notification is FAILED (HERDBOOK_NOTIFY_MAX_ATTEMPTS)")
+	c.NotifyMaxAttempts = herdbook.DefaultRetryPolicy.MaxAttempts
+	fs.Var(intRange{&c.NotifyMaxAttempts, 1, 100}, "notify-max-attempts", "delivery attempts before a notification is FAILED (HERDBOOK_NOTIFY_MAX_ATTEMPTS)")
+	e.fromEnv(fs, "notify-max-attempts", "HERDBOOK_NOTIFY_MAX_ATTEMPTS")
 }
 
 // senders builds the configured notification channels. IN_APP needs no sender: it is
@@ -262,20 +267,6 @@ func (c *config) senders() (map[notification.Type]notify.Sender, error) {
 		out[notification.TypeSMS] = s
 	}
 	return out, nil
-}
-
-func (e env) intOr(key string, def int) int {
-	if n, err := strconv.Atoi(e.getenv(key)); err == nil {
-		return n
-	}
-	return def
-}
-
-func (e env) durationOr(key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(e.getenv(key)); err == nil && d > 0 {
-		return d
-	}
-	return def
 }
 
 func (e env) or(key, def string) string {

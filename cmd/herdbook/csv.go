@@ -118,7 +118,23 @@ func (e env) importAnimals(ctx context.Context, args []string) error {
 	}
 	res, err := svc.ImportAnimals(vctx, farmID, in, opts)
 	if err != nil {
-		if herdbook.ErrorCode(err) == herdbook.EINVALID && !c.c.JSON {
+		if c.c.JSON {
+			// A script reads the result where a success puts it: nothing was written.
+			problems := []map[string]any{}
+			for _, f := range herdbook.ErrorFields(err) {
+				p := map[string]any{"field": f.Field, "message": f.Message}
+				if f.Row > 0 {
+					p["row"], p["column"] = f.Row, f.Column
+				}
+				problems = append(problems, p)
+			}
+			if perr := printJSON(c.stdout, map[string]any{"ok": false, "dry_run": *dry, "written": false, "error": err.Error(),
+				"problems": problems, "seconds": time.Since(start).Seconds()}); perr != nil {
+				return perr
+			}
+			return err
+		}
+		if herdbook.ErrorCode(err) == herdbook.EINVALID {
 			return invalidLines(err)
 		}
 		return err
@@ -132,7 +148,7 @@ func (e env) importAnimals(ctx context.Context, args []string) error {
 	if res.DryRun {
 		verb = "checked (dry run, nothing written)"
 	}
-	return c.print(map[string]any{"dry_run": res.DryRun, "rows": res.Rows, "created": res.Created, "updated": res.Updated,
+	return c.print(map[string]any{"ok": true, "dry_run": res.DryRun, "written": !res.DryRun, "rows": res.Rows, "created": res.Created, "updated": res.Updated,
 		"unchanged": res.Unchanged, "groups_created": res.GroupsCreated, "facts": res.Facts, "seconds": elapsed.Seconds(),
 		"rows_per_second": rate(res.Rows, elapsed), "animals": rows},
 		"%s %d rows in %s (%.0f rows/s): %d created, %d updated, %d unchanged; %d groups created, %d facts",
@@ -168,12 +184,13 @@ func (e env) exportRecords(ctx context.Context, args []string) error {
 // the JSON on standard output, so the CSV needs --output.
 func (c *farmCmd) export(ctx context.Context, args []string, what string,
 	table func(context.Context, *herdbook.Service, uuid.UUID) (*herdbook.Table, error)) error {
-	output := c.fs.String("output", "", "write the CSV to this file instead of standard output")
+	output := outputFlag(c.fs)
 	d, svc, err := c.open(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	c.warnDeprecatedOut()
 	if c.c.JSON && *output == "" {
 		return errors.New("export " + what + ": --json prints the summary on standard output; name the CSV file with --output")
 	}
@@ -233,4 +250,22 @@ func (c *farmCmd) export(ctx context.Context, args []string, what string,
 		_, err = fmt.Fprintf(c.stdout, "exported %d %s rows to %s in %s\n", n, what, *output, elapsed.Round(time.Millisecond))
 	}
 	return err
+}
+
+// outputFlag registers --output, the file a command writes, and its deprecated alias --out
+// (export medicine-book's name for it before every command said --output).
+func outputFlag(fs *flag.FlagSet) *string {
+	p := new(string)
+	fs.StringVar(p, "output", "", "write the CSV to this file instead of standard output")
+	fs.StringVar(p, "out", "", "deprecated: use --output")
+	return p
+}
+
+// warnDeprecatedOut tells the person on standard error that --out is deprecated, when used.
+func (a *adminCmd) warnDeprecatedOut() {
+	a.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "out" {
+			fmt.Fprintln(a.stderr, "herdbook: --out is deprecated and will be removed; use --output")
+		}
+	})
 }

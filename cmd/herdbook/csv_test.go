@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,19 @@ func TestImportExportCommands(t *testing.T) {
 			_, err = c.run("tag,sex\n,cow\nC-9,male\n", "import", "animals", "--farm", farmID, "-")
 			if err == nil || !strings.Contains(err.Error(), "nothing was written:\n  row 2, tag: is required\n  row 2, sex: must be male or female") {
 				t.Fatalf("bad file: %v", err)
+			}
+			// Issue 22.6: with --json a failed import printed nothing on standard output.
+			out, err = c.run("tag,sex\n,cow\n", "import", "animals", "--farm", farmID, "-", "--json")
+			var failed struct {
+				OK       bool `json:"ok"`
+				Written  bool `json:"written"`
+				Problems []struct {
+					Field string `json:"field"`
+					Row   int    `json:"row"`
+				} `json:"problems"`
+			}
+			if err == nil || json.Unmarshal([]byte(out), &failed) != nil || failed.OK || failed.Written || len(failed.Problems) != 2 || failed.Problems[0].Row != 2 {
+				t.Fatalf("failed import with --json: %v\n%s", err, out)
 			}
 			if _, err := c.run("", "import", "animals", "--farm", farmID); err == nil || !strings.Contains(err.Error(), "name one CSV file") {
 				t.Fatalf("no file: %v", err)

@@ -2,44 +2,48 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"fmt"
-	"io"
-	"os"
+	"errors"
 
 	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
 )
 
-// exportMedicineBook writes a farm's medicine book as CSV to standard output or a file: the
-// same rows as GET /v1/farm/{farm_id}/medicine-book.csv, streamed as they are read.
+// exportMedicineBook writes a farm's medicine book as CSV to standard output or --output:
+// the same rows as GET /v1/farm/{farm_id}/medicine-book.csv, streamed as they are read.
+// With --json, as the other exports, the summary is the JSON on standard output and the CSV
+// goes to --output. It reads as the operator (AdminMedicineBook), whoever --user names.
 func (e env) exportMedicineBook(ctx context.Context, args []string) error {
-	a := e.newAdmin("export medicine-book")
-	farm := a.fs.String("farm", "", "farm id (required)")
-	from := a.fs.String("from", "", "first day, YYYY-MM-DD (default: the first treatment)")
-	to := a.fs.String("to", "", "last day, YYYY-MM-DD (default: the last treatment)")
-	out := a.fs.String("out", "", "file to write (default: standard output)")
-	d, svc, err := a.open(ctx, args)
-	if err != nil {
-		return err
+	c := e.newFarmCmd("export medicine-book")
+	from := c.fs.String("from", "", "first day, YYYY-MM-DD (default: five years before --to, or before today: records are kept five years)")
+	to := c.fs.String("to", "", "last day, YYYY-MM-DD (default: the last treatment)")
+	return c.export(ctx, args, "medicine-book", func(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID) (*herdbook.Table, error) {
+		return medicineBookTable(ctx, svc, farmID, *from, *to)
+	})
+}
+
+// errHeaderOnly stops the medicine book after its header: the dates and the farm are
+// checked before it, so that a bad --from fails before anything is written.
+var errHeaderOnly = errors.New("header only")
+
+// medicineBookTable is the operator's medicine book as a table for export.
+func medicineBookTable(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID, from, to string) (*herdbook.Table, error) {
+	var header []string
+	err := svc.AdminMedicineBook(ctx, farmID, from, to, func(row []string) error {
+		header = row
+		return errHeaderOnly
+	})
+	if err != nil && !errors.Is(err, errHeaderOnly) {
+		return nil, err
 	}
-	defer d.Close()
-	farmID, err := uuid.Parse(*farm)
-	if err != nil {
-		return fmt.Errorf("--farm must be a farm id (UUID)")
-	}
-	var w io.Writer = e.stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	cw := csv.NewWriter(w)
-	if err := svc.AdminMedicineBook(ctx, farmID, *from, *to, cw.Write); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return &herdbook.Table{Header: header, Rows: func(fn func(row []string) error) error {
+		first := true
+		return svc.AdminMedicineBook(ctx, farmID, from, to, func(row []string) error {
+			if first { // the header, written already
+				first = false
+				return nil
+			}
+			return fn(row)
+		})
+	}}, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,6 +25,26 @@ func TestExportMedicineBook(t *testing.T) {
 			}
 			if !strings.HasPrefix(out, "date,animal_id,animal_tag,group_id,group_name,medicine_id,") || strings.Count(out, "\n") != 1 {
 				t.Fatalf("a farm without treatments: %q", out)
+			}
+			// Issue 22.6: --json printed CSV, and the file was --out where the other exports
+			// say --output (kept as a deprecated alias).
+			if _, err := c.run("", "export", "medicine-book", "--farm", farm, "--json"); err == nil || !strings.Contains(err.Error(), "--output") {
+				t.Fatalf("--json without --output: %v", err)
+			}
+			file := filepath.Join(t.TempDir(), "book.csv")
+			sum := c.mustJSON("", "export", "medicine-book", "--farm", farm, "--output", file)
+			if sum["what"] != "medicine-book" || sum["rows"] != 0.0 || sum["output"] != file {
+				t.Fatalf("summary %v", sum)
+			}
+			old := filepath.Join(t.TempDir(), "old.csv")
+			if _, err := c.run("", "export", "medicine-book", "--farm", farm, "--out", old); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{file, old} {
+				b, err := os.ReadFile(f)
+				if err != nil || !strings.HasPrefix(string(b), "date,animal_id,") {
+					t.Fatalf("%s: %v %q", f, err, b)
+				}
 			}
 			if _, err := c.run("", "export", "medicine-book", "--farm", uuid.NewString()); err == nil || !strings.Contains(err.Error(), "not found") {
 				t.Fatalf("unknown farm: %v", err)

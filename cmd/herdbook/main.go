@@ -5,8 +5,9 @@
 //	herdbook version              print the version and the commit it was built from
 //	herdbook backup --output DIR  write a consistent backup while the server runs
 //	herdbook restore --from DIR   restore a backup into an empty database
+//	herdbook farms list           list the farms: ids, names, species, head counts
 //	herdbook import animals FILE  import animals from CSV into a farm
-//	herdbook export animals|records  export a farm's register or records as CSV
+//	herdbook export animals|records|medicine-book  export a farm's register, records or medicine book as CSV
 //	herdbook admin …              users, clients, members, tokens, seed data
 //
 // Every command reads HERDBOOK_* environment variables; flags override them. "-h" or
@@ -22,15 +23,52 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	herdbook "github.com/herdbook/herdbook"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "herdbook:", err)
+		writeError(os.Stderr, os.Args[1:], err)
 		os.Exit(1)
 	}
+}
+
+// writeError reports a failed command on standard error: with --json as one JSON object,
+// {"error": message} with "fields" for the problems of an input, so that a script reads
+// it as it reads the command's output; else as a line for a person.
+func writeError(w io.Writer, args []string, err error) {
+	if !wantsJSON(args) {
+		fmt.Fprintln(w, "herdbook:", err)
+		return
+	}
+	out := map[string]any{"error": err.Error()}
+	if fields := herdbook.ErrorFields(err); len(fields) > 0 {
+		list := make([]map[string]any, len(fields))
+		for i, f := range fields {
+			list[i] = map[string]any{"field": f.Field, "message": f.Message}
+			if f.Row > 0 {
+				list[i]["row"], list[i]["column"] = f.Row, f.Column
+			}
+		}
+		out["fields"] = list
+	}
+	_ = printJSON(w, out)
+}
+
+// wantsJSON tells whether the command line asks for --json (before any "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1", "-json=1":
+			return true
+		}
+	}
+	return false
 }
 
 // env is how run reads the environment, so tests can pass their own.
@@ -61,6 +99,9 @@ func init() {
 		{name: "version", summary: "print the version and the commit it was built from", run: env.version},
 		{name: "backup", summary: "write a consistent backup of the database and local files while the server runs", run: env.backup},
 		{name: "restore", summary: "restore a backup into an empty data directory or database", run: env.restore},
+		{name: "farms", summary: "the farms in the database", subs: []*command{
+			{name: "list", summary: "list every farm: id, name, species and head count", run: env.farmsList},
+		}},
 		{name: "import", summary: "import a CSV file into a farm (all or nothing)", subs: []*command{
 			{name: "animals", summary: "import animals from a CSV file: new tags are created, known tags get new dated facts", run: env.importAnimals},
 		}},
@@ -101,6 +142,9 @@ var errHelpShown = errors.New("help shown")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	// Plain "herdbook" and "herdbook --addr …" serve.
 	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0])) {
 		args = append([]string{"serve"}, args...)

@@ -382,7 +382,7 @@ func TestCommandLineErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"ErrUnknownCommand", nil, []string{"bogus"}, `unknown command "bogus"; herdbook has: serve, migrate, version, backup, restore, import, export, admin`},
+		{"ErrUnknownCommand", nil, []string{"bogus"}, `unknown command "bogus"; herdbook has: serve, migrate, version, backup, restore, farms, import, export, admin`},
 		{"ErrUnknownAdminCommand", nil, []string{"admin", "frobnicate", "now"}, `unknown command "admin frobnicate"`},
 		{"ErrGroupWithoutCommand", nil, []string{"admin", "user"}, "herdbook admin user needs a command: create"},
 		{"ErrUnknownFlag", nil, []string{"migrate", "--bogus"}, "flag provided but not defined: -bogus"},
@@ -520,5 +520,44 @@ func TestSeedProgress(t *testing.T) {
 	}
 	if got := term.String(); strings.Count(got, "\r\x1b[K") != 3 || !strings.HasSuffix(got, "(100%), 100 rows/s, 0s left\n") {
 		t.Fatalf("terminal output %q", got)
+	}
+}
+
+// TestFarmsList (issue 22.6): no command listed farms and the seed printed no ids, yet
+// import and export need --farm ID. farms list shows id, name, species and head count; the
+// seed's human output names its farms; client create --json has the name and redirect URIs.
+func TestFarmsList(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			c := newCLI(t, dia)
+			if out, err := c.run("", "farms", "list"); err != nil || !strings.Contains(out, "no farms yet") {
+				t.Fatalf("empty: %v %q", err, out)
+			}
+			c.mustJSON("", "admin", "user", "create", "--phone", "+4790000031")
+			out, err := c.run("", "admin", "seed", "--owner", "+4790000031", "--farms", "2", "--animals", "3", "--groups", "1", "--records", "1", "--items", "1")
+			if err != nil || strings.Count(out, "\n  farm ") != 2 {
+				t.Fatalf("seed: %v\n%s", err, out)
+			}
+			list := c.mustJSON("", "farms", "list")
+			farms := list["farms"].([]any)
+			if len(farms) != 2 {
+				t.Fatalf("farms %v", list)
+			}
+			for _, f := range farms {
+				f := f.(map[string]any)
+				if f["id"] == "" || f["name"] == "" || f["species"] == "" || f["head_count"] != 3.0 || !strings.Contains(out, f["id"].(string)) {
+					t.Fatalf("farm %v (seed said %s)", f, out)
+				}
+			}
+			text, err := c.run("", "farms", "list")
+			if err != nil || !strings.HasPrefix(text, "ID") || !strings.Contains(text, "HEAD COUNT") || strings.Count(text, "\n") != 3 {
+				t.Fatalf("table: %v\n%s", err, text)
+			}
+			cl := c.mustJSON("", "admin", "client", "create", "--client-id", "app", "--name", "The App", "--redirect-uri", "https://app.example/cb")
+			if cl["name"] != "The App" || len(cl["redirect_uris"].([]any)) != 1 || cl["redirect_uris"].([]any)[0] != "https://app.example/cb" {
+				t.Fatalf("client create %v", cl)
+			}
+		})
 	}
 }

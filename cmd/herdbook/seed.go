@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,10 +62,14 @@ func (e env) adminSeed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(res.FarmIDs))
+	for i, id := range res.FarmIDs {
+		ids[i] = "\n  farm " + id.String()
+	}
 	return a.print(map[string]any{"farm_ids": res.FarmIDs, "animals": res.Animals, "groups": res.Groups,
 		"records": res.Records, "items": res.Items, "seconds": time.Since(start).Seconds(), "rows": opts.Rows()},
-		"seeded %d farm(s), %d animals, %d groups, %d records, %d items in %s",
-		len(res.FarmIDs), res.Animals, res.Groups, res.Records, res.Items, time.Since(start).Round(time.Millisecond))
+		"seeded %d farm(s), %d animals, %d groups, %d records, %d items in %s:%s\n(--farm ID for import and export; herdbook farms list shows them again)",
+		len(res.FarmIDs), res.Animals, res.Groups, res.Records, res.Items, time.Since(start).Round(time.Millisecond), strings.Join(ids, ""))
 }
 
 // isTerminal reports whether w is a terminal (a character device), where a line that

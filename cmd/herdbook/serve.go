@@ -14,13 +14,14 @@ import (
 	"time"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/metrics"
-	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/webhook"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -44,15 +45,27 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.NoMigrate, "no-migrate", e.getenv("HERDBOOK_NO_MIGRATE") != "", "do not apply migrations at start-up (HERDBOOK_NO_MIGRATE)")
 	e.fileFlags(fs, &c)
 	e.notifyFlags(fs, &c)
-	fs.DurationVar(&c.NotifyInterval, "notify-interval", e.durationOr("HERDBOOK_NOTIFY_INTERVAL", time.Minute), "how often the notification scheduler runs (HERDBOOK_NOTIFY_INTERVAL)")
+	c.NotifyInterval = time.Minute
+	fs.Var(positiveDuration{&c.NotifyInterval}, "notify-interval", "how often the notification scheduler runs, such as 30s or 5m (HERDBOOK_NOTIFY_INTERVAL)")
+	e.fromEnv(fs, "notify-interval", "HERDBOOK_NOTIFY_INTERVAL")
 	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
 	e.rateLimitFlags(fs, &c)
 	e.webhookFlags(fs, &c)
 	fs.BoolVar(&c.WebhookWorker, "webhook-worker", e.getenv("HERDBOOK_WEBHOOK_WORKER") != "false", "run the webhook delivery worker in this process; HERDBOOK_WEBHOOK_WORKER=false turns it off")
-	fs.DurationVar(&c.WebhookInterval, "webhook-interval", e.durationOr("HERDBOOK_WEBHOOK_INTERVAL", 5*time.Second), "how often an idle webhook worker looks for due deliveries (HERDBOOK_WEBHOOK_INTERVAL)")
-	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", e.intOr("HERDBOOK_WEBHOOK_MAX_ATTEMPTS", herdbook.DefaultWebhookRetry.MaxAttempts()), "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
+	c.WebhookInterval = 5 * time.Second
+	fs.Var(positiveDuration{&c.WebhookInterval}, "webhook-interval", "how often an idle webhook worker looks for due deliveries, such as 5s (HERDBOOK_WEBHOOK_INTERVAL)")
+	e.fromEnv(fs, "webhook-interval", "HERDBOOK_WEBHOOK_INTERVAL")
+	c.WebhookMaxAttempts = herdbook.DefaultWebhookRetry.MaxAttempts()
+	fs.Var(intRange{&c.WebhookMaxAttempts, 1, herdbook.DefaultWebhookRetry.MaxAttempts()}, "webhook-max-attempts", "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
+	e.fromEnv(fs, "webhook-max-attempts", "HERDBOOK_WEBHOOK_MAX_ATTEMPTS")
+	c.GraphQLMaxAnswerBytes = graph.DefaultMaxAnswerBytes
+	fs.Var(positiveInt{&c.GraphQLMaxAnswerBytes}, "graphql-max-answer-bytes", "the most bytes one GraphQL answer may have; a larger one is refused with ANSWER_TOO_LARGE before it is built (HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES)")
+	e.fromEnv(fs, "graphql-max-answer-bytes", "HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if c.GraphQLMaxAnswerBytes < 1<<10 {
+		return fmt.Errorf("--graphql-max-answer-bytes must be at least 1024, not %d", c.GraphQLMaxAnswerBytes)
 	}
 	if e.getenv("GOGC") == "" {
 		// The server's live heap is small (tens of MB) and every request allocates about as
@@ -157,7 +170,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 		logger.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
 	}
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
-		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx},
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {
@@ -296,5 +309,29 @@ func (e env) migrate(ctx context.Context, args []string) error {
 		return printJSON(e.stdout, map[string]any{"applied": done, "count": n})
 	}
 	fmt.Fprintf(e.stdout, "%d migration(s) applied; the database is up to date\n", n)
+	return nil
+}
+
+// intRange is a flag holding a whole number from min to max.
+type intRange struct {
+	p        *int
+	min, max int
+}
+
+func (v intRange) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intRange) placeholder() string { return "N" }
+
+func (v intRange) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < v.min || n > v.max {
+		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
+	}
+	*v.p = n
 	return nil
 }

@@ -733,6 +733,56 @@ type MedicineEdge struct {
 	Cursor string `json:"cursor"`
 }
 
+// A page of a farm's medicine purchases, oldest purchase first.
+type MedicinePurchaseConnection struct {
+	// The purchases of the page with their cursors.
+	Edges []*MedicinePurchaseEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many purchases the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new medicine purchase (acquisition record).
+type MedicinePurchaseCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The medicine bought, on the farm's list.
+	MedicineID uuid.UUID `json:"medicineID"`
+	// The product's batch, 1 to 200 characters.
+	Batch string `json:"batch"`
+	// The batch's expiry date.
+	ExpiryDate *string `json:"expiryDate,omitempty"`
+	// The quantity bought, more than 0.
+	Quantity float64 `json:"quantity"`
+	// The unit of quantity, 1 to 200 characters.
+	QuantityUnit string `json:"quantityUnit"`
+	// The supplier's name, 1 to 200 characters.
+	SupplierName string `json:"supplierName"`
+	// The supplier's address, 1 to 1000 characters.
+	SupplierAddress string `json:"supplierAddress"`
+	// The day it was bought, no later than the farm's today (tomorrow in UTC until the farm sets its time zone).
+	PurchasedOn string `json:"purchasedOn"`
+	// The invoice or delivery note; required unless fileID is given.
+	DocumentReference *string `json:"documentReference,omitempty"`
+	// An uploaded file of the farm proving the purchase; required unless documentReference is given.
+	FileID *uuid.UUID `json:"fileID,omitempty"`
+}
+
+// What medicinePurchaseCreate recorded.
+type MedicinePurchaseCreatePayload struct {
+	// The new purchase.
+	MedicinePurchase *herdbook.MedicinePurchase `json:"medicinePurchase"`
+}
+
+// A medicine purchase and its cursor.
+type MedicinePurchaseEdge struct {
+	// The purchase.
+	Node *herdbook.MedicinePurchase `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
 // Changes to a medicine; fields left out keep their value. A change of any period makes a new version.
 type MedicineUpdateInput struct {
 	// The farm's id.
@@ -1181,6 +1231,20 @@ type TreatmentFact struct {
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
 	// An override of the label's milk hours; not shorter than the label's.
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+	// The quantity given to each animal, more than 0; needs quantityUnit.
+	QuantityPerAnimal *float64 `json:"quantityPerAnimal,omitempty"`
+	// The quantity given in all (a group treatment's whole amount), more than 0; needs quantityUnit. It draws down the stock of the batch.
+	QuantityTotal *float64 `json:"quantityTotal,omitempty"`
+	// The unit of quantityPerAnimal and quantityTotal (ml, g, doses, …).
+	QuantityUnit *string `json:"quantityUnit,omitempty"`
+	// The vet who prescribed it.
+	PrescribingVet *string `json:"prescribingVet,omitempty"`
+	// The prescribing vet's practice, with its address.
+	PrescribingPractice *string `json:"prescribingPractice,omitempty"`
+	// The last administration of a course (date is the first): a date or an RFC 3339 date-time, no earlier than date and at most 366 days after it. The withdrawal runs from it.
+	LastAdministration *string `json:"lastAdministration,omitempty"`
+	// Why it was given.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Changes to a farm; fields left out keep their value.

@@ -71,6 +71,10 @@ func Unmarshal(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return BodyInvalid(fmt.Sprintf("is not valid UTF-8 (at byte %d)", invalidUTF8At(data)))
 	}
+	if string(bytes.TrimSpace(data)) == "null" {
+		// encoding/json leaves v as it is for null: the body would read as {}.
+		return BodyInvalid("must be a JSON object, not null")
+	}
 	if path, ok := duplicateKey(data); ok {
 		return herdbook.Invalid(herdbook.FieldError{Field: path, Message: "is given more than once"})
 	}

@@ -49,9 +49,15 @@ type Store interface {
 // handler answers 401 to the latter).
 func Middleware(store Store, onError func(http.ResponseWriter, *http.Request, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
+		// A handler that knows its routes (Routable) answers a request for none of them
+		// itself (404 or 405), key or no key: the key is checked after routing.
+		routable := func(*http.Request) bool { return true }
+		if rt, ok := next.(interface{ Routable(*http.Request) bool }); ok {
+			routable = rt.Routable
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key, ok := r.Header[Header]
-			if !ok || !isWrite(r.Method) || herdbook.ViewerFrom(r.Context()) == nil {
+			if !ok || !isWrite(r.Method) || herdbook.ViewerFrom(r.Context()) == nil || !routable(r) {
 				next.ServeHTTP(w, r)
 				return
 			}

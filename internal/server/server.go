@@ -19,8 +19,8 @@ import (
 	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/idempotency"
 	"github.com/herdbook/herdbook/internal/metrics"
-	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/ratelimit"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
 )
@@ -45,6 +45,9 @@ type Config struct {
 	BodyPace httpapi.BodyPace
 	// Metrics, when set, measures every request (served on its own listener by the caller).
 	Metrics *metrics.Metrics
+	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes (0:
+	// graph.DefaultMaxAnswerBytes).
+	GraphQLMaxAnswerBytes int64
 }
 
 // ReadHeaderTimeout is how long a client may take to send a request's headers. Bodies have
@@ -98,8 +101,8 @@ func New(cfg Config, d Deps) http.Handler {
 	for _, p := range rest.Prefixes {
 		mux.Handle(p+"/", api)
 	}
-	mux.Handle("/graphql", oauth.Bearer(d.Issuer, httpapi.WriteError, failures)(
-		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandler(d.Service, d.DB.Client))))
+	mux.Handle("/graphql", oauth.Bearer(d.Issuer, graph.WriteError, failures)(
+		idempotency.Middleware(d.Service, graph.WriteError)(graph.NewHandlerWith(d.Service, d.DB.Client, graph.Options{MaxAnswerBytes: cfg.GraphQLMaxAnswerBytes}))))
 	mux.Handle("GET /graphql/assets/", graph.ExplorerAssets())
 
 	authz := oauth.NewHandler(d.Issuer, d.Service, oauth.Config{
@@ -110,7 +113,12 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 	mux.Handle("/oauth/", authz)
 	// RFC 8414 §3: the metadata of the issuer BASE/oauth is also found here.
+	// Other methods get 405 with Allow, as its twin /oauth/.well-known/… does.
 	mux.Handle("GET /.well-known/oauth-authorization-server/oauth", authz.Metadata())
+	mux.HandleFunc("/.well-known/oauth-authorization-server/oauth", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodGet)
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))

@@ -1,0 +1,69 @@
+package graph_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+// TestStrictInput sends issue 22.8's fuzzer findings: GraphQL's Time took "" as 0001-01-01
+// (after which every read of the record's appliedAt failed and its edges came back null)
+// and a date-time without a zone as UTC; first with last erred without extensions.code.
+// Each is now BAD_USER_INPUT naming the argument, and the record is unchanged.
+func TestStrictInput(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Fuzzed")
+		seedRecords(t, app, u, f.ID, 1)
+		page := app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { records(first: 1) { edges { node { id appliedAt } } } } }`, map[string]any{"f": f.ID.String()})
+		id := dig(t, page, "data.farm.records.edges.0.node.id").(string)
+		applied := dig(t, page, "data.farm.records.edges.0.node.appliedAt")
+		const update = `mutation($in: RecordUpdateInput!) { recordUpdate(input: $in) { record { id appliedAt } } }`
+		for _, tc := range []struct{ name, value string }{
+			{"ErrEmptyTime", ""},
+			{"ErrTimeWithoutZone", "2026-03-01 08:00:00"},
+			{"ErrTimeWithoutZoneT", "2026-03-01T08:00:00"},
+			{"ErrZeroTime", "0001-01-01T00:00:00Z"},
+			{"ErrFirstDay", "0001-01-01T23:59:59Z"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				out := app.GraphQL(u.Token, update, map[string]any{"in": map[string]any{"farmID": f.ID.String(), "id": id, "appliedAt": tc.value}})
+				if errorCode(out) != "BAD_USER_INPUT" || !strings.Contains(fmt.Sprint(dig(t, out, "errors.0.extensions.fields")), "appliedAt") {
+					t.Fatalf("answer %v", out)
+				}
+			})
+		}
+		t.Run("OKEarliest", func(t *testing.T) {
+			out := app.GraphQL(u.Token, update, map[string]any{"in": map[string]any{"farmID": f.ID.String(), "id": id, "appliedAt": "0001-01-02T00:00:00Z"}})
+			wantNoErrors(t, out)
+			if got := dig(t, out, "data.recordUpdate.record.appliedAt"); got != "0001-01-02T00:00:00Z" {
+				t.Fatalf("appliedAt %v", got)
+			}
+			out = app.GraphQL(u.Token, update, map[string]any{"in": map[string]any{"farmID": f.ID.String(), "id": id, "appliedAt": applied}})
+			wantNoErrors(t, out)
+		})
+		t.Run("ReadsStillWork", func(t *testing.T) {
+			out := app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { records(first: 5) { edges { node { id appliedAt } } } } }`, map[string]any{"f": f.ID.String()})
+			wantNoErrors(t, out)
+			if dig(t, out, "data.farm.records.edges.0.node.appliedAt") != applied {
+				t.Fatalf("record changed: %v", out)
+			}
+		})
+		t.Run("ErrFirstWithLast", func(t *testing.T) {
+			res := app.Do("POST", "/graphql", u.Token, query(`{ farms(first: 1, last: 1) { totalCount } }`, nil))
+			if res.Status != http.StatusOK {
+				t.Fatalf("status %d", res.Status)
+			}
+			out := res.JSON(t)
+			if errorCode(out) != "BAD_USER_INPUT" || dig(t, out, "errors.0.extensions.fields.0.field") != "farms.last" {
+				t.Fatalf("answer %s", res.Body)
+			}
+		})
+	})
+}
