@@ -210,7 +210,8 @@ var entryKinds = []string{string(evidence.KindBirth), string(evidence.KindPurcha
 // notYet returns the farm's animals that are not yet on the farm on asOf: born there or
 // first arrived later (evidence.EntryDates). One statement finds the animals that such
 // facts dated after asOf name (usually none for today); when there are some, one more
-// (per 5,000 animals) reads their histories to tell an entry from a return.
+// (per 5,000 animals) reads their entry facts (births, arrivals, profiles; not their
+// weights and treatments) to tell an entry from a return.
 func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(entryKinds...), recorditem.FactDateGT(asOf),
@@ -242,7 +243,7 @@ func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]
 	candidates = dedupe(candidates)
 	var facts []evidence.Fact
 	for lo := 0; lo < len(candidates); lo += historyIDBatch {
-		got, err := s.animalFacts(ctx, farmID, candidates[lo:min(lo+historyIDBatch, len(candidates))])
+		got, err := s.animalFactsOf(ctx, farmID, candidates[lo:min(lo+historyIDBatch, len(candidates))], entryKinds)
 		if err != nil {
 			return nil, err
 		}
@@ -279,6 +280,11 @@ func factsOf(items []*ent.RecordItem) []evidence.Fact {
 // animalFacts loads every active fact of the farm that names one of ids, in any role, in
 // one statement (through the fact_animals index).
 func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]evidence.Fact, error) {
+	return s.animalFactsOf(ctx, farmID, ids, nil)
+}
+
+// animalFactsOf is animalFacts keeping only the facts of the given kinds (all when nil).
+func (s *Service) animalFactsOf(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID, kinds []string) ([]evidence.Fact, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -299,6 +305,13 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 				sql.EQ(recs.C(record.FieldIsActive), true),
 				sql.NotNull(sel.C(recorditem.FieldFactKind)),
 			))
+			if len(kinds) > 0 {
+				args := make([]any, len(kinds))
+				for i, k := range kinds {
+					args[i] = k
+				}
+				sel.Where(sql.In(sel.C(recorditem.FieldFactKind), args...))
+			}
 		}).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {

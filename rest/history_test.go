@@ -339,3 +339,33 @@ func TestRegisterNotYet(t *testing.T) {
 		})
 	})
 }
+
+// TestImportHistoryStatements: the import holds a whole file to the history rules in the
+// same statements for 5 rows as for 60.
+func TestImportHistoryStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Import Farm")
+		wantStatus(t, app.Do("POST", "/v1/farm/"+f.ID.String()+"/animals", owner.Token, map[string]any{"tag": "COW", "sex": "female", "birth_date": "2018-01-01"}), 201)
+		file := func(prefix string, n int) string {
+			var b strings.Builder
+			b.WriteString("tag,sex,birth_date,dam\n")
+			for i := range n {
+				fmt.Fprintf(&b, "%s%d,male,2026-03-01,COW\n", prefix, i)
+			}
+			return b.String()
+		}
+		count := func(prefix string, n int) int64 {
+			return app.Queries(func() {
+				if res := importCSV(t, app, f.ID, owner.Token, "", file(prefix, n)); res.Status != http.StatusCreated {
+					t.Fatalf("import of %d rows: %d %s", n, res.Status, res.Body)
+				}
+			})
+		}
+		if small, large := count("A", 5), count("B", 60); small != large {
+			t.Fatalf("statements: %d for 5 rows, %d for 60", small, large)
+		}
+	})
+}
