@@ -200,7 +200,7 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 	}
 	treated := recorditem.And(recorditem.FactKind(string(evidence.KindTreatment)),
 		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
-	history := append([]string{string(evidence.KindMembership)}, departureKinds...)
+	history := append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)
 
 	var items []*ent.RecordItem
 	groupsOf := func(its []*ent.RecordItem) []uuid.UUID {
@@ -259,7 +259,7 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 		}
 		if len(members) > 0 {
 			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
-				recorditem.FactKindIn(append([]string{string(evidence.KindMembership)}, departureKinds...)...))
+				recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)...))
 			if err != nil {
 				return nil, err
 			}
@@ -303,6 +303,8 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		case evidence.KindMembership:
 			out.history.Memberships = append(out.history.Memberships, withdrawal.Membership{RecordID: f.RecordID,
 				RecordItemID: f.RecordItemID, AnimalID: f.AnimalID, GroupID: f.GroupID, Start: f.StartDate, End: f.EndDate})
+		case evidence.KindMembershipEnd:
+			out.history.Leaves = append(out.history.Leaves, withdrawal.Leave{AnimalID: f.AnimalID, GroupID: f.GroupID, Day: f.Date})
 		default:
 			out.history.Departures = append(out.history.Departures, withdrawal.Departure{AnimalID: f.AnimalID, Day: f.Date})
 		}

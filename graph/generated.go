@@ -869,6 +869,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AnimalResolver interface {
+	Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error)
 	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
 	Dam(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
 	Sire(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
@@ -919,6 +920,7 @@ type FollowUpTaskResolver interface {
 	AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error)
 }
 type GroupResolver interface {
+	Animals(ctx context.Context, obj *ent.Group) ([]*ent.Animal, error)
 	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Members(ctx context.Context, obj *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
 }
@@ -8730,7 +8732,7 @@ func (ec *executionContext) _Animal_groups(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Animal_groups(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Groups(ctx)
+			return ec.Resolvers.Animal().Groups(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Group) graphql.Marshaler {
@@ -8745,7 +8747,7 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 		Object:     "Animal",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Group(ctx, field)
 		},
@@ -14000,7 +14002,7 @@ func (ec *executionContext) _Group_animals(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Group_animals(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Animals(ctx)
+			return ec.Resolvers.Group().Animals(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
@@ -14015,7 +14017,7 @@ func (ec *executionContext) fieldContext_Group_animals(_ context.Context, field 
 		Object:     "Group",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Animal(ctx, field)
 		},
@@ -27078,7 +27080,7 @@ func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "animalIDs"}
+	fieldsInOrder := [...]string{"id", "animalIDs", "startDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -27099,6 +27101,13 @@ func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Conte
 				return it, err
 			}
 			it.AnimalIDs = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
 		}
 	}
 	return it, nil
@@ -27127,7 +27136,7 @@ func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "name"}
+	fieldsInOrder := [...]string{"farmID", "name", "animalIDs", "startDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -27148,6 +27157,20 @@ func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, 
 				return it, err
 			}
 			it.Name = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
 		}
 	}
 	return it, nil

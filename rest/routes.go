@@ -32,6 +32,7 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
 	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
+	h.handle("PUT", "/farm/{farm_id}/groups/{group_id}/animals", h.setGroupAnimals)
 	// The medicine book (docs/medicines.md): the farm's medicine list, who is under
 	// withdrawal, and the book an inspector reads.
 	h.handle("GET", "/farm/{farm_id}/medicines", h.listMedicines)

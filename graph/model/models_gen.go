@@ -579,8 +579,10 @@ type GestationDaysInput struct {
 type GroupAnimalsSetInput struct {
 	// The group's id.
 	ID uuid.UUID `json:"id"`
-	// The animals now in the group; history is recorded as membership facts instead.
+	// The group's members from startDate on: a membership fact is recorded for each animal not yet in the group that day, and a membership_end fact for each member left out.
 	AnimalIDs []uuid.UUID `json:"animalIDs"`
+	// The day the change takes effect; the farm's today when left out.
+	StartDate *string `json:"startDate,omitempty"`
 }
 
 // What groupAnimalsSet changed.
@@ -595,6 +597,10 @@ type GroupCreateInput struct {
 	FarmID uuid.UUID `json:"farmID"`
 	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
+	// Its first members: a dated membership fact is recorded for each.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// The day they joined; the farm's today when left out.
+	StartDate *string `json:"startDate,omitempty"`
 }
 
 // What groupCreate made.
