@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -39,7 +40,28 @@ type referencesKey struct{}
 
 // withReferences gives each operation its own cache; it lives as long as the operation.
 func withReferences(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	noteOperation(ctx)
 	return next(context.WithValue(ctx, referencesKey{}, newReferences()))
+}
+
+// noteOperation tells the metrics which operation the request ran: its name, or its type
+// ("query", "mutation") when it has none.
+func noteOperation(ctx context.Context) {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil {
+		return
+	}
+	name := oc.OperationName
+	if name == "" && oc.Operation != nil {
+		name = oc.Operation.Name
+	}
+	if name == "" && oc.Operation != nil {
+		name = "anonymous " + string(oc.Operation.Operation)
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	httpapi.NoteOperation(ctx, name)
 }
 
 func referencesFrom(ctx context.Context) *references {

@@ -82,7 +82,11 @@ func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
 }
 
 func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
-	var handler http.Handler = fn
+	route := method + " /v1" + path // one label for /v1 and /api/v1 in the metrics
+	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.NoteRoute(r.Context(), route)
+		fn(w, r)
+	})
 	if !public(path) {
 		handler = authenticated(handler, fail)
 	}

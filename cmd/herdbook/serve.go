@@ -15,6 +15,8 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/blob"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/metrics"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
@@ -32,6 +34,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	e.dbFlags(fs, &c)
 	e.serviceFlags(fs, &c)
 	fs.StringVar(&c.Addr, "addr", e.or("HERDBOOK_ADDR", "127.0.0.1:8080"), "listen address (HERDBOOK_ADDR)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", e.getenv("HERDBOOK_METRICS_ADDR"), "listen address of /metrics (Prometheus); empty: no metrics (HERDBOOK_METRICS_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
 	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
 	fs.StringVar(&c.RedisURL, "redis-url", e.getenv("HERDBOOK_REDIS_URL"), "Redis for shared rate-limit counters (HERDBOOK_REDIS_URL)")
@@ -107,6 +110,14 @@ func (e env) serve(ctx context.Context, args []string) error {
 		svc.RunFilePurge(purgeCtx, purgeEvery, retention, logger)
 	}()
 	defer func() { stopPurge(); <-purgeDone }()
+	// SQLite has no statistics of its own: gather them at start-up and hourly, so its plans
+	// for a large farm stay on the right indexes (docs/operations.md).
+	optimizeDone := make(chan struct{})
+	go func() {
+		defer close(optimizeDone)
+		d.RunOptimize(purgeCtx, db.OptimizeInterval, logger)
+	}()
+	defer func() { stopPurge(); <-optimizeDone }()
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -117,8 +128,24 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
+	// Metrics are served on a listener of their own, so they are never public by accident.
+	var mx *metrics.Metrics
+	if c.MetricsAddr != "" {
+		bi := readBuildInfo()
+		mx = metrics.New(d, svc, metrics.Build{Version: bi.Version, Commit: bi.Commit, Go: bi.Go})
+		mln, err := net.Listen("tcp", c.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mmux := http.NewServeMux()
+		mmux.Handle("GET /metrics", mx.Handler())
+		msrv := server.NewHTTPServer(mmux)
+		go func() { _ = msrv.Serve(mln) }()
+		defer msrv.Close()
+		logger.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
+	}
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
-		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow},
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {

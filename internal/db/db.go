@@ -58,12 +58,24 @@ func (d *DB) Observe(fn func(query string, args []any)) (stop func()) {
 	return func() { d.observe.Store(nil) }
 }
 
-func (d *DB) seen(query string, args any) {
+func (d *DB) seen(ctx context.Context, query string, args any) {
 	d.queries.Add(1)
+	if c, ok := ctx.Value(statementCounterKey{}).(*atomic.Int64); ok {
+		c.Add(1)
+	}
 	if fn := d.observe.Load(); fn != nil {
 		a, _ := args.([]any)
 		(*fn)(query, a)
 	}
+}
+
+type statementCounterKey struct{}
+
+// CountStatements returns a context whose statements through the ent client are counted,
+// and a function that reads the count: the metrics' statements per request.
+func CountStatements(ctx context.Context) (context.Context, func() int64) {
+	c := new(atomic.Int64)
+	return context.WithValue(ctx, statementCounterKey{}, c), c.Load
 }
 
 // Queries reports how many statements went through the ent client since Open; tests use it
@@ -178,12 +190,12 @@ type countingDriver struct {
 }
 
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	d.d.seen(query, args)
+	d.d.seen(ctx, query, args)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	d.d.seen(query, args)
+	d.d.seen(ctx, query, args)
 	return columnTypesOnce(d.Driver.Query(ctx, query, args, v), v)
 }
 
@@ -211,12 +223,12 @@ type countingTx struct {
 }
 
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	t.d.seen(query, args)
+	t.d.seen(ctx, query, args)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
-	t.d.seen(query, args)
+	t.d.seen(ctx, query, args)
 	return columnTypesOnce(t.Tx.Query(ctx, query, args, v), v)
 }
 
