@@ -24,13 +24,34 @@ import (
 // every read (the group's animals and their count, an animal's groups, the register, the
 // withdrawal of a group treatment) derives membership from them.
 
-// farmToday is the farm's current date, the day membership writes start on when no date is
-// given and the day current membership is read on.
-//
-// TODO(reach): the farm's local date once the farm settings carry a time zone; until then
-// today's date in UTC.
+// farmToday is the farm's current date: today in the farm's time zone (the farm settings'
+// time_zone), or today's UTC date while the zone is unset. Membership writes start on it when
+// no date is given, and current membership is membership on it. The settings are read once
+// per request and farm.
 func (s *Service) farmToday(ctx context.Context, farmID uuid.UUID) string {
-	return s.nowUTC().Format(time.DateOnly)
+	now := s.nowUTC()
+	load := func() (FarmSettings, error) { return s.settings(ctx, farmID) }
+	var fs FarmSettings
+	var err error
+	if st := requestFrom(ctx); st != nil {
+		b, _ := st.batches.LoadOrStore("farm-settings "+farmID.String(), &settingsOnce{})
+		so := b.(*settingsOnce)
+		so.once.Do(func() { so.fs, so.err = load() })
+		fs, err = so.fs, so.err
+	} else {
+		fs, err = load()
+	}
+	if err == nil && fs.Location != nil {
+		return now.In(fs.Location).Format(time.DateOnly)
+	}
+	return now.Format(time.DateOnly)
+}
+
+// settingsOnce is a farm's settings, read once per request.
+type settingsOnce struct {
+	once sync.Once
+	fs   FarmSettings
+	err  error
 }
 
 // membershipDay reads the optional start date of a membership write: a calendar date, or

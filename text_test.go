@@ -201,6 +201,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "MessageConnection", args: []any{th.ID, window, (*ent.MessageOrder)(nil)}},
 		{method: "OffspringConnection", args: []any{animal.ID, window}},
 		{method: "SetGroupAnimalsOn", args: []any{group.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
+		{method: "SetFarmGroupAnimals", args: []any{f.ID, group.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
 		{method: "GroupAnimalConnection", args: []any{group.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "RecordAnimalConnection", args: []any{rec.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "FarmTaskConnection", args: []any{f.ID, window, herdbook.TaskConnectionFilter{}}},

@@ -406,12 +406,12 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
-		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
-		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
+		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
+		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
+		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -423,12 +423,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
-		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
-		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
+		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
+		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
+		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -6477,20 +6477,21 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
+		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Interceptor
+		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		WebhookEvent []ent.Interceptor
 	}
 )
 

@@ -19,9 +19,10 @@ var contractStatementBudget = map[string]int64{
 	"MyFarms":       4,
 	"FarmDashboard": 18,
 	// Membership is derived from dated facts: the groups' counts cost three statements
-	// (their membership facts, the candidates' facts, the active animals) and the page's
-	// animals' groups two (their facts, the groups), whatever the page.
-	"HerdList":            11,
+	// (their membership facts, the candidates' facts, the active animals), the page's
+	// animals' groups two (their facts, the groups), and "today" is the farm's (its settings,
+	// once), whatever the page.
+	"HerdList":            12,
 	"RecordPage":          12,
 	"FarmRecords":         8,
 	"BirthEvidenceReview": 12,

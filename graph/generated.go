@@ -276,6 +276,7 @@ type ComplexityRoot struct {
 		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads             func(childComplexity int) int
 		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
+		TreatmentConflicts  func(childComplexity int, skip *int, take *int) int
 		UpdatedAt           func(childComplexity int) int
 		Withdrawals         func(childComplexity int, asOf *string, skip *int, take *int) int
 	}
@@ -792,6 +793,23 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TreatmentConflict struct {
+		AnimalID     func(childComplexity int) int
+		AnimalTag    func(childComplexity int) int
+		Date         func(childComplexity int) int
+		GroupID      func(childComplexity int) int
+		MedicineID   func(childComplexity int) int
+		MedicineName func(childComplexity int) int
+		Message      func(childComplexity int) int
+		RecordID     func(childComplexity int) int
+		RecordItemID func(childComplexity int) int
+	}
+
+	TreatmentConflictList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	User struct {
 		CreatedAt        func(childComplexity int) int
 		Email            func(childComplexity int) int
@@ -934,6 +952,7 @@ type FarmResolver interface {
 	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
+	TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 }
@@ -1984,6 +2003,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.ThreadsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ThreadOrder)), true
+	case "Farm.treatmentConflicts":
+		if e.ComplexityRoot.Farm.TreatmentConflicts == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_treatmentConflicts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.TreatmentConflicts(childComplexity, args["skip"].(*int), args["take"].(*int)), true
 	case "Farm.updatedAt":
 		if e.ComplexityRoot.Farm.UpdatedAt == nil {
 			break
@@ -4346,6 +4376,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ThreadEdge.Node(childComplexity), true
 
+	case "TreatmentConflict.animalID":
+		if e.ComplexityRoot.TreatmentConflict.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.AnimalID(childComplexity), true
+	case "TreatmentConflict.animalTag":
+		if e.ComplexityRoot.TreatmentConflict.AnimalTag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.AnimalTag(childComplexity), true
+	case "TreatmentConflict.date":
+		if e.ComplexityRoot.TreatmentConflict.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.Date(childComplexity), true
+	case "TreatmentConflict.groupID":
+		if e.ComplexityRoot.TreatmentConflict.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.GroupID(childComplexity), true
+	case "TreatmentConflict.medicineID":
+		if e.ComplexityRoot.TreatmentConflict.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.MedicineID(childComplexity), true
+	case "TreatmentConflict.medicineName":
+		if e.ComplexityRoot.TreatmentConflict.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.MedicineName(childComplexity), true
+	case "TreatmentConflict.message":
+		if e.ComplexityRoot.TreatmentConflict.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.Message(childComplexity), true
+	case "TreatmentConflict.recordID":
+		if e.ComplexityRoot.TreatmentConflict.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.RecordID(childComplexity), true
+	case "TreatmentConflict.recordItemID":
+		if e.ComplexityRoot.TreatmentConflict.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.RecordItemID(childComplexity), true
+
+	case "TreatmentConflictList.nodes":
+		if e.ComplexityRoot.TreatmentConflictList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflictList.Nodes(childComplexity), true
+	case "TreatmentConflictList.totalCount":
+		if e.ComplexityRoot.TreatmentConflictList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflictList.TotalCount(childComplexity), true
+
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -5316,6 +5414,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_medicines(ctx, field)
 	case "withdrawals":
 		return ec.fieldContext_Farm_withdrawals(ctx, field)
+	case "treatmentConflicts":
+		return ec.fieldContext_Farm_treatmentConflicts(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	case "settings":
@@ -6178,6 +6278,40 @@ func (ec *executionContext) childFields_ThreadEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type ThreadEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TreatmentConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordID":
+		return ec.fieldContext_TreatmentConflict_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_TreatmentConflict_recordItemID(ctx, field)
+	case "groupID":
+		return ec.fieldContext_TreatmentConflict_groupID(ctx, field)
+	case "date":
+		return ec.fieldContext_TreatmentConflict_date(ctx, field)
+	case "medicineID":
+		return ec.fieldContext_TreatmentConflict_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_TreatmentConflict_medicineName(ctx, field)
+	case "animalID":
+		return ec.fieldContext_TreatmentConflict_animalID(ctx, field)
+	case "animalTag":
+		return ec.fieldContext_TreatmentConflict_animalTag(ctx, field)
+	case "message":
+		return ec.fieldContext_TreatmentConflict_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TreatmentConflict", field.Name)
+}
+
+func (ec *executionContext) childFields_TreatmentConflictList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_TreatmentConflictList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TreatmentConflictList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TreatmentConflictList", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6981,6 +7115,28 @@ func (ec *executionContext) field_Farm_threadsConnection_args(ctx context.Contex
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_treatmentConflicts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "skip",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["skip"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "take",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["take"] = arg1
 	return args, nil
 }
 
@@ -12537,6 +12693,50 @@ func (ec *executionContext) fieldContext_Farm_withdrawals(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_withdrawals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_treatmentConflicts(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_treatmentConflicts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().TreatmentConflicts(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TreatmentConflictList) graphql.Marshaler {
+			return ec.marshalNTreatmentConflictList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentConflictList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_treatmentConflicts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TreatmentConflictList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_treatmentConflicts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22191,6 +22391,268 @@ func (ec *executionContext) fieldContext_ThreadEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _TreatmentConflict_recordID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_recordItemID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_groupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_animalTag(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_animalTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalTag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_animalTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_message(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflictList_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TreatmentConflictList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflictList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflictList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflictList", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TreatmentConflictList_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TreatmentConflictList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflictList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*herdbook.ReachConflict) graphql.Marshaler {
+			return ec.marshalNTreatmentConflict2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflictᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflictList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TreatmentConflictList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TreatmentConflict(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26090,7 +26552,7 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26146,6 +26608,13 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -26258,7 +26727,7 @@ func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "animalID", "date", "cause"}
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "cause", "slaughter", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26293,6 +26762,20 @@ func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, 
 				return it, err
 			}
 			it.Cause = data
+		case "slaughter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaughter"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slaughter = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -28994,7 +29477,7 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"kind", "animalID", "date"}
+	fieldsInOrder := [...]string{"kind", "animalID", "date", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -29022,6 +29505,13 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 				return it, err
 			}
 			it.Date = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -30399,7 +30889,7 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "animalID", "date", "buyer"}
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "buyer", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30434,6 +30924,13 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 				return it, err
 			}
 			it.Buyer = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -30893,7 +31390,7 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30949,6 +31446,13 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -32904,6 +33408,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_withdrawals(ctx, field, obj)
+				})
+		case "treatmentConflicts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_treatmentConflicts(ctx, field, obj)
 				})
 		case "notifications":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -36563,6 +37073,117 @@ func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var treatmentConflictImplementors = []string{"TreatmentConflict"}
+
+func (ec *executionContext) _TreatmentConflict(ctx context.Context, sel ast.SelectionSet, obj *herdbook.ReachConflict) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, treatmentConflictImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TreatmentConflict")
+		case "recordID":
+			out.Values[i] = ec._TreatmentConflict_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._TreatmentConflict_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupID":
+			out.Values[i] = ec._TreatmentConflict_groupID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._TreatmentConflict_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineID":
+			out.Values[i] = ec._TreatmentConflict_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._TreatmentConflict_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalID":
+			out.Values[i] = ec._TreatmentConflict_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalTag":
+			out.Values[i] = ec._TreatmentConflict_animalTag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._TreatmentConflict_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var treatmentConflictListImplementors = []string{"TreatmentConflictList"}
+
+func (ec *executionContext) _TreatmentConflictList(ctx context.Context, sel ast.SelectionSet, obj *model.TreatmentConflictList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, treatmentConflictListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TreatmentConflictList")
+		case "totalCount":
+			out.Values[i] = ec._TreatmentConflictList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TreatmentConflictList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *ent.User) graphql.Marshaler {
@@ -39204,6 +39825,38 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTreatmentConflict2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflictᚄ(ctx context.Context, sel ast.SelectionSet, v []*herdbook.ReachConflict) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTreatmentConflict2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflict(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTreatmentConflict2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflict(ctx context.Context, sel ast.SelectionSet, v *herdbook.ReachConflict) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TreatmentConflict!")
+		return graphql.Null
+	}
+	return ec._TreatmentConflict(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTreatmentConflictList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentConflictList(ctx context.Context, sel ast.SelectionSet, v *model.TreatmentConflictList) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TreatmentConflictList!")
+		return graphql.Null
+	}
+	return ec._TreatmentConflictList(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateFarmInput(ctx context.Context, v any) (model.UpdateFarmInput, error) {

@@ -47,6 +47,7 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 			explorerPage.ServeHTTP(w, r)
 			return
 		}
-		srv.ServeHTTP(w, r)
+		// A withdrawal refusal names the argument the graph has.
+		srv.ServeHTTP(w, r.WithContext(herdbook.WithAcknowledgeField(r.Context(), "acknowledgeWithdrawal: true")))
 	})
 }

@@ -44,6 +44,7 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/medicines/{medicine_id}", h.updateMedicine)
 	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
 	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
+	h.handle("GET", "/farm/{farm_id}/treatment-conflicts", h.listReachConflicts)
 	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
 
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).

@@ -361,6 +361,8 @@ type CreateRecordInput struct {
 	Description *string `json:"description,omitempty"`
 	// The record's lines.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale or a departure during a meat withdrawal anyway (never a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // A DNA parentage result.
@@ -407,6 +409,10 @@ type DeathRecordInput struct {
 	Date string `json:"date"`
 	// The cause, when known.
 	Cause *string `json:"cause,omitempty"`
+	// True when it was slaughtered for food: refused while a meat withdrawal runs, whatever the acknowledgement.
+	Slaughter *bool `json:"slaughter,omitempty"`
+	// Records it during a meat withdrawal anyway, where the law allows (never for a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What deathRecord recorded.
@@ -879,6 +885,8 @@ type MovementFactInput struct {
 	AnimalID uuid.UUID `json:"animalID"`
 	// The day, YYYY-MM-DD.
 	Date string `json:"date"`
+	// Records a movement off the farm during a meat withdrawal anyway; the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // The channels a user hears on.
@@ -1059,6 +1067,8 @@ type SaleRecordInput struct {
 	Date string `json:"date"`
 	// The buyer, when known.
 	Buyer *string `json:"buyer,omitempty"`
+	// Records a live sale during a meat withdrawal anyway (the buyer must be told); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What saleRecord recorded.
@@ -1161,6 +1171,14 @@ type ThreadCreatePayload struct {
 	Thread *ent.Thread `json:"thread"`
 }
 
+// A page of a farm's treatment conflicts, oldest treatment first.
+type TreatmentConflictList struct {
+	// How many conflicts the farm has.
+	TotalCount int `json:"totalCount"`
+	// The page's conflicts.
+	Nodes []*herdbook.ReachConflict `json:"nodes"`
+}
+
 // A treatment fact: a medicine given to an animal or to the members of a group that day.
 type TreatmentFact struct {
 	// The medicine, on the farm's list.
@@ -1217,6 +1235,8 @@ type UpdateRecordInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 	// Appended to the record's items.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale or a departure during a meat withdrawal anyway (never a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // Changes to a task.
