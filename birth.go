@@ -483,12 +483,13 @@ func withFactColumns(c *ent.RecordItemCreate, f *evidence.Fact) *ent.RecordItemC
 	fc := columnsOf(*f)
 	return c.SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
 		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until).
-		SetNillableFactValue(fc.value)
+		SetNillableFactValue(fc.value).SetNillableFactTail(fc.tail)
 }
 
 // factColumns are the indexed copies of an item's fact that loadFacts queries by.
 type factColumns struct {
 	kind, date, until, value *string
+	tail                     *string // identifierTail of an identifier's value
 	subject, dam, group      *uuid.UUID
 }
 
@@ -515,7 +516,7 @@ func columnsOf(f evidence.Fact) factColumns {
 	case evidence.KindDNAParentage:
 		c.subject = id(f.OffspringID)
 	case evidence.KindIdentifier:
-		c.subject, c.value = id(f.AnimalID), str(f.Value)
+		c.subject, c.value, c.tail = id(f.AnimalID), str(f.Value), identifierTail(f.Value)
 	default:
 		c.subject = id(f.AnimalID)
 	}

@@ -24533,6 +24533,7 @@ type RecordItemMutation struct {
 	fact_date           *string
 	fact_until          *string
 	fact_value          *string
+	fact_tail           *string
 	clearedFields       map[string]struct{}
 	record              *uuid.UUID
 	clearedrecord       bool
@@ -25285,6 +25286,55 @@ func (m *RecordItemMutation) ResetFactValue() {
 	delete(m.clearedFields, recorditem.FieldFactValue)
 }
 
+// SetFactTail sets the "fact_tail" field.
+func (m *RecordItemMutation) SetFactTail(s string) {
+	m.fact_tail = &s
+}
+
+// FactTail returns the value of the "fact_tail" field in the mutation.
+func (m *RecordItemMutation) FactTail() (r string, exists bool) {
+	v := m.fact_tail
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactTail returns the old "fact_tail" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactTail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactTail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactTail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactTail: %w", err)
+	}
+	return oldValue.FactTail, nil
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (m *RecordItemMutation) ClearFactTail() {
+	m.fact_tail = nil
+	m.clearedFields[recorditem.FieldFactTail] = struct{}{}
+}
+
+// FactTailCleared returns if the "fact_tail" field was cleared in this mutation.
+func (m *RecordItemMutation) FactTailCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactTail]
+	return ok
+}
+
+// ResetFactTail resets all changes to the "fact_tail" field.
+func (m *RecordItemMutation) ResetFactTail() {
+	m.fact_tail = nil
+	delete(m.clearedFields, recorditem.FieldFactTail)
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -25454,7 +25504,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -25497,6 +25547,9 @@ func (m *RecordItemMutation) Fields() []string {
 	if m.fact_value != nil {
 		fields = append(fields, recorditem.FieldFactValue)
 	}
+	if m.fact_tail != nil {
+		fields = append(fields, recorditem.FieldFactTail)
+	}
 	return fields
 }
 
@@ -25533,6 +25586,8 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.FactUntil()
 	case recorditem.FieldFactValue:
 		return m.FactValue()
+	case recorditem.FieldFactTail:
+		return m.FactTail()
 	}
 	return nil, false
 }
@@ -25570,6 +25625,8 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFactUntil(ctx)
 	case recorditem.FieldFactValue:
 		return m.OldFactValue(ctx)
+	case recorditem.FieldFactTail:
+		return m.OldFactTail(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -25677,6 +25734,13 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFactValue(v)
 		return nil
+	case recorditem.FieldFactTail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactTail(v)
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -25737,6 +25801,9 @@ func (m *RecordItemMutation) ClearedFields() []string {
 	if m.FieldCleared(recorditem.FieldFactValue) {
 		fields = append(fields, recorditem.FieldFactValue)
 	}
+	if m.FieldCleared(recorditem.FieldFactTail) {
+		fields = append(fields, recorditem.FieldFactTail)
+	}
 	return fields
 }
 
@@ -25780,6 +25847,9 @@ func (m *RecordItemMutation) ClearField(name string) error {
 		return nil
 	case recorditem.FieldFactValue:
 		m.ClearFactValue()
+		return nil
+	case recorditem.FieldFactTail:
+		m.ClearFactTail()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem nullable field %s", name)
@@ -25830,6 +25900,9 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldFactValue:
 		m.ResetFactValue()
+		return nil
+	case recorditem.FieldFactTail:
+		m.ResetFactTail()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)

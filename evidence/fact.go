@@ -695,10 +695,7 @@ func (f *Fact) checkFormat(fl field) string {
 		}
 	case fl == fValue:
 		if f.Scheme == SchemeEID {
-			if _, ok := NormalizeEID(f.Value); !ok {
-				return "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form"
-			}
-			return ""
+			return eidProblem(f.Value)
 		}
 		return checkText(f.Value, MaxIdentifier)
 	case fl == fRelation:

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/herdbook/herdbook/internal/tracing"
 	"net/http"
 
 	"entgo.io/contrib/entgql"
@@ -40,6 +41,11 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv.Use(newOperationLimits(schema.Schema()))
 	srv.Use(entgql.Transactioner{TxOpener: client})
 	srv.AroundOperations(withReferences)
+	if tracing.On() {
+		// A span per resolver field, only when traces are configured: the middleware
+		// would otherwise cost every field of every answer.
+		srv.AroundFields(traceResolver)
+	}
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"github.com/herdbook/herdbook/internal/httpapi"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -159,4 +160,20 @@ func (r *Resolver) preview(ctx context.Context, farmID, id uuid.UUID) (*ent.Birt
 		return p, nil
 	}
 	return r.svc.BirthPreview(ctx, farmID, id)
+}
+
+// traceResolver spans the fields that run a resolver (not the ones read from a struct),
+// named Type.field, with the error when one fails.
+func traceResolver(ctx context.Context, next graphql.Resolver) (any, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !fc.IsResolver {
+		return next(ctx)
+	}
+	ctx, span := tracing.Start(ctx, fc.Object+"."+fc.Field.Name)
+	defer span.End()
+	v, err := next(ctx)
+	if err != nil {
+		span.RecordError(err)
+	}
+	return v, err
 }

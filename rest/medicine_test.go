@@ -347,7 +347,15 @@ func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
 		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "sale", "animal_id": cow.ID.String(), "date": "2024-03-06"}, false); res.Status != http.StatusCreated {
 			t.Fatalf("sale on the clear day: %d %s", res.Status, res.Body)
 		}
-		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "death", "animal_id": cow.ID.String(), "date": "2024-03-01"}, false); res.Status != http.StatusCreated {
+		// The death goes to another treated cow: UK200, sold on 2024-03-06, cannot die on
+		// 2024-03-01 (docs/history-rules.md).
+		cow2 := app.MustAnimal(owner, f.ID, "UK201")
+		ids2 := []string{cow2.ID.String()}
+		if res := fact(app, f.ID, owner.Token, ids2, map[string]any{"kind": "treatment", "medicine_id": med["id"],
+			"animal_id": cow2.ID.String(), "date": "2024-02-20"}, false); res.Status != http.StatusCreated {
+			t.Fatalf("treatment: %d %s", res.Status, res.Body)
+		}
+		if res := fact(app, f.ID, owner.Token, ids2, map[string]any{"kind": "death", "animal_id": cow2.ID.String(), "date": "2024-03-01"}, false); res.Status != http.StatusCreated {
 			t.Fatalf("death: %d %s", res.Status, res.Body)
 		}
 	})

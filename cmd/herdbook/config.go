@@ -24,11 +24,13 @@ import (
 type config struct {
 	Addr        string
 	MetricsAddr string
-	DatabaseURL string
-	DataDir     string
-	BaseURL     string
-	WebOrigin   string
-	RedisURL    string
+	// OTLPEndpoint is where traces go (OTLP over HTTP); empty leaves tracing off.
+	OTLPEndpoint string
+	DatabaseURL  string
+	DataDir      string
+	BaseURL      string
+	WebOrigin    string
+	RedisURL     string
 	// TrustedProxies is a comma-separated list of proxy addresses or CIDR prefixes whose
 	// X-Forwarded-For rate limits believe.
 	TrustedProxies string

@@ -382,7 +382,7 @@ func TestCommandLineErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"ErrUnknownCommand", nil, []string{"bogus"}, `unknown command "bogus"; herdbook has: serve, migrate, version, import, export, admin`},
+		{"ErrUnknownCommand", nil, []string{"bogus"}, `unknown command "bogus"; herdbook has: serve, migrate, version, backup, restore, import, export, admin`},
 		{"ErrUnknownAdminCommand", nil, []string{"admin", "frobnicate", "now"}, `unknown command "admin frobnicate"`},
 		{"ErrGroupWithoutCommand", nil, []string{"admin", "user"}, "herdbook admin user needs a command: create"},
 		{"ErrUnknownFlag", nil, []string{"migrate", "--bogus"}, "flag provided but not defined: -bogus"},

@@ -976,6 +976,7 @@ var (
 		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_value", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "fact_tail", Type: field.TypeString, Nullable: true, Size: 6},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -986,7 +987,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[14]},
+				Columns:    []*schema.Column{RecordItemsColumns[15]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -995,7 +996,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[15], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
@@ -1016,6 +1017,11 @@ var (
 				Name:    "recorditem_fact_value_fact_kind",
 				Unique:  false,
 				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[7]},
+			},
+			{
+				Name:    "recorditem_fact_tail_fact_kind",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[7]},
 			},
 			{
 				Name:    "recorditem_fact_kind_fact_date",

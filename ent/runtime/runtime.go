@@ -1163,6 +1163,10 @@ func init() {
 	recorditemDescFactValue := recorditemFields[10].Descriptor()
 	// recorditem.FactValueValidator is a validator for the "fact_value" field. It is called by the builders before save.
 	recorditem.FactValueValidator = recorditemDescFactValue.Validators[0].(func(string) error)
+	// recorditemDescFactTail is the schema descriptor for fact_tail field.
+	recorditemDescFactTail := recorditemFields[11].Descriptor()
+	// recorditem.FactTailValidator is a validator for the "fact_tail" field. It is called by the builders before save.
+	recorditem.FactTailValidator = recorditemDescFactTail.Validators[0].(func(string) error)
 	// recorditemDescID is the schema descriptor for id field.
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.

@@ -23,7 +23,7 @@ import (
 type AnimalCreateInput struct {
 	// The farm's id.
 	FarmID uuid.UUID `json:"farmID"`
-	// The ear tag or other mark (1 to 100 characters).
+	// The ear tag or other mark (1 to 100 characters); an official tag number (UK cattle with its check digit, DE cattle) is checked and stored in its printed spacing.
 	Tag string `json:"tag"`
 	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
@@ -97,7 +97,7 @@ type AnimalProfile struct {
 type AnimalUpdateInput struct {
 	// The animal's id.
 	ID uuid.UUID `json:"id"`
-	// The ear tag or other mark (1 to 100 characters).
+	// The ear tag or other mark (1 to 100 characters); an official tag number (UK cattle with its check digit, DE cattle) is checked and stored in its printed spacing.
 	Tag string `json:"tag"`
 	// The animal's name; null or left out removes it.
 	Name *string `json:"name,omitempty"`
@@ -675,7 +675,7 @@ type IdentifierAddInput struct {
 	AnimalID uuid.UUID `json:"animalID"`
 	// The scheme.
 	Scheme IdentifierScheme `json:"scheme"`
-	// The value; an EID in any reader form (15 digits, spaced, or FDX-B hex).
+	// The value. An EID in any reader form (15 digits, 3 + space + 12, ASCII 16, dot-hex, raw hexadecimal in either bit order), stored as its 15 digits; refused when ISO 11784 does not allow it, and a test code (999) unless the farm's settings allow test tags. A visual tag of an official scheme (UK cattle with its check digit) is checked and respaced; other values are free text.
 	Value string `json:"value"`
 	// The first day the identifier names the animal.
 	StartDate string `json:"startDate"`
@@ -1375,6 +1375,8 @@ const (
 	AnimalStatusDied AnimalStatus = "DIED"
 	// A movement_out fact is the newest departure.
 	AnimalStatusMovedOut AnimalStatus = "MOVED_OUT"
+	// Not yet on the farm on the day: born on the farm, or first bought or moved in, later. Lists leave such animals out unless asked for this status.
+	AnimalStatusNotYet AnimalStatus = "NOT_YET"
 )
 
 var AllAnimalStatus = []AnimalStatus{
@@ -1382,11 +1384,12 @@ var AllAnimalStatus = []AnimalStatus{
 	AnimalStatusSold,
 	AnimalStatusDied,
 	AnimalStatusMovedOut,
+	AnimalStatusNotYet,
 }
 
 func (e AnimalStatus) IsValid() bool {
 	switch e {
-	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut:
+	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut, AnimalStatusNotYet:
 		return true
 	}
 	return false

@@ -6,6 +6,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/herdbook/herdbook/internal/tracectx"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -191,12 +195,14 @@ type countingDriver struct {
 
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
-	return d.Driver.Exec(ctx, query, args, v)
+	ctx, end := d.d.span(ctx, query)
+	return end(d.Driver.Exec(ctx, query, args, v))
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
-	return columnTypesOnce(d.Driver.Query(ctx, query, args, v), v)
+	ctx, end := d.d.span(ctx, query)
+	return end(columnTypesOnce(d.Driver.Query(ctx, query, args, v), v))
 }
 
 func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
@@ -224,12 +230,33 @@ type countingTx struct {
 
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
 	t.d.seen(ctx, query, args)
-	return t.Tx.Exec(ctx, query, args, v)
+	ctx, end := t.d.span(ctx, query)
+	return end(t.Tx.Exec(ctx, query, args, v))
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
 	t.d.seen(ctx, query, args)
-	return columnTypesOnce(t.Tx.Query(ctx, query, args, v), v)
+	ctx, end := t.d.span(ctx, query)
+	return end(columnTypesOnce(t.Tx.Query(ctx, query, args, v), v))
+}
+
+// span starts a client span for a statement when the request's trace is recording (tracing
+// is configured: docs/operations.md); otherwise it costs one context lookup. The statement's
+// text is recorded, never its arguments, which hold farm data.
+func (d *DB) span(ctx context.Context, query string) (context.Context, func(error) error) {
+	pctx, ok := tracectx.Parent(ctx)
+	if !ok {
+		return ctx, func(err error) error { return err }
+	}
+	ctx, s := otel.Tracer("github.com/herdbook/herdbook/internal/db").Start(pctx, "sql", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", d.Dialect), attribute.String("db.query.text", query)))
+	return ctx, func(err error) error {
+		if err != nil {
+			s.RecordError(err)
+		}
+		s.End()
+		return err
+	}
 }
 
 // columnTypesOnce makes the rows of a successful query describe their columns once. ent

@@ -63,6 +63,22 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer (flush, deadlines).
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// StatusWriter records the status a handler answered with, for middleware that reports it.
+type StatusWriter struct{ statusWriter }
+
+// NewStatusWriter wraps w.
+func NewStatusWriter(w http.ResponseWriter) *StatusWriter {
+	return &StatusWriter{statusWriter{ResponseWriter: w}}
+}
+
+// Status is the status written, 200 when the handler wrote nothing.
+func (s *StatusWriter) Status() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
+
 // AccessLog writes one structured line per request. Query strings are left out: they may
 // carry codes and states.
 func AccessLog(logger *slog.Logger, next http.Handler) http.Handler {

@@ -17,8 +17,12 @@ type RouteNote struct {
 
 type routeNoteKey struct{}
 
-// WithRouteNote gives the request a note for its handlers to fill.
+// WithRouteNote gives the request a note for its handlers to fill, or returns the one an
+// outer middleware gave it already (metrics and tracing read the same note).
 func WithRouteNote(r *http.Request) (*http.Request, *RouteNote) {
+	if n, ok := r.Context().Value(routeNoteKey{}).(*RouteNote); ok {
+		return r, n
+	}
 	n := &RouteNote{}
 	return r.WithContext(context.WithValue(r.Context(), routeNoteKey{}, n)), n
 }

@@ -83,16 +83,13 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		r, note := httpapi.WithRouteNote(r)
 		ctx, count := db.CountStatements(r.Context())
-		sw := &statusWriter{ResponseWriter: w}
+		sw := httpapi.NewStatusWriter(w)
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		route := note.Route()
 		if route == "" || route == "/" {
 			route = "unmatched"
 		}
-		status := sw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status := sw.Status()
 		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
 		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
 		m.statements.WithLabelValues(route).Observe(float64(count()))
@@ -121,28 +118,6 @@ func (m *Metrics) operationLabel(op string) string {
 	m.seenOps[op] = true
 	return op
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // queueCollector reads the background queues at scrape time.
 type queueCollector struct{ svc *herdbook.Service }

@@ -19,6 +19,7 @@ import (
 	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/idempotency"
 	"github.com/herdbook/herdbook/internal/metrics"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -130,13 +131,15 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 
 	var h http.Handler = mux
-	if cfg.Metrics != nil {
+	if cfg.Metrics != nil || tracing.On() {
 		h = httpapi.NotingMux(mux) // label requests with the pattern that served them
 	}
 	// Each request loads its viewer's memberships at most once (herdbook.RequestScoped).
 	h = herdbook.RequestScoped(h)
 	h = httpapi.BodyDeadline(cfg.BodyPace, h)
 	h = corsFor(cfg.WebOrigin).Handler(h)
+	// Traces, when configured (internal/tracing), and metrics share the route note.
+	h = tracing.Middleware(h)
 	if cfg.Metrics != nil {
 		h = cfg.Metrics.Middleware(h)
 	}
