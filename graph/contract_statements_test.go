@@ -22,7 +22,7 @@ var contractStatementBudget = map[string]int64{
 	// (their membership facts, the candidates' facts, the active animals), the page's
 	// animals' groups two (their facts, the groups), and "today" is the farm's (its settings,
 	// once), whatever the page.
-	"HerdList":            12,
+	"HerdList":            13,
 	"RecordPage":          12,
 	"FarmRecords":         8,
 	"BirthEvidenceReview": 12,

@@ -11,8 +11,10 @@
 //     withdrawal hours.
 //   - Over several treatments of an animal, the latest clear date decides, each of meat and
 //     milk on its own.
-//   - A group treatment reaches exactly the animals that dated membership facts place in the
-//     group on the treatment's date; the group's current members are never consulted.
+//   - A group treatment reaches the animals that dated membership facts place in the group on
+//     the treatment's date (membership_end facts close a membership), together with the
+//     animals stored with it when it was recorded (Treatment.Stored): a later correction of
+//     membership may add animals, never take one out.
 package withdrawal
 
 import (
