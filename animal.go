@@ -135,24 +135,64 @@ func (s *Service) AnimalQuery(ctx context.Context, farmID uuid.UUID) (*ent.Anima
 // GroupInput creates or changes a group.
 type GroupInput struct {
 	Name string
+	// AnimalIDs, when given, become the group's first members: a membership fact each, from
+	// StartDate (YYYY-MM-DD; the farm's today when empty).
+	AnimalIDs []uuid.UUID
+	StartDate string
 }
 
-// CreateGroup adds a group to a farm; the viewer must be at least an EDITOR.
+// CreateGroup adds a group to a farm, with its first members recorded as dated membership
+// facts; the viewer must be at least an EDITOR.
 func (s *Service) CreateGroup(ctx context.Context, farmID uuid.UUID, in GroupInput) (*ent.Group, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
 		return nil, err
 	}
 	var fe fieldErrors
 	validateName(&fe, "name", in.Name, 1, 200)
+	day := s.membershipDay(ctx, &fe, farmID, "start_date", in.StartDate)
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	return s.Client(ctx).Group.Create().SetFarmID(farmID).SetName(strings.TrimSpace(in.Name)).Save(ctx)
+	var g *ent.Group
+	err := s.inTx(ctx, func(ctx context.Context) (err error) {
+		if g, err = s.Client(ctx).Group.Create().SetFarmID(farmID).SetName(strings.TrimSpace(in.Name)).Save(ctx); err != nil {
+			return err
+		}
+		if len(in.AnimalIDs) == 0 {
+			return nil
+		}
+		ids, err := s.groupAnimalIDs(ctx, farmID, in.AnimalIDs)
+		if err != nil {
+			return err
+		}
+		return s.setMembers(ctx, g, ids, day)
+	})
+	return g, err
 }
 
-// SetGroupAnimals replaces a group's current members with the given animals of the same
-// farm. Current membership is a convenience for people; the evidence review never reads it.
+// groupAnimalIDs checks that every id names an active animal of the farm.
+func (s *Service) groupAnimalIDs(ctx context.Context, farmID uuid.UUID, animalIDs []uuid.UUID) ([]uuid.UUID, error) {
+	ids, _, err := s.farmEntities(ctx, farmID, animalIDs, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != len(dedupe(animalIDs)) {
+		return nil, Invalid(FieldError{Field: "animal_ids", Message: "every id must name an active animal of the group's farm"})
+	}
+	return ids, nil
+}
+
+// SetGroupAnimals makes the given animals of the same farm the group's members from today
+// (SetGroupAnimalsOn).
 func (s *Service) SetGroupAnimals(ctx context.Context, groupID uuid.UUID, animalIDs []uuid.UUID) (*ent.Group, error) {
+	return s.SetGroupAnimalsOn(ctx, groupID, animalIDs, "")
+}
+
+// SetGroupAnimalsOn makes the given animals of the same farm the group's members from
+// startDate on (the farm's today when empty), by recording dated facts: a membership for each
+// animal not yet in the group that day and a membership_end for each member left out. The
+// earlier facts stay as history; membership is never kept any other way.
+func (s *Service) SetGroupAnimalsOn(ctx context.Context, groupID uuid.UUID, animalIDs []uuid.UUID, startDate string) (*ent.Group, error) {
 	if _, err := authenticate(ctx, ScopeWriteAnimals); err != nil {
 		return nil, err
 	}
@@ -163,14 +203,42 @@ func (s *Service) SetGroupAnimals(ctx context.Context, groupID uuid.UUID, animal
 	if _, _, err := s.authorizeFarm(ctx, g.FarmID, RoleEditor, ScopeWriteAnimals); err != nil {
 		return nil, err
 	}
-	ids, _, err := s.farmEntities(ctx, g.FarmID, animalIDs, nil)
-	if err != nil {
+	var fe fieldErrors
+	day := s.membershipDay(ctx, &fe, g.FarmID, "start_date", startDate)
+	if err := fe.err(); err != nil {
 		return nil, err
 	}
-	if len(ids) != len(dedupe(animalIDs)) {
-		return nil, Invalid(FieldError{Field: "animal_ids", Message: "every id must name an active animal of the group's farm"})
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		ids, err := s.groupAnimalIDs(ctx, g.FarmID, animalIDs)
+		if err != nil {
+			return err
+		}
+		return s.setMembers(ctx, g, ids, day)
+	})
+	return g, err
+}
+
+// SetFarmGroupAnimals is SetGroupAnimalsOn for a group named under its farm (REST): a group
+// of another farm is not found. It answers the group with its members on the day the change
+// took effect.
+func (s *Service) SetFarmGroupAnimals(ctx context.Context, farmID, groupID uuid.UUID, animalIDs []uuid.UUID, startDate string) (GroupView, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return GroupView{}, err
 	}
-	return g.Update().ClearAnimals().AddAnimalIDs(ids...).Save(ctx)
+	ok, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.ID(groupID)).Exist(ctx)
+	if err != nil {
+		return GroupView{}, err
+	}
+	if !ok {
+		return GroupView{}, Errorf(ENOTFOUND, "group %s not found", groupID)
+	}
+	if _, err := s.SetGroupAnimalsOn(ctx, groupID, animalIDs, startDate); err != nil {
+		return GroupView{}, err
+	}
+	if startDate == "" {
+		startDate = s.todayOnFarm(ctx, farmID)
+	}
+	return s.GroupMembers(ctx, farmID, groupID, startDate)
 }
 
 // DeleteGroup soft-deletes a group.

@@ -11,7 +11,6 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/file"
-	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/evidence"
@@ -112,7 +111,9 @@ func (s *Service) AnimalConnection(ctx context.Context, farmID uuid.UUID, w Wind
 		return nil, err
 	}
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	c, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	notePageAnimals(ctx, c)
+	return c, err
 }
 
 // GroupConnection pages through a farm's active groups.
@@ -215,7 +216,8 @@ func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w W
 		Paginate(ctx, w.After, first, w.Before, last, ent.WithMessageOrder(order))
 }
 
-// GroupAnimalConnection pages through a group's current active animals.
+// GroupAnimalConnection pages through a group's current active animals: those its
+// membership facts place in it today.
 func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error) {
 	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
 		return nil, err
@@ -243,9 +245,15 @@ func (s *Service) GroupAnimalConnection(ctx context.Context, groupID uuid.UUID, 
 	if err := validateWhere(where); err != nil {
 		return nil, err
 	}
+	members, err := s.groupMembersOn(ctx, g.FarmID, []uuid.UUID{groupID}, s.todayOnFarm(ctx, g.FarmID))
+	if err != nil {
+		return nil, err
+	}
 	first, last := w.page()
-	return q.Where(animal.HasGroupsWith(group.ID(groupID))).
+	c, err := q.Where(animal.IDIn(members[groupID]...)).
 		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	notePageAnimals(ctx, c)
+	return c, err
 }
 
 // RecordAnimalConnection pages through the active animals a record applies to.
@@ -271,8 +279,10 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 		return nil, err
 	}
 	first, last := w.page()
-	return q.Where(animal.HasRecordsWith(record.ID(recordID))).
+	c, err := q.Where(animal.HasRecordsWith(record.ID(recordID))).
 		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	notePageAnimals(ctx, c)
+	return c, err
 }
 
 // RegisterAnimalConnection pages through a farm's active animals like AnimalConnection,
@@ -316,5 +326,7 @@ func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID
 	}
 	q.Where(p)
 	first, last := w.page()
-	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	c, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
+	notePageAnimals(ctx, c)
+	return c, err
 }

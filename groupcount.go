@@ -4,18 +4,15 @@ import (
 	"context"
 	"sync"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/ent/animal"
-	"github.com/herdbook/herdbook/ent/group"
 )
 
 // A herd list asks each group of a page for its animals' count (animalsConnection(first: 0)
-// { totalCount }). Asked group by group, that is two statements per group; instead the first
-// group's resolver counts the animals of every group of the request's group pages with one
-// grouped statement, and the others take their count from it.
+// { totalCount }). Asked group by group, that is statements per group; instead the first
+// group's resolver counts the animals of every group of the request's group pages at once
+// (from their membership facts, in three statements), and the others take their count from it.
 
 type groupCounts struct {
 	once   sync.Once
@@ -87,31 +84,16 @@ func containsID(ids []uuid.UUID, id uuid.UUID) bool {
 	return false
 }
 
-// countGroupAnimals counts each group's current active animals of the farm, in one statement.
+// countGroupAnimals counts each group's current active animals of the farm (those its
+// membership facts place in it today), in the three statements of groupMembersOn.
 func (s *Service) countGroupAnimals(ctx context.Context, farmID uuid.UUID, groups []uuid.UUID) (map[uuid.UUID]int, error) {
-	var rows []struct {
-		ID    uuid.UUID `json:"id"`
-		Count int       `json:"count"`
-	}
-	err := s.Client(ctx).Group.Query().Where(group.IDIn(groups...), group.FarmID(farmID)).
-		GroupBy(group.FieldID).
-		Aggregate(func(sel *sql.Selector) string {
-			link := sql.Table(group.AnimalsTable)
-			a := sql.Table(animal.Table)
-			sel.Join(link).On(sel.C(group.FieldID), link.C(group.AnimalsPrimaryKey[0])).
-				Join(a).On(link.C(group.AnimalsPrimaryKey[1]), a.C(animal.FieldID)).
-				Where(sql.And(sql.EQ(a.C(animal.FieldIsActive), true), sql.EQ(a.C(animal.FieldFarmID), farmID)))
-			return sql.As(sql.Count("*"), "count")
-		}).Scan(ctx, &rows)
+	members, err := s.groupMembersOn(ctx, farmID, groups, s.todayOnFarm(ctx, farmID))
 	if err != nil {
 		return nil, err
 	}
 	counts := make(map[uuid.UUID]int, len(groups))
 	for _, id := range groups {
-		counts[id] = 0
-	}
-	for _, r := range rows {
-		counts[r.ID] = r.Count
+		counts[id] = len(members[id])
 	}
 	return counts, nil
 }

@@ -225,6 +225,9 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.createItems(ctx, r.ID, in.Items, facts); err != nil {
 			return err
 		}
+		if err := s.storeReach(ctx, farmID, facts); err != nil {
+			return err
+		}
 		return s.guardWithdrawals(ctx, farmID, facts, recordItemFact, in.AcknowledgeWithdrawal)
 	})
 	return r, err
@@ -263,6 +266,12 @@ func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, it
 	}
 	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {
 		return err
+	}
+	// The facts carry their items from here on: storeReach keys a treatment's reach by them.
+	for i, f := range facts {
+		if f != nil {
+			f.RecordID, f.RecordItemID = recordIDs[i].String(), ids[i].String()
+		}
 	}
 	return createFactLinks(ctx, c, ids, facts)
 }
@@ -510,6 +519,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			return err
 		}
 		if err := s.createItems(ctx, id, p.Items, facts); err != nil {
+			return err
+		}
+		if err := s.storeReach(ctx, farmID, facts); err != nil {
 			return err
 		}
 		return s.guardWithdrawals(ctx, farmID, facts, recordItemFact, p.AcknowledgeWithdrawal)

@@ -637,6 +637,9 @@ func (s *Service) WriteAnimalFactsWith(ctx context.Context, farmID uuid.UUID, fa
 		}
 		// After the write, in its transaction: treatments written with it count, and a
 		// refusal rolls everything back.
+		if err := s.storeReach(ctx, farmID, ptrs); err != nil {
+			return err
+		}
 		return s.guardWithdrawals(ctx, farmID, ptrs, bulkFact, opt.AcknowledgeWithdrawal)
 	})
 }

@@ -309,5 +309,16 @@ func TestWriteAnimalFactsGuard(t *testing.T) {
 		if aw, _ := app.Service.AnimalWithdrawalAsOf(ctx, farm.ID, cow.ID, "2025-03-20"); aw == nil || aw.MeatClearOn != "2025-03-29" {
 			t.Fatalf("withdrawal %+v", aw)
 		}
+		// A slaughter for food inside the withdrawal is refused, acknowledged or not (issue 20
+		// item 6; Regulation (EC) 853/2004 Annex II Section III).
+		steer := app.MustAnimal(owner, farm.ID, "S-1")
+		slaughter := []evidence.Fact{
+			{Kind: evidence.KindTreatment, AnimalID: steer.ID.String(), MedicineID: med.ID.String(), Date: "2025-03-01"},
+			{Kind: evidence.KindDeath, AnimalID: steer.ID.String(), Date: "2025-03-20", Slaughter: true},
+		}
+		err = app.Service.WriteAnimalFactsWith(ctx, farm.ID, slaughter, herdbook.FactOptions{AcknowledgeWithdrawal: true})
+		if herdbook.ErrorCode(err) != herdbook.EWITHDRAWAL || !strings.Contains(err.Error(), "may not be slaughtered") {
+			t.Fatalf("acknowledged slaughter during withdrawal: %v", err)
+		}
 	})
 }

@@ -39,6 +39,9 @@ type requestState struct {
 	pageFarms []uuid.UUID
 	// pageGroups are the groups a group connection returned, with their farms (groupcount.go).
 	pageGroups map[uuid.UUID]uuid.UUID
+	// pageAnimals are the animals an animal connection returned, with their farms
+	// (membership.go).
+	pageAnimals map[uuid.UUID]uuid.UUID
 }
 
 // WithRequestScope returns a context that caches, for the length of one request, what the

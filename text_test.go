@@ -74,6 +74,8 @@ var textExempt = map[string]string{
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
 	"Inbreeding":               "an animal the graph loaded (its stored tag and name), not a caller's text; nothing is stored",
 	"PedigreeOf":               "an animal the graph loaded (its stored tag and name) and a depth, not a caller's text; nothing is stored",
+	"AnimalGroups":             "reads the groups of an animal the graph loaded; nothing is stored",
+	"GroupAnimals":             "reads the animals of a group the graph loaded; nothing is stored",
 }
 
 // TestTextRuleCoversEveryInput calls every service operation that takes text once per string
@@ -147,7 +149,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "WriteAnimalFactsWith", args: []any{f.ID, []evidence.Fact{{Kind: evidence.KindSale, AnimalID: animal.ID.String(),
 			Date: "2025-01-01", Buyer: "Smith"}}, herdbook.FactOptions{AcknowledgeWithdrawal: true}}},
 		{method: "Profiles", args: []any{f.ID, []uuid.UUID{animal.ID}, "2026-01-01"}},
-		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers"}}},
+		{method: "CreateGroup", args: []any{f.ID, herdbook.GroupInput{Name: "Heifers", StartDate: "2026-01-01"}}},
 		{method: "CreateRecord", args: []any{f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "Check",
 			Type: "HEALTH", AppliedAt: &now, Description: ptr("fine"), Items: item()}}},
 		{method: "UpdateRecord", args: []any{f.ID, uuid.New(), herdbook.RecordPatch{Name: ptr("Check"), Type: ptr("FEED"),
@@ -213,6 +215,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "ThreadConnection", args: []any{f.ID, window, (*ent.ThreadOrder)(nil)}},
 		{method: "MessageConnection", args: []any{th.ID, window, (*ent.MessageOrder)(nil)}},
 		{method: "OffspringConnection", args: []any{animal.ID, window}},
+		{method: "SetGroupAnimalsOn", args: []any{group.ID, []uuid.UUID{animal.ID}, "2024-06-01"}},
+		{method: "SetFarmGroupAnimals", args: []any{f.ID, group.ID, []uuid.UUID{animal.ID}, "2024-06-01"}},
 		{method: "GroupAnimalConnection", args: []any{group.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "RecordAnimalConnection", args: []any{rec.ID, window, (*ent.AnimalOrder)(nil), &ent.AnimalWhereInput{TagContains: ptr("a")}}},
 		{method: "FarmTaskConnection", args: []any{f.ID, window, herdbook.TaskConnectionFilter{}}},

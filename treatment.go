@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,6 +57,27 @@ func leaving(f *evidence.Fact) bool {
 		return f.Slaughter
 	}
 	return false
+}
+
+// slaughter reports whether a fact is a slaughter for food (a death with slaughter: true),
+// which the guard refuses during a meat withdrawal whatever the acknowledgement.
+func slaughter(f *evidence.Fact) bool { return f.Kind == evidence.KindDeath && f.Slaughter }
+
+type acknowledgeKey struct{}
+
+// WithAcknowledgeField names, for the writes made with ctx, how the caller's transport spells
+// the acknowledgement of a meat withdrawal (GraphQL's acknowledgeWithdrawal: true), so that a
+// refusal tells the caller what it can actually send. REST's spelling is the default.
+func WithAcknowledgeField(ctx context.Context, field string) context.Context {
+	return context.WithValue(ctx, acknowledgeKey{}, field)
+}
+
+// acknowledgeField is how the caller's transport spells the acknowledgement.
+func acknowledgeField(ctx context.Context) string {
+	if f, ok := ctx.Value(acknowledgeKey{}).(string); ok {
+		return f
+	}
+	return `"acknowledge_withdrawal": true`
 }
 
 // departureKinds are the facts that end an animal's open group memberships, as in the
@@ -202,7 +224,7 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 	}
 	treated := recorditem.And(recorditem.FactKind(string(evidence.KindTreatment)),
 		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
-	history := append([]string{string(evidence.KindMembership)}, departureKinds...)
+	history := append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)
 
 	var items []*ent.RecordItem
 	groupsOf := func(its []*ent.RecordItem) []uuid.UUID {
@@ -227,6 +249,13 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 			}
 			items = append(items, gt...)
 		}
+		// Group treatments whose stored reach names the animals, whatever their membership
+		// facts say now: a recorded treatment never loses an animal.
+		rt, err := s.reachedTreatments(ctx, farmID, animals, earliest, through)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, rt...)
 	} else {
 		ts, err := query(treated)
 		if err != nil {
@@ -261,7 +290,7 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 		}
 		if len(members) > 0 {
 			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
-				recorditem.FactKindIn(append([]string{string(evidence.KindMembership)}, departureKinds...)...))
+				recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)...))
 			if err != nil {
 				return nil, err
 			}
@@ -305,6 +334,8 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		case evidence.KindMembership:
 			out.history.Memberships = append(out.history.Memberships, withdrawal.Membership{RecordID: f.RecordID,
 				RecordItemID: f.RecordItemID, AnimalID: f.AnimalID, GroupID: f.GroupID, Start: f.StartDate, End: f.EndDate})
+		case evidence.KindMembershipEnd:
+			out.history.Leaves = append(out.history.Leaves, withdrawal.Leave{AnimalID: f.AnimalID, GroupID: f.GroupID, Day: f.Date})
 		default:
 			out.history.Departures = append(out.history.Departures, withdrawal.Departure{AnimalID: f.AnimalID, Day: f.Date})
 		}
@@ -314,6 +345,16 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		return nil, err
 	}
 	out.book = book
+	var groupTreated []uuid.UUID
+	for _, f := range treatments {
+		if f.GroupID != "" {
+			groupTreated = append(groupTreated, uuid.MustParse(f.RecordItemID))
+		}
+	}
+	stored, err := s.storedReach(ctx, farmID, groupTreated)
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range treatments {
 		meat, milk, ok := book.periods(f)
 		if !ok {
@@ -325,7 +366,8 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		}
 		t := withdrawal.Treatment{RecordID: f.RecordID,
 			RecordItemID: f.RecordItemID, MedicineID: f.MedicineID, MedicineVersion: f.MedicineVersion,
-			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk}
+			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk,
+			Stored: stored[f.RecordItemID]}
 		courseEnd(&t, f)
 		out.history.Treatments = append(out.history.Treatments, t)
 	}
@@ -375,14 +417,15 @@ func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments
 	return b, nil
 }
 
-// guardWithdrawals refuses a write whose leaving facts (movement_out, and the other kinds of
-// leavingKinds) name an animal whose meat withdrawal has not ended on the fact's date, unless
-// the writer acknowledged it. It runs after the write's items are stored, in its transaction,
-// so that treatments in the same write count and a refusal rolls everything back.
+// guardWithdrawals refuses a write whose leaving facts (a sale, a movement_out, a slaughter)
+// name an animal whose meat withdrawal has not ended on the fact's date. The writer's
+// acknowledgement lets a sale or a movement through, never a slaughter for food. Every write
+// path that can carry a departure reaches it: record create and update (REST and GraphQL, the
+// GraphQL fact and register mutations through RecordFactWith), bulk fact writes. The CSV
+// import cannot carry a departure (its status column is the export's, and is not read). It
+// runs after the write's items are stored, in its transaction, so that treatments in the same
+// write count and a refusal rolls everything back.
 func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField, acknowledged bool) error {
-	if acknowledged {
-		return nil
-	}
 	type leave struct {
 		field  string
 		kind   string
@@ -394,6 +437,11 @@ func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts 
 	through := ""
 	for i, f := range facts {
 		if f == nil || !leaving(f) || f.AnimalID == "" {
+			continue
+		}
+		// An acknowledgement lets a live sale or a movement off the farm through (the
+		// keeper passes the withdrawal on with the animal), never a slaughter for food.
+		if acknowledged && !slaughter(f) {
 			continue
 		}
 		leaves = append(leaves, leave{field(i), string(f.Kind), f.AnimalID, f.Date})
@@ -424,13 +472,23 @@ func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts 
 	if err != nil {
 		return err
 	}
-	e := &Error{Code: EWITHDRAWAL, Message: "the animal is still under a medicine's meat withdrawal; send \"acknowledge_withdrawal\": true to record it anyway"}
+	e := &Error{Code: EWITHDRAWAL, Message: fmt.Sprintf("the animal is still under a medicine's meat withdrawal; send %s to record a sale or a movement off the farm anyway", acknowledgeField(ctx))}
+	for _, c := range conflicts {
+		if c.Kind == string(evidence.KindDeath) {
+			e.Message = "an animal under a medicine's meat withdrawal may not be slaughtered for food: its meat would carry residues, and no acknowledgement allows it"
+			break
+		}
+	}
 	for i := range conflicts {
 		c := &conflicts[i]
 		c.AnimalTag = tags[c.AnimalID]
+		hint := fmt.Sprintf("send %s to record the %s anyway", acknowledgeField(ctx), strings.ReplaceAll(c.Kind, "_", " "))
+		if c.Kind == string(evidence.KindDeath) {
+			hint = "it may not be slaughtered for food before then, whatever the acknowledgement"
+		}
 		e.Fields = append(e.Fields, FieldError{Field: c.Field, Message: fmt.Sprintf(
-			"animal %s (%s) is under meat withdrawal on %s: %s (medicine %s) given %s, record %s, clears for slaughter on %s",
-			c.AnimalID, c.AnimalTag, c.Date, c.MedicineName, c.MedicineID, c.TreatedOn, c.TreatmentRecord, c.MeatClearOn)})
+			"animal %s (%s) is under meat withdrawal on %s: %s (medicine %s) given %s, record %s, clears for slaughter on %s; %s",
+			c.AnimalID, c.AnimalTag, c.Date, c.MedicineName, c.MedicineID, c.TreatedOn, c.TreatmentRecord, c.MeatClearOn, hint)})
 	}
 	e.Withdrawals = conflicts
 	return e

@@ -44,19 +44,14 @@ type Animal struct {
 type AnimalEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// The groups the animal is in now.
-	Groups []*Group `json:"groups,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`
 	// FarmTasks holds the value of the farm_tasks edge.
 	FarmTasks []*FarmTask `json:"farm_tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
-	// totalCount holds the count of the edges above.
-	totalCount [1]map[string]int
+	loadedTypes [3]bool
 
-	namedGroups    map[string][]*Group
 	namedRecords   map[string][]*Record
 	namedFarmTasks map[string][]*FarmTask
 }
@@ -72,19 +67,10 @@ func (e AnimalEdges) FarmOrErr() (*Farm, error) {
 	return nil, &NotLoadedError{edge: "farm"}
 }
 
-// GroupsOrErr returns the Groups value or an error if the edge
-// was not loaded in eager-loading.
-func (e AnimalEdges) GroupsOrErr() ([]*Group, error) {
-	if e.loadedTypes[1] {
-		return e.Groups, nil
-	}
-	return nil, &NotLoadedError{edge: "groups"}
-}
-
 // RecordsOrErr returns the Records value or an error if the edge
 // was not loaded in eager-loading.
 func (e AnimalEdges) RecordsOrErr() ([]*Record, error) {
-	if e.loadedTypes[2] {
+	if e.loadedTypes[1] {
 		return e.Records, nil
 	}
 	return nil, &NotLoadedError{edge: "records"}
@@ -93,7 +79,7 @@ func (e AnimalEdges) RecordsOrErr() ([]*Record, error) {
 // FarmTasksOrErr returns the FarmTasks value or an error if the edge
 // was not loaded in eager-loading.
 func (e AnimalEdges) FarmTasksOrErr() ([]*FarmTask, error) {
-	if e.loadedTypes[3] {
+	if e.loadedTypes[2] {
 		return e.FarmTasks, nil
 	}
 	return nil, &NotLoadedError{edge: "farm_tasks"}
@@ -196,11 +182,6 @@ func (_m *Animal) QueryFarm() *FarmQuery {
 	return NewAnimalClient(_m.config).QueryFarm(_m)
 }
 
-// QueryGroups queries the "groups" edge of the Animal entity.
-func (_m *Animal) QueryGroups() *GroupQuery {
-	return NewAnimalClient(_m.config).QueryGroups(_m)
-}
-
 // QueryRecords queries the "records" edge of the Animal entity.
 func (_m *Animal) QueryRecords() *RecordQuery {
 	return NewAnimalClient(_m.config).QueryRecords(_m)
@@ -258,30 +239,6 @@ func (_m *Animal) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.ChangeSeq))
 	builder.WriteByte(')')
 	return builder.String()
-}
-
-// NamedGroups returns the Groups named value or an error if the edge was not
-// loaded in eager-loading with this name.
-func (_m *Animal) NamedGroups(name string) ([]*Group, error) {
-	if _m.Edges.namedGroups == nil {
-		return nil, &NotLoadedError{edge: name}
-	}
-	nodes, ok := _m.Edges.namedGroups[name]
-	if !ok {
-		return nil, &NotLoadedError{edge: name}
-	}
-	return nodes, nil
-}
-
-func (_m *Animal) appendNamedGroups(name string, edges ...*Group) {
-	if _m.Edges.namedGroups == nil {
-		_m.Edges.namedGroups = make(map[string][]*Group)
-	}
-	if len(edges) == 0 {
-		_m.Edges.namedGroups[name] = []*Group{}
-	} else {
-		_m.Edges.namedGroups[name] = append(_m.Edges.namedGroups[name], edges...)
-	}
 }
 
 // NamedRecords returns the Records named value or an error if the edge was not

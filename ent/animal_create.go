@@ -16,7 +16,6 @@ import (
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmtask"
-	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
 )
 
@@ -127,21 +126,6 @@ func (_c *AnimalCreate) SetNillableID(v *uuid.UUID) *AnimalCreate {
 // SetFarm sets the "farm" edge to the Farm entity.
 func (_c *AnimalCreate) SetFarm(v *Farm) *AnimalCreate {
 	return _c.SetFarmID(v.ID)
-}
-
-// AddGroupIDs adds the "groups" edge to the Group entity by IDs.
-func (_c *AnimalCreate) AddGroupIDs(ids ...uuid.UUID) *AnimalCreate {
-	_c.mutation.AddGroupIDs(ids...)
-	return _c
-}
-
-// AddGroups adds the "groups" edges to the Group entity.
-func (_c *AnimalCreate) AddGroups(v ...*Group) *AnimalCreate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _c.AddGroupIDs(ids...)
 }
 
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
@@ -351,22 +335,6 @@ func (_c *AnimalCreate) createSpec() (*Animal, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.FarmID = nodes[0]
-		_spec.Edges = append(_spec.Edges, edge)
-	}
-	if nodes := _c.mutation.GroupsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	if nodes := _c.mutation.RecordsIDs(); len(nodes) > 0 {

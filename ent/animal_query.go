@@ -17,7 +17,6 @@ import (
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmtask"
-	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 )
@@ -30,12 +29,10 @@ type AnimalQuery struct {
 	inters             []Interceptor
 	predicates         []predicate.Animal
 	withFarm           *FarmQuery
-	withGroups         *GroupQuery
 	withRecords        *RecordQuery
 	withFarmTasks      *FarmTaskQuery
 	loadTotal          []func(context.Context, []*Animal) error
 	modifiers          []func(*sql.Selector)
-	withNamedGroups    map[string]*GroupQuery
 	withNamedRecords   map[string]*RecordQuery
 	withNamedFarmTasks map[string]*FarmTaskQuery
 	// intermediate query (i.e. traversal path).
@@ -89,28 +86,6 @@ func (_q *AnimalQuery) QueryFarm() *FarmQuery {
 			sqlgraph.From(animal.Table, animal.FieldID, selector),
 			sqlgraph.To(farm.Table, farm.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, animal.FarmTable, animal.FarmColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
-}
-
-// QueryGroups chains the current query on the "groups" edge.
-func (_q *AnimalQuery) QueryGroups() *GroupQuery {
-	query := (&GroupClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(animal.Table, animal.FieldID, selector),
-			sqlgraph.To(group.Table, group.FieldID),
-			sqlgraph.Edge(sqlgraph.M2M, true, animal.GroupsTable, animal.GroupsPrimaryKey...),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -355,7 +330,6 @@ func (_q *AnimalQuery) Clone() *AnimalQuery {
 		inters:        append([]Interceptor{}, _q.inters...),
 		predicates:    append([]predicate.Animal{}, _q.predicates...),
 		withFarm:      _q.withFarm.Clone(),
-		withGroups:    _q.withGroups.Clone(),
 		withRecords:   _q.withRecords.Clone(),
 		withFarmTasks: _q.withFarmTasks.Clone(),
 		// clone intermediate query.
@@ -372,17 +346,6 @@ func (_q *AnimalQuery) WithFarm(opts ...func(*FarmQuery)) *AnimalQuery {
 		opt(query)
 	}
 	_q.withFarm = query
-	return _q
-}
-
-// WithGroups tells the query-builder to eager-load the nodes that are connected to
-// the "groups" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *AnimalQuery) WithGroups(opts ...func(*GroupQuery)) *AnimalQuery {
-	query := (&GroupClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withGroups = query
 	return _q
 }
 
@@ -486,9 +449,8 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 	var (
 		nodes       = []*Animal{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [3]bool{
 			_q.withFarm != nil,
-			_q.withGroups != nil,
 			_q.withRecords != nil,
 			_q.withFarmTasks != nil,
 		}
@@ -520,13 +482,6 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 			return nil, err
 		}
 	}
-	if query := _q.withGroups; query != nil {
-		if err := _q.loadGroups(ctx, query, nodes,
-			func(n *Animal) { n.Edges.Groups = []*Group{} },
-			func(n *Animal, e *Group) { n.Edges.Groups = append(n.Edges.Groups, e) }); err != nil {
-			return nil, err
-		}
-	}
 	if query := _q.withRecords; query != nil {
 		if err := _q.loadRecords(ctx, query, nodes,
 			func(n *Animal) { n.Edges.Records = []*Record{} },
@@ -538,13 +493,6 @@ func (_q *AnimalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Anima
 		if err := _q.loadFarmTasks(ctx, query, nodes,
 			func(n *Animal) { n.Edges.FarmTasks = []*FarmTask{} },
 			func(n *Animal, e *FarmTask) { n.Edges.FarmTasks = append(n.Edges.FarmTasks, e) }); err != nil {
-			return nil, err
-		}
-	}
-	for name, query := range _q.withNamedGroups {
-		if err := _q.loadGroups(ctx, query, nodes,
-			func(n *Animal) { n.appendNamedGroups(name) },
-			func(n *Animal, e *Group) { n.appendNamedGroups(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -595,67 +543,6 @@ func (_q *AnimalQuery) loadFarm(ctx context.Context, query *FarmQuery, nodes []*
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
-		}
-	}
-	return nil
-}
-func (_q *AnimalQuery) loadGroups(ctx context.Context, query *GroupQuery, nodes []*Animal, init func(*Animal), assign func(*Animal, *Group)) error {
-	edgeIDs := make([]driver.Value, len(nodes))
-	byID := make(map[uuid.UUID]*Animal)
-	nids := make(map[uuid.UUID]map[*Animal]struct{})
-	for i, node := range nodes {
-		edgeIDs[i] = node.ID
-		byID[node.ID] = node
-		if init != nil {
-			init(node)
-		}
-	}
-	query.Where(func(s *sql.Selector) {
-		joinT := sql.Table(animal.GroupsTable)
-		s.Join(joinT).On(s.C(group.FieldID), joinT.C(animal.GroupsPrimaryKey[0]))
-		s.Where(sql.InValues(joinT.C(animal.GroupsPrimaryKey[1]), edgeIDs...))
-		columns := s.SelectedColumns()
-		s.Select(joinT.C(animal.GroupsPrimaryKey[1]))
-		s.AppendSelect(columns...)
-		s.SetDistinct(false)
-	})
-	if err := query.prepareQuery(ctx); err != nil {
-		return err
-	}
-	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
-		return query.sqlAll(ctx, func(_ context.Context, spec *sqlgraph.QuerySpec) {
-			assign := spec.Assign
-			values := spec.ScanValues
-			spec.ScanValues = func(columns []string) ([]any, error) {
-				values, err := values(columns[1:])
-				if err != nil {
-					return nil, err
-				}
-				return append([]any{new(uuid.UUID)}, values...), nil
-			}
-			spec.Assign = func(columns []string, values []any) error {
-				outValue := *values[0].(*uuid.UUID)
-				inValue := *values[1].(*uuid.UUID)
-				if nids[inValue] == nil {
-					nids[inValue] = map[*Animal]struct{}{byID[outValue]: {}}
-					return assign(columns[1:], values[1:])
-				}
-				nids[inValue][byID[outValue]] = struct{}{}
-				return nil
-			}
-		})
-	})
-	neighbors, err := withInterceptors[[]*Group](ctx, query, qr, query.inters)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		nodes, ok := nids[n.ID]
-		if !ok {
-			return fmt.Errorf(`unexpected "groups" node returned %v`, n.ID)
-		}
-		for kn := range nodes {
-			assign(kn, n)
 		}
 	}
 	return nil
@@ -896,20 +783,6 @@ func (_q *AnimalQuery) ForShare(opts ...sql.LockOption) *AnimalQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
-	return _q
-}
-
-// WithNamedGroups tells the query-builder to eager-load the nodes that are connected to the "groups"
-// edge with the given name. The optional arguments are used to configure the query builder of the edge.
-func (_q *AnimalQuery) WithNamedGroups(name string, opts ...func(*GroupQuery)) *AnimalQuery {
-	query := (&GroupClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	if _q.withNamedGroups == nil {
-		_q.withNamedGroups = make(map[string]*GroupQuery)
-	}
-	_q.withNamedGroups[name] = query
 	return _q
 }
 

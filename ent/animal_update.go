@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farmtask"
-	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 )
@@ -107,21 +106,6 @@ func (_u *AnimalUpdate) AddChangeSeq(v int64) *AnimalUpdate {
 	return _u
 }
 
-// AddGroupIDs adds the "groups" edge to the Group entity by IDs.
-func (_u *AnimalUpdate) AddGroupIDs(ids ...uuid.UUID) *AnimalUpdate {
-	_u.mutation.AddGroupIDs(ids...)
-	return _u
-}
-
-// AddGroups adds the "groups" edges to the Group entity.
-func (_u *AnimalUpdate) AddGroups(v ...*Group) *AnimalUpdate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddGroupIDs(ids...)
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
 func (_u *AnimalUpdate) AddRecordIDs(ids ...uuid.UUID) *AnimalUpdate {
 	_u.mutation.AddRecordIDs(ids...)
@@ -155,27 +139,6 @@ func (_u *AnimalUpdate) AddFarmTasks(v ...*FarmTask) *AnimalUpdate {
 // Mutation returns the AnimalMutation object of the builder.
 func (_u *AnimalUpdate) Mutation() *AnimalMutation {
 	return _u.mutation
-}
-
-// ClearGroups clears all "groups" edges to the Group entity.
-func (_u *AnimalUpdate) ClearGroups() *AnimalUpdate {
-	_u.mutation.ClearGroups()
-	return _u
-}
-
-// RemoveGroupIDs removes the "groups" edge to Group entities by IDs.
-func (_u *AnimalUpdate) RemoveGroupIDs(ids ...uuid.UUID) *AnimalUpdate {
-	_u.mutation.RemoveGroupIDs(ids...)
-	return _u
-}
-
-// RemoveGroups removes "groups" edges to Group entities.
-func (_u *AnimalUpdate) RemoveGroups(v ...*Group) *AnimalUpdate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveGroupIDs(ids...)
 }
 
 // ClearRecords clears all "records" edges to the Record entity.
@@ -312,51 +275,6 @@ func (_u *AnimalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedChangeSeq(); ok {
 		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
-	}
-	if _u.mutation.GroupsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedGroupsIDs(); len(nodes) > 0 && !_u.mutation.GroupsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.GroupsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -543,21 +461,6 @@ func (_u *AnimalUpdateOne) AddChangeSeq(v int64) *AnimalUpdateOne {
 	return _u
 }
 
-// AddGroupIDs adds the "groups" edge to the Group entity by IDs.
-func (_u *AnimalUpdateOne) AddGroupIDs(ids ...uuid.UUID) *AnimalUpdateOne {
-	_u.mutation.AddGroupIDs(ids...)
-	return _u
-}
-
-// AddGroups adds the "groups" edges to the Group entity.
-func (_u *AnimalUpdateOne) AddGroups(v ...*Group) *AnimalUpdateOne {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddGroupIDs(ids...)
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
 func (_u *AnimalUpdateOne) AddRecordIDs(ids ...uuid.UUID) *AnimalUpdateOne {
 	_u.mutation.AddRecordIDs(ids...)
@@ -591,27 +494,6 @@ func (_u *AnimalUpdateOne) AddFarmTasks(v ...*FarmTask) *AnimalUpdateOne {
 // Mutation returns the AnimalMutation object of the builder.
 func (_u *AnimalUpdateOne) Mutation() *AnimalMutation {
 	return _u.mutation
-}
-
-// ClearGroups clears all "groups" edges to the Group entity.
-func (_u *AnimalUpdateOne) ClearGroups() *AnimalUpdateOne {
-	_u.mutation.ClearGroups()
-	return _u
-}
-
-// RemoveGroupIDs removes the "groups" edge to Group entities by IDs.
-func (_u *AnimalUpdateOne) RemoveGroupIDs(ids ...uuid.UUID) *AnimalUpdateOne {
-	_u.mutation.RemoveGroupIDs(ids...)
-	return _u
-}
-
-// RemoveGroups removes "groups" edges to Group entities.
-func (_u *AnimalUpdateOne) RemoveGroups(v ...*Group) *AnimalUpdateOne {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveGroupIDs(ids...)
 }
 
 // ClearRecords clears all "records" edges to the Record entity.
@@ -778,51 +660,6 @@ func (_u *AnimalUpdateOne) sqlSave(ctx context.Context) (_node *Animal, err erro
 	}
 	if value, ok := _u.mutation.AddedChangeSeq(); ok {
 		_spec.AddField(animal.FieldChangeSeq, field.TypeInt64, value)
-	}
-	if _u.mutation.GroupsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedGroupsIDs(); len(nodes) > 0 && !_u.mutation.GroupsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.GroupsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: true,
-			Table:   animal.GroupsTable,
-			Columns: animal.GroupsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(group.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -49,6 +49,7 @@ import (
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/ent/user"
 	"github.com/herdbook/herdbook/ent/webhookattempt"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
@@ -129,6 +130,8 @@ type Client struct {
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
 	Thread *ThreadClient
+	// TreatmentReach is the client for interacting with the TreatmentReach builders.
+	TreatmentReach *TreatmentReachClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
@@ -183,6 +186,7 @@ func (c *Client) init() {
 	c.ScheduledEvent = NewScheduledEventClient(c.config)
 	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
+	c.TreatmentReach = NewTreatmentReachClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -313,6 +317,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ScheduledEvent:         NewScheduledEventClient(cfg),
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
+		TreatmentReach:         NewTreatmentReachClient(cfg),
 		User:                   NewUserClient(cfg),
 		WebhookAttempt:         NewWebhookAttemptClient(cfg),
 		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
@@ -370,6 +375,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ScheduledEvent:         NewScheduledEventClient(cfg),
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
+		TreatmentReach:         NewTreatmentReachClient(cfg),
 		User:                   NewUserClient(cfg),
 		WebhookAttempt:         NewWebhookAttemptClient(cfg),
 		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
@@ -410,8 +416,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
 		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -427,8 +434,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
 		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -503,6 +511,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.TaskUpdate.mutate(ctx, m)
 	case *ThreadMutation:
 		return c.Thread.mutate(ctx, m)
+	case *TreatmentReachMutation:
+		return c.TreatmentReach.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookAttemptMutation:
@@ -966,22 +976,6 @@ func (c *AnimalClient) QueryFarm(_m *Animal) *FarmQuery {
 			sqlgraph.From(animal.Table, animal.FieldID, id),
 			sqlgraph.To(farm.Table, farm.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, animal.FarmTable, animal.FarmColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
-// QueryGroups queries the groups edge of a Animal.
-func (c *AnimalClient) QueryGroups(_m *Animal) *GroupQuery {
-	query := (&GroupClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(animal.Table, animal.FieldID, id),
-			sqlgraph.To(group.Table, group.FieldID),
-			sqlgraph.Edge(sqlgraph.M2M, true, animal.GroupsTable, animal.GroupsPrimaryKey...),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3196,22 +3190,6 @@ func (c *GroupClient) QueryFarm(_m *Group) *FarmQuery {
 	return query
 }
 
-// QueryAnimals queries the animals edge of a Group.
-func (c *GroupClient) QueryAnimals(_m *Group) *AnimalQuery {
-	query := (&AnimalClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(group.Table, group.FieldID, id),
-			sqlgraph.To(animal.Table, animal.FieldID),
-			sqlgraph.Edge(sqlgraph.M2M, false, group.AnimalsTable, group.AnimalsPrimaryKey...),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
 // QueryRecords queries the records edge of a Group.
 func (c *GroupClient) QueryRecords(_m *Group) *RecordQuery {
 	query := (&RecordClient{config: c.config}).Query()
@@ -5055,6 +5033,22 @@ func (c *RecordItemClient) QueryFactAnimals(_m *RecordItem) *FactAnimalQuery {
 	return query
 }
 
+// QueryReach queries the reach edge of a RecordItem.
+func (c *RecordItemClient) QueryReach(_m *RecordItem) *TreatmentReachQuery {
+	query := (&TreatmentReachClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recorditem.Table, recorditem.FieldID, id),
+			sqlgraph.To(treatmentreach.Table, treatmentreach.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, recorditem.ReachTable, recorditem.ReachColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *RecordItemClient) Hooks() []Hook {
 	return c.hooks.RecordItem
@@ -5691,6 +5685,155 @@ func (c *ThreadClient) mutate(ctx context.Context, m *ThreadMutation) (Value, er
 		return (&ThreadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Thread mutation op: %q", m.Op())
+	}
+}
+
+// TreatmentReachClient is a client for the TreatmentReach schema.
+type TreatmentReachClient struct {
+	config
+}
+
+// NewTreatmentReachClient returns a client for the TreatmentReach from the given config.
+func NewTreatmentReachClient(c config) *TreatmentReachClient {
+	return &TreatmentReachClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `treatmentreach.Hooks(f(g(h())))`.
+func (c *TreatmentReachClient) Use(hooks ...Hook) {
+	c.hooks.TreatmentReach = append(c.hooks.TreatmentReach, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `treatmentreach.Intercept(f(g(h())))`.
+func (c *TreatmentReachClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TreatmentReach = append(c.inters.TreatmentReach, interceptors...)
+}
+
+// Create returns a builder for creating a TreatmentReach entity.
+func (c *TreatmentReachClient) Create() *TreatmentReachCreate {
+	mutation := newTreatmentReachMutation(c.config, OpCreate)
+	return &TreatmentReachCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TreatmentReach entities.
+func (c *TreatmentReachClient) CreateBulk(builders ...*TreatmentReachCreate) *TreatmentReachCreateBulk {
+	return &TreatmentReachCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TreatmentReachClient) MapCreateBulk(slice any, setFunc func(*TreatmentReachCreate, int)) *TreatmentReachCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TreatmentReachCreateBulk{err: fmt.Errorf("calling to TreatmentReachClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TreatmentReachCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TreatmentReachCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TreatmentReach.
+func (c *TreatmentReachClient) Update() *TreatmentReachUpdate {
+	mutation := newTreatmentReachMutation(c.config, OpUpdate)
+	return &TreatmentReachUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TreatmentReachClient) UpdateOne(_m *TreatmentReach) *TreatmentReachUpdateOne {
+	mutation := newTreatmentReachMutation(c.config, OpUpdateOne, withTreatmentReach(_m))
+	return &TreatmentReachUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TreatmentReachClient) UpdateOneID(id uuid.UUID) *TreatmentReachUpdateOne {
+	mutation := newTreatmentReachMutation(c.config, OpUpdateOne, withTreatmentReachID(id))
+	return &TreatmentReachUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TreatmentReach.
+func (c *TreatmentReachClient) Delete() *TreatmentReachDelete {
+	mutation := newTreatmentReachMutation(c.config, OpDelete)
+	return &TreatmentReachDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TreatmentReachClient) DeleteOne(_m *TreatmentReach) *TreatmentReachDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TreatmentReachClient) DeleteOneID(id uuid.UUID) *TreatmentReachDeleteOne {
+	builder := c.Delete().Where(treatmentreach.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TreatmentReachDeleteOne{builder}
+}
+
+// Query returns a query builder for TreatmentReach.
+func (c *TreatmentReachClient) Query() *TreatmentReachQuery {
+	return &TreatmentReachQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTreatmentReach},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TreatmentReach entity by its id.
+func (c *TreatmentReachClient) Get(ctx context.Context, id uuid.UUID) (*TreatmentReach, error) {
+	return c.Query().Where(treatmentreach.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TreatmentReachClient) GetX(ctx context.Context, id uuid.UUID) *TreatmentReach {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryRecordItem queries the record_item edge of a TreatmentReach.
+func (c *TreatmentReachClient) QueryRecordItem(_m *TreatmentReach) *RecordItemQuery {
+	query := (&RecordItemClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(treatmentreach.Table, treatmentreach.FieldID, id),
+			sqlgraph.To(recorditem.Table, recorditem.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, treatmentreach.RecordItemTable, treatmentreach.RecordItemColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TreatmentReachClient) Hooks() []Hook {
+	return c.hooks.TreatmentReach
+}
+
+// Interceptors returns the client interceptors.
+func (c *TreatmentReachClient) Interceptors() []Interceptor {
+	return c.inters.TreatmentReach
+}
+
+func (c *TreatmentReachClient) mutate(ctx context.Context, m *TreatmentReachMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TreatmentReachCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TreatmentReachUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TreatmentReachUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TreatmentReachDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TreatmentReach mutation op: %q", m.Op())
 	}
 }
 
@@ -6480,8 +6623,9 @@ type (
 		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread, User,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
+		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
@@ -6489,8 +6633,8 @@ type (
 		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread, User,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
+		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 		WebhookEvent []ent.Interceptor
 	}
 )

@@ -45,6 +45,7 @@ import (
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/ent/user"
 	"github.com/herdbook/herdbook/ent/webhookattempt"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
@@ -143,6 +144,7 @@ func checkColumn(t, c string) error {
 			scheduledevent.Table:         scheduledevent.ValidColumn,
 			taskupdate.Table:             taskupdate.ValidColumn,
 			thread.Table:                 thread.ValidColumn,
+			treatmentreach.Table:         treatmentreach.ValidColumn,
 			user.Table:                   user.ValidColumn,
 			webhookattempt.Table:         webhookattempt.ValidColumn,
 			webhookdelivery.Table:        webhookdelivery.ValidColumn,

@@ -44,19 +44,6 @@ func (_q *AnimalQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "groups":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&GroupClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, groupImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedGroups(alias, func(wq *GroupQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[animal.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, animal.FieldCreatedAt)
@@ -973,19 +960,6 @@ func (_q *GroupQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "animals":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&AnimalClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, animalImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedAnimals(alias, func(wq *AnimalQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[group.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, group.FieldCreatedAt)

@@ -8,18 +8,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-func (_m *Animal) Groups(ctx context.Context) (result []*Group, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedGroups(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.GroupsOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryGroups().All(ctx)
-	}
-	return result, err
-}
-
 func (_m *Farm) Members(ctx context.Context) (result []*FarmMember, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedMembers(graphql.GetFieldContext(ctx).Field.Alias)
@@ -52,18 +40,6 @@ func (_m *FarmTask) BirthEvent(ctx context.Context) (*BirthEvent, error) {
 	result, err := _m.Edges.BirthEventOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryBirthEvent().Only(ctx)
-	}
-	return result, err
-}
-
-func (_m *Group) Animals(ctx context.Context) (result []*Animal, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedAnimals(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.AnimalsOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryAnimals().All(ctx)
 	}
 	return result, err
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 )
 
-// A named set of a farm's animals, such as a herd or a pen. Its current members are not history: membership history is kept as birth_history facts.
+// A named set of a farm's animals, such as a herd or a pen. Its members on any day, today's included, are those its dated membership facts (birth_history facts) place in it.
 type Group struct {
 	config `json:"-"`
 	// ID of the ent.
@@ -40,17 +40,12 @@ type Group struct {
 type GroupEdges struct {
 	// Farm holds the value of the farm edge.
 	Farm *Farm `json:"farm,omitempty"`
-	// The group's current animals, all of them.
-	Animals []*Animal `json:"animals,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
-	// totalCount holds the count of the edges above.
-	totalCount [1]map[string]int
+	loadedTypes [2]bool
 
-	namedAnimals map[string][]*Animal
 	namedRecords map[string][]*Record
 }
 
@@ -65,19 +60,10 @@ func (e GroupEdges) FarmOrErr() (*Farm, error) {
 	return nil, &NotLoadedError{edge: "farm"}
 }
 
-// AnimalsOrErr returns the Animals value or an error if the edge
-// was not loaded in eager-loading.
-func (e GroupEdges) AnimalsOrErr() ([]*Animal, error) {
-	if e.loadedTypes[1] {
-		return e.Animals, nil
-	}
-	return nil, &NotLoadedError{edge: "animals"}
-}
-
 // RecordsOrErr returns the Records value or an error if the edge
 // was not loaded in eager-loading.
 func (e GroupEdges) RecordsOrErr() ([]*Record, error) {
-	if e.loadedTypes[2] {
+	if e.loadedTypes[1] {
 		return e.Records, nil
 	}
 	return nil, &NotLoadedError{edge: "records"}
@@ -165,11 +151,6 @@ func (_m *Group) QueryFarm() *FarmQuery {
 	return NewGroupClient(_m.config).QueryFarm(_m)
 }
 
-// QueryAnimals queries the "animals" edge of the Group entity.
-func (_m *Group) QueryAnimals() *AnimalQuery {
-	return NewGroupClient(_m.config).QueryAnimals(_m)
-}
-
 // QueryRecords queries the "records" edge of the Group entity.
 func (_m *Group) QueryRecords() *RecordQuery {
 	return NewGroupClient(_m.config).QueryRecords(_m)
@@ -214,30 +195,6 @@ func (_m *Group) String() string {
 	builder.WriteString(_m.Name)
 	builder.WriteByte(')')
 	return builder.String()
-}
-
-// NamedAnimals returns the Animals named value or an error if the edge was not
-// loaded in eager-loading with this name.
-func (_m *Group) NamedAnimals(name string) ([]*Animal, error) {
-	if _m.Edges.namedAnimals == nil {
-		return nil, &NotLoadedError{edge: name}
-	}
-	nodes, ok := _m.Edges.namedAnimals[name]
-	if !ok {
-		return nil, &NotLoadedError{edge: name}
-	}
-	return nodes, nil
-}
-
-func (_m *Group) appendNamedAnimals(name string, edges ...*Animal) {
-	if _m.Edges.namedAnimals == nil {
-		_m.Edges.namedAnimals = make(map[string][]*Animal)
-	}
-	if len(edges) == 0 {
-		_m.Edges.namedAnimals[name] = []*Animal{}
-	} else {
-		_m.Edges.namedAnimals[name] = append(_m.Edges.namedAnimals[name], edges...)
-	}
 }
 
 // NamedRecords returns the Records named value or an error if the edge was not

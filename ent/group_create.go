@@ -13,7 +13,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
-	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
@@ -98,21 +97,6 @@ func (_c *GroupCreate) SetNillableID(v *uuid.UUID) *GroupCreate {
 // SetFarm sets the "farm" edge to the Farm entity.
 func (_c *GroupCreate) SetFarm(v *Farm) *GroupCreate {
 	return _c.SetFarmID(v.ID)
-}
-
-// AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
-func (_c *GroupCreate) AddAnimalIDs(ids ...uuid.UUID) *GroupCreate {
-	_c.mutation.AddAnimalIDs(ids...)
-	return _c
-}
-
-// AddAnimals adds the "animals" edges to the Animal entity.
-func (_c *GroupCreate) AddAnimals(v ...*Animal) *GroupCreate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _c.AddAnimalIDs(ids...)
 }
 
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
@@ -275,22 +259,6 @@ func (_c *GroupCreate) createSpec() (*Group, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.FarmID = nodes[0]
-		_spec.Edges = append(_spec.Edges, edge)
-	}
-	if nodes := _c.mutation.AnimalsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	if nodes := _c.mutation.RecordsIDs(); len(nodes) > 0 {

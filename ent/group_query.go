@@ -14,7 +14,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
-	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
@@ -29,11 +28,9 @@ type GroupQuery struct {
 	inters           []Interceptor
 	predicates       []predicate.Group
 	withFarm         *FarmQuery
-	withAnimals      *AnimalQuery
 	withRecords      *RecordQuery
 	loadTotal        []func(context.Context, []*Group) error
 	modifiers        []func(*sql.Selector)
-	withNamedAnimals map[string]*AnimalQuery
 	withNamedRecords map[string]*RecordQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -86,28 +83,6 @@ func (_q *GroupQuery) QueryFarm() *FarmQuery {
 			sqlgraph.From(group.Table, group.FieldID, selector),
 			sqlgraph.To(farm.Table, farm.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, group.FarmTable, group.FarmColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
-}
-
-// QueryAnimals chains the current query on the "animals" edge.
-func (_q *GroupQuery) QueryAnimals() *AnimalQuery {
-	query := (&AnimalClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(group.Table, group.FieldID, selector),
-			sqlgraph.To(animal.Table, animal.FieldID),
-			sqlgraph.Edge(sqlgraph.M2M, false, group.AnimalsTable, group.AnimalsPrimaryKey...),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -330,7 +305,6 @@ func (_q *GroupQuery) Clone() *GroupQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.Group{}, _q.predicates...),
 		withFarm:    _q.withFarm.Clone(),
-		withAnimals: _q.withAnimals.Clone(),
 		withRecords: _q.withRecords.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
@@ -346,17 +320,6 @@ func (_q *GroupQuery) WithFarm(opts ...func(*FarmQuery)) *GroupQuery {
 		opt(query)
 	}
 	_q.withFarm = query
-	return _q
-}
-
-// WithAnimals tells the query-builder to eager-load the nodes that are connected to
-// the "animals" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *GroupQuery) WithAnimals(opts ...func(*AnimalQuery)) *GroupQuery {
-	query := (&AnimalClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withAnimals = query
 	return _q
 }
 
@@ -449,9 +412,8 @@ func (_q *GroupQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Group,
 	var (
 		nodes       = []*Group{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [2]bool{
 			_q.withFarm != nil,
-			_q.withAnimals != nil,
 			_q.withRecords != nil,
 		}
 	)
@@ -482,24 +444,10 @@ func (_q *GroupQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Group,
 			return nil, err
 		}
 	}
-	if query := _q.withAnimals; query != nil {
-		if err := _q.loadAnimals(ctx, query, nodes,
-			func(n *Group) { n.Edges.Animals = []*Animal{} },
-			func(n *Group, e *Animal) { n.Edges.Animals = append(n.Edges.Animals, e) }); err != nil {
-			return nil, err
-		}
-	}
 	if query := _q.withRecords; query != nil {
 		if err := _q.loadRecords(ctx, query, nodes,
 			func(n *Group) { n.Edges.Records = []*Record{} },
 			func(n *Group, e *Record) { n.Edges.Records = append(n.Edges.Records, e) }); err != nil {
-			return nil, err
-		}
-	}
-	for name, query := range _q.withNamedAnimals {
-		if err := _q.loadAnimals(ctx, query, nodes,
-			func(n *Group) { n.appendNamedAnimals(name) },
-			func(n *Group, e *Animal) { n.appendNamedAnimals(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -543,67 +491,6 @@ func (_q *GroupQuery) loadFarm(ctx context.Context, query *FarmQuery, nodes []*G
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
-		}
-	}
-	return nil
-}
-func (_q *GroupQuery) loadAnimals(ctx context.Context, query *AnimalQuery, nodes []*Group, init func(*Group), assign func(*Group, *Animal)) error {
-	edgeIDs := make([]driver.Value, len(nodes))
-	byID := make(map[uuid.UUID]*Group)
-	nids := make(map[uuid.UUID]map[*Group]struct{})
-	for i, node := range nodes {
-		edgeIDs[i] = node.ID
-		byID[node.ID] = node
-		if init != nil {
-			init(node)
-		}
-	}
-	query.Where(func(s *sql.Selector) {
-		joinT := sql.Table(group.AnimalsTable)
-		s.Join(joinT).On(s.C(animal.FieldID), joinT.C(group.AnimalsPrimaryKey[1]))
-		s.Where(sql.InValues(joinT.C(group.AnimalsPrimaryKey[0]), edgeIDs...))
-		columns := s.SelectedColumns()
-		s.Select(joinT.C(group.AnimalsPrimaryKey[0]))
-		s.AppendSelect(columns...)
-		s.SetDistinct(false)
-	})
-	if err := query.prepareQuery(ctx); err != nil {
-		return err
-	}
-	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
-		return query.sqlAll(ctx, func(_ context.Context, spec *sqlgraph.QuerySpec) {
-			assign := spec.Assign
-			values := spec.ScanValues
-			spec.ScanValues = func(columns []string) ([]any, error) {
-				values, err := values(columns[1:])
-				if err != nil {
-					return nil, err
-				}
-				return append([]any{new(uuid.UUID)}, values...), nil
-			}
-			spec.Assign = func(columns []string, values []any) error {
-				outValue := *values[0].(*uuid.UUID)
-				inValue := *values[1].(*uuid.UUID)
-				if nids[inValue] == nil {
-					nids[inValue] = map[*Group]struct{}{byID[outValue]: {}}
-					return assign(columns[1:], values[1:])
-				}
-				nids[inValue][byID[outValue]] = struct{}{}
-				return nil
-			}
-		})
-	})
-	neighbors, err := withInterceptors[[]*Animal](ctx, query, qr, query.inters)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		nodes, ok := nids[n.ID]
-		if !ok {
-			return fmt.Errorf(`unexpected "animals" node returned %v`, n.ID)
-		}
-		for kn := range nodes {
-			assign(kn, n)
 		}
 	}
 	return nil
@@ -783,20 +670,6 @@ func (_q *GroupQuery) ForShare(opts ...sql.LockOption) *GroupQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
-	return _q
-}
-
-// WithNamedAnimals tells the query-builder to eager-load the nodes that are connected to the "animals"
-// edge with the given name. The optional arguments are used to configure the query builder of the edge.
-func (_q *GroupQuery) WithNamedAnimals(name string, opts ...func(*AnimalQuery)) *GroupQuery {
-	query := (&AnimalClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	if _q.withNamedAnimals == nil {
-		_q.withNamedAnimals = make(map[string]*AnimalQuery)
-	}
-	_q.withNamedAnimals[name] = query
 	return _q
 }
 

@@ -12,7 +12,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
-	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
@@ -65,21 +64,6 @@ func (_u *GroupUpdate) SetNillableName(v *string) *GroupUpdate {
 	return _u
 }
 
-// AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
-func (_u *GroupUpdate) AddAnimalIDs(ids ...uuid.UUID) *GroupUpdate {
-	_u.mutation.AddAnimalIDs(ids...)
-	return _u
-}
-
-// AddAnimals adds the "animals" edges to the Animal entity.
-func (_u *GroupUpdate) AddAnimals(v ...*Animal) *GroupUpdate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddAnimalIDs(ids...)
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
 func (_u *GroupUpdate) AddRecordIDs(ids ...uuid.UUID) *GroupUpdate {
 	_u.mutation.AddRecordIDs(ids...)
@@ -98,27 +82,6 @@ func (_u *GroupUpdate) AddRecords(v ...*Record) *GroupUpdate {
 // Mutation returns the GroupMutation object of the builder.
 func (_u *GroupUpdate) Mutation() *GroupMutation {
 	return _u.mutation
-}
-
-// ClearAnimals clears all "animals" edges to the Animal entity.
-func (_u *GroupUpdate) ClearAnimals() *GroupUpdate {
-	_u.mutation.ClearAnimals()
-	return _u
-}
-
-// RemoveAnimalIDs removes the "animals" edge to Animal entities by IDs.
-func (_u *GroupUpdate) RemoveAnimalIDs(ids ...uuid.UUID) *GroupUpdate {
-	_u.mutation.RemoveAnimalIDs(ids...)
-	return _u
-}
-
-// RemoveAnimals removes "animals" edges to Animal entities.
-func (_u *GroupUpdate) RemoveAnimals(v ...*Animal) *GroupUpdate {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveAnimalIDs(ids...)
 }
 
 // ClearRecords clears all "records" edges to the Record entity.
@@ -211,51 +174,6 @@ func (_u *GroupUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(group.FieldName, field.TypeString, value)
-	}
-	if _u.mutation.AnimalsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedAnimalsIDs(); len(nodes) > 0 && !_u.mutation.AnimalsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.AnimalsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -356,21 +274,6 @@ func (_u *GroupUpdateOne) SetNillableName(v *string) *GroupUpdateOne {
 	return _u
 }
 
-// AddAnimalIDs adds the "animals" edge to the Animal entity by IDs.
-func (_u *GroupUpdateOne) AddAnimalIDs(ids ...uuid.UUID) *GroupUpdateOne {
-	_u.mutation.AddAnimalIDs(ids...)
-	return _u
-}
-
-// AddAnimals adds the "animals" edges to the Animal entity.
-func (_u *GroupUpdateOne) AddAnimals(v ...*Animal) *GroupUpdateOne {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddAnimalIDs(ids...)
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by IDs.
 func (_u *GroupUpdateOne) AddRecordIDs(ids ...uuid.UUID) *GroupUpdateOne {
 	_u.mutation.AddRecordIDs(ids...)
@@ -389,27 +292,6 @@ func (_u *GroupUpdateOne) AddRecords(v ...*Record) *GroupUpdateOne {
 // Mutation returns the GroupMutation object of the builder.
 func (_u *GroupUpdateOne) Mutation() *GroupMutation {
 	return _u.mutation
-}
-
-// ClearAnimals clears all "animals" edges to the Animal entity.
-func (_u *GroupUpdateOne) ClearAnimals() *GroupUpdateOne {
-	_u.mutation.ClearAnimals()
-	return _u
-}
-
-// RemoveAnimalIDs removes the "animals" edge to Animal entities by IDs.
-func (_u *GroupUpdateOne) RemoveAnimalIDs(ids ...uuid.UUID) *GroupUpdateOne {
-	_u.mutation.RemoveAnimalIDs(ids...)
-	return _u
-}
-
-// RemoveAnimals removes "animals" edges to Animal entities.
-func (_u *GroupUpdateOne) RemoveAnimals(v ...*Animal) *GroupUpdateOne {
-	ids := make([]uuid.UUID, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveAnimalIDs(ids...)
 }
 
 // ClearRecords clears all "records" edges to the Record entity.
@@ -532,51 +414,6 @@ func (_u *GroupUpdateOne) sqlSave(ctx context.Context) (_node *Group, err error)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(group.FieldName, field.TypeString, value)
-	}
-	if _u.mutation.AnimalsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedAnimalsIDs(); len(nodes) > 0 && !_u.mutation.AnimalsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.AnimalsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2M,
-			Inverse: false,
-			Table:   group.AnimalsTable,
-			Columns: group.AnimalsPrimaryKey,
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(animal.FieldID, field.TypeUUID),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -47,6 +47,7 @@ import (
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/ent/user"
 	"github.com/herdbook/herdbook/ent/webhookattempt"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
@@ -97,6 +98,7 @@ const (
 	TypeScheduledEvent         = "ScheduledEvent"
 	TypeTaskUpdate             = "TaskUpdate"
 	TypeThread                 = "Thread"
+	TypeTreatmentReach         = "TreatmentReach"
 	TypeUser                   = "User"
 	TypeWebhookAttempt         = "WebhookAttempt"
 	TypeWebhookDelivery        = "WebhookDelivery"
@@ -1889,9 +1891,6 @@ type AnimalMutation struct {
 	clearedFields     map[string]struct{}
 	farm              *uuid.UUID
 	clearedfarm       bool
-	groups            map[uuid.UUID]struct{}
-	removedgroups     map[uuid.UUID]struct{}
-	clearedgroups     bool
 	records           map[uuid.UUID]struct{}
 	removedrecords    map[uuid.UUID]struct{}
 	clearedrecords    bool
@@ -2319,60 +2318,6 @@ func (m *AnimalMutation) ResetFarm() {
 	m.clearedfarm = false
 }
 
-// AddGroupIDs adds the "groups" edge to the Group entity by ids.
-func (m *AnimalMutation) AddGroupIDs(ids ...uuid.UUID) {
-	if m.groups == nil {
-		m.groups = make(map[uuid.UUID]struct{})
-	}
-	for i := range ids {
-		m.groups[ids[i]] = struct{}{}
-	}
-}
-
-// ClearGroups clears the "groups" edge to the Group entity.
-func (m *AnimalMutation) ClearGroups() {
-	m.clearedgroups = true
-}
-
-// GroupsCleared reports if the "groups" edge to the Group entity was cleared.
-func (m *AnimalMutation) GroupsCleared() bool {
-	return m.clearedgroups
-}
-
-// RemoveGroupIDs removes the "groups" edge to the Group entity by IDs.
-func (m *AnimalMutation) RemoveGroupIDs(ids ...uuid.UUID) {
-	if m.removedgroups == nil {
-		m.removedgroups = make(map[uuid.UUID]struct{})
-	}
-	for i := range ids {
-		delete(m.groups, ids[i])
-		m.removedgroups[ids[i]] = struct{}{}
-	}
-}
-
-// RemovedGroups returns the removed IDs of the "groups" edge to the Group entity.
-func (m *AnimalMutation) RemovedGroupsIDs() (ids []uuid.UUID) {
-	for id := range m.removedgroups {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// GroupsIDs returns the "groups" edge IDs in the mutation.
-func (m *AnimalMutation) GroupsIDs() (ids []uuid.UUID) {
-	for id := range m.groups {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// ResetGroups resets all changes to the "groups" edge.
-func (m *AnimalMutation) ResetGroups() {
-	m.groups = nil
-	m.clearedgroups = false
-	m.removedgroups = nil
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by ids.
 func (m *AnimalMutation) AddRecordIDs(ids ...uuid.UUID) {
 	if m.records == nil {
@@ -2740,12 +2685,9 @@ func (m *AnimalMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *AnimalMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 3)
 	if m.farm != nil {
 		edges = append(edges, animal.EdgeFarm)
-	}
-	if m.groups != nil {
-		edges = append(edges, animal.EdgeGroups)
 	}
 	if m.records != nil {
 		edges = append(edges, animal.EdgeRecords)
@@ -2764,12 +2706,6 @@ func (m *AnimalMutation) AddedIDs(name string) []ent.Value {
 		if id := m.farm; id != nil {
 			return []ent.Value{*id}
 		}
-	case animal.EdgeGroups:
-		ids := make([]ent.Value, 0, len(m.groups))
-		for id := range m.groups {
-			ids = append(ids, id)
-		}
-		return ids
 	case animal.EdgeRecords:
 		ids := make([]ent.Value, 0, len(m.records))
 		for id := range m.records {
@@ -2788,10 +2724,7 @@ func (m *AnimalMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *AnimalMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
-	if m.removedgroups != nil {
-		edges = append(edges, animal.EdgeGroups)
-	}
+	edges := make([]string, 0, 3)
 	if m.removedrecords != nil {
 		edges = append(edges, animal.EdgeRecords)
 	}
@@ -2805,12 +2738,6 @@ func (m *AnimalMutation) RemovedEdges() []string {
 // the given name in this mutation.
 func (m *AnimalMutation) RemovedIDs(name string) []ent.Value {
 	switch name {
-	case animal.EdgeGroups:
-		ids := make([]ent.Value, 0, len(m.removedgroups))
-		for id := range m.removedgroups {
-			ids = append(ids, id)
-		}
-		return ids
 	case animal.EdgeRecords:
 		ids := make([]ent.Value, 0, len(m.removedrecords))
 		for id := range m.removedrecords {
@@ -2829,12 +2756,9 @@ func (m *AnimalMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *AnimalMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 3)
 	if m.clearedfarm {
 		edges = append(edges, animal.EdgeFarm)
-	}
-	if m.clearedgroups {
-		edges = append(edges, animal.EdgeGroups)
 	}
 	if m.clearedrecords {
 		edges = append(edges, animal.EdgeRecords)
@@ -2851,8 +2775,6 @@ func (m *AnimalMutation) EdgeCleared(name string) bool {
 	switch name {
 	case animal.EdgeFarm:
 		return m.clearedfarm
-	case animal.EdgeGroups:
-		return m.clearedgroups
 	case animal.EdgeRecords:
 		return m.clearedrecords
 	case animal.EdgeFarmTasks:
@@ -2878,9 +2800,6 @@ func (m *AnimalMutation) ResetEdge(name string) error {
 	switch name {
 	case animal.EdgeFarm:
 		m.ResetFarm()
-		return nil
-	case animal.EdgeGroups:
-		m.ResetGroups()
 		return nil
 	case animal.EdgeRecords:
 		m.ResetRecords()
@@ -14382,9 +14301,6 @@ type GroupMutation struct {
 	clearedFields  map[string]struct{}
 	farm           *uuid.UUID
 	clearedfarm    bool
-	animals        map[uuid.UUID]struct{}
-	removedanimals map[uuid.UUID]struct{}
-	clearedanimals bool
 	records        map[uuid.UUID]struct{}
 	removedrecords map[uuid.UUID]struct{}
 	clearedrecords bool
@@ -14704,60 +14620,6 @@ func (m *GroupMutation) ResetFarm() {
 	m.clearedfarm = false
 }
 
-// AddAnimalIDs adds the "animals" edge to the Animal entity by ids.
-func (m *GroupMutation) AddAnimalIDs(ids ...uuid.UUID) {
-	if m.animals == nil {
-		m.animals = make(map[uuid.UUID]struct{})
-	}
-	for i := range ids {
-		m.animals[ids[i]] = struct{}{}
-	}
-}
-
-// ClearAnimals clears the "animals" edge to the Animal entity.
-func (m *GroupMutation) ClearAnimals() {
-	m.clearedanimals = true
-}
-
-// AnimalsCleared reports if the "animals" edge to the Animal entity was cleared.
-func (m *GroupMutation) AnimalsCleared() bool {
-	return m.clearedanimals
-}
-
-// RemoveAnimalIDs removes the "animals" edge to the Animal entity by IDs.
-func (m *GroupMutation) RemoveAnimalIDs(ids ...uuid.UUID) {
-	if m.removedanimals == nil {
-		m.removedanimals = make(map[uuid.UUID]struct{})
-	}
-	for i := range ids {
-		delete(m.animals, ids[i])
-		m.removedanimals[ids[i]] = struct{}{}
-	}
-}
-
-// RemovedAnimals returns the removed IDs of the "animals" edge to the Animal entity.
-func (m *GroupMutation) RemovedAnimalsIDs() (ids []uuid.UUID) {
-	for id := range m.removedanimals {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// AnimalsIDs returns the "animals" edge IDs in the mutation.
-func (m *GroupMutation) AnimalsIDs() (ids []uuid.UUID) {
-	for id := range m.animals {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// ResetAnimals resets all changes to the "animals" edge.
-func (m *GroupMutation) ResetAnimals() {
-	m.animals = nil
-	m.clearedanimals = false
-	m.removedanimals = nil
-}
-
 // AddRecordIDs adds the "records" edge to the Record entity by ids.
 func (m *GroupMutation) AddRecordIDs(ids ...uuid.UUID) {
 	if m.records == nil {
@@ -15013,12 +14875,9 @@ func (m *GroupMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *GroupMutation) AddedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 2)
 	if m.farm != nil {
 		edges = append(edges, group.EdgeFarm)
-	}
-	if m.animals != nil {
-		edges = append(edges, group.EdgeAnimals)
 	}
 	if m.records != nil {
 		edges = append(edges, group.EdgeRecords)
@@ -15034,12 +14893,6 @@ func (m *GroupMutation) AddedIDs(name string) []ent.Value {
 		if id := m.farm; id != nil {
 			return []ent.Value{*id}
 		}
-	case group.EdgeAnimals:
-		ids := make([]ent.Value, 0, len(m.animals))
-		for id := range m.animals {
-			ids = append(ids, id)
-		}
-		return ids
 	case group.EdgeRecords:
 		ids := make([]ent.Value, 0, len(m.records))
 		for id := range m.records {
@@ -15052,10 +14905,7 @@ func (m *GroupMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *GroupMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 3)
-	if m.removedanimals != nil {
-		edges = append(edges, group.EdgeAnimals)
-	}
+	edges := make([]string, 0, 2)
 	if m.removedrecords != nil {
 		edges = append(edges, group.EdgeRecords)
 	}
@@ -15066,12 +14916,6 @@ func (m *GroupMutation) RemovedEdges() []string {
 // the given name in this mutation.
 func (m *GroupMutation) RemovedIDs(name string) []ent.Value {
 	switch name {
-	case group.EdgeAnimals:
-		ids := make([]ent.Value, 0, len(m.removedanimals))
-		for id := range m.removedanimals {
-			ids = append(ids, id)
-		}
-		return ids
 	case group.EdgeRecords:
 		ids := make([]ent.Value, 0, len(m.removedrecords))
 		for id := range m.removedrecords {
@@ -15084,12 +14928,9 @@ func (m *GroupMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *GroupMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 2)
 	if m.clearedfarm {
 		edges = append(edges, group.EdgeFarm)
-	}
-	if m.clearedanimals {
-		edges = append(edges, group.EdgeAnimals)
 	}
 	if m.clearedrecords {
 		edges = append(edges, group.EdgeRecords)
@@ -15103,8 +14944,6 @@ func (m *GroupMutation) EdgeCleared(name string) bool {
 	switch name {
 	case group.EdgeFarm:
 		return m.clearedfarm
-	case group.EdgeAnimals:
-		return m.clearedanimals
 	case group.EdgeRecords:
 		return m.clearedrecords
 	}
@@ -15128,9 +14967,6 @@ func (m *GroupMutation) ResetEdge(name string) error {
 	switch name {
 	case group.EdgeFarm:
 		m.ResetFarm()
-		return nil
-	case group.EdgeAnimals:
-		m.ResetAnimals()
 		return nil
 	case group.EdgeRecords:
 		m.ResetRecords()
@@ -25855,6 +25691,9 @@ type RecordItemMutation struct {
 	fact_animals        map[uuid.UUID]struct{}
 	removedfact_animals map[uuid.UUID]struct{}
 	clearedfact_animals bool
+	reach               map[uuid.UUID]struct{}
+	removedreach        map[uuid.UUID]struct{}
+	clearedreach        bool
 	done                bool
 	oldValue            func(context.Context) (*RecordItem, error)
 	predicates          []predicate.RecordItem
@@ -26728,6 +26567,60 @@ func (m *RecordItemMutation) ResetFactAnimals() {
 	m.removedfact_animals = nil
 }
 
+// AddReachIDs adds the "reach" edge to the TreatmentReach entity by ids.
+func (m *RecordItemMutation) AddReachIDs(ids ...uuid.UUID) {
+	if m.reach == nil {
+		m.reach = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.reach[ids[i]] = struct{}{}
+	}
+}
+
+// ClearReach clears the "reach" edge to the TreatmentReach entity.
+func (m *RecordItemMutation) ClearReach() {
+	m.clearedreach = true
+}
+
+// ReachCleared reports if the "reach" edge to the TreatmentReach entity was cleared.
+func (m *RecordItemMutation) ReachCleared() bool {
+	return m.clearedreach
+}
+
+// RemoveReachIDs removes the "reach" edge to the TreatmentReach entity by IDs.
+func (m *RecordItemMutation) RemoveReachIDs(ids ...uuid.UUID) {
+	if m.removedreach == nil {
+		m.removedreach = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.reach, ids[i])
+		m.removedreach[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedReach returns the removed IDs of the "reach" edge to the TreatmentReach entity.
+func (m *RecordItemMutation) RemovedReachIDs() (ids []uuid.UUID) {
+	for id := range m.removedreach {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ReachIDs returns the "reach" edge IDs in the mutation.
+func (m *RecordItemMutation) ReachIDs() (ids []uuid.UUID) {
+	for id := range m.reach {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetReach resets all changes to the "reach" edge.
+func (m *RecordItemMutation) ResetReach() {
+	m.reach = nil
+	m.clearedreach = false
+	m.removedreach = nil
+}
+
 // Where appends a list predicates to the RecordItemMutation builder.
 func (m *RecordItemMutation) Where(ps ...predicate.RecordItem) {
 	m.predicates = append(m.predicates, ps...)
@@ -27168,12 +27061,15 @@ func (m *RecordItemMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *RecordItemMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.record != nil {
 		edges = append(edges, recorditem.EdgeRecord)
 	}
 	if m.fact_animals != nil {
 		edges = append(edges, recorditem.EdgeFactAnimals)
+	}
+	if m.reach != nil {
+		edges = append(edges, recorditem.EdgeReach)
 	}
 	return edges
 }
@@ -27192,15 +27088,24 @@ func (m *RecordItemMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case recorditem.EdgeReach:
+		ids := make([]ent.Value, 0, len(m.reach))
+		for id := range m.reach {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *RecordItemMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.removedfact_animals != nil {
 		edges = append(edges, recorditem.EdgeFactAnimals)
+	}
+	if m.removedreach != nil {
+		edges = append(edges, recorditem.EdgeReach)
 	}
 	return edges
 }
@@ -27215,18 +27120,27 @@ func (m *RecordItemMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case recorditem.EdgeReach:
+		ids := make([]ent.Value, 0, len(m.removedreach))
+		for id := range m.removedreach {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *RecordItemMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedrecord {
 		edges = append(edges, recorditem.EdgeRecord)
 	}
 	if m.clearedfact_animals {
 		edges = append(edges, recorditem.EdgeFactAnimals)
+	}
+	if m.clearedreach {
+		edges = append(edges, recorditem.EdgeReach)
 	}
 	return edges
 }
@@ -27239,6 +27153,8 @@ func (m *RecordItemMutation) EdgeCleared(name string) bool {
 		return m.clearedrecord
 	case recorditem.EdgeFactAnimals:
 		return m.clearedfact_animals
+	case recorditem.EdgeReach:
+		return m.clearedreach
 	}
 	return false
 }
@@ -27263,6 +27179,9 @@ func (m *RecordItemMutation) ResetEdge(name string) error {
 		return nil
 	case recorditem.EdgeFactAnimals:
 		m.ResetFactAnimals()
+		return nil
+	case recorditem.EdgeReach:
+		m.ResetReach()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem edge %s", name)
@@ -30692,6 +30611,576 @@ func (m *ThreadMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Thread edge %s", name)
+}
+
+// TreatmentReachMutation represents an operation that mutates the TreatmentReach nodes in the graph.
+type TreatmentReachMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	farm_id            *uuid.UUID
+	animal_id          *uuid.UUID
+	membership_item_id *uuid.UUID
+	clearedFields      map[string]struct{}
+	record_item        *uuid.UUID
+	clearedrecord_item bool
+	done               bool
+	oldValue           func(context.Context) (*TreatmentReach, error)
+	predicates         []predicate.TreatmentReach
+}
+
+var _ ent.Mutation = (*TreatmentReachMutation)(nil)
+
+// treatmentreachOption allows management of the mutation configuration using functional options.
+type treatmentreachOption func(*TreatmentReachMutation)
+
+// newTreatmentReachMutation creates new mutation for the TreatmentReach entity.
+func newTreatmentReachMutation(c config, op Op, opts ...treatmentreachOption) *TreatmentReachMutation {
+	m := &TreatmentReachMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTreatmentReach,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTreatmentReachID sets the ID field of the mutation.
+func withTreatmentReachID(id uuid.UUID) treatmentreachOption {
+	return func(m *TreatmentReachMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TreatmentReach
+		)
+		m.oldValue = func(ctx context.Context) (*TreatmentReach, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TreatmentReach.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTreatmentReach sets the old TreatmentReach of the mutation.
+func withTreatmentReach(node *TreatmentReach) treatmentreachOption {
+	return func(m *TreatmentReachMutation) {
+		m.oldValue = func(context.Context) (*TreatmentReach, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TreatmentReachMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TreatmentReachMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TreatmentReach entities.
+func (m *TreatmentReachMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TreatmentReachMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TreatmentReachMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TreatmentReach.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *TreatmentReachMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *TreatmentReachMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the TreatmentReach entity.
+// If the TreatmentReach object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TreatmentReachMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *TreatmentReachMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetRecordItemID sets the "record_item_id" field.
+func (m *TreatmentReachMutation) SetRecordItemID(u uuid.UUID) {
+	m.record_item = &u
+}
+
+// RecordItemID returns the value of the "record_item_id" field in the mutation.
+func (m *TreatmentReachMutation) RecordItemID() (r uuid.UUID, exists bool) {
+	v := m.record_item
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordItemID returns the old "record_item_id" field's value of the TreatmentReach entity.
+// If the TreatmentReach object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TreatmentReachMutation) OldRecordItemID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordItemID: %w", err)
+	}
+	return oldValue.RecordItemID, nil
+}
+
+// ResetRecordItemID resets all changes to the "record_item_id" field.
+func (m *TreatmentReachMutation) ResetRecordItemID() {
+	m.record_item = nil
+}
+
+// SetAnimalID sets the "animal_id" field.
+func (m *TreatmentReachMutation) SetAnimalID(u uuid.UUID) {
+	m.animal_id = &u
+}
+
+// AnimalID returns the value of the "animal_id" field in the mutation.
+func (m *TreatmentReachMutation) AnimalID() (r uuid.UUID, exists bool) {
+	v := m.animal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnimalID returns the old "animal_id" field's value of the TreatmentReach entity.
+// If the TreatmentReach object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TreatmentReachMutation) OldAnimalID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnimalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnimalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnimalID: %w", err)
+	}
+	return oldValue.AnimalID, nil
+}
+
+// ResetAnimalID resets all changes to the "animal_id" field.
+func (m *TreatmentReachMutation) ResetAnimalID() {
+	m.animal_id = nil
+}
+
+// SetMembershipItemID sets the "membership_item_id" field.
+func (m *TreatmentReachMutation) SetMembershipItemID(u uuid.UUID) {
+	m.membership_item_id = &u
+}
+
+// MembershipItemID returns the value of the "membership_item_id" field in the mutation.
+func (m *TreatmentReachMutation) MembershipItemID() (r uuid.UUID, exists bool) {
+	v := m.membership_item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMembershipItemID returns the old "membership_item_id" field's value of the TreatmentReach entity.
+// If the TreatmentReach object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TreatmentReachMutation) OldMembershipItemID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMembershipItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMembershipItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMembershipItemID: %w", err)
+	}
+	return oldValue.MembershipItemID, nil
+}
+
+// ClearMembershipItemID clears the value of the "membership_item_id" field.
+func (m *TreatmentReachMutation) ClearMembershipItemID() {
+	m.membership_item_id = nil
+	m.clearedFields[treatmentreach.FieldMembershipItemID] = struct{}{}
+}
+
+// MembershipItemIDCleared returns if the "membership_item_id" field was cleared in this mutation.
+func (m *TreatmentReachMutation) MembershipItemIDCleared() bool {
+	_, ok := m.clearedFields[treatmentreach.FieldMembershipItemID]
+	return ok
+}
+
+// ResetMembershipItemID resets all changes to the "membership_item_id" field.
+func (m *TreatmentReachMutation) ResetMembershipItemID() {
+	m.membership_item_id = nil
+	delete(m.clearedFields, treatmentreach.FieldMembershipItemID)
+}
+
+// ClearRecordItem clears the "record_item" edge to the RecordItem entity.
+func (m *TreatmentReachMutation) ClearRecordItem() {
+	m.clearedrecord_item = true
+	m.clearedFields[treatmentreach.FieldRecordItemID] = struct{}{}
+}
+
+// RecordItemCleared reports if the "record_item" edge to the RecordItem entity was cleared.
+func (m *TreatmentReachMutation) RecordItemCleared() bool {
+	return m.clearedrecord_item
+}
+
+// RecordItemIDs returns the "record_item" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RecordItemID instead. It exists only for internal usage by the builders.
+func (m *TreatmentReachMutation) RecordItemIDs() (ids []uuid.UUID) {
+	if id := m.record_item; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRecordItem resets all changes to the "record_item" edge.
+func (m *TreatmentReachMutation) ResetRecordItem() {
+	m.record_item = nil
+	m.clearedrecord_item = false
+}
+
+// Where appends a list predicates to the TreatmentReachMutation builder.
+func (m *TreatmentReachMutation) Where(ps ...predicate.TreatmentReach) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TreatmentReachMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TreatmentReachMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TreatmentReach, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TreatmentReachMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TreatmentReachMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TreatmentReach).
+func (m *TreatmentReachMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TreatmentReachMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.farm_id != nil {
+		fields = append(fields, treatmentreach.FieldFarmID)
+	}
+	if m.record_item != nil {
+		fields = append(fields, treatmentreach.FieldRecordItemID)
+	}
+	if m.animal_id != nil {
+		fields = append(fields, treatmentreach.FieldAnimalID)
+	}
+	if m.membership_item_id != nil {
+		fields = append(fields, treatmentreach.FieldMembershipItemID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TreatmentReachMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case treatmentreach.FieldFarmID:
+		return m.FarmID()
+	case treatmentreach.FieldRecordItemID:
+		return m.RecordItemID()
+	case treatmentreach.FieldAnimalID:
+		return m.AnimalID()
+	case treatmentreach.FieldMembershipItemID:
+		return m.MembershipItemID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TreatmentReachMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case treatmentreach.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case treatmentreach.FieldRecordItemID:
+		return m.OldRecordItemID(ctx)
+	case treatmentreach.FieldAnimalID:
+		return m.OldAnimalID(ctx)
+	case treatmentreach.FieldMembershipItemID:
+		return m.OldMembershipItemID(ctx)
+	}
+	return nil, fmt.Errorf("unknown TreatmentReach field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TreatmentReachMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case treatmentreach.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case treatmentreach.FieldRecordItemID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordItemID(v)
+		return nil
+	case treatmentreach.FieldAnimalID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimalID(v)
+		return nil
+	case treatmentreach.FieldMembershipItemID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMembershipItemID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TreatmentReach field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TreatmentReachMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TreatmentReachMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TreatmentReachMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown TreatmentReach numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TreatmentReachMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(treatmentreach.FieldMembershipItemID) {
+		fields = append(fields, treatmentreach.FieldMembershipItemID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TreatmentReachMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TreatmentReachMutation) ClearField(name string) error {
+	switch name {
+	case treatmentreach.FieldMembershipItemID:
+		m.ClearMembershipItemID()
+		return nil
+	}
+	return fmt.Errorf("unknown TreatmentReach nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TreatmentReachMutation) ResetField(name string) error {
+	switch name {
+	case treatmentreach.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case treatmentreach.FieldRecordItemID:
+		m.ResetRecordItemID()
+		return nil
+	case treatmentreach.FieldAnimalID:
+		m.ResetAnimalID()
+		return nil
+	case treatmentreach.FieldMembershipItemID:
+		m.ResetMembershipItemID()
+		return nil
+	}
+	return fmt.Errorf("unknown TreatmentReach field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TreatmentReachMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.record_item != nil {
+		edges = append(edges, treatmentreach.EdgeRecordItem)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TreatmentReachMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case treatmentreach.EdgeRecordItem:
+		if id := m.record_item; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TreatmentReachMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TreatmentReachMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TreatmentReachMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedrecord_item {
+		edges = append(edges, treatmentreach.EdgeRecordItem)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TreatmentReachMutation) EdgeCleared(name string) bool {
+	switch name {
+	case treatmentreach.EdgeRecordItem:
+		return m.clearedrecord_item
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TreatmentReachMutation) ClearEdge(name string) error {
+	switch name {
+	case treatmentreach.EdgeRecordItem:
+		m.ClearRecordItem()
+		return nil
+	}
+	return fmt.Errorf("unknown TreatmentReach unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TreatmentReachMutation) ResetEdge(name string) error {
+	switch name {
+	case treatmentreach.EdgeRecordItem:
+		m.ResetRecordItem()
+		return nil
+	}
+	return fmt.Errorf("unknown TreatmentReach edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

@@ -63,11 +63,14 @@ type RecordItemEdges struct {
 	Record *Record `json:"record,omitempty"`
 	// Every animal the item's fact names.
 	FactAnimals []*FactAnimal `json:"fact_animals,omitempty"`
+	// The animals a group treatment reached when it was recorded.
+	Reach []*TreatmentReach `json:"reach,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 
 	namedFactAnimals map[string][]*FactAnimal
+	namedReach       map[string][]*TreatmentReach
 }
 
 // RecordOrErr returns the Record value or an error if the edge
@@ -88,6 +91,15 @@ func (e RecordItemEdges) FactAnimalsOrErr() ([]*FactAnimal, error) {
 		return e.FactAnimals, nil
 	}
 	return nil, &NotLoadedError{edge: "fact_animals"}
+}
+
+// ReachOrErr returns the Reach value or an error if the edge
+// was not loaded in eager-loading.
+func (e RecordItemEdges) ReachOrErr() ([]*TreatmentReach, error) {
+	if e.loadedTypes[2] {
+		return e.Reach, nil
+	}
+	return nil, &NotLoadedError{edge: "reach"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -251,6 +263,11 @@ func (_m *RecordItem) QueryFactAnimals() *FactAnimalQuery {
 	return NewRecordItemClient(_m.config).QueryFactAnimals(_m)
 }
 
+// QueryReach queries the "reach" edge of the RecordItem entity.
+func (_m *RecordItem) QueryReach() *TreatmentReachQuery {
+	return NewRecordItemClient(_m.config).QueryReach(_m)
+}
+
 // Update returns a builder for updating this RecordItem.
 // Note that you need to call RecordItem.Unwrap() before calling this method if this RecordItem
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -363,6 +380,30 @@ func (_m *RecordItem) appendNamedFactAnimals(name string, edges ...*FactAnimal) 
 		_m.Edges.namedFactAnimals[name] = []*FactAnimal{}
 	} else {
 		_m.Edges.namedFactAnimals[name] = append(_m.Edges.namedFactAnimals[name], edges...)
+	}
+}
+
+// NamedReach returns the Reach named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *RecordItem) NamedReach(name string) ([]*TreatmentReach, error) {
+	if _m.Edges.namedReach == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedReach[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *RecordItem) appendNamedReach(name string, edges ...*TreatmentReach) {
+	if _m.Edges.namedReach == nil {
+		_m.Edges.namedReach = make(map[string][]*TreatmentReach)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedReach[name] = []*TreatmentReach{}
+	} else {
+		_m.Edges.namedReach[name] = append(_m.Edges.namedReach[name], edges...)
 	}
 }
 

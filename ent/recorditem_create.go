@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 )
 
 // RecordItemCreate is the builder for creating a RecordItem entity.
@@ -255,6 +256,21 @@ func (_c *RecordItemCreate) AddFactAnimals(v ...*FactAnimal) *RecordItemCreate {
 	return _c.AddFactAnimalIDs(ids...)
 }
 
+// AddReachIDs adds the "reach" edge to the TreatmentReach entity by IDs.
+func (_c *RecordItemCreate) AddReachIDs(ids ...uuid.UUID) *RecordItemCreate {
+	_c.mutation.AddReachIDs(ids...)
+	return _c
+}
+
+// AddReach adds the "reach" edges to the TreatmentReach entity.
+func (_c *RecordItemCreate) AddReach(v ...*TreatmentReach) *RecordItemCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddReachIDs(ids...)
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_c *RecordItemCreate) Mutation() *RecordItemMutation {
 	return _c.mutation
@@ -478,6 +494,22 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ReachIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,7 @@ import (
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 )
 
 // RecordItemQuery is the builder for querying RecordItem entities.
@@ -29,9 +30,11 @@ type RecordItemQuery struct {
 	predicates           []predicate.RecordItem
 	withRecord           *RecordQuery
 	withFactAnimals      *FactAnimalQuery
+	withReach            *TreatmentReachQuery
 	loadTotal            []func(context.Context, []*RecordItem) error
 	modifiers            []func(*sql.Selector)
 	withNamedFactAnimals map[string]*FactAnimalQuery
+	withNamedReach       map[string]*TreatmentReachQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -105,6 +108,28 @@ func (_q *RecordItemQuery) QueryFactAnimals() *FactAnimalQuery {
 			sqlgraph.From(recorditem.Table, recorditem.FieldID, selector),
 			sqlgraph.To(factanimal.Table, factanimal.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, recorditem.FactAnimalsTable, recorditem.FactAnimalsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReach chains the current query on the "reach" edge.
+func (_q *RecordItemQuery) QueryReach() *TreatmentReachQuery {
+	query := (&TreatmentReachClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recorditem.Table, recorditem.FieldID, selector),
+			sqlgraph.To(treatmentreach.Table, treatmentreach.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, recorditem.ReachTable, recorditem.ReachColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -306,6 +331,7 @@ func (_q *RecordItemQuery) Clone() *RecordItemQuery {
 		predicates:      append([]predicate.RecordItem{}, _q.predicates...),
 		withRecord:      _q.withRecord.Clone(),
 		withFactAnimals: _q.withFactAnimals.Clone(),
+		withReach:       _q.withReach.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -331,6 +357,17 @@ func (_q *RecordItemQuery) WithFactAnimals(opts ...func(*FactAnimalQuery)) *Reco
 		opt(query)
 	}
 	_q.withFactAnimals = query
+	return _q
+}
+
+// WithReach tells the query-builder to eager-load the nodes that are connected to
+// the "reach" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordItemQuery) WithReach(opts ...func(*TreatmentReachQuery)) *RecordItemQuery {
+	query := (&TreatmentReachClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReach = query
 	return _q
 }
 
@@ -412,9 +449,10 @@ func (_q *RecordItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 	var (
 		nodes       = []*RecordItem{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withRecord != nil,
 			_q.withFactAnimals != nil,
+			_q.withReach != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -451,10 +489,24 @@ func (_q *RecordItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 			return nil, err
 		}
 	}
+	if query := _q.withReach; query != nil {
+		if err := _q.loadReach(ctx, query, nodes,
+			func(n *RecordItem) { n.Edges.Reach = []*TreatmentReach{} },
+			func(n *RecordItem, e *TreatmentReach) { n.Edges.Reach = append(n.Edges.Reach, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedFactAnimals {
 		if err := _q.loadFactAnimals(ctx, query, nodes,
 			func(n *RecordItem) { n.appendNamedFactAnimals(name) },
 			func(n *RecordItem, e *FactAnimal) { n.appendNamedFactAnimals(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedReach {
+		if err := _q.loadReach(ctx, query, nodes,
+			func(n *RecordItem) { n.appendNamedReach(name) },
+			func(n *RecordItem, e *TreatmentReach) { n.appendNamedReach(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -510,6 +562,36 @@ func (_q *RecordItemQuery) loadFactAnimals(ctx context.Context, query *FactAnima
 	}
 	query.Where(predicate.FactAnimal(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(recorditem.FactAnimalsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.RecordItemID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "record_item_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *RecordItemQuery) loadReach(ctx context.Context, query *TreatmentReachQuery, nodes []*RecordItem, init func(*RecordItem), assign func(*RecordItem, *TreatmentReach)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*RecordItem)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(treatmentreach.FieldRecordItemID)
+	}
+	query.Where(predicate.TreatmentReach(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(recorditem.ReachColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -653,6 +735,20 @@ func (_q *RecordItemQuery) WithNamedFactAnimals(name string, opts ...func(*FactA
 		_q.withNamedFactAnimals = make(map[string]*FactAnimalQuery)
 	}
 	_q.withNamedFactAnimals[name] = query
+	return _q
+}
+
+// WithNamedReach tells the query-builder to eager-load the nodes that are connected to the "reach"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordItemQuery) WithNamedReach(name string, opts ...func(*TreatmentReachQuery)) *RecordItemQuery {
+	query := (&TreatmentReachClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedReach == nil {
+		_q.withNamedReach = make(map[string]*TreatmentReachQuery)
+	}
+	_q.withNamedReach[name] = query
 	return _q
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 )
 
 // RecordItemUpdate is the builder for updating RecordItem entities.
@@ -278,6 +279,21 @@ func (_u *RecordItemUpdate) AddFactAnimals(v ...*FactAnimal) *RecordItemUpdate {
 	return _u.AddFactAnimalIDs(ids...)
 }
 
+// AddReachIDs adds the "reach" edge to the TreatmentReach entity by IDs.
+func (_u *RecordItemUpdate) AddReachIDs(ids ...uuid.UUID) *RecordItemUpdate {
+	_u.mutation.AddReachIDs(ids...)
+	return _u
+}
+
+// AddReach adds the "reach" edges to the TreatmentReach entity.
+func (_u *RecordItemUpdate) AddReach(v ...*TreatmentReach) *RecordItemUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddReachIDs(ids...)
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdate) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -302,6 +318,27 @@ func (_u *RecordItemUpdate) RemoveFactAnimals(v ...*FactAnimal) *RecordItemUpdat
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveFactAnimalIDs(ids...)
+}
+
+// ClearReach clears all "reach" edges to the TreatmentReach entity.
+func (_u *RecordItemUpdate) ClearReach() *RecordItemUpdate {
+	_u.mutation.ClearReach()
+	return _u
+}
+
+// RemoveReachIDs removes the "reach" edge to TreatmentReach entities by IDs.
+func (_u *RecordItemUpdate) RemoveReachIDs(ids ...uuid.UUID) *RecordItemUpdate {
+	_u.mutation.RemoveReachIDs(ids...)
+	return _u
+}
+
+// RemoveReach removes "reach" edges to TreatmentReach entities.
+func (_u *RecordItemUpdate) RemoveReach(v ...*TreatmentReach) *RecordItemUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveReachIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -505,6 +542,51 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReachCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedReachIDs(); len(nodes) > 0 && !_u.mutation.ReachCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReachIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {
@@ -779,6 +861,21 @@ func (_u *RecordItemUpdateOne) AddFactAnimals(v ...*FactAnimal) *RecordItemUpdat
 	return _u.AddFactAnimalIDs(ids...)
 }
 
+// AddReachIDs adds the "reach" edge to the TreatmentReach entity by IDs.
+func (_u *RecordItemUpdateOne) AddReachIDs(ids ...uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.AddReachIDs(ids...)
+	return _u
+}
+
+// AddReach adds the "reach" edges to the TreatmentReach entity.
+func (_u *RecordItemUpdateOne) AddReach(v ...*TreatmentReach) *RecordItemUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddReachIDs(ids...)
+}
+
 // Mutation returns the RecordItemMutation object of the builder.
 func (_u *RecordItemUpdateOne) Mutation() *RecordItemMutation {
 	return _u.mutation
@@ -803,6 +900,27 @@ func (_u *RecordItemUpdateOne) RemoveFactAnimals(v ...*FactAnimal) *RecordItemUp
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveFactAnimalIDs(ids...)
+}
+
+// ClearReach clears all "reach" edges to the TreatmentReach entity.
+func (_u *RecordItemUpdateOne) ClearReach() *RecordItemUpdateOne {
+	_u.mutation.ClearReach()
+	return _u
+}
+
+// RemoveReachIDs removes the "reach" edge to TreatmentReach entities by IDs.
+func (_u *RecordItemUpdateOne) RemoveReachIDs(ids ...uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.RemoveReachIDs(ids...)
+	return _u
+}
+
+// RemoveReach removes "reach" edges to TreatmentReach entities.
+func (_u *RecordItemUpdateOne) RemoveReach(v ...*TreatmentReach) *RecordItemUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveReachIDs(ids...)
 }
 
 // Where appends a list predicates to the RecordItemUpdate builder.
@@ -1036,6 +1154,51 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(factanimal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReachCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedReachIDs(); len(nodes) > 0 && !_u.mutation.ReachCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReachIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   recorditem.ReachTable,
+			Columns: []string{recorditem.ReachColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(treatmentreach.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -80,6 +80,8 @@ type Tx struct {
 	TaskUpdate *TaskUpdateClient
 	// Thread is the client for interacting with the Thread builders.
 	Thread *ThreadClient
+	// TreatmentReach is the client for interacting with the TreatmentReach builders.
+	TreatmentReach *TreatmentReachClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
@@ -254,6 +256,7 @@ func (tx *Tx) init() {
 	tx.ScheduledEvent = NewScheduledEventClient(tx.config)
 	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)
+	tx.TreatmentReach = NewTreatmentReachClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

@@ -38,6 +38,11 @@ const (
 	KindExposure Kind = "exposure"
 	// KindMembership records that an animal belonged to a group.
 	KindMembership Kind = "membership"
+	// KindMembershipEnd records that an animal left a group on a date: every membership of
+	// the animal in that group that began on or before that date and still ran on it ends
+	// the day before. It is how a membership that was written open is closed later without
+	// rewriting the fact that opened it.
+	KindMembershipEnd Kind = "membership_end"
 	// KindPurchase records that an animal was bought onto the farm.
 	KindPurchase Kind = "purchase"
 	// KindMovementIn records that an animal arrived on the farm.
@@ -64,7 +69,7 @@ const (
 )
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
-var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership,
+var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
 	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment}
 
@@ -237,18 +242,19 @@ const (
 // group_id; which one is checked separately because the table cannot say
 // "exactly one".
 var kindFields = map[Kind][numFields]use{
-	KindProfile:     {fAnimal: required, fSex: optional, fBirthDate: optional, fBreed: optional, fDate: optional},
-	KindCastration:  {fAnimal: required, fDate: required},
-	KindExposure:    {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
-	KindMembership:  {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
-	KindPurchase:    {fAnimal: required, fDate: required},
-	KindMovementIn:  {fAnimal: required, fDate: required},
-	KindMovementOut: {fAnimal: required, fDate: required},
-	KindBirth:       {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
-	KindIdentifier:  {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
-	KindDeath:       {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
-	KindSale:        {fAnimal: required, fDate: required, fBuyer: optional},
-	KindWeight:      {fAnimal: required, fDate: required, fKG: required},
+	KindProfile:       {fAnimal: required, fSex: optional, fBirthDate: optional, fBreed: optional, fDate: optional},
+	KindCastration:    {fAnimal: required, fDate: required},
+	KindExposure:      {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
+	KindMembership:    {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
+	KindMembershipEnd: {fAnimal: required, fGroup: required, fDate: required},
+	KindPurchase:      {fAnimal: required, fDate: required},
+	KindMovementIn:    {fAnimal: required, fDate: required},
+	KindMovementOut:   {fAnimal: required, fDate: required},
+	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindIdentifier:    {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
+	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
+	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
+	KindWeight:        {fAnimal: required, fDate: required, fKG: required},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
 		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,

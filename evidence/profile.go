@@ -177,6 +177,7 @@ type profileState struct {
 	castrated, dead               bool
 	status, statusDate            string
 	members                       []*pfact
+	memberEnds                    []*pfact
 	departures                    []int
 	identifiers                   []*pfact
 	weights                       []*pfact
@@ -229,6 +230,8 @@ func (st *profileState) add(p *pfact) {
 		st.departures = append(st.departures, p.date)
 	case KindMembership:
 		st.members = append(st.members, p)
+	case KindMembershipEnd:
+		st.memberEnds = append(st.memberEnds, p)
 	case KindIdentifier:
 		st.identifiers = append(st.identifiers, p)
 	case KindWeight:
@@ -331,6 +334,9 @@ func MembershipSpans(animalID, asOf string, facts []Fact) []GroupSpan {
 	}
 	var out []GroupSpan
 	for _, sp := range st.spans() {
+		if sp.b < sp.a {
+			continue // ended on the day it began
+		}
 		g := GroupSpan{GroupID: sp.group, StartDate: formatDate(sp.a)}
 		if sp.b != openEnd {
 			g.EndDate = formatDate(sp.b)
@@ -369,9 +375,22 @@ func (st *profileState) spans() []groupSpan {
 				break
 			}
 		}
+		end = cutByEnds(st.memberEnds, m.GroupID, m.start, end)
 		out = append(out, groupSpan{m.GroupID, interval{m.start, end}})
 	}
 	return out
+}
+
+// cutByEnds ends a membership span of group [start, end] the day before the first
+// membership_end of that group dated within it (start included): the animal left the group
+// that day. A span that an end fact dates on its first day becomes empty (end < start).
+func cutByEnds(ends []*pfact, group string, start, end int) int {
+	for _, e := range ends {
+		if e.GroupID == group && e.date >= start && e.date <= end {
+			return e.date - 1
+		}
+	}
+	return end
 }
 
 // groupsOn lists the groups the animal's membership spans cover on day, sorted.

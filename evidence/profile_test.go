@@ -185,3 +185,54 @@ func TestProfileBackdatedFact(t *testing.T) {
 		}
 	}
 }
+
+// TestMembershipEnd: a membership_end closes the animal's membership of that group the day
+// before its date, whatever membership opened it, and leaves other groups alone; an end on
+// the day a membership began leaves no day in the group.
+func TestMembershipEnd(t *testing.T) {
+	a, g, h := uid("a"), uid("9"), uid("8")
+	facts := []evidence.Fact{
+		fact("1", evidence.Fact{Kind: evidence.KindMembership, AnimalID: a, GroupID: g, StartDate: "2026-01-10"}),
+		fact("2", evidence.Fact{Kind: evidence.KindMembership, AnimalID: a, GroupID: h, StartDate: "2026-01-10", EndDate: "2026-12-31"}),
+		fact("3", evidence.Fact{Kind: evidence.KindMembershipEnd, AnimalID: a, GroupID: g, Date: "2026-03-01"}),
+		fact("4", evidence.Fact{Kind: evidence.KindMembership, AnimalID: a, GroupID: g, StartDate: "2026-05-01"}),
+		fact("5", evidence.Fact{Kind: evidence.KindMembershipEnd, AnimalID: a, GroupID: g, Date: "2026-05-01"}),
+	}
+	for day, want := range map[string][]string{
+		"2026-02-28": {g, h}, // still in g the day before the end
+		"2026-03-01": {h},    // gone from g on the end's date
+		"2026-05-01": {h},    // rejoined and left on one day: never in g that day
+		"2026-06-01": {h},
+	} {
+		got := evidence.ProfileOf(a, day, facts).GroupIDs
+		want := append([]string(nil), want...)
+		if !reflect.DeepEqual(sortedCopy(got), sortedCopy(want)) {
+			t.Errorf("%s: groups %v, want %v", day, got, want)
+		}
+	}
+	spans := evidence.MembershipSpans(a, "2026-12-31", facts)
+	var gs []evidence.GroupSpan
+	for _, sp := range spans {
+		if sp.GroupID == g {
+			gs = append(gs, sp)
+		}
+	}
+	if want := []evidence.GroupSpan{{GroupID: g, StartDate: "2026-01-10", EndDate: "2026-02-28"}}; !reflect.DeepEqual(gs, want) {
+		t.Errorf("spans in g %v, want %v", gs, want)
+	}
+	if _, errs := evidence.ParseFact(json.RawMessage(`{"kind":"membership_end","animal_id":"` + a + `","group_id":"` + g + `"}`)); len(errs) == 0 {
+		t.Error("a membership_end without a date was accepted")
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string{}, s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

@@ -37,10 +37,12 @@ type reviewer struct {
 	castrations map[string][]int    // dates, ascending
 	moves       map[string][]*pfact // purchase, movement_in, movement_out
 	damMembers  []*pfact
-	exposures   []*pfact
-	leaves      map[string][]*pfact // sale and death, in history order
-	damBirths   []*pfact            // the dam's birth facts
-	dna         []*pfact            // dna_parentage facts naming a sire
+	// damMemberEnds are the dam's membership_end facts, which close her spans in a group.
+	damMemberEnds []*pfact
+	exposures     []*pfact
+	leaves        map[string][]*pfact // sale and death, in history order
+	damBirths     []*pfact            // the dam's birth facts
+	dna           []*pfact            // dna_parentage facts naming a sire
 
 	damProfile   profile
 	dnaExcluded  map[string]*pfact // DNA exclusions of this birth's sire, by parent
@@ -132,6 +134,10 @@ func (r *reviewer) load(in []Fact) {
 		case KindMembership:
 			if r.dam != "" && p.AnimalID == r.dam {
 				r.damMembers = append(r.damMembers, p)
+			}
+		case KindMembershipEnd:
+			if r.dam != "" && p.AnimalID == r.dam {
+				r.damMemberEnds = append(r.damMemberEnds, p)
 			}
 		case KindExposure:
 			r.exposures = append(r.exposures, p)
@@ -353,6 +359,10 @@ func (r *reviewer) damMemberships() map[string][]membership {
 					break
 				}
 			}
+		}
+		end = cutByEnds(r.damMemberEnds, m.GroupID, m.start, end)
+		if end < m.start {
+			continue // ended on the day it began: no day in the group
 		}
 		byGroup[m.GroupID] = append(byGroup[m.GroupID], membership{fact: m, span: interval{m.start, end}})
 	}

@@ -66,6 +66,9 @@ func (sc Scope) Keep(f Fact) bool {
 		return sc.ok && p.start <= sc.through
 	case KindMembership:
 		return isDam && sc.ok && p.start <= sc.through
+	case KindMembershipEnd:
+		// An end dated after the window cuts nothing in it; keeping every one is simpler.
+		return isDam && sc.ok
 	case KindSale, KindDeath:
 		return sc.ok && p.date <= sc.through
 	case KindBirth:

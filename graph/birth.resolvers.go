@@ -131,7 +131,7 @@ func (r *mutationResolver) RecordMembership(ctx context.Context, farmID uuid.UUI
 
 // RecordMovement is the resolver for the recordMovement field.
 func (r *mutationResolver) RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error) {
-	return r.svc.RecordFact(ctx, farmID, movementFact(input))
+	return r.svc.RecordFactWith(ctx, farmID, movementFact(input), herdbook.FactOptions{AcknowledgeWithdrawal: orZero(input.AcknowledgeWithdrawal)})
 }
 
 // RecordBirth is the resolver for the recordBirth field.

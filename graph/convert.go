@@ -45,13 +45,14 @@ func recordInput(in model.CreateRecordInput) herdbook.RecordInput {
 	return herdbook.RecordInput{
 		AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, Type: string(in.Type),
 		AppliedAt: &in.AppliedAt, Description: in.Description, Items: itemInputs(in.Items),
+		AcknowledgeWithdrawal: orZero(in.AcknowledgeWithdrawal),
 	}
 }
 
 func recordPatch(in model.UpdateRecordInput) herdbook.RecordPatch {
 	p := herdbook.RecordPatch{
 		AnimalIDs: in.AnimalIDs, GroupIDs: in.GroupIDs, Name: in.Name, AppliedAt: in.AppliedAt,
-		Items: itemInputs(in.Items),
+		Items: itemInputs(in.Items), AcknowledgeWithdrawal: orZero(in.AcknowledgeWithdrawal),
 	}
 	if in.Type != nil {
 		t := string(*in.Type)

@@ -73,6 +73,17 @@ func withdrawalList(ws []herdbook.AnimalWithdrawal, total int, err error) (*mode
 	return out, nil
 }
 
+func treatmentConflictList(cs []herdbook.ReachConflict, total int, err error) (*model.TreatmentConflictList, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := &model.TreatmentConflictList{TotalCount: total, Nodes: make([]*herdbook.ReachConflict, len(cs))}
+	for i := range cs {
+		out.Nodes[i] = &cs[i]
+	}
+	return out, nil
+}
+
 func orZero[T any](p *T) T {
 	var zero T
 	if p == nil {

@@ -296,6 +296,7 @@ type ComplexityRoot struct {
 		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads             func(childComplexity int) int
 		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
+		TreatmentConflicts  func(childComplexity int, skip *int, take *int) int
 		UpdatedAt           func(childComplexity int) int
 		Withdrawals         func(childComplexity int, asOf *string, skip *int, take *int) int
 	}
@@ -889,6 +890,23 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TreatmentConflict struct {
+		AnimalID     func(childComplexity int) int
+		AnimalTag    func(childComplexity int) int
+		Date         func(childComplexity int) int
+		GroupID      func(childComplexity int) int
+		MedicineID   func(childComplexity int) int
+		MedicineName func(childComplexity int) int
+		Message      func(childComplexity int) int
+		RecordID     func(childComplexity int) int
+		RecordItemID func(childComplexity int) int
+	}
+
+	TreatmentConflictList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	User struct {
 		CreatedAt        func(childComplexity int) int
 		Email            func(childComplexity int) int
@@ -988,6 +1006,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AnimalResolver interface {
+	Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error)
 	Inbreeding(ctx context.Context, obj *ent.Animal) (float64, error)
 	Pedigree(ctx context.Context, obj *ent.Animal, depth *int) (*model.AnimalPedigree, error)
 	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
@@ -1034,6 +1053,7 @@ type FarmResolver interface {
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
 	MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error)
 	MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error)
+	TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
@@ -1052,6 +1072,7 @@ type FollowUpTaskResolver interface {
 	AnimalIDs(ctx context.Context, obj *ent.FarmTask) ([]uuid.UUID, error)
 }
 type GroupResolver interface {
+	Animals(ctx context.Context, obj *ent.Group) ([]*ent.Animal, error)
 	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Members(ctx context.Context, obj *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
 }
@@ -2186,6 +2207,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.ThreadsConnection(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ThreadOrder)), true
+	case "Farm.treatmentConflicts":
+		if e.ComplexityRoot.Farm.TreatmentConflicts == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_treatmentConflicts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.TreatmentConflicts(childComplexity, args["skip"].(*int), args["take"].(*int)), true
 	case "Farm.updatedAt":
 		if e.ComplexityRoot.Farm.UpdatedAt == nil {
 			break
@@ -4867,6 +4899,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ThreadEdge.Node(childComplexity), true
 
+	case "TreatmentConflict.animalID":
+		if e.ComplexityRoot.TreatmentConflict.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.AnimalID(childComplexity), true
+	case "TreatmentConflict.animalTag":
+		if e.ComplexityRoot.TreatmentConflict.AnimalTag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.AnimalTag(childComplexity), true
+	case "TreatmentConflict.date":
+		if e.ComplexityRoot.TreatmentConflict.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.Date(childComplexity), true
+	case "TreatmentConflict.groupID":
+		if e.ComplexityRoot.TreatmentConflict.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.GroupID(childComplexity), true
+	case "TreatmentConflict.medicineID":
+		if e.ComplexityRoot.TreatmentConflict.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.MedicineID(childComplexity), true
+	case "TreatmentConflict.medicineName":
+		if e.ComplexityRoot.TreatmentConflict.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.MedicineName(childComplexity), true
+	case "TreatmentConflict.message":
+		if e.ComplexityRoot.TreatmentConflict.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.Message(childComplexity), true
+	case "TreatmentConflict.recordID":
+		if e.ComplexityRoot.TreatmentConflict.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.RecordID(childComplexity), true
+	case "TreatmentConflict.recordItemID":
+		if e.ComplexityRoot.TreatmentConflict.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflict.RecordItemID(childComplexity), true
+
+	case "TreatmentConflictList.nodes":
+		if e.ComplexityRoot.TreatmentConflictList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflictList.Nodes(childComplexity), true
+	case "TreatmentConflictList.totalCount":
+		if e.ComplexityRoot.TreatmentConflictList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TreatmentConflictList.TotalCount(childComplexity), true
+
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -5876,6 +5976,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_medicinePurchases(ctx, field)
 	case "medicineStock":
 		return ec.fieldContext_Farm_medicineStock(ctx, field)
+	case "treatmentConflicts":
+		return ec.fieldContext_Farm_treatmentConflicts(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
 	case "matingAdvice":
@@ -6890,6 +6992,40 @@ func (ec *executionContext) childFields_ThreadEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type ThreadEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TreatmentConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordID":
+		return ec.fieldContext_TreatmentConflict_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_TreatmentConflict_recordItemID(ctx, field)
+	case "groupID":
+		return ec.fieldContext_TreatmentConflict_groupID(ctx, field)
+	case "date":
+		return ec.fieldContext_TreatmentConflict_date(ctx, field)
+	case "medicineID":
+		return ec.fieldContext_TreatmentConflict_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_TreatmentConflict_medicineName(ctx, field)
+	case "animalID":
+		return ec.fieldContext_TreatmentConflict_animalID(ctx, field)
+	case "animalTag":
+		return ec.fieldContext_TreatmentConflict_animalTag(ctx, field)
+	case "message":
+		return ec.fieldContext_TreatmentConflict_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TreatmentConflict", field.Name)
+}
+
+func (ec *executionContext) childFields_TreatmentConflictList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_TreatmentConflictList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TreatmentConflictList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TreatmentConflictList", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7757,6 +7893,28 @@ func (ec *executionContext) field_Farm_threadsConnection_args(ctx context.Contex
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_treatmentConflicts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "skip",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["skip"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "take",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["take"] = arg1
 	return args, nil
 }
 
@@ -9712,7 +9870,7 @@ func (ec *executionContext) _Animal_groups(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Animal_groups(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Groups(ctx)
+			return ec.Resolvers.Animal().Groups(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Group) graphql.Marshaler {
@@ -9727,7 +9885,7 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 		Object:     "Animal",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Group(ctx, field)
 		},
@@ -13712,6 +13870,50 @@ func (ec *executionContext) fieldContext_Farm_medicineStock(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_treatmentConflicts(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_treatmentConflicts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().TreatmentConflicts(ctx, obj, fc.Args["skip"].(*int), fc.Args["take"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TreatmentConflictList) graphql.Marshaler {
+			return ec.marshalNTreatmentConflictList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentConflictList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_treatmentConflicts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TreatmentConflictList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_treatmentConflicts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_notifications(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15663,7 +15865,7 @@ func (ec *executionContext) _Group_animals(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Group_animals(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Animals(ctx)
+			return ec.Resolvers.Group().Animals(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
@@ -15678,7 +15880,7 @@ func (ec *executionContext) fieldContext_Group_animals(_ context.Context, field 
 		Object:     "Group",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Animal(ctx, field)
 		},
@@ -24686,6 +24888,268 @@ func (ec *executionContext) fieldContext_ThreadEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ThreadEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _TreatmentConflict_recordID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_recordItemID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_groupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TreatmentConflict_animalTag(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_animalTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalTag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_animalTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflict_message(ctx context.Context, field graphql.CollectedField, obj *herdbook.ReachConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflict_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflict_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflict", field, false, false, "String")
+}
+
+func (ec *executionContext) _TreatmentConflictList_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TreatmentConflictList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflictList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflictList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TreatmentConflictList", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TreatmentConflictList_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TreatmentConflictList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TreatmentConflictList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*herdbook.ReachConflict) graphql.Marshaler {
+			return ec.marshalNTreatmentConflict2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflictᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TreatmentConflictList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TreatmentConflictList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TreatmentConflict(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28655,7 +29119,7 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28711,6 +29175,13 @@ func (ec *executionContext) unmarshalInputCreateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -28823,7 +29294,7 @@ func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "animalID", "date", "cause"}
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "cause", "slaughter", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28858,6 +29329,20 @@ func (ec *executionContext) unmarshalInputDeathRecordInput(ctx context.Context, 
 				return it, err
 			}
 			it.Cause = data
+		case "slaughter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaughter"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slaughter = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -30228,7 +30713,7 @@ func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "animalIDs"}
+	fieldsInOrder := [...]string{"id", "animalIDs", "startDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30249,6 +30734,13 @@ func (ec *executionContext) unmarshalInputGroupAnimalsSetInput(ctx context.Conte
 				return it, err
 			}
 			it.AnimalIDs = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
 		}
 	}
 	return it, nil
@@ -30277,7 +30769,7 @@ func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "name"}
+	fieldsInOrder := [...]string{"farmID", "name", "animalIDs", "startDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30298,6 +30790,20 @@ func (ec *executionContext) unmarshalInputGroupCreateInput(ctx context.Context, 
 				return it, err
 			}
 			it.Name = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
 		}
 	}
 	return it, nil
@@ -31650,7 +32156,7 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"kind", "animalID", "date"}
+	fieldsInOrder := [...]string{"kind", "animalID", "date", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -31678,6 +32184,13 @@ func (ec *executionContext) unmarshalInputMovementFactInput(ctx context.Context,
 				return it, err
 			}
 			it.Date = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -33055,7 +33568,7 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "animalID", "date", "buyer"}
+	fieldsInOrder := [...]string{"farmID", "animalID", "date", "buyer", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33090,6 +33603,13 @@ func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, o
 				return it, err
 			}
 			it.Buyer = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -33598,7 +34118,7 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items"}
+	fieldsInOrder := [...]string{"animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33654,6 +34174,13 @@ func (ec *executionContext) unmarshalInputUpdateRecordInput(ctx context.Context,
 				return it, err
 			}
 			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
 		}
 	}
 	return it, nil
@@ -35729,6 +36256,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_medicineStock(ctx, field, obj)
+				})
+		case "treatmentConflicts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_treatmentConflicts(ctx, field, obj)
 				})
 		case "notifications":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -39899,6 +40432,117 @@ func (ec *executionContext) _ThreadEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var treatmentConflictImplementors = []string{"TreatmentConflict"}
+
+func (ec *executionContext) _TreatmentConflict(ctx context.Context, sel ast.SelectionSet, obj *herdbook.ReachConflict) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, treatmentConflictImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TreatmentConflict")
+		case "recordID":
+			out.Values[i] = ec._TreatmentConflict_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._TreatmentConflict_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupID":
+			out.Values[i] = ec._TreatmentConflict_groupID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._TreatmentConflict_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineID":
+			out.Values[i] = ec._TreatmentConflict_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._TreatmentConflict_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalID":
+			out.Values[i] = ec._TreatmentConflict_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalTag":
+			out.Values[i] = ec._TreatmentConflict_animalTag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._TreatmentConflict_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var treatmentConflictListImplementors = []string{"TreatmentConflictList"}
+
+func (ec *executionContext) _TreatmentConflictList(ctx context.Context, sel ast.SelectionSet, obj *model.TreatmentConflictList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, treatmentConflictListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TreatmentConflictList")
+		case "totalCount":
+			out.Values[i] = ec._TreatmentConflictList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TreatmentConflictList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *ent.User) graphql.Marshaler {
@@ -42714,6 +43358,38 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTreatmentConflict2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflictᚄ(ctx context.Context, sel ast.SelectionSet, v []*herdbook.ReachConflict) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTreatmentConflict2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflict(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTreatmentConflict2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐReachConflict(ctx context.Context, sel ast.SelectionSet, v *herdbook.ReachConflict) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TreatmentConflict!")
+		return graphql.Null
+	}
+	return ec._TreatmentConflict(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTreatmentConflictList2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐTreatmentConflictList(ctx context.Context, sel ast.SelectionSet, v *model.TreatmentConflictList) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TreatmentConflictList!")
+		return graphql.Null
+	}
+	return ec._TreatmentConflictList(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateFarmInput(ctx context.Context, v any) (model.UpdateFarmInput, error) {

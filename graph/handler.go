@@ -69,6 +69,7 @@ func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) htt
 			explorerPage.ServeHTTP(w, r)
 			return
 		}
-		srv.ServeHTTP(w, r)
+		// A withdrawal refusal names the argument the graph has.
+		srv.ServeHTTP(w, r.WithContext(herdbook.WithAcknowledgeField(r.Context(), "acknowledgeWithdrawal: true")))
 	})
 }

@@ -16,6 +16,11 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// Groups is the resolver for the groups field.
+func (r *animalResolver) Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error) {
+	return r.svc.AnimalGroups(ctx, obj)
+}
+
 // WelcomeThread is the resolver for the welcomeThread field.
 func (r *createFarmPayloadResolver) WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error) {
 	return r.svc.Thread(ctx, obj.WelcomeThreadID)
@@ -49,6 +54,11 @@ func (r *farmResolver) Threads(ctx context.Context, obj *ent.Farm) ([]*ent.Threa
 // ThreadsConnection is the resolver for the threadsConnection field.
 func (r *farmResolver) ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error) {
 	return r.svc.ThreadConnection(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy)
+}
+
+// Animals is the resolver for the animals field.
+func (r *groupResolver) Animals(ctx context.Context, obj *ent.Group) ([]*ent.Animal, error) {
+	return r.svc.GroupAnimals(ctx, obj)
 }
 
 // AnimalsConnection is the resolver for the animalsConnection field.

@@ -35,6 +35,11 @@ func (r *farmResolver) MedicineStock(ctx context.Context, obj *ent.Farm, asOf *s
 	return r.svc.MedicineStock(ctx, obj.ID, orZero(asOf))
 }
 
+// TreatmentConflicts is the resolver for the treatmentConflicts field.
+func (r *farmResolver) TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error) {
+	return treatmentConflictList(r.svc.ReachConflicts(ctx, obj.ID, herdbook.Page{Skip: orZero(skip), Take: take}))
+}
+
 // MedicineCreate is the resolver for the medicineCreate field.
 func (r *mutationResolver) MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error) {
 	return payload(func(m *model.Medicine) *model.MedicineCreatePayload { return &model.MedicineCreatePayload{Medicine: m} })(medicineOut(r.svc.CreateMedicine(ctx, input.FarmID, medicineCreateIn(input))))

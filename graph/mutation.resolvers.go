@@ -60,12 +60,12 @@ func (r *mutationResolver) AnimalDelete(ctx context.Context, input model.AnimalD
 
 // GroupCreate is the resolver for the groupCreate field.
 func (r *mutationResolver) GroupCreate(ctx context.Context, input model.GroupCreateInput) (*model.GroupCreatePayload, error) {
-	return payload(func(g *ent.Group) *model.GroupCreatePayload { return &model.GroupCreatePayload{Group: g} })(r.svc.CreateGroup(ctx, input.FarmID, herdbook.GroupInput{Name: input.Name}))
+	return payload(func(g *ent.Group) *model.GroupCreatePayload { return &model.GroupCreatePayload{Group: g} })(r.svc.CreateGroup(ctx, input.FarmID, herdbook.GroupInput{Name: input.Name, AnimalIDs: input.AnimalIDs, StartDate: orZero(input.StartDate)}))
 }
 
 // GroupAnimalsSet is the resolver for the groupAnimalsSet field.
 func (r *mutationResolver) GroupAnimalsSet(ctx context.Context, input model.GroupAnimalsSetInput) (*model.GroupAnimalsSetPayload, error) {
-	return payload(func(g *ent.Group) *model.GroupAnimalsSetPayload { return &model.GroupAnimalsSetPayload{Group: g} })(r.svc.SetGroupAnimals(ctx, input.ID, input.AnimalIDs))
+	return payload(func(g *ent.Group) *model.GroupAnimalsSetPayload { return &model.GroupAnimalsSetPayload{Group: g} })(r.svc.SetGroupAnimalsOn(ctx, input.ID, input.AnimalIDs, orZero(input.StartDate)))
 }
 
 // GroupDelete is the resolver for the groupDelete field.

@@ -209,8 +209,8 @@ func TestGraphNative(t *testing.T) {
 				dig(t, out, "data.thread.messagesConnection.edges.0.node.authorID") != owner.ID.String() {
 				t.Fatalf("connections = %v", out)
 			}
-			// setGroupAnimals never ran: the group's members are not facts.
-			if dig(t, out, "data.herd.animalsConnection.totalCount") != float64(0) {
+			// The group's members are those its membership facts place in it today: the dam.
+			if dig(t, out, "data.herd.animalsConnection.totalCount") != float64(1) || dig(t, out, "data.herd.animalsConnection.edges.0.node.tag") != "DAM" {
 				t.Fatalf("herd = %v", dig(t, out, "data.herd"))
 			}
 

@@ -279,8 +279,12 @@ func (r *Resolver) members(ctx context.Context, g *ent.Group, asOf *string, afte
 
 // registerFact records a fact through the service and answers the record with the animal
 // whose profile changed.
-func (r *Resolver) registerFact(ctx context.Context, farmID, animalID uuid.UUID, f evidence.Fact) (*ent.Record, *ent.Animal, error) {
-	rec, err := r.svc.RecordFact(ctx, farmID, f)
+func (r *Resolver) registerFact(ctx context.Context, farmID, animalID uuid.UUID, f evidence.Fact, opt ...herdbook.FactOptions) (*ent.Record, *ent.Animal, error) {
+	var o herdbook.FactOptions
+	if len(opt) > 0 {
+		o = opt[0]
+	}
+	rec, err := r.svc.RecordFactWith(ctx, farmID, f, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,7 +303,8 @@ func (r *Resolver) identifierAdd(ctx context.Context, in model.IdentifierAddInpu
 
 func (r *Resolver) deathRecord(ctx context.Context, in model.DeathRecordInput) (*model.DeathRecordPayload, error) {
 	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindDeath, AnimalID: in.AnimalID.String(),
-		Date: in.Date, Cause: deref(in.Cause)})
+		Date: in.Date, Cause: deref(in.Cause), Slaughter: orZero(in.Slaughter)},
+		herdbook.FactOptions{AcknowledgeWithdrawal: orZero(in.AcknowledgeWithdrawal)})
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +313,7 @@ func (r *Resolver) deathRecord(ctx context.Context, in model.DeathRecordInput) (
 
 func (r *Resolver) saleRecord(ctx context.Context, in model.SaleRecordInput) (*model.SaleRecordPayload, error) {
 	rec, a, err := r.registerFact(ctx, in.FarmID, in.AnimalID, evidence.Fact{Kind: evidence.KindSale, AnimalID: in.AnimalID.String(),
-		Date: in.Date, Buyer: deref(in.Buyer)})
+		Date: in.Date, Buyer: deref(in.Buyer)}, herdbook.FactOptions{AcknowledgeWithdrawal: orZero(in.AcknowledgeWithdrawal)})
 	if err != nil {
 		return nil, err
 	}

@@ -234,6 +234,16 @@ func (h *Handler) listGroups(w http.ResponseWriter, r *http.Request) {
 
 type groupBody struct {
 	Name *string `json:"name"`
+	// AnimalIDs become the group's first members, from StartDate (the farm's today when
+	// left out): a dated membership fact each.
+	AnimalIDs []string         `json:"animal_ids"`
+	StartDate nullable[string] `json:"start_date"`
+}
+
+// groupAnimalsBody sets a group's members from a day on.
+type groupAnimalsBody struct {
+	AnimalIDs []string         `json:"animal_ids"`
+	StartDate nullable[string] `json:"start_date"`
 }
 
 func (h *Handler) createGroup(w http.ResponseWriter, r *http.Request) {
@@ -251,12 +261,63 @@ func (h *Handler) createGroup(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "name", Message: "is required"}))
 		return
 	}
-	g, err := h.svc.CreateGroup(r.Context(), farmID, herdbook.GroupInput{Name: *b.Name})
+	var fe fieldList
+	in := herdbook.GroupInput{Name: *b.Name, AnimalIDs: fe.uuids("animal_ids", b.AnimalIDs)}
+	if d := b.StartDate.ptr(); d != nil {
+		in.StartDate = *d
+	}
+	if err := fe.err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	g, err := h.svc.CreateGroup(r.Context(), farmID, in)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, newGroupJSON(g))
+}
+
+// setGroupAnimals makes the body's animals the group's members from start_date on, by
+// recording dated membership facts, and answers the group with its members that day.
+func (h *Handler) setGroupAnimals(w http.ResponseWriter, r *http.Request) {
+	farmID, id, err := h.pathIDs(r, "farm_id", "group_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	var b groupAnimalsBody
+	if err := httpapi.DecodeJSON(w, r, &b); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	var fe fieldList
+	if b.AnimalIDs == nil {
+		fe.add("animal_ids", "is required (an empty list leaves the group empty)")
+	}
+	ids := fe.uuids("animal_ids", b.AnimalIDs)
+	day := ""
+	if d := b.StartDate.ptr(); d != nil {
+		day = *d
+	}
+	if err := fe.err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	v, err := h.svc.SetFarmGroupAnimals(r.Context(), farmID, id, ids, day)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	writeGroupView(w, v)
+}
+
+func writeGroupView(w http.ResponseWriter, v herdbook.GroupView) {
+	httpapi.WriteJSON(w, http.StatusOK, struct {
+		groupJSON
+		AsOf    string               `json:"as_of"`
+		Members []registerAnimalJSON `json:"members"`
+	}{newGroupJSON(v.Group), v.AsOf, animalsJSON(v.Members)})
 }
 
 func (h *Handler) getGroup(w http.ResponseWriter, r *http.Request) {
@@ -270,9 +331,5 @@ func (h *Handler) getGroup(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, struct {
-		groupJSON
-		AsOf    string               `json:"as_of"`
-		Members []registerAnimalJSON `json:"members"`
-	}{newGroupJSON(v.Group), v.AsOf, animalsJSON(v.Members)})
+	writeGroupView(w, v)
 }

@@ -208,6 +208,18 @@ func TestAnimalRegisterBadInput(t *testing.T) {
 			{"GroupNameTooLong", "POST", base + "/groups", map[string]any{"name": strings.Repeat("g", 201)}, "name"},
 			{"GroupAsOf", "GET", base + "/groups/" + herd.ID.String() + "?as_of=2025-02-30", nil, "as_of"},
 			{"GroupNotUUID", "GET", base + "/groups/herd", nil, "group_id"},
+			{"GroupAnimalsWrongType", "POST", base + "/groups", map[string]any{"name": "x", "animal_ids": "all"}, "animal_ids"},
+			{"GroupAnimalNotUUID", "POST", base + "/groups", map[string]any{"name": "x", "animal_ids": []string{"cow"}}, "animal_ids"},
+			{"GroupAnimalOtherFarm", "POST", base + "/groups", map[string]any{"name": "x", "animal_ids": []string{foreign.ID.String()}}, "animal_ids"},
+			{"GroupStartDateNotADate", "POST", base + "/groups", map[string]any{"name": "x", "animal_ids": []string{cow.ID.String()}, "start_date": "2026-02-30"}, "start_date"},
+			{"MembersMalformedJSON", "PUT", base + "/groups/" + herd.ID.String() + "/animals", `{"animal_ids":`, ""},
+			{"MembersMissing", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{}, "animal_ids"},
+			{"MembersWrongType", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []int{1}}, "animal_ids"},
+			{"MembersUnknownAnimal", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{uuid.NewString()}}, "animal_ids"},
+			{"MembersOtherFarmAnimal", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{foreign.ID.String()}}, "animal_ids"},
+			{"MembersStartDateOutOfRange", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{}, "start_date": "2026-13-01"}, "start_date"},
+			{"MembersStartDateWrongType", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{}, "start_date": 20260101}, "start_date"},
+			{"MembersUnknownField", "PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{}, "members": []string{}}, "members"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				res := app.Do(tc.method, tc.path, owner.Token, tc.body)
@@ -223,11 +235,18 @@ func TestAnimalRegisterBadInput(t *testing.T) {
 				{"GET", base + "/animals/" + foreign.ID.String() + "/timeline"},
 				{"GET", base + "/groups/" + foreignGroup.ID.String()},
 				{"GET", base + "/groups/" + uuid.NewString()},
+				{"PUT", base + "/groups/" + uuid.NewString() + "/animals"},
+				{"PUT", base + "/groups/" + foreignGroup.ID.String() + "/animals"},
+				{"PUT", "/v1/farm/" + other.ID.String() + "/groups/" + foreignGroup.ID.String() + "/animals"},
 				{"GET", "/v1/farm/" + other.ID.String() + "/animals"},
 				{"POST", "/v1/farm/" + other.ID.String() + "/animals"},
 				{"GET", "/v1/farm/" + uuid.NewString() + "/groups"},
 			} {
-				herdbooktest.WantEnvelope(t, app.Do(p.method, p.path, owner.Token, map[string]any{"tag": "x"}), 404, "ServiceError", "")
+				body := map[string]any{"tag": "x"}
+				if strings.HasSuffix(p.path, "/animals") && p.method == "PUT" {
+					body = map[string]any{"animal_ids": []string{}}
+				}
+				herdbooktest.WantEnvelope(t, app.Do(p.method, p.path, owner.Token, body), 404, "ServiceError", "")
 			}
 		})
 		t.Run("Auth", func(t *testing.T) {
@@ -239,6 +258,7 @@ func TestAnimalRegisterBadInput(t *testing.T) {
 				{"GET", base + "/animals", nil}, {"POST", base + "/animals", animalBody}, {"GET", animalPath, nil},
 				{"PUT", animalPath, animalBody}, {"DELETE", animalPath, nil}, {"GET", animalPath + "/timeline", nil},
 				{"GET", base + "/groups", nil}, {"POST", base + "/groups", groupBody}, {"GET", base + "/groups/" + herd.ID.String(), nil},
+				{"PUT", base + "/groups/" + herd.ID.String() + "/animals", map[string]any{"animal_ids": []string{}}},
 			}
 			for _, p := range paths {
 				for _, prefix := range []string{"", "/api"} {

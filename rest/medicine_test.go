@@ -288,16 +288,19 @@ func TestWithdrawalGuard(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("GET", "/v1/farm/"+f.ID.String()+"/medicine-book.csv?from=March", owner.Token, nil),
 				http.StatusBadRequest, "ValidationError", "from")
 		})
-		t.Run("BackdatedMembershipChangesWhoWasTreated", func(t *testing.T) {
-			// Recorded now: the cow had moved to another group on 2025-02-15, so the herd's
-			// treatment did not reach her.
+		t.Run("BackdatedMembershipKeepsRecordedReach", func(t *testing.T) {
+			// Recorded now: the cow had moved to another group on 2025-02-15. The herd's
+			// treatment recorded her when it was written, so it still reaches her (issue 20
+			// defect 1): the guard refuses her departure, and the treatment shows a conflict.
 			yard := app.MustGroup(owner, f.ID, "Yard")
 			if res := fact(app, f.ID, owner.Token, ids(cow.ID), map[string]any{"kind": "membership", "animal_id": cow.ID.String(),
 				"group_id": yard.ID.String(), "start_date": "2025-02-15"}, false); res.Status != http.StatusCreated {
 				t.Fatalf("membership: %d %s", res.Status, res.Body)
 			}
-			if res := out(cow.ID, "2025-03-10", false); res.Status != http.StatusCreated {
-				t.Fatalf("after the backdated move: %d %s", res.Status, res.Body)
+			herdbooktest.WantEnvelope(t, out(cow.ID, "2025-03-10", false), http.StatusConflict, "WithdrawalError", "clears for slaughter on 2025-03-29")
+			c := app.Do("GET", "/v1/farm/"+f.ID.String()+"/treatment-conflicts", owner.Token, nil).JSON(t)
+			if c["total"] != float64(1) || !strings.Contains(fmt.Sprint(c["records"]), "UK123's membership now says it was not in the group on 2025-03-01") {
+				t.Fatalf("conflicts: %v", c)
 			}
 		})
 	})

@@ -38,6 +38,7 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
 	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
+	h.handle("PUT", "/farm/{farm_id}/groups/{group_id}/animals", h.setGroupAnimals)
 	// The medicine book (docs/medicines.md): the farm's medicine list, who is under
 	// withdrawal, and the book an inspector reads.
 	h.handle("GET", "/farm/{farm_id}/medicines", h.listMedicines)
@@ -46,6 +47,7 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/medicines/{medicine_id}", h.updateMedicine)
 	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
 	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
+	h.handle("GET", "/farm/{farm_id}/treatment-conflicts", h.listReachConflicts)
 	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
 	h.handle("GET", "/farm/{farm_id}/medicine-book.html", h.medicineBookHTML)
 	// Purchases and stock (docs/medicines.md#purchases): acquisition records, never deleted,

@@ -12,8 +12,10 @@
 //     withdrawal hours.
 //   - Over several treatments of an animal, the latest clear date decides, each of meat and
 //     milk on its own.
-//   - A group treatment reaches exactly the animals that dated membership facts place in the
-//     group on the treatment's date; the group's current members are never consulted.
+//   - A group treatment reaches the animals that dated membership facts place in the group on
+//     the treatment's date (membership_end facts close a membership), together with the
+//     animals stored with it when it was recorded (Treatment.Stored): a later correction of
+//     membership may add animals, never take one out.
 package withdrawal
 
 import (
@@ -45,6 +47,11 @@ type Treatment struct {
 	// administration (EU 2019/6 Art. 4(34)); who was treated is decided on Day.
 	LastDay string
 	LastAt  time.Time
+	// Stored are the animals a group treatment reached when it was recorded, as stored with
+	// it. A treatment reaches the union of these and of the members that dated membership
+	// facts place in the group on Day now: a later correction of membership may add animals
+	// to a recorded treatment but never takes one out of it.
+	Stored []string
 }
 
 // ClearFrom is the administration the withdrawal runs from: the course's last, or the only one.
@@ -72,11 +79,20 @@ type Departure struct {
 	Day      string
 }
 
+// Leave is a membership_end fact: the animal left the group on Day, so its memberships of
+// that group that began on or before Day and still ran end the day before.
+type Leave struct {
+	AnimalID string
+	GroupID  string
+	Day      string
+}
+
 // History is everything the computation reads.
 type History struct {
 	Treatments  []Treatment
 	Memberships []Membership
 	Departures  []Departure
+	Leaves      []Leave
 }
 
 // Hit is one treatment that reached an animal, with the clear dates it gives.
@@ -196,6 +212,10 @@ func (h History) spans() map[string][]span {
 	for _, d := range h.Departures {
 		departures[d.AnimalID] = append(departures[d.AnimalID], d.Day)
 	}
+	leaves := map[string][]Leave{}
+	for _, l := range h.Leaves {
+		leaves[l.AnimalID] = append(leaves[l.AnimalID], l)
+	}
 	out := make(map[string][]span, len(byAnimal))
 	for animal, ms := range byAnimal {
 		sort.Slice(ms, func(i, j int) bool {
@@ -224,6 +244,19 @@ func (h History) spans() map[string][]span {
 					}
 				}
 			}
+			// The earliest membership_end of the group dated within the span cuts it.
+			cut := ""
+			for _, l := range leaves[animal] {
+				if l.GroupID == m.GroupID && l.Day >= s.start && (s.end == "" || l.Day <= s.end) && (cut == "" || l.Day < cut) {
+					cut = l.Day
+				}
+			}
+			if cut != "" {
+				if cut == s.start {
+					continue // left on the day it joined: never a member
+				}
+				s.end = dayBefore(cut)
+			}
 			out[animal] = append(out[animal], s)
 		}
 	}
@@ -246,7 +279,7 @@ type Reach struct {
 }
 
 // Reached returns the animals a treatment reached, sorted by id: the animal itself, or the
-// members of the group on the treatment's date.
+// members of the group on the treatment's date together with those stored with it.
 func (h History) Reached(t Treatment) []Reach { return reached(byGroup(h.spans()), t) }
 
 func reached(spans map[string][]span, t Treatment) []Reach {
@@ -254,11 +287,37 @@ func reached(spans map[string][]span, t Treatment) []Reach {
 		return []Reach{{AnimalID: t.AnimalID}}
 	}
 	members := membersOn(spans, t.GroupID, t.Day)
-	out := make([]Reach, 0, len(members))
+	out := make([]Reach, 0, len(members)+len(t.Stored))
 	for a, m := range members {
 		out = append(out, Reach{AnimalID: a, Membership: m})
 	}
+	for _, a := range t.Stored {
+		if _, ok := members[a]; !ok {
+			members[a] = Membership{}
+			out = append(out, Reach{AnimalID: a})
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].AnimalID < out[j].AnimalID })
+	return out
+}
+
+// Dropped returns the animals stored with a group treatment that the membership facts no
+// longer place in the group on its date, sorted: the treatment still reaches them (their
+// withdrawal stands), but its record and the facts disagree until someone amends one of them.
+func (h History) Dropped(t Treatment) []string { return dropped(byGroup(h.spans()), t) }
+
+func dropped(spans map[string][]span, t Treatment) []string {
+	if t.GroupID == "" || len(t.Stored) == 0 {
+		return nil
+	}
+	members := membersOn(spans, t.GroupID, t.Day)
+	var out []string
+	for _, a := range t.Stored {
+		if _, ok := members[a]; !ok {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -335,6 +394,11 @@ func (h History) Blocking(animal, day string) []Hit {
 			mine.Departures = append(mine.Departures, d)
 		}
 	}
+	for _, l := range h.Leaves {
+		if l.AnimalID == animal {
+			mine.Leaves = append(mine.Leaves, l)
+		}
+	}
 	s := mine.AsOf(day)[animal]
 	if s == nil {
 		return nil
@@ -362,4 +426,10 @@ func Describe(animal string, hits []Hit, medicineName func(id string) string) st
 func (h History) Reacher() func(Treatment) []Reach {
 	spans := byGroup(h.spans())
 	return func(t Treatment) []Reach { return reached(spans, t) }
+}
+
+// Dropper returns Dropped with the membership history resolved once.
+func (h History) Dropper() func(Treatment) []string {
+	spans := byGroup(h.spans())
+	return func(t Treatment) []string { return dropped(spans, t) }
 }

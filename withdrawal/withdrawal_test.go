@@ -1,6 +1,7 @@
 package withdrawal_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +166,51 @@ func TestBackdatedMembershipChangesWhoWasTreated(t *testing.T) {
 	h.Memberships = append(h.Memberships, member("3", "heifer", "herd", "2025-05-20", "2025-06-30"))
 	if len(h.Blocking("heifer", "2025-06-15")) != 1 {
 		t.Fatal("a backdated membership must put the heifer into the treatment")
+	}
+}
+
+// TestStoredReachNeverShrinks is issue 20's scenario: a group treatment recorded on
+// 2026-05-02 reached calf C12, and its reach was stored with it. A membership correction
+// entered later and backdated (C12 had moved to the weaned group on 2026-05-01) no longer
+// places C12 in the group that day: the treatment keeps reaching C12 (its withdrawal and the
+// sale guard stand) and reports C12 as dropped, a conflict for someone to amend with a reason
+// (a food-safety record never shrinks silently: VMR 2013 reg. 17–19; EU 2019/6 Art. 108).
+func TestStoredReachNeverShrinks(t *testing.T) {
+	tr := treat(t, "t", "", "calves", "2026-05-02", 10, 0)
+	tr.Stored = []string{"c12"}
+	h := withdrawal.History{
+		Treatments:  []withdrawal.Treatment{tr},
+		Memberships: []withdrawal.Membership{member("1", "c12", "calves", "2026-03-01", ""), member("2", "c13", "calves", "2026-03-01", "")},
+	}
+	if got := h.Dropped(tr); len(got) != 0 {
+		t.Fatalf("dropped %v before the correction", got)
+	}
+	h.Memberships = append(h.Memberships, member("3", "c12", "weaned", "2026-05-01", ""))
+	if got := h.Blocking("c12", "2026-05-08"); len(got) != 1 || got[0].MeatClearOn != "2026-05-12" {
+		t.Fatalf("C12's withdrawal after the correction: %+v; want the treatment, clear on 2026-05-12", got)
+	}
+	if got := h.Dropped(tr); len(got) != 1 || got[0] != "c12" {
+		t.Fatalf("dropped %v, want [c12]", got)
+	}
+	// C13 is a member by the facts, so it is reached although the stored reach does not
+	// name it: reach is the union.
+	var ids []string
+	for _, r := range h.Reached(tr) {
+		ids = append(ids, r.AnimalID)
+	}
+	if strings.Join(ids, " ") != "c12 c13" {
+		t.Fatalf("reached %v, want the union c12 c13", ids)
+	}
+}
+
+// TestLeaveEndsMembership: a membership_end takes the animal out of the group from its date.
+func TestLeaveEndsMembership(t *testing.T) {
+	h := withdrawal.History{
+		Treatments:  []withdrawal.Treatment{treat(t, "t1", "", "herd", "2026-02-28", 14, 0), treat(t, "t2", "", "herd", "2026-03-01", 14, 0)},
+		Memberships: []withdrawal.Membership{member("1", "cow", "herd", "2026-01-01", "")},
+		Leaves:      []withdrawal.Leave{{AnimalID: "cow", GroupID: "herd", Day: "2026-03-01"}},
+	}
+	if got := h.Blocking("cow", "2026-03-02"); len(got) != 1 || got[0].Treatment.RecordID != "rt1" {
+		t.Fatalf("blocking %+v; want only the treatment of the day before the cow left", got)
 	}
 }

@@ -32,8 +32,6 @@ const (
 	FieldChangeSeq = "change_seq"
 	// EdgeFarm holds the string denoting the farm edge name in mutations.
 	EdgeFarm = "farm"
-	// EdgeGroups holds the string denoting the groups edge name in mutations.
-	EdgeGroups = "groups"
 	// EdgeRecords holds the string denoting the records edge name in mutations.
 	EdgeRecords = "records"
 	// EdgeFarmTasks holds the string denoting the farm_tasks edge name in mutations.
@@ -47,11 +45,6 @@ const (
 	FarmInverseTable = "farms"
 	// FarmColumn is the table column denoting the farm relation/edge.
 	FarmColumn = "farm_id"
-	// GroupsTable is the table that holds the groups relation/edge. The primary key declared below.
-	GroupsTable = "group_animals"
-	// GroupsInverseTable is the table name for the Group entity.
-	// It exists in this package in order to avoid circular dependency with the "group" package.
-	GroupsInverseTable = "groups"
 	// RecordsTable is the table that holds the records relation/edge. The primary key declared below.
 	RecordsTable = "record_animals"
 	// RecordsInverseTable is the table name for the Record entity.
@@ -77,9 +70,6 @@ var Columns = []string{
 }
 
 var (
-	// GroupsPrimaryKey and GroupsColumn2 are the table columns denoting the
-	// primary key for the groups relation (M2M).
-	GroupsPrimaryKey = []string{"group_id", "animal_id"}
 	// RecordsPrimaryKey and RecordsColumn2 are the table columns denoting the
 	// primary key for the records relation (M2M).
 	RecordsPrimaryKey = []string{"record_id", "animal_id"}
@@ -174,20 +164,6 @@ func ByFarmField(field string, opts ...sql.OrderTermOption) OrderOption {
 	}
 }
 
-// ByGroupsCount orders the results by groups count.
-func ByGroupsCount(opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborsCount(s, newGroupsStep(), opts...)
-	}
-}
-
-// ByGroups orders the results by groups terms.
-func ByGroups(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newGroupsStep(), append([]sql.OrderTerm{term}, terms...)...)
-	}
-}
-
 // ByRecordsCount orders the results by records count.
 func ByRecordsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -220,13 +196,6 @@ func newFarmStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FarmInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, FarmTable, FarmColumn),
-	)
-}
-func newGroupsStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(GroupsInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.M2M, true, GroupsTable, GroupsPrimaryKey...),
 	)
 }
 func newRecordsStep() *sqlgraph.Step {

@@ -28,8 +28,6 @@ const (
 	FieldName = "name"
 	// EdgeFarm holds the string denoting the farm edge name in mutations.
 	EdgeFarm = "farm"
-	// EdgeAnimals holds the string denoting the animals edge name in mutations.
-	EdgeAnimals = "animals"
 	// EdgeRecords holds the string denoting the records edge name in mutations.
 	EdgeRecords = "records"
 	// Table holds the table name of the group in the database.
@@ -41,11 +39,6 @@ const (
 	FarmInverseTable = "farms"
 	// FarmColumn is the table column denoting the farm relation/edge.
 	FarmColumn = "farm_id"
-	// AnimalsTable is the table that holds the animals relation/edge. The primary key declared below.
-	AnimalsTable = "group_animals"
-	// AnimalsInverseTable is the table name for the Animal entity.
-	// It exists in this package in order to avoid circular dependency with the "animal" package.
-	AnimalsInverseTable = "animals"
 	// RecordsTable is the table that holds the records relation/edge. The primary key declared below.
 	RecordsTable = "record_groups"
 	// RecordsInverseTable is the table name for the Record entity.
@@ -64,9 +57,6 @@ var Columns = []string{
 }
 
 var (
-	// AnimalsPrimaryKey and AnimalsColumn2 are the table columns denoting the
-	// primary key for the animals relation (M2M).
-	AnimalsPrimaryKey = []string{"group_id", "animal_id"}
 	// RecordsPrimaryKey and RecordsColumn2 are the table columns denoting the
 	// primary key for the records relation (M2M).
 	RecordsPrimaryKey = []string{"record_id", "group_id"}
@@ -143,20 +133,6 @@ func ByFarmField(field string, opts ...sql.OrderTermOption) OrderOption {
 	}
 }
 
-// ByAnimalsCount orders the results by animals count.
-func ByAnimalsCount(opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborsCount(s, newAnimalsStep(), opts...)
-	}
-}
-
-// ByAnimals orders the results by animals terms.
-func ByAnimals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newAnimalsStep(), append([]sql.OrderTerm{term}, terms...)...)
-	}
-}
-
 // ByRecordsCount orders the results by records count.
 func ByRecordsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -175,13 +151,6 @@ func newFarmStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FarmInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, FarmTable, FarmColumn),
-	)
-}
-func newAnimalsStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(AnimalsInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.M2M, false, AnimalsTable, AnimalsPrimaryKey...),
 	)
 }
 func newRecordsStep() *sqlgraph.Step {

@@ -279,29 +279,6 @@ func HasFarmWith(preds ...predicate.Farm) predicate.Group {
 	})
 }
 
-// HasAnimals applies the HasEdge predicate on the "animals" edge.
-func HasAnimals() predicate.Group {
-	return predicate.Group(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.M2M, false, AnimalsTable, AnimalsPrimaryKey...),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasAnimalsWith applies the HasEdge predicate on the "animals" edge with a given conditions (other predicates).
-func HasAnimalsWith(preds ...predicate.Animal) predicate.Group {
-	return predicate.Group(func(s *sql.Selector) {
-		step := newAnimalsStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
-}
-
 // HasRecords applies the HasEdge predicate on the "records" edge.
 func HasRecords() predicate.Group {
 	return predicate.Group(func(s *sql.Selector) {

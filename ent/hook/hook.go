@@ -405,6 +405,18 @@ func (f ThreadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ThreadMutation", m)
 }
 
+// The TreatmentReachFunc type is an adapter to allow the use of ordinary
+// function as TreatmentReach mutator.
+type TreatmentReachFunc func(context.Context, *ent.TreatmentReachMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TreatmentReachFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TreatmentReachMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TreatmentReachMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

@@ -42,6 +42,7 @@ import (
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/ent/user"
 	"github.com/herdbook/herdbook/ent/webhookattempt"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
@@ -996,6 +997,33 @@ func (f TraverseThread) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ThreadQuery", q)
 }
 
+// The TreatmentReachFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TreatmentReachFunc func(context.Context, *ent.TreatmentReachQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TreatmentReachFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TreatmentReachQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TreatmentReachQuery", q)
+}
+
+// The TraverseTreatmentReach type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTreatmentReach func(context.Context, *ent.TreatmentReachQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTreatmentReach) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTreatmentReach) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TreatmentReachQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TreatmentReachQuery", q)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
 type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
 
@@ -1200,6 +1228,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.TaskUpdateQuery, predicate.TaskUpdate, taskupdate.OrderOption]{typ: ent.TypeTaskUpdate, tq: q}, nil
 	case *ent.ThreadQuery:
 		return &query[*ent.ThreadQuery, predicate.Thread, thread.OrderOption]{typ: ent.TypeThread, tq: q}, nil
+	case *ent.TreatmentReachQuery:
+		return &query[*ent.TreatmentReachQuery, predicate.TreatmentReach, treatmentreach.OrderOption]{typ: ent.TypeTreatmentReach, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
 	case *ent.WebhookAttemptQuery:

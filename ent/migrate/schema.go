@@ -1217,6 +1217,40 @@ var (
 			},
 		},
 	}
+	// TreatmentReachesColumns holds the columns for the "treatment_reaches" table.
+	TreatmentReachesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "animal_id", Type: field.TypeUUID},
+		{Name: "membership_item_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "record_item_id", Type: field.TypeUUID},
+	}
+	// TreatmentReachesTable holds the schema information for the "treatment_reaches" table.
+	TreatmentReachesTable = &schema.Table{
+		Name:       "treatment_reaches",
+		Columns:    TreatmentReachesColumns,
+		PrimaryKey: []*schema.Column{TreatmentReachesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "treatment_reaches_record_items_reach",
+				Columns:    []*schema.Column{TreatmentReachesColumns[4]},
+				RefColumns: []*schema.Column{RecordItemsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "treatmentreach_record_item_id_animal_id",
+				Unique:  true,
+				Columns: []*schema.Column{TreatmentReachesColumns[4], TreatmentReachesColumns[2]},
+			},
+			{
+				Name:    "treatmentreach_farm_id_animal_id",
+				Unique:  false,
+				Columns: []*schema.Column{TreatmentReachesColumns[1], TreatmentReachesColumns[2]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1421,31 +1455,6 @@ var (
 			},
 		},
 	}
-	// GroupAnimalsColumns holds the columns for the "group_animals" table.
-	GroupAnimalsColumns = []*schema.Column{
-		{Name: "group_id", Type: field.TypeUUID},
-		{Name: "animal_id", Type: field.TypeUUID},
-	}
-	// GroupAnimalsTable holds the schema information for the "group_animals" table.
-	GroupAnimalsTable = &schema.Table{
-		Name:       "group_animals",
-		Columns:    GroupAnimalsColumns,
-		PrimaryKey: []*schema.Column{GroupAnimalsColumns[0], GroupAnimalsColumns[1]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "group_animals_group_id",
-				Columns:    []*schema.Column{GroupAnimalsColumns[0]},
-				RefColumns: []*schema.Column{GroupsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "group_animals_animal_id",
-				Columns:    []*schema.Column{GroupAnimalsColumns[1]},
-				RefColumns: []*schema.Column{AnimalsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-	}
 	// RecordAnimalsColumns holds the columns for the "record_animals" table.
 	RecordAnimalsColumns = []*schema.Column{
 		{Name: "record_id", Type: field.TypeUUID},
@@ -1531,6 +1540,7 @@ var (
 		ScheduledEventsTable,
 		TaskUpdatesTable,
 		ThreadsTable,
+		TreatmentReachesTable,
 		UsersTable,
 		WebhookAttemptsTable,
 		WebhookDeliveriesTable,
@@ -1538,7 +1548,6 @@ var (
 		WebhookEventsTable,
 		FarmTaskAnimalsTable,
 		FileRecordsTable,
-		GroupAnimalsTable,
 		RecordAnimalsTable,
 		RecordGroupsTable,
 	}
@@ -1572,6 +1581,7 @@ func init() {
 	RefreshTokensTable.ForeignKeys[1].RefTable = OauthClientsTable
 	RefreshTokensTable.ForeignKeys[2].RefTable = UsersTable
 	ThreadsTable.ForeignKeys[0].RefTable = FarmsTable
+	TreatmentReachesTable.ForeignKeys[0].RefTable = RecordItemsTable
 	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEventsTable
@@ -1579,8 +1589,6 @@ func init() {
 	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
 	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
-	GroupAnimalsTable.ForeignKeys[0].RefTable = GroupsTable
-	GroupAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	RecordAnimalsTable.ForeignKeys[0].RefTable = RecordsTable
 	RecordAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	RecordGroupsTable.ForeignKeys[0].RefTable = RecordsTable

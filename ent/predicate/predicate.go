@@ -105,6 +105,9 @@ type TaskUpdate func(*sql.Selector)
 // Thread is the predicate function for thread builders.
 type Thread func(*sql.Selector)
 
+// TreatmentReach is the predicate function for treatmentreach builders.
+type TreatmentReach func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

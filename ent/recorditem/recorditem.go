@@ -50,6 +50,8 @@ const (
 	EdgeRecord = "record"
 	// EdgeFactAnimals holds the string denoting the fact_animals edge name in mutations.
 	EdgeFactAnimals = "fact_animals"
+	// EdgeReach holds the string denoting the reach edge name in mutations.
+	EdgeReach = "reach"
 	// Table holds the table name of the recorditem in the database.
 	Table = "record_items"
 	// RecordTable is the table that holds the record relation/edge.
@@ -66,6 +68,13 @@ const (
 	FactAnimalsInverseTable = "fact_animals"
 	// FactAnimalsColumn is the table column denoting the fact_animals relation/edge.
 	FactAnimalsColumn = "record_item_id"
+	// ReachTable is the table that holds the reach relation/edge.
+	ReachTable = "treatment_reaches"
+	// ReachInverseTable is the table name for the TreatmentReach entity.
+	// It exists in this package in order to avoid circular dependency with the "treatmentreach" package.
+	ReachInverseTable = "treatment_reaches"
+	// ReachColumn is the table column denoting the reach relation/edge.
+	ReachColumn = "record_item_id"
 )
 
 // Columns holds all SQL columns for recorditem fields.
@@ -234,6 +243,20 @@ func ByFactAnimals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newFactAnimalsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByReachCount orders the results by reach count.
+func ByReachCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newReachStep(), opts...)
+	}
+}
+
+// ByReach orders the results by reach terms.
+func ByReach(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReachStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newRecordStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -246,5 +269,12 @@ func newFactAnimalsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FactAnimalsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, FactAnimalsTable, FactAnimalsColumn),
+	)
+}
+func newReachStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ReachInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ReachTable, ReachColumn),
 	)
 }

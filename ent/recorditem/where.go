@@ -1013,6 +1013,29 @@ func HasFactAnimalsWith(preds ...predicate.FactAnimal) predicate.RecordItem {
 	})
 }
 
+// HasReach applies the HasEdge predicate on the "reach" edge.
+func HasReach() predicate.RecordItem {
+	return predicate.RecordItem(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ReachTable, ReachColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReachWith applies the HasEdge predicate on the "reach" edge with a given conditions (other predicates).
+func HasReachWith(preds ...predicate.TreatmentReach) predicate.RecordItem {
+	return predicate.RecordItem(func(s *sql.Selector) {
+		step := newReachStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.RecordItem) predicate.RecordItem {
 	return predicate.RecordItem(sql.AndPredicates(predicates...))

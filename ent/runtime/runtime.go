@@ -40,6 +40,7 @@ import (
 	"github.com/herdbook/herdbook/ent/schema"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
+	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/ent/user"
 	"github.com/herdbook/herdbook/ent/webhookattempt"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
@@ -1436,6 +1437,12 @@ func init() {
 	threadDescID := threadMixinFields0[0].Descriptor()
 	// thread.DefaultID holds the default value on creation for the id field.
 	thread.DefaultID = threadDescID.Default.(func() uuid.UUID)
+	treatmentreachFields := schema.TreatmentReach{}.Fields()
+	_ = treatmentreachFields
+	// treatmentreachDescID is the schema descriptor for id field.
+	treatmentreachDescID := treatmentreachFields[0].Descriptor()
+	// treatmentreach.DefaultID holds the default value on creation for the id field.
+	treatmentreach.DefaultID = treatmentreachDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	userMixinInters1 := userMixin[1].Interceptors()
 	user.Interceptors[0] = userMixinInters1[0]

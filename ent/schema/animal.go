@@ -33,8 +33,6 @@ func (Animal) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("animals").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.From("groups", Group.Type).Ref("animals").Comment("The groups the animal is in now.").
-			Annotations(entgql.Skip(entgql.SkipWhereInput)),
 		edge.From("records", Record.Type).Ref("animals").Annotations(entgql.Skip()),
 		edge.From("farm_tasks", FarmTask.Type).Ref("animals").Annotations(entgql.Skip()),
 	}
@@ -51,8 +49,8 @@ func (Animal) Annotations() []schema.Annotation {
 		schema.Comment("An animal of a farm. Its biological history (sex, birth, movements, exposures) is kept as dated birth_history facts in record items.")}
 }
 
-// Group is a named set of a farm's animals. Its current members are never used as historical
-// evidence: membership history lives in birth_history facts.
+// Group is a named set of a farm's animals. It has no member links: its members on any day,
+// today's included, are the animals its dated membership facts place in it.
 type Group struct{ ent.Schema }
 
 // Mixin of the Group.
@@ -72,8 +70,6 @@ func (Group) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("groups").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.To("animals", Animal.Type).Comment("The group's current animals, all of them.").
-			Annotations(entgql.Skip(entgql.SkipWhereInput), entgql.Directives(entgql.Deprecated("Unbounded: use animalsConnection, a paged connection with totalCount."))),
 		edge.From("records", Record.Type).Ref("groups").Annotations(entgql.Skip()),
 	}
 }
@@ -86,5 +82,5 @@ func (Group) Indexes() []ent.Index {
 // Annotations of the Group.
 func (Group) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.RelayConnection(),
-		schema.Comment("A named set of a farm's animals, such as a herd or a pen. Its current members are not history: membership history is kept as birth_history facts.")}
+		schema.Comment("A named set of a farm's animals, such as a herd or a pen. Its members on any day, today's included, are those its dated membership facts (birth_history facts) place in it.")}
 }

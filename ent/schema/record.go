@@ -106,6 +106,8 @@ func (RecordItem) Edges() []ent.Edge {
 			Annotations(entgql.Skip()),
 		edge.To("fact_animals", FactAnimal.Type).Comment("Every animal the item's fact names.").
 			Annotations(entgql.Skip()),
+		edge.To("reach", TreatmentReach.Type).Comment("The animals a group treatment reached when it was recorded.").
+			Annotations(entgql.Skip()),
 	}
 }
 
@@ -159,4 +161,41 @@ func (FactAnimal) Indexes() []ent.Index {
 func (FactAnimal) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll),
 		schema.Comment("A link from a birth_history fact to an animal it names.")}
+}
+
+// TreatmentReach is one animal a group treatment reached, stored when the treatment was
+// recorded: the members its group's membership facts placed in the group on the treatment's
+// date at that moment. A later correction of membership may add animals to the treatment but
+// never removes these (a food-safety record does not shrink silently).
+type TreatmentReach struct{ ent.Schema }
+
+// Fields of the TreatmentReach.
+func (TreatmentReach) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable().Comment("The row's id."),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm of the treatment."),
+		field.UUID("record_item_id", uuid.UUID{}).Immutable().Comment("The item that holds the treatment fact."),
+		field.UUID("animal_id", uuid.UUID{}).Immutable().Comment("An animal the treatment reached."),
+		field.UUID("membership_item_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("The membership fact that placed the animal in the group, when one did."),
+	}
+}
+
+// Edges of the TreatmentReach.
+func (TreatmentReach) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("record_item", RecordItem.Type).Ref("reach").Field("record_item_id").
+			Unique().Required().Immutable().Annotations(entgql.Skip()),
+	}
+}
+
+// Indexes of the TreatmentReach.
+func (TreatmentReach) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("record_item_id", "animal_id").Unique(), index.Fields("farm_id", "animal_id")}
+}
+
+// Annotations of the TreatmentReach.
+func (TreatmentReach) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll),
+		schema.Comment("An animal a group treatment reached, stored when it was recorded.")}
 }

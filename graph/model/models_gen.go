@@ -399,6 +399,8 @@ type CreateRecordInput struct {
 	Description *string `json:"description,omitempty"`
 	// The record's lines.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale or a departure during a meat withdrawal anyway (never a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // A DNA parentage result.
@@ -445,6 +447,10 @@ type DeathRecordInput struct {
 	Date string `json:"date"`
 	// The cause, when known.
 	Cause *string `json:"cause,omitempty"`
+	// True when it was slaughtered for food: refused while a meat withdrawal runs, whatever the acknowledgement.
+	Slaughter *bool `json:"slaughter,omitempty"`
+	// Records it during a meat withdrawal anyway, where the law allows (never for a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What deathRecord recorded.
@@ -643,8 +649,10 @@ type GestationDaysInput struct {
 type GroupAnimalsSetInput struct {
 	// The group's id.
 	ID uuid.UUID `json:"id"`
-	// The animals now in the group; history is recorded as membership facts instead.
+	// The group's members from startDate on: a membership fact is recorded for each animal not yet in the group that day, and a membership_end fact for each member left out.
 	AnimalIDs []uuid.UUID `json:"animalIDs"`
+	// The day the change takes effect; the farm's today when left out.
+	StartDate *string `json:"startDate,omitempty"`
 }
 
 // What groupAnimalsSet changed.
@@ -659,6 +667,10 @@ type GroupCreateInput struct {
 	FarmID uuid.UUID `json:"farmID"`
 	// The group's name (1 to 200 characters).
 	Name string `json:"name"`
+	// Its first members: a dated membership fact is recorded for each.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// The day they joined; the farm's today when left out.
+	StartDate *string `json:"startDate,omitempty"`
 }
 
 // What groupCreate made.
@@ -971,6 +983,8 @@ type MovementFactInput struct {
 	AnimalID uuid.UUID `json:"animalID"`
 	// The day, YYYY-MM-DD.
 	Date string `json:"date"`
+	// Records a movement off the farm during a meat withdrawal anyway; the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // The channels a user hears on.
@@ -1163,6 +1177,8 @@ type SaleRecordInput struct {
 	Date string `json:"date"`
 	// The buyer, when known.
 	Buyer *string `json:"buyer,omitempty"`
+	// Records a live sale during a meat withdrawal anyway (the buyer must be told); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // What saleRecord recorded.
@@ -1271,6 +1287,14 @@ type ThreadCreatePayload struct {
 	Thread *ent.Thread `json:"thread"`
 }
 
+// A page of a farm's treatment conflicts, oldest treatment first.
+type TreatmentConflictList struct {
+	// How many conflicts the farm has.
+	TotalCount int `json:"totalCount"`
+	// The page's conflicts.
+	Nodes []*herdbook.ReachConflict `json:"nodes"`
+}
+
 // A treatment fact: a medicine given to an animal or to the members of a group that day.
 type TreatmentFact struct {
 	// The medicine, on the farm's list.
@@ -1341,6 +1365,8 @@ type UpdateRecordInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 	// Appended to the record's items.
 	Items []*RecordItemInput `json:"items,omitempty"`
+	// Records a sale or a departure during a meat withdrawal anyway (never a slaughter); the record keeps it.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
 // Changes to a task.

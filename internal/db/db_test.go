@@ -5,14 +5,19 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"ariga.io/atlas/sql/migrate"
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -422,6 +427,105 @@ func TestIdentifierTailBackfill(t *testing.T) {
 			}
 			if want := "234003 100001 12 NULL NULL"; strings.Join(got, " ") != want {
 				t.Fatalf("tails %v, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestGroupLinksBecomeMembershipFacts migrates a database whose groups have member links
+// (group_animals): each link of an active animal to an active group of its farm becomes a
+// dated membership fact from the migration's day, with its record, index columns and
+// fact_animals link; a link already covered by a membership fact, and links of deleted
+// animals, add nothing; the link table is gone afterwards.
+func TestGroupLinksBecomeMembershipFacts(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before string
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_group_membership_facts_treatment_reach.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no group membership migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			const (
+				farm                 = "f0000000-0000-4000-8000-000000000001"
+				herd                 = "90000000-0000-4000-8000-000000000001"
+				cow, calf, gone, old = "a0000000-0000-4000-8000-000000000001", "a0000000-0000-4000-8000-000000000002", "a0000000-0000-4000-8000-000000000003", "a0000000-0000-4000-8000-000000000004"
+			)
+			stmts := []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
+				"INSERT INTO groups (id, created_at, updated_at, is_active, name, farm_id) VALUES ('" + herd + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'Herd', '" + farm + "')",
+			}
+			for _, a := range []struct {
+				id     string
+				active bool
+			}{{cow, true}, {calf, true}, {gone, false}, {old, true}} {
+				stmts = append(stmts,
+					fmt.Sprintf("INSERT INTO animals (id, created_at, updated_at, is_active, tag, farm_id) VALUES ('%s', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, %t, 'T', '%s')", a.id, a.active, farm),
+					fmt.Sprintf("INSERT INTO group_animals (group_id, animal_id) VALUES ('%s', '%s')", herd, a.id))
+			}
+			// old is in the herd by a fact already.
+			stmts = append(stmts,
+				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'GENETIC', 'r', CURRENT_TIMESTAMP, '"+farm+"')",
+				"INSERT INTO record_items (id, created_at, updated_at, is_active, metadata, fact_kind, fact_subject, fact_group, fact_date, record_id) VALUES ('b0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '{\"birth_history\":{\"kind\":\"membership\",\"animal_id\":\""+old+"\",\"group_id\":\""+herd+"\",\"start_date\":\"2020-01-01\"}}', 'membership', '"+old+"', '"+herd+"', '2020-01-01', 'c0000000-0000-4000-8000-000000000001')")
+			for _, q := range stmts {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			items := d.Client.RecordItem.Query().Where(recorditem.FactKind("membership")).WithRecord().AllX(ctx)
+			var got []string
+			for _, it := range items {
+				f, errs := evidence.ParseFact(it.Metadata.Field("birth_history"))
+				if len(errs) > 0 {
+					t.Fatalf("item %s: %v", it.ID, errs)
+				}
+				if it.FactSubject == nil || it.FactSubject.String() != f.AnimalID || it.FactGroup == nil || it.FactGroup.String() != herd || *it.FactDate != f.StartDate {
+					t.Fatalf("item %s: index columns do not match the fact %+v", it.ID, f)
+				}
+				if f.AnimalID == old {
+					continue
+				}
+				if f.StartDate != time.Now().UTC().Format(time.DateOnly) || it.Edges.Record.Name != "Register: membership" || it.Edges.Record.FarmID.String() != farm {
+					t.Fatalf("moved fact %+v in record %+v", f, it.Edges.Record)
+				}
+				if n := d.Client.FactAnimal.Query().Where(factanimal.RecordItemID(it.ID), factanimal.AnimalID(uuid.MustParse(f.AnimalID))).CountX(ctx); n != 1 {
+					t.Fatalf("fact %s has %d fact_animals links", it.ID, n)
+				}
+				got = append(got, f.AnimalID)
+			}
+			slices.Sort(got)
+			if want := []string{cow, calf}; !slices.Equal(got, want) {
+				t.Fatalf("moved links of %v, want %v", got, want)
+			}
+			if c, err := d.Client.ChangeCounter.Get(ctx, uuid.MustParse(farm)); err != nil || c.Records != 3 {
+				t.Fatalf("farm counter %+v (%v), want 3 records", c, err)
+			}
+			if _, err := d.SQL.ExecContext(ctx, "SELECT 1 FROM group_animals"); err == nil {
+				t.Fatal("group_animals still exists")
 			}
 		})
 	}

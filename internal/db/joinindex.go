@@ -8,7 +8,7 @@ import (
 
 // Ent declares the join tables of many-to-many edges itself, with the primary key (left
 // id, right id) and no way to add an index in ent/schema. A join from the right-hand side
-// (a record's files, an animal's records and groups, a group's records, an animal's tasks)
+// (a record's files, an animal's records, a group's records, an animal's tasks)
 // would then read the whole table, so every join table also gets the reverse index
 // (right id, left id): the join is answered from the index alone. They are added to ent's
 // description of the tables here, before the migration generator and
@@ -18,7 +18,6 @@ func init() {
 		entmigrate.FileRecordsTable,     // a record's files (every record read)
 		entmigrate.RecordAnimalsTable,   // an animal's records
 		entmigrate.RecordGroupsTable,    // a group's records
-		entmigrate.GroupAnimalsTable,    // an animal's groups
 		entmigrate.FarmTaskAnimalsTable, // an animal's tasks
 	} {
 		left, right := t.PrimaryKey[0], t.PrimaryKey[1]

@@ -1,0 +1,20 @@
+-- Create "treatment_reaches" table
+CREATE TABLE `treatment_reaches` (`id` uuid NOT NULL, `farm_id` uuid NOT NULL, `animal_id` uuid NOT NULL, `membership_item_id` uuid NULL, `record_item_id` uuid NOT NULL, PRIMARY KEY (`id`), CONSTRAINT `treatment_reaches_record_items_reach` FOREIGN KEY (`record_item_id`) REFERENCES `record_items` (`id`) ON DELETE NO ACTION);
+-- Create index "treatmentreach_record_item_id_animal_id" to table: "treatment_reaches"
+CREATE UNIQUE INDEX `treatmentreach_record_item_id_animal_id` ON `treatment_reaches` (`record_item_id`, `animal_id`);
+-- Create index "treatmentreach_farm_id_animal_id" to table: "treatment_reaches"
+CREATE INDEX `treatmentreach_farm_id_animal_id` ON `treatment_reaches` (`farm_id`, `animal_id`);
+-- Group membership has one truth, dated membership facts: every link of an active animal to
+-- an active group of its farm becomes a membership fact from the day of this migration (the
+-- link never said since when), unless a membership fact already places the animal in the
+-- group today. One record ("Register: membership") with one item each, as the service writes.
+CREATE TABLE `membership_link_moves` AS SELECT ga.`group_id` AS `group_id`, ga.`animal_id` AS `animal_id`, g.`farm_id` AS `farm_id`, lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) AS `record_id`, lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) AS `item_id`, lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) AS `link_id`, date('now') AS `day` FROM `group_animals` ga JOIN `groups` g ON g.`id` = ga.`group_id` JOIN `animals` a ON a.`id` = ga.`animal_id` WHERE g.`is_active` AND a.`is_active` AND a.`farm_id` = g.`farm_id` AND NOT EXISTS (SELECT 1 FROM `record_items` ri JOIN `records` r ON r.`id` = ri.`record_id` WHERE ri.`is_active` AND r.`is_active` AND ri.`fact_kind` = 'membership' AND ri.`fact_subject` = ga.`animal_id` AND ri.`fact_group` = ga.`group_id` AND ri.`fact_date` <= date('now') AND (ri.`fact_until` IS NULL OR ri.`fact_until` >= date('now')));
+INSERT INTO `records` (`id`, `created_at`, `updated_at`, `is_active`, `type`, `name`, `description`, `applied_at`, `acknowledge_withdrawal`, `change_seq`, `farm_id`) SELECT `record_id`, datetime('now'), datetime('now'), true, 'GENETIC', 'Register: membership', 'Recorded by the migration from the group''s member list, which did not say since when.', `day` || ' 00:00:00+00:00', false, 0, `farm_id` FROM `membership_link_moves`;
+INSERT INTO `record_items` (`id`, `created_at`, `updated_at`, `is_active`, `name`, `metadata`, `fact_kind`, `fact_subject`, `fact_group`, `fact_date`, `record_id`) SELECT `item_id`, datetime('now'), datetime('now'), true, 'Register: membership', json_object('birth_history', json_object('kind', 'membership', 'animal_id', `animal_id`, 'group_id', `group_id`, 'start_date', `day`)), 'membership', `animal_id`, `group_id`, `day`, `record_id` FROM `membership_link_moves`;
+INSERT INTO `fact_animals` (`id`, `animal_id`, `record_item_id`) SELECT `link_id`, `animal_id`, `item_id` FROM `membership_link_moves`;
+INSERT INTO `record_animals` (`record_id`, `animal_id`) SELECT `record_id`, `animal_id` FROM `membership_link_moves`;
+INSERT INTO `record_groups` (`record_id`, `group_id`) SELECT `record_id`, `group_id` FROM `membership_link_moves`;
+INSERT INTO `change_counters` (`id`, `seq`, `records`) SELECT `farm_id`, 0, count(*) FROM `records` WHERE `is_active` AND `farm_id` IN (SELECT `farm_id` FROM `membership_link_moves`) GROUP BY `farm_id` ON CONFLICT (`id`) DO UPDATE SET `records` = excluded.`records`;
+DROP TABLE `membership_link_moves`;
+-- Drop "group_animals" table: nothing reads membership any other way now
+DROP TABLE `group_animals`;
