@@ -34,6 +34,9 @@ type AnimalInput struct {
 func (in AnimalInput) Validate() error {
 	var fe fieldErrors
 	validateName(&fe, "tag", in.Tag, 1, 100)
+	if _, err := normalizeTag(in.Tag); err != nil {
+		fe.add("tag", "%s", err.Error())
+	}
 	if in.Name != nil {
 		validateName(&fe, "name", *in.Name, 1, 200)
 	}
@@ -56,12 +59,13 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 		if err := s.checkParents(ctx, farmID, id, in); err != nil {
 			return err
 		}
-		a, err = s.Client(ctx).Animal.Create().SetID(id).SetFarmID(farmID).SetTag(strings.TrimSpace(in.Tag)).
+		a, err = s.Client(ctx).Animal.Create().SetID(id).SetFarmID(farmID).SetTag(tagValue(in.Tag)).
 			SetNillableName(in.Name).Save(ctx)
 		if err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, farmID, s.registerFacts(id, in), false))
+		facts := s.registerFacts(id, in)
+		return registerField(eidField(s.writeFacts(ctx, farmID, facts, false)), facts)
 	})
 	return a, err
 }
@@ -80,7 +84,7 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if err := s.checkParents(ctx, a.FarmID, a.ID, in); err != nil {
 			return err
 		}
-		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(strings.TrimSpace(in.Tag))
+		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(tagValue(in.Tag))
 		if in.Name != nil {
 			u.SetName(*in.Name)
 		} else {
@@ -89,7 +93,8 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if a, err = u.Save(ctx); err != nil {
 			return err
 		}
-		return eidField(s.writeFacts(ctx, a.FarmID, s.registerFacts(a.ID, in), false))
+		facts := s.registerFacts(a.ID, in)
+		return registerField(eidField(s.writeFacts(ctx, a.FarmID, facts, false)), facts)
 	})
 	return a, err
 }

@@ -191,23 +191,11 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 	in.Settings = st.Settings
 	in.DamID = dam.String()
 	scope := evidence.ScopeOf(in)
-	if in.Facts, err = s.loadFacts(ctx, farmID, dam, in.BirthDate, conceptionStart(in), scope.Through); err != nil {
+	if in.Facts, err = s.loadFacts(ctx, farmID, dam, in.BirthDate, scope.From, scope.Through); err != nil {
 		return evidence.Evidence{}, 0, err
 	}
 	in.Facts = slices.DeleteFunc(in.Facts, func(f evidence.Fact) bool { return !scope.Keep(f) })
 	return evidence.Review(in), st.Version, nil
-}
-
-// conceptionStart is the first day of the conception window, "" when there is none.
-func conceptionStart(in evidence.Input) string {
-	if in.Settings == nil || in.Settings.GestationDays == nil {
-		return ""
-	}
-	born, err := time.Parse(time.DateOnly, in.BirthDate)
-	if err != nil {
-		return ""
-	}
-	return born.AddDate(0, 0, -in.Settings.GestationDays.Max).Format(time.DateOnly)
 }
 
 // loadFacts loads the active facts of the farm that can bear on a birth of dam on born. With
@@ -483,12 +471,13 @@ func withFactColumns(c *ent.RecordItemCreate, f *evidence.Fact) *ent.RecordItemC
 	fc := columnsOf(*f)
 	return c.SetNillableFactKind(fc.kind).SetNillableFactSubject(fc.subject).SetNillableFactDam(fc.dam).
 		SetNillableFactGroup(fc.group).SetNillableFactDate(fc.date).SetNillableFactUntil(fc.until).
-		SetNillableFactValue(fc.value)
+		SetNillableFactValue(fc.value).SetNillableFactTail(fc.tail)
 }
 
 // factColumns are the indexed copies of an item's fact that loadFacts queries by.
 type factColumns struct {
 	kind, date, until, value *string
+	tail                     *string // identifierTail of an identifier's value
 	subject, dam, group      *uuid.UUID
 }
 
@@ -515,7 +504,7 @@ func columnsOf(f evidence.Fact) factColumns {
 	case evidence.KindDNAParentage:
 		c.subject = id(f.OffspringID)
 	case evidence.KindIdentifier:
-		c.subject, c.value = id(f.AnimalID), str(f.Value)
+		c.subject, c.value, c.tail = id(f.AnimalID), str(f.Value), identifierTail(f.Value)
 	default:
 		c.subject = id(f.AnimalID)
 	}

@@ -310,13 +310,11 @@ func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID
 		}
 		q.Where(p)
 	}
-	if f.Status != "" {
-		p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
-		if err != nil {
-			return nil, err
-		}
-		q.Where(p)
+	p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
+	if err != nil {
+		return nil, err
 	}
+	q.Where(p)
 	first, last := w.page()
 	return q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 }

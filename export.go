@@ -178,7 +178,8 @@ func (s *Service) AdminFarmOwner(ctx context.Context, farmID uuid.UUID) (uuid.UU
 var AnimalCSVColumns = append(append([]string{}, AnimalImportColumns...), AnimalExportOnlyColumns...)
 
 // ExportAnimals returns the farm's register as of a day (YYYY-MM-DD; empty is today, UTC):
-// one row per active animal, by tag then id, with its profile on that day. It needs
+// one row per active animal on the register that day (not one born or bought later), by tag
+// then id, with its profile on that day. It needs
 // read:animals and the READER role, checked (with the date) before any row is read.
 func (s *Service) ExportAnimals(ctx context.Context, farmID uuid.UUID, asOf string) (*Table, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
@@ -208,7 +209,11 @@ func (s *Service) ExportAnimals(ctx context.Context, farmID uuid.UUID, asOf stri
 			if err != nil {
 				return err
 			}
+			status := slices.Index(AnimalCSVColumns, "status")
 			for _, row := range rows {
+				if row[status] == evidence.StatusNotYet {
+					continue // not on the register of that day: born or bought later
+				}
 				if err := fn(row); err != nil {
 					return err
 				}

@@ -219,6 +219,9 @@ func (s *Service) checkIdentifiers(ctx context.Context, farmID uuid.UUID, facts 
 
 // checkIdentifiersAt is checkIdentifiers with the field name of fact i given by field.
 func (s *Service) checkIdentifiersAt(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field func(i int) string) error {
+	if err := s.checkIdentifierValues(ctx, farmID, facts, field); err != nil {
+		return err
+	}
 	var news []identifierSpan
 	var values []string
 	for i, f := range facts {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/eid"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
@@ -285,8 +286,12 @@ func (r *importRow) check(p *importProblems) {
 	}
 	if r.tag == "" {
 		p.add(r.row, "tag", "is required")
-	} else {
-		line("tag", r.tag, 100)
+	} else if line("tag", r.tag, 100) {
+		if t, err := normalizeTag(r.tag); err != nil {
+			p.add(r.row, "tag", "%s", err.Error())
+		} else {
+			r.tag = t
+		}
 	}
 	line("name", r.name, 200)
 	line("breed", r.breed, 100)
@@ -296,10 +301,10 @@ func (r *importRow) check(p *importProblems) {
 	line("dam", r.dam, 100)
 	line("sire", r.sire, 100)
 	if r.eid != "" && line("eid", r.eid, 40) {
-		if eid, ok := importEID(r.eid); ok {
-			r.eid = eid
+		if c, err := eid.Parse(r.eid); err == nil {
+			r.eid = c.String()
 		} else {
-			p.add(r.row, "eid", "must be an ISO 11784 EID: 15 digits (a space after the first 3 is allowed) or 16 hexadecimal digits (FDX-B)")
+			p.add(r.row, "eid", "%s", eidMessage(err))
 		}
 	}
 	if r.sex != "" && r.sex != "male" && r.sex != "female" {
@@ -415,6 +420,7 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 				return id
 			}
 		}
+		ref = tagValue(ref) // an official tag in the spacing rows and the farm store
 		if o, ok := fileTag[ref]; ok {
 			return o.id
 		}
@@ -482,8 +488,11 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 	return plan, nil
 }
 
-// importEID reads an EID cell in any form readers emit (evidence.NormalizeEID).
-func importEID(v string) (string, bool) { return evidence.NormalizeEID(v) }
+// importEID reads an EID cell in any form readers emit (eid.Parse) as its 15 digits.
+func importEID(v string) (string, bool) {
+	c, err := eid.Parse(v)
+	return c.String(), err == nil
+}
 
 // farmEIDs maps every EID the farm's active identifier facts ever named to its animal, in
 // one query: a dam or sire cell may name an animal by an EID it carried in the past.
@@ -585,7 +594,10 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 	if len(p.list) > 0 {
 		return p.err()
 	}
-	return s.checkImportIdentifiers(ctx, farmID, plan)
+	if err := s.checkImportIdentifiers(ctx, farmID, plan); err != nil {
+		return err
+	}
+	return s.checkImportHistory(ctx, farmID, plan)
 }
 
 // checkImportIdentifiers holds the file's EIDs to the rule of every identifier write (one

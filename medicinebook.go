@@ -22,7 +22,12 @@ import (
 // animal when none was).
 var MedicineBookHeader = []string{"date", "animal_id", "animal_tag", "group_id", "group_name",
 	"medicine_id", "medicine_name", "medicine_version", "active_substance", "batch", "dose", "unit", "route",
-	"administered_by", "withdrawal_meat_days", "withdrawal_milk_hours", "meat_clear_on", "milk_clear_at", "record_id"}
+	"administered_by", "withdrawal_meat_days", "withdrawal_milk_hours", "meat_clear_on", "milk_clear_at", "record_id",
+	// The rest of the keeper's record (EU 2019/6 Art. 108(2); GB VMR 2013 regs 17 to 19).
+	"animal_eid", "animal_official_tag", "last_administration", "treatment_days",
+	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice", "reason",
+	// The purchase of the batch given (docs/medicines.md#the-book): the supplier and the proof.
+	"supplier_name", "supplier_address", "proof_of_acquisition", "purchase_id"}
 
 // medicineBookChunk is how many treatments the book loads at a time: memory stays bounded
 // however long the book, and each chunk costs a constant number of queries.
@@ -51,20 +56,15 @@ func (s *Service) AdminMedicineBook(ctx context.Context, farmID uuid.UUID, from,
 }
 
 func (s *Service) writeMedicineBook(ctx context.Context, farmID uuid.UUID, from, to string, emit func(row []string) error) error {
-	var fe fieldErrors
-	for _, d := range []struct{ field, v string }{{"from", from}, {"to", to}} {
-		if d.v != "" {
-			if _, err := withdrawal.ParseDay(d.v); err != nil {
-				fe.add(d.field, "%s", err.Error())
-			}
-		}
-	}
-	if len(fe) == 0 && from != "" && to != "" && to < from {
-		fe.add("to", "must not be before from")
-	}
-	if err := fe.err(); err != nil {
+	from, to, err := s.bookWindow(ctx, farmID, from, to)
+	if err != nil {
 		return err
 	}
+	return s.administrations(ctx, farmID, from, to, emit)
+}
+
+// administrations writes the administration section of the book for a checked window.
+func (s *Service) administrations(ctx context.Context, farmID uuid.UUID, from, to string, emit func(row []string) error) error {
 	if err := emit(MedicineBookHeader); err != nil {
 		return err
 	}
@@ -128,6 +128,14 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 	if err != nil {
 		return err
 	}
+	official, err := s.officialIdentifiers(ctx, farmID, animals)
+	if err != nil {
+		return err
+	}
+	supply, err := s.bookSupplies(ctx, farmID, ts)
+	if err != nil {
+		return err
+	}
 	groupNames := map[uuid.UUID]string{}
 	if len(groups) > 0 {
 		gs, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.IDIn(dedupe(groups)...)).
@@ -152,10 +160,15 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 			dose = strconv.FormatFloat(*f.Dose, 'f', -1, 64)
 		}
 		row := func(animal, tag string) []string {
-			return []string{f.Date, animal, cell(tag), gid, cell(gname), t.MedicineID, cell(wf.book.names[mid]),
+			var eid, visual string
+			if animal != "" {
+				eid, visual = official.on(uuid.MustParse(animal), t.Day)
+			}
+			return append([]string{f.Date, animal, cell(tag), gid, cell(gname), t.MedicineID, cell(wf.book.names[mid]),
 				strconv.Itoa(t.MedicineVersion), cell(wf.book.substances[mid]), cell(f.Batch), dose, cell(f.Unit), cell(f.Route),
 				cell(f.AdministeredBy), strconv.Itoa(t.MeatDays), strconv.Itoa(t.MilkHours), hit.MeatClearOn,
-				hit.MilkClearAt.UTC().Format(time.RFC3339), t.RecordID}
+				hit.MilkClearAt.UTC().Format(time.RFC3339), t.RecordID}, append(treatmentRecordCells(f, eid, visual),
+				supply.cells(mid, f.Batch, t.Day)...)...)
 		}
 		if len(reached[i]) == 0 {
 			if err := emit(row("", "")); err != nil {

@@ -205,6 +205,9 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err := s.checkTreatments(ctx, farmID, facts, recordItemFact); err != nil {
 			return err
 		}
+		if err := s.checkHistory(ctx, farmID, facts, recordItemFact); err != nil {
+			return err
+		}
 		normalizeFacts(in.Items, facts)
 		r, err = s.Client(ctx).Record.Create().
 			SetFarmID(farmID).
@@ -471,6 +474,9 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			return err
 		}
 		if err := s.checkTreatments(ctx, farmID, facts, recordItemFact); err != nil {
+			return err
+		}
+		if err := s.checkHistory(ctx, farmID, facts, recordItemFact); err != nil {
 			return err
 		}
 		normalizeFacts(p.Items, facts)

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/eid"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/factanimal"
@@ -42,7 +43,8 @@ type AnimalProfile struct {
 type AnimalFilter struct {
 	// AsOf is the date of the profiles, YYYY-MM-DD; "" means today (UTC).
 	AsOf string
-	// Status keeps the animals whose profile has this status on AsOf; "" keeps all.
+	// Status keeps the animals whose profile has this status on AsOf; "" keeps the animals
+	// on the register that day, every status but not_yet (born or bought later).
 	Status string
 	// Q keeps the animals whose tag or name contains it (case-insensitive) or that an
 	// identifier with this value named at any time (an EID in any reader form).
@@ -93,13 +95,11 @@ func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter)
 		}
 		q.Where(p)
 	}
-	if f.Status != "" {
-		p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
-		if err != nil {
-			return nil, 0, err
-		}
-		q.Where(p)
+	p, err := s.statusPredicate(ctx, farmID, asOf, f.Status)
+	if err != nil {
+		return nil, 0, err
 	}
+	q.Where(p)
 	total, err := q.Clone().Count(ctx)
 	if err != nil || limit == 0 {
 		return []AnimalProfile{}, total, err
@@ -112,14 +112,26 @@ func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter)
 	return out, total, err
 }
 
-// searchPredicate matches tag or name, or an identifier value (at any time). One query.
+// searchPredicate matches tag or name, or an identifier value (at any time): an EID in any
+// reader form, an official tag in any spacing, or the last 4 to 6 digits of any identifier
+// (through the indexed fact_tail column, identifierTail). One query.
 func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q string) (predicate.Animal, error) {
-	values := []string{strings.TrimSpace(q)}
-	if eid, ok := evidence.NormalizeEID(q); ok {
-		values = append(values, eid)
+	trimmed := strings.TrimSpace(q)
+	values := []string{trimmed}
+	if v, ok := evidence.NormalizeEID(q); ok {
+		values = append(values, v)
+	}
+	tagged := animal.TagContainsFold(q)
+	if t, err := eid.ParseTag(q); err == nil && t.Scheme != "" {
+		values = append(values, t.Value)
+		tagged = animal.Or(tagged, animal.Tag(t.Value))
+	}
+	byValue := recorditem.FactValueIn(values...)
+	if tails := tailsFor(trimmed); tails != nil {
+		byValue = recorditem.Or(byValue, recorditem.FactTailIn(tails...))
 	}
 	ids, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
+		Where(recorditem.FactKind(string(evidence.KindIdentifier)), byValue,
 			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
@@ -131,7 +143,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 			named = append(named, u)
 		}
 	}
-	p := animal.Or(animal.TagContainsFold(q), animal.NameContainsFold(q))
+	p := animal.Or(tagged, animal.NameContainsFold(q))
 	if len(named) > 0 {
 		p = animal.Or(p, animal.IDIn(dedupe(named)...))
 	}
@@ -142,10 +154,22 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 var statusKinds = []string{string(evidence.KindPurchase), string(evidence.KindMovementIn),
 	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
 
-// statusPredicate keeps the animals whose status on asOf is status. It loads the farm's
-// arrival and departure facts dated on or before asOf (one query) and decides each animal's
-// status from them: an animal without such facts is on the farm.
+// statusPredicate keeps the animals whose status on asOf is status; status "" keeps every
+// animal that is on the register on asOf, which leaves out those not yet on the farm
+// (evidence.StatusNotYet). It loads the farm's arrival and departure facts dated on or
+// before asOf (one query) and decides each animal's status from them: an animal without
+// such facts is on the farm, unless notYet finds it arrives later.
 func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, status string) (predicate.Animal, error) {
+	notYet, err := s.notYet(ctx, farmID, asOf)
+	if err != nil {
+		return nil, err
+	}
+	switch status {
+	case "":
+		return animal.IDNotIn(notYet...), nil
+	case evidence.StatusNotYet:
+		return animal.IDIn(notYet...), nil
+	}
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
 			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
@@ -157,13 +181,18 @@ func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, s
 	for _, f := range facts {
 		ids = append(ids, f.AnimalID)
 	}
-	var matching, departed []uuid.UUID
+	later := make(map[uuid.UUID]bool, len(notYet))
+	for _, id := range notYet {
+		later[id] = true
+	}
+	var matching []uuid.UUID
+	departed := notYet
 	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
 		u := uuid.MustParse(id)
-		if p.Status == status {
+		if p.Status == status && !later[u] {
 			matching = append(matching, u)
 		}
-		if p.Status != evidence.StatusOnFarm {
+		if p.Status != evidence.StatusOnFarm && !later[u] {
 			departed = append(departed, u)
 		}
 	}
@@ -171,6 +200,67 @@ func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, s
 		return animal.IDNotIn(departed...), nil
 	}
 	return animal.IDIn(matching...), nil
+}
+
+// entryKinds are the facts that may put an animal's entry onto the farm after a date
+// (evidence.EntryDates): its birth, an arrival, a profile with its birth date.
+var entryKinds = []string{string(evidence.KindBirth), string(evidence.KindPurchase),
+	string(evidence.KindMovementIn), string(evidence.KindProfile)}
+
+// notYet returns the farm's animals that are not yet on the farm on asOf: born there or
+// first arrived later (evidence.EntryDates). One statement finds the animals that such
+// facts dated after asOf name (usually none for today); when there are some, one more
+// (per 5,000 animals) reads their entry facts (births, arrivals, profiles; not their
+// weights and treatments) to tell an entry from a return.
+func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindIn(entryKinds...), recorditem.FactDateGT(asOf),
+			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var candidates []uuid.UUID
+	for _, f := range factsOf(items) {
+		named := []string{f.AnimalID}
+		switch f.Kind {
+		case evidence.KindBirth:
+			named = f.OffspringIDs
+		case evidence.KindProfile:
+			if f.BirthDate == "" || f.BirthDate <= asOf {
+				continue
+			}
+		}
+		for _, id := range named {
+			if u, err := uuid.Parse(id); err == nil {
+				candidates = append(candidates, u)
+			}
+		}
+	}
+	if len(candidates) == 0 {
+		return []uuid.UUID{}, nil
+	}
+	candidates = dedupe(candidates)
+	var facts []evidence.Fact
+	for lo := 0; lo < len(candidates); lo += historyIDBatch {
+		got, err := s.animalFactsOf(ctx, farmID, candidates[lo:min(lo+historyIDBatch, len(candidates))], entryKinds)
+		if err != nil {
+			return nil, err
+		}
+		facts = append(facts, got...)
+	}
+	keys := make([]string, len(candidates))
+	for i, id := range candidates {
+		keys[i] = id.String()
+	}
+	entries := evidence.EntryDates(keys, facts)
+	out := []uuid.UUID{}
+	for _, id := range candidates {
+		if e := entries[id.String()]; e > asOf {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // factsOf parses the facts of loaded items, skipping items whose fact does not parse.
@@ -190,6 +280,11 @@ func factsOf(items []*ent.RecordItem) []evidence.Fact {
 // animalFacts loads every active fact of the farm that names one of ids, in any role, in
 // one statement (through the fact_animals index).
 func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]evidence.Fact, error) {
+	return s.animalFactsOf(ctx, farmID, ids, nil)
+}
+
+// animalFactsOf is animalFacts keeping only the facts of the given kinds (all when nil).
+func (s *Service) animalFactsOf(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID, kinds []string) ([]evidence.Fact, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -210,6 +305,13 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 				sql.EQ(recs.C(record.FieldIsActive), true),
 				sql.NotNull(sel.C(recorditem.FieldFactKind)),
 			))
+			if len(kinds) > 0 {
+				args := make([]any, len(kinds))
+				for i, k := range kinds {
+					args[i] = k
+				}
+				sel.Where(sql.In(sel.C(recorditem.FieldFactKind), args...))
+			}
 		}).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
@@ -327,8 +429,11 @@ func (s *Service) AnimalsByIdentifier(ctx context.Context, farmID uuid.UUID, val
 		return nil, fe.err()
 	}
 	values := []string{strings.TrimSpace(value)}
-	if eid, ok := evidence.NormalizeEID(value); ok {
-		values = append(values, eid)
+	if v, ok := evidence.NormalizeEID(value); ok {
+		values = append(values, v)
+	}
+	if t, err := eid.ParseTag(value); err == nil && t.Scheme != "" {
+		values = append(values, t.Value)
 	}
 	stored, err := s.identifierFacts(ctx, farmID, values)
 	if err != nil {
@@ -553,6 +658,9 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 	}); err != nil {
 		return err
 	}
+	if err := s.checkHistory(ctx, farmID, ptrs, bulkFact); err != nil {
+		return err
+	}
 	c := s.Client(ctx)
 	for lo := 0; lo < len(facts); lo += factBatch {
 		hi := min(lo+factBatch, len(facts))
@@ -660,8 +768,8 @@ func (in AnimalInput) validateRegister(fe *fieldErrors) {
 		}
 	}
 	if in.EID != nil {
-		if _, ok := evidence.NormalizeEID(*in.EID); !ok {
-			fe.add("eid", "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form")
+		if _, err := eid.Parse(*in.EID); err != nil {
+			fe.add("eid", "%s", eidMessage(err))
 		}
 	}
 	if in.DamID != nil && in.BirthDate == nil {

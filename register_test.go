@@ -124,8 +124,11 @@ func TestRegisterPageStatements(t *testing.T) {
 			})
 		}
 		small, large := count(3), count(50)
-		if small != large || large > 4 {
-			t.Fatalf("statements: %d for 3 animals, %d for 50; want the same, at most 4", small, large)
+		// 5: the permission check, the animals that arrive after as_of (not_yet, left out of
+		// the register of that day; none here, so their histories are not read), the count,
+		// the page, the page's facts.
+		if small != large || large > 5 {
+			t.Fatalf("statements: %d for 3 animals, %d for 50; want the same, at most 5", small, large)
 		}
 	})
 }

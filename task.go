@@ -57,6 +57,9 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 		if p.ApprovedAt != nil {
 			return Errorf(ECONFLICT, "the preview was already approved with another request id")
 		}
+		if err := s.checkBirthHistory(ctx, farmID, p.DamID, p.BirthDate); err != nil {
+			return err
+		}
 		cur, err := s.protocol(ctx, farmID, 0)
 		if err != nil {
 			return err

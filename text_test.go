@@ -72,6 +72,8 @@ var textExempt = map[string]string{
 	"ReleaseWebhookDeliveries": "deliveries the worker leased, not a caller's",
 	"ImportAnimals":            "a streamed CSV file, not strings: every cell passes the text rule as it is read (readAnimalCSV), tested over HTTP in rest's TestImportAnimals (ControlChar)",
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
+	"Inbreeding":               "an animal the graph loaded (its stored tag and name), not a caller's text; nothing is stored",
+	"PedigreeOf":               "an animal the graph loaded (its stored tag and name) and a depth, not a caller's text; nothing is stored",
 }
 
 // TestTextRuleCoversEveryInput calls every service operation that takes text once per string
@@ -98,6 +100,10 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	}
 	now := time.Now()
 	group := app.MustGroup(owner, f.ID, "Text Group")
+	purchased, err := svc.CreateMedicine(ctx, f.ID, herdbook.MedicineInput{Name: "Bought", WithdrawalMeatDays: ptr(0), WithdrawalMilkHours: ptr(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec, err := svc.CreateRecord(ctx, f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "r", Type: "OTHER", AppliedAt: &now})
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +126,9 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	}
 	cases := []textCase{
 		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
+		{method: "UpdateFarmSettings", args: []any{f.ID, herdbook.FarmSettingsPatch{
+			TimeZone:        herdbook.Optional[string]{Set: true, Value: ptr("Europe/London")},
+			WithdrawalRules: herdbook.Optional[string]{Set: true, Value: ptr(herdbook.WithdrawalRulesGBVMR2013)}}}},
 		{method: "UpdateFarm", args: []any{f.ID, herdbook.FarmPatch{Name: ptr("Farm"), Species: ptr("OTHER"),
 			SpeciesOther: herdbook.Optional[string]{Set: true, Value: ptr("Alpaca")}}}},
 		{method: "CreateAnimal", args: []any{f.ID, herdbook.AnimalInput{Tag: "T-2", Name: ptr("Dagros"), Sex: ptr("female"),
@@ -157,6 +166,12 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
+		{method: "CreateMedicinePurchase", args: []any{f.ID, herdbook.MedicinePurchaseInput{MedicineID: &purchased.ID, Batch: ptr("B-1"),
+			ExpiryDate: ptr("2027-01-31"), Quantity: ptr(100.0), QuantityUnit: ptr("ml"), SupplierName: ptr("Hill Vets"),
+			SupplierAddress: ptr("1 High St\nHexham"), PurchasedOn: ptr("2026-01-10"), DocumentReference: ptr("INV-1")}}},
+		{method: "MedicineStock", args: []any{f.ID, "2026-03-01"}},
+		{method: "InspectorBook", args: []any{f.ID, "2026-01-01", "2026-03-01", []string{herdbook.BookAcquisitions, herdbook.BookAdministration},
+			herdbook.BookWriter{Section: func(string, []string) error { return nil }, Row: func([]string) error { return nil }}}},
 		{method: "PutBirthSettings", args: []any{f.ID, evidence.Settings{Version: 1, Species: "OTHER", // UpdateFarm made it OTHER
 			BirthWindows: []evidence.Window{{Label: "Spring", StartDate: "2026-03-01", EndDate: "2026-05-31"}}}}},
 		{method: "BirthEvidence", args: []any{f.ID, animal.ID.String(), "2026-04-01"}},

@@ -40,7 +40,9 @@ type WithdrawalConflict struct {
 
 // maxPeriodDays bounds how far back a treatment can still withhold: the longest period a
 // treatment may carry, meat in days or milk in hours, plus a day for date-times.
-var maxPeriodDays = max(evidence.MaxWithdrawalMeatDays, evidence.MaxWithdrawalMilkHours/24) + 1
+// A course's first administration (the fact's date) may lie up to evidence.MaxCourseDays
+// before its last, from which the withdrawal runs.
+var maxPeriodDays = max(evidence.MaxWithdrawalMeatDays, evidence.MaxWithdrawalMilkHours/24) + 1 + evidence.MaxCourseDays
 
 // leaving reports whether a fact sends an animal off the farm, for sale or for slaughter: a
 // movement_out, a sale, or a death with slaughter: true. The guard refuses them while the
@@ -321,9 +323,11 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		if err != nil {
 			continue
 		}
-		out.history.Treatments = append(out.history.Treatments, withdrawal.Treatment{RecordID: f.RecordID,
+		t := withdrawal.Treatment{RecordID: f.RecordID,
 			RecordItemID: f.RecordItemID, MedicineID: f.MedicineID, MedicineVersion: f.MedicineVersion,
-			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk})
+			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk}
+		courseEnd(&t, f)
+		out.history.Treatments = append(out.history.Treatments, t)
 	}
 	return out, nil
 }
@@ -588,4 +592,15 @@ func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *Anim
 	}
 	ap.Profile.Withdrawal = pw
 	return nil
+}
+
+// courseEnd sets a treatment's last administration from its fact: the withdrawal of a course
+// runs from its last administration (EU 2019/6 Art. 4(34)).
+func courseEnd(t *withdrawal.Treatment, f evidence.Fact) {
+	if f.LastAdministration == "" {
+		return
+	}
+	if day, at, _, err := withdrawal.ParseWhen(f.LastAdministration); err == nil {
+		t.LastDay, t.LastAt = day, at
+	}
 }

@@ -123,7 +123,11 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 			continue
 		}
 		meat, milk, ok := b.periods(p.fact)
-		day, at, _, err := withdrawal.ParseWhen(p.fact.Date)
+		from := p.fact.Date
+		if p.fact.LastAdministration != "" { // a course clears from its last administration
+			from = p.fact.LastAdministration
+		}
+		day, at, _, err := withdrawal.ParseWhen(from)
 		if !ok || err != nil {
 			continue
 		}

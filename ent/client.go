@@ -35,6 +35,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
@@ -100,6 +101,8 @@ type Client struct {
 	IdempotentRequest *IdempotentRequestClient
 	// Medicine is the client for interacting with the Medicine builders.
 	Medicine *MedicineClient
+	// MedicinePurchase is the client for interacting with the MedicinePurchase builders.
+	MedicinePurchase *MedicinePurchaseClient
 	// MedicineVersion is the client for interacting with the MedicineVersion builders.
 	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
@@ -166,6 +169,7 @@ func (c *Client) init() {
 	c.Group = NewGroupClient(c.config)
 	c.IdempotentRequest = NewIdempotentRequestClient(c.config)
 	c.Medicine = NewMedicineClient(c.config)
+	c.MedicinePurchase = NewMedicinePurchaseClient(c.config)
 	c.MedicineVersion = NewMedicineVersionClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.Notification = NewNotificationClient(c.config)
@@ -295,6 +299,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Group:                  NewGroupClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Medicine:               NewMedicineClient(cfg),
+		MedicinePurchase:       NewMedicinePurchaseClient(cfg),
 		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
@@ -351,6 +356,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Group:                  NewGroupClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Medicine:               NewMedicineClient(cfg),
+		MedicinePurchase:       NewMedicinePurchaseClient(cfg),
 		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
 		Notification:           NewNotificationClient(cfg),
@@ -402,9 +408,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
-		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
-		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
-		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
@@ -419,9 +425,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
-		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
-		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
-		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
+		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
 		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
@@ -469,6 +475,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotentRequest.mutate(ctx, m)
 	case *MedicineMutation:
 		return c.Medicine.mutate(ctx, m)
+	case *MedicinePurchaseMutation:
+		return c.MedicinePurchase.mutate(ctx, m)
 	case *MedicineVersionMutation:
 		return c.MedicineVersion.mutate(ctx, m)
 	case *MessageMutation:
@@ -3513,6 +3521,139 @@ func (c *MedicineClient) mutate(ctx context.Context, m *MedicineMutation) (Value
 	}
 }
 
+// MedicinePurchaseClient is a client for the MedicinePurchase schema.
+type MedicinePurchaseClient struct {
+	config
+}
+
+// NewMedicinePurchaseClient returns a client for the MedicinePurchase from the given config.
+func NewMedicinePurchaseClient(c config) *MedicinePurchaseClient {
+	return &MedicinePurchaseClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `medicinepurchase.Hooks(f(g(h())))`.
+func (c *MedicinePurchaseClient) Use(hooks ...Hook) {
+	c.hooks.MedicinePurchase = append(c.hooks.MedicinePurchase, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `medicinepurchase.Intercept(f(g(h())))`.
+func (c *MedicinePurchaseClient) Intercept(interceptors ...Interceptor) {
+	c.inters.MedicinePurchase = append(c.inters.MedicinePurchase, interceptors...)
+}
+
+// Create returns a builder for creating a MedicinePurchase entity.
+func (c *MedicinePurchaseClient) Create() *MedicinePurchaseCreate {
+	mutation := newMedicinePurchaseMutation(c.config, OpCreate)
+	return &MedicinePurchaseCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of MedicinePurchase entities.
+func (c *MedicinePurchaseClient) CreateBulk(builders ...*MedicinePurchaseCreate) *MedicinePurchaseCreateBulk {
+	return &MedicinePurchaseCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MedicinePurchaseClient) MapCreateBulk(slice any, setFunc func(*MedicinePurchaseCreate, int)) *MedicinePurchaseCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MedicinePurchaseCreateBulk{err: fmt.Errorf("calling to MedicinePurchaseClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MedicinePurchaseCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MedicinePurchaseCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for MedicinePurchase.
+func (c *MedicinePurchaseClient) Update() *MedicinePurchaseUpdate {
+	mutation := newMedicinePurchaseMutation(c.config, OpUpdate)
+	return &MedicinePurchaseUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MedicinePurchaseClient) UpdateOne(_m *MedicinePurchase) *MedicinePurchaseUpdateOne {
+	mutation := newMedicinePurchaseMutation(c.config, OpUpdateOne, withMedicinePurchase(_m))
+	return &MedicinePurchaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MedicinePurchaseClient) UpdateOneID(id uuid.UUID) *MedicinePurchaseUpdateOne {
+	mutation := newMedicinePurchaseMutation(c.config, OpUpdateOne, withMedicinePurchaseID(id))
+	return &MedicinePurchaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for MedicinePurchase.
+func (c *MedicinePurchaseClient) Delete() *MedicinePurchaseDelete {
+	mutation := newMedicinePurchaseMutation(c.config, OpDelete)
+	return &MedicinePurchaseDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MedicinePurchaseClient) DeleteOne(_m *MedicinePurchase) *MedicinePurchaseDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MedicinePurchaseClient) DeleteOneID(id uuid.UUID) *MedicinePurchaseDeleteOne {
+	builder := c.Delete().Where(medicinepurchase.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MedicinePurchaseDeleteOne{builder}
+}
+
+// Query returns a query builder for MedicinePurchase.
+func (c *MedicinePurchaseClient) Query() *MedicinePurchaseQuery {
+	return &MedicinePurchaseQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMedicinePurchase},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a MedicinePurchase entity by its id.
+func (c *MedicinePurchaseClient) Get(ctx context.Context, id uuid.UUID) (*MedicinePurchase, error) {
+	return c.Query().Where(medicinepurchase.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MedicinePurchaseClient) GetX(ctx context.Context, id uuid.UUID) *MedicinePurchase {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *MedicinePurchaseClient) Hooks() []Hook {
+	return c.hooks.MedicinePurchase
+}
+
+// Interceptors returns the client interceptors.
+func (c *MedicinePurchaseClient) Interceptors() []Interceptor {
+	return c.inters.MedicinePurchase
+}
+
+func (c *MedicinePurchaseClient) mutate(ctx context.Context, m *MedicinePurchaseMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MedicinePurchaseCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MedicinePurchaseUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MedicinePurchaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MedicinePurchaseDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown MedicinePurchase mutation op: %q", m.Op())
+	}
+}
+
 // MedicineVersionClient is a client for the MedicineVersion schema.
 type MedicineVersionClient struct {
 	config
@@ -6337,19 +6478,20 @@ type (
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
 		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
-		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
-		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
+		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
+		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
 		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
-		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
-		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Interceptor
+		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
+		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		WebhookEvent []ent.Interceptor
 	}
 )
 

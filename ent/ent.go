@@ -31,6 +31,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
@@ -128,6 +129,7 @@ func checkColumn(t, c string) error {
 			group.Table:                  group.ValidColumn,
 			idempotentrequest.Table:      idempotentrequest.ValidColumn,
 			medicine.Table:               medicine.ValidColumn,
+			medicinepurchase.Table:       medicinepurchase.ValidColumn,
 			medicineversion.Table:        medicineversion.ValidColumn,
 			message.Table:                message.ValidColumn,
 			notification.Table:           notification.ValidColumn,

@@ -31,6 +31,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
@@ -82,6 +83,7 @@ const (
 	TypeGroup                  = "Group"
 	TypeIdempotentRequest      = "IdempotentRequest"
 	TypeMedicine               = "Medicine"
+	TypeMedicinePurchase       = "MedicinePurchase"
 	TypeMedicineVersion        = "MedicineVersion"
 	TypeMessage                = "Message"
 	TypeNotification           = "Notification"
@@ -16883,6 +16885,1155 @@ func (m *MedicineMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Medicine edge %s", name)
 }
 
+// MedicinePurchaseMutation represents an operation that mutates the MedicinePurchase nodes in the graph.
+type MedicinePurchaseMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	farm_id            *uuid.UUID
+	medicine_id        *uuid.UUID
+	batch              *string
+	expiry_date        *string
+	quantity           *float64
+	addquantity        *float64
+	quantity_unit      *string
+	supplier_name      *string
+	supplier_address   *string
+	purchased_on       *string
+	document_reference *string
+	file_id            *uuid.UUID
+	created_by         *uuid.UUID
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*MedicinePurchase, error)
+	predicates         []predicate.MedicinePurchase
+}
+
+var _ ent.Mutation = (*MedicinePurchaseMutation)(nil)
+
+// medicinepurchaseOption allows management of the mutation configuration using functional options.
+type medicinepurchaseOption func(*MedicinePurchaseMutation)
+
+// newMedicinePurchaseMutation creates new mutation for the MedicinePurchase entity.
+func newMedicinePurchaseMutation(c config, op Op, opts ...medicinepurchaseOption) *MedicinePurchaseMutation {
+	m := &MedicinePurchaseMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMedicinePurchase,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMedicinePurchaseID sets the ID field of the mutation.
+func withMedicinePurchaseID(id uuid.UUID) medicinepurchaseOption {
+	return func(m *MedicinePurchaseMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *MedicinePurchase
+		)
+		m.oldValue = func(ctx context.Context) (*MedicinePurchase, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().MedicinePurchase.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMedicinePurchase sets the old MedicinePurchase of the mutation.
+func withMedicinePurchase(node *MedicinePurchase) medicinepurchaseOption {
+	return func(m *MedicinePurchaseMutation) {
+		m.oldValue = func(context.Context) (*MedicinePurchase, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MedicinePurchaseMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MedicinePurchaseMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of MedicinePurchase entities.
+func (m *MedicinePurchaseMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MedicinePurchaseMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MedicinePurchaseMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().MedicinePurchase.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MedicinePurchaseMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MedicinePurchaseMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MedicinePurchaseMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MedicinePurchaseMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MedicinePurchaseMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MedicinePurchaseMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *MedicinePurchaseMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *MedicinePurchaseMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *MedicinePurchaseMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetMedicineID sets the "medicine_id" field.
+func (m *MedicinePurchaseMutation) SetMedicineID(u uuid.UUID) {
+	m.medicine_id = &u
+}
+
+// MedicineID returns the value of the "medicine_id" field in the mutation.
+func (m *MedicinePurchaseMutation) MedicineID() (r uuid.UUID, exists bool) {
+	v := m.medicine_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMedicineID returns the old "medicine_id" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldMedicineID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMedicineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMedicineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMedicineID: %w", err)
+	}
+	return oldValue.MedicineID, nil
+}
+
+// ResetMedicineID resets all changes to the "medicine_id" field.
+func (m *MedicinePurchaseMutation) ResetMedicineID() {
+	m.medicine_id = nil
+}
+
+// SetBatch sets the "batch" field.
+func (m *MedicinePurchaseMutation) SetBatch(s string) {
+	m.batch = &s
+}
+
+// Batch returns the value of the "batch" field in the mutation.
+func (m *MedicinePurchaseMutation) Batch() (r string, exists bool) {
+	v := m.batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatch returns the old "batch" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldBatch(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatch: %w", err)
+	}
+	return oldValue.Batch, nil
+}
+
+// ResetBatch resets all changes to the "batch" field.
+func (m *MedicinePurchaseMutation) ResetBatch() {
+	m.batch = nil
+}
+
+// SetExpiryDate sets the "expiry_date" field.
+func (m *MedicinePurchaseMutation) SetExpiryDate(s string) {
+	m.expiry_date = &s
+}
+
+// ExpiryDate returns the value of the "expiry_date" field in the mutation.
+func (m *MedicinePurchaseMutation) ExpiryDate() (r string, exists bool) {
+	v := m.expiry_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiryDate returns the old "expiry_date" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldExpiryDate(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiryDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiryDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiryDate: %w", err)
+	}
+	return oldValue.ExpiryDate, nil
+}
+
+// ClearExpiryDate clears the value of the "expiry_date" field.
+func (m *MedicinePurchaseMutation) ClearExpiryDate() {
+	m.expiry_date = nil
+	m.clearedFields[medicinepurchase.FieldExpiryDate] = struct{}{}
+}
+
+// ExpiryDateCleared returns if the "expiry_date" field was cleared in this mutation.
+func (m *MedicinePurchaseMutation) ExpiryDateCleared() bool {
+	_, ok := m.clearedFields[medicinepurchase.FieldExpiryDate]
+	return ok
+}
+
+// ResetExpiryDate resets all changes to the "expiry_date" field.
+func (m *MedicinePurchaseMutation) ResetExpiryDate() {
+	m.expiry_date = nil
+	delete(m.clearedFields, medicinepurchase.FieldExpiryDate)
+}
+
+// SetQuantity sets the "quantity" field.
+func (m *MedicinePurchaseMutation) SetQuantity(f float64) {
+	m.quantity = &f
+	m.addquantity = nil
+}
+
+// Quantity returns the value of the "quantity" field in the mutation.
+func (m *MedicinePurchaseMutation) Quantity() (r float64, exists bool) {
+	v := m.quantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantity returns the old "quantity" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldQuantity(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantity: %w", err)
+	}
+	return oldValue.Quantity, nil
+}
+
+// AddQuantity adds f to the "quantity" field.
+func (m *MedicinePurchaseMutation) AddQuantity(f float64) {
+	if m.addquantity != nil {
+		*m.addquantity += f
+	} else {
+		m.addquantity = &f
+	}
+}
+
+// AddedQuantity returns the value that was added to the "quantity" field in this mutation.
+func (m *MedicinePurchaseMutation) AddedQuantity() (r float64, exists bool) {
+	v := m.addquantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQuantity resets all changes to the "quantity" field.
+func (m *MedicinePurchaseMutation) ResetQuantity() {
+	m.quantity = nil
+	m.addquantity = nil
+}
+
+// SetQuantityUnit sets the "quantity_unit" field.
+func (m *MedicinePurchaseMutation) SetQuantityUnit(s string) {
+	m.quantity_unit = &s
+}
+
+// QuantityUnit returns the value of the "quantity_unit" field in the mutation.
+func (m *MedicinePurchaseMutation) QuantityUnit() (r string, exists bool) {
+	v := m.quantity_unit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityUnit returns the old "quantity_unit" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldQuantityUnit(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityUnit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityUnit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityUnit: %w", err)
+	}
+	return oldValue.QuantityUnit, nil
+}
+
+// ResetQuantityUnit resets all changes to the "quantity_unit" field.
+func (m *MedicinePurchaseMutation) ResetQuantityUnit() {
+	m.quantity_unit = nil
+}
+
+// SetSupplierName sets the "supplier_name" field.
+func (m *MedicinePurchaseMutation) SetSupplierName(s string) {
+	m.supplier_name = &s
+}
+
+// SupplierName returns the value of the "supplier_name" field in the mutation.
+func (m *MedicinePurchaseMutation) SupplierName() (r string, exists bool) {
+	v := m.supplier_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierName returns the old "supplier_name" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldSupplierName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierName: %w", err)
+	}
+	return oldValue.SupplierName, nil
+}
+
+// ResetSupplierName resets all changes to the "supplier_name" field.
+func (m *MedicinePurchaseMutation) ResetSupplierName() {
+	m.supplier_name = nil
+}
+
+// SetSupplierAddress sets the "supplier_address" field.
+func (m *MedicinePurchaseMutation) SetSupplierAddress(s string) {
+	m.supplier_address = &s
+}
+
+// SupplierAddress returns the value of the "supplier_address" field in the mutation.
+func (m *MedicinePurchaseMutation) SupplierAddress() (r string, exists bool) {
+	v := m.supplier_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierAddress returns the old "supplier_address" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldSupplierAddress(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierAddress: %w", err)
+	}
+	return oldValue.SupplierAddress, nil
+}
+
+// ResetSupplierAddress resets all changes to the "supplier_address" field.
+func (m *MedicinePurchaseMutation) ResetSupplierAddress() {
+	m.supplier_address = nil
+}
+
+// SetPurchasedOn sets the "purchased_on" field.
+func (m *MedicinePurchaseMutation) SetPurchasedOn(s string) {
+	m.purchased_on = &s
+}
+
+// PurchasedOn returns the value of the "purchased_on" field in the mutation.
+func (m *MedicinePurchaseMutation) PurchasedOn() (r string, exists bool) {
+	v := m.purchased_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurchasedOn returns the old "purchased_on" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldPurchasedOn(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurchasedOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurchasedOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurchasedOn: %w", err)
+	}
+	return oldValue.PurchasedOn, nil
+}
+
+// ResetPurchasedOn resets all changes to the "purchased_on" field.
+func (m *MedicinePurchaseMutation) ResetPurchasedOn() {
+	m.purchased_on = nil
+}
+
+// SetDocumentReference sets the "document_reference" field.
+func (m *MedicinePurchaseMutation) SetDocumentReference(s string) {
+	m.document_reference = &s
+}
+
+// DocumentReference returns the value of the "document_reference" field in the mutation.
+func (m *MedicinePurchaseMutation) DocumentReference() (r string, exists bool) {
+	v := m.document_reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentReference returns the old "document_reference" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldDocumentReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentReference: %w", err)
+	}
+	return oldValue.DocumentReference, nil
+}
+
+// ClearDocumentReference clears the value of the "document_reference" field.
+func (m *MedicinePurchaseMutation) ClearDocumentReference() {
+	m.document_reference = nil
+	m.clearedFields[medicinepurchase.FieldDocumentReference] = struct{}{}
+}
+
+// DocumentReferenceCleared returns if the "document_reference" field was cleared in this mutation.
+func (m *MedicinePurchaseMutation) DocumentReferenceCleared() bool {
+	_, ok := m.clearedFields[medicinepurchase.FieldDocumentReference]
+	return ok
+}
+
+// ResetDocumentReference resets all changes to the "document_reference" field.
+func (m *MedicinePurchaseMutation) ResetDocumentReference() {
+	m.document_reference = nil
+	delete(m.clearedFields, medicinepurchase.FieldDocumentReference)
+}
+
+// SetFileID sets the "file_id" field.
+func (m *MedicinePurchaseMutation) SetFileID(u uuid.UUID) {
+	m.file_id = &u
+}
+
+// FileID returns the value of the "file_id" field in the mutation.
+func (m *MedicinePurchaseMutation) FileID() (r uuid.UUID, exists bool) {
+	v := m.file_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileID returns the old "file_id" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldFileID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileID: %w", err)
+	}
+	return oldValue.FileID, nil
+}
+
+// ClearFileID clears the value of the "file_id" field.
+func (m *MedicinePurchaseMutation) ClearFileID() {
+	m.file_id = nil
+	m.clearedFields[medicinepurchase.FieldFileID] = struct{}{}
+}
+
+// FileIDCleared returns if the "file_id" field was cleared in this mutation.
+func (m *MedicinePurchaseMutation) FileIDCleared() bool {
+	_, ok := m.clearedFields[medicinepurchase.FieldFileID]
+	return ok
+}
+
+// ResetFileID resets all changes to the "file_id" field.
+func (m *MedicinePurchaseMutation) ResetFileID() {
+	m.file_id = nil
+	delete(m.clearedFields, medicinepurchase.FieldFileID)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *MedicinePurchaseMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *MedicinePurchaseMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the MedicinePurchase entity.
+// If the MedicinePurchase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicinePurchaseMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *MedicinePurchaseMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[medicinepurchase.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *MedicinePurchaseMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[medicinepurchase.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *MedicinePurchaseMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, medicinepurchase.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the MedicinePurchaseMutation builder.
+func (m *MedicinePurchaseMutation) Where(ps ...predicate.MedicinePurchase) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MedicinePurchaseMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MedicinePurchaseMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.MedicinePurchase, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MedicinePurchaseMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MedicinePurchaseMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (MedicinePurchase).
+func (m *MedicinePurchaseMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MedicinePurchaseMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, medicinepurchase.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, medicinepurchase.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, medicinepurchase.FieldFarmID)
+	}
+	if m.medicine_id != nil {
+		fields = append(fields, medicinepurchase.FieldMedicineID)
+	}
+	if m.batch != nil {
+		fields = append(fields, medicinepurchase.FieldBatch)
+	}
+	if m.expiry_date != nil {
+		fields = append(fields, medicinepurchase.FieldExpiryDate)
+	}
+	if m.quantity != nil {
+		fields = append(fields, medicinepurchase.FieldQuantity)
+	}
+	if m.quantity_unit != nil {
+		fields = append(fields, medicinepurchase.FieldQuantityUnit)
+	}
+	if m.supplier_name != nil {
+		fields = append(fields, medicinepurchase.FieldSupplierName)
+	}
+	if m.supplier_address != nil {
+		fields = append(fields, medicinepurchase.FieldSupplierAddress)
+	}
+	if m.purchased_on != nil {
+		fields = append(fields, medicinepurchase.FieldPurchasedOn)
+	}
+	if m.document_reference != nil {
+		fields = append(fields, medicinepurchase.FieldDocumentReference)
+	}
+	if m.file_id != nil {
+		fields = append(fields, medicinepurchase.FieldFileID)
+	}
+	if m.created_by != nil {
+		fields = append(fields, medicinepurchase.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MedicinePurchaseMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case medicinepurchase.FieldCreatedAt:
+		return m.CreatedAt()
+	case medicinepurchase.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case medicinepurchase.FieldFarmID:
+		return m.FarmID()
+	case medicinepurchase.FieldMedicineID:
+		return m.MedicineID()
+	case medicinepurchase.FieldBatch:
+		return m.Batch()
+	case medicinepurchase.FieldExpiryDate:
+		return m.ExpiryDate()
+	case medicinepurchase.FieldQuantity:
+		return m.Quantity()
+	case medicinepurchase.FieldQuantityUnit:
+		return m.QuantityUnit()
+	case medicinepurchase.FieldSupplierName:
+		return m.SupplierName()
+	case medicinepurchase.FieldSupplierAddress:
+		return m.SupplierAddress()
+	case medicinepurchase.FieldPurchasedOn:
+		return m.PurchasedOn()
+	case medicinepurchase.FieldDocumentReference:
+		return m.DocumentReference()
+	case medicinepurchase.FieldFileID:
+		return m.FileID()
+	case medicinepurchase.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MedicinePurchaseMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case medicinepurchase.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case medicinepurchase.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case medicinepurchase.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case medicinepurchase.FieldMedicineID:
+		return m.OldMedicineID(ctx)
+	case medicinepurchase.FieldBatch:
+		return m.OldBatch(ctx)
+	case medicinepurchase.FieldExpiryDate:
+		return m.OldExpiryDate(ctx)
+	case medicinepurchase.FieldQuantity:
+		return m.OldQuantity(ctx)
+	case medicinepurchase.FieldQuantityUnit:
+		return m.OldQuantityUnit(ctx)
+	case medicinepurchase.FieldSupplierName:
+		return m.OldSupplierName(ctx)
+	case medicinepurchase.FieldSupplierAddress:
+		return m.OldSupplierAddress(ctx)
+	case medicinepurchase.FieldPurchasedOn:
+		return m.OldPurchasedOn(ctx)
+	case medicinepurchase.FieldDocumentReference:
+		return m.OldDocumentReference(ctx)
+	case medicinepurchase.FieldFileID:
+		return m.OldFileID(ctx)
+	case medicinepurchase.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown MedicinePurchase field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicinePurchaseMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case medicinepurchase.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case medicinepurchase.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case medicinepurchase.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case medicinepurchase.FieldMedicineID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMedicineID(v)
+		return nil
+	case medicinepurchase.FieldBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatch(v)
+		return nil
+	case medicinepurchase.FieldExpiryDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiryDate(v)
+		return nil
+	case medicinepurchase.FieldQuantity:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantity(v)
+		return nil
+	case medicinepurchase.FieldQuantityUnit:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityUnit(v)
+		return nil
+	case medicinepurchase.FieldSupplierName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierName(v)
+		return nil
+	case medicinepurchase.FieldSupplierAddress:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierAddress(v)
+		return nil
+	case medicinepurchase.FieldPurchasedOn:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurchasedOn(v)
+		return nil
+	case medicinepurchase.FieldDocumentReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentReference(v)
+		return nil
+	case medicinepurchase.FieldFileID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileID(v)
+		return nil
+	case medicinepurchase.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MedicinePurchase field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MedicinePurchaseMutation) AddedFields() []string {
+	var fields []string
+	if m.addquantity != nil {
+		fields = append(fields, medicinepurchase.FieldQuantity)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MedicinePurchaseMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case medicinepurchase.FieldQuantity:
+		return m.AddedQuantity()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MedicinePurchaseMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case medicinepurchase.FieldQuantity:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQuantity(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MedicinePurchase numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MedicinePurchaseMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(medicinepurchase.FieldExpiryDate) {
+		fields = append(fields, medicinepurchase.FieldExpiryDate)
+	}
+	if m.FieldCleared(medicinepurchase.FieldDocumentReference) {
+		fields = append(fields, medicinepurchase.FieldDocumentReference)
+	}
+	if m.FieldCleared(medicinepurchase.FieldFileID) {
+		fields = append(fields, medicinepurchase.FieldFileID)
+	}
+	if m.FieldCleared(medicinepurchase.FieldCreatedBy) {
+		fields = append(fields, medicinepurchase.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MedicinePurchaseMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MedicinePurchaseMutation) ClearField(name string) error {
+	switch name {
+	case medicinepurchase.FieldExpiryDate:
+		m.ClearExpiryDate()
+		return nil
+	case medicinepurchase.FieldDocumentReference:
+		m.ClearDocumentReference()
+		return nil
+	case medicinepurchase.FieldFileID:
+		m.ClearFileID()
+		return nil
+	case medicinepurchase.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown MedicinePurchase nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MedicinePurchaseMutation) ResetField(name string) error {
+	switch name {
+	case medicinepurchase.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case medicinepurchase.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case medicinepurchase.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case medicinepurchase.FieldMedicineID:
+		m.ResetMedicineID()
+		return nil
+	case medicinepurchase.FieldBatch:
+		m.ResetBatch()
+		return nil
+	case medicinepurchase.FieldExpiryDate:
+		m.ResetExpiryDate()
+		return nil
+	case medicinepurchase.FieldQuantity:
+		m.ResetQuantity()
+		return nil
+	case medicinepurchase.FieldQuantityUnit:
+		m.ResetQuantityUnit()
+		return nil
+	case medicinepurchase.FieldSupplierName:
+		m.ResetSupplierName()
+		return nil
+	case medicinepurchase.FieldSupplierAddress:
+		m.ResetSupplierAddress()
+		return nil
+	case medicinepurchase.FieldPurchasedOn:
+		m.ResetPurchasedOn()
+		return nil
+	case medicinepurchase.FieldDocumentReference:
+		m.ResetDocumentReference()
+		return nil
+	case medicinepurchase.FieldFileID:
+		m.ResetFileID()
+		return nil
+	case medicinepurchase.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown MedicinePurchase field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MedicinePurchaseMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MedicinePurchaseMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MedicinePurchaseMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MedicinePurchaseMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MedicinePurchaseMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MedicinePurchaseMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MedicinePurchaseMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown MedicinePurchase unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MedicinePurchaseMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown MedicinePurchase edge %s", name)
+}
+
 // MedicineVersionMutation represents an operation that mutates the MedicineVersion nodes in the graph.
 type MedicineVersionMutation struct {
 	config
@@ -24697,6 +25848,7 @@ type RecordItemMutation struct {
 	fact_date           *string
 	fact_until          *string
 	fact_value          *string
+	fact_tail           *string
 	clearedFields       map[string]struct{}
 	record              *uuid.UUID
 	clearedrecord       bool
@@ -25446,6 +26598,55 @@ func (m *RecordItemMutation) ResetFactValue() {
 	delete(m.clearedFields, recorditem.FieldFactValue)
 }
 
+// SetFactTail sets the "fact_tail" field.
+func (m *RecordItemMutation) SetFactTail(s string) {
+	m.fact_tail = &s
+}
+
+// FactTail returns the value of the "fact_tail" field in the mutation.
+func (m *RecordItemMutation) FactTail() (r string, exists bool) {
+	v := m.fact_tail
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFactTail returns the old "fact_tail" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFactTail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFactTail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFactTail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFactTail: %w", err)
+	}
+	return oldValue.FactTail, nil
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (m *RecordItemMutation) ClearFactTail() {
+	m.fact_tail = nil
+	m.clearedFields[recorditem.FieldFactTail] = struct{}{}
+}
+
+// FactTailCleared returns if the "fact_tail" field was cleared in this mutation.
+func (m *RecordItemMutation) FactTailCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldFactTail]
+	return ok
+}
+
+// ResetFactTail resets all changes to the "fact_tail" field.
+func (m *RecordItemMutation) ResetFactTail() {
+	m.fact_tail = nil
+	delete(m.clearedFields, recorditem.FieldFactTail)
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -25561,7 +26762,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -25604,6 +26805,9 @@ func (m *RecordItemMutation) Fields() []string {
 	if m.fact_value != nil {
 		fields = append(fields, recorditem.FieldFactValue)
 	}
+	if m.fact_tail != nil {
+		fields = append(fields, recorditem.FieldFactTail)
+	}
 	return fields
 }
 
@@ -25640,6 +26844,8 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.FactUntil()
 	case recorditem.FieldFactValue:
 		return m.FactValue()
+	case recorditem.FieldFactTail:
+		return m.FactTail()
 	}
 	return nil, false
 }
@@ -25677,6 +26883,8 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFactUntil(ctx)
 	case recorditem.FieldFactValue:
 		return m.OldFactValue(ctx)
+	case recorditem.FieldFactTail:
+		return m.OldFactTail(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -25784,6 +26992,13 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFactValue(v)
 		return nil
+	case recorditem.FieldFactTail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFactTail(v)
+		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -25844,6 +27059,9 @@ func (m *RecordItemMutation) ClearedFields() []string {
 	if m.FieldCleared(recorditem.FieldFactValue) {
 		fields = append(fields, recorditem.FieldFactValue)
 	}
+	if m.FieldCleared(recorditem.FieldFactTail) {
+		fields = append(fields, recorditem.FieldFactTail)
+	}
 	return fields
 }
 
@@ -25887,6 +27105,9 @@ func (m *RecordItemMutation) ClearField(name string) error {
 		return nil
 	case recorditem.FieldFactValue:
 		m.ClearFactValue()
+		return nil
+	case recorditem.FieldFactTail:
+		m.ClearFactTail()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem nullable field %s", name)
@@ -25937,6 +27158,9 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldFactValue:
 		m.ResetFactValue()
+		return nil
+	case recorditem.FieldFactTail:
+		m.ResetFactTail()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)

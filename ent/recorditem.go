@@ -49,6 +49,8 @@ type RecordItem struct {
 	FactUntil *string `json:"fact_until,omitempty"`
 	// FactValue holds the value of the "fact_value" field.
 	FactValue *string `json:"fact_value,omitempty"`
+	// FactTail holds the value of the "fact_tail" field.
+	FactTail *string `json:"fact_tail,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordItemQuery when eager-loading is set.
 	Edges        RecordItemEdges `json:"edges"`
@@ -99,7 +101,7 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(schematype.Metadata)
 		case recorditem.FieldIsActive:
 			values[i] = new(sql.NullBool)
-		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil, recorditem.FieldFactValue:
+		case recorditem.FieldName, recorditem.FieldDescription, recorditem.FieldFactKind, recorditem.FieldFactDate, recorditem.FieldFactUntil, recorditem.FieldFactValue, recorditem.FieldFactTail:
 			values[i] = new(sql.NullString)
 		case recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -219,6 +221,13 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 				_m.FactValue = new(string)
 				*_m.FactValue = value.String
 			}
+		case recorditem.FieldFactTail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fact_tail", values[i])
+			} else if value.Valid {
+				_m.FactTail = new(string)
+				*_m.FactTail = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -322,6 +331,11 @@ func (_m *RecordItem) String() string {
 	builder.WriteString(", ")
 	if v := _m.FactValue; v != nil {
 		builder.WriteString("fact_value=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.FactTail; v != nil {
+		builder.WriteString("fact_tail=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

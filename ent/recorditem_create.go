@@ -207,6 +207,20 @@ func (_c *RecordItemCreate) SetNillableFactValue(v *string) *RecordItemCreate {
 	return _c
 }
 
+// SetFactTail sets the "fact_tail" field.
+func (_c *RecordItemCreate) SetFactTail(v string) *RecordItemCreate {
+	_c.mutation.SetFactTail(v)
+	return _c
+}
+
+// SetNillableFactTail sets the "fact_tail" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableFactTail(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetFactTail(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordItemCreate) SetID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetID(v)
@@ -338,6 +352,11 @@ func (_c *RecordItemCreate) check() error {
 			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.FactTail(); ok {
+		if err := recorditem.FactTailValidator(v); err != nil {
+			return &ValidationError{Name: "fact_tail", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_tail": %w`, err)}
+		}
+	}
 	if len(_c.mutation.RecordIDs()) == 0 {
 		return &ValidationError{Name: "record", err: errors.New(`ent: missing required edge "RecordItem.record"`)}
 	}
@@ -428,6 +447,10 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FactValue(); ok {
 		_spec.SetField(recorditem.FieldFactValue, field.TypeString, value)
 		_node.FactValue = &value
+	}
+	if value, ok := _c.mutation.FactTail(); ok {
+		_spec.SetField(recorditem.FieldFactTail, field.TypeString, value)
+		_node.FactTail = &value
 	}
 	if nodes := _c.mutation.RecordIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -715,6 +738,24 @@ func (u *RecordItemUpsert) UpdateFactValue() *RecordItemUpsert {
 // ClearFactValue clears the value of the "fact_value" field.
 func (u *RecordItemUpsert) ClearFactValue() *RecordItemUpsert {
 	u.SetNull(recorditem.FieldFactValue)
+	return u
+}
+
+// SetFactTail sets the "fact_tail" field.
+func (u *RecordItemUpsert) SetFactTail(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldFactTail, v)
+	return u
+}
+
+// UpdateFactTail sets the "fact_tail" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateFactTail() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldFactTail)
+	return u
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (u *RecordItemUpsert) ClearFactTail() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldFactTail)
 	return u
 }
 
@@ -1007,6 +1048,27 @@ func (u *RecordItemUpsertOne) UpdateFactValue() *RecordItemUpsertOne {
 func (u *RecordItemUpsertOne) ClearFactValue() *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactValue()
+	})
+}
+
+// SetFactTail sets the "fact_tail" field.
+func (u *RecordItemUpsertOne) SetFactTail(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactTail(v)
+	})
+}
+
+// UpdateFactTail sets the "fact_tail" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateFactTail() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactTail()
+	})
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (u *RecordItemUpsertOne) ClearFactTail() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactTail()
 	})
 }
 
@@ -1466,6 +1528,27 @@ func (u *RecordItemUpsertBulk) UpdateFactValue() *RecordItemUpsertBulk {
 func (u *RecordItemUpsertBulk) ClearFactValue() *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.ClearFactValue()
+	})
+}
+
+// SetFactTail sets the "fact_tail" field.
+func (u *RecordItemUpsertBulk) SetFactTail(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetFactTail(v)
+	})
+}
+
+// UpdateFactTail sets the "fact_tail" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateFactTail() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateFactTail()
+	})
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (u *RecordItemUpsertBulk) ClearFactTail() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearFactTail()
 	})
 }
 

@@ -243,6 +243,26 @@ func (_u *RecordItemUpdate) ClearFactValue() *RecordItemUpdate {
 	return _u
 }
 
+// SetFactTail sets the "fact_tail" field.
+func (_u *RecordItemUpdate) SetFactTail(v string) *RecordItemUpdate {
+	_u.mutation.SetFactTail(v)
+	return _u
+}
+
+// SetNillableFactTail sets the "fact_tail" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableFactTail(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetFactTail(*v)
+	}
+	return _u
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (_u *RecordItemUpdate) ClearFactTail() *RecordItemUpdate {
+	_u.mutation.ClearFactTail()
+	return _u
+}
+
 // AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by IDs.
 func (_u *RecordItemUpdate) AddFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdate {
 	_u.mutation.AddFactAnimalIDs(ids...)
@@ -352,6 +372,11 @@ func (_u *RecordItemUpdate) check() error {
 			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FactTail(); ok {
+		if err := recorditem.FactTailValidator(v); err != nil {
+			return &ValidationError{Name: "fact_tail", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_tail": %w`, err)}
+		}
+	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "RecordItem.record"`)
 	}
@@ -435,6 +460,12 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FactValueCleared() {
 		_spec.ClearField(recorditem.FieldFactValue, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactTail(); ok {
+		_spec.SetField(recorditem.FieldFactTail, field.TypeString, value)
+	}
+	if _u.mutation.FactTailCleared() {
+		_spec.ClearField(recorditem.FieldFactTail, field.TypeString)
 	}
 	if _u.mutation.FactAnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -713,6 +744,26 @@ func (_u *RecordItemUpdateOne) ClearFactValue() *RecordItemUpdateOne {
 	return _u
 }
 
+// SetFactTail sets the "fact_tail" field.
+func (_u *RecordItemUpdateOne) SetFactTail(v string) *RecordItemUpdateOne {
+	_u.mutation.SetFactTail(v)
+	return _u
+}
+
+// SetNillableFactTail sets the "fact_tail" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableFactTail(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetFactTail(*v)
+	}
+	return _u
+}
+
+// ClearFactTail clears the value of the "fact_tail" field.
+func (_u *RecordItemUpdateOne) ClearFactTail() *RecordItemUpdateOne {
+	_u.mutation.ClearFactTail()
+	return _u
+}
+
 // AddFactAnimalIDs adds the "fact_animals" edge to the FactAnimal entity by IDs.
 func (_u *RecordItemUpdateOne) AddFactAnimalIDs(ids ...uuid.UUID) *RecordItemUpdateOne {
 	_u.mutation.AddFactAnimalIDs(ids...)
@@ -835,6 +886,11 @@ func (_u *RecordItemUpdateOne) check() error {
 			return &ValidationError{Name: "fact_value", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_value": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FactTail(); ok {
+		if err := recorditem.FactTailValidator(v); err != nil {
+			return &ValidationError{Name: "fact_tail", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_tail": %w`, err)}
+		}
+	}
 	if _u.mutation.RecordCleared() && len(_u.mutation.RecordIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "RecordItem.record"`)
 	}
@@ -935,6 +991,12 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if _u.mutation.FactValueCleared() {
 		_spec.ClearField(recorditem.FieldFactValue, field.TypeString)
+	}
+	if value, ok := _u.mutation.FactTail(); ok {
+		_spec.SetField(recorditem.FieldFactTail, field.TypeString, value)
+	}
+	if _u.mutation.FactTailCleared() {
+		_spec.ClearField(recorditem.FieldFactTail, field.TypeString)
 	}
 	if _u.mutation.FactAnimalsCleared() {
 		edge := &sqlgraph.EdgeSpec{

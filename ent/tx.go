@@ -52,6 +52,8 @@ type Tx struct {
 	IdempotentRequest *IdempotentRequestClient
 	// Medicine is the client for interacting with the Medicine builders.
 	Medicine *MedicineClient
+	// MedicinePurchase is the client for interacting with the MedicinePurchase builders.
+	MedicinePurchase *MedicinePurchaseClient
 	// MedicineVersion is the client for interacting with the MedicineVersion builders.
 	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
@@ -238,6 +240,7 @@ func (tx *Tx) init() {
 	tx.Group = NewGroupClient(tx.config)
 	tx.IdempotentRequest = NewIdempotentRequestClient(tx.config)
 	tx.Medicine = NewMedicineClient(tx.config)
+	tx.MedicinePurchase = NewMedicinePurchaseClient(tx.config)
 	tx.MedicineVersion = NewMedicineVersionClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.Notification = NewNotificationClient(tx.config)

@@ -98,7 +98,7 @@ func ExampleReview() {
 	//     "animal_id": "b0000000-0000-4000-8000-000000000002",
 	//     "confidence": 0.75,
 	//     "provenance": "Presumed from exposure records a0000000-0000-4000-8000-000000000009: the only plausible candidate with the dam in the conception window from 2025-05-29 to 2025-06-18. This is a review score from the records, not a DNA result.",
-	//     "presumed_cross": "Angus × Hereford",
+	//     "presumed_cross": "Hereford × Angus",
 	//     "candidates": [
 	//       {
 	//         "animal_id": "b0000000-0000-4000-8000-000000000002",
@@ -123,7 +123,15 @@ func ExampleReview() {
 	//             "end_date": "2025-06-18"
 	//           }
 	//         ],
-	//         "breed": "Hereford"
+	//         "breed": "Hereford",
+	//         "gestation_days": {
+	//           "min": 275,
+	//           "max": 295
+	//         },
+	//         "implied_gestation_days": {
+	//           "min": 275,
+	//           "max": 292
+	//         }
 	//       },
 	//       {
 	//         "animal_id": "5a000000-0000-4000-8000-000000000003",
@@ -152,7 +160,15 @@ func ExampleReview() {
 	//             "end_date": "2025-06-18"
 	//           }
 	//         ],
-	//         "breed": "Angus"
+	//         "breed": "Angus",
+	//         "gestation_days": {
+	//           "min": 275,
+	//           "max": 295
+	//         },
+	//         "implied_gestation_days": {
+	//           "min": 275,
+	//           "max": 295
+	//         }
 	//       }
 	//     ]
 	//   },

@@ -142,6 +142,17 @@ type Fact struct {
 	AdministeredBy      string   `json:"administered_by,omitempty"`
 	WithdrawalMeatDays  *int     `json:"withdrawal_meat_days,omitempty"`
 	WithdrawalMilkHours *int     `json:"withdrawal_milk_hours,omitempty"`
+	// The rest of the keeper's record of a treatment (EU 2019/6 Art. 108(2), GB VMR 2013
+	// regs 17 to 19): the quantity given, per animal and in all, with its unit; the vet who
+	// prescribed it and their practice; the last administration of a course (Date is the
+	// first), from which the withdrawal runs; and why it was given.
+	QuantityPerAnimal   *float64 `json:"quantity_per_animal,omitempty"`
+	QuantityTotal       *float64 `json:"quantity_total,omitempty"`
+	QuantityUnit        string   `json:"quantity_unit,omitempty"`
+	PrescribingVet      string   `json:"prescribing_vet,omitempty"`
+	PrescribingPractice string   `json:"prescribing_practice,omitempty"`
+	LastAdministration  string   `json:"last_administration,omitempty"`
+	Reason              string   `json:"reason,omitempty"`
 	// Slaughter marks a death as slaughter, which a meat withdrawal forbids; false is left out.
 	Slaughter bool `json:"slaughter,omitempty"`
 }
@@ -152,6 +163,11 @@ const (
 	MaxWithdrawalMilkHours = 87600
 	MaxTreatmentText       = 200
 	MaxDose                = 1e9
+	// MaxCourseDays bounds a course of treatment: the last administration is at most this
+	// many days after the first. Longer spans are typing mistakes (a wrong year).
+	MaxCourseDays = 366
+	// MaxQuantity bounds a quantity given or bought.
+	MaxQuantity = 1e9
 )
 
 // field enumerates the metadata fields after kind, in the order errors are
@@ -190,6 +206,13 @@ const (
 	fMeatDays
 	fMilkHours
 	fSlaughter
+	fQuantityPerAnimal
+	fQuantityTotal
+	fQuantityUnit
+	fPrescribingVet
+	fPrescribingPractice
+	fLastAdministration
+	fReason
 	numFields
 )
 
@@ -197,7 +220,9 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"sire_id", "dam_id", "group_id", "start_date", "end_date", "scheme", "value", "cause",
 	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids",
 	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
-	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter"}
+	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter",
+	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
+	"last_administration", "reason"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -228,7 +253,9 @@ var kindFields = map[Kind][numFields]use{
 		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,
 		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
-		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional},
+		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional,
+		fQuantityPerAnimal: optional, fQuantityTotal: optional, fQuantityUnit: optional, fPrescribingVet: optional,
+		fPrescribingPractice: optional, fLastAdministration: optional, fReason: optional},
 }
 
 // str returns the value of a string field.
@@ -284,6 +311,16 @@ func (f *Fact) str(fl field) string {
 		return f.Batch
 	case fAdministeredBy:
 		return f.AdministeredBy
+	case fQuantityUnit:
+		return f.QuantityUnit
+	case fPrescribingVet:
+		return f.PrescribingVet
+	case fPrescribingPractice:
+		return f.PrescribingPractice
+	case fLastAdministration:
+		return f.LastAdministration
+	case fReason:
+		return f.Reason
 	}
 	return ""
 }
@@ -341,6 +378,16 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Batch = v
 	case fAdministeredBy:
 		f.AdministeredBy = v
+	case fQuantityUnit:
+		f.QuantityUnit = v
+	case fPrescribingVet:
+		f.PrescribingVet = v
+	case fPrescribingPractice:
+		f.PrescribingPractice = v
+	case fLastAdministration:
+		f.LastAdministration = v
+	case fReason:
+		f.Reason = v
 	}
 }
 
@@ -352,6 +399,10 @@ func (f *Fact) present(fl field) bool {
 		return f.MedicineVersion != 0
 	case fDose:
 		return f.Dose != nil
+	case fQuantityPerAnimal:
+		return f.QuantityPerAnimal != nil
+	case fQuantityTotal:
+		return f.QuantityTotal != nil
 	case fMeatDays:
 		return f.WithdrawalMeatDays != nil
 	case fMilkHours:
@@ -367,7 +418,8 @@ func isIDField(fl field) bool {
 }
 
 func isTextField(fl field) bool {
-	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy
+	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy ||
+		fl == fQuantityUnit || fl == fPrescribingVet || fl == fPrescribingPractice || fl == fReason
 }
 
 func isDateField(fl field) bool {
@@ -436,13 +488,20 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				badType[name] = true
 			}
 			f.Slaughter = b != nil && *b
-		case fl == fDose:
+		case fl == fDose || fl == fQuantityPerAnimal || fl == fQuantityTotal:
 			var n *float64
 			if json.Unmarshal(v, &n) != nil {
 				errs = append(errs, FieldError{Field: name, Message: "must be a number"})
 				badType[name] = true
 			}
-			f.Dose = n
+			switch fl {
+			case fDose:
+				f.Dose = n
+			case fQuantityPerAnimal:
+				f.QuantityPerAnimal = n
+			default:
+				f.QuantityTotal = n
+			}
 		case fl == fMedicineVersion || fl == fMeatDays || fl == fMilkHours:
 			var n *int
 			if json.Unmarshal(v, &n) != nil {
@@ -639,6 +698,14 @@ func (f Fact) Validate() []FieldError {
 		add(fParent, "must differ from offspring_id")
 	}
 	if f.Kind == KindTreatment {
+		if (fine[fQuantityPerAnimal] || fine[fQuantityTotal]) && f.QuantityUnit == "" {
+			add(fQuantityUnit, "is required when quantity_per_animal or quantity_total is given")
+		}
+		if fine[fLastAdministration] && fine[fDate] {
+			if msg := courseError(f.Date, f.LastAdministration); msg != "" {
+				add(fLastAdministration, "%s", msg)
+			}
+		}
 		switch {
 		case f.AnimalID != "" && f.GroupID != "":
 			add(fGroup, "must be left out when animal_id is given: a treatment is of an animal or of a group")
@@ -667,8 +734,8 @@ func (f *Fact) checkFormat(fl field) string {
 		if !isUUID(f.str(fl)) {
 			return "must be a UUID"
 		}
-	case fl == fDate && f.Kind == KindTreatment:
-		if !isDate(f.Date) && !isDateTime(f.Date) {
+	case (fl == fDate && f.Kind == KindTreatment) || fl == fLastAdministration:
+		if v := f.str(fl); !isDate(v) && !isDateTime(v) {
 			return "must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time"
 		}
 	case isDateField(fl):
@@ -689,10 +756,7 @@ func (f *Fact) checkFormat(fl field) string {
 		}
 	case fl == fValue:
 		if f.Scheme == SchemeEID {
-			if _, ok := NormalizeEID(f.Value); !ok {
-				return "must be an ISO 11784/11785 EID: 15 digits (a space may follow the 3-digit code) or the 16-hex-digit FDX-B form"
-			}
-			return ""
+			return eidProblem(f.Value)
 		}
 		return checkText(f.Value, MaxIdentifier)
 	case fl == fRelation:
@@ -725,6 +789,14 @@ func (f *Fact) checkFormat(fl field) string {
 	case fl == fDose:
 		if !(*f.Dose > 0 && *f.Dose <= MaxDose) {
 			return fmt.Sprintf("must be more than 0 and at most %g", float64(MaxDose))
+		}
+	case fl == fQuantityPerAnimal || fl == fQuantityTotal:
+		n := f.QuantityPerAnimal
+		if fl == fQuantityTotal {
+			n = f.QuantityTotal
+		}
+		if !(*n > 0 && *n <= MaxQuantity) {
+			return fmt.Sprintf("must be more than 0 and at most %g", float64(MaxQuantity))
 		}
 	case fl == fMeatDays:
 		if *f.WithdrawalMeatDays < 0 || *f.WithdrawalMeatDays > MaxWithdrawalMeatDays {

@@ -46,6 +46,7 @@ type frame struct {
 	settings    *Settings // valid settings, or nil
 	settingsBad []FieldError
 	ws, we      int // the conception window, when windowOK
+	sws, swe    int // the widest conception window of any sire's breed, holding ws..we
 	windowOK    bool
 	clamped     bool // the window was cut at the first supported date
 }
@@ -68,6 +69,11 @@ func frameOf(in Input) frame {
 	if fr.settings != nil && fr.settings.GestationDays != nil && fr.birthOK {
 		g := fr.settings.GestationDays
 		fr.ws, fr.we = fr.birth-g.Max, fr.birth-g.Min
+		lo, hi := g.Min, g.Max
+		for _, b := range fr.settings.GestationDaysByBreed {
+			lo, hi = min(lo, b.Min), max(hi, b.Max)
+		}
+		fr.sws, fr.swe = max(fr.birth-hi, minDay), fr.birth-lo
 		if fr.ws < minDay {
 			fr.ws, fr.clamped = minDay, true
 		}

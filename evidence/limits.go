@@ -22,6 +22,8 @@ const (
 	MaxSireAgeDays = 10000
 	// MaxBirthWindows is the most birth windows a farm may configure.
 	MaxBirthWindows = 40
+	// MaxBreedGestations is the most breeds gestation_days_by_breed may name.
+	MaxBreedGestations = 40
 	// MaxWindowLabel is the longest birth window label.
 	MaxWindowLabel = 80
 

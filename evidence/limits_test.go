@@ -160,10 +160,21 @@ func checkLimits(tb testing.TB, ev evidence.Evidence) {
 		if len(c.OverlapIntervals) == 0 || len(c.OverlapIntervals) > evidence.MaxOverlapIntervals {
 			tb.Errorf("candidate %s has %d overlap intervals", c.AnimalID, len(c.OverlapIntervals))
 		}
+		// A candidate judged by his breed's gestation range has that range's window.
+		cws, cwe := ws, we
+		if g := c.GestationDays; g != nil && ev.Settings != nil && ev.Settings.GestationDays != nil && !we.IsZero() {
+			born := we.AddDate(0, 0, ev.Settings.GestationDays.Min)
+			if c.GestationBreed != "" {
+				cws, cwe = born.AddDate(0, 0, -g.Max), born.AddDate(0, 0, -g.Min)
+			}
+			if x := c.ImpliedGestationDays; x == nil || x.Min < g.Min || x.Max > g.Max || x.Min > x.Max {
+				tb.Errorf("candidate %s: implied gestation %v outside %v", c.AnimalID, x, *g)
+			}
+		}
 		var prevEnd time.Time
 		for i, iv := range c.OverlapIntervals {
 			a, b := parseDay(tb, iv.StartDate), parseDay(tb, iv.EndDate)
-			if b.Before(a) || a.Before(ws) || b.After(we) {
+			if b.Before(a) || a.Before(cws) || b.After(cwe) {
 				tb.Errorf("interval %v outside the conception window or reversed", iv)
 			}
 			if i > 0 && !a.After(prevEnd.AddDate(0, 0, 1)) {

@@ -12,10 +12,13 @@ const (
 	StatusSold     = "sold"
 	StatusDied     = "died"
 	StatusMovedOut = "moved_out"
+	// StatusNotYet is the status of an animal not yet on the farm on the profile's date: it
+	// was born on the farm, or first arrived, later.
+	StatusNotYet = "not_yet"
 )
 
 // Statuses lists the profile statuses.
-var Statuses = []string{StatusOnFarm, StatusSold, StatusDied, StatusMovedOut}
+var Statuses = []string{StatusOnFarm, StatusSold, StatusDied, StatusMovedOut, StatusNotYet}
 
 // Identifier is an identifier of an animal valid on a profile's date.
 type Identifier struct {
@@ -43,6 +46,8 @@ type Profile struct {
 	Intact *bool `json:"intact"`
 	// Status is on_farm, sold, died or moved_out, from the newest arrival or departure fact
 	// (death is final); StatusDate is that fact's date (nil when no fact set the status).
+	// It is not_yet, with a nil StatusDate, when the animal's entry onto the farm (EntryDate)
+	// comes after AsOf.
 	Status     string  `json:"status"`
 	StatusDate *string `json:"status_date"`
 	// GroupIDs are the groups the membership facts place the animal in on AsOf, sorted.
@@ -89,9 +94,61 @@ func ProfilesOf(animalIDs []string, asOf string, facts []Fact) map[string]Profil
 			}
 		}
 	}
+	entries := EntryDates(animalIDs, facts)
 	out := make(map[string]Profile, len(want))
 	for id, st := range want {
-		out[id] = st.profile(asOf, day)
+		pr := st.profile(asOf, day)
+		if e := entries[id]; e != "" && e > asOf {
+			pr.Status, pr.StatusDate = StatusNotYet, nil
+		}
+		out[id] = pr
+	}
+	return out
+}
+
+// EntryDates returns, for each animal that facts (of any date) say when it came onto the
+// farm, that day, keyed by lower-cased id: its first arrival (its birth fact, a purchase or
+// a movement_in), else the birth date of its newest profile that records one (an animal
+// whose history starts with its profile was there from birth). An animal whose facts say
+// neither has no entry, and is taken to have been on the farm all along.
+func EntryDates(animalIDs []string, facts []Fact) map[string]string {
+	want := make(map[string]bool, len(animalIDs))
+	for _, id := range animalIDs {
+		want[normID(id)] = true
+	}
+	arrival := map[string]string{}
+	profile := map[string]*pfact{}
+	arrive := func(id, date string) {
+		if want[id] && (arrival[id] == "" || date < arrival[id]) {
+			arrival[id] = date
+		}
+	}
+	for _, f := range facts {
+		p, errs := prepare(f)
+		if errs != nil {
+			continue
+		}
+		switch p.Kind {
+		case KindBirth:
+			for _, o := range p.OffspringIDs {
+				arrive(normID(o), p.Date)
+			}
+		case KindPurchase, KindMovementIn:
+			arrive(p.AnimalID, p.Date)
+		case KindProfile:
+			if want[p.AnimalID] && p.BirthDate != "" {
+				if q := profile[p.AnimalID]; q == nil || compareFacts(q, p) < 0 {
+					profile[p.AnimalID] = p
+				}
+			}
+		}
+	}
+	out := make(map[string]string, len(arrival)+len(profile))
+	for id, p := range profile {
+		out[id] = p.BirthDate
+	}
+	for id, d := range arrival {
+		out[id] = d
 	}
 	return out
 }

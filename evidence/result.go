@@ -103,7 +103,8 @@ type Sire struct {
 	Confidence *float64 `json:"confidence,omitempty"`
 	// Provenance names the records the presumption rests on.
 	Provenance string `json:"provenance,omitempty"`
-	// PresumedCross is "<dam breed> × <sire breed>" when both are known.
+	// PresumedCross is "<sire breed> × <dam breed>" when both are known: breeders write the
+	// sire's breed first (a Limousin sire on an Angus dam is a Limousin × Angus calf).
 	PresumedCross string `json:"presumed_cross,omitempty"`
 	// Candidates are all sires exposed to the dam in the conception window.
 	Candidates []Candidate `json:"candidates"`
@@ -126,6 +127,15 @@ type Candidate struct {
 	OverlapIntervals []Interval `json:"overlap_intervals"`
 	// Breed comes from the candidate's profile when it names one.
 	Breed string `json:"breed,omitempty"`
+	// GestationDays is the gestation range he was judged by: his breed's from the settings'
+	// gestation_days_by_breed, else the farm's gestation_days; GestationBreed names the
+	// breed as the settings do, empty for the farm's range.
+	GestationDays  *Range `json:"gestation_days,omitempty"`
+	GestationBreed string `json:"gestation_breed,omitempty"`
+	// ImpliedGestationDays is the gestation the birth implies if he sired it: from the days
+	// between the last day of his overlaps and the birth to those between the first day and
+	// the birth.
+	ImpliedGestationDays *Range `json:"implied_gestation_days,omitempty"`
 }
 
 // MovementComparison places one of the dam's purchase, movement_in or

@@ -371,20 +371,24 @@ type candidate struct {
 	reasons, notes   []string
 	breed            string
 	breedDiff        bool
+	// win is his conception window: the farm's, or his breed's (gestation_days_by_breed),
+	// with the range it comes from and the breed as the settings name it.
+	win       interval
+	gestation Range
+	gestBreed string
 }
 
 func (r *reviewer) reviewSire(ev *Evidence) {
 	if !r.windowOK {
 		return
 	}
-	window := interval{r.ws, r.we}
 	groups := map[string][]membership{}
 	if r.dam != "" {
 		groups = r.damMemberships()
 	}
 	earlyMembership := false
 	for _, m := range r.damMembers {
-		if m.start <= r.we {
+		if m.start <= r.swe {
 			earlyMembership = true
 			break
 		}
@@ -394,13 +398,20 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 	get := func(id string) *candidate {
 		c := bySire[id]
 		if c == nil {
-			c = &candidate{id: id}
+			c = r.newCandidate(id)
 			bySire[id] = c
 		}
 		return c
 	}
+	// windows holds each sire's conception window, which his breed may set.
+	windows := map[string]interval{}
 	untiedGroupExposure := false
 	for _, e := range r.exposures {
+		window, ok := windows[e.SireID]
+		if !ok {
+			window = r.newCandidate(e.SireID).win
+			windows[e.SireID] = window
+		}
 		x, ok := intersect(interval{e.start, e.end}, window)
 		if !ok {
 			continue
@@ -482,6 +493,18 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 	}
 }
 
+// newCandidate starts a candidate with his conception window: the farm's, or that of his
+// breed when gestation_days_by_breed names it.
+func (r *reviewer) newCandidate(id string) *candidate {
+	c := &candidate{id: id, win: interval{r.ws, r.we}}
+	pr := r.profileOf(id)
+	c.gestation, c.gestBreed = r.settings.gestationFor(pr.breed)
+	if c.gestBreed != "" {
+		c.win = interval{max(r.birth-c.gestation.Max, minDay), r.birth - c.gestation.Min}
+	}
+	return c
+}
+
 func eligRank(e Eligibility) int {
 	switch e {
 	case EligibilityPlausible:
@@ -539,6 +562,10 @@ func (r *reviewer) judge(c *candidate) {
 
 	excluded, unknown := false, false
 	reasons := []string{fmt.Sprintf("Exposure facts place this animal with the dam on %d day(s) of the conception window, between %s and %s, by %s.", days, a, z, how)}
+	if c.gestBreed != "" {
+		reasons[0] = fmt.Sprintf("Exposure facts place this animal with the dam on %d day(s) of the conception window for a %s sire (%d to %d days of gestation: %s to %s), between %s and %s, by %s.",
+			days, c.gestBreed, c.gestation.Min, c.gestation.Max, formatDate(c.win.a), formatDate(c.win.b), a, z, how)
+	}
 	var notes []string
 	exclude := func(s string) { excluded = true; reasons = append(reasons, "Excluded: "+s) }
 	var unknownAt []int // which reasons only say something is missing
@@ -655,7 +682,7 @@ func (r *reviewer) presume(ev *Evidence, c *candidate, unknownOthers int) {
 	s := &ev.Sire
 	s.Status = SirePresumed
 	s.AnimalID = c.id
-	conf := confidence(c, r.ws, r.we, unknownOthers, r.settings.MinimumSireAgeDays != nil)
+	conf := confidence(c, c.win.a, c.win.b, unknownOthers, r.settings.MinimumSireAgeDays != nil)
 	s.Confidence = &conf
 
 	text := "Presumed from exposure records " + listIDs(sortedSet(c.expRec), 10)
@@ -672,7 +699,7 @@ func (r *reviewer) presume(ev *Evidence, c *candidate, unknownOthers int) {
 	damBreed := r.damProfile.breed
 	switch {
 	case damBreed != "" && c.breed != "":
-		s.PresumedCross = truncate(damBreed+" × "+c.breed, MaxPresumedCross)
+		s.PresumedCross = truncate(c.breed+" × "+damBreed, MaxPresumedCross) // the sire first, as breeders write it
 	case damBreed == "" && c.breed == "":
 		r.damNotes = append(r.damNotes, "presumed_cross is left out because neither the dam's breed nor the presumed sire's breed is known.")
 	case damBreed == "":
@@ -738,6 +765,12 @@ func (r *reviewer) output(c *candidate) Candidate {
 		MembershipRecordItemIDs: capIDs("membership_record_item_ids", c.memItem),
 		OverlapIntervals:        []Interval{},
 		Breed:                   c.breed,
+		GestationDays:           &Range{Min: c.gestation.Min, Max: c.gestation.Max},
+		GestationBreed:          c.gestBreed,
+	}
+	if len(c.merged) > 0 {
+		// From the birth back to the last and the first day of his overlaps.
+		out.ImpliedGestationDays = &Range{Min: r.birth - c.merged[len(c.merged)-1].b, Max: r.birth - c.merged[0].a}
 	}
 	merged := c.merged
 	if len(merged) > MaxOverlapIntervals {
@@ -843,7 +876,7 @@ func (r *reviewer) presumeByDNA(ev *Evidence, cands map[string]*candidate) {
 	}
 	breed := r.profileOf(d.ParentID).breed
 	if damBreed := r.damProfile.breed; damBreed != "" && breed != "" {
-		s.PresumedCross = truncate(damBreed+" × "+breed, MaxPresumedCross)
+		s.PresumedCross = truncate(breed+" × "+damBreed, MaxPresumedCross)
 	}
 }
 

@@ -59,7 +59,7 @@ func TestReviewSire(t *testing.T) {
 			reason: map[string]string{"bull-a": "counts as intact"},
 			check: func(t *testing.T, ev evidence.Evidence) {
 				s := ev.Sire
-				if s.AnimalID != uid("bull-a") || *s.Confidence != 0.9 || s.PresumedCross != "Angus × Hereford" {
+				if s.AnimalID != uid("bull-a") || *s.Confidence != 0.9 || s.PresumedCross != "Hereford × Angus" {
 					t.Errorf("sire = %+v (confidence %v)", s, *s.Confidence)
 				}
 				if !strings.Contains(s.Provenance, uid("record:e1")) {

@@ -22,6 +22,10 @@ type Scope struct {
 	// conception window: then only profiles and the dam's purchases and
 	// movements matter.
 	Through string
+	// From is the first day of the widest conception window: that of the farm's range or of
+	// a sire breed's range (gestation_days_by_breed), whichever reaches further back. An
+	// exposure that ended before it cannot make a candidate. Empty without a window.
+	From string
 
 	through int
 	ok      bool
@@ -31,9 +35,9 @@ type Scope struct {
 // date; in.Facts is not read, so a loader can call it before loading.
 func ScopeOf(in Input) Scope {
 	fr := frameOf(Input{Settings: in.Settings, DamID: in.DamID, BirthDate: in.BirthDate})
-	sc := Scope{DamID: fr.dam, through: fr.we, ok: fr.windowOK}
+	sc := Scope{DamID: fr.dam, through: fr.swe, ok: fr.windowOK}
 	if sc.ok {
-		sc.Through = formatDate(fr.we)
+		sc.From, sc.Through = formatDate(fr.sws), formatDate(fr.swe)
 	}
 	return sc
 }
@@ -43,7 +47,8 @@ func ScopeOf(in Input) Scope {
 // animal may turn out to be a candidate. A loader that cannot call Keep can
 // approximate it in its query: every profile, every fact naming the dam,
 // and every other fact whose date, start_date or birth_date is on or before
-// Through.
+// Through. Through is the end of the widest conception window when gestation_days_by_breed
+// gives some breed a shorter gestation than the farm's range.
 func (sc Scope) Keep(f Fact) bool {
 	p, errs := prepare(f)
 	if errs != nil {

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +23,13 @@ type Settings struct {
 	// GestationDays is the range of gestation lengths, in days, that the
 	// farm accepts for its species. Without it no conception window exists.
 	GestationDays *Range `json:"gestation_days,omitempty"`
+	// GestationDaysByBreed maps a sire's breed to the gestation range of the calves he
+	// sires: a continental sire's calves are carried longer than a British one's (Torell,
+	// UNR Extension; BIF guidelines: DOMAIN.md). A candidate whose profile names one of
+	// these breeds (compared without case and surrounding spaces) is judged by his breed's
+	// range; any other candidate, and one of unknown breed, by GestationDays, which the map
+	// needs.
+	GestationDaysByBreed map[string]Range `json:"gestation_days_by_breed,omitempty"`
 	// MinimumSireAgeDays is the youngest age, in days, at which a male is
 	// considered able to sire. Without it ages are not checked.
 	MinimumSireAgeDays *int `json:"minimum_sire_age_days,omitempty"`
@@ -63,17 +71,49 @@ func (s Settings) Validate(farmSpecies string) []FieldError {
 		add("species", "must match the farm's species")
 	}
 
-	if g := s.GestationDays; g != nil {
+	checkRange := func(at string, g Range) {
 		minOK := g.Min >= MinGestationDays && g.Min <= MaxGestationDays
 		maxOK := g.Max >= MinGestationDays && g.Max <= MaxGestationDays
 		if !minOK {
-			add("gestation_days.min", "must be between %d and %d", MinGestationDays, MaxGestationDays)
+			add(at+".min", "must be between %d and %d", MinGestationDays, MaxGestationDays)
 		}
 		if !maxOK {
-			add("gestation_days.max", "must be between %d and %d", MinGestationDays, MaxGestationDays)
+			add(at+".max", "must be between %d and %d", MinGestationDays, MaxGestationDays)
 		}
 		if minOK && maxOK && g.Min > g.Max {
-			add("gestation_days.max", "must not be less than gestation_days.min")
+			add(at+".max", "must not be less than %s.min", at)
+		}
+	}
+	if g := s.GestationDays; g != nil {
+		checkRange("gestation_days", *g)
+	}
+	if by := s.GestationDaysByBreed; len(by) > 0 {
+		if s.GestationDays == nil {
+			add("gestation_days_by_breed", "needs gestation_days: sires of other breeds, or of unknown breed, are judged by the farm's range")
+		}
+		if len(by) > MaxBreedGestations {
+			add("gestation_days_by_breed", "must name at most %d breeds", MaxBreedGestations)
+		}
+		breeds := make([]string, 0, len(by))
+		for b := range by {
+			breeds = append(breeds, b)
+		}
+		sort.Strings(breeds)
+		seen := map[string]string{}
+		for _, b := range breeds {
+			at := "gestation_days_by_breed." + b
+			key := breedKey(b)
+			switch n := utf8.RuneCountInString(key); {
+			case !utf8.ValidString(b):
+				add("gestation_days_by_breed", "breed names must be valid UTF-8 text")
+				continue
+			case n < 1 || n > MaxBreed:
+				add(at, "the breed must be 1 to %d characters long", MaxBreed)
+			case seen[key] != "":
+				add(at, "names the same breed as %q", seen[key])
+			}
+			seen[key] = b
+			checkRange(at, by[b])
 		}
 	}
 
@@ -127,6 +167,31 @@ func (s Settings) clone() *Settings {
 		a := *s.MinimumSireAgeDays
 		c.MinimumSireAgeDays = &a
 	}
+	if s.GestationDaysByBreed != nil {
+		c.GestationDaysByBreed = make(map[string]Range, len(s.GestationDaysByBreed))
+		for b, g := range s.GestationDaysByBreed {
+			c.GestationDaysByBreed[b] = g
+		}
+	}
 	c.BirthWindows = append(make([]Window, 0, len(s.BirthWindows)), s.BirthWindows...)
 	return &c
+}
+
+// breedKey is a breed as gestation_days_by_breed compares it: without case and surrounding
+// spaces.
+func breedKey(b string) string { return strings.ToLower(strings.TrimSpace(b)) }
+
+// gestationFor is the gestation range a sire of breed is judged by, and the breed as the
+// settings name it ("" when the farm's range applies). The settings must be valid and have
+// gestation_days.
+func (s *Settings) gestationFor(breed string) (Range, string) {
+	if breed != "" {
+		key := breedKey(breed)
+		for b, g := range s.GestationDaysByBreed {
+			if breedKey(b) == key {
+				return g, b
+			}
+		}
+	}
+	return *s.GestationDays, ""
 }

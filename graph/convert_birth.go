@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,20 @@ func settingsOut(s *evidence.Settings) *model.BirthHistorySettings {
 	if g := s.GestationDays; g != nil {
 		out.GestationDays = &model.GestationDays{Min: g.Min, Max: g.Max}
 	}
+	out.GestationDaysByBreed = make([]*model.BreedGestation, 0, len(s.GestationDaysByBreed))
+	for b, g := range s.GestationDaysByBreed {
+		out.GestationDaysByBreed = append(out.GestationDaysByBreed, &model.BreedGestation{Breed: b, Min: g.Min, Max: g.Max})
+	}
+	slices.SortFunc(out.GestationDaysByBreed, func(a, b *model.BreedGestation) int { return strings.Compare(a.Breed, b.Breed) })
 	return out
+}
+
+// gestationOut is a range of the evidence as the graph's GestationDays, nil for none.
+func gestationOut(g *evidence.Range) *model.GestationDays {
+	if g == nil {
+		return nil
+	}
+	return &model.GestationDays{Min: g.Min, Max: g.Max}
 }
 
 func settingsState(st herdbook.BirthSettings, err error) (*model.BirthSettingsState, error) {
@@ -77,6 +91,18 @@ func settingsIn(in model.BirthHistorySettingsInput) evidence.Settings {
 		BirthWindows: []evidence.Window{}}
 	if g := in.GestationDays; g != nil {
 		out.GestationDays = &evidence.Range{Min: g.Min, Max: g.Max}
+	}
+	if len(in.GestationDaysByBreed) > 0 {
+		out.GestationDaysByBreed = make(map[string]evidence.Range, len(in.GestationDaysByBreed))
+		for _, b := range in.GestationDaysByBreed {
+			// A breed named twice in the list is named twice in the map's eyes too: the
+			// later one would silently win, so keep it apart for validation to refuse.
+			key := b.Breed
+			for _, taken := out.GestationDaysByBreed[key]; taken; _, taken = out.GestationDaysByBreed[key] {
+				key = " " + key
+			}
+			out.GestationDaysByBreed[key] = evidence.Range{Min: b.Min, Max: b.Max}
+		}
 	}
 	for _, w := range in.BirthWindows {
 		out.BirthWindows = append(out.BirthWindows, evidence.Window{Label: w.Label, StartDate: w.StartDate, EndDate: w.EndDate})
@@ -111,6 +137,8 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 			ExposureRecordIDs: ids(c.ExposureRecordIDs), ExposureRecordItemIDs: ids(c.ExposureRecordItemIDs),
 			MembershipRecordIDs: ids(c.MembershipRecordIDs), MembershipRecordItemIDs: ids(c.MembershipRecordItemIDs),
 			OverlapIntervals: intervals(c.OverlapIntervals), Breed: optString(c.Breed),
+			GestationDays: gestationOut(c.GestationDays), GestationBreed: optString(c.GestationBreed),
+			ImpliedGestationDays: gestationOut(c.ImpliedGestationDays),
 		}
 	}
 	for i, m := range ev.MovementComparisons {

@@ -120,7 +120,10 @@ func medicineOut(m *ent.Medicine, err error) (*model.Medicine, error) {
 func treatmentFact(t *model.TreatmentFact) evidence.Fact {
 	f := evidence.Fact{Kind: evidence.KindTreatment, MedicineID: t.MedicineID.String(), MedicineVersion: orZero(t.MedicineVersion),
 		Date: t.Date, Dose: t.Dose, Unit: orZero(t.Unit), Route: orZero(t.Route), Batch: orZero(t.Batch),
-		AdministeredBy: orZero(t.AdministeredBy), WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours}
+		AdministeredBy: orZero(t.AdministeredBy), WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours,
+		QuantityPerAnimal: t.QuantityPerAnimal, QuantityTotal: t.QuantityTotal, QuantityUnit: orZero(t.QuantityUnit),
+		PrescribingVet: orZero(t.PrescribingVet), PrescribingPractice: orZero(t.PrescribingPractice),
+		LastAdministration: orZero(t.LastAdministration), Reason: orZero(t.Reason)}
 	if t.AnimalID != nil {
 		f.AnimalID = t.AnimalID.String()
 	}

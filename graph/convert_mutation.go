@@ -66,7 +66,7 @@ func recordUpdateIn(in model.RecordUpdateInput) herdbook.RecordPatch {
 
 func birthSettingsIn(in model.BirthSettingsUpdateInput) evidence.Settings {
 	out := settingsIn(model.BirthHistorySettingsInput{Version: in.Version, Species: string(in.Species), GestationDays: in.GestationDays,
-		MinimumSireAgeDays: in.MinimumSireAgeDays})
+		GestationDaysByBreed: in.GestationDaysByBreed, MinimumSireAgeDays: in.MinimumSireAgeDays})
 	for _, w := range in.BirthWindows {
 		out.BirthWindows = append(out.BirthWindows, evidence.Window{Label: w.Label, StartDate: w.StartDate, EndDate: w.EndDate})
 	}

@@ -73,9 +73,11 @@ type ComplexityRoot struct {
 		Groups      func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Identifiers func(childComplexity int) int
+		Inbreeding  func(childComplexity int) int
 		IsActive    func(childComplexity int) int
 		Name        func(childComplexity int) int
 		Offspring   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		Pedigree    func(childComplexity int, depth *int) int
 		Profile     func(childComplexity int, asOf *string) int
 		Sire        func(childComplexity int) int
 		Tag         func(childComplexity int) int
@@ -100,6 +102,13 @@ type ComplexityRoot struct {
 	AnimalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AnimalPedigree struct {
+		Ancestors          func(childComplexity int) int
+		AnimalID           func(childComplexity int) int
+		Inbreeding         func(childComplexity int) int
+		UncertainAncestors func(childComplexity int) int
 	}
 
 	AnimalProfile struct {
@@ -163,11 +172,12 @@ type ComplexityRoot struct {
 	}
 
 	BirthHistorySettings struct {
-		BirthWindows       func(childComplexity int) int
-		GestationDays      func(childComplexity int) int
-		MinimumSireAgeDays func(childComplexity int) int
-		Species            func(childComplexity int) int
-		Version            func(childComplexity int) int
+		BirthWindows         func(childComplexity int) int
+		GestationDays        func(childComplexity int) int
+		GestationDaysByBreed func(childComplexity int) int
+		MinimumSireAgeDays   func(childComplexity int) int
+		Species              func(childComplexity int) int
+		Version              func(childComplexity int) int
 	}
 
 	BirthPreview struct {
@@ -211,6 +221,12 @@ type ComplexityRoot struct {
 		EndDate   func(childComplexity int) int
 		Label     func(childComplexity int) int
 		StartDate func(childComplexity int) int
+	}
+
+	BreedGestation struct {
+		Breed func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
 	}
 
 	BreedingAges struct {
@@ -266,6 +282,9 @@ type ComplexityRoot struct {
 		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
 		ID                  func(childComplexity int) int
 		IsActive            func(childComplexity int) int
+		MatingAdvice        func(childComplexity int, damID uuid.UUID) int
+		MedicinePurchases   func(childComplexity int, after *string, first *int) int
+		MedicineStock       func(childComplexity int, asOf *string) int
 		Medicines           func(childComplexity int, after *string, first *int) int
 		Members             func(childComplexity int) int
 		Name                func(childComplexity int) int
@@ -445,6 +464,17 @@ type ComplexityRoot struct {
 		Record func(childComplexity int) int
 	}
 
+	Kinship struct {
+		A          func(childComplexity int) int
+		B          func(childComplexity int) int
+		Coancestry func(childComplexity int) int
+	}
+
+	MatingAdvice struct {
+		ExpectedInbreeding func(childComplexity int) int
+		Sire               func(childComplexity int) int
+	}
+
 	Medicine struct {
 		ActiveSubstance     func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
@@ -475,6 +505,60 @@ type ComplexityRoot struct {
 	MedicineEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MedicinePurchase struct {
+		Batch             func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		CreatedBy         func(childComplexity int) int
+		DocumentReference func(childComplexity int) int
+		ExpiryDate        func(childComplexity int) int
+		FarmID            func(childComplexity int) int
+		FileID            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		MedicineID        func(childComplexity int) int
+		MedicineName      func(childComplexity int) int
+		PurchasedOn       func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		QuantityUnit      func(childComplexity int) int
+		SupplierAddress   func(childComplexity int) int
+		SupplierName      func(childComplexity int) int
+	}
+
+	MedicinePurchaseConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MedicinePurchaseCreatePayload struct {
+		MedicinePurchase func(childComplexity int) int
+	}
+
+	MedicinePurchaseEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MedicineStock struct {
+		AsOf  func(childComplexity int) int
+		Lines func(childComplexity int) int
+	}
+
+	MedicineStockLine struct {
+		Administered func(childComplexity int) int
+		Balance      func(childComplexity int) int
+		Batch        func(childComplexity int) int
+		ExpiryDate   func(childComplexity int) int
+		MedicineID   func(childComplexity int) int
+		MedicineName func(childComplexity int) int
+		Negative     func(childComplexity int) int
+		Purchased    func(childComplexity int) int
+		Purchases    func(childComplexity int) int
+		Treatments   func(childComplexity int) int
+		Unit         func(childComplexity int) int
+		Unquantified func(childComplexity int) int
+		Warnings     func(childComplexity int) int
 	}
 
 	MedicineUpdatePayload struct {
@@ -563,6 +647,7 @@ type ComplexityRoot struct {
 		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
 		MedicineCreate                func(childComplexity int, input model.MedicineCreateInput) int
 		MedicineDelete                func(childComplexity int, input model.MedicineDeleteInput) int
+		MedicinePurchaseCreate        func(childComplexity int, input model.MedicinePurchaseCreateInput) int
 		MedicineUpdate                func(childComplexity int, input model.MedicineUpdateInput) int
 		MemberAdd                     func(childComplexity int, input model.MemberAddInput) int
 		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
@@ -650,6 +735,13 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	PedigreeAncestor struct {
+		AnimalID    func(childComplexity int) int
+		Generation  func(childComplexity int) int
+		Probability func(childComplexity int) int
+		Relation    func(childComplexity int) int
+	}
+
 	PlannedTask struct {
 		DueDate    func(childComplexity int) int
 		Name       func(childComplexity int) int
@@ -666,6 +758,7 @@ type ComplexityRoot struct {
 		BirthPreview            func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
 		Farm                    func(childComplexity int, id uuid.UUID) int
 		Farms                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
+		Kinship                 func(childComplexity int, a uuid.UUID, b uuid.UUID) int
 		Node                    func(childComplexity int, id uuid.UUID) int
 		Nodes                   func(childComplexity int, ids []uuid.UUID) int
 		NotificationPreferences func(childComplexity int, farmID *uuid.UUID) int
@@ -739,6 +832,9 @@ type ComplexityRoot struct {
 		Eligibility             func(childComplexity int) int
 		ExposureRecordIDs       func(childComplexity int) int
 		ExposureRecordItemIDs   func(childComplexity int) int
+		GestationBreed          func(childComplexity int) int
+		GestationDays           func(childComplexity int) int
+		ImpliedGestationDays    func(childComplexity int) int
 		MembershipRecordIDs     func(childComplexity int) int
 		MembershipRecordItemIDs func(childComplexity int) int
 		OverlapIntervals        func(childComplexity int) int
@@ -892,6 +988,8 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AnimalResolver interface {
+	Inbreeding(ctx context.Context, obj *ent.Animal) (float64, error)
+	Pedigree(ctx context.Context, obj *ent.Animal, depth *int) (*model.AnimalPedigree, error)
 	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
 	Dam(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
 	Sire(ctx context.Context, obj *ent.Animal) (*ent.Animal, error)
@@ -934,7 +1032,10 @@ type FarmResolver interface {
 	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
+	MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error)
+	MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
+	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 }
 type FarmSettingsResolver interface {
@@ -986,6 +1087,7 @@ type MutationResolver interface {
 	MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error)
 	MedicineUpdate(ctx context.Context, input model.MedicineUpdateInput) (*model.MedicineUpdatePayload, error)
 	MedicineDelete(ctx context.Context, input model.MedicineDeleteInput) (*model.MedicineDeletePayload, error)
+	MedicinePurchaseCreate(ctx context.Context, input model.MedicinePurchaseCreateInput) (*model.MedicinePurchaseCreatePayload, error)
 	FarmCreate(ctx context.Context, input model.FarmCreateInput) (*model.FarmCreatePayload, error)
 	FarmUpdate(ctx context.Context, input model.FarmUpdateInput) (*model.FarmUpdatePayload, error)
 	FarmDelete(ctx context.Context, input model.FarmDeleteInput) (*model.FarmDeletePayload, error)
@@ -1033,6 +1135,7 @@ type QueryResolver interface {
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
 	NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error)
+	Kinship(ctx context.Context, a uuid.UUID, b uuid.UUID) (*model.Kinship, error)
 	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*ent.WebhookEndpoint, error)
 	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.WebhookEndpoint, error)
 	WebhookDeliveries(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, status *webhookdelivery.Status, skip *int, take *int) (*model.WebhookDeliveryPage, error)
@@ -1107,6 +1210,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Identifiers(childComplexity), true
+	case "Animal.inbreeding":
+		if e.ComplexityRoot.Animal.Inbreeding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Inbreeding(childComplexity), true
 	case "Animal.isActive":
 		if e.ComplexityRoot.Animal.IsActive == nil {
 			break
@@ -1130,6 +1239,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Offspring(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int)), true
+	case "Animal.pedigree":
+		if e.ComplexityRoot.Animal.Pedigree == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_pedigree_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Pedigree(childComplexity, args["depth"].(*int)), true
 	case "Animal.profile":
 		if e.ComplexityRoot.Animal.Profile == nil {
 			break
@@ -1216,6 +1336,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalEdge.Node(childComplexity), true
+
+	case "AnimalPedigree.ancestors":
+		if e.ComplexityRoot.AnimalPedigree.Ancestors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalPedigree.Ancestors(childComplexity), true
+	case "AnimalPedigree.animalID":
+		if e.ComplexityRoot.AnimalPedigree.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalPedigree.AnimalID(childComplexity), true
+	case "AnimalPedigree.inbreeding":
+		if e.ComplexityRoot.AnimalPedigree.Inbreeding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalPedigree.Inbreeding(childComplexity), true
+	case "AnimalPedigree.uncertainAncestors":
+		if e.ComplexityRoot.AnimalPedigree.UncertainAncestors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalPedigree.UncertainAncestors(childComplexity), true
 
 	case "AnimalProfile.adgKg":
 		if e.ComplexityRoot.AnimalProfile.AdgKg == nil {
@@ -1504,6 +1649,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthHistorySettings.GestationDays(childComplexity), true
+	case "BirthHistorySettings.gestationDaysByBreed":
+		if e.ComplexityRoot.BirthHistorySettings.GestationDaysByBreed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthHistorySettings.GestationDaysByBreed(childComplexity), true
 	case "BirthHistorySettings.minimumSireAgeDays":
 		if e.ComplexityRoot.BirthHistorySettings.MinimumSireAgeDays == nil {
 			break
@@ -1678,6 +1829,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthWindow.StartDate(childComplexity), true
+
+	case "BreedGestation.breed":
+		if e.ComplexityRoot.BreedGestation.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreedGestation.Breed(childComplexity), true
+	case "BreedGestation.max":
+		if e.ComplexityRoot.BreedGestation.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreedGestation.Max(childComplexity), true
+	case "BreedGestation.min":
+		if e.ComplexityRoot.BreedGestation.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreedGestation.Min(childComplexity), true
 
 	case "BreedingAges.female":
 		if e.ComplexityRoot.BreedingAges.Female == nil {
@@ -1892,6 +2062,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.IsActive(childComplexity), true
+	case "Farm.matingAdvice":
+		if e.ComplexityRoot.Farm.MatingAdvice == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_matingAdvice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.MatingAdvice(childComplexity, args["damID"].(uuid.UUID)), true
+	case "Farm.medicinePurchases":
+		if e.ComplexityRoot.Farm.MedicinePurchases == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_medicinePurchases_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.MedicinePurchases(childComplexity, args["after"].(*string), args["first"].(*int)), true
+	case "Farm.medicineStock":
+		if e.ComplexityRoot.Farm.MedicineStock == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_medicineStock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.MedicineStock(childComplexity, args["asOf"].(*string)), true
 	case "Farm.medicines":
 		if e.ComplexityRoot.Farm.Medicines == nil {
 			break
@@ -2553,6 +2756,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.IdentifierAddPayload.Record(childComplexity), true
 
+	case "Kinship.a":
+		if e.ComplexityRoot.Kinship.A == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kinship.A(childComplexity), true
+	case "Kinship.b":
+		if e.ComplexityRoot.Kinship.B == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kinship.B(childComplexity), true
+	case "Kinship.coancestry":
+		if e.ComplexityRoot.Kinship.Coancestry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kinship.Coancestry(childComplexity), true
+
+	case "MatingAdvice.expectedInbreeding":
+		if e.ComplexityRoot.MatingAdvice.ExpectedInbreeding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MatingAdvice.ExpectedInbreeding(childComplexity), true
+	case "MatingAdvice.sire":
+		if e.ComplexityRoot.MatingAdvice.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MatingAdvice.Sire(childComplexity), true
+
 	case "Medicine.activeSubstance":
 		if e.ComplexityRoot.Medicine.ActiveSubstance == nil {
 			break
@@ -2659,6 +2894,228 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MedicineEdge.Node(childComplexity), true
+
+	case "MedicinePurchase.batch":
+		if e.ComplexityRoot.MedicinePurchase.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.Batch(childComplexity), true
+	case "MedicinePurchase.createdAt":
+		if e.ComplexityRoot.MedicinePurchase.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.CreatedAt(childComplexity), true
+	case "MedicinePurchase.recordedBy":
+		if e.ComplexityRoot.MedicinePurchase.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.CreatedBy(childComplexity), true
+	case "MedicinePurchase.documentReference":
+		if e.ComplexityRoot.MedicinePurchase.DocumentReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.DocumentReference(childComplexity), true
+	case "MedicinePurchase.expiryDate":
+		if e.ComplexityRoot.MedicinePurchase.ExpiryDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.ExpiryDate(childComplexity), true
+	case "MedicinePurchase.farmID":
+		if e.ComplexityRoot.MedicinePurchase.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.FarmID(childComplexity), true
+	case "MedicinePurchase.fileID":
+		if e.ComplexityRoot.MedicinePurchase.FileID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.FileID(childComplexity), true
+	case "MedicinePurchase.id":
+		if e.ComplexityRoot.MedicinePurchase.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.ID(childComplexity), true
+	case "MedicinePurchase.medicineID":
+		if e.ComplexityRoot.MedicinePurchase.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.MedicineID(childComplexity), true
+	case "MedicinePurchase.medicineName":
+		if e.ComplexityRoot.MedicinePurchase.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.MedicineName(childComplexity), true
+	case "MedicinePurchase.purchasedOn":
+		if e.ComplexityRoot.MedicinePurchase.PurchasedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.PurchasedOn(childComplexity), true
+	case "MedicinePurchase.quantity":
+		if e.ComplexityRoot.MedicinePurchase.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.Quantity(childComplexity), true
+	case "MedicinePurchase.quantityUnit":
+		if e.ComplexityRoot.MedicinePurchase.QuantityUnit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.QuantityUnit(childComplexity), true
+	case "MedicinePurchase.supplierAddress":
+		if e.ComplexityRoot.MedicinePurchase.SupplierAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.SupplierAddress(childComplexity), true
+	case "MedicinePurchase.supplierName":
+		if e.ComplexityRoot.MedicinePurchase.SupplierName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchase.SupplierName(childComplexity), true
+
+	case "MedicinePurchaseConnection.edges":
+		if e.ComplexityRoot.MedicinePurchaseConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.Edges(childComplexity), true
+	case "MedicinePurchaseConnection.pageInfo":
+		if e.ComplexityRoot.MedicinePurchaseConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.PageInfo(childComplexity), true
+	case "MedicinePurchaseConnection.totalCount":
+		if e.ComplexityRoot.MedicinePurchaseConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseConnection.TotalCount(childComplexity), true
+
+	case "MedicinePurchaseCreatePayload.medicinePurchase":
+		if e.ComplexityRoot.MedicinePurchaseCreatePayload.MedicinePurchase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseCreatePayload.MedicinePurchase(childComplexity), true
+
+	case "MedicinePurchaseEdge.cursor":
+		if e.ComplexityRoot.MedicinePurchaseEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseEdge.Cursor(childComplexity), true
+	case "MedicinePurchaseEdge.node":
+		if e.ComplexityRoot.MedicinePurchaseEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicinePurchaseEdge.Node(childComplexity), true
+
+	case "MedicineStock.asOf":
+		if e.ComplexityRoot.MedicineStock.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStock.AsOf(childComplexity), true
+	case "MedicineStock.lines":
+		if e.ComplexityRoot.MedicineStock.Lines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStock.Lines(childComplexity), true
+
+	case "MedicineStockLine.administered":
+		if e.ComplexityRoot.MedicineStockLine.Administered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Administered(childComplexity), true
+	case "MedicineStockLine.balance":
+		if e.ComplexityRoot.MedicineStockLine.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Balance(childComplexity), true
+	case "MedicineStockLine.batch":
+		if e.ComplexityRoot.MedicineStockLine.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Batch(childComplexity), true
+	case "MedicineStockLine.expiryDate":
+		if e.ComplexityRoot.MedicineStockLine.ExpiryDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.ExpiryDate(childComplexity), true
+	case "MedicineStockLine.medicineID":
+		if e.ComplexityRoot.MedicineStockLine.MedicineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.MedicineID(childComplexity), true
+	case "MedicineStockLine.medicineName":
+		if e.ComplexityRoot.MedicineStockLine.MedicineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.MedicineName(childComplexity), true
+	case "MedicineStockLine.negative":
+		if e.ComplexityRoot.MedicineStockLine.Negative == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Negative(childComplexity), true
+	case "MedicineStockLine.purchased":
+		if e.ComplexityRoot.MedicineStockLine.Purchased == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Purchased(childComplexity), true
+	case "MedicineStockLine.purchases":
+		if e.ComplexityRoot.MedicineStockLine.Purchases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Purchases(childComplexity), true
+	case "MedicineStockLine.treatments":
+		if e.ComplexityRoot.MedicineStockLine.Treatments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Treatments(childComplexity), true
+	case "MedicineStockLine.unit":
+		if e.ComplexityRoot.MedicineStockLine.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Unit(childComplexity), true
+	case "MedicineStockLine.unquantifiedTreatments":
+		if e.ComplexityRoot.MedicineStockLine.Unquantified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Unquantified(childComplexity), true
+	case "MedicineStockLine.warnings":
+		if e.ComplexityRoot.MedicineStockLine.Warnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MedicineStockLine.Warnings(childComplexity), true
 
 	case "MedicineUpdatePayload.medicine":
 		if e.ComplexityRoot.MedicineUpdatePayload.Medicine == nil {
@@ -3187,6 +3644,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MedicineDelete(childComplexity, args["input"].(model.MedicineDeleteInput)), true
+	case "Mutation.medicinePurchaseCreate":
+		if e.ComplexityRoot.Mutation.MedicinePurchaseCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_medicinePurchaseCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MedicinePurchaseCreate(childComplexity, args["input"].(model.MedicinePurchaseCreateInput)), true
 	case "Mutation.medicineUpdate":
 		if e.ComplexityRoot.Mutation.MedicineUpdate == nil {
 			break
@@ -3749,6 +4217,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "PedigreeAncestor.animalID":
+		if e.ComplexityRoot.PedigreeAncestor.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PedigreeAncestor.AnimalID(childComplexity), true
+	case "PedigreeAncestor.generation":
+		if e.ComplexityRoot.PedigreeAncestor.Generation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PedigreeAncestor.Generation(childComplexity), true
+	case "PedigreeAncestor.probability":
+		if e.ComplexityRoot.PedigreeAncestor.Probability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PedigreeAncestor.Probability(childComplexity), true
+	case "PedigreeAncestor.relation":
+		if e.ComplexityRoot.PedigreeAncestor.Relation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PedigreeAncestor.Relation(childComplexity), true
+
 	case "PlannedTask.dueDate":
 		if e.ComplexityRoot.PlannedTask.DueDate == nil {
 			break
@@ -3826,6 +4319,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Farms(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FarmOrder), args["where"].(*ent.FarmWhereInput)), true
 
+	case "Query.kinship":
+		if e.ComplexityRoot.Query.Kinship == nil {
+			break
+		}
+
+		args, err := ec.field_Query_kinship_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Kinship(childComplexity, args["a"].(uuid.UUID), args["b"].(uuid.UUID)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -4146,6 +4650,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SireCandidate.ExposureRecordItemIDs(childComplexity), true
+	case "SireCandidate.gestationBreed":
+		if e.ComplexityRoot.SireCandidate.GestationBreed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.GestationBreed(childComplexity), true
+	case "SireCandidate.gestationDays":
+		if e.ComplexityRoot.SireCandidate.GestationDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.GestationDays(childComplexity), true
+	case "SireCandidate.impliedGestationDays":
+		if e.ComplexityRoot.SireCandidate.ImpliedGestationDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.ImpliedGestationDays(childComplexity), true
 	case "SireCandidate.membershipRecordIDs":
 		if e.ComplexityRoot.SireCandidate.MembershipRecordIDs == nil {
 			break
@@ -4722,6 +5244,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BirthSettingsUpdateInput", ec.unmarshalInputBirthSettingsUpdateInput),
 			graphql.NewInputUnmarshaler("BirthWindowCreateInput", ec.unmarshalInputBirthWindowCreateInput),
 			graphql.NewInputUnmarshaler("BirthWindowInput", ec.unmarshalInputBirthWindowInput),
+			graphql.NewInputUnmarshaler("BreedGestationInput", ec.unmarshalInputBreedGestationInput),
 			graphql.NewInputUnmarshaler("CastrationFact", ec.unmarshalInputCastrationFact),
 			graphql.NewInputUnmarshaler("CastrationFactInput", ec.unmarshalInputCastrationFactInput),
 			graphql.NewInputUnmarshaler("ChannelPreferencesInput", ec.unmarshalInputChannelPreferencesInput),
@@ -4752,6 +5275,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
 			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
 			graphql.NewInputUnmarshaler("MedicineDeleteInput", ec.unmarshalInputMedicineDeleteInput),
+			graphql.NewInputUnmarshaler("MedicinePurchaseCreateInput", ec.unmarshalInputMedicinePurchaseCreateInput),
 			graphql.NewInputUnmarshaler("MedicineUpdateInput", ec.unmarshalInputMedicineUpdateInput),
 			graphql.NewInputUnmarshaler("MemberAddInput", ec.unmarshalInputMemberAddInput),
 			graphql.NewInputUnmarshaler("MemberDeactivateInput", ec.unmarshalInputMemberDeactivateInput),
@@ -4865,7 +5389,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -4883,6 +5407,7 @@ var sources = []*ast.Source{
 	{Name: "medicine.graphqls", Input: sourceData("medicine.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
+	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
@@ -4911,6 +5436,10 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_name(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
+	case "inbreeding":
+		return ec.fieldContext_Animal_inbreeding(ctx, field)
+	case "pedigree":
+		return ec.fieldContext_Animal_pedigree(ctx, field)
 	case "profile":
 		return ec.fieldContext_Animal_profile(ctx, field)
 	case "dam":
@@ -4963,6 +5492,20 @@ func (ec *executionContext) childFields_AnimalEdge(ctx context.Context, field gr
 		return ec.fieldContext_AnimalEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalPedigree(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_AnimalPedigree_animalID(ctx, field)
+	case "inbreeding":
+		return ec.fieldContext_AnimalPedigree_inbreeding(ctx, field)
+	case "uncertainAncestors":
+		return ec.fieldContext_AnimalPedigree_uncertainAncestors(ctx, field)
+	case "ancestors":
+		return ec.fieldContext_AnimalPedigree_ancestors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalPedigree", field.Name)
 }
 
 func (ec *executionContext) childFields_AnimalProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5093,6 +5636,8 @@ func (ec *executionContext) childFields_BirthHistorySettings(ctx context.Context
 		return ec.fieldContext_BirthHistorySettings_species(ctx, field)
 	case "gestationDays":
 		return ec.fieldContext_BirthHistorySettings_gestationDays(ctx, field)
+	case "gestationDaysByBreed":
+		return ec.fieldContext_BirthHistorySettings_gestationDaysByBreed(ctx, field)
 	case "minimumSireAgeDays":
 		return ec.fieldContext_BirthHistorySettings_minimumSireAgeDays(ctx, field)
 	case "birthWindows":
@@ -5185,6 +5730,18 @@ func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field g
 		return ec.fieldContext_BirthWindow_endDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BirthWindow", field.Name)
+}
+
+func (ec *executionContext) childFields_BreedGestation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "breed":
+		return ec.fieldContext_BreedGestation_breed(ctx, field)
+	case "min":
+		return ec.fieldContext_BreedGestation_min(ctx, field)
+	case "max":
+		return ec.fieldContext_BreedGestation_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreedGestation", field.Name)
 }
 
 func (ec *executionContext) childFields_BreedingAges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5315,8 +5872,14 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_medicines(ctx, field)
 	case "withdrawals":
 		return ec.fieldContext_Farm_withdrawals(ctx, field)
+	case "medicinePurchases":
+		return ec.fieldContext_Farm_medicinePurchases(ctx, field)
+	case "medicineStock":
+		return ec.fieldContext_Farm_medicineStock(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
+	case "matingAdvice":
+		return ec.fieldContext_Farm_matingAdvice(ctx, field)
 	case "settings":
 		return ec.fieldContext_Farm_settings(ctx, field)
 	}
@@ -5651,6 +6214,28 @@ func (ec *executionContext) childFields_IdentifierAddPayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type IdentifierAddPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Kinship(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "a":
+		return ec.fieldContext_Kinship_a(ctx, field)
+	case "b":
+		return ec.fieldContext_Kinship_b(ctx, field)
+	case "coancestry":
+		return ec.fieldContext_Kinship_coancestry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Kinship", field.Name)
+}
+
+func (ec *executionContext) childFields_MatingAdvice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sire":
+		return ec.fieldContext_MatingAdvice_sire(ctx, field)
+	case "expectedInbreeding":
+		return ec.fieldContext_MatingAdvice_expectedInbreeding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MatingAdvice", field.Name)
+}
+
 func (ec *executionContext) childFields_Medicine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5713,6 +6298,114 @@ func (ec *executionContext) childFields_MedicineEdge(ctx context.Context, field 
 		return ec.fieldContext_MedicineEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MedicineEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MedicinePurchase_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_MedicinePurchase_farmID(ctx, field)
+	case "medicineID":
+		return ec.fieldContext_MedicinePurchase_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_MedicinePurchase_medicineName(ctx, field)
+	case "batch":
+		return ec.fieldContext_MedicinePurchase_batch(ctx, field)
+	case "expiryDate":
+		return ec.fieldContext_MedicinePurchase_expiryDate(ctx, field)
+	case "quantity":
+		return ec.fieldContext_MedicinePurchase_quantity(ctx, field)
+	case "quantityUnit":
+		return ec.fieldContext_MedicinePurchase_quantityUnit(ctx, field)
+	case "supplierName":
+		return ec.fieldContext_MedicinePurchase_supplierName(ctx, field)
+	case "supplierAddress":
+		return ec.fieldContext_MedicinePurchase_supplierAddress(ctx, field)
+	case "purchasedOn":
+		return ec.fieldContext_MedicinePurchase_purchasedOn(ctx, field)
+	case "documentReference":
+		return ec.fieldContext_MedicinePurchase_documentReference(ctx, field)
+	case "fileID":
+		return ec.fieldContext_MedicinePurchase_fileID(ctx, field)
+	case "recordedBy":
+		return ec.fieldContext_MedicinePurchase_recordedBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_MedicinePurchase_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchase", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MedicinePurchaseConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MedicinePurchaseConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MedicinePurchaseConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicinePurchase":
+		return ec.fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicinePurchaseEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_MedicinePurchaseEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_MedicinePurchaseEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicinePurchaseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineStock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_MedicineStock_asOf(ctx, field)
+	case "lines":
+		return ec.fieldContext_MedicineStock_lines(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineStock", field.Name)
+}
+
+func (ec *executionContext) childFields_MedicineStockLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "medicineID":
+		return ec.fieldContext_MedicineStockLine_medicineID(ctx, field)
+	case "medicineName":
+		return ec.fieldContext_MedicineStockLine_medicineName(ctx, field)
+	case "batch":
+		return ec.fieldContext_MedicineStockLine_batch(ctx, field)
+	case "unit":
+		return ec.fieldContext_MedicineStockLine_unit(ctx, field)
+	case "purchased":
+		return ec.fieldContext_MedicineStockLine_purchased(ctx, field)
+	case "administered":
+		return ec.fieldContext_MedicineStockLine_administered(ctx, field)
+	case "balance":
+		return ec.fieldContext_MedicineStockLine_balance(ctx, field)
+	case "negative":
+		return ec.fieldContext_MedicineStockLine_negative(ctx, field)
+	case "expiryDate":
+		return ec.fieldContext_MedicineStockLine_expiryDate(ctx, field)
+	case "purchases":
+		return ec.fieldContext_MedicineStockLine_purchases(ctx, field)
+	case "treatments":
+		return ec.fieldContext_MedicineStockLine_treatments(ctx, field)
+	case "unquantifiedTreatments":
+		return ec.fieldContext_MedicineStockLine_unquantifiedTreatments(ctx, field)
+	case "warnings":
+		return ec.fieldContext_MedicineStockLine_warnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MedicineStockLine", field.Name)
 }
 
 func (ec *executionContext) childFields_MedicineUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5919,6 +6612,20 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_PedigreeAncestor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_PedigreeAncestor_animalID(ctx, field)
+	case "generation":
+		return ec.fieldContext_PedigreeAncestor_generation(ctx, field)
+	case "relation":
+		return ec.fieldContext_PedigreeAncestor_relation(ctx, field)
+	case "probability":
+		return ec.fieldContext_PedigreeAncestor_probability(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PedigreeAncestor", field.Name)
+}
+
 func (ec *executionContext) childFields_PlannedTask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -6077,6 +6784,12 @@ func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field
 		return ec.fieldContext_SireCandidate_overlapIntervals(ctx, field)
 	case "breed":
 		return ec.fieldContext_SireCandidate_breed(ctx, field)
+	case "gestationDays":
+		return ec.fieldContext_SireCandidate_gestationDays(ctx, field)
+	case "gestationBreed":
+		return ec.fieldContext_SireCandidate_gestationBreed(ctx, field)
+	case "impliedGestationDays":
+		return ec.fieldContext_SireCandidate_impliedGestationDays(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SireCandidate", field.Name)
 }
@@ -6501,6 +7214,20 @@ func (ec *executionContext) field_Animal_offspring_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Animal_pedigree_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "depth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Animal_profile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6742,6 +7469,56 @@ func (ec *executionContext) field_Farm_groups_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_matingAdvice_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "damID",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["damID"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_medicinePurchases_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_medicineStock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
 	return args, nil
 }
 
@@ -7677,6 +8454,20 @@ func (ec *executionContext) field_Mutation_medicineDelete_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_medicinePurchaseCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MedicinePurchaseCreateInput, error) {
+			return ec.unmarshalNMedicinePurchaseCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_medicineUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8431,6 +9222,28 @@ func (ec *executionContext) field_Query_farms_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_kinship_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "a",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["a"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "b",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["b"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8922,6 +9735,73 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Animal_inbreeding(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_inbreeding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Inbreeding(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_inbreeding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Animal", field, true, true, "Float")
+}
+
+func (ec *executionContext) _Animal_pedigree(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_pedigree(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Pedigree(ctx, obj, fc.Args["depth"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalPedigree) graphql.Marshaler {
+			return ec.marshalNAnimalPedigree2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalPedigree(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_pedigree(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalPedigree(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_pedigree_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Animal_profile(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9345,6 +10225,107 @@ func (ec *executionContext) _AnimalEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_AnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnimalEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _AnimalPedigree_animalID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalPedigree) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalPedigree_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalPedigree_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalPedigree", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AnimalPedigree_inbreeding(ctx context.Context, field graphql.CollectedField, obj *model.AnimalPedigree) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalPedigree_inbreeding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Inbreeding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalPedigree_inbreeding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalPedigree", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AnimalPedigree_uncertainAncestors(ctx context.Context, field graphql.CollectedField, obj *model.AnimalPedigree) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalPedigree_uncertainAncestors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UncertainAncestors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalPedigree_uncertainAncestors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalPedigree", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AnimalPedigree_ancestors(ctx context.Context, field graphql.CollectedField, obj *model.AnimalPedigree) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalPedigree_ancestors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ancestors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PedigreeAncestor) graphql.Marshaler {
+			return ec.marshalNPedigreeAncestor2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPedigreeAncestorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalPedigree_ancestors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalPedigree",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PedigreeAncestor(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AnimalProfile_asOf(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -10577,6 +11558,38 @@ func (ec *executionContext) fieldContext_BirthHistorySettings_gestationDays(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _BirthHistorySettings_gestationDaysByBreed(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthHistorySettings_gestationDaysByBreed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationDaysByBreed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BreedGestation) graphql.Marshaler {
+			return ec.marshalNBreedGestation2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthHistorySettings_gestationDaysByBreed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BirthHistorySettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreedGestation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BirthHistorySettings_minimumSireAgeDays(ctx context.Context, field graphql.CollectedField, obj *model.BirthHistorySettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11277,6 +12290,75 @@ func (ec *executionContext) _BirthWindow_endDate(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, "Date")
+}
+
+func (ec *executionContext) _BreedGestation_breed(ctx context.Context, field graphql.CollectedField, obj *model.BreedGestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreedGestation_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreedGestation_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreedGestation", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreedGestation_min(ctx context.Context, field graphql.CollectedField, obj *model.BreedGestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreedGestation_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreedGestation_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreedGestation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreedGestation_max(ctx context.Context, field graphql.CollectedField, obj *model.BreedGestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreedGestation_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreedGestation_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreedGestation", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BreedingAges_female(ctx context.Context, field graphql.CollectedField, obj *herdbook.BreedingAges) (ret graphql.Marshaler) {
@@ -12542,6 +13624,94 @@ func (ec *executionContext) fieldContext_Farm_withdrawals(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_medicinePurchases(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_medicinePurchases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().MedicinePurchases(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicinePurchaseConnection) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_medicinePurchases(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_medicinePurchases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_medicineStock(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_medicineStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().MedicineStock(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicineStock) graphql.Marshaler {
+			return ec.marshalNMedicineStock2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_medicineStock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineStock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_medicineStock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_notifications(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12580,6 +13750,50 @@ func (ec *executionContext) fieldContext_Farm_notifications(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_matingAdvice(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_matingAdvice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().MatingAdvice(ctx, obj, fc.Args["damID"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*herdbook.MatingAdvice) graphql.Marshaler {
+			return ec.marshalNMatingAdvice2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐMatingAdviceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_matingAdvice(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MatingAdvice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_matingAdvice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14899,6 +16113,148 @@ func (ec *executionContext) fieldContext_IdentifierAddPayload_animal(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Kinship_a(ctx context.Context, field graphql.CollectedField, obj *model.Kinship) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kinship_a(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.A, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kinship_a(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Kinship",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Kinship_b(ctx context.Context, field graphql.CollectedField, obj *model.Kinship) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kinship_b(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.B, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kinship_b(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Kinship",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Kinship_coancestry(ctx context.Context, field graphql.CollectedField, obj *model.Kinship) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kinship_coancestry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coancestry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kinship_coancestry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kinship", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MatingAdvice_sire(ctx context.Context, field graphql.CollectedField, obj *herdbook.MatingAdvice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MatingAdvice_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sire, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Animal) graphql.Marshaler {
+			return ec.marshalNAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MatingAdvice_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MatingAdvice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Animal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MatingAdvice_expectedInbreeding(ctx context.Context, field graphql.CollectedField, obj *herdbook.MatingAdvice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MatingAdvice_expectedInbreeding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedInbreeding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MatingAdvice_expectedInbreeding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MatingAdvice", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Medicine_id(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15333,6 +16689,879 @@ func (ec *executionContext) _MedicineEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_MedicineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MedicineEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_id(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_farmID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_batch(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_expiryDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_expiryDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiryDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_expiryDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicinePurchase_quantity(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicinePurchase_quantityUnit(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_quantityUnit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuantityUnit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_quantityUnit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_supplierName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_supplierName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupplierName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_supplierName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_supplierAddress(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_supplierAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupplierAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_supplierAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_purchasedOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_purchasedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PurchasedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_purchasedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicinePurchase_documentReference(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_documentReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DocumentReference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_documentReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicinePurchase_fileID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_fileID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_fileID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_recordedBy(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_recordedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_recordedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicinePurchase_createdAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicinePurchase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchase_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchase_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchase", field, false, false, "Time")
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MedicinePurchaseEdge) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchaseConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicinePurchaseCreatePayload_medicinePurchase(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicinePurchase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+			return ec.marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseCreatePayload_medicinePurchase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+			return ec.marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicinePurchaseEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicinePurchaseEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MedicinePurchaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicinePurchaseEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicinePurchaseEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicinePurchaseEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStock_asOf(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStock_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStock_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStock", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicineStock_lines(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStock_lines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lines, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.MedicineStockLine) graphql.Marshaler {
+			return ec.marshalNMedicineStockLine2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStock_lines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MedicineStock",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicineStockLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MedicineStockLine_medicineID(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_medicineID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_medicineID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MedicineStockLine_medicineName(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_medicineName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedicineName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_medicineName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_batch(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_unit(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _MedicineStockLine_purchased(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_purchased(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Purchased, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_purchased(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_administered(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_administered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Administered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_administered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_balance(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MedicineStockLine_negative(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_negative(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Negative, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_negative(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MedicineStockLine_expiryDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_expiryDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiryDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_expiryDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Date")
+}
+
+func (ec *executionContext) _MedicineStockLine_purchases(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_purchases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Purchases, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_purchases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_treatments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Treatments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_treatments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_unquantifiedTreatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_unquantifiedTreatments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unquantified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_unquantifiedTreatments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MedicineStockLine_warnings(ctx context.Context, field graphql.CollectedField, obj *herdbook.MedicineStockLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MedicineStockLine_warnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MedicineStockLine_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MedicineStockLine", field, false, false, "String")
 }
 
 func (ec *executionContext) _MedicineUpdatePayload_medicine(ctx context.Context, field graphql.CollectedField, obj *model.MedicineUpdatePayload) (ret graphql.Marshaler) {
@@ -17326,6 +19555,50 @@ func (ec *executionContext) fieldContext_Mutation_medicineDelete(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_medicineDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_medicinePurchaseCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_medicinePurchaseCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MedicinePurchaseCreate(ctx, fc.Args["input"].(model.MedicinePurchaseCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+			return ec.marshalNMedicinePurchaseCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_medicinePurchaseCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MedicinePurchaseCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_medicinePurchaseCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19686,6 +21959,98 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _PedigreeAncestor_animalID(ctx context.Context, field graphql.CollectedField, obj *model.PedigreeAncestor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PedigreeAncestor_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PedigreeAncestor_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PedigreeAncestor", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PedigreeAncestor_generation(ctx context.Context, field graphql.CollectedField, obj *model.PedigreeAncestor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PedigreeAncestor_generation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Generation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PedigreeAncestor_generation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PedigreeAncestor", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PedigreeAncestor_relation(ctx context.Context, field graphql.CollectedField, obj *model.PedigreeAncestor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PedigreeAncestor_relation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PedigreeAncestor_relation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PedigreeAncestor", field, false, false, "String")
+}
+
+func (ec *executionContext) _PedigreeAncestor_probability(ctx context.Context, field graphql.CollectedField, obj *model.PedigreeAncestor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PedigreeAncestor_probability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Probability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PedigreeAncestor_probability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PedigreeAncestor", field, false, false, "Float")
+}
+
 func (ec *executionContext) _PlannedTask_name(ctx context.Context, field graphql.CollectedField, obj *schematype.PlannedTask) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20135,6 +22500,50 @@ func (ec *executionContext) fieldContext_Query_notificationPreferences(ctx conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_notificationPreferences_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_kinship(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_kinship(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Kinship(ctx, fc.Args["a"].(uuid.UUID), fc.Args["b"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Kinship) graphql.Marshaler {
+			return ec.marshalNKinship2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐKinship(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_kinship(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Kinship(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_kinship_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21474,6 +23883,93 @@ func (ec *executionContext) _SireCandidate_breed(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_SireCandidate_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "String")
+}
+
+func (ec *executionContext) _SireCandidate_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_gestationDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
+			return ec.marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_gestationDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GestationDays(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SireCandidate_gestationBreed(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_gestationBreed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationBreed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_gestationBreed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "String")
+}
+
+func (ec *executionContext) _SireCandidate_impliedGestationDays(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_impliedGestationDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImpliedGestationDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
+			return ec.marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_impliedGestationDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SireCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GestationDays(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SireEvidence_status(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -25501,7 +27997,7 @@ func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"version", "species", "gestationDays", "minimumSireAgeDays", "birthWindows"}
+	fieldsInOrder := [...]string{"version", "species", "gestationDays", "gestationDaysByBreed", "minimumSireAgeDays", "birthWindows"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25529,6 +28025,13 @@ func (ec *executionContext) unmarshalInputBirthHistorySettingsInput(ctx context.
 				return it, err
 			}
 			it.GestationDays = data
+		case "gestationDaysByBreed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gestationDaysByBreed"))
+			data, err := ec.unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GestationDaysByBreed = data
 		case "minimumSireAgeDays":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumSireAgeDays"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -25683,7 +28186,7 @@ func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "version", "species", "gestationDays", "minimumSireAgeDays", "birthWindows"}
+	fieldsInOrder := [...]string{"farmID", "version", "species", "gestationDays", "gestationDaysByBreed", "minimumSireAgeDays", "birthWindows"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25718,6 +28221,13 @@ func (ec *executionContext) unmarshalInputBirthSettingsUpdateInput(ctx context.C
 				return it, err
 			}
 			it.GestationDays = data
+		case "gestationDaysByBreed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gestationDaysByBreed"))
+			data, err := ec.unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GestationDaysByBreed = data
 		case "minimumSireAgeDays":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumSireAgeDays"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -25858,6 +28368,62 @@ func (ec *executionContext) unmarshalInputBirthWindowInput(ctx context.Context, 
 func UnmarshalBirthWindowInput(ctx context.Context, raw any) (model.BirthWindowInput, error) {
 	var out model.BirthWindowInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "BirthWindowInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBreedGestationInput(ctx context.Context, obj any) (model.BreedGestationInput, error) {
+	var it model.BreedGestationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"breed", "min", "max"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		case "min":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Min = data
+		case "max":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("max"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Max = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBreedGestationInput unmarshals raw into the BreedGestationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBreedGestationInput(ctx context.Context, raw any) (model.BreedGestationInput, error) {
+	var out model.BreedGestationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BreedGestationInput", raw, &out)
 	return out, err
 }
 
@@ -28446,6 +31012,118 @@ func UnmarshalMedicineDeleteInput(ctx context.Context, raw any) (model.MedicineD
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMedicinePurchaseCreateInput(ctx context.Context, obj any) (model.MedicinePurchaseCreateInput, error) {
+	var it model.MedicinePurchaseCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "medicineID", "batch", "expiryDate", "quantity", "quantityUnit", "supplierName", "supplierAddress", "purchasedOn", "documentReference", "fileID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "medicineID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("medicineID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MedicineID = data
+		case "batch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("batch"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Batch = data
+		case "expiryDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiryDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiryDate = data
+		case "quantity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Quantity = data
+		case "quantityUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityUnit"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityUnit = data
+		case "supplierName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supplierName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupplierName = data
+		case "supplierAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supplierAddress"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupplierAddress = data
+		case "purchasedOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("purchasedOn"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PurchasedOn = data
+		case "documentReference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentReference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DocumentReference = data
+		case "fileID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMedicinePurchaseCreateInput unmarshals raw into the MedicinePurchaseCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMedicinePurchaseCreateInput(ctx context.Context, raw any) (model.MedicinePurchaseCreateInput, error) {
+	var out model.MedicinePurchaseCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MedicinePurchaseCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Context, obj any) (model.MedicineUpdateInput, error) {
 	var it model.MedicineUpdateInput
 	if obj == nil {
@@ -30689,7 +33367,7 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours"}
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30780,6 +33458,55 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 				return it, err
 			}
 			it.WithdrawalMilkHours = data
+		case "quantityPerAnimal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityPerAnimal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityPerAnimal = data
+		case "quantityTotal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityTotal"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityTotal = data
+		case "quantityUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantityUnit"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuantityUnit = data
+		case "prescribingVet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingVet"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingVet = data
+		case "prescribingPractice":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prescribingPractice"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrescribingPractice = data
+		case "lastAdministration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastAdministration"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastAdministration = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
 		}
 	}
 	return it, nil
@@ -31532,6 +34259,18 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Animal_groups(ctx, field, obj)
 				})
+		case "inbreeding":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_inbreeding(ctx, field, obj)
+				})
+		case "pedigree":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_pedigree(ctx, field, obj)
+				})
 		case "profile":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -31712,6 +34451,54 @@ func (ec *executionContext) _AnimalEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "cursor":
 			out.Values[i] = ec._AnimalEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var animalPedigreeImplementors = []string{"AnimalPedigree"}
+
+func (ec *executionContext) _AnimalPedigree(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalPedigree) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalPedigreeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalPedigree")
+		case "animalID":
+			out.Values[i] = ec._AnimalPedigree_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inbreeding":
+			out.Values[i] = ec._AnimalPedigree_inbreeding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uncertainAncestors":
+			out.Values[i] = ec._AnimalPedigree_uncertainAncestors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ancestors":
+			out.Values[i] = ec._AnimalPedigree_ancestors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32128,6 +34915,11 @@ func (ec *executionContext) _BirthHistorySettings(ctx context.Context, sel ast.S
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "gestationDaysByBreed":
+			out.Values[i] = ec._BirthHistorySettings_gestationDaysByBreed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "minimumSireAgeDays":
 			out.Values[i] = ec._BirthHistorySettings_minimumSireAgeDays(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -32431,6 +35223,49 @@ func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionS
 			}
 		case "endDate":
 			out.Values[i] = ec._BirthWindow_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breedGestationImplementors = []string{"BreedGestation"}
+
+func (ec *executionContext) _BreedGestation(ctx context.Context, sel ast.SelectionSet, obj *model.BreedGestation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breedGestationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreedGestation")
+		case "breed":
+			out.Values[i] = ec._BreedGestation_breed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._BreedGestation_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._BreedGestation_max(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32883,11 +35718,29 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_withdrawals(ctx, field, obj)
 				})
+		case "medicinePurchases":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_medicinePurchases(ctx, field, obj)
+				})
+		case "medicineStock":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_medicineStock(ctx, field, obj)
+				})
 		case "notifications":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_notifications(ctx, field, obj)
+				})
+		case "matingAdvice":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_matingAdvice(ctx, field, obj)
 				})
 		case "settings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -34083,6 +36936,87 @@ func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var kinshipImplementors = []string{"Kinship"}
+
+func (ec *executionContext) _Kinship(ctx context.Context, sel ast.SelectionSet, obj *model.Kinship) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, kinshipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Kinship")
+		case "a":
+			out.Values[i] = ec._Kinship_a(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "b":
+			out.Values[i] = ec._Kinship_b(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coancestry":
+			out.Values[i] = ec._Kinship_coancestry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var matingAdviceImplementors = []string{"MatingAdvice"}
+
+func (ec *executionContext) _MatingAdvice(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MatingAdvice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, matingAdviceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MatingAdvice")
+		case "sire":
+			out.Values[i] = ec._MatingAdvice_sire(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expectedInbreeding":
+			out.Values[i] = ec._MatingAdvice_expectedInbreeding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var medicineImplementors = []string{"Medicine", "Node"}
 
 func (ec *executionContext) _Medicine(ctx context.Context, sel ast.SelectionSet, obj *model.Medicine) graphql.Marshaler {
@@ -34288,6 +37222,354 @@ func (ec *executionContext) _MedicineEdge(ctx context.Context, sel ast.Selection
 			}
 		case "cursor":
 			out.Values[i] = ec._MedicineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseImplementors = []string{"MedicinePurchase"}
+
+func (ec *executionContext) _MedicinePurchase(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicinePurchase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchase")
+		case "id":
+			out.Values[i] = ec._MedicinePurchase_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._MedicinePurchase_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineID":
+			out.Values[i] = ec._MedicinePurchase_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._MedicinePurchase_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._MedicinePurchase_batch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiryDate":
+			out.Values[i] = ec._MedicinePurchase_expiryDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "quantity":
+			out.Values[i] = ec._MedicinePurchase_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quantityUnit":
+			out.Values[i] = ec._MedicinePurchase_quantityUnit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supplierName":
+			out.Values[i] = ec._MedicinePurchase_supplierName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supplierAddress":
+			out.Values[i] = ec._MedicinePurchase_supplierAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "purchasedOn":
+			out.Values[i] = ec._MedicinePurchase_purchasedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "documentReference":
+			out.Values[i] = ec._MedicinePurchase_documentReference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileID":
+			out.Values[i] = ec._MedicinePurchase_fileID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedBy":
+			out.Values[i] = ec._MedicinePurchase_recordedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._MedicinePurchase_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseConnectionImplementors = []string{"MedicinePurchaseConnection"}
+
+func (ec *executionContext) _MedicinePurchaseConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseConnection")
+		case "edges":
+			out.Values[i] = ec._MedicinePurchaseConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MedicinePurchaseConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MedicinePurchaseConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseCreatePayloadImplementors = []string{"MedicinePurchaseCreatePayload"}
+
+func (ec *executionContext) _MedicinePurchaseCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseCreatePayload")
+		case "medicinePurchase":
+			out.Values[i] = ec._MedicinePurchaseCreatePayload_medicinePurchase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicinePurchaseEdgeImplementors = []string{"MedicinePurchaseEdge"}
+
+func (ec *executionContext) _MedicinePurchaseEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MedicinePurchaseEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicinePurchaseEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicinePurchaseEdge")
+		case "node":
+			out.Values[i] = ec._MedicinePurchaseEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._MedicinePurchaseEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicineStockImplementors = []string{"MedicineStock"}
+
+func (ec *executionContext) _MedicineStock(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicineStock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineStockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineStock")
+		case "asOf":
+			out.Values[i] = ec._MedicineStock_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lines":
+			out.Values[i] = ec._MedicineStock_lines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var medicineStockLineImplementors = []string{"MedicineStockLine"}
+
+func (ec *executionContext) _MedicineStockLine(ctx context.Context, sel ast.SelectionSet, obj *herdbook.MedicineStockLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, medicineStockLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MedicineStockLine")
+		case "medicineID":
+			out.Values[i] = ec._MedicineStockLine_medicineID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medicineName":
+			out.Values[i] = ec._MedicineStockLine_medicineName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._MedicineStockLine_batch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._MedicineStockLine_unit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "purchased":
+			out.Values[i] = ec._MedicineStockLine_purchased(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "administered":
+			out.Values[i] = ec._MedicineStockLine_administered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._MedicineStockLine_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "negative":
+			out.Values[i] = ec._MedicineStockLine_negative(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiryDate":
+			out.Values[i] = ec._MedicineStockLine_expiryDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "purchases":
+			out.Values[i] = ec._MedicineStockLine_purchases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "treatments":
+			out.Values[i] = ec._MedicineStockLine_treatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unquantifiedTreatments":
+			out.Values[i] = ec._MedicineStockLine_unquantifiedTreatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "warnings":
+			out.Values[i] = ec._MedicineStockLine_warnings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34916,6 +38198,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "medicinePurchaseCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_medicinePurchaseCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "farmCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_farmCreate(ctx, field)
@@ -35538,6 +38827,54 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var pedigreeAncestorImplementors = []string{"PedigreeAncestor"}
+
+func (ec *executionContext) _PedigreeAncestor(ctx context.Context, sel ast.SelectionSet, obj *model.PedigreeAncestor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pedigreeAncestorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PedigreeAncestor")
+		case "animalID":
+			out.Values[i] = ec._PedigreeAncestor_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "generation":
+			out.Values[i] = ec._PedigreeAncestor_generation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relation":
+			out.Values[i] = ec._PedigreeAncestor_relation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "probability":
+			out.Values[i] = ec._PedigreeAncestor_probability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var plannedTaskImplementors = []string{"PlannedTask"}
 
 func (ec *executionContext) _PlannedTask(ctx context.Context, sel ast.SelectionSet, obj *schematype.PlannedTask) graphql.Marshaler {
@@ -35685,6 +39022,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_notificationPreferences(ctx, field)
+				})
+		case "kinship":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_kinship(ctx, field)
 				})
 		case "webhooks":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -36187,6 +39530,21 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 			}
 		case "breed":
 			out.Values[i] = ec._SireCandidate_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gestationDays":
+			out.Values[i] = ec._SireCandidate_gestationDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gestationBreed":
+			out.Values[i] = ec._SireCandidate_gestationBreed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "impliedGestationDays":
+			out.Values[i] = ec._SireCandidate_impliedGestationDays(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -37604,6 +40962,14 @@ func (ec *executionContext) marshalNAnimalOrderField2ᚖgithubᚗcomᚋherdbook�
 	return v
 }
 
+func (ec *executionContext) marshalNAnimalPedigree2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalPedigree(ctx context.Context, sel ast.SelectionSet, v *model.AnimalPedigree) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnimalPedigree!")
+		return graphql.Null
+	}
+	return ec._AnimalPedigree(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAnimalProfile2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalProfile(ctx context.Context, sel ast.SelectionSet, v *model.AnimalProfile) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AnimalProfile!")
@@ -37791,6 +41157,35 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNBreedGestation2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BreedGestation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreedGestation2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBreedGestation2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestation(ctx context.Context, sel ast.SelectionSet, v *model.BreedGestation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BreedGestation!")
+		return graphql.Null
+	}
+	return ec._BreedGestation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBreedGestationInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInput(ctx context.Context, v any) (*model.BreedGestationInput, error) {
+	res, err := ec.unmarshalInputBreedGestationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNBreedingAges2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐBreedingAges(ctx context.Context, sel ast.SelectionSet, v *herdbook.BreedingAges) graphql.Marshaler {
@@ -38403,6 +41798,14 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNKinship2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐKinship(ctx context.Context, sel ast.SelectionSet, v *model.Kinship) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Kinship!")
+		return graphql.Null
+	}
+	return ec._Kinship(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMap2map(ctx context.Context, v any) (map[string]any, error) {
 	res, err := graphql.UnmarshalMap(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38419,6 +41822,30 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Map!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMatingAdvice2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚐMatingAdviceᚄ(ctx context.Context, sel ast.SelectionSet, v []*herdbook.MatingAdvice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMatingAdvice2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMatingAdvice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMatingAdvice2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMatingAdvice(ctx context.Context, sel ast.SelectionSet, v *herdbook.MatingAdvice) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MatingAdvice!")
+		return graphql.Null
+	}
+	return ec._MatingAdvice(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMedicine2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicine(ctx context.Context, sel ast.SelectionSet, v *model.Medicine) graphql.Marshaler {
@@ -38485,6 +41912,87 @@ func (ec *executionContext) marshalNMedicineEdge2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._MedicineEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicinePurchase2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicinePurchase(ctx context.Context, sel ast.SelectionSet, v *herdbook.MedicinePurchase) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchase!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchase(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseConnection(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseConnection!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMedicinePurchaseCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreateInput(ctx context.Context, v any) (model.MedicinePurchaseCreateInput, error) {
+	res, err := ec.unmarshalInputMedicinePurchaseCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseCreatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseCreatePayload!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MedicinePurchaseEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMedicinePurchaseEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMedicinePurchaseEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicinePurchaseEdge(ctx context.Context, sel ast.SelectionSet, v *model.MedicinePurchaseEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicinePurchaseEdge!")
+		return graphql.Null
+	}
+	return ec._MedicinePurchaseEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineStock2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStock(ctx context.Context, sel ast.SelectionSet, v *herdbook.MedicineStock) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MedicineStock!")
+		return graphql.Null
+	}
+	return ec._MedicineStock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMedicineStockLine2githubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLine(ctx context.Context, sel ast.SelectionSet, v herdbook.MedicineStockLine) graphql.Marshaler {
+	return ec._MedicineStockLine(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMedicineStockLine2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLineᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.MedicineStockLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMedicineStockLine2githubᚗcomᚋherdbookᚋherdbookᚐMedicineStockLine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNMedicineUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMedicineUpdateInput(ctx context.Context, v any) (model.MedicineUpdateInput, error) {
@@ -38734,6 +42242,30 @@ func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgql
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPedigreeAncestor2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPedigreeAncestorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PedigreeAncestor) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPedigreeAncestor2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPedigreeAncestor(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPedigreeAncestor2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPedigreeAncestor(ctx context.Context, sel ast.SelectionSet, v *model.PedigreeAncestor) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PedigreeAncestor!")
+		return graphql.Null
+	}
+	return ec._PedigreeAncestor(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPlannedTask2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐPlannedTask(ctx context.Context, sel ast.SelectionSet, v schematype.PlannedTask) graphql.Marshaler {
@@ -39734,6 +43266,23 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInputᚄ(ctx context.Context, v any) ([]*model.BreedGestationInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BreedGestationInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBreedGestationInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx context.Context, v any) (*model.CastrationFact, error) {
 	if v == nil {
 		return nil, nil
@@ -40534,6 +44083,18 @@ func (ec *executionContext) unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcom�
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/herdbook/herdbook/internal/tracing"
 	"net/http"
 
 	"entgo.io/contrib/entgql"
@@ -56,6 +57,11 @@ func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) htt
 	srv.AroundOperations(withReferences)
 	srv.AroundOperations(answerCeiling(opts.MaxAnswerBytes))
 	srv.AroundFields(countAnswer)
+	if tracing.On() {
+		// A span per resolver field, only when traces are configured: the middleware
+		// would otherwise cost every field of every answer.
+		srv.AroundFields(traceResolver)
+	}
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -25,6 +25,16 @@ func (r *farmResolver) Withdrawals(ctx context.Context, obj *ent.Farm, asOf *str
 	return withdrawalList(r.svc.Withdrawals(ctx, obj.ID, orZero(asOf), herdbook.Page{Skip: orZero(skip), Take: take}))
 }
 
+// MedicinePurchases is the resolver for the medicinePurchases field.
+func (r *farmResolver) MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error) {
+	return r.medicinePurchases(ctx, obj.ID, after, first)
+}
+
+// MedicineStock is the resolver for the medicineStock field.
+func (r *farmResolver) MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error) {
+	return r.svc.MedicineStock(ctx, obj.ID, orZero(asOf))
+}
+
 // MedicineCreate is the resolver for the medicineCreate field.
 func (r *mutationResolver) MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error) {
 	return payload(func(m *model.Medicine) *model.MedicineCreatePayload { return &model.MedicineCreatePayload{Medicine: m} })(medicineOut(r.svc.CreateMedicine(ctx, input.FarmID, medicineCreateIn(input))))
@@ -38,6 +48,13 @@ func (r *mutationResolver) MedicineUpdate(ctx context.Context, input model.Medic
 // MedicineDelete is the resolver for the medicineDelete field.
 func (r *mutationResolver) MedicineDelete(ctx context.Context, input model.MedicineDeleteInput) (*model.MedicineDeletePayload, error) {
 	return deleted(&model.MedicineDeletePayload{DeletedMedicineID: input.ID}, r.svc.DeleteMedicine(ctx, input.FarmID, input.ID))
+}
+
+// MedicinePurchaseCreate is the resolver for the medicinePurchaseCreate field.
+func (r *mutationResolver) MedicinePurchaseCreate(ctx context.Context, input model.MedicinePurchaseCreateInput) (*model.MedicinePurchaseCreatePayload, error) {
+	return payload(func(p *herdbook.MedicinePurchase) *model.MedicinePurchaseCreatePayload {
+		return &model.MedicinePurchaseCreatePayload{MedicinePurchase: p}
+	})(r.svc.CreateMedicinePurchase(ctx, input.FarmID, medicinePurchaseIn(input)))
 }
 
 // Species is the resolver for the species field.

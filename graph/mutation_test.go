@@ -185,8 +185,9 @@ func TestMutationConvention(t *testing.T) {
 				t.Errorf("%s: want a non-null payload type, got %v", name, dig(t, f, "type"))
 			}
 		}
-		if current != 37 {
-			t.Errorf("%d current mutations, want 37", current)
+		// Mutations are added as the graph grows; none may vanish without a deprecation.
+		if current < 39 {
+			t.Errorf("%d current mutations, want at least 39", current)
 		}
 	})
 }

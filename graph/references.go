@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"github.com/herdbook/herdbook/internal/httpapi"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -39,7 +41,28 @@ type referencesKey struct{}
 
 // withReferences gives each operation its own cache; it lives as long as the operation.
 func withReferences(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	noteOperation(ctx)
 	return next(context.WithValue(ctx, referencesKey{}, newReferences()))
+}
+
+// noteOperation tells the metrics which operation the request ran: its name, or its type
+// ("query", "mutation") when it has none.
+func noteOperation(ctx context.Context) {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil {
+		return
+	}
+	name := oc.OperationName
+	if name == "" && oc.Operation != nil {
+		name = oc.Operation.Name
+	}
+	if name == "" && oc.Operation != nil {
+		name = "anonymous " + string(oc.Operation.Operation)
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	httpapi.NoteOperation(ctx, name)
 }
 
 func referencesFrom(ctx context.Context) *references {
@@ -137,4 +160,20 @@ func (r *Resolver) preview(ctx context.Context, farmID, id uuid.UUID) (*ent.Birt
 		return p, nil
 	}
 	return r.svc.BirthPreview(ctx, farmID, id)
+}
+
+// traceResolver spans the fields that run a resolver (not the ones read from a struct),
+// named Type.field, with the error when one fails.
+func traceResolver(ctx context.Context, next graphql.Resolver) (any, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !fc.IsResolver {
+		return next(ctx)
+	}
+	ctx, span := tracing.Start(ctx, fc.Object+"."+fc.Field.Name)
+	defer span.End()
+	v, err := next(ctx)
+	if err != nil {
+		span.RecordError(err)
+	}
+	return v, err
 }

@@ -43,11 +43,13 @@ func (h *Handler) getBirthSettings(w http.ResponseWriter, r *http.Request) {
 
 // settingsBody is BirthHistorySettings with required fields checked for presence.
 type settingsBody struct {
-	Version            *int              `json:"version"`
-	Species            *string           `json:"species"`
-	GestationDays      *evidence.Range   `json:"gestation_days"`
-	MinimumSireAgeDays *int              `json:"minimum_sire_age_days"`
-	BirthWindows       []evidence.Window `json:"birth_windows"`
+	Version       *int            `json:"version"`
+	Species       *string         `json:"species"`
+	GestationDays *evidence.Range `json:"gestation_days"`
+	// GestationDaysByBreed maps a sire's breed to its own gestation range.
+	GestationDaysByBreed map[string]evidence.Range `json:"gestation_days_by_breed"`
+	MinimumSireAgeDays   *int                      `json:"minimum_sire_age_days"`
+	BirthWindows         []evidence.Window         `json:"birth_windows"`
 }
 
 func (h *Handler) putBirthSettings(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +75,7 @@ func (h *Handler) putBirthSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := h.svc.PutBirthSettings(r.Context(), farmID, evidence.Settings{
-		Version: *b.Version, Species: *b.Species, GestationDays: b.GestationDays,
+		Version: *b.Version, Species: *b.Species, GestationDays: b.GestationDays, GestationDaysByBreed: b.GestationDaysByBreed,
 		MinimumSireAgeDays: b.MinimumSireAgeDays, BirthWindows: b.BirthWindows,
 	})
 	if err != nil {

@@ -214,12 +214,20 @@ func (h *Handler) medicineBookCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	section := herdbook.BookAdministration
+	if q.Has("section") {
+		section = q.Get("section")
+	}
 	var cw *csv.Writer
 	rows := 0
-	err = h.svc.MedicineBook(r.Context(), farmID, q.Get("from"), q.Get("to"), func(row []string) error {
+	write := func(row []string) error {
 		if cw == nil {
 			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="medicine-book.csv"`)
+			name := "medicine-book.csv"
+			if section == herdbook.BookAcquisitions {
+				name = "medicine-acquisitions.csv"
+			}
+			w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 			w.WriteHeader(http.StatusOK)
 			cw = csv.NewWriter(w)
 		}
@@ -231,7 +239,9 @@ func (h *Handler) medicineBookCSV(w http.ResponseWriter, r *http.Request) {
 			http.NewResponseController(w).Flush()
 		}
 		return cw.Error()
-	})
+	}
+	err = h.svc.InspectorBook(r.Context(), farmID, q.Get("from"), q.Get("to"), []string{section},
+		herdbook.BookWriter{Section: func(_ string, header []string) error { return write(header) }, Row: write})
 	if cw == nil {
 		httpapi.WriteError(w, r, err)
 		return

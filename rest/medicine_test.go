@@ -267,7 +267,8 @@ func TestWithdrawalGuard(t *testing.T) {
 			}
 			want := [][]string{
 				herdbook.MedicineBookHeader,
-				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment},
+				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment,
+					"", "", "", "1", "", "", "", "", "", "", "", "", "", ""},
 			}
 			if len(rows) != 3 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) {
 				t.Fatalf("book rows:\n%q\nwant first rows\n%q", rows, want)
@@ -344,7 +345,15 @@ func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
 		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "sale", "animal_id": cow.ID.String(), "date": "2024-03-06"}, false); res.Status != http.StatusCreated {
 			t.Fatalf("sale on the clear day: %d %s", res.Status, res.Body)
 		}
-		if res := fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "death", "animal_id": cow.ID.String(), "date": "2024-03-01"}, false); res.Status != http.StatusCreated {
+		// The death goes to another treated cow: UK200, sold on 2024-03-06, cannot die on
+		// 2024-03-01 (docs/history-rules.md).
+		cow2 := app.MustAnimal(owner, f.ID, "UK201")
+		ids2 := []string{cow2.ID.String()}
+		if res := fact(app, f.ID, owner.Token, ids2, map[string]any{"kind": "treatment", "medicine_id": med["id"],
+			"animal_id": cow2.ID.String(), "date": "2024-02-20"}, false); res.Status != http.StatusCreated {
+			t.Fatalf("treatment: %d %s", res.Status, res.Body)
+		}
+		if res := fact(app, f.ID, owner.Token, ids2, map[string]any{"kind": "death", "animal_id": cow2.ID.String(), "date": "2024-03-01"}, false); res.Status != http.StatusCreated {
 			t.Fatalf("death: %d %s", res.Status, res.Body)
 		}
 	})

@@ -82,7 +82,12 @@ func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
 }
 
 func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
-	handler := strictQuery(method, path, fn, fail)
+	route := method + " /v1" + path // one label for /v1 and /api/v1 in the metrics
+	strict := strictQuery(method, path, fn, fail)
+	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.NoteRoute(r.Context(), route)
+		strict.ServeHTTP(w, r)
+	})
 	if !public(path) {
 		handler = authenticated(handler, fail)
 	}

@@ -32,6 +32,9 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/animals/{animal_id}", h.updateAnimal)
 	h.handle("DELETE", "/farm/{farm_id}/animals/{animal_id}", h.deleteAnimal)
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
+	// Pedigree, kinship and inbreeding under uncertain paternity (docs/pedigree.md).
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/pedigree", h.animalPedigree)
+	h.handle("GET", "/farm/{farm_id}/kinship", h.kinship)
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
 	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
@@ -44,6 +47,13 @@ func (h *Handler) routes() {
 	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
 	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
 	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
+	h.handle("GET", "/farm/{farm_id}/medicine-book.html", h.medicineBookHTML)
+	// Purchases and stock (docs/medicines.md#purchases): acquisition records, never deleted,
+	// and the balance per product and batch.
+	h.handle("GET", "/farm/{farm_id}/medicine-purchases", h.listMedicinePurchases)
+	h.handle("POST", "/farm/{farm_id}/medicine-purchases", h.createMedicinePurchase)
+	h.handle("GET", "/farm/{farm_id}/medicine-purchases/{purchase_id}", h.getMedicinePurchase)
+	h.handle("GET", "/farm/{farm_id}/medicine-stock", h.medicineStock)
 
 	// Notifications (filled by the scheduler and delivery workers, docs/notifications.md).
 	h.handle("GET", "/farm/{farm_id}/notifications", h.listNotifications)

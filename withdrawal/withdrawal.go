@@ -5,6 +5,7 @@
 //
 // The rules:
 //
+//   - A course of treatment counts from its last administration.
 //   - meat_clear_on is the treatment's calendar date plus its meat withdrawal days: the first
 //     day the animal may go for slaughter.
 //   - milk_clear_at is the moment of treatment (00:00 UTC for a bare date) plus its milk
@@ -39,6 +40,19 @@ type Treatment struct {
 	At        time.Time
 	MeatDays  int
 	MilkHours int
+	// LastDay and LastAt are the last administration of a course, read as Day and At are;
+	// empty and zero for a single administration. The withdrawal runs from the last
+	// administration (EU 2019/6 Art. 4(34)); who was treated is decided on Day.
+	LastDay string
+	LastAt  time.Time
+}
+
+// ClearFrom is the administration the withdrawal runs from: the course's last, or the only one.
+func (t Treatment) ClearFrom() (day string, at time.Time) {
+	if t.LastDay != "" {
+		return t.LastDay, t.LastAt
+	}
+	return t.Day, t.At
 }
 
 // Membership is one dated membership fact: the animal was in the group from Start to End
@@ -250,7 +264,8 @@ func reached(spans map[string][]span, t Treatment) []Reach {
 
 // HitOf returns the clear dates one treatment gives.
 func HitOf(t Treatment) Hit {
-	return Hit{Treatment: t, MeatClearOn: MeatClearOn(t.Day, t.MeatDays), MilkClearAt: MilkClearAt(t.At, t.MilkHours)}
+	day, at := t.ClearFrom()
+	return Hit{Treatment: t, MeatClearOn: MeatClearOn(day, t.MeatDays), MilkClearAt: MilkClearAt(at, t.MilkHours)}
 }
 
 // AsOf returns the withdrawal status of every animal that a treatment dated on or before day

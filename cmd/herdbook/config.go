@@ -15,17 +15,21 @@ import (
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/notify"
 )
 
 // config holds every setting; defaults work on a laptop with nothing installed.
 type config struct {
 	Addr        string
-	DatabaseURL string
-	DataDir     string
-	BaseURL     string
-	WebOrigin   string
-	RedisURL    string
+	MetricsAddr string
+	// OTLPEndpoint is where traces go (OTLP over HTTP); empty leaves tracing off.
+	OTLPEndpoint string
+	DatabaseURL  string
+	DataDir      string
+	BaseURL      string
+	WebOrigin    string
+	RedisURL     string
 	// TrustedProxies is a comma-separated list of proxy addresses or CIDR prefixes whose
 	// X-Forwarded-For rate limits believe.
 	TrustedProxies string
@@ -314,10 +318,11 @@ func (c *config) jsonLogs() bool { return c.JSON || c.LogFormat == "json" }
 // logger returns the command's logger. JSON lines carry durations as text ("1.5s"), as
 // the text format does, instead of slog's integer nanoseconds.
 func (c *config) logger(w io.Writer) *slog.Logger {
+	// Every line logged within a request carries its request_id.
 	if c.jsonLogs() {
-		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: durationsAsText}))
+		return slog.New(httpapi.RequestIDs(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: durationsAsText})))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(httpapi.RequestIDs(slog.NewTextHandler(w, nil)))
 }
 
 func durationsAsText(_ []string, a slog.Attr) slog.Attr {

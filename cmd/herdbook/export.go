@@ -15,7 +15,7 @@ import (
 // goes to --output. It reads as the operator (AdminMedicineBook), whoever --user names.
 func (e env) exportMedicineBook(ctx context.Context, args []string) error {
 	c := e.newFarmCmd("export medicine-book")
-	from := c.fs.String("from", "", "first day, YYYY-MM-DD (default: the first treatment)")
+	from := c.fs.String("from", "", "first day, YYYY-MM-DD (default: five years before --to, or before today: records are kept five years)")
 	to := c.fs.String("to", "", "last day, YYYY-MM-DD (default: the last treatment)")
 	return c.export(ctx, args, "medicine-book", func(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID) (*herdbook.Table, error) {
 		return medicineBookTable(ctx, svc, farmID, *from, *to)

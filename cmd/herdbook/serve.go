@@ -17,9 +17,11 @@ import (
 	"github.com/herdbook/herdbook/graph"
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/metrics"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/internal/webhook"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
@@ -34,6 +36,8 @@ func (e env) serve(ctx context.Context, args []string) error {
 	e.dbFlags(fs, &c)
 	e.serviceFlags(fs, &c)
 	fs.StringVar(&c.Addr, "addr", e.or("HERDBOOK_ADDR", "127.0.0.1:8080"), "listen address (HERDBOOK_ADDR)")
+	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", e.getenv("HERDBOOK_OTLP_ENDPOINT"), "OpenTelemetry collector (OTLP/HTTP) base URL such as http://127.0.0.1:4318; empty: no traces unless OTEL_EXPORTER_OTLP_ENDPOINT is set (HERDBOOK_OTLP_ENDPOINT)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", e.getenv("HERDBOOK_METRICS_ADDR"), "listen address of /metrics (Prometheus); empty: no metrics (HERDBOOK_METRICS_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", e.getenv("HERDBOOK_BASE_URL"), "public URL, issuer of tokens; default http://ADDR (HERDBOOK_BASE_URL)")
 	fs.StringVar(&c.WebOrigin, "web-origin", e.getenv("HERDBOOK_WEB_ORIGIN"), "the one browser origin CORS admits (HERDBOOK_WEB_ORIGIN)")
 	fs.StringVar(&c.RedisURL, "redis-url", e.getenv("HERDBOOK_REDIS_URL"), "Redis for shared rate-limit counters (HERDBOOK_REDIS_URL)")
@@ -139,8 +143,34 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
+	// Traces go to an OTLP collector when one is configured; off otherwise.
+	stopTracing, err := tracing.Setup(ctx, tracing.Config{Endpoint: c.OTLPEndpoint, Version: readBuildInfo().Version, Getenv: e.getenv})
+	if err != nil {
+		return fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(flush)
+	}()
+	// Metrics are served on a listener of their own, so they are never public by accident.
+	var mx *metrics.Metrics
+	if c.MetricsAddr != "" {
+		bi := readBuildInfo()
+		mx = metrics.New(d, svc, metrics.Build{Version: bi.Version, Commit: bi.Commit, Go: bi.Go})
+		mln, err := net.Listen("tcp", c.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mmux := http.NewServeMux()
+		mmux.Handle("GET /metrics", mx.Handler())
+		msrv := server.NewHTTPServer(mmux)
+		go func() { _ = msrv.Serve(mln) }()
+		defer msrv.Close()
+		logger.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
+	}
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
-		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
+		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
 		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {

@@ -237,6 +237,18 @@ func (f MedicineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MedicineMutation", m)
 }
 
+// The MedicinePurchaseFunc type is an adapter to allow the use of ordinary
+// function as MedicinePurchase mutator.
+type MedicinePurchaseFunc func(context.Context, *ent.MedicinePurchaseMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MedicinePurchaseFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MedicinePurchaseMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MedicinePurchaseMutation", m)
+}
+
 // The MedicineVersionFunc type is an adapter to allow the use of ordinary
 // function as MedicineVersion mutator.
 type MedicineVersionFunc func(context.Context, *ent.MedicineVersionMutation) (ent.Value, error)

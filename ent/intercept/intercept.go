@@ -27,6 +27,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
@@ -617,6 +618,33 @@ func (f TraverseMedicine) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.MedicineQuery", q)
 }
 
+// The MedicinePurchaseFunc type is an adapter to allow the use of ordinary function as a Querier.
+type MedicinePurchaseFunc func(context.Context, *ent.MedicinePurchaseQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f MedicinePurchaseFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.MedicinePurchaseQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.MedicinePurchaseQuery", q)
+}
+
+// The TraverseMedicinePurchase type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseMedicinePurchase func(context.Context, *ent.MedicinePurchaseQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseMedicinePurchase) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseMedicinePurchase) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MedicinePurchaseQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.MedicinePurchaseQuery", q)
+}
+
 // The MedicineVersionFunc type is an adapter to allow the use of ordinary function as a Querier.
 type MedicineVersionFunc func(context.Context, *ent.MedicineVersionQuery) (ent.Value, error)
 
@@ -1144,6 +1172,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.IdempotentRequestQuery, predicate.IdempotentRequest, idempotentrequest.OrderOption]{typ: ent.TypeIdempotentRequest, tq: q}, nil
 	case *ent.MedicineQuery:
 		return &query[*ent.MedicineQuery, predicate.Medicine, medicine.OrderOption]{typ: ent.TypeMedicine, tq: q}, nil
+	case *ent.MedicinePurchaseQuery:
+		return &query[*ent.MedicinePurchaseQuery, predicate.MedicinePurchase, medicinepurchase.OrderOption]{typ: ent.TypeMedicinePurchase, tq: q}, nil
 	case *ent.MedicineVersionQuery:
 		return &query[*ent.MedicineVersionQuery, predicate.MedicineVersion, medicineversion.OrderOption]{typ: ent.TypeMedicineVersion, tq: q}, nil
 	case *ent.MessageQuery:

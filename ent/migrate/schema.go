@@ -655,6 +655,42 @@ var (
 			},
 		},
 	}
+	// MedicinePurchasesColumns holds the columns for the "medicine_purchases" table.
+	MedicinePurchasesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "medicine_id", Type: field.TypeUUID},
+		{Name: "batch", Type: field.TypeString, Size: 200},
+		{Name: "expiry_date", Type: field.TypeString, Nullable: true, Size: 10},
+		{Name: "quantity", Type: field.TypeFloat64},
+		{Name: "quantity_unit", Type: field.TypeString, Size: 200},
+		{Name: "supplier_name", Type: field.TypeString, Size: 200},
+		{Name: "supplier_address", Type: field.TypeString, Size: 1000},
+		{Name: "purchased_on", Type: field.TypeString, Size: 10},
+		{Name: "document_reference", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "file_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// MedicinePurchasesTable holds the schema information for the "medicine_purchases" table.
+	MedicinePurchasesTable = &schema.Table{
+		Name:       "medicine_purchases",
+		Columns:    MedicinePurchasesColumns,
+		PrimaryKey: []*schema.Column{MedicinePurchasesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "medicinepurchase_farm_id_purchased_on",
+				Unique:  false,
+				Columns: []*schema.Column{MedicinePurchasesColumns[3], MedicinePurchasesColumns[11]},
+			},
+			{
+				Name:    "medicinepurchase_farm_id_medicine_id_batch",
+				Unique:  false,
+				Columns: []*schema.Column{MedicinePurchasesColumns[3], MedicinePurchasesColumns[4], MedicinePurchasesColumns[5]},
+			},
+		},
+	}
 	// MedicineVersionsColumns holds the columns for the "medicine_versions" table.
 	MedicineVersionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -976,6 +1012,7 @@ var (
 		{Name: "fact_date", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_value", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "fact_tail", Type: field.TypeString, Nullable: true, Size: 6},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -986,7 +1023,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[14]},
+				Columns:    []*schema.Column{RecordItemsColumns[15]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -995,7 +1032,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[15], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
@@ -1016,6 +1053,11 @@ var (
 				Name:    "recorditem_fact_value_fact_kind",
 				Unique:  false,
 				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[7]},
+			},
+			{
+				Name:    "recorditem_fact_tail_fact_kind",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[7]},
 			},
 			{
 				Name:    "recorditem_fact_kind_fact_date",
@@ -1475,6 +1517,7 @@ var (
 		GroupsTable,
 		IdempotentRequestsTable,
 		MedicinesTable,
+		MedicinePurchasesTable,
 		MedicineVersionsTable,
 		MessagesTable,
 		NotificationsTable,

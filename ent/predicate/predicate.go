@@ -63,6 +63,9 @@ type IdempotentRequest func(*sql.Selector)
 // Medicine is the predicate function for medicine builders.
 type Medicine func(*sql.Selector)
 
+// MedicinePurchase is the predicate function for medicinepurchase builders.
+type MedicinePurchase func(*sql.Selector)
+
 // MedicineVersion is the predicate function for medicineversion builders.
 type MedicineVersion func(*sql.Selector)
 

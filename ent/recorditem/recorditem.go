@@ -44,6 +44,8 @@ const (
 	FieldFactUntil = "fact_until"
 	// FieldFactValue holds the string denoting the fact_value field in the database.
 	FieldFactValue = "fact_value"
+	// FieldFactTail holds the string denoting the fact_tail field in the database.
+	FieldFactTail = "fact_tail"
 	// EdgeRecord holds the string denoting the record edge name in mutations.
 	EdgeRecord = "record"
 	// EdgeFactAnimals holds the string denoting the fact_animals edge name in mutations.
@@ -83,6 +85,7 @@ var Columns = []string{
 	FieldFactDate,
 	FieldFactUntil,
 	FieldFactValue,
+	FieldFactTail,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -122,6 +125,8 @@ var (
 	FactUntilValidator func(string) error
 	// FactValueValidator is a validator for the "fact_value" field. It is called by the builders before save.
 	FactValueValidator func(string) error
+	// FactTailValidator is a validator for the "fact_tail" field. It is called by the builders before save.
+	FactTailValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -202,6 +207,11 @@ func ByFactUntil(opts ...sql.OrderTermOption) OrderOption {
 // ByFactValue orders the results by the fact_value field.
 func ByFactValue(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFactValue, opts...).ToFunc()
+}
+
+// ByFactTail orders the results by the fact_tail field.
+func ByFactTail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFactTail, opts...).ToFunc()
 }
 
 // ByRecordField orders the results by record field.

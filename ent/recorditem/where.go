@@ -127,6 +127,11 @@ func FactValue(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldFactValue, v))
 }
 
+// FactTail applies equality check predicate on the "fact_tail" field. It's identical to FactTailEQ.
+func FactTail(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactTail, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -885,6 +890,81 @@ func FactValueEqualFold(v string) predicate.RecordItem {
 // FactValueContainsFold applies the ContainsFold predicate on the "fact_value" field.
 func FactValueContainsFold(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldContainsFold(FieldFactValue, v))
+}
+
+// FactTailEQ applies the EQ predicate on the "fact_tail" field.
+func FactTailEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFactTail, v))
+}
+
+// FactTailNEQ applies the NEQ predicate on the "fact_tail" field.
+func FactTailNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFactTail, v))
+}
+
+// FactTailIn applies the In predicate on the "fact_tail" field.
+func FactTailIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFactTail, vs...))
+}
+
+// FactTailNotIn applies the NotIn predicate on the "fact_tail" field.
+func FactTailNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFactTail, vs...))
+}
+
+// FactTailGT applies the GT predicate on the "fact_tail" field.
+func FactTailGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFactTail, v))
+}
+
+// FactTailGTE applies the GTE predicate on the "fact_tail" field.
+func FactTailGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFactTail, v))
+}
+
+// FactTailLT applies the LT predicate on the "fact_tail" field.
+func FactTailLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFactTail, v))
+}
+
+// FactTailLTE applies the LTE predicate on the "fact_tail" field.
+func FactTailLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFactTail, v))
+}
+
+// FactTailContains applies the Contains predicate on the "fact_tail" field.
+func FactTailContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldFactTail, v))
+}
+
+// FactTailHasPrefix applies the HasPrefix predicate on the "fact_tail" field.
+func FactTailHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldFactTail, v))
+}
+
+// FactTailHasSuffix applies the HasSuffix predicate on the "fact_tail" field.
+func FactTailHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldFactTail, v))
+}
+
+// FactTailIsNil applies the IsNil predicate on the "fact_tail" field.
+func FactTailIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldFactTail))
+}
+
+// FactTailNotNil applies the NotNil predicate on the "fact_tail" field.
+func FactTailNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldFactTail))
+}
+
+// FactTailEqualFold applies the EqualFold predicate on the "fact_tail" field.
+func FactTailEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldFactTail, v))
+}
+
+// FactTailContainsFold applies the ContainsFold predicate on the "fact_tail" field.
+func FactTailContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldFactTail, v))
 }
 
 // HasRecord applies the HasEdge predicate on the "record" edge.

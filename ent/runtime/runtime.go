@@ -25,6 +25,7 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
+	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
@@ -775,6 +776,113 @@ func init() {
 	medicineDescID := medicineMixinFields0[0].Descriptor()
 	// medicine.DefaultID holds the default value on creation for the id field.
 	medicine.DefaultID = medicineDescID.Default.(func() uuid.UUID)
+	medicinepurchaseMixin := schema.MedicinePurchase{}.Mixin()
+	medicinepurchaseMixinFields0 := medicinepurchaseMixin[0].Fields()
+	_ = medicinepurchaseMixinFields0
+	medicinepurchaseFields := schema.MedicinePurchase{}.Fields()
+	_ = medicinepurchaseFields
+	// medicinepurchaseDescCreatedAt is the schema descriptor for created_at field.
+	medicinepurchaseDescCreatedAt := medicinepurchaseMixinFields0[1].Descriptor()
+	// medicinepurchase.DefaultCreatedAt holds the default value on creation for the created_at field.
+	medicinepurchase.DefaultCreatedAt = medicinepurchaseDescCreatedAt.Default.(func() time.Time)
+	// medicinepurchaseDescUpdatedAt is the schema descriptor for updated_at field.
+	medicinepurchaseDescUpdatedAt := medicinepurchaseMixinFields0[2].Descriptor()
+	// medicinepurchase.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	medicinepurchase.DefaultUpdatedAt = medicinepurchaseDescUpdatedAt.Default.(func() time.Time)
+	// medicinepurchase.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	medicinepurchase.UpdateDefaultUpdatedAt = medicinepurchaseDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// medicinepurchaseDescBatch is the schema descriptor for batch field.
+	medicinepurchaseDescBatch := medicinepurchaseFields[2].Descriptor()
+	// medicinepurchase.BatchValidator is a validator for the "batch" field. It is called by the builders before save.
+	medicinepurchase.BatchValidator = func() func(string) error {
+		validators := medicinepurchaseDescBatch.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(batch string) error {
+			for _, fn := range fns {
+				if err := fn(batch); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// medicinepurchaseDescExpiryDate is the schema descriptor for expiry_date field.
+	medicinepurchaseDescExpiryDate := medicinepurchaseFields[3].Descriptor()
+	// medicinepurchase.ExpiryDateValidator is a validator for the "expiry_date" field. It is called by the builders before save.
+	medicinepurchase.ExpiryDateValidator = medicinepurchaseDescExpiryDate.Validators[0].(func(string) error)
+	// medicinepurchaseDescQuantity is the schema descriptor for quantity field.
+	medicinepurchaseDescQuantity := medicinepurchaseFields[4].Descriptor()
+	// medicinepurchase.QuantityValidator is a validator for the "quantity" field. It is called by the builders before save.
+	medicinepurchase.QuantityValidator = medicinepurchaseDescQuantity.Validators[0].(func(float64) error)
+	// medicinepurchaseDescQuantityUnit is the schema descriptor for quantity_unit field.
+	medicinepurchaseDescQuantityUnit := medicinepurchaseFields[5].Descriptor()
+	// medicinepurchase.QuantityUnitValidator is a validator for the "quantity_unit" field. It is called by the builders before save.
+	medicinepurchase.QuantityUnitValidator = func() func(string) error {
+		validators := medicinepurchaseDescQuantityUnit.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(quantity_unit string) error {
+			for _, fn := range fns {
+				if err := fn(quantity_unit); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// medicinepurchaseDescSupplierName is the schema descriptor for supplier_name field.
+	medicinepurchaseDescSupplierName := medicinepurchaseFields[6].Descriptor()
+	// medicinepurchase.SupplierNameValidator is a validator for the "supplier_name" field. It is called by the builders before save.
+	medicinepurchase.SupplierNameValidator = func() func(string) error {
+		validators := medicinepurchaseDescSupplierName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(supplier_name string) error {
+			for _, fn := range fns {
+				if err := fn(supplier_name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// medicinepurchaseDescSupplierAddress is the schema descriptor for supplier_address field.
+	medicinepurchaseDescSupplierAddress := medicinepurchaseFields[7].Descriptor()
+	// medicinepurchase.SupplierAddressValidator is a validator for the "supplier_address" field. It is called by the builders before save.
+	medicinepurchase.SupplierAddressValidator = func() func(string) error {
+		validators := medicinepurchaseDescSupplierAddress.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(supplier_address string) error {
+			for _, fn := range fns {
+				if err := fn(supplier_address); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// medicinepurchaseDescPurchasedOn is the schema descriptor for purchased_on field.
+	medicinepurchaseDescPurchasedOn := medicinepurchaseFields[8].Descriptor()
+	// medicinepurchase.PurchasedOnValidator is a validator for the "purchased_on" field. It is called by the builders before save.
+	medicinepurchase.PurchasedOnValidator = medicinepurchaseDescPurchasedOn.Validators[0].(func(string) error)
+	// medicinepurchaseDescDocumentReference is the schema descriptor for document_reference field.
+	medicinepurchaseDescDocumentReference := medicinepurchaseFields[9].Descriptor()
+	// medicinepurchase.DocumentReferenceValidator is a validator for the "document_reference" field. It is called by the builders before save.
+	medicinepurchase.DocumentReferenceValidator = medicinepurchaseDescDocumentReference.Validators[0].(func(string) error)
+	// medicinepurchaseDescID is the schema descriptor for id field.
+	medicinepurchaseDescID := medicinepurchaseMixinFields0[0].Descriptor()
+	// medicinepurchase.DefaultID holds the default value on creation for the id field.
+	medicinepurchase.DefaultID = medicinepurchaseDescID.Default.(func() uuid.UUID)
 	medicineversionMixin := schema.MedicineVersion{}.Mixin()
 	medicineversionMixinFields0 := medicineversionMixin[0].Fields()
 	_ = medicineversionMixinFields0
@@ -1162,6 +1270,10 @@ func init() {
 	recorditemDescFactValue := recorditemFields[10].Descriptor()
 	// recorditem.FactValueValidator is a validator for the "fact_value" field. It is called by the builders before save.
 	recorditem.FactValueValidator = recorditemDescFactValue.Validators[0].(func(string) error)
+	// recorditemDescFactTail is the schema descriptor for fact_tail field.
+	recorditemDescFactTail := recorditemFields[11].Descriptor()
+	// recorditem.FactTailValidator is a validator for the "fact_tail" field. It is called by the builders before save.
+	recorditem.FactTailValidator = recorditemDescFactTail.Validators[0].(func(string) error)
 	// recorditemDescID is the schema descriptor for id field.
 	recorditemDescID := recorditemMixinFields0[0].Descriptor()
 	// recorditem.DefaultID holds the default value on creation for the id field.

@@ -93,6 +93,9 @@ func (RecordItem) Fields() []ent.Field {
 		field.String("fact_until").Optional().Nillable().MaxLen(10).Annotations(entgql.Skip()),
 		// The canonical value of an identifier fact, so that identifiers are found by value.
 		field.String("fact_value").Optional().Nillable().MaxLen(64).Annotations(entgql.Skip()),
+		// The last 6 decimal digits of an identifier fact's value, so that the last 4 to 6
+		// digits a stockman reads off a tag find the animal by an indexed lookup.
+		field.String("fact_tail").Optional().Nillable().MaxLen(6).Annotations(entgql.Skip()),
 	}
 }
 
@@ -114,6 +117,7 @@ func (RecordItem) Indexes() []ent.Index {
 		index.Fields("fact_dam"),
 		index.Fields("fact_group", "fact_kind"),
 		index.Fields("fact_value", "fact_kind"),
+		index.Fields("fact_tail", "fact_kind"),
 		index.Fields("fact_kind", "fact_date"),
 	}
 }

@@ -23,7 +23,7 @@ import (
 type AnimalCreateInput struct {
 	// The farm's id.
 	FarmID uuid.UUID `json:"farmID"`
-	// The ear tag or other mark (1 to 100 characters).
+	// The ear tag or other mark (1 to 100 characters); an official tag number (UK cattle with its check digit, DE cattle) is checked and stored in its printed spacing.
 	Tag string `json:"tag"`
 	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
@@ -53,6 +53,18 @@ type AnimalInput struct {
 	Tag string `json:"tag"`
 	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
+}
+
+// An animal's pedigree as of today, from birth facts and DNA results, with the birth review's candidates standing in for unrecorded sires.
+type AnimalPedigree struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Wright's inbreeding coefficient F: the expectation over uncertain sires (Henderson's average relationship).
+	Inbreeding float64 `json:"inbreeding"`
+	// The animal itself, when its paternity is uncertain, and every ancestor at any depth whose paternity is uncertain (several candidate sires, or a sire presumed by the birth review), older first.
+	UncertainAncestors []uuid.UUID `json:"uncertainAncestors"`
+	// The places of the chart to the depth asked for, by generation, then relation, then id; every candidate sire stands in the sire's place with its probability.
+	Ancestors []*PedigreeAncestor `json:"ancestors"`
 }
 
 // Who an animal is on a day, computed from its dated facts only (never from current group links).
@@ -97,7 +109,7 @@ type AnimalProfile struct {
 type AnimalUpdateInput struct {
 	// The animal's id.
 	ID uuid.UUID `json:"id"`
-	// The ear tag or other mark (1 to 100 characters).
+	// The ear tag or other mark (1 to 100 characters); an official tag number (UK cattle with its check digit, DE cattle) is checked and stored in its printed spacing.
 	Tag string `json:"tag"`
 	// The animal's name; null or left out removes it.
 	Name *string `json:"name,omitempty"`
@@ -163,6 +175,8 @@ type BirthHistorySettings struct {
 	Species farm.Species `json:"species"`
 	// The gestation range the review uses, if set.
 	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own, by breed; candidates of other breeds, or of unknown breed, are judged by gestationDays.
+	GestationDaysByBreed []*BreedGestation `json:"gestationDaysByBreed"`
 	// How old a sire must be, in days, if set.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -177,6 +191,8 @@ type BirthHistorySettingsInput struct {
 	Species string `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -235,6 +251,8 @@ type BirthSettingsUpdateInput struct {
 	Species farm.Species `json:"species"`
 	// The gestation range.
 	GestationDays *GestationDaysInput `json:"gestationDays,omitempty"`
+	// Sire breeds with a gestation range of their own (at most 40); needs gestationDays.
+	GestationDaysByBreed []*BreedGestationInput `json:"gestationDaysByBreed,omitempty"`
 	// How old a sire must be, in days.
 	MinimumSireAgeDays *int `json:"minimumSireAgeDays,omitempty"`
 	// The planned birth seasons.
@@ -275,6 +293,26 @@ type BirthWindowInput struct {
 	StartDate string `json:"startDate"`
 	// Its last day, YYYY-MM-DD.
 	EndDate string `json:"endDate"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestation struct {
+	// The breed, as the settings name it; breeds compare without case and surrounding spaces.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
+}
+
+// A sire breed's own gestation range.
+type BreedGestationInput struct {
+	// The breed, 1 to 100 characters; each breed once.
+	Breed string `json:"breed"`
+	// The shortest gestation in days.
+	Min int `json:"min"`
+	// The longest gestation in days.
+	Max int `json:"max"`
 }
 
 // A castration fact.
@@ -663,7 +701,7 @@ type IdentifierAddInput struct {
 	AnimalID uuid.UUID `json:"animalID"`
 	// The scheme.
 	Scheme IdentifierScheme `json:"scheme"`
-	// The value; an EID in any reader form (15 digits, spaced, or FDX-B hex).
+	// The value. An EID in any reader form (15 digits, 3 + space + 12, ASCII 16, dot-hex, raw hexadecimal in either bit order), stored as its 15 digits; refused when ISO 11784 does not allow it, and a test code (999) unless the farm's settings allow test tags. A visual tag of an official scheme (UK cattle with its check digit) is checked and respaced; other values are free text.
 	Value string `json:"value"`
 	// The first day the identifier names the animal.
 	StartDate string `json:"startDate"`
@@ -677,6 +715,16 @@ type IdentifierAddPayload struct {
 	Record *ent.Record `json:"record"`
 	// The animal whose profile changed.
 	Animal *ent.Animal `json:"animal"`
+}
+
+// The coancestry of two animals of one farm.
+type Kinship struct {
+	// One animal.
+	A *ent.Animal `json:"a"`
+	// The other animal.
+	B *ent.Animal `json:"b"`
+	// The coefficient of coancestry (kinship): half the additive relationship, the expected F of their offspring; (1 + F) / 2 for an animal with itself.
+	Coancestry float64 `json:"coancestry"`
 }
 
 // A page of a farm's medicines, oldest first.
@@ -729,6 +777,56 @@ type MedicineDeletePayload struct {
 type MedicineEdge struct {
 	// The medicine.
 	Node *Medicine `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// A page of a farm's medicine purchases, oldest purchase first.
+type MedicinePurchaseConnection struct {
+	// The purchases of the page with their cursors.
+	Edges []*MedicinePurchaseEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many purchases the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new medicine purchase (acquisition record).
+type MedicinePurchaseCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The medicine bought, on the farm's list.
+	MedicineID uuid.UUID `json:"medicineID"`
+	// The product's batch, 1 to 200 characters.
+	Batch string `json:"batch"`
+	// The batch's expiry date.
+	ExpiryDate *string `json:"expiryDate,omitempty"`
+	// The quantity bought, more than 0.
+	Quantity float64 `json:"quantity"`
+	// The unit of quantity, 1 to 200 characters.
+	QuantityUnit string `json:"quantityUnit"`
+	// The supplier's name, 1 to 200 characters.
+	SupplierName string `json:"supplierName"`
+	// The supplier's address, 1 to 1000 characters.
+	SupplierAddress string `json:"supplierAddress"`
+	// The day it was bought, no later than the farm's today (tomorrow in UTC until the farm sets its time zone).
+	PurchasedOn string `json:"purchasedOn"`
+	// The invoice or delivery note; required unless fileID is given.
+	DocumentReference *string `json:"documentReference,omitempty"`
+	// An uploaded file of the farm proving the purchase; required unless documentReference is given.
+	FileID *uuid.UUID `json:"fileID,omitempty"`
+}
+
+// What medicinePurchaseCreate recorded.
+type MedicinePurchaseCreatePayload struct {
+	// The new purchase.
+	MedicinePurchase *herdbook.MedicinePurchase `json:"medicinePurchase"`
+}
+
+// A medicine purchase and its cursor.
+type MedicinePurchaseEdge struct {
+	// The purchase.
+	Node *herdbook.MedicinePurchase `json:"node"`
 	// Pass it as after to read on from here.
 	Cursor string `json:"cursor"`
 }
@@ -921,6 +1019,18 @@ type OffsetPageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// One place in an animal's pedigree chart.
+type PedigreeAncestor struct {
+	// The ancestor: an animal of the farm, or one from outside it named as a parent.
+	AnimalID uuid.UUID `json:"animalID"`
+	// 1 for parents, 2 for grandparents, and so on.
+	Generation int `json:"generation"`
+	// The place from the animal: dam, sire, dam's sire, sire's dam's dam, …
+	Relation string `json:"relation"`
+	// The probability that this animal stands in this place: 1 unless a sire on the path is uncertain.
+	Probability float64 `json:"probability"`
+}
+
 // An animal's profile fact.
 type ProfileFact struct {
 	// The animal.
@@ -1085,6 +1195,12 @@ type SireCandidate struct {
 	OverlapIntervals []*DateInterval `json:"overlapIntervals"`
 	// Its breed, when on record.
 	Breed *string `json:"breed,omitempty"`
+	// The gestation range it was judged by: its breed's from gestationDaysByBreed, else the farm's.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// The breed whose range was used, as the settings name it; null for the farm's range.
+	GestationBreed *string `json:"gestationBreed,omitempty"`
+	// The gestation the birth implies if it sired it: days from the last (min) and the first (max) day of its overlaps to the birth.
+	ImpliedGestationDays *GestationDays `json:"impliedGestationDays,omitempty"`
 }
 
 // What the evidence says about the sire.
@@ -1181,6 +1297,20 @@ type TreatmentFact struct {
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
 	// An override of the label's milk hours; not shorter than the label's.
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+	// The quantity given to each animal, more than 0; needs quantityUnit.
+	QuantityPerAnimal *float64 `json:"quantityPerAnimal,omitempty"`
+	// The quantity given in all (a group treatment's whole amount), more than 0; needs quantityUnit. It draws down the stock of the batch.
+	QuantityTotal *float64 `json:"quantityTotal,omitempty"`
+	// The unit of quantityPerAnimal and quantityTotal (ml, g, doses, …).
+	QuantityUnit *string `json:"quantityUnit,omitempty"`
+	// The vet who prescribed it.
+	PrescribingVet *string `json:"prescribingVet,omitempty"`
+	// The prescribing vet's practice, with its address.
+	PrescribingPractice *string `json:"prescribingPractice,omitempty"`
+	// The last administration of a course (date is the first): a date or an RFC 3339 date-time, no earlier than date and at most 366 days after it. The withdrawal runs from it.
+	LastAdministration *string `json:"lastAdministration,omitempty"`
+	// Why it was given.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Changes to a farm; fields left out keep their value.
@@ -1349,6 +1479,8 @@ const (
 	AnimalStatusDied AnimalStatus = "DIED"
 	// A movement_out fact is the newest departure.
 	AnimalStatusMovedOut AnimalStatus = "MOVED_OUT"
+	// Not yet on the farm on the day: born on the farm, or first bought or moved in, later. Lists leave such animals out unless asked for this status.
+	AnimalStatusNotYet AnimalStatus = "NOT_YET"
 )
 
 var AllAnimalStatus = []AnimalStatus{
@@ -1356,11 +1488,12 @@ var AllAnimalStatus = []AnimalStatus{
 	AnimalStatusSold,
 	AnimalStatusDied,
 	AnimalStatusMovedOut,
+	AnimalStatusNotYet,
 }
 
 func (e AnimalStatus) IsValid() bool {
 	switch e {
-	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut:
+	case AnimalStatusOnFarm, AnimalStatusSold, AnimalStatusDied, AnimalStatusMovedOut, AnimalStatusNotYet:
 		return true
 	}
 	return false

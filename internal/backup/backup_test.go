@@ -40,7 +40,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 			app := herdbooktest.NewApp(t, d)
 			owner := app.MustUser()
 			farm := app.MustFarm(owner, "Backup Farm")
-			cow := app.MustAnimal(owner, farm.ID, "UK 123456 700001")
+			cow := app.MustAnimal(owner, farm.ID, "UK 123456 100001") // a valid UK check digit (docs/identifiers.md)
 			blobDir := t.TempDir()
 			if err := os.MkdirAll(filepath.Join(blobDir, "ab"), 0o750); err != nil {
 				t.Fatal(err)

@@ -6,6 +6,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/herdbook/herdbook/internal/tracectx"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -58,12 +62,24 @@ func (d *DB) Observe(fn func(query string, args []any)) (stop func()) {
 	return func() { d.observe.Store(nil) }
 }
 
-func (d *DB) seen(query string, args any) {
+func (d *DB) seen(ctx context.Context, query string, args any) {
 	d.queries.Add(1)
+	if c, ok := ctx.Value(statementCounterKey{}).(*atomic.Int64); ok {
+		c.Add(1)
+	}
 	if fn := d.observe.Load(); fn != nil {
 		a, _ := args.([]any)
 		(*fn)(query, a)
 	}
+}
+
+type statementCounterKey struct{}
+
+// CountStatements returns a context whose statements through the ent client are counted,
+// and a function that reads the count: the metrics' statements per request.
+func CountStatements(ctx context.Context) (context.Context, func() int64) {
+	c := new(atomic.Int64)
+	return context.WithValue(ctx, statementCounterKey{}, c), c.Load
 }
 
 // Queries reports how many statements went through the ent client since Open; tests use it
@@ -178,13 +194,15 @@ type countingDriver struct {
 }
 
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	d.d.seen(query, args)
-	return d.Driver.Exec(ctx, query, args, v)
+	d.d.seen(ctx, query, args)
+	ctx, end := d.d.span(ctx, query)
+	return end(d.Driver.Exec(ctx, query, args, v))
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	d.d.seen(query, args)
-	return columnTypesOnce(d.Driver.Query(ctx, query, args, v), v)
+	d.d.seen(ctx, query, args)
+	ctx, end := d.d.span(ctx, query)
+	return end(columnTypesOnce(d.Driver.Query(ctx, query, args, v), v))
 }
 
 func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
@@ -211,13 +229,34 @@ type countingTx struct {
 }
 
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	t.d.seen(query, args)
-	return t.Tx.Exec(ctx, query, args, v)
+	t.d.seen(ctx, query, args)
+	ctx, end := t.d.span(ctx, query)
+	return end(t.Tx.Exec(ctx, query, args, v))
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
-	t.d.seen(query, args)
-	return columnTypesOnce(t.Tx.Query(ctx, query, args, v), v)
+	t.d.seen(ctx, query, args)
+	ctx, end := t.d.span(ctx, query)
+	return end(columnTypesOnce(t.Tx.Query(ctx, query, args, v), v))
+}
+
+// span starts a client span for a statement when the request's trace is recording (tracing
+// is configured: docs/operations.md); otherwise it costs one context lookup. The statement's
+// text is recorded, never its arguments, which hold farm data.
+func (d *DB) span(ctx context.Context, query string) (context.Context, func(error) error) {
+	pctx, ok := tracectx.Parent(ctx)
+	if !ok {
+		return ctx, func(err error) error { return err }
+	}
+	ctx, s := otel.Tracer("github.com/herdbook/herdbook/internal/db").Start(pctx, "sql", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", d.Dialect), attribute.String("db.query.text", query)))
+	return ctx, func(err error) error {
+		if err != nil {
+			s.RecordError(err)
+		}
+		s.End()
+		return err
+	}
 }
 
 // columnTypesOnce makes the rows of a successful query describe their columns once. ent

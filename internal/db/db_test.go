@@ -347,3 +347,82 @@ func TestRecordCountBackfill(t *testing.T) {
 		})
 	}
 }
+
+// TestIdentifierTailBackfill migrates a database whose identifier facts predate fact_tail:
+// the migration indexes the last 6 digits of each stored value (fewer when it has fewer;
+// none when it has no digit), which the register's last-digits search reads.
+func TestIdentifierTailBackfill(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before string
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_identifier_tail.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no identifier_tail migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			stmts := []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('f0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
+				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'GENETIC', 'r', CURRENT_TIMESTAMP, 'f0000000-0000-4000-8000-000000000001')",
+			}
+			for i, c := range []struct{ kind, value string }{
+				{"identifier", "826000301234003"}, {"identifier", "UK 123456 100001"}, {"identifier", "Y12"},
+				{"identifier", "Daisy"}, {"profile", ""},
+			} {
+				value := "NULL"
+				if c.value != "" {
+					value = "'" + c.value + "'"
+				}
+				stmts = append(stmts, fmt.Sprintf("INSERT INTO record_items (id, created_at, updated_at, is_active, fact_kind, fact_value, record_id) VALUES ('a%d000000-0000-4000-8000-000000000000', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '%s', %s, 'c0000000-0000-4000-8000-000000000001')", i, c.kind, value))
+			}
+			for _, q := range stmts {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := d.SQL.QueryContext(ctx, "SELECT fact_tail FROM record_items ORDER BY id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var got []string
+			for rows.Next() {
+				var tail *string
+				if err := rows.Scan(&tail); err != nil {
+					t.Fatal(err)
+				}
+				if tail == nil {
+					got = append(got, "NULL")
+				} else {
+					got = append(got, *tail)
+				}
+			}
+			if want := "234003 100001 12 NULL NULL"; strings.Join(got, " ") != want {
+				t.Fatalf("tails %v, want %s", got, want)
+			}
+		})
+	}
+}

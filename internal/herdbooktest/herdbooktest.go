@@ -30,6 +30,7 @@ import (
 	"github.com/herdbook/herdbook/internal/blob"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/httpapi"
+	"github.com/herdbook/herdbook/internal/metrics"
 	"github.com/herdbook/herdbook/internal/server"
 	"github.com/herdbook/herdbook/oauth"
 )
@@ -122,6 +123,8 @@ type Options struct {
 	// loopback and private addresses; tests otherwise allow them, for their receivers on
 	// 127.0.0.1.
 	RefusePrivateWebhooks bool
+	// Metrics, when set, measures the App's requests (metrics.New over the App's database).
+	Metrics *metrics.Metrics
 }
 
 // UnreachableDB is a PostgreSQL database whose server nobody listens on: every statement
@@ -179,7 +182,7 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		apiLimit = 1 << 30
 	}
 	a.Server.Config.Handler = server.New(server.Config{BaseURL: a.URL, WebOrigin: o.WebOrigin, Logger: logger, APIRateLimit: apiLimit,
-		BodyPace: o.BodyPace},
+		BodyPace: o.BodyPace, Metrics: o.Metrics},
 		server.Deps{DB: data, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{

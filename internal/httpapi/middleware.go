@@ -63,6 +63,22 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer (flush, deadlines).
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// StatusWriter records the status a handler answered with, for middleware that reports it.
+type StatusWriter struct{ statusWriter }
+
+// NewStatusWriter wraps w.
+func NewStatusWriter(w http.ResponseWriter) *StatusWriter {
+	return &StatusWriter{statusWriter{ResponseWriter: w}}
+}
+
+// Status is the status written, 200 when the handler wrote nothing.
+func (s *StatusWriter) Status() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
+
 // AccessLog writes one structured line per request. Query strings are left out: they may
 // carry codes and states.
 func AccessLog(logger *slog.Logger, next http.Handler) http.Handler {
@@ -96,4 +112,32 @@ func Recover(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// RequestIDs wraps a log handler so that every line logged with a request's context carries
+// its request_id, whichever package logs it; lines that name it already are left as they are.
+func RequestIDs(h slog.Handler) slog.Handler { return requestIDHandler{h} }
+
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		named := false
+		r.Attrs(func(a slog.Attr) bool {
+			named = a.Key == "request_id"
+			return !named
+		})
+		if !named {
+			r.AddAttrs(slog.String("request_id", id))
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
 }

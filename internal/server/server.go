@@ -18,7 +18,9 @@ import (
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/httpapi"
 	"github.com/herdbook/herdbook/internal/idempotency"
+	"github.com/herdbook/herdbook/internal/metrics"
 	"github.com/herdbook/herdbook/internal/ratelimit"
+	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
 )
@@ -41,6 +43,8 @@ type Config struct {
 	// BodyPace is how slowly a request body may arrive; zero fields take
 	// httpapi.DefaultBodyPace's.
 	BodyPace httpapi.BodyPace
+	// Metrics, when set, measures every request (served on its own listener by the caller).
+	Metrics *metrics.Metrics
 	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes (0:
 	// graph.DefaultMaxAnswerBytes).
 	GraphQLMaxAnswerBytes int64
@@ -135,10 +139,18 @@ func New(cfg Config, d Deps) http.Handler {
 	})
 
 	var h http.Handler = mux
+	if cfg.Metrics != nil || tracing.On() {
+		h = httpapi.NotingMux(mux) // label requests with the pattern that served them
+	}
 	// Each request loads its viewer's memberships at most once (herdbook.RequestScoped).
 	h = herdbook.RequestScoped(h)
 	h = httpapi.BodyDeadline(cfg.BodyPace, h)
 	h = corsFor(cfg.WebOrigin).Handler(h)
+	// Traces, when configured (internal/tracing), and metrics share the route note.
+	h = tracing.Middleware(h)
+	if cfg.Metrics != nil {
+		h = cfg.Metrics.Middleware(h)
+	}
 	h = httpapi.AccessLog(cfg.Logger, h)
 	h = httpapi.Recover(h)
 	h = httpapi.WithRequestID(h)

@@ -1,0 +1,505 @@
+package herdbook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/pedigree"
+)
+
+// Pedigree, kinship and inbreeding (docs/pedigree.md). The farm's parentage is read from its
+// dated facts as of today: the dam and sire of a birth fact, outweighed by qualified DNA
+// results (an excluded parent is no parent), as the register's profiles read them. A birth
+// whose sire no fact names is reviewed as the birth review reviews it, and its candidate
+// sires stand in for the sire with equal weights over the plausible ones (over the ones the
+// review could neither confirm nor rule out, when none is plausible; excluded ones never
+// count). The relationships are then Henderson's average relationships over the candidates
+// (package pedigree). The whole farm's parentage is loaded in a constant number of statements
+// and kept for the request, so that a page of animals asking for their inbreeding costs no
+// more than one animal.
+
+// Bounds of a pedigree's depth.
+const (
+	MinPedigreeDepth     = 1
+	MaxPedigreeDepth     = 8
+	DefaultPedigreeDepth = 3
+)
+
+// AnimalPedigree is an animal's pedigree: its inbreeding coefficient, the animals whose
+// uncertain paternity makes that an expectation, and its ancestors to a depth.
+type AnimalPedigree struct {
+	AnimalID uuid.UUID
+	// Inbreeding is Wright's inbreeding coefficient F, the expectation over uncertain sires.
+	Inbreeding float64
+	// UncertainAncestors are the animal itself, when its paternity is uncertain, and every
+	// ancestor at any depth whose paternity is uncertain, older first.
+	UncertainAncestors []string
+	// Ancestors are the places of the pedigree chart up to the depth asked for.
+	Ancestors []pedigree.Ancestor
+}
+
+// MatingAdvice is one bull for a dam, with the expected inbreeding of their calf.
+type MatingAdvice struct {
+	Sire *ent.Animal
+	// ExpectedInbreeding is the expected F of the calf: the coancestry of dam and sire.
+	ExpectedInbreeding float64
+}
+
+// farmParentage is a farm's parentage as of a day, loaded once per request.
+type farmParentage struct {
+	day   string
+	ped   *pedigree.Pedigree
+	facts []evidence.Fact
+}
+
+// parentageLoad is the request's load of one farm's parentage.
+type parentageLoad struct {
+	once sync.Once
+	fp   *farmParentage
+	err  error
+}
+
+// parentageKinds are the fact kinds the parentage reads: births and DNA results for the
+// parents, and what the birth review and the profiles of bulls need.
+var parentageKinds = []string{string(evidence.KindBirth), string(evidence.KindDNAParentage),
+	string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindExposure),
+	string(evidence.KindMembership), string(evidence.KindPurchase), string(evidence.KindMovementIn),
+	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+
+// parentage returns the farm's parentage as of today, from the request's scope when it was
+// loaded already: two statements (the settings and the facts) otherwise. The caller checked
+// the viewer's membership.
+func (s *Service) parentage(ctx context.Context, farmID uuid.UUID) (*farmParentage, error) {
+	st := requestFrom(ctx)
+	if st == nil {
+		return s.loadParentage(ctx, farmID)
+	}
+	b, _ := st.batches.LoadOrStore("parentage "+farmID.String(), &parentageLoad{})
+	l := b.(*parentageLoad)
+	l.once.Do(func() { l.fp, l.err = s.loadParentage(ctx, farmID) })
+	return l.fp, l.err
+}
+
+func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmParentage, error) {
+	settings, err := s.birthSettings(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindIn(parentageKinds...), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true)), withFactJSON).
+		Select(recorditem.FieldID, recorditem.FieldRecordID).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	facts := make([]evidence.Fact, 0, len(items))
+	for _, it := range items {
+		var raw []byte
+		if err := scanValue(it, factJSONCol, func(b []byte) error { raw = b; return nil }); err != nil {
+			return nil, err
+		}
+		if raw == nil {
+			continue
+		}
+		f, errs := evidence.ParseFact(raw)
+		if len(errs) > 0 {
+			continue
+		}
+		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
+		facts = append(facts, f)
+	}
+	return buildParentage(s.nowUTC().Format(time.DateOnly), settings.Settings, facts)
+}
+
+// buildParentage works out every animal's dam and sires from the facts, as of day.
+func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fact) (*farmParentage, error) {
+	// The offspring any birth or DNA fact names, and the births by offspring.
+	type birth struct{ dam, date string }
+	births := map[string][]birth{}
+	var offspring []string
+	seen := map[string]bool{}
+	note := func(id string) {
+		id = strings.ToLower(id)
+		if !seen[id] {
+			seen[id] = true
+			offspring = append(offspring, id)
+		}
+	}
+	for _, f := range facts {
+		switch f.Kind {
+		case evidence.KindBirth:
+			if f.Date > day {
+				continue
+			}
+			for _, o := range f.OffspringIDs {
+				note(o)
+				births[strings.ToLower(o)] = append(births[strings.ToLower(o)], birth{strings.ToLower(f.DamID), f.Date})
+			}
+		case evidence.KindDNAParentage:
+			if f.Date <= day {
+				note(f.OffspringID)
+			}
+		}
+	}
+	slices.Sort(offspring)
+	profiles := evidence.ProfilesOf(offspring, day, facts)
+	fp := &farmParentage{day: day, facts: facts}
+	var rv *reviews
+	animals := make([]pedigree.Animal, 0, len(offspring))
+	for _, id := range offspring {
+		p := profiles[id]
+		a := pedigree.Animal{ID: id}
+		if p.DamID != nil {
+			a.Dam = *p.DamID
+		}
+		switch {
+		case p.SireID != nil:
+			a.Sires = []pedigree.Sire{{ID: *p.SireID, Probability: 1}}
+		case a.Dam != "" && settings != nil && settings.GestationDays != nil:
+			// The newest birth of this dam that names the animal.
+			var on string
+			for _, b := range births[id] {
+				if b.dam == a.Dam && b.date > on {
+					on = b.date
+				}
+			}
+			if on == "" {
+				break
+			}
+			if rv == nil {
+				rv = newReviews(settings, facts)
+			}
+			a.Sires = rv.candidates(a.Dam, on, id)
+			a.Presumed = len(a.Sires) > 0
+		}
+		animals = append(animals, a)
+	}
+	ped, err := pedigree.New(animals)
+	if errors.Is(err, pedigree.ErrLoop) {
+		return nil, Errorf(ECONFLICT, "the farm's birth and DNA facts make an animal its own ancestor (%s); correct those facts", strings.TrimPrefix(err.Error(), "pedigree: "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	fp.ped = ped
+	return fp, nil
+}
+
+// reviews runs the birth review in memory over the farm's facts, for births without a sire.
+type reviews struct {
+	settings  *evidence.Settings
+	byAnimal  map[string][]*evidence.Fact // facts naming an animal: its own, a dam's births and exposures, a sire's exposures
+	byGroup   map[string][]*evidence.Fact // group exposures
+	sireKinds map[evidence.Kind]bool
+	cache     map[[2]string][]pedigree.Sire
+}
+
+func newReviews(settings *evidence.Settings, facts []evidence.Fact) *reviews {
+	r := &reviews{settings: settings, byAnimal: map[string][]*evidence.Fact{}, byGroup: map[string][]*evidence.Fact{},
+		cache: map[[2]string][]pedigree.Sire{},
+		sireKinds: map[evidence.Kind]bool{evidence.KindProfile: true, evidence.KindCastration: true, evidence.KindPurchase: true,
+			evidence.KindMovementIn: true, evidence.KindMovementOut: true, evidence.KindSale: true, evidence.KindDeath: true}}
+	for i := range facts {
+		f := &facts[i]
+		add := func(id string) {
+			if id != "" {
+				id = strings.ToLower(id)
+				r.byAnimal[id] = append(r.byAnimal[id], f)
+			}
+		}
+		switch f.Kind {
+		case evidence.KindExposure:
+			add(f.SireID)
+			add(f.DamID)
+			if f.GroupID != "" {
+				g := strings.ToLower(f.GroupID)
+				r.byGroup[g] = append(r.byGroup[g], f)
+			}
+		case evidence.KindBirth:
+			add(f.DamID)
+		case evidence.KindDNAParentage:
+			add(f.OffspringID)
+		default:
+			add(f.AnimalID)
+		}
+	}
+	return r
+}
+
+// candidates reviews the birth of dam on date (of offspring id) and weighs its candidate
+// sires: equally over the plausible ones, or over the unknown ones when none is plausible.
+func (r *reviews) candidates(dam, date, id string) []pedigree.Sire {
+	key := [2]string{dam, date}
+	if c, ok := r.cache[key]; ok {
+		return c
+	}
+	in := evidence.Input{Settings: r.settings, DamID: dam, BirthDate: date}
+	scope := evidence.ScopeOf(in)
+	picked := map[*evidence.Fact]bool{}
+	take := func(f *evidence.Fact) {
+		if !picked[f] && scope.Keep(*f) {
+			picked[f] = true
+			in.Facts = append(in.Facts, *f)
+		}
+	}
+	sires := map[string]bool{}
+	for _, f := range r.byAnimal[dam] {
+		take(f)
+		switch {
+		case f.Kind == evidence.KindMembership && f.GroupID != "":
+			for _, e := range r.byGroup[strings.ToLower(f.GroupID)] {
+				take(e)
+				sires[strings.ToLower(e.SireID)] = true
+			}
+		case f.Kind == evidence.KindExposure && strings.EqualFold(f.DamID, dam):
+			sires[strings.ToLower(f.SireID)] = true
+		}
+	}
+	for s := range sires {
+		for _, f := range r.byAnimal[s] {
+			if r.sireKinds[f.Kind] {
+				take(f)
+			}
+		}
+	}
+	// DNA results about this birth's offspring (twins share the review).
+	for _, f := range r.byAnimal[id] {
+		if f.Kind == evidence.KindDNAParentage {
+			take(f)
+		}
+	}
+	ev := evidence.Review(in)
+	var plausible, unknown []string
+	for _, c := range ev.Sire.Candidates {
+		id := strings.ToLower(c.AnimalID)
+		if id == dam {
+			continue
+		}
+		switch c.Eligibility {
+		case evidence.EligibilityPlausible:
+			plausible = append(plausible, id)
+		case evidence.EligibilityUnknown:
+			unknown = append(unknown, id)
+		}
+	}
+	if len(plausible) == 0 {
+		plausible = unknown
+	}
+	var out []pedigree.Sire
+	for _, s := range plausible {
+		out = append(out, pedigree.Sire{ID: s, Probability: 1 / float64(len(plausible))})
+	}
+	r.cache[key] = out
+	return out
+}
+
+// farmAnimalsExist checks, in one statement, that every id is an animal of the farm (deleted
+// ones included: a pedigree outlives its animals); the first that is not gives ENOTFOUND.
+func (s *Service) farmAnimalsExist(ctx context.Context, farmID uuid.UUID, ids ...uuid.UUID) error {
+	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(dedupe(ids)...)).IDs(IncludeInactive(ctx))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			return Errorf(ENOTFOUND, "animal %s not found", id)
+		}
+	}
+	return nil
+}
+
+// Pedigree answers an animal's pedigree to depth generations (0 means the default).
+func (s *Service) Pedigree(ctx context.Context, farmID, animalID uuid.UUID, depth int) (AnimalPedigree, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return AnimalPedigree{}, err
+	}
+	if err := checkDepth(&depth); err != nil {
+		return AnimalPedigree{}, err
+	}
+	if err := s.farmAnimalsExist(ctx, farmID, animalID); err != nil {
+		return AnimalPedigree{}, err
+	}
+	return s.pedigreeOf(ctx, farmID, animalID, depth)
+}
+
+// PedigreeOf is Pedigree for an animal already loaded, as GraphQL has it: a page of animals
+// asking for their pedigrees shares one load of the farm's parentage.
+func (s *Service) PedigreeOf(ctx context.Context, a *ent.Animal, depth int) (AnimalPedigree, error) {
+	if _, _, err := s.authorizeFarm(ctx, a.FarmID, RoleReader, ScopeReadAnimals); err != nil {
+		return AnimalPedigree{}, err
+	}
+	if err := checkDepth(&depth); err != nil {
+		return AnimalPedigree{}, err
+	}
+	return s.pedigreeOf(ctx, a.FarmID, a.ID, depth)
+}
+
+// checkDepth validates a pedigree's depth, setting the default for 0.
+func checkDepth(depth *int) error {
+	if *depth == 0 {
+		*depth = DefaultPedigreeDepth
+	}
+	if *depth < MinPedigreeDepth || *depth > MaxPedigreeDepth {
+		return Invalid(FieldError{Field: "depth", Message: fmt.Sprintf("must be an integer from %d to %d", MinPedigreeDepth, MaxPedigreeDepth)})
+	}
+	return nil
+}
+
+func (s *Service) pedigreeOf(ctx context.Context, farmID, animalID uuid.UUID, depth int) (AnimalPedigree, error) {
+	fp, err := s.parentage(ctx, farmID)
+	if err != nil {
+		return AnimalPedigree{}, err
+	}
+	id := animalID.String()
+	sub := fp.ped.Sub(id)
+	f, _ := sub.Inbreeding(id)
+	out := AnimalPedigree{AnimalID: animalID, Inbreeding: f, UncertainAncestors: sub.UncertainAncestry(id),
+		Ancestors: sub.Ancestors(id, depth)}
+	if out.UncertainAncestors == nil {
+		out.UncertainAncestors = []string{}
+	}
+	if out.Ancestors == nil {
+		out.Ancestors = []pedigree.Ancestor{}
+	}
+	return out, nil
+}
+
+// Inbreeding answers an animal's inbreeding coefficient F. Every animal of a farm asked in
+// one request shares one load of the farm's parentage and one computation.
+func (s *Service) Inbreeding(ctx context.Context, a *ent.Animal) (float64, error) {
+	if _, _, err := s.authorizeFarm(ctx, a.FarmID, RoleReader, ScopeReadAnimals); err != nil {
+		return 0, err
+	}
+	fp, err := s.parentage(ctx, a.FarmID)
+	if err != nil {
+		return 0, err
+	}
+	f, _ := fp.ped.Inbreeding(a.ID.String())
+	return f, nil
+}
+
+// Kinship answers the coancestry of two animals of the farm: the probability that an allele
+// drawn from one is identical by descent with one drawn from the other, half their additive
+// relationship (Falconer & Mackay, ch. 5).
+func (s *Service) Kinship(ctx context.Context, farmID, a, b uuid.UUID) (float64, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return 0, err
+	}
+	if err := s.farmAnimalsExist(ctx, farmID, a, b); err != nil {
+		return 0, err
+	}
+	fp, err := s.parentage(ctx, farmID)
+	if err != nil {
+		return 0, err
+	}
+	return fp.ped.Sub(a.String(), b.String()).Coancestry(a.String(), b.String()), nil
+}
+
+// KinshipOf is Kinship for two animals named by id alone, as GraphQL asks: both must be
+// animals of one farm the viewer is a member of.
+func (s *Service) KinshipOf(ctx context.Context, a, b uuid.UUID) (*ent.Animal, *ent.Animal, float64, error) {
+	x, err := s.animalFor(ctx, a, RoleReader, ScopeReadAnimals)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	y, err := s.animalFor(ctx, b, RoleReader, ScopeReadAnimals)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if x.FarmID != y.FarmID {
+		return nil, nil, 0, Invalid(FieldError{Field: "b", Message: "must be an animal of the same farm as a"})
+	}
+	k, err := s.Kinship(ctx, x.FarmID, a, b)
+	return x, y, k, err
+}
+
+// MatingAdvice lists each bull of the farm available to serve the dam today, with the
+// expected inbreeding of their calf, lowest first (then by tag). A bull is available when his
+// profile says male, intact and on the farm, and, when the farm sets a minimum breeding age
+// for males, when he is known to be at least that old.
+func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]*MatingAdvice, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	animals, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(animals, func(a *ent.Animal) bool { return a.ID == damID }) {
+		return nil, Errorf(ENOTFOUND, "animal %s not found", damID)
+	}
+	minAge, err := s.minimumMaleBreedingAge(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := s.parentage(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(animals))
+	for i, a := range animals {
+		ids[i] = a.ID.String()
+	}
+	profiles := evidence.ProfilesOf(ids, fp.day, fp.facts)
+	dam := damID.String()
+	if p := profiles[dam]; p.Sex != nil && *p.Sex == evidence.SexMale {
+		return nil, Invalid(FieldError{Field: "damID", Message: "animal " + dam + " is male"})
+	}
+	today, _ := time.Parse(time.DateOnly, fp.day)
+	var bulls []*ent.Animal
+	var bullIDs []string
+	for _, a := range animals {
+		p := profiles[a.ID.String()]
+		if a.ID == damID || p.Sex == nil || *p.Sex != evidence.SexMale || p.Intact == nil || !*p.Intact || p.Status != evidence.StatusOnFarm {
+			continue
+		}
+		if minAge != nil {
+			if p.BirthDate == nil {
+				continue
+			}
+			born, err := time.Parse(time.DateOnly, *p.BirthDate)
+			if err != nil || born.AddDate(0, 0, *minAge).After(today) {
+				continue
+			}
+		}
+		bulls = append(bulls, a)
+		bullIDs = append(bullIDs, a.ID.String())
+	}
+	rel := fp.ped.Sub(append([]string{dam}, bullIDs...)...).RelationshipsTo(dam, bullIDs...)
+	out := make([]*MatingAdvice, len(bulls))
+	for i, b := range bulls {
+		out[i] = &MatingAdvice{Sire: b, ExpectedInbreeding: rel[i] / 2}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].ExpectedInbreeding != out[j].ExpectedInbreeding {
+			return out[i].ExpectedInbreeding < out[j].ExpectedInbreeding
+		}
+		if out[i].Sire.Tag != out[j].Sire.Tag {
+			return out[i].Sire.Tag < out[j].Sire.Tag
+		}
+		return out[i].Sire.ID.String() < out[j].Sire.ID.String()
+	})
+	return out, nil
+}
+
+// minimumMaleBreedingAge is the farm's minimum breeding age for males in days (farm
+// settings, docs/settings.md), nil when unset: no default is shipped.
+func (s *Service) minimumMaleBreedingAge(ctx context.Context, farmID uuid.UUID) (*int, error) {
+	st, err := s.settings(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	return st.MinimumBreedingAgeDays.Male, nil
+}

@@ -1,0 +1,149 @@
+package rest_test
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"reflect"
+	"testing"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+// TestPedigree is the hand-computed uncertain-sire pedigree of package pedigree's tests,
+// recorded as a farm would: A × B gave the bull S1 and the cow D; a calf X of D was born with
+// no sire recorded while D ran with S1 and with the unrelated bull S2, so the birth review
+// finds both plausible and each stands in with ½ (Henderson 1988's average relationship).
+// F(X) = ½ (½ a(D,S1) + ½ a(D,S2)) = ½ (½ · ½ + 0) = ⅛; a calf Y of D by S1 (full sibs) has
+// F = ¼ (Falconer & Mackay, ch. 5). With a(Y,D) = ½ + ½ a(S1,D) = ¾ and a(Y,S1) = ¼ + ½ = ¾,
+// a(Y,X) = ½ a(Y,D) + ½ (½ a(Y,S1) + ½ a(Y,S2)) = ⅜ + 3/16 = 9/16: coancestry 9/32.
+func TestPedigree(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner, reader, stranger := app.MustUser(), app.MustUser(), app.MustUser()
+		f := app.MustFarm(owner, "Pedigree Farm")
+		app.MustMember(f.ID, reader, herdbook.RoleReader)
+		other := app.MustFarm(stranger, "Other Farm")
+		ctx := app.Ctx(owner)
+		base := "/v1/farm/" + f.ID.String()
+		if _, err := app.Service.PutBirthSettings(ctx, f.ID, evidence.Settings{Version: 1, Species: "CATTLE",
+			GestationDays: &evidence.Range{Min: 270, Max: 295}}); err != nil {
+			t.Fatal(err)
+		}
+		mk := func(tag, sex, born string, parents ...any) string {
+			t.Helper()
+			body := map[string]any{"tag": tag, "sex": sex, "birth_date": born}
+			if len(parents) > 0 {
+				body["dam_id"] = parents[0]
+			}
+			if len(parents) > 1 {
+				body["sire_id"] = parents[1]
+			}
+			return wantStatus(t, app.Do("POST", base+"/animals", owner.Token, body), http.StatusCreated)["id"].(string)
+		}
+		a := mk("A", "male", "2015-03-01")
+		b := mk("B", "female", "2015-04-01")
+		s1 := mk("S1", "male", "2018-03-01", b, a)
+		dam := mk("D", "female", "2018-03-01", b, a)
+		s2 := mk("S2", "male", "2016-03-01")
+		y := mk("Y", "female", "2023-03-01", dam, s1)
+		x := mk("X", "female", "2026-03-01", dam)
+		for _, sire := range []string{s1, s2} {
+			if _, err := app.Service.RecordFact(ctx, f.ID, evidence.Fact{Kind: evidence.KindExposure, SireID: sire, DamID: dam,
+				StartDate: "2025-05-01", EndDate: "2025-06-30"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outsider := app.MustAnimal(stranger, other.ID, "O-1").ID.String()
+
+		ped := wantStatus(t, app.Do("GET", base+"/animals/"+x+"/pedigree?depth=2", reader.Token, nil), http.StatusOK)
+		if ped["animal_id"] != x || math.Abs(ped["inbreeding"].(float64)-0.125) > 1e-12 ||
+			!reflect.DeepEqual(ped["uncertain_ancestors"], []any{x}) {
+			t.Fatalf("pedigree of X: %v", ped)
+		}
+		type place struct {
+			id, relation string
+			generation   int
+			probability  float64
+		}
+		var got []place
+		for _, e := range ped["ancestors"].([]any) {
+			m := e.(map[string]any)
+			got = append(got, place{m["animal_id"].(string), m["relation"].(string), int(m["generation"].(float64)), m["probability"].(float64)})
+		}
+		want := []place{{dam, "dam", 1, 1}}
+		for _, s := range sortedPair(s1, s2) {
+			want = append(want, place{s, "sire", 1, 0.5})
+		}
+		want = append(want, place{b, "dam's dam", 2, 1}, place{a, "dam's sire", 2, 1}, place{b, "sire's dam", 2, 0.5}, place{a, "sire's sire", 2, 0.5})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ancestors of X:\n%v\nwant\n%v", got, want)
+		}
+		if p := wantStatus(t, app.Do("GET", "/api"+base+"/animals/"+y+"/pedigree", reader.Token, nil), http.StatusOK); p["inbreeding"] != 0.25 ||
+			len(p["uncertain_ancestors"].([]any)) != 0 || len(p["ancestors"].([]any)) != 6 {
+			t.Fatalf("pedigree of Y (full-sib mating, default depth 3): %v", p)
+		}
+		if p := wantStatus(t, app.Do("GET", base+"/animals/"+a+"/pedigree?depth=8", reader.Token, nil), http.StatusOK); p["inbreeding"] != 0.0 ||
+			len(p["ancestors"].([]any)) != 0 {
+			t.Fatalf("pedigree of a founder: %v", p)
+		}
+
+		kin := func(p, q string) float64 {
+			t.Helper()
+			return wantStatus(t, app.Do("GET", base+"/kinship?a="+p+"&b="+q, reader.Token, nil), http.StatusOK)["coancestry"].(float64)
+		}
+		for _, tc := range []struct {
+			a, b string
+			want float64
+		}{{x, s1, 0.25}, {s1, x, 0.25}, {x, s2, 0.125}, {x, x, 0.5625}, {dam, s1, 0.25}, {a, b, 0}, {y, x, 0.28125}} {
+			if got := kin(tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("coancestry(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+		}
+
+		// Errors: each names its field, or answers as the API does for unknown and foreign ids.
+		for _, q := range []string{"depth=0", "depth=9", "depth=-1", "depth=abc", "depth=1.5", "depth=2&depth=3"} {
+			herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+x+"/pedigree?"+q, reader.Token, nil), 400, "ValidationError", "depth")
+		}
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/not-a-uuid/pedigree", reader.Token, nil), 400, "ValidationError", "animal_id")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+outsider+"/pedigree", reader.Token, nil), 404, "ServiceError", outsider)
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+f.ID.String()+"/pedigree", reader.Token, nil), 404, "ServiceError", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", "/v1/farm/"+other.ID.String()+"/animals/"+outsider+"/pedigree", reader.Token, nil), 404, "ServiceError", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+x+"/pedigree", stranger.Token, nil), 404, "ServiceError", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+x+"/pedigree", "", nil), 401, "Unauthorized", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/animals/"+x+"/pedigree", app.MustToken(reader.ID, herdbook.ScopeReadRecords), nil), 403, "ForbiddenError", "")
+		for q, field := range map[string]string{"b=" + x: "a", "a=" + x: "b", "a=1&b=" + x: "a", "a=" + x + "&b=" + x + "&b=" + x: "b", "a=&b=": "a"} {
+			herdbooktest.WantEnvelope(t, app.Do("GET", base+"/kinship?"+q, reader.Token, nil), 400, "ValidationError", field)
+		}
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/kinship?a="+x+"&b="+outsider, reader.Token, nil), 404, "ServiceError", outsider)
+		herdbooktest.WantEnvelope(t, app.Do("GET", "/v1/farm/"+other.ID.String()+"/kinship?a="+outsider+"&b="+outsider, reader.Token, nil), 404, "ServiceError", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"/kinship?a="+x+"&b="+y, "", nil), 401, "Unauthorized", "")
+
+		// The farm's parentage loads in a constant number of statements: as many for a farm
+		// of twelve births as for one of seven.
+		cost := func() int64 {
+			return app.Queries(func() { wantStatus(t, app.Do("GET", base+"/animals/"+x+"/pedigree", reader.Token, nil), http.StatusOK) })
+		}
+		costKin := func() int64 {
+			return app.Queries(func() { kin(x, y) })
+		}
+		before, beforeKin := cost(), costKin()
+		for i := range 5 {
+			mk(fmt.Sprint("Z", i), "female", "2026-03-02", y, s2)
+		}
+		if after, afterKin := cost(), costKin(); after != before || afterKin != beforeKin || after > 5 {
+			t.Errorf("pedigree: %d statements, then %d with more births; kinship %d then %d (want equal, pedigree at most 5)", before, after, beforeKin, afterKin)
+		}
+	})
+}
+
+func sortedPair(a, b string) []string {
+	if b < a {
+		return []string{b, a}
+	}
+	return []string{a, b}
+}
