@@ -5,10 +5,14 @@
 //
 // The rules:
 //
-//   - meat_clear_on is the treatment's calendar date plus its meat withdrawal days: the first
-//     day the animal may go for slaughter.
-//   - milk_clear_at is the moment of treatment (00:00 UTC for a bare date) plus its milk
-//     withdrawal hours.
+//   - Days are the farm's local days, in its time zone (Treatment.Zone; UTC for treatments
+//     recorded before farms had one).
+//   - meat_clear_on is the treatment's local calendar date plus its meat withdrawal days: the
+//     first local day the animal may go for slaughter.
+//   - milk_clear_at is, for a bare-date treatment, the end of its local day plus the milk
+//     withdrawal hours (the hour of treatment is unknown, so the latest is assumed); for a
+//     date-time, that instant plus the hours. Hours are elapsed hours, so a day with a clock
+//     change counts as the 23 or 25 hours it has.
 //   - Over several treatments of an animal, the latest clear date decides, each of meat and
 //     milk on its own.
 //   - A group treatment reaches exactly the animals that dated membership facts place in the
@@ -33,10 +37,12 @@ type Treatment struct {
 	// Exactly one of AnimalID and GroupID is set.
 	AnimalID string
 	GroupID  string
-	// Day is the treatment's calendar date (YYYY-MM-DD, as written). At is the moment it was
-	// given: the date-time as written, or 00:00 UTC of Day for a bare date.
+	// Day is the treatment's local calendar date (YYYY-MM-DD). At is the moment it was given:
+	// the date-time as written, or the start of Day in Zone for a bare date (DateOnly).
 	Day       string
 	At        time.Time
+	DateOnly  bool
+	Zone      *time.Location // nil: UTC
 	MeatDays  int
 	MilkHours int
 }
@@ -58,11 +64,13 @@ type Departure struct {
 	Day      string
 }
 
-// History is everything the computation reads.
+// History is everything the computation reads. Zone is the farm's time zone, whose days
+// "as of" means (nil: UTC).
 type History struct {
 	Treatments  []Treatment
 	Memberships []Membership
 	Departures  []Departure
+	Zone        *time.Location
 }
 
 // Hit is one treatment that reached an animal, with the clear dates it gives.
@@ -80,19 +88,55 @@ type Status struct {
 	MilkClearAt time.Time
 	// Hits are the treatments behind the status, in (date, moment, record item id) order.
 	Hits []Hit
+	// Zone is the farm's time zone, whose days MilkWithheldOn asks about (nil: UTC).
+	Zone *time.Location
 }
 
 // MeatWithheldOn reports whether the animal may not go for slaughter on day.
 func (s Status) MeatWithheldOn(day string) bool { return s.MeatClearOn > day }
 
 // MilkWithheldOn reports whether the milk is not clear for the whole of day: its clear moment
-// lies after 00:00 UTC of that day.
+// lies after the start of that day in the farm's zone.
 func (s Status) MilkWithheldOn(day string) bool {
-	d, err := ParseDay(day)
+	d, err := DayStart(day, s.Zone)
 	if err != nil {
 		return false
 	}
 	return s.MilkClearAt.After(d)
+}
+
+// DayStart is the moment a local calendar day begins in loc (UTC when nil).
+func DayStart(day string, loc *time.Location) (time.Time, error) {
+	d, err := ParseDay(day)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if loc == nil {
+		return d, nil
+	}
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc).UTC(), nil
+}
+
+// DayEnd is the moment a local calendar day ends in loc (UTC when nil): the start of the next.
+func DayEnd(day string, loc *time.Location) (time.Time, error) {
+	d, err := ParseDay(day)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc).UTC(), nil
+}
+
+// MilkClearAfterDay is the moment the milk of an animal treated on a bare local date is clear
+// again: the end of that day in loc plus the hours.
+func MilkClearAfterDay(day string, loc *time.Location, milkHours int) time.Time {
+	end, err := DayEnd(day, loc)
+	if err != nil {
+		return time.Time{}
+	}
+	return end.Add(time.Duration(milkHours) * time.Hour)
 }
 
 // MeatClearOn is the first day an animal treated on day may go for slaughter.
@@ -119,10 +163,19 @@ func ParseDay(s string) (time.Time, error) {
 }
 
 // ParseWhen reads a treatment's date: a calendar date (YYYY-MM-DD, meaning 00:00 UTC) or an
-// RFC 3339 date-time. day is the calendar date as written, at the moment (in UTC).
+// RFC 3339 date-time. day is the calendar date as written, at the moment (in UTC). It is the
+// reading of treatments recorded before farms had a time zone; ParseWhenIn reads the others.
 func ParseWhen(s string) (day string, at time.Time, dateOnly bool, err error) {
+	return ParseWhenIn(s, nil)
+}
+
+// ParseWhenIn reads a treatment's date as the farm's local date in loc: a bare calendar date
+// is that local day (at is its start in loc), a date-time is the instant written and its day
+// is the local date of that instant in loc. With a nil loc, days are UTC and a date-time keeps
+// the date as written (the rule before farms had a time zone).
+func ParseWhenIn(s string, loc *time.Location) (day string, at time.Time, dateOnly bool, err error) {
 	if len(s) == len(time.DateOnly) {
-		t, err := ParseDay(s)
+		t, err := DayStart(s, loc)
 		if err != nil {
 			return "", time.Time{}, false, err
 		}
@@ -132,7 +185,10 @@ func ParseWhen(s string) (day string, at time.Time, dateOnly bool, err error) {
 	if err != nil || t.Year() < 1 || t.Year() > 9999 {
 		return "", time.Time{}, false, fmt.Errorf("must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time")
 	}
-	return s[:10], t.UTC(), false, nil
+	if loc == nil {
+		return s[:10], t.UTC(), false, nil
+	}
+	return t.In(loc).Format(time.DateOnly), t.UTC(), false, nil
 }
 
 // span is a closed interval of days, End "" when open.
@@ -250,7 +306,11 @@ func reached(spans map[string][]span, t Treatment) []Reach {
 
 // HitOf returns the clear dates one treatment gives.
 func HitOf(t Treatment) Hit {
-	return Hit{Treatment: t, MeatClearOn: MeatClearOn(t.Day, t.MeatDays), MilkClearAt: MilkClearAt(t.At, t.MilkHours)}
+	milk := MilkClearAt(t.At, t.MilkHours)
+	if t.DateOnly {
+		milk = MilkClearAfterDay(t.Day, t.Zone, t.MilkHours)
+	}
+	return Hit{Treatment: t, MeatClearOn: MeatClearOn(t.Day, t.MeatDays), MilkClearAt: milk}
 }
 
 // AsOf returns the withdrawal status of every animal that a treatment dated on or before day
@@ -266,7 +326,7 @@ func (h History) AsOf(day string) map[string]*Status {
 		for _, r := range reached(spans, t) {
 			s := out[r.AnimalID]
 			if s == nil {
-				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt}
+				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt, Zone: h.Zone}
 				out[r.AnimalID] = s
 			}
 			if hit.MeatClearOn > s.MeatClearOn {
@@ -309,7 +369,7 @@ func (h History) Withheld(day string) []*Status {
 // ones that make a sale, a movement off the farm or a slaughter on day break a withdrawal.
 func (h History) Blocking(animal, day string) []Hit {
 	// Only this animal's memberships can place it in a treated group.
-	mine := History{Treatments: h.Treatments}
+	mine := History{Treatments: h.Treatments, Zone: h.Zone}
 	for _, m := range h.Memberships {
 		if m.AnimalID == animal {
 			mine.Memberships = append(mine.Memberships, m)
