@@ -264,7 +264,7 @@ func TestWriteAnimalFactsGuard(t *testing.T) {
 		farm := app.MustFarm(owner, "Guarded")
 		cow := app.MustAnimal(owner, farm.ID, "C-9")
 		meat, milk := 28, 0
-		med, err := app.Service.CreateMedicine(ctx, farm.ID, herdbook.MedicineInput{Name: "Penicillin", WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+		med, err := app.Service.CreateMedicine(ctx, farm.ID, herdbook.MedicineInput{Name: "Penicillin", WithdrawalMeatDays: herdbook.LabelPeriod(meat), WithdrawalMilkHours: herdbook.LabelPeriod(milk)})
 		if err != nil {
 			t.Fatal(err)
 		}

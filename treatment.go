@@ -109,6 +109,20 @@ func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts [
 	for _, v := range versions {
 		byVersion[key{v.MedicineID, v.Version}] = v
 	}
+	set, err := s.withdrawalSettingsOf(ctx, farmID)
+	if err != nil {
+		return err
+	}
+	book := &medicineBook{species: species, names: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
+	for _, m := range meds {
+		book.names[m.ID] = m.Name
+	}
+	for _, v := range versions {
+		if book.versions[v.MedicineID] == nil {
+			book.versions[v.MedicineID] = map[int]*ent.MedicineVersion{}
+		}
+		book.versions[v.MedicineID][v.Version] = v
+	}
 	var fe fieldErrors
 	for i, f := range facts {
 		if f == nil || f.Kind != evidence.KindTreatment {
@@ -128,13 +142,8 @@ func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts [
 			fe.add(p+"medicine_version", "medicine %s has no version %d (its current version is %d)", m.Name, f.MedicineVersion, m.Version)
 			continue
 		}
-		meat, milk := labelFor(v, species)
-		if f.WithdrawalMeatDays != nil && *f.WithdrawalMeatDays < meat {
-			fe.add(p+"withdrawal_meat_days", "must not be shorter than the label's %d days of %s (version %d)", meat, m.Name, v.Version)
-		}
-		if f.WithdrawalMilkHours != nil && *f.WithdrawalMilkHours < milk {
-			fe.add(p+"withdrawal_milk_hours", "must not be shorter than the label's %d hours of %s (version %d)", milk, m.Name, v.Version)
-		}
+		stampTreatment(&fe, p, f, set)
+		checkPeriods(&fe, p, book, *f)
 	}
 	return fe.err()
 }
@@ -157,25 +166,36 @@ type medicineBook struct {
 	versions   map[uuid.UUID]map[int]*ent.MedicineVersion
 }
 
-// periods returns a treatment's meat days and milk hours: its medicine version's label for
-// the farm's species, or the treatment's override where that is longer.
-func (b *medicineBook) periods(f evidence.Fact) (meat, milk int, ok bool) {
-	id, err := uuid.Parse(f.MedicineID)
+// periods returns a treatment's periods (withdrawalrules.go): its medicine version's label
+// line for the farm's species, route and dose, or the cascade's minimum of the rule set
+// stamped on it, the vet's where longer, doubled when the farm was organic.
+func (b *medicineBook) periods(f evidence.Fact) (withdrawal.Periods, bool) {
+	p, ok, err := b.resolvePeriods(f)
+	if !ok {
+		return p, false
+	}
 	if err != nil {
-		return 0, 0, false
+		return b.strictest(f), true
 	}
-	v := b.versions[id][f.MedicineVersion]
-	if v == nil {
-		return 0, 0, false
+	return p, true
+}
+
+// treatment turns a stored treatment fact into the withdrawal package's treatment: its local
+// day in the time zone stamped on it, and its periods with the rules that gave them.
+func (b *medicineBook) treatment(f evidence.Fact) (withdrawal.Treatment, bool) {
+	per, ok := b.periods(f)
+	if !ok {
+		return withdrawal.Treatment{}, false
 	}
-	meat, milk = labelFor(v, b.species)
-	if f.WithdrawalMeatDays != nil {
-		meat = max(meat, *f.WithdrawalMeatDays)
+	zone := zoneOf(f.TimeZone)
+	day, at, dateOnly, err := withdrawal.ParseWhenIn(f.Date, zone)
+	if err != nil {
+		return withdrawal.Treatment{}, false
 	}
-	if f.WithdrawalMilkHours != nil {
-		milk = max(milk, *f.WithdrawalMilkHours)
-	}
-	return meat, milk, true
+	return withdrawal.Treatment{RecordID: f.RecordID, RecordItemID: f.RecordItemID, MedicineID: f.MedicineID,
+		MedicineVersion: f.MedicineVersion, AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at,
+		DateOnly: dateOnly, Zone: zone, MeatDays: per.MeatDays, MilkHours: per.MilkHours,
+		MeatRule: per.MeatRule, MilkRule: per.MilkRule, OffLabel: per.OffLabel}, true
 }
 
 // withdrawalFacts are the facts a withdrawal computation loaded, with the medicines they name.
@@ -313,17 +333,9 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 	}
 	out.book = book
 	for _, f := range treatments {
-		meat, milk, ok := book.periods(f)
-		if !ok {
-			continue
+		if t, ok := book.treatment(f); ok {
+			out.history.Treatments = append(out.history.Treatments, t)
 		}
-		day, at, _, err := withdrawal.ParseWhen(f.Date)
-		if err != nil {
-			continue
-		}
-		out.history.Treatments = append(out.history.Treatments, withdrawal.Treatment{RecordID: f.RecordID,
-			RecordItemID: f.RecordItemID, MedicineID: f.MedicineID, MedicineVersion: f.MedicineVersion,
-			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk})
 	}
 	return out, nil
 }
@@ -469,8 +481,13 @@ type WithdrawalTreatment struct {
 	Date                string     // as written: a date or a date-time
 	WithdrawalMeatDays  int
 	WithdrawalMilkHours int
-	MeatClearOn         string
-	MilkClearAt         time.Time
+	// MeatRule and MilkRule say what gave each period: "label", "vet", or the statutory
+	// minimum of the farm's rule set with its article (and organic doubling).
+	MeatRule    string
+	MilkRule    string
+	OffLabel    bool
+	MeatClearOn string
+	MilkClearAt time.Time
 }
 
 func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]string) AnimalWithdrawal {
@@ -483,6 +500,7 @@ func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]stri
 		wt := WithdrawalTreatment{RecordID: uuid.MustParse(t.RecordID), RecordItemID: uuid.MustParse(t.RecordItemID),
 			MedicineID: mid, MedicineName: wf.book.names[mid], MedicineVersion: t.MedicineVersion,
 			Date: wf.facts[t.RecordItemID].Date, WithdrawalMeatDays: t.MeatDays, WithdrawalMilkHours: t.MilkHours,
+			MeatRule: t.MeatRule, MilkRule: t.MilkRule, OffLabel: t.OffLabel,
 			MeatClearOn: h.MeatClearOn, MilkClearAt: h.MilkClearAt}
 		if t.GroupID != "" {
 			g := uuid.MustParse(t.GroupID)

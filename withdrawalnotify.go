@@ -122,20 +122,20 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		if b == nil { // an inactive farm hears nothing
 			continue
 		}
-		meat, milk, ok := b.periods(p.fact)
-		day, at, _, err := withdrawal.ParseWhen(p.fact.Date)
-		if !ok || err != nil {
+		t, ok := b.treatment(p.fact)
+		if !ok {
 			continue
 		}
-		if meat > 0 {
-			on := withdrawal.MeatClearOn(day, meat)
-			clear, _ := withdrawal.ParseDay(on)
+		hit := withdrawal.HitOf(t)
+		if t.MeatDays > 0 {
+			on := hit.MeatClearOn
+			clear, _ := withdrawal.DayStart(on, t.Zone)
 			if on >= lo && !clear.After(now) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "meat", on, clear, on})
 			}
 		}
-		if milk > 0 {
-			clear := withdrawal.MilkClearAt(at, milk)
+		if t.MilkHours > 0 {
+			clear := hit.MilkClearAt
 			if on := clear.Format(time.DateOnly); on >= lo && !clear.After(now) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "milk", on, clear, clear.Format(time.RFC3339)})
 			}

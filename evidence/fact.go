@@ -144,6 +144,16 @@ type Fact struct {
 	WithdrawalMilkHours *int     `json:"withdrawal_milk_hours,omitempty"`
 	// Slaughter marks a death as slaughter, which a meat withdrawal forbids; false is left out.
 	Slaughter bool `json:"slaughter,omitempty"`
+	// OffLabel is the vet's statement that a treatment is outside the label's terms (the
+	// cascade), whatever the label's table says.
+	OffLabel bool `json:"off_label,omitempty"`
+	// What the service stamps on a treatment from the farm settings when it is written, so that
+	// a later change of the settings does not rewrite the book: the farm's IANA time zone
+	// (whose local day a bare date is), the rule set of the cascade's minimums, and whether
+	// the farm was organic.
+	TimeZone        string `json:"time_zone,omitempty"`
+	WithdrawalRules string `json:"withdrawal_rules,omitempty"`
+	Organic         bool   `json:"organic,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -190,6 +200,10 @@ const (
 	fMeatDays
 	fMilkHours
 	fSlaughter
+	fOffLabel
+	fTimeZone
+	fWithdrawalRules
+	fOrganic
 	numFields
 )
 
@@ -197,7 +211,8 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"sire_id", "dam_id", "group_id", "start_date", "end_date", "scheme", "value", "cause",
 	"buyer", "lab", "offspring_id", "parent_id", "relation", "result", "kg", "offspring_ids",
 	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
-	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter"}
+	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter", "off_label", "time_zone",
+	"withdrawal_rules", "organic"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -228,7 +243,8 @@ var kindFields = map[Kind][numFields]use{
 		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,
 		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
-		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional},
+		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional, fOffLabel: optional,
+		fTimeZone: optional, fWithdrawalRules: optional, fOrganic: optional},
 }
 
 // str returns the value of a string field.
@@ -284,6 +300,10 @@ func (f *Fact) str(fl field) string {
 		return f.Batch
 	case fAdministeredBy:
 		return f.AdministeredBy
+	case fTimeZone:
+		return f.TimeZone
+	case fWithdrawalRules:
+		return f.WithdrawalRules
 	}
 	return ""
 }
@@ -341,6 +361,10 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Batch = v
 	case fAdministeredBy:
 		f.AdministeredBy = v
+	case fTimeZone:
+		f.TimeZone = v
+	case fWithdrawalRules:
+		f.WithdrawalRules = v
 	}
 }
 
@@ -358,6 +382,10 @@ func (f *Fact) present(fl field) bool {
 		return f.WithdrawalMilkHours != nil
 	case fSlaughter:
 		return f.Slaughter
+	case fOffLabel:
+		return f.OffLabel
+	case fOrganic:
+		return f.Organic
 	}
 	return f.str(fl) != ""
 }
@@ -367,7 +395,7 @@ func isIDField(fl field) bool {
 }
 
 func isTextField(fl field) bool {
-	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy
+	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy || fl == fTimeZone || fl == fWithdrawalRules
 }
 
 func isDateField(fl field) bool {
@@ -429,13 +457,20 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				badType[name] = true
 			}
 			f.KG = n
-		case fl == fSlaughter:
+		case fl == fSlaughter || fl == fOffLabel || fl == fOrganic:
 			var b *bool
 			if json.Unmarshal(v, &b) != nil {
 				errs = append(errs, FieldError{Field: name, Message: "must be true or false"})
 				badType[name] = true
 			}
-			f.Slaughter = b != nil && *b
+			switch fl {
+			case fSlaughter:
+				f.Slaughter = b != nil && *b
+			case fOffLabel:
+				f.OffLabel = b != nil && *b
+			default:
+				f.Organic = b != nil && *b
+			}
 		case fl == fDose:
 			var n *float64
 			if json.Unmarshal(v, &n) != nil {

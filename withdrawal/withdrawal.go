@@ -45,6 +45,9 @@ type Treatment struct {
 	Zone      *time.Location // nil: UTC
 	MeatDays  int
 	MilkHours int
+	// MeatRule and MilkRule say what gave the periods (Periods); OffLabel marks the cascade.
+	MeatRule, MilkRule string
+	OffLabel           bool
 }
 
 // Membership is one dated membership fact: the animal was in the group from Start to End
@@ -327,6 +330,10 @@ func (h History) AsOf(day string) map[string]*Status {
 			s := out[r.AnimalID]
 			if s == nil {
 				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt, Zone: h.Zone}
+				if s.Zone == nil {
+					// A farm's treatments carry its zone: its days are theirs.
+					s.Zone = t.Zone
+				}
 				out[r.AnimalID] = s
 			}
 			if hit.MeatClearOn > s.MeatClearOn {

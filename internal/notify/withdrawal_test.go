@@ -34,7 +34,7 @@ func mustFact(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID 
 
 func mustMedicine(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, name string, meat, milk int) string {
 	tb.Helper()
-	m, err := app.Service.CreateMedicine(app.Ctx(u), farmID, herdbook.MedicineInput{Name: name, WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+	m, err := app.Service.CreateMedicine(app.Ctx(u), farmID, herdbook.MedicineInput{Name: name, WithdrawalMeatDays: herdbook.LabelPeriod(meat), WithdrawalMilkHours: herdbook.LabelPeriod(milk)})
 	if err != nil {
 		tb.Fatal(err)
 	}
