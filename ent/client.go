@@ -28,6 +28,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
@@ -85,6 +86,8 @@ type Client struct {
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
 	FarmMember *FarmMemberClient
+	// FarmSettings is the client for interacting with the FarmSettings builders.
+	FarmSettings *FarmSettingsClient
 	// FarmTask is the client for interacting with the FarmTask builders.
 	FarmTask *FarmTaskClient
 	// File is the client for interacting with the File builders.
@@ -156,6 +159,7 @@ func (c *Client) init() {
 	c.FactAnimal = NewFactAnimalClient(c.config)
 	c.Farm = NewFarmClient(c.config)
 	c.FarmMember = NewFarmMemberClient(c.config)
+	c.FarmSettings = NewFarmSettingsClient(c.config)
 	c.FarmTask = NewFarmTaskClient(c.config)
 	c.File = NewFileClient(c.config)
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
@@ -284,6 +288,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FactAnimal:             NewFactAnimalClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
+		FarmSettings:           NewFarmSettingsClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
@@ -339,6 +344,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FactAnimal:             NewFactAnimalClient(cfg),
 		Farm:                   NewFarmClient(cfg),
 		FarmMember:             NewFarmMemberClient(cfg),
+		FarmSettings:           NewFarmSettingsClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
@@ -394,12 +400,12 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
-		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
-		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
+		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
+		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -411,12 +417,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmTask, c.File, c.FollowUpProtocol,
-		c.Group, c.IdempotentRequest, c.Medicine, c.MedicineVersion, c.Message,
-		c.Notification, c.NotificationPreference, c.OAuthClient, c.OAuthCode,
-		c.OAuthGrant, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
+		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
+		c.MedicineVersion, c.Message, c.Notification, c.NotificationPreference,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -449,6 +455,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Farm.mutate(ctx, m)
 	case *FarmMemberMutation:
 		return c.FarmMember.mutate(ctx, m)
+	case *FarmSettingsMutation:
+		return c.FarmSettings.mutate(ctx, m)
 	case *FarmTaskMutation:
 		return c.FarmTask.mutate(ctx, m)
 	case *FileMutation:
@@ -2454,6 +2462,139 @@ func (c *FarmMemberClient) mutate(ctx context.Context, m *FarmMemberMutation) (V
 		return (&FarmMemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown FarmMember mutation op: %q", m.Op())
+	}
+}
+
+// FarmSettingsClient is a client for the FarmSettings schema.
+type FarmSettingsClient struct {
+	config
+}
+
+// NewFarmSettingsClient returns a client for the FarmSettings from the given config.
+func NewFarmSettingsClient(c config) *FarmSettingsClient {
+	return &FarmSettingsClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `farmsettings.Hooks(f(g(h())))`.
+func (c *FarmSettingsClient) Use(hooks ...Hook) {
+	c.hooks.FarmSettings = append(c.hooks.FarmSettings, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `farmsettings.Intercept(f(g(h())))`.
+func (c *FarmSettingsClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FarmSettings = append(c.inters.FarmSettings, interceptors...)
+}
+
+// Create returns a builder for creating a FarmSettings entity.
+func (c *FarmSettingsClient) Create() *FarmSettingsCreate {
+	mutation := newFarmSettingsMutation(c.config, OpCreate)
+	return &FarmSettingsCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FarmSettings entities.
+func (c *FarmSettingsClient) CreateBulk(builders ...*FarmSettingsCreate) *FarmSettingsCreateBulk {
+	return &FarmSettingsCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FarmSettingsClient) MapCreateBulk(slice any, setFunc func(*FarmSettingsCreate, int)) *FarmSettingsCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FarmSettingsCreateBulk{err: fmt.Errorf("calling to FarmSettingsClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FarmSettingsCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FarmSettingsCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FarmSettings.
+func (c *FarmSettingsClient) Update() *FarmSettingsUpdate {
+	mutation := newFarmSettingsMutation(c.config, OpUpdate)
+	return &FarmSettingsUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FarmSettingsClient) UpdateOne(_m *FarmSettings) *FarmSettingsUpdateOne {
+	mutation := newFarmSettingsMutation(c.config, OpUpdateOne, withFarmSettings(_m))
+	return &FarmSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FarmSettingsClient) UpdateOneID(id uuid.UUID) *FarmSettingsUpdateOne {
+	mutation := newFarmSettingsMutation(c.config, OpUpdateOne, withFarmSettingsID(id))
+	return &FarmSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FarmSettings.
+func (c *FarmSettingsClient) Delete() *FarmSettingsDelete {
+	mutation := newFarmSettingsMutation(c.config, OpDelete)
+	return &FarmSettingsDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FarmSettingsClient) DeleteOne(_m *FarmSettings) *FarmSettingsDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FarmSettingsClient) DeleteOneID(id uuid.UUID) *FarmSettingsDeleteOne {
+	builder := c.Delete().Where(farmsettings.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FarmSettingsDeleteOne{builder}
+}
+
+// Query returns a query builder for FarmSettings.
+func (c *FarmSettingsClient) Query() *FarmSettingsQuery {
+	return &FarmSettingsQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFarmSettings},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FarmSettings entity by its id.
+func (c *FarmSettingsClient) Get(ctx context.Context, id uuid.UUID) (*FarmSettings, error) {
+	return c.Query().Where(farmsettings.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FarmSettingsClient) GetX(ctx context.Context, id uuid.UUID) *FarmSettings {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FarmSettingsClient) Hooks() []Hook {
+	return c.hooks.FarmSettings
+}
+
+// Interceptors returns the client interceptors.
+func (c *FarmSettingsClient) Interceptors() []Interceptor {
+	return c.inters.FarmSettings
+}
+
+func (c *FarmSettingsClient) mutate(ctx context.Context, m *FarmSettingsMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FarmSettingsCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FarmSettingsUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FarmSettingsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FarmSettingsDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FarmSettings mutation op: %q", m.Op())
 	}
 }
 
@@ -6195,20 +6336,20 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, WebhookEvent []ent.Hook
+		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
 		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmTask, File, FollowUpProtocol, Group, IdempotentRequest,
-		Medicine, MedicineVersion, Message, Notification, NotificationPreference,
-		OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem, RefreshToken,
-		ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, WebhookEvent []ent.Interceptor
+		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		IdempotentRequest, Medicine, MedicineVersion, Message, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, Record, RecordItem,
+		RefreshToken, ScheduledEvent, TaskUpdate, Thread, User, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Interceptor
 	}
 )
 

@@ -24,6 +24,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
@@ -120,6 +121,7 @@ func checkColumn(t, c string) error {
 			factanimal.Table:             factanimal.ValidColumn,
 			farm.Table:                   farm.ValidColumn,
 			farmmember.Table:             farmmember.ValidColumn,
+			farmsettings.Table:           farmsettings.ValidColumn,
 			farmtask.Table:               farmtask.ValidColumn,
 			file.Table:                   file.ValidColumn,
 			followupprotocol.Table:       followupprotocol.ValidColumn,

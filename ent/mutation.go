@@ -24,6 +24,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
@@ -74,6 +75,7 @@ const (
 	TypeFactAnimal             = "FactAnimal"
 	TypeFarm                   = "Farm"
 	TypeFarmMember             = "FarmMember"
+	TypeFarmSettings           = "FarmSettings"
 	TypeFarmTask               = "FarmTask"
 	TypeFile                   = "File"
 	TypeFollowUpProtocol       = "FollowUpProtocol"
@@ -10551,6 +10553,1100 @@ func (m *FarmMemberMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown FarmMember edge %s", name)
+}
+
+// FarmSettingsMutation represents an operation that mutates the FarmSettings nodes in the graph.
+type FarmSettingsMutation struct {
+	config
+	op                                  Op
+	typ                                 string
+	id                                  *uuid.UUID
+	created_at                          *time.Time
+	updated_at                          *time.Time
+	farm_id                             *uuid.UUID
+	time_zone                           *string
+	withdrawal_rules                    *string
+	organic                             *bool
+	allow_test_tags                     *bool
+	minimum_breeding_age_female_days    *int
+	addminimum_breeding_age_female_days *int
+	minimum_breeding_age_male_days      *int
+	addminimum_breeding_age_male_days   *int
+	minimum_calving_interval_days       *int
+	addminimum_calving_interval_days    *int
+	updated_by                          *uuid.UUID
+	clearedFields                       map[string]struct{}
+	done                                bool
+	oldValue                            func(context.Context) (*FarmSettings, error)
+	predicates                          []predicate.FarmSettings
+}
+
+var _ ent.Mutation = (*FarmSettingsMutation)(nil)
+
+// farmsettingsOption allows management of the mutation configuration using functional options.
+type farmsettingsOption func(*FarmSettingsMutation)
+
+// newFarmSettingsMutation creates new mutation for the FarmSettings entity.
+func newFarmSettingsMutation(c config, op Op, opts ...farmsettingsOption) *FarmSettingsMutation {
+	m := &FarmSettingsMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFarmSettings,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFarmSettingsID sets the ID field of the mutation.
+func withFarmSettingsID(id uuid.UUID) farmsettingsOption {
+	return func(m *FarmSettingsMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FarmSettings
+		)
+		m.oldValue = func(ctx context.Context) (*FarmSettings, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FarmSettings.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFarmSettings sets the old FarmSettings of the mutation.
+func withFarmSettings(node *FarmSettings) farmsettingsOption {
+	return func(m *FarmSettingsMutation) {
+		m.oldValue = func(context.Context) (*FarmSettings, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FarmSettingsMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FarmSettingsMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FarmSettings entities.
+func (m *FarmSettingsMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FarmSettingsMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FarmSettingsMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FarmSettings.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FarmSettingsMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FarmSettingsMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FarmSettingsMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FarmSettingsMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FarmSettingsMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FarmSettingsMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *FarmSettingsMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FarmSettingsMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FarmSettingsMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetTimeZone sets the "time_zone" field.
+func (m *FarmSettingsMutation) SetTimeZone(s string) {
+	m.time_zone = &s
+}
+
+// TimeZone returns the value of the "time_zone" field in the mutation.
+func (m *FarmSettingsMutation) TimeZone() (r string, exists bool) {
+	v := m.time_zone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimeZone returns the old "time_zone" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldTimeZone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimeZone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimeZone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimeZone: %w", err)
+	}
+	return oldValue.TimeZone, nil
+}
+
+// ClearTimeZone clears the value of the "time_zone" field.
+func (m *FarmSettingsMutation) ClearTimeZone() {
+	m.time_zone = nil
+	m.clearedFields[farmsettings.FieldTimeZone] = struct{}{}
+}
+
+// TimeZoneCleared returns if the "time_zone" field was cleared in this mutation.
+func (m *FarmSettingsMutation) TimeZoneCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldTimeZone]
+	return ok
+}
+
+// ResetTimeZone resets all changes to the "time_zone" field.
+func (m *FarmSettingsMutation) ResetTimeZone() {
+	m.time_zone = nil
+	delete(m.clearedFields, farmsettings.FieldTimeZone)
+}
+
+// SetWithdrawalRules sets the "withdrawal_rules" field.
+func (m *FarmSettingsMutation) SetWithdrawalRules(s string) {
+	m.withdrawal_rules = &s
+}
+
+// WithdrawalRules returns the value of the "withdrawal_rules" field in the mutation.
+func (m *FarmSettingsMutation) WithdrawalRules() (r string, exists bool) {
+	v := m.withdrawal_rules
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawalRules returns the old "withdrawal_rules" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldWithdrawalRules(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawalRules is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawalRules requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawalRules: %w", err)
+	}
+	return oldValue.WithdrawalRules, nil
+}
+
+// ClearWithdrawalRules clears the value of the "withdrawal_rules" field.
+func (m *FarmSettingsMutation) ClearWithdrawalRules() {
+	m.withdrawal_rules = nil
+	m.clearedFields[farmsettings.FieldWithdrawalRules] = struct{}{}
+}
+
+// WithdrawalRulesCleared returns if the "withdrawal_rules" field was cleared in this mutation.
+func (m *FarmSettingsMutation) WithdrawalRulesCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldWithdrawalRules]
+	return ok
+}
+
+// ResetWithdrawalRules resets all changes to the "withdrawal_rules" field.
+func (m *FarmSettingsMutation) ResetWithdrawalRules() {
+	m.withdrawal_rules = nil
+	delete(m.clearedFields, farmsettings.FieldWithdrawalRules)
+}
+
+// SetOrganic sets the "organic" field.
+func (m *FarmSettingsMutation) SetOrganic(b bool) {
+	m.organic = &b
+}
+
+// Organic returns the value of the "organic" field in the mutation.
+func (m *FarmSettingsMutation) Organic() (r bool, exists bool) {
+	v := m.organic
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganic returns the old "organic" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldOrganic(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganic is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganic requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganic: %w", err)
+	}
+	return oldValue.Organic, nil
+}
+
+// ResetOrganic resets all changes to the "organic" field.
+func (m *FarmSettingsMutation) ResetOrganic() {
+	m.organic = nil
+}
+
+// SetAllowTestTags sets the "allow_test_tags" field.
+func (m *FarmSettingsMutation) SetAllowTestTags(b bool) {
+	m.allow_test_tags = &b
+}
+
+// AllowTestTags returns the value of the "allow_test_tags" field in the mutation.
+func (m *FarmSettingsMutation) AllowTestTags() (r bool, exists bool) {
+	v := m.allow_test_tags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowTestTags returns the old "allow_test_tags" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldAllowTestTags(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowTestTags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowTestTags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowTestTags: %w", err)
+	}
+	return oldValue.AllowTestTags, nil
+}
+
+// ResetAllowTestTags resets all changes to the "allow_test_tags" field.
+func (m *FarmSettingsMutation) ResetAllowTestTags() {
+	m.allow_test_tags = nil
+}
+
+// SetMinimumBreedingAgeFemaleDays sets the "minimum_breeding_age_female_days" field.
+func (m *FarmSettingsMutation) SetMinimumBreedingAgeFemaleDays(i int) {
+	m.minimum_breeding_age_female_days = &i
+	m.addminimum_breeding_age_female_days = nil
+}
+
+// MinimumBreedingAgeFemaleDays returns the value of the "minimum_breeding_age_female_days" field in the mutation.
+func (m *FarmSettingsMutation) MinimumBreedingAgeFemaleDays() (r int, exists bool) {
+	v := m.minimum_breeding_age_female_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinimumBreedingAgeFemaleDays returns the old "minimum_breeding_age_female_days" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldMinimumBreedingAgeFemaleDays(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinimumBreedingAgeFemaleDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinimumBreedingAgeFemaleDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinimumBreedingAgeFemaleDays: %w", err)
+	}
+	return oldValue.MinimumBreedingAgeFemaleDays, nil
+}
+
+// AddMinimumBreedingAgeFemaleDays adds i to the "minimum_breeding_age_female_days" field.
+func (m *FarmSettingsMutation) AddMinimumBreedingAgeFemaleDays(i int) {
+	if m.addminimum_breeding_age_female_days != nil {
+		*m.addminimum_breeding_age_female_days += i
+	} else {
+		m.addminimum_breeding_age_female_days = &i
+	}
+}
+
+// AddedMinimumBreedingAgeFemaleDays returns the value that was added to the "minimum_breeding_age_female_days" field in this mutation.
+func (m *FarmSettingsMutation) AddedMinimumBreedingAgeFemaleDays() (r int, exists bool) {
+	v := m.addminimum_breeding_age_female_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinimumBreedingAgeFemaleDays clears the value of the "minimum_breeding_age_female_days" field.
+func (m *FarmSettingsMutation) ClearMinimumBreedingAgeFemaleDays() {
+	m.minimum_breeding_age_female_days = nil
+	m.addminimum_breeding_age_female_days = nil
+	m.clearedFields[farmsettings.FieldMinimumBreedingAgeFemaleDays] = struct{}{}
+}
+
+// MinimumBreedingAgeFemaleDaysCleared returns if the "minimum_breeding_age_female_days" field was cleared in this mutation.
+func (m *FarmSettingsMutation) MinimumBreedingAgeFemaleDaysCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldMinimumBreedingAgeFemaleDays]
+	return ok
+}
+
+// ResetMinimumBreedingAgeFemaleDays resets all changes to the "minimum_breeding_age_female_days" field.
+func (m *FarmSettingsMutation) ResetMinimumBreedingAgeFemaleDays() {
+	m.minimum_breeding_age_female_days = nil
+	m.addminimum_breeding_age_female_days = nil
+	delete(m.clearedFields, farmsettings.FieldMinimumBreedingAgeFemaleDays)
+}
+
+// SetMinimumBreedingAgeMaleDays sets the "minimum_breeding_age_male_days" field.
+func (m *FarmSettingsMutation) SetMinimumBreedingAgeMaleDays(i int) {
+	m.minimum_breeding_age_male_days = &i
+	m.addminimum_breeding_age_male_days = nil
+}
+
+// MinimumBreedingAgeMaleDays returns the value of the "minimum_breeding_age_male_days" field in the mutation.
+func (m *FarmSettingsMutation) MinimumBreedingAgeMaleDays() (r int, exists bool) {
+	v := m.minimum_breeding_age_male_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinimumBreedingAgeMaleDays returns the old "minimum_breeding_age_male_days" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldMinimumBreedingAgeMaleDays(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinimumBreedingAgeMaleDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinimumBreedingAgeMaleDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinimumBreedingAgeMaleDays: %w", err)
+	}
+	return oldValue.MinimumBreedingAgeMaleDays, nil
+}
+
+// AddMinimumBreedingAgeMaleDays adds i to the "minimum_breeding_age_male_days" field.
+func (m *FarmSettingsMutation) AddMinimumBreedingAgeMaleDays(i int) {
+	if m.addminimum_breeding_age_male_days != nil {
+		*m.addminimum_breeding_age_male_days += i
+	} else {
+		m.addminimum_breeding_age_male_days = &i
+	}
+}
+
+// AddedMinimumBreedingAgeMaleDays returns the value that was added to the "minimum_breeding_age_male_days" field in this mutation.
+func (m *FarmSettingsMutation) AddedMinimumBreedingAgeMaleDays() (r int, exists bool) {
+	v := m.addminimum_breeding_age_male_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinimumBreedingAgeMaleDays clears the value of the "minimum_breeding_age_male_days" field.
+func (m *FarmSettingsMutation) ClearMinimumBreedingAgeMaleDays() {
+	m.minimum_breeding_age_male_days = nil
+	m.addminimum_breeding_age_male_days = nil
+	m.clearedFields[farmsettings.FieldMinimumBreedingAgeMaleDays] = struct{}{}
+}
+
+// MinimumBreedingAgeMaleDaysCleared returns if the "minimum_breeding_age_male_days" field was cleared in this mutation.
+func (m *FarmSettingsMutation) MinimumBreedingAgeMaleDaysCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldMinimumBreedingAgeMaleDays]
+	return ok
+}
+
+// ResetMinimumBreedingAgeMaleDays resets all changes to the "minimum_breeding_age_male_days" field.
+func (m *FarmSettingsMutation) ResetMinimumBreedingAgeMaleDays() {
+	m.minimum_breeding_age_male_days = nil
+	m.addminimum_breeding_age_male_days = nil
+	delete(m.clearedFields, farmsettings.FieldMinimumBreedingAgeMaleDays)
+}
+
+// SetMinimumCalvingIntervalDays sets the "minimum_calving_interval_days" field.
+func (m *FarmSettingsMutation) SetMinimumCalvingIntervalDays(i int) {
+	m.minimum_calving_interval_days = &i
+	m.addminimum_calving_interval_days = nil
+}
+
+// MinimumCalvingIntervalDays returns the value of the "minimum_calving_interval_days" field in the mutation.
+func (m *FarmSettingsMutation) MinimumCalvingIntervalDays() (r int, exists bool) {
+	v := m.minimum_calving_interval_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinimumCalvingIntervalDays returns the old "minimum_calving_interval_days" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldMinimumCalvingIntervalDays(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinimumCalvingIntervalDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinimumCalvingIntervalDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinimumCalvingIntervalDays: %w", err)
+	}
+	return oldValue.MinimumCalvingIntervalDays, nil
+}
+
+// AddMinimumCalvingIntervalDays adds i to the "minimum_calving_interval_days" field.
+func (m *FarmSettingsMutation) AddMinimumCalvingIntervalDays(i int) {
+	if m.addminimum_calving_interval_days != nil {
+		*m.addminimum_calving_interval_days += i
+	} else {
+		m.addminimum_calving_interval_days = &i
+	}
+}
+
+// AddedMinimumCalvingIntervalDays returns the value that was added to the "minimum_calving_interval_days" field in this mutation.
+func (m *FarmSettingsMutation) AddedMinimumCalvingIntervalDays() (r int, exists bool) {
+	v := m.addminimum_calving_interval_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinimumCalvingIntervalDays clears the value of the "minimum_calving_interval_days" field.
+func (m *FarmSettingsMutation) ClearMinimumCalvingIntervalDays() {
+	m.minimum_calving_interval_days = nil
+	m.addminimum_calving_interval_days = nil
+	m.clearedFields[farmsettings.FieldMinimumCalvingIntervalDays] = struct{}{}
+}
+
+// MinimumCalvingIntervalDaysCleared returns if the "minimum_calving_interval_days" field was cleared in this mutation.
+func (m *FarmSettingsMutation) MinimumCalvingIntervalDaysCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldMinimumCalvingIntervalDays]
+	return ok
+}
+
+// ResetMinimumCalvingIntervalDays resets all changes to the "minimum_calving_interval_days" field.
+func (m *FarmSettingsMutation) ResetMinimumCalvingIntervalDays() {
+	m.minimum_calving_interval_days = nil
+	m.addminimum_calving_interval_days = nil
+	delete(m.clearedFields, farmsettings.FieldMinimumCalvingIntervalDays)
+}
+
+// SetUpdatedBy sets the "updated_by" field.
+func (m *FarmSettingsMutation) SetUpdatedBy(u uuid.UUID) {
+	m.updated_by = &u
+}
+
+// UpdatedBy returns the value of the "updated_by" field in the mutation.
+func (m *FarmSettingsMutation) UpdatedBy() (r uuid.UUID, exists bool) {
+	v := m.updated_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedBy returns the old "updated_by" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldUpdatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedBy: %w", err)
+	}
+	return oldValue.UpdatedBy, nil
+}
+
+// ClearUpdatedBy clears the value of the "updated_by" field.
+func (m *FarmSettingsMutation) ClearUpdatedBy() {
+	m.updated_by = nil
+	m.clearedFields[farmsettings.FieldUpdatedBy] = struct{}{}
+}
+
+// UpdatedByCleared returns if the "updated_by" field was cleared in this mutation.
+func (m *FarmSettingsMutation) UpdatedByCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldUpdatedBy]
+	return ok
+}
+
+// ResetUpdatedBy resets all changes to the "updated_by" field.
+func (m *FarmSettingsMutation) ResetUpdatedBy() {
+	m.updated_by = nil
+	delete(m.clearedFields, farmsettings.FieldUpdatedBy)
+}
+
+// Where appends a list predicates to the FarmSettingsMutation builder.
+func (m *FarmSettingsMutation) Where(ps ...predicate.FarmSettings) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FarmSettingsMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FarmSettingsMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FarmSettings, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FarmSettingsMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FarmSettingsMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FarmSettings).
+func (m *FarmSettingsMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FarmSettingsMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, farmsettings.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, farmsettings.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, farmsettings.FieldFarmID)
+	}
+	if m.time_zone != nil {
+		fields = append(fields, farmsettings.FieldTimeZone)
+	}
+	if m.withdrawal_rules != nil {
+		fields = append(fields, farmsettings.FieldWithdrawalRules)
+	}
+	if m.organic != nil {
+		fields = append(fields, farmsettings.FieldOrganic)
+	}
+	if m.allow_test_tags != nil {
+		fields = append(fields, farmsettings.FieldAllowTestTags)
+	}
+	if m.minimum_breeding_age_female_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeFemaleDays)
+	}
+	if m.minimum_breeding_age_male_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeMaleDays)
+	}
+	if m.minimum_calving_interval_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumCalvingIntervalDays)
+	}
+	if m.updated_by != nil {
+		fields = append(fields, farmsettings.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FarmSettingsMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case farmsettings.FieldCreatedAt:
+		return m.CreatedAt()
+	case farmsettings.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case farmsettings.FieldFarmID:
+		return m.FarmID()
+	case farmsettings.FieldTimeZone:
+		return m.TimeZone()
+	case farmsettings.FieldWithdrawalRules:
+		return m.WithdrawalRules()
+	case farmsettings.FieldOrganic:
+		return m.Organic()
+	case farmsettings.FieldAllowTestTags:
+		return m.AllowTestTags()
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		return m.MinimumBreedingAgeFemaleDays()
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		return m.MinimumBreedingAgeMaleDays()
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		return m.MinimumCalvingIntervalDays()
+	case farmsettings.FieldUpdatedBy:
+		return m.UpdatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FarmSettingsMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case farmsettings.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case farmsettings.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case farmsettings.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case farmsettings.FieldTimeZone:
+		return m.OldTimeZone(ctx)
+	case farmsettings.FieldWithdrawalRules:
+		return m.OldWithdrawalRules(ctx)
+	case farmsettings.FieldOrganic:
+		return m.OldOrganic(ctx)
+	case farmsettings.FieldAllowTestTags:
+		return m.OldAllowTestTags(ctx)
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		return m.OldMinimumBreedingAgeFemaleDays(ctx)
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		return m.OldMinimumBreedingAgeMaleDays(ctx)
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		return m.OldMinimumCalvingIntervalDays(ctx)
+	case farmsettings.FieldUpdatedBy:
+		return m.OldUpdatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown FarmSettings field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmSettingsMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case farmsettings.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case farmsettings.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case farmsettings.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case farmsettings.FieldTimeZone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimeZone(v)
+		return nil
+	case farmsettings.FieldWithdrawalRules:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawalRules(v)
+		return nil
+	case farmsettings.FieldOrganic:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganic(v)
+		return nil
+	case farmsettings.FieldAllowTestTags:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowTestTags(v)
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinimumBreedingAgeFemaleDays(v)
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinimumBreedingAgeMaleDays(v)
+		return nil
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinimumCalvingIntervalDays(v)
+		return nil
+	case farmsettings.FieldUpdatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FarmSettings field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FarmSettingsMutation) AddedFields() []string {
+	var fields []string
+	if m.addminimum_breeding_age_female_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeFemaleDays)
+	}
+	if m.addminimum_breeding_age_male_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeMaleDays)
+	}
+	if m.addminimum_calving_interval_days != nil {
+		fields = append(fields, farmsettings.FieldMinimumCalvingIntervalDays)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FarmSettingsMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		return m.AddedMinimumBreedingAgeFemaleDays()
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		return m.AddedMinimumBreedingAgeMaleDays()
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		return m.AddedMinimumCalvingIntervalDays()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmSettingsMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinimumBreedingAgeFemaleDays(v)
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinimumBreedingAgeMaleDays(v)
+		return nil
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinimumCalvingIntervalDays(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FarmSettings numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FarmSettingsMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(farmsettings.FieldTimeZone) {
+		fields = append(fields, farmsettings.FieldTimeZone)
+	}
+	if m.FieldCleared(farmsettings.FieldWithdrawalRules) {
+		fields = append(fields, farmsettings.FieldWithdrawalRules)
+	}
+	if m.FieldCleared(farmsettings.FieldMinimumBreedingAgeFemaleDays) {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeFemaleDays)
+	}
+	if m.FieldCleared(farmsettings.FieldMinimumBreedingAgeMaleDays) {
+		fields = append(fields, farmsettings.FieldMinimumBreedingAgeMaleDays)
+	}
+	if m.FieldCleared(farmsettings.FieldMinimumCalvingIntervalDays) {
+		fields = append(fields, farmsettings.FieldMinimumCalvingIntervalDays)
+	}
+	if m.FieldCleared(farmsettings.FieldUpdatedBy) {
+		fields = append(fields, farmsettings.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FarmSettingsMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FarmSettingsMutation) ClearField(name string) error {
+	switch name {
+	case farmsettings.FieldTimeZone:
+		m.ClearTimeZone()
+		return nil
+	case farmsettings.FieldWithdrawalRules:
+		m.ClearWithdrawalRules()
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		m.ClearMinimumBreedingAgeFemaleDays()
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		m.ClearMinimumBreedingAgeMaleDays()
+		return nil
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		m.ClearMinimumCalvingIntervalDays()
+		return nil
+	case farmsettings.FieldUpdatedBy:
+		m.ClearUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmSettings nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FarmSettingsMutation) ResetField(name string) error {
+	switch name {
+	case farmsettings.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case farmsettings.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case farmsettings.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case farmsettings.FieldTimeZone:
+		m.ResetTimeZone()
+		return nil
+	case farmsettings.FieldWithdrawalRules:
+		m.ResetWithdrawalRules()
+		return nil
+	case farmsettings.FieldOrganic:
+		m.ResetOrganic()
+		return nil
+	case farmsettings.FieldAllowTestTags:
+		m.ResetAllowTestTags()
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeFemaleDays:
+		m.ResetMinimumBreedingAgeFemaleDays()
+		return nil
+	case farmsettings.FieldMinimumBreedingAgeMaleDays:
+		m.ResetMinimumBreedingAgeMaleDays()
+		return nil
+	case farmsettings.FieldMinimumCalvingIntervalDays:
+		m.ResetMinimumCalvingIntervalDays()
+		return nil
+	case farmsettings.FieldUpdatedBy:
+		m.ResetUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmSettings field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FarmSettingsMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FarmSettingsMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FarmSettingsMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FarmSettingsMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FarmSettingsMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FarmSettingsMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FarmSettingsMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FarmSettings unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FarmSettingsMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FarmSettings edge %s", name)
 }
 
 // FarmTaskMutation represents an operation that mutates the FarmTask nodes in the graph.

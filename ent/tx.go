@@ -38,6 +38,8 @@ type Tx struct {
 	Farm *FarmClient
 	// FarmMember is the client for interacting with the FarmMember builders.
 	FarmMember *FarmMemberClient
+	// FarmSettings is the client for interacting with the FarmSettings builders.
+	FarmSettings *FarmSettingsClient
 	// FarmTask is the client for interacting with the FarmTask builders.
 	FarmTask *FarmTaskClient
 	// File is the client for interacting with the File builders.
@@ -229,6 +231,7 @@ func (tx *Tx) init() {
 	tx.FactAnimal = NewFactAnimalClient(tx.config)
 	tx.Farm = NewFarmClient(tx.config)
 	tx.FarmMember = NewFarmMemberClient(tx.config)
+	tx.FarmSettings = NewFarmSettingsClient(tx.config)
 	tx.FarmTask = NewFarmTaskClient(tx.config)
 	tx.File = NewFileClient(tx.config)
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)

@@ -50,6 +50,7 @@ type ResolverRoot interface {
 	ChannelPreferences() ChannelPreferencesResolver
 	CreateFarmPayload() CreateFarmPayloadResolver
 	Farm() FarmResolver
+	FarmSettings() FarmSettingsResolver
 	FollowUpTask() FollowUpTaskResolver
 	Group() GroupResolver
 	Mutation() MutationResolver
@@ -211,6 +212,11 @@ type ComplexityRoot struct {
 		StartDate func(childComplexity int) int
 	}
 
+	BreedingAges struct {
+		Female func(childComplexity int) int
+		Male   func(childComplexity int) int
+	}
+
 	ChannelPreferences struct {
 		Email        func(childComplexity int) int
 		EmailAddress func(childComplexity int) int
@@ -270,6 +276,7 @@ type ComplexityRoot struct {
 		Name                func(childComplexity int) int
 		Notifications       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
 		Records             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
+		Settings            func(childComplexity int) int
 		Species             func(childComplexity int) int
 		SpeciesOther        func(childComplexity int) int
 		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
@@ -309,6 +316,20 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 		User      func(childComplexity int) int
 		UserID    func(childComplexity int) int
+	}
+
+	FarmSettings struct {
+		AllowTestTags              func(childComplexity int) int
+		MinimumBreedingAgeDays     func(childComplexity int) int
+		MinimumCalvingIntervalDays func(childComplexity int) int
+		Organic                    func(childComplexity int) int
+		TimeZone                   func(childComplexity int) int
+		UpdatedAt                  func(childComplexity int) int
+		WithdrawalRules            func(childComplexity int) int
+	}
+
+	FarmSettingsUpdatePayload struct {
+		Settings func(childComplexity int) int
 	}
 
 	FarmUpdatePayload struct {
@@ -538,6 +559,7 @@ type ComplexityRoot struct {
 		FactCreate                    func(childComplexity int, input model.FactCreateInput) int
 		FarmCreate                    func(childComplexity int, input model.FarmCreateInput) int
 		FarmDelete                    func(childComplexity int, input model.FarmDeleteInput) int
+		FarmSettingsUpdate            func(childComplexity int, input model.FarmSettingsUpdateInput) int
 		FarmUpdate                    func(childComplexity int, input model.FarmUpdateInput) int
 		FollowUpProtocolUpdate        func(childComplexity int, input model.FollowUpProtocolUpdateInput) int
 		GroupAnimalsSet               func(childComplexity int, input model.GroupAnimalsSetInput) int
@@ -924,6 +946,15 @@ type FarmResolver interface {
 	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
+	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
+}
+type FarmSettingsResolver interface {
+	TimeZone(ctx context.Context, obj *herdbook.FarmSettings) (*string, error)
+	WithdrawalRules(ctx context.Context, obj *herdbook.FarmSettings) (*model.WithdrawalRuleSet, error)
+
+	MinimumBreedingAgeDays(ctx context.Context, obj *herdbook.FarmSettings) (*herdbook.BreedingAges, error)
+
+	UpdatedAt(ctx context.Context, obj *herdbook.FarmSettings) (*time.Time, error)
 }
 type FollowUpTaskResolver interface {
 	Animals(ctx context.Context, obj *ent.FarmTask) ([]*ent.Animal, error)
@@ -998,6 +1029,7 @@ type MutationResolver interface {
 	SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error)
 	WeightRecord(ctx context.Context, input model.WeightRecordInput) (*model.WeightRecordPayload, error)
 	DnaParentageRecord(ctx context.Context, input model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error)
+	FarmSettingsUpdate(ctx context.Context, input model.FarmSettingsUpdateInput) (*model.FarmSettingsUpdatePayload, error)
 	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
 	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
 	WebhookDelete(ctx context.Context, input model.WebhookDeleteInput) (*model.WebhookDeletePayload, error)
@@ -1659,6 +1691,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BirthWindow.StartDate(childComplexity), true
 
+	case "BreedingAges.female":
+		if e.ComplexityRoot.BreedingAges.Female == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreedingAges.Female(childComplexity), true
+	case "BreedingAges.male":
+		if e.ComplexityRoot.BreedingAges.Male == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreedingAges.Male(childComplexity), true
+
 	case "ChannelPreferences.email":
 		if e.ComplexityRoot.ChannelPreferences.Email == nil {
 			break
@@ -1923,6 +1968,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Records(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.RecordOrder), args["where"].(*ent.RecordWhereInput)), true
+	case "Farm.settings":
+		if e.ComplexityRoot.Farm.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Farm.Settings(childComplexity), true
 	case "Farm.species":
 		if e.ComplexityRoot.Farm.Species == nil {
 			break
@@ -2087,6 +2138,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FarmMember.UserID(childComplexity), true
+
+	case "FarmSettings.allowTestTags":
+		if e.ComplexityRoot.FarmSettings.AllowTestTags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.AllowTestTags(childComplexity), true
+	case "FarmSettings.minimumBreedingAgeDays":
+		if e.ComplexityRoot.FarmSettings.MinimumBreedingAgeDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.MinimumBreedingAgeDays(childComplexity), true
+	case "FarmSettings.minimumCalvingIntervalDays":
+		if e.ComplexityRoot.FarmSettings.MinimumCalvingIntervalDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.MinimumCalvingIntervalDays(childComplexity), true
+	case "FarmSettings.organic":
+		if e.ComplexityRoot.FarmSettings.Organic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.Organic(childComplexity), true
+	case "FarmSettings.timeZone":
+		if e.ComplexityRoot.FarmSettings.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.TimeZone(childComplexity), true
+	case "FarmSettings.updatedAt":
+		if e.ComplexityRoot.FarmSettings.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.UpdatedAt(childComplexity), true
+	case "FarmSettings.withdrawalRules":
+		if e.ComplexityRoot.FarmSettings.WithdrawalRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.WithdrawalRules(childComplexity), true
+
+	case "FarmSettingsUpdatePayload.settings":
+		if e.ComplexityRoot.FarmSettingsUpdatePayload.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettingsUpdatePayload.Settings(childComplexity), true
 
 	case "FarmUpdatePayload.farm":
 		if e.ComplexityRoot.FarmUpdatePayload.Farm == nil {
@@ -3013,6 +3114,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.FarmDelete(childComplexity, args["input"].(model.FarmDeleteInput)), true
+	case "Mutation.farmSettingsUpdate":
+		if e.ComplexityRoot.Mutation.FarmSettingsUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_farmSettingsUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FarmSettingsUpdate(childComplexity, args["input"].(model.FarmSettingsUpdateInput)), true
 	case "Mutation.farmUpdate":
 		if e.ComplexityRoot.Mutation.FarmUpdate == nil {
 			break
@@ -4693,6 +4805,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("FarmDeleteInput", ec.unmarshalInputFarmDeleteInput),
 			graphql.NewInputUnmarshaler("FarmMemberOrder", ec.unmarshalInputFarmMemberOrder),
 			graphql.NewInputUnmarshaler("FarmOrder", ec.unmarshalInputFarmOrder),
+			graphql.NewInputUnmarshaler("FarmSettingsUpdateInput", ec.unmarshalInputFarmSettingsUpdateInput),
 			graphql.NewInputUnmarshaler("FarmUpdateInput", ec.unmarshalInputFarmUpdateInput),
 			graphql.NewInputUnmarshaler("FarmWhereInput", ec.unmarshalInputFarmWhereInput),
 			graphql.NewInputUnmarshaler("FileOrder", ec.unmarshalInputFileOrder),
@@ -4820,7 +4933,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
+//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -4839,6 +4952,7 @@ var sources = []*ast.Source{
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
+	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5141,6 +5255,16 @@ func (ec *executionContext) childFields_BirthWindow(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type BirthWindow", field.Name)
 }
 
+func (ec *executionContext) childFields_BreedingAges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "female":
+		return ec.fieldContext_BreedingAges_female(ctx, field)
+	case "male":
+		return ec.fieldContext_BreedingAges_male(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreedingAges", field.Name)
+}
+
 func (ec *executionContext) childFields_ChannelPreferences(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "farmID":
@@ -5273,6 +5397,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_withdrawals(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
+	case "settings":
+		return ec.fieldContext_Farm_settings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Farm", field.Name)
 }
@@ -5339,6 +5465,34 @@ func (ec *executionContext) childFields_FarmMember(ctx context.Context, field gr
 		return ec.fieldContext_FarmMember_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FarmMember", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_FarmSettings_timeZone(ctx, field)
+	case "withdrawalRules":
+		return ec.fieldContext_FarmSettings_withdrawalRules(ctx, field)
+	case "organic":
+		return ec.fieldContext_FarmSettings_organic(ctx, field)
+	case "allowTestTags":
+		return ec.fieldContext_FarmSettings_allowTestTags(ctx, field)
+	case "minimumBreedingAgeDays":
+		return ec.fieldContext_FarmSettings_minimumBreedingAgeDays(ctx, field)
+	case "minimumCalvingIntervalDays":
+		return ec.fieldContext_FarmSettings_minimumCalvingIntervalDays(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FarmSettings_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_FarmSettingsUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "settings":
+		return ec.fieldContext_FarmSettingsUpdatePayload_settings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FarmSettingsUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_FarmUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7459,6 +7613,20 @@ func (ec *executionContext) field_Mutation_farmDelete_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.FarmDeleteInput, error) {
 			return ec.unmarshalNFarmDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_farmSettingsUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FarmSettingsUpdateInput, error) {
+			return ec.unmarshalNFarmSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmSettingsUpdateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11203,6 +11371,52 @@ func (ec *executionContext) fieldContext_BirthWindow_endDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("BirthWindow", field, false, false, "Date")
 }
 
+func (ec *executionContext) _BreedingAges_female(ctx context.Context, field graphql.CollectedField, obj *herdbook.BreedingAges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreedingAges_female(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Female, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BreedingAges_female(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreedingAges", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreedingAges_male(ctx context.Context, field graphql.CollectedField, obj *herdbook.BreedingAges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreedingAges_male(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Male, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BreedingAges_male(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreedingAges", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12533,6 +12747,38 @@ func (ec *executionContext) fieldContext_Farm_notifications(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_settings(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Farm().Settings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.FarmSettings) graphql.Marshaler {
+			return ec.marshalNFarmSettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐFarmSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FarmConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FarmConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12982,6 +13228,208 @@ func (ec *executionContext) fieldContext_FarmMember_user(_ context.Context, fiel
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmSettings_timeZone(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FarmSettings().TimeZone(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, true, true, "String")
+}
+
+func (ec *executionContext) _FarmSettings_withdrawalRules(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_withdrawalRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FarmSettings().WithdrawalRules(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WithdrawalRuleSet) graphql.Marshaler {
+			return ec.marshalOWithdrawalRuleSet2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalRuleSet(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_withdrawalRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, true, true, "WithdrawalRuleSet")
+}
+
+func (ec *executionContext) _FarmSettings_organic(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_organic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organic, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_organic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _FarmSettings_allowTestTags(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_allowTestTags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllowTestTags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_allowTestTags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _FarmSettings_minimumBreedingAgeDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_minimumBreedingAgeDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FarmSettings().MinimumBreedingAgeDays(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.BreedingAges) graphql.Marshaler {
+			return ec.marshalNBreedingAges2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐBreedingAges(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_minimumBreedingAgeDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmSettings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreedingAges(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmSettings_minimumCalvingIntervalDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_minimumCalvingIntervalDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinimumCalvingIntervalDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_minimumCalvingIntervalDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FarmSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FarmSettings().UpdatedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FarmSettings", field, true, true, "Time")
+}
+
+func (ec *executionContext) _FarmSettingsUpdatePayload_settings(ctx context.Context, field graphql.CollectedField, obj *model.FarmSettingsUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettingsUpdatePayload_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.FarmSettings) graphql.Marshaler {
+			return ec.marshalNFarmSettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐFarmSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettingsUpdatePayload_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmSettingsUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmSettings(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18470,6 +18918,50 @@ func (ec *executionContext) fieldContext_Mutation_dnaParentageRecord(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_dnaParentageRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_farmSettingsUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_farmSettingsUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FarmSettingsUpdate(ctx, fc.Args["input"].(model.FarmSettingsUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FarmSettingsUpdatePayload) graphql.Marshaler {
+			return ec.marshalNFarmSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmSettingsUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_farmSettingsUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FarmSettingsUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_farmSettingsUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26665,6 +27157,97 @@ func UnmarshalFarmOrder(ctx context.Context, raw any) (ent.FarmOrder, error) {
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputFarmSettingsUpdateInput(ctx context.Context, obj any) (model.FarmSettingsUpdateInput, error) {
+	var it model.FarmSettingsUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "timeZone", "withdrawalRules", "organic", "allowTestTags", "minimumBreedingAgeFemaleDays", "minimumBreedingAgeMaleDays", "minimumCalvingIntervalDays"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
+		case "withdrawalRules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalRules"))
+			data, err := ec.unmarshalOWithdrawalRuleSet2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalRuleSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawalRules = graphql.OmittableOf(data)
+		case "organic":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organic"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organic = data
+		case "allowTestTags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowTestTags"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowTestTags = data
+		case "minimumBreedingAgeFemaleDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumBreedingAgeFemaleDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumBreedingAgeFemaleDays = graphql.OmittableOf(data)
+		case "minimumBreedingAgeMaleDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumBreedingAgeMaleDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumBreedingAgeMaleDays = graphql.OmittableOf(data)
+		case "minimumCalvingIntervalDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumCalvingIntervalDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumCalvingIntervalDays = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalFarmSettingsUpdateInput unmarshals raw into the FarmSettingsUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFarmSettingsUpdateInput(ctx context.Context, raw any) (model.FarmSettingsUpdateInput, error) {
+	var out model.FarmSettingsUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FarmSettingsUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputFarmUpdateInput(ctx context.Context, obj any) (model.FarmUpdateInput, error) {
 	var it model.FarmUpdateInput
 	if obj == nil {
@@ -32267,6 +32850,44 @@ func (ec *executionContext) _BirthWindow(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var breedingAgesImplementors = []string{"BreedingAges"}
+
+func (ec *executionContext) _BreedingAges(ctx context.Context, sel ast.SelectionSet, obj *herdbook.BreedingAges) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breedingAgesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreedingAges")
+		case "female":
+			out.Values[i] = ec._BreedingAges_female(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "male":
+			out.Values[i] = ec._BreedingAges_male(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var channelPreferencesImplementors = []string{"ChannelPreferences"}
 
 func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.SelectionSet, obj *model.ChannelPreferences) graphql.Marshaler {
@@ -32710,6 +33331,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_notifications(ctx, field, obj)
 				})
+		case "settings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_settings(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32937,6 +33564,106 @@ func (ec *executionContext) _FarmMember(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._FarmMember_user(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var farmSettingsImplementors = []string{"FarmSettings"}
+
+func (ec *executionContext) _FarmSettings(ctx context.Context, sel ast.SelectionSet, obj *herdbook.FarmSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmSettings")
+		case "timeZone":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmSettings_timeZone(ctx, field, obj)
+				})
+		case "withdrawalRules":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmSettings_withdrawalRules(ctx, field, obj)
+				})
+		case "organic":
+			out.Values[i] = ec._FarmSettings_organic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "allowTestTags":
+			out.Values[i] = ec._FarmSettings_allowTestTags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "minimumBreedingAgeDays":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmSettings_minimumBreedingAgeDays(ctx, field, obj)
+				})
+		case "minimumCalvingIntervalDays":
+			out.Values[i] = ec._FarmSettings_minimumCalvingIntervalDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FarmSettings_updatedAt(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var farmSettingsUpdatePayloadImplementors = []string{"FarmSettingsUpdatePayload"}
+
+func (ec *executionContext) _FarmSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FarmSettingsUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, farmSettingsUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FarmSettingsUpdatePayload")
+		case "settings":
+			out.Values[i] = ec._FarmSettingsUpdatePayload_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34856,6 +35583,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "dnaParentageRecord":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_dnaParentageRecord(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmSettingsUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_farmSettingsUpdate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -37532,6 +38266,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBreedingAges2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐBreedingAges(ctx context.Context, sel ast.SelectionSet, v *herdbook.BreedingAges) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BreedingAges!")
+		return graphql.Null
+	}
+	return ec._BreedingAges(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCastrationFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFactInput(ctx context.Context, v any) (model.CastrationFactInput, error) {
 	res, err := ec.unmarshalInputCastrationFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37781,6 +38523,27 @@ func (ec *executionContext) marshalNFarmOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNFarmSettings2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐFarmSettings(ctx context.Context, sel ast.SelectionSet, v *herdbook.FarmSettings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FarmSettings!")
+		return graphql.Null
+	}
+	return ec._FarmSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFarmSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmSettingsUpdateInput(ctx context.Context, v any) (model.FarmSettingsUpdateInput, error) {
+	res, err := ec.unmarshalInputFarmSettingsUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFarmSettingsUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐFarmSettingsUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.FarmSettingsUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FarmSettingsUpdatePayload!")
+		return graphql.Null
+	}
+	return ec._FarmSettingsUpdatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFarmSpecies2githubᚗcomᚋherdbookᚋherdbookᚋentᚋfarmᚐSpecies(ctx context.Context, v any) (farm.Species, error) {
@@ -40447,6 +41210,22 @@ func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWithdrawalRuleSet2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalRuleSet(ctx context.Context, v any) (*model.WithdrawalRuleSet, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.WithdrawalRuleSet)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWithdrawalRuleSet2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalRuleSet(ctx context.Context, sel ast.SelectionSet, v *model.WithdrawalRuleSet) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -144,6 +144,7 @@ func TestWithdrawalGuard(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		cow, heifer, steer := app.MustAnimal(owner, f.ID, "UK123"), app.MustAnimal(owner, f.ID, "UK124"), app.MustAnimal(owner, f.ID, "UK125")
 		herd := app.MustGroup(owner, f.ID, "Herd")
 		ids := func(as ...uuid.UUID) []string {
@@ -308,6 +309,7 @@ func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		cow := app.MustAnimal(owner, f.ID, "UK200")
 		ids := []string{cow.ID.String()}
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
@@ -383,6 +385,7 @@ func TestWithdrawalsStatements(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
 			map[string]any{"name": "Ivermectin", "withdrawal_meat_days": 49, "withdrawal_milk_hours": 0})
 		count := func(want int) int64 {

@@ -10,6 +10,9 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}", h.getFarm)
 	h.handle("PUT", "/farm/{farm_id}", h.updateFarm)
 	h.handle("DELETE", "/farm/{farm_id}", h.deleteFarm)
+	// The farm's own rules (docs/settings.md): time zone, withdrawal rule set, history limits.
+	h.handle("GET", "/farm/{farm_id}/settings", h.getFarmSettings)
+	h.handle("PUT", "/farm/{farm_id}/settings", h.putFarmSettings)
 
 	// Records.
 	h.handle("GET", "/farm/{farm_id}/records", h.listRecords)

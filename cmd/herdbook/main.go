@@ -3,6 +3,8 @@
 //	herdbook [serve]              run the HTTP server (the default)
 //	herdbook migrate              apply pending database migrations
 //	herdbook version              print the version and the commit it was built from
+//	herdbook backup --output DIR  write a consistent backup while the server runs
+//	herdbook restore --from DIR   restore a backup into an empty database
 //	herdbook import animals FILE  import animals from CSV into a farm
 //	herdbook export animals|records  export a farm's register or records as CSV
 //	herdbook admin …              users, clients, members, tokens, seed data
@@ -57,6 +59,8 @@ func init() {
 		{name: "serve", summary: "run the HTTP server (the default command)", run: env.serve},
 		{name: "migrate", summary: "apply pending database migrations", run: env.migrate},
 		{name: "version", summary: "print the version and the commit it was built from", run: env.version},
+		{name: "backup", summary: "write a consistent backup of the database and local files while the server runs", run: env.backup},
+		{name: "restore", summary: "restore a backup into an empty data directory or database", run: env.restore},
 		{name: "import", summary: "import a CSV file into a farm (all or nothing)", subs: []*command{
 			{name: "animals", summary: "import animals from a CSV file: new tags are created, known tags get new dated facts", run: env.importAnimals},
 		}},

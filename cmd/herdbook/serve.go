@@ -15,6 +15,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/blob"
+	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/notify"
 	"github.com/herdbook/herdbook/internal/ratelimit"
 	"github.com/herdbook/herdbook/internal/server"
@@ -107,6 +108,14 @@ func (e env) serve(ctx context.Context, args []string) error {
 		svc.RunFilePurge(purgeCtx, purgeEvery, retention, logger)
 	}()
 	defer func() { stopPurge(); <-purgeDone }()
+	// SQLite has no statistics of its own: gather them at start-up and hourly, so its plans
+	// for a large farm stay on the right indexes (docs/operations.md).
+	optimizeDone := make(chan struct{})
+	go func() {
+		defer close(optimizeDone)
+		d.RunOptimize(purgeCtx, db.OptimizeInterval, logger)
+	}()
+	defer func() { stopPurge(); <-optimizeDone }()
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

@@ -153,6 +153,18 @@ func (f FarmMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmMemberMutation", m)
 }
 
+// The FarmSettingsFunc type is an adapter to allow the use of ordinary
+// function as FarmSettings mutator.
+type FarmSettingsFunc func(context.Context, *ent.FarmSettingsMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FarmSettingsFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FarmSettingsMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmSettingsMutation", m)
+}
+
 // The FarmTaskFunc type is an adapter to allow the use of ordinary
 // function as FarmTask mutator.
 type FarmTaskFunc func(context.Context, *ent.FarmTaskMutation) (ent.Value, error)

@@ -20,6 +20,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
@@ -425,6 +426,33 @@ func (f TraverseFarmMember) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FarmMemberQuery", q)
+}
+
+// The FarmSettingsFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FarmSettingsFunc func(context.Context, *ent.FarmSettingsQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FarmSettingsFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FarmSettingsQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FarmSettingsQuery", q)
+}
+
+// The TraverseFarmSettings type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFarmSettings func(context.Context, *ent.FarmSettingsQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFarmSettings) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFarmSettings) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FarmSettingsQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FarmSettingsQuery", q)
 }
 
 // The FarmTaskFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1102,6 +1130,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FarmQuery, predicate.Farm, farm.OrderOption]{typ: ent.TypeFarm, tq: q}, nil
 	case *ent.FarmMemberQuery:
 		return &query[*ent.FarmMemberQuery, predicate.FarmMember, farmmember.OrderOption]{typ: ent.TypeFarmMember, tq: q}, nil
+	case *ent.FarmSettingsQuery:
+		return &query[*ent.FarmSettingsQuery, predicate.FarmSettings, farmsettings.OrderOption]{typ: ent.TypeFarmSettings, tq: q}, nil
 	case *ent.FarmTaskQuery:
 		return &query[*ent.FarmTaskQuery, predicate.FarmTask, farmtask.OrderOption]{typ: ent.TypeFarmTask, tq: q}, nil
 	case *ent.FileQuery:

@@ -438,6 +438,34 @@ var (
 			},
 		},
 	}
+	// FarmSettingsColumns holds the columns for the "farm_settings" table.
+	FarmSettingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "time_zone", Type: field.TypeString, Nullable: true},
+		{Name: "withdrawal_rules", Type: field.TypeString, Nullable: true},
+		{Name: "organic", Type: field.TypeBool, Default: false},
+		{Name: "allow_test_tags", Type: field.TypeBool, Default: false},
+		{Name: "minimum_breeding_age_female_days", Type: field.TypeInt, Nullable: true},
+		{Name: "minimum_breeding_age_male_days", Type: field.TypeInt, Nullable: true},
+		{Name: "minimum_calving_interval_days", Type: field.TypeInt, Nullable: true},
+		{Name: "updated_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// FarmSettingsTable holds the schema information for the "farm_settings" table.
+	FarmSettingsTable = &schema.Table{
+		Name:       "farm_settings",
+		Columns:    FarmSettingsColumns,
+		PrimaryKey: []*schema.Column{FarmSettingsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "farmsettings_farm_id",
+				Unique:  true,
+				Columns: []*schema.Column{FarmSettingsColumns[3]},
+			},
+		},
+	}
 	// FarmTasksColumns holds the columns for the "farm_tasks" table.
 	FarmTasksColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1442,6 +1470,7 @@ var (
 		FactAnimalsTable,
 		FarmsTable,
 		FarmMembersTable,
+		FarmSettingsTable,
 		FarmTasksTable,
 		FilesTable,
 		FollowUpProtocolsTable,

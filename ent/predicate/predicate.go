@@ -42,6 +42,9 @@ type Farm func(*sql.Selector)
 // FarmMember is the predicate function for farmmember builders.
 type FarmMember func(*sql.Selector)
 
+// FarmSettings is the predicate function for farmsettings builders.
+type FarmSettings func(*sql.Selector)
+
 // FarmTask is the predicate function for farmtask builders.
 type FarmTask func(*sql.Selector)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
@@ -445,6 +446,33 @@ func init() {
 	farmmemberDescID := farmmemberMixinFields0[0].Descriptor()
 	// farmmember.DefaultID holds the default value on creation for the id field.
 	farmmember.DefaultID = farmmemberDescID.Default.(func() uuid.UUID)
+	farmsettingsMixin := schema.FarmSettings{}.Mixin()
+	farmsettingsMixinFields0 := farmsettingsMixin[0].Fields()
+	_ = farmsettingsMixinFields0
+	farmsettingsFields := schema.FarmSettings{}.Fields()
+	_ = farmsettingsFields
+	// farmsettingsDescCreatedAt is the schema descriptor for created_at field.
+	farmsettingsDescCreatedAt := farmsettingsMixinFields0[1].Descriptor()
+	// farmsettings.DefaultCreatedAt holds the default value on creation for the created_at field.
+	farmsettings.DefaultCreatedAt = farmsettingsDescCreatedAt.Default.(func() time.Time)
+	// farmsettingsDescUpdatedAt is the schema descriptor for updated_at field.
+	farmsettingsDescUpdatedAt := farmsettingsMixinFields0[2].Descriptor()
+	// farmsettings.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	farmsettings.DefaultUpdatedAt = farmsettingsDescUpdatedAt.Default.(func() time.Time)
+	// farmsettings.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	farmsettings.UpdateDefaultUpdatedAt = farmsettingsDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// farmsettingsDescOrganic is the schema descriptor for organic field.
+	farmsettingsDescOrganic := farmsettingsFields[3].Descriptor()
+	// farmsettings.DefaultOrganic holds the default value on creation for the organic field.
+	farmsettings.DefaultOrganic = farmsettingsDescOrganic.Default.(bool)
+	// farmsettingsDescAllowTestTags is the schema descriptor for allow_test_tags field.
+	farmsettingsDescAllowTestTags := farmsettingsFields[4].Descriptor()
+	// farmsettings.DefaultAllowTestTags holds the default value on creation for the allow_test_tags field.
+	farmsettings.DefaultAllowTestTags = farmsettingsDescAllowTestTags.Default.(bool)
+	// farmsettingsDescID is the schema descriptor for id field.
+	farmsettingsDescID := farmsettingsMixinFields0[0].Descriptor()
+	// farmsettings.DefaultID holds the default value on creation for the id field.
+	farmsettings.DefaultID = farmsettingsDescID.Default.(func() uuid.UUID)
 	farmtaskMixin := schema.FarmTask{}.Mixin()
 	farmtaskHooks := schema.FarmTask{}.Hooks()
 	farmtask.Hooks[0] = farmtaskHooks[0]

@@ -519,6 +519,32 @@ type FarmDeletePayload struct {
 	DeletedFarmID uuid.UUID `json:"deletedFarmID"`
 }
 
+// Changes to a farm's settings: a field left out stays as it is; null unsets it.
+type FarmSettingsUpdateInput struct {
+	// The farm.
+	FarmID uuid.UUID `json:"farmID"`
+	// An IANA time zone name.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+	// The cascade rule set.
+	WithdrawalRules graphql.Omittable[*WithdrawalRuleSet] `json:"withdrawalRules,omitempty"`
+	// Whether the farm is organic.
+	Organic *bool `json:"organic,omitempty"`
+	// Whether test transponders (country code 999) are accepted.
+	AllowTestTags *bool `json:"allowTestTags,omitempty"`
+	// Minimum age of a dam on the birth date, 1 to 3650 days.
+	MinimumBreedingAgeFemaleDays graphql.Omittable[*int] `json:"minimumBreedingAgeFemaleDays,omitempty"`
+	// Minimum age of a sire on the birth date, 1 to 3650 days.
+	MinimumBreedingAgeMaleDays graphql.Omittable[*int] `json:"minimumBreedingAgeMaleDays,omitempty"`
+	// Fewest days between two births of one dam, 1 to 1000.
+	MinimumCalvingIntervalDays graphql.Omittable[*int] `json:"minimumCalvingIntervalDays,omitempty"`
+}
+
+// What farmSettingsUpdate changed.
+type FarmSettingsUpdatePayload struct {
+	// The settings as they are now.
+	Settings *herdbook.FarmSettings `json:"settings"`
+}
+
 // Changes to a farm; fields left out keep their value.
 type FarmUpdateInput struct {
 	// The farm's id.
@@ -2116,6 +2142,64 @@ func (e *SireStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e SireStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The statutory rule set a farm keeps for the minimum withdrawal period of an off-label (cascade) treatment.
+type WithdrawalRuleSet string
+
+const (
+	// Great Britain's Veterinary Medicines Regulations 2013, Schedule 4 paragraph 2.
+	WithdrawalRuleSetGbVMR2013 WithdrawalRuleSet = "GB_VMR_2013"
+	// Regulation (EU) 2019/6, Article 115.
+	WithdrawalRuleSetEu2019_6 WithdrawalRuleSet = "EU_2019_6"
+)
+
+var AllWithdrawalRuleSet = []WithdrawalRuleSet{
+	WithdrawalRuleSetGbVMR2013,
+	WithdrawalRuleSetEu2019_6,
+}
+
+func (e WithdrawalRuleSet) IsValid() bool {
+	switch e {
+	case WithdrawalRuleSetGbVMR2013, WithdrawalRuleSetEu2019_6:
+		return true
+	}
+	return false
+}
+
+func (e WithdrawalRuleSet) String() string {
+	return string(e)
+}
+
+func (e *WithdrawalRuleSet) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WithdrawalRuleSet(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WithdrawalRuleSet", str)
+	}
+	return nil
+}
+
+func (e WithdrawalRuleSet) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WithdrawalRuleSet) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WithdrawalRuleSet) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

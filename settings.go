@@ -1,0 +1,260 @@
+package herdbook
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+	_ "time/tzdata" // farm time zones resolve the same on every machine, with or without a zoneinfo database
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/farmsettings"
+)
+
+// Withdrawal rule sets a farm may name in its settings: the statutory schemes for the
+// minimum withdrawal period of an off-label (cascade) treatment (docs/settings.md).
+const (
+	// WithdrawalRulesGBVMR2013 is Great Britain's Veterinary Medicines Regulations 2013,
+	// Schedule 4 paragraph 2.
+	WithdrawalRulesGBVMR2013 = "gb_vmr_2013"
+	// WithdrawalRulesEU20196 is Regulation (EU) 2019/6, Article 115.
+	WithdrawalRulesEU20196 = "eu_2019_6"
+)
+
+// WithdrawalRuleSets lists the rule sets `withdrawal_rules` may name.
+var WithdrawalRuleSets = []string{WithdrawalRulesGBVMR2013, WithdrawalRulesEU20196}
+
+// Bounds of the day counts a farm may set: wide enough for any species' biology, narrow
+// enough that a typing slip (a year count in days twice over) is refused.
+const (
+	maxBreedingAgeDays     = 3650
+	maxCalvingIntervalDays = 1000
+)
+
+// BreedingAges is the farm's minimum age, in days, at which a female may be a dam and a male
+// a sire; nil is unset and not checked.
+type BreedingAges struct {
+	Female *int
+	Male   *int
+}
+
+// FarmSettings is a farm's own rules (docs/settings.md). The zero value is a farm that has set
+// nothing: no time zone, no withdrawal rule set, no limits.
+type FarmSettings struct {
+	FarmID uuid.UUID
+	// TimeZone is the farm's IANA time zone, "" until set; Location is it loaded.
+	TimeZone string
+	Location *time.Location
+	// WithdrawalRules names the cascade rule set (WithdrawalRuleSets), "" until set.
+	WithdrawalRules            string
+	Organic                    bool
+	AllowTestTags              bool
+	MinimumBreedingAgeDays     BreedingAges
+	MinimumCalvingIntervalDays *int
+	// UpdatedAt is when the settings last changed; zero when the farm never set any.
+	UpdatedAt time.Time
+}
+
+// Today is the farm's local date now, or an error naming time_zone when the farm has not set
+// one: Herdbook never takes a bare date as UTC silently.
+func (fs FarmSettings) Today(now time.Time) (string, error) {
+	if fs.Location == nil {
+		return "", Invalid(FieldError{Field: "time_zone", Message: "is not set in the farm's settings; set it with PUT …/settings before recording bare dates"})
+	}
+	return now.In(fs.Location).Format(time.DateOnly), nil
+}
+
+// FarmSettingsPatch changes a farm's settings; a field left unset stays as it is, and a set
+// field with a nil value unsets it.
+type FarmSettingsPatch struct {
+	TimeZone                     Optional[string]
+	WithdrawalRules              Optional[string]
+	Organic                      *bool
+	AllowTestTags                *bool
+	MinimumBreedingAgeFemaleDays Optional[int]
+	MinimumBreedingAgeMaleDays   Optional[int]
+	MinimumCalvingIntervalDays   Optional[int]
+}
+
+// Validate checks a FarmSettingsPatch, naming each field as the REST body spells it.
+func (p FarmSettingsPatch) Validate() error {
+	var fe fieldErrors
+	if v := p.TimeZone.Value; v != nil {
+		if _, err := loadZone(*v); err != nil {
+			fe.add("time_zone", "must be an IANA time zone name such as Europe/London")
+		}
+	}
+	if v := p.WithdrawalRules.Value; v != nil && !slices.Contains(WithdrawalRuleSets, *v) {
+		fe.add("withdrawal_rules", "must be one of %s", strings.Join(WithdrawalRuleSets, ", "))
+	}
+	dayCount(&fe, "minimum_breeding_age_days.female", p.MinimumBreedingAgeFemaleDays.Value, maxBreedingAgeDays)
+	dayCount(&fe, "minimum_breeding_age_days.male", p.MinimumBreedingAgeMaleDays.Value, maxBreedingAgeDays)
+	dayCount(&fe, "minimum_calving_interval_days", p.MinimumCalvingIntervalDays.Value, maxCalvingIntervalDays)
+	return fe.err()
+}
+
+func dayCount(fe *fieldErrors, field string, v *int, max int) {
+	if v != nil && (*v < 1 || *v > max) {
+		fe.add(field, "must be a whole number of days from 1 to %d", max)
+	}
+}
+
+// loadZone loads an IANA zone by name. "Local" is refused: it would mean the server's zone,
+// which is no farm's.
+func loadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" || strings.TrimSpace(name) != name {
+		return nil, Errorf(EINVALID, "not a time zone")
+	}
+	return time.LoadLocation(name)
+}
+
+// FarmSettings returns the farm's settings to any member with read:farms.
+func (s *Service) FarmSettings(ctx context.Context, farmID uuid.UUID) (FarmSettings, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadFarms); err != nil {
+		return FarmSettings{}, err
+	}
+	return s.settings(ctx, farmID)
+}
+
+// settings reads the farm's settings for a rule, with no authorization check: the zero
+// settings (everything unset) when the farm never set any.
+func (s *Service) settings(ctx context.Context, farmID uuid.UUID) (FarmSettings, error) {
+	row, err := s.Client(ctx).FarmSettings.Query().Where(farmsettings.FarmID(farmID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return FarmSettings{FarmID: farmID}, nil
+	}
+	if err != nil {
+		return FarmSettings{}, err
+	}
+	return settingsFromRow(row), nil
+}
+
+func settingsFromRow(row *ent.FarmSettings) FarmSettings {
+	out := FarmSettings{
+		FarmID:                     row.FarmID,
+		Organic:                    row.Organic,
+		AllowTestTags:              row.AllowTestTags,
+		MinimumBreedingAgeDays:     BreedingAges{Female: row.MinimumBreedingAgeFemaleDays, Male: row.MinimumBreedingAgeMaleDays},
+		MinimumCalvingIntervalDays: row.MinimumCalvingIntervalDays,
+		UpdatedAt:                  row.UpdatedAt,
+	}
+	if row.TimeZone != nil {
+		out.TimeZone = *row.TimeZone
+		// A zone stored once loads again: the tz database is compiled into the binary.
+		out.Location, _ = loadZone(out.TimeZone)
+	}
+	if row.WithdrawalRules != nil {
+		out.WithdrawalRules = *row.WithdrawalRules
+	}
+	return out
+}
+
+// UpdateFarmSettings applies a patch to the farm's settings. Only the OWNER changes them:
+// they decide which histories are accepted and how long withdrawals last.
+func (s *Service) UpdateFarmSettings(ctx context.Context, farmID uuid.UUID, p FarmSettingsPatch) (FarmSettings, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleOwner, ScopeWriteFarms)
+	if err != nil {
+		return FarmSettings{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return FarmSettings{}, err
+	}
+	var out FarmSettings
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		row, err := c.FarmSettings.Query().Where(farmsettings.FarmID(farmID)).Only(ctx)
+		cur := FarmSettings{FarmID: farmID}
+		switch {
+		case err == nil:
+			cur = settingsFromRow(row)
+		case !ent.IsNotFound(err):
+			return err
+		}
+		next := applySettingsPatch(cur, p)
+		if sameSettings(cur, next) {
+			out = cur // a patch that changes nothing writes nothing
+			return nil
+		}
+		if row == nil {
+			if row, err = c.FarmSettings.Create().SetFarmID(farmID).SetUpdatedBy(v.UserID).Save(ctx); err != nil {
+				return constraint(err, "the settings were changed at the same time; try again")
+			}
+		}
+		u := row.Update().SetUpdatedBy(v.UserID).
+			SetOrganic(next.Organic).SetAllowTestTags(next.AllowTestTags).
+			SetNillableMinimumBreedingAgeFemaleDays(next.MinimumBreedingAgeDays.Female).
+			SetNillableMinimumBreedingAgeMaleDays(next.MinimumBreedingAgeDays.Male).
+			SetNillableMinimumCalvingIntervalDays(next.MinimumCalvingIntervalDays)
+		if next.MinimumBreedingAgeDays.Female == nil {
+			u.ClearMinimumBreedingAgeFemaleDays()
+		}
+		if next.MinimumBreedingAgeDays.Male == nil {
+			u.ClearMinimumBreedingAgeMaleDays()
+		}
+		if next.MinimumCalvingIntervalDays == nil {
+			u.ClearMinimumCalvingIntervalDays()
+		}
+		if next.TimeZone == "" {
+			u.ClearTimeZone()
+		} else {
+			u.SetTimeZone(next.TimeZone)
+		}
+		if next.WithdrawalRules == "" {
+			u.ClearWithdrawalRules()
+		} else {
+			u.SetWithdrawalRules(next.WithdrawalRules)
+		}
+		row, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
+		out = settingsFromRow(row)
+		return nil
+	})
+	return out, err
+}
+
+func applySettingsPatch(cur FarmSettings, p FarmSettingsPatch) FarmSettings {
+	next := cur
+	if p.TimeZone.Set {
+		next.TimeZone, next.Location = "", nil
+		if p.TimeZone.Value != nil {
+			next.TimeZone = *p.TimeZone.Value
+			next.Location, _ = loadZone(next.TimeZone)
+		}
+	}
+	if p.WithdrawalRules.Set {
+		next.WithdrawalRules = ""
+		if p.WithdrawalRules.Value != nil {
+			next.WithdrawalRules = *p.WithdrawalRules.Value
+		}
+	}
+	if p.Organic != nil {
+		next.Organic = *p.Organic
+	}
+	if p.AllowTestTags != nil {
+		next.AllowTestTags = *p.AllowTestTags
+	}
+	if p.MinimumBreedingAgeFemaleDays.Set {
+		next.MinimumBreedingAgeDays.Female = p.MinimumBreedingAgeFemaleDays.Value
+	}
+	if p.MinimumBreedingAgeMaleDays.Set {
+		next.MinimumBreedingAgeDays.Male = p.MinimumBreedingAgeMaleDays.Value
+	}
+	if p.MinimumCalvingIntervalDays.Set {
+		next.MinimumCalvingIntervalDays = p.MinimumCalvingIntervalDays.Value
+	}
+	return next
+}
+
+func sameSettings(a, b FarmSettings) bool {
+	return a.TimeZone == b.TimeZone && a.WithdrawalRules == b.WithdrawalRules &&
+		a.Organic == b.Organic && a.AllowTestTags == b.AllowTestTags &&
+		sameInt(a.MinimumBreedingAgeDays.Female, b.MinimumBreedingAgeDays.Female) &&
+		sameInt(a.MinimumBreedingAgeDays.Male, b.MinimumBreedingAgeDays.Male) &&
+		sameInt(a.MinimumCalvingIntervalDays, b.MinimumCalvingIntervalDays)
+}
+
+func sameInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
