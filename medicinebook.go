@@ -22,7 +22,8 @@ import (
 // animal when none was).
 var MedicineBookHeader = []string{"date", "animal_id", "animal_tag", "group_id", "group_name",
 	"medicine_id", "medicine_name", "medicine_version", "active_substance", "batch", "dose", "unit", "route",
-	"administered_by", "withdrawal_meat_days", "withdrawal_milk_hours", "meat_clear_on", "milk_clear_at", "record_id"}
+	"administered_by", "withdrawal_meat_days", "withdrawal_milk_hours", "meat_clear_on", "milk_clear_at", "record_id",
+	"off_label", "meat_rule", "milk_rule"}
 
 // medicineBookChunk is how many treatments the book loads at a time: memory stays bounded
 // however long the book, and each chunk costs a constant number of queries.
@@ -143,6 +144,14 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 		f := wf.facts[t.RecordItemID]
 		hit := withdrawal.HitOf(t)
 		mid := uuid.MustParse(t.MedicineID)
+		// A dry-cow product's milk clears after the animal's calving: its own per animal.
+		milkClear := func(animal string) string {
+			h := withdrawal.HitFor(t, animal, "9999-12-31", wf.history.Calvings)
+			if h.MilkUntilCalving {
+				return "after calving"
+			}
+			return h.MilkClearAt.UTC().Format(time.RFC3339)
+		}
 		gid, gname := "", ""
 		if t.GroupID != "" {
 			gid, gname = t.GroupID, groupNames[uuid.MustParse(t.GroupID)]
@@ -155,7 +164,7 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 			return []string{f.Date, animal, cell(tag), gid, cell(gname), t.MedicineID, cell(wf.book.names[mid]),
 				strconv.Itoa(t.MedicineVersion), cell(wf.book.substances[mid]), cell(f.Batch), dose, cell(f.Unit), cell(f.Route),
 				cell(f.AdministeredBy), strconv.Itoa(t.MeatDays), strconv.Itoa(t.MilkHours), hit.MeatClearOn,
-				hit.MilkClearAt.UTC().Format(time.RFC3339), t.RecordID}
+				milkClear(animal), t.RecordID, strconv.FormatBool(t.OffLabel), t.MeatRule, t.MilkRule}
 		}
 		if len(reached[i]) == 0 {
 			if err := emit(row("", "")); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -195,7 +196,7 @@ func (b *medicineBook) treatment(f evidence.Fact) (withdrawal.Treatment, bool) {
 	return withdrawal.Treatment{RecordID: f.RecordID, RecordItemID: f.RecordItemID, MedicineID: f.MedicineID,
 		MedicineVersion: f.MedicineVersion, AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at,
 		DateOnly: dateOnly, Zone: zone, MeatDays: per.MeatDays, MilkHours: per.MilkHours,
-		MeatRule: per.MeatRule, MilkRule: per.MilkRule, OffLabel: per.OffLabel}, true
+		MeatRule: per.MeatRule, MilkRule: per.MilkRule, OffLabel: per.OffLabel, MilkFromCalving: per.MilkFromCalving}, true
 }
 
 // withdrawalFacts are the facts a withdrawal computation loaded, with the medicines they name.
@@ -220,7 +221,9 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 	}
 	treated := recorditem.And(recorditem.FactKind(string(evidence.KindTreatment)),
 		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
-	history := append([]string{string(evidence.KindMembership)}, departureKinds...)
+	// Memberships and departures decide reach; births (the animal as dam) end a dry-cow
+	// product's wait for calving.
+	history := append([]string{string(evidence.KindMembership), string(evidence.KindBirth)}, departureKinds...)
 
 	var items []*ent.RecordItem
 	groupsOf := func(its []*ent.RecordItem) []uuid.UUID {
@@ -260,10 +263,13 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 // memberships). Two queries and those of buildWithdrawals.
 func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent.RecordItem) (*withdrawalFacts, error) {
 	items := ts
-	var gs []uuid.UUID
+	var gs, members []uuid.UUID
 	for _, it := range ts {
 		if it.FactGroup != nil {
 			gs = append(gs, *it.FactGroup)
+		} else if it.FactSubject != nil {
+			// An animal treated itself: its calvings end a dry-cow product's wait.
+			members = append(members, *it.FactSubject)
 		}
 	}
 	if len(gs) > 0 {
@@ -271,20 +277,19 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 		if err != nil {
 			return nil, err
 		}
-		var members []uuid.UUID
 		for _, it := range ms {
 			if it.FactSubject != nil {
 				members = append(members, *it.FactSubject)
 			}
 		}
-		if len(members) > 0 {
-			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
-				recorditem.FactKindIn(append([]string{string(evidence.KindMembership)}, departureKinds...)...))
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, hs...)
+	}
+	if len(members) > 0 {
+		hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
+			recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindBirth)}, departureKinds...)...))
+		if err != nil {
+			return nil, err
 		}
+		items = append(items, hs...)
 	}
 	return s.buildWithdrawals(ctx, farmID, items)
 }
@@ -323,6 +328,10 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		case evidence.KindMembership:
 			out.history.Memberships = append(out.history.Memberships, withdrawal.Membership{RecordID: f.RecordID,
 				RecordItemID: f.RecordItemID, AnimalID: f.AnimalID, GroupID: f.GroupID, Start: f.StartDate, End: f.EndDate})
+		case evidence.KindBirth:
+			if f.DamID != "" {
+				out.history.Calvings = append(out.history.Calvings, withdrawal.Calving{DamID: strings.ToLower(f.DamID), Day: f.Date})
+			}
 		default:
 			out.history.Departures = append(out.history.Departures, withdrawal.Departure{AnimalID: f.AnimalID, Day: f.Date})
 		}
@@ -465,9 +474,11 @@ func (s *Service) animalTags(ctx context.Context, farmID uuid.UUID, ids []uuid.U
 type AnimalWithdrawal struct {
 	AnimalID    uuid.UUID
 	AnimalTag   string
-	MeatClearOn string    // the first day it may go for slaughter
-	MilkClearAt time.Time // when its milk may go into the tank again
-	Treatments  []WithdrawalTreatment
+	MeatClearOn string     // the first day it may go for slaughter
+	MilkClearAt *time.Time // when its milk may go into the tank again; nil until it calves
+	// MilkUntilCalving is set while a dry-cow product withholds the milk until calving.
+	MilkUntilCalving bool
+	Treatments       []WithdrawalTreatment
 }
 
 // WithdrawalTreatment is one treatment behind an animal's withdrawal.
@@ -487,13 +498,26 @@ type WithdrawalTreatment struct {
 	MilkRule    string
 	OffLabel    bool
 	MeatClearOn string
-	MilkClearAt time.Time
+	// MilkClearAt is nil for a dry-cow product while the animal has not calved
+	// (MilkUntilCalving).
+	MilkClearAt      *time.Time
+	MilkUntilCalving bool
+}
+
+// clearAt is a milk clear moment, nil while it waits for a calving.
+func clearAt(t time.Time, untilCalving bool) *time.Time {
+	if untilCalving || t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]string) AnimalWithdrawal {
 	id := uuid.MustParse(st.AnimalID)
-	aw := AnimalWithdrawal{AnimalID: id, AnimalTag: tags[id], MeatClearOn: st.MeatClearOn, MilkClearAt: st.MilkClearAt,
-		Treatments: make([]WithdrawalTreatment, 0, len(st.Hits))}
+	aw := AnimalWithdrawal{AnimalID: id, AnimalTag: tags[id], MeatClearOn: st.MeatClearOn, MilkClearAt: clearAt(st.MilkClearAt, st.MilkUntilCalving),
+		MilkUntilCalving: st.MilkUntilCalving,
+		Treatments:       make([]WithdrawalTreatment, 0, len(st.Hits))}
 	for _, h := range st.Hits {
 		t := h.Treatment
 		mid := uuid.MustParse(t.MedicineID)
@@ -501,7 +525,7 @@ func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]stri
 			MedicineID: mid, MedicineName: wf.book.names[mid], MedicineVersion: t.MedicineVersion,
 			Date: wf.facts[t.RecordItemID].Date, WithdrawalMeatDays: t.MeatDays, WithdrawalMilkHours: t.MilkHours,
 			MeatRule: t.MeatRule, MilkRule: t.MilkRule, OffLabel: t.OffLabel,
-			MeatClearOn: h.MeatClearOn, MilkClearAt: h.MilkClearAt}
+			MeatClearOn: h.MeatClearOn, MilkClearAt: clearAt(h.MilkClearAt, h.MilkUntilCalving), MilkUntilCalving: h.MilkUntilCalving}
 		if t.GroupID != "" {
 			g := uuid.MustParse(t.GroupID)
 			wt.GroupID = &g
@@ -519,7 +543,7 @@ func (s *Service) asOfDay(asOf string) (string, error) {
 }
 
 // Withdrawals lists the farm's animals still under a meat or milk withdrawal as of a date
-// (today when asOf is empty), by animal id, with both clear dates and the treatments behind
+// (today in the farm's time zone when asOf is empty, UTC until the farm sets one), by animal id, with both clear dates and the treatments behind
 // them. It costs a constant number of queries whatever the size of the farm.
 func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string, p Page) ([]AnimalWithdrawal, int, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
@@ -528,6 +552,16 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	offset, limit, err := s.bounds(p)
 	if err != nil {
 		return nil, 0, err
+	}
+	if asOf == "" {
+		// Today is the farm's local day; UTC only for a farm that has not set its zone yet.
+		set, err := s.settings(ctx, farmID)
+		if err != nil {
+			return nil, 0, err
+		}
+		if set.Location != nil {
+			asOf = s.nowUTC().In(set.Location).Format(time.DateOnly)
+		}
 	}
 	day, err := s.asOfDay(asOf)
 	if err != nil {
@@ -586,9 +620,11 @@ func (s *Service) animalWithdrawal(ctx context.Context, farmID, animalID uuid.UU
 // ProfileWithdrawal is the withdrawal part of an animal's profile as of a date: the latest
 // clear dates over the treatments that reached it by then (passed or not), and their records.
 type ProfileWithdrawal struct {
-	MeatClearOn string      `json:"meat_clear_on"`
-	MilkClearAt time.Time   `json:"milk_clear_at"`
-	Treatments  []uuid.UUID `json:"treatments"`
+	MeatClearOn string     `json:"meat_clear_on"`
+	MilkClearAt *time.Time `json:"milk_clear_at"`
+	// MilkUntilCalving: a dry-cow product withholds the milk until the animal calves.
+	MilkUntilCalving bool        `json:"milk_until_calving"`
+	Treatments       []uuid.UUID `json:"treatments"`
 }
 
 // withWithdrawal fills a profile's withdrawal as of day (nil when no treatment reached the
@@ -598,7 +634,7 @@ func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *Anim
 	if err != nil || aw == nil {
 		return err
 	}
-	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt.UTC(), Treatments: []uuid.UUID{}}
+	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt, MilkUntilCalving: aw.MilkUntilCalving, Treatments: []uuid.UUID{}}
 	for _, t := range aw.Treatments {
 		if !slices.Contains(pw.Treatments, t.RecordID) {
 			pw.Treatments = append(pw.Treatments, t.RecordID)

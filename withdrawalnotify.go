@@ -138,7 +138,9 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "meat", on, clear, on})
 			}
 		}
-		if t.MilkHours > 0 {
+		// A dry-cow product's milk clears after each cow's calving, which this pass does not
+		// read: it is not announced (the withdrawal list shows it).
+		if t.MilkHours > 0 && !t.MilkFromCalving {
 			clear := hit.MilkClearAt
 			if on := clear.Format(time.DateOnly); on >= lo && !clear.After(now) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "milk", on, clear, clear.Format(time.RFC3339)})

@@ -125,11 +125,12 @@ type ComplexityRoot struct {
 	}
 
 	AnimalWithdrawal struct {
-		AnimalID    func(childComplexity int) int
-		AnimalTag   func(childComplexity int) int
-		MeatClearOn func(childComplexity int) int
-		MilkClearAt func(childComplexity int) int
-		Treatments  func(childComplexity int) int
+		AnimalID         func(childComplexity int) int
+		AnimalTag        func(childComplexity int) int
+		MeatClearOn      func(childComplexity int) int
+		MilkClearAt      func(childComplexity int) int
+		MilkUntilCalving func(childComplexity int) int
+		Treatments       func(childComplexity int) int
 	}
 
 	BirthEvent struct {
@@ -890,6 +891,7 @@ type ComplexityRoot struct {
 		MedicineVersion     func(childComplexity int) int
 		MilkClearAt         func(childComplexity int) int
 		MilkRule            func(childComplexity int) int
+		MilkUntilCalving    func(childComplexity int) int
 		OffLabel            func(childComplexity int) int
 		RecordID            func(childComplexity int) int
 		RecordItemID        func(childComplexity int) int
@@ -1357,6 +1359,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalWithdrawal.MilkClearAt(childComplexity), true
+	case "AnimalWithdrawal.milkUntilCalving":
+		if e.ComplexityRoot.AnimalWithdrawal.MilkUntilCalving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.MilkUntilCalving(childComplexity), true
 	case "AnimalWithdrawal.treatments":
 		if e.ComplexityRoot.AnimalWithdrawal.Treatments == nil {
 			break
@@ -4735,6 +4743,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WithdrawalTreatment.MilkRule(childComplexity), true
+	case "WithdrawalTreatment.milkUntilCalving":
+		if e.ComplexityRoot.WithdrawalTreatment.MilkUntilCalving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MilkUntilCalving(childComplexity), true
 	case "WithdrawalTreatment.offLabel":
 		if e.ComplexityRoot.WithdrawalTreatment.OffLabel == nil {
 			break
@@ -5089,6 +5103,8 @@ func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, fi
 		return ec.fieldContext_AnimalWithdrawal_meatClearOn(ctx, field)
 	case "milkClearAt":
 		return ec.fieldContext_AnimalWithdrawal_milkClearAt(ctx, field)
+	case "milkUntilCalving":
+		return ec.fieldContext_AnimalWithdrawal_milkUntilCalving(ctx, field)
 	case "treatments":
 		return ec.fieldContext_AnimalWithdrawal_treatments(ctx, field)
 	}
@@ -6451,6 +6467,8 @@ func (ec *executionContext) childFields_WithdrawalTreatment(ctx context.Context,
 		return ec.fieldContext_WithdrawalTreatment_meatClearOn(ctx, field)
 	case "milkClearAt":
 		return ec.fieldContext_WithdrawalTreatment_milkClearAt(ctx, field)
+	case "milkUntilCalving":
+		return ec.fieldContext_WithdrawalTreatment_milkUntilCalving(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WithdrawalTreatment", field.Name)
 }
@@ -9947,15 +9965,38 @@ func (ec *executionContext) _AnimalWithdrawal_milkClearAt(ctx context.Context, f
 			return obj.MilkClearAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AnimalWithdrawal_milkUntilCalving(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_milkUntilCalving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkUntilCalving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Time")
+func (ec *executionContext) fieldContext_AnimalWithdrawal_milkUntilCalving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -23870,15 +23911,38 @@ func (ec *executionContext) _WithdrawalTreatment_milkClearAt(ctx context.Context
 			return obj.MilkClearAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WithdrawalTreatment_milkUntilCalving(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_milkUntilCalving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkUntilCalving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Time")
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkUntilCalving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -32302,6 +32366,11 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 			}
 		case "milkClearAt":
 			out.Values[i] = ec._AnimalWithdrawal_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "milkUntilCalving":
+			out.Values[i] = ec._AnimalWithdrawal_milkUntilCalving(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -37618,6 +37687,11 @@ func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.Se
 			}
 		case "milkClearAt":
 			out.Values[i] = ec._WithdrawalTreatment_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "milkUntilCalving":
+			out.Values[i] = ec._WithdrawalTreatment_milkUntilCalving(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

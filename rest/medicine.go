@@ -149,33 +149,35 @@ func (h *Handler) deleteMedicine(w http.ResponseWriter, r *http.Request) {
 }
 
 type withdrawalTreatmentJSON struct {
-	RecordID            string    `json:"record_id"`
-	RecordItemID        string    `json:"record_item_id"`
-	MedicineID          string    `json:"medicine_id"`
-	MedicineName        string    `json:"medicine_name"`
-	MedicineVersion     int       `json:"medicine_version"`
-	GroupID             *string   `json:"group_id"`
-	Date                string    `json:"date"`
-	WithdrawalMeatDays  int       `json:"withdrawal_meat_days"`
-	WithdrawalMilkHours int       `json:"withdrawal_milk_hours"`
-	MeatRule            string    `json:"meat_rule"`
-	MilkRule            string    `json:"milk_rule"`
-	OffLabel            bool      `json:"off_label"`
-	MeatClearOn         string    `json:"meat_clear_on"`
-	MilkClearAt         time.Time `json:"milk_clear_at"`
+	RecordID            string     `json:"record_id"`
+	RecordItemID        string     `json:"record_item_id"`
+	MedicineID          string     `json:"medicine_id"`
+	MedicineName        string     `json:"medicine_name"`
+	MedicineVersion     int        `json:"medicine_version"`
+	GroupID             *string    `json:"group_id"`
+	Date                string     `json:"date"`
+	WithdrawalMeatDays  int        `json:"withdrawal_meat_days"`
+	WithdrawalMilkHours int        `json:"withdrawal_milk_hours"`
+	MeatRule            string     `json:"meat_rule"`
+	MilkRule            string     `json:"milk_rule"`
+	OffLabel            bool       `json:"off_label"`
+	MeatClearOn         string     `json:"meat_clear_on"`
+	MilkClearAt         *time.Time `json:"milk_clear_at"`
+	MilkUntilCalving    bool       `json:"milk_until_calving"`
 }
 
 type animalWithdrawalJSON struct {
-	AnimalID    string                    `json:"animal_id"`
-	Tag         string                    `json:"tag"`
-	MeatClearOn string                    `json:"meat_clear_on"`
-	MilkClearAt time.Time                 `json:"milk_clear_at"`
-	Treatments  []withdrawalTreatmentJSON `json:"treatments"`
+	AnimalID         string                    `json:"animal_id"`
+	Tag              string                    `json:"tag"`
+	MeatClearOn      string                    `json:"meat_clear_on"`
+	MilkClearAt      *time.Time                `json:"milk_clear_at"`
+	MilkUntilCalving bool                      `json:"milk_until_calving"`
+	Treatments       []withdrawalTreatmentJSON `json:"treatments"`
 }
 
 func newAnimalWithdrawalJSON(a herdbook.AnimalWithdrawal) animalWithdrawalJSON {
 	out := animalWithdrawalJSON{AnimalID: a.AnimalID.String(), Tag: a.AnimalTag, MeatClearOn: a.MeatClearOn,
-		MilkClearAt: a.MilkClearAt.UTC(), Treatments: make([]withdrawalTreatmentJSON, len(a.Treatments))}
+		MilkClearAt: a.MilkClearAt, MilkUntilCalving: a.MilkUntilCalving, Treatments: make([]withdrawalTreatmentJSON, len(a.Treatments))}
 	for i, t := range a.Treatments {
 		var g *string
 		if t.GroupID != nil {
@@ -186,7 +188,7 @@ func newAnimalWithdrawalJSON(a herdbook.AnimalWithdrawal) animalWithdrawalJSON {
 			MedicineID: t.MedicineID.String(), MedicineName: t.MedicineName, MedicineVersion: t.MedicineVersion, GroupID: g,
 			Date: t.Date, WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours,
 			MeatRule: t.MeatRule, MilkRule: t.MilkRule, OffLabel: t.OffLabel,
-			MeatClearOn: t.MeatClearOn, MilkClearAt: t.MilkClearAt.UTC()}
+			MeatClearOn: t.MeatClearOn, MilkClearAt: t.MilkClearAt, MilkUntilCalving: t.MilkUntilCalving}
 	}
 	return out
 }

@@ -268,14 +268,14 @@ func TestWithdrawalGuard(t *testing.T) {
 			}
 			want := [][]string{
 				herdbook.MedicineBookHeader,
-				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-09T00:00:00Z", treatment},
+				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-09T00:00:00Z", treatment, "false", "label", "label"},
 			}
 			if len(rows) != 3 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) {
 				t.Fatalf("book rows:\n%q\nwant first rows\n%q", rows, want)
 			}
 			h := rows[2]
 			if h[0] != "2025-03-03T18:30:00Z" || h[1] != heifer.ID.String() || h[3] != "" || h[13] != "'=HYPERLINK(\"x\")" ||
-				h[14] != "35" || h[15] != "200" || h[16] != "2025-04-07" || h[17] != "2025-03-12T02:30:00Z" {
+				h[14] != "35" || h[15] != "200" || h[16] != "2025-04-07" || h[17] != "2025-03-12T02:30:00Z" || h[20] != "vet" || h[21] != "vet" {
 				t.Fatalf("heifer row: %q", h)
 			}
 			// Out of range: the header only.

@@ -306,3 +306,47 @@ func TestMedicineLabelInput(t *testing.T) {
 		}
 	})
 }
+
+// TestWithdrawalDryCow: a dry-cow product's milk period counts from calving (its label says
+// so): until the cow calves her milk is withheld (milk_clear_at null, milk_until_calving);
+// she calves on 2026-03-20 in Europe/London (GMT), so 96 hours after the end of that day is
+// 2026-03-25T00:00Z.
+func TestWithdrawalDryCow(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Hill Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "Europe/London"})
+		cow := app.MustAnimal(owner, f.ID, "UK401")
+		tube := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token, map[string]any{"name": "Dry tube", "dry_cow": true,
+			"withdrawal_meat_days": nil, "withdrawal_milk_hours": nil,
+			"species_withdrawals": []any{map[string]any{"species": "CATTLE", "withdrawal_meat_days": 28, "withdrawal_milk_hours": 96}}})
+		tr := map[string]any{"kind": "treatment", "medicine_id": tube["id"], "animal_id": cow.ID.String(), "date": "2026-01-10", "route": "intramammary"}
+		if res := fact(app, f.ID, owner.Token, []string{cow.ID.String()}, tr, false); res.Status != http.StatusCreated {
+			t.Fatalf("treatment: %d %s", res.Status, res.Body)
+		}
+		a, got := withdrawalOf(t, app, f.ID, owner.Token, cow.ID.String(), "2026-03-19")
+		if a["milk_clear_at"] != nil || a["milk_until_calving"] != true || got["milk_until_calving"] != true || a["meat_clear_on"] != "2026-02-07" {
+			t.Fatalf("before calving: %v", a)
+		}
+		birth := map[string]any{"kind": "birth", "dam_id": cow.ID.String(), "date": "2026-03-20"}
+		if res := fact(app, f.ID, owner.Token, []string{cow.ID.String()}, birth, false); res.Status != http.StatusCreated {
+			t.Fatalf("birth: %d %s", res.Status, res.Body)
+		}
+		a, _ = withdrawalOf(t, app, f.ID, owner.Token, cow.ID.String(), "2026-03-22")
+		if a["milk_clear_at"] != "2026-03-25T00:00:00Z" || a["milk_until_calving"] != false {
+			t.Fatalf("after calving: %v", a)
+		}
+		// As of the day before the calving, the milk still waits for it.
+		if a, _ = withdrawalOf(t, app, f.ID, owner.Token, cow.ID.String(), "2026-03-19"); a["milk_until_calving"] != true {
+			t.Fatalf("as of 2026-03-19: %v", a)
+		}
+		// The animal's profile says the same.
+		p := app.Do("GET", "/v1/farm/"+f.ID.String()+"/animals/"+cow.ID.String()+"?as_of=2026-03-22", owner.Token, nil).JSON(t)
+		w := p["profile"].(map[string]any)["withdrawal"].(map[string]any)
+		if w["milk_clear_at"] != "2026-03-25T00:00:00Z" || w["milk_until_calving"] != false {
+			t.Fatalf("profile withdrawal: %v", w)
+		}
+	})
+}

@@ -48,6 +48,16 @@ type Treatment struct {
 	// MeatRule and MilkRule say what gave the periods (Periods); OffLabel marks the cascade.
 	MeatRule, MilkRule string
 	OffLabel           bool
+	// MilkFromCalving marks a dry-cow product used as labelled: its milk hours count from the
+	// end of the local day of the animal's first calving on or after the treatment, and until
+	// then its milk is withheld.
+	MilkFromCalving bool
+}
+
+// Calving is a birth fact naming the animal as dam, on a local day.
+type Calving struct {
+	DamID string
+	Day   string
 }
 
 // Membership is one dated membership fact: the animal was in the group from Start to End
@@ -68,19 +78,45 @@ type Departure struct {
 }
 
 // History is everything the computation reads. Zone is the farm's time zone, whose days
-// "as of" means (nil: UTC).
+// "as of" means (nil: UTC). Calvings are read for dry-cow products.
 type History struct {
 	Treatments  []Treatment
 	Memberships []Membership
 	Departures  []Departure
+	Calvings    []Calving
 	Zone        *time.Location
 }
 
 // Hit is one treatment that reached an animal, with the clear dates it gives.
+// MilkUntilCalving is set for a dry-cow product whose animal has not calved yet: its milk is
+// withheld until then, and MilkClearAt is not known.
 type Hit struct {
-	Treatment   Treatment
-	MeatClearOn string
-	MilkClearAt time.Time
+	Treatment        Treatment
+	MeatClearOn      string
+	MilkClearAt      time.Time
+	MilkUntilCalving bool
+}
+
+// HitFor is the clear dates one treatment gives one animal, as of day: HitOf, with a dry-cow
+// product's milk counted from the animal's first calving on or after the treatment's day and
+// on or before day (the end of that local day plus the hours), or withheld until it calves.
+func HitFor(t Treatment, animal, day string, calvings []Calving) Hit {
+	h := HitOf(t)
+	if !t.MilkFromCalving {
+		return h
+	}
+	first := ""
+	for _, c := range calvings {
+		if c.DamID == animal && c.Day >= t.Day && c.Day <= day && (first == "" || c.Day < first) {
+			first = c.Day
+		}
+	}
+	if first == "" {
+		h.MilkClearAt, h.MilkUntilCalving = time.Time{}, true
+		return h
+	}
+	h.MilkClearAt = MilkClearAfterDay(first, t.Zone, t.MilkHours)
+	return h
 }
 
 // Status is an animal's withdrawal as of a date: the latest clear dates over every treatment
@@ -93,6 +129,8 @@ type Status struct {
 	Hits []Hit
 	// Zone is the farm's time zone, whose days MilkWithheldOn asks about (nil: UTC).
 	Zone *time.Location
+	// MilkUntilCalving is set while a dry-cow product withholds the milk until calving.
+	MilkUntilCalving bool
 }
 
 // MeatWithheldOn reports whether the animal may not go for slaughter on day.
@@ -101,6 +139,9 @@ func (s Status) MeatWithheldOn(day string) bool { return s.MeatClearOn > day }
 // MilkWithheldOn reports whether the milk is not clear for the whole of day: its clear moment
 // lies after the start of that day in the farm's zone.
 func (s Status) MilkWithheldOn(day string) bool {
+	if s.MilkUntilCalving {
+		return true
+	}
 	d, err := DayStart(day, s.Zone)
 	if err != nil {
 		return false
@@ -325,8 +366,8 @@ func (h History) AsOf(day string) map[string]*Status {
 		if t.Day > day {
 			continue
 		}
-		hit := HitOf(t)
 		for _, r := range reached(spans, t) {
+			hit := HitFor(t, r.AnimalID, day, h.Calvings)
 			s := out[r.AnimalID]
 			if s == nil {
 				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt, Zone: h.Zone}
@@ -342,6 +383,7 @@ func (h History) AsOf(day string) map[string]*Status {
 			if hit.MilkClearAt.After(s.MilkClearAt) {
 				s.MilkClearAt = hit.MilkClearAt
 			}
+			s.MilkUntilCalving = s.MilkUntilCalving || hit.MilkUntilCalving
 			s.Hits = append(s.Hits, hit)
 		}
 	}
@@ -376,7 +418,7 @@ func (h History) Withheld(day string) []*Status {
 // ones that make a sale, a movement off the farm or a slaughter on day break a withdrawal.
 func (h History) Blocking(animal, day string) []Hit {
 	// Only this animal's memberships can place it in a treated group.
-	mine := History{Treatments: h.Treatments, Zone: h.Zone}
+	mine := History{Treatments: h.Treatments, Zone: h.Zone, Calvings: h.Calvings}
 	for _, m := range h.Memberships {
 		if m.AnimalID == animal {
 			mine.Memberships = append(mine.Memberships, m)

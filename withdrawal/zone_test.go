@@ -75,3 +75,33 @@ func TestMilkWithheldOnTheFarmsDay(t *testing.T) {
 		t.Error("the milk is clear on 3 July")
 	}
 }
+
+// A dry-cow product (its label counts the milk period from calving) given on 2026-08-01 with
+// 96 hours: the milk is withheld until the cow calves; she calves on 2026-10-24, so the milk
+// clears at the end of that local day (2026-10-24T23:00Z) plus 96 elapsed hours,
+// 2026-10-28T23:00Z (23:00 GMT on the 28th, after the October clock change).
+func TestDryCowMilkFromCalving(t *testing.T) {
+	london, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	day, at, dateOnly, _ := withdrawal.ParseWhenIn("2026-08-01", london)
+	h := withdrawal.History{Zone: london, Treatments: []withdrawal.Treatment{{RecordItemID: "i", AnimalID: "cow", Day: day, At: at,
+		DateOnly: dateOnly, Zone: london, MeatDays: 28, MilkHours: 96, MilkFromCalving: true}}}
+	s := h.AsOf("2026-10-20")["cow"]
+	if !s.MilkUntilCalving || !s.MilkWithheldOn("2026-10-20") || s.MeatClearOn != "2026-08-29" {
+		t.Fatalf("before calving: %+v", s)
+	}
+	h.Calvings = []withdrawal.Calving{{DamID: "cow", Day: "2026-07-01"}, {DamID: "cow", Day: "2026-10-24"}, {DamID: "other", Day: "2026-08-02"}}
+	s = h.AsOf("2026-10-30")["cow"]
+	if s.MilkUntilCalving || s.MilkClearAt.UTC().Format(time.RFC3339) != "2026-10-28T23:00:00Z" {
+		t.Fatalf("after calving: %+v", s)
+	}
+	if !s.MilkWithheldOn("2026-10-28") || s.MilkWithheldOn("2026-10-29") {
+		t.Error("the milk clears during 28 October and is clear for the whole of the 29th")
+	}
+	// As of a day before the calving was recorded to have happened, it is still withheld.
+	if s := h.AsOf("2026-10-23")["cow"]; !s.MilkUntilCalving {
+		t.Errorf("as of 2026-10-23: %+v", s)
+	}
+}
