@@ -120,6 +120,11 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		return []herdbook.RecordItemInput{{Name: ptr("item"), Description: ptr("line one\nline two"),
 			Metadata: map[string]any{"note": "n", "dose": 2.5, "nested": map[string]any{"list": []any{"x", map[string]any{"k": "v"}}}}}}
 	}
+	med, err := svc.CreateMedicine(ctx, f.ID, herdbook.MedicineInput{Name: "Stocked",
+		WithdrawalMeatDays: herdbook.LabelPeriod(28), WithdrawalMilkHours: herdbook.LabelPeriod(96)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []textCase{
 		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
 		{method: "UpdateFarmSettings", args: []any{f.ID, herdbook.FarmSettingsPatch{
@@ -162,6 +167,13 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
+		{method: "CreateMedicinePurchase", args: []any{f.ID, herdbook.MedicinePurchaseInput{MedicineID: ptr(med.ID), Batch: ptr("B-1"),
+			ExpiryDate: ptr("2027-01-31"), Quantity: ptr(100.0), QuantityUnit: ptr("ml"), SupplierName: ptr("Vet Supplies"),
+			SupplierAddress: ptr("1 High Street"), PurchasedOn: ptr("2026-01-15"), DocumentReference: ptr("INV-1")}}},
+		{method: "MedicineStock", args: []any{f.ID, "2026-03-01"}},
+		{method: "InspectorBook", args: []any{f.ID, "2026-01-01", "2026-03-01", []string{herdbook.BookAcquisitions, herdbook.BookAdministration},
+			herdbook.BookWriter{Begin: func(herdbook.BookInfo) error { return nil },
+				Section: func(string, []string) error { return nil }, Row: func([]string) error { return nil }}}},
 		{method: "PutBirthSettings", args: []any{f.ID, evidence.Settings{Version: 1, Species: "OTHER", // UpdateFarm made it OTHER
 			BirthWindows: []evidence.Window{{Label: "Spring", StartDate: "2026-03-01", EndDate: "2026-05-31"}}}}},
 		{method: "BirthEvidence", args: []any{f.ID, animal.ID.String(), "2026-04-01"}},

@@ -89,6 +89,36 @@ func TestWithdrawalTimeZone(t *testing.T) {
 	})
 }
 
+// TestCourseInFarmZone: a course's withdrawal runs from its last administration, read in the
+// farm's zone like the date. A bare-date last administration needs the farm's time zone (400
+// naming time_zone, even when the first administration is a date-time); in Europe/London a
+// course from 22 October 2026 08:00 BST to the bare 24 October with 2 meat days and 36 milk
+// hours clears milk at the end of the 24th (23:00Z) plus 36 elapsed hours, 2026-10-26T11:00Z,
+// and meat on the 26th.
+func TestCourseInFarmZone(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Course Farm")
+		cow := app.MustAnimal(owner, f.ID, "UK302")
+		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
+			map[string]any{"name": "Tube", "withdrawal_meat_days": 2, "withdrawal_milk_hours": 36})
+		course := map[string]any{"kind": "treatment", "medicine_id": med["id"], "animal_id": cow.ID.String(),
+			"date": "2026-10-22T08:00:00+01:00", "last_administration": "2026-10-24"}
+		herdbooktest.WantEnvelope(t, fact(app, f.ID, owner.Token, []string{cow.ID.String()}, course, false),
+			http.StatusBadRequest, "ValidationError", "time_zone: must be set in the farm settings before a course's last administration is dated with a bare date (record_items[0].metadata.birth_history.last_administration")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "Europe/London"})
+		if res := fact(app, f.ID, owner.Token, []string{cow.ID.String()}, course, false); res.Status != http.StatusCreated {
+			t.Fatalf("course: %d %s", res.Status, res.Body)
+		}
+		a, _ := withdrawalOf(t, app, f.ID, owner.Token, cow.ID.String(), "2026-10-25")
+		if a["milk_clear_at"] != "2026-10-26T11:00:00Z" || a["meat_clear_on"] != "2026-10-26" {
+			t.Fatalf("withdrawal = %v, want milk clear at 2026-10-26T11:00:00Z and meat on 2026-10-26", a)
+		}
+	})
+}
+
 // TestWithdrawalCascade: a sheep-only product (28 days meat for sheep; a dash for milk and
 // for every other species) given to a bull on a cattle farm is off-label. Until the farm names
 // its rule set it is refused naming withdrawal_rules; under gb_vmr_2013 (Sch. 4 para 2(3)) and
