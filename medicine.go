@@ -1,6 +1,7 @@
 package herdbook
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -13,66 +14,107 @@ import (
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/withdrawal"
 )
 
-// SpeciesWithdrawal is a label's periods for one species (see schematype).
+// SpeciesWithdrawal is one line of a label's withdrawal table: a species, optionally a route
+// and a dose band, and its periods, null where the label has a dash (see schematype).
 type SpeciesWithdrawal = schematype.SpeciesWithdrawal
 
+// DoseBand is the dose range of a label line.
+type DoseBand = schematype.DoseBand
+
 // MedicineInput creates a medicine. The periods come from the product's label as the farmer
-// enters them: none is assumed, so both are required.
+// enters them: none is assumed, so both are required, each a number or null for the label's
+// dash ("not authorised", which is not zero).
 type MedicineInput struct {
 	Name                string
 	ActiveSubstance     *string
-	WithdrawalMeatDays  *int
-	WithdrawalMilkHours *int
+	WithdrawalMeatDays  Optional[int]
+	WithdrawalMilkHours Optional[int]
 	SpeciesWithdrawals  []SpeciesWithdrawal
+	DryCow              bool
 }
 
-// MedicinePatch changes a medicine; absent fields keep their value. SpeciesWithdrawals, when
-// given (non-nil), replaces the list. A change of any period makes a new version.
+// MedicinePatch changes a medicine; absent fields keep their value, a null period is the
+// label's dash. SpeciesWithdrawals, when given (non-nil), replaces the list. A change of any
+// period, of the lines or of DryCow makes a new version.
 type MedicinePatch struct {
 	Name                *string
 	ActiveSubstance     Optional[string]
-	WithdrawalMeatDays  *int
-	WithdrawalMilkHours *int
+	WithdrawalMeatDays  Optional[int]
+	WithdrawalMilkHours Optional[int]
 	SpeciesWithdrawals  *[]SpeciesWithdrawal
+	DryCow              *bool
 }
 
-func validateMeatDays(fe *fieldErrors, field string, v *int, required bool) {
+// maxLabelLines bounds a label's lines: a species for each route and dose band printed.
+const maxLabelLines = 50
+
+func validateMeatDays(fe *fieldErrors, field string, v Optional[int], required bool) {
 	switch {
-	case v == nil && required:
-		fe.add(field, "is required (the label's meat withdrawal in days; 0 when the label gives none)")
-	case v != nil && (*v < 0 || *v > evidence.MaxWithdrawalMeatDays):
-		fe.add(field, "must be between 0 and %d", evidence.MaxWithdrawalMeatDays)
+	case !v.Set && required:
+		fe.add(field, "is required: the label's meat withdrawal in days, 0 when the label says zero, null when it has a dash (not authorised)")
+	case v.Value != nil && (*v.Value < 0 || *v.Value > evidence.MaxWithdrawalMeatDays):
+		fe.add(field, "must be between 0 and %d, or null when the label has a dash (not authorised)", evidence.MaxWithdrawalMeatDays)
 	}
 }
 
-func validateMilkHours(fe *fieldErrors, field string, v *int, required bool) {
+func validateMilkHours(fe *fieldErrors, field string, v Optional[int], required bool) {
 	switch {
-	case v == nil && required:
-		fe.add(field, "is required (the label's milk withdrawal in hours; 0 when the label gives none)")
-	case v != nil && (*v < 0 || *v > evidence.MaxWithdrawalMilkHours):
-		fe.add(field, "must be between 0 and %d", evidence.MaxWithdrawalMilkHours)
+	case !v.Set && required:
+		fe.add(field, "is required: the label's milk withdrawal in hours, 0 when the label says zero, null when it has a dash (not authorised)")
+	case v.Value != nil && (*v.Value < 0 || *v.Value > evidence.MaxWithdrawalMilkHours):
+		fe.add(field, "must be between 0 and %d, or null when the label has a dash (not authorised)", evidence.MaxWithdrawalMilkHours)
 	}
 }
 
+// validateSpeciesWithdrawals checks a label's lines: a known species, a route of 1 to 100
+// characters when given, a dose band with a unit and 0 <= min <= max when given, and no two
+// lines of a species for the same route whose dose bands overlap (the label would give two
+// periods for one use).
 func validateSpeciesWithdrawals(fe *fieldErrors, list []SpeciesWithdrawal) {
-	if len(list) > len(Species) {
-		fe.add("species_withdrawals", "must have at most %d items, one per species", len(Species))
+	if len(list) > maxLabelLines {
+		fe.add("species_withdrawals", "must have at most %d lines", maxLabelLines)
 		return
 	}
-	seen := map[string]bool{}
 	for i, sw := range list {
 		p := fmt.Sprintf("species_withdrawals[%d]", i)
 		if !slices.Contains(Species, sw.Species) {
 			fe.add(p+".species", "must be one of %s", strings.Join(Species, ", "))
-		} else if seen[sw.Species] {
-			fe.add(p+".species", "must not repeat a species")
 		}
-		seen[sw.Species] = true
-		validateMeatDays(fe, p+".withdrawal_meat_days", &sw.WithdrawalMeatDays, false)
-		validateMilkHours(fe, p+".withdrawal_milk_hours", &sw.WithdrawalMilkHours, false)
+		if sw.Route != "" || strings.TrimSpace(sw.Route) != sw.Route {
+			validateName(fe, p+".route", sw.Route, 1, 100)
+		}
+		if d := sw.Dose; d != nil {
+			if strings.TrimSpace(d.Unit) == "" || len(d.Unit) > 50 {
+				fe.add(p+".dose.unit", "must be the dose unit as printed on the label, 1 to 50 characters (mg/kg, ml/10 kg)")
+			}
+			if !(d.Min >= 0 && d.Min <= evidence.MaxDose) {
+				fe.add(p+".dose.min", "must be between 0 and %g", float64(evidence.MaxDose))
+			}
+			if !(d.Max >= d.Min && d.Max <= evidence.MaxDose) {
+				fe.add(p+".dose.max", "must be at least dose.min and at most %g", float64(evidence.MaxDose))
+			}
+		}
+		validateMeatDays(fe, p+".withdrawal_meat_days", Optional[int]{Set: true, Value: sw.WithdrawalMeatDays}, false)
+		validateMilkHours(fe, p+".withdrawal_milk_hours", Optional[int]{Set: true, Value: sw.WithdrawalMilkHours}, false)
+		for j, o := range list[:i] {
+			if o.Species == sw.Species && strings.EqualFold(strings.TrimSpace(o.Route), strings.TrimSpace(sw.Route)) && bandsOverlap(o.Dose, sw.Dose) {
+				fe.add(p, "must not give %s by the same route and dose as species_withdrawals[%d]", strings.ToLower(sw.Species), j)
+				break
+			}
+		}
 	}
+}
+
+// bandsOverlap reports whether two lines' dose bands share a dose: no band is every dose;
+// bands in different units are told apart by the treatment's unit.
+func bandsOverlap(a, b *DoseBand) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return strings.EqualFold(strings.TrimSpace(a.Unit), strings.TrimSpace(b.Unit)) && a.Min <= b.Max && b.Min <= a.Max
 }
 
 func validateSubstance(fe *fieldErrors, s *string) {
@@ -107,13 +149,48 @@ func (p MedicinePatch) Validate() error {
 	return fe.err()
 }
 
+// sortedWithdrawals orders a label's lines by species, route and dose band, with routes
+// trimmed, so that an unchanged label compares equal.
 func sortedWithdrawals(list []SpeciesWithdrawal) []SpeciesWithdrawal {
 	out := slices.Clone(list)
 	if out == nil {
 		out = []SpeciesWithdrawal{}
 	}
-	slices.SortFunc(out, func(a, b SpeciesWithdrawal) int { return strings.Compare(a.Species, b.Species) })
+	for i := range out {
+		out[i].Route = strings.TrimSpace(out[i].Route)
+		if d := out[i].Dose; d != nil {
+			out[i].Dose = &DoseBand{Unit: strings.TrimSpace(d.Unit), Min: d.Min, Max: d.Max}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b SpeciesWithdrawal) int {
+		if c := strings.Compare(a.Species, b.Species); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Route, b.Route); c != 0 {
+			return c
+		}
+		switch {
+		case a.Dose == nil || b.Dose == nil:
+			if a.Dose == nil && b.Dose != nil {
+				return -1
+			} else if a.Dose != nil && b.Dose == nil {
+				return 1
+			}
+			return 0
+		case a.Dose.Unit != b.Dose.Unit:
+			return strings.Compare(a.Dose.Unit, b.Dose.Unit)
+		}
+		return cmp.Compare(a.Dose.Min, b.Dose.Min)
+	})
 	return out
+}
+
+func samePeriod(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func sameLine(a, b SpeciesWithdrawal) bool {
+	return a.Species == b.Species && a.Route == b.Route && samePeriod(a.WithdrawalMeatDays, b.WithdrawalMeatDays) &&
+		samePeriod(a.WithdrawalMilkHours, b.WithdrawalMilkHours) &&
+		((a.Dose == nil && b.Dose == nil) || (a.Dose != nil && b.Dose != nil && *a.Dose == *b.Dose))
 }
 
 // Medicines lists a farm's medicines, oldest first, in two queries whatever the page size.
@@ -163,8 +240,8 @@ func (s *Service) CreateMedicine(ctx context.Context, farmID uuid.UUID, in Medic
 		}
 		m, err = c.Medicine.Create().SetFarmID(farmID).SetName(strings.TrimSpace(in.Name)).
 			SetNillableActiveSubstance(substance).SetVersion(1).
-			SetWithdrawalMeatDays(*in.WithdrawalMeatDays).SetWithdrawalMilkHours(*in.WithdrawalMilkHours).
-			SetSpeciesWithdrawals(sw).Save(ctx)
+			SetNillableWithdrawalMeatDays(in.WithdrawalMeatDays.Value).SetNillableWithdrawalMilkHours(in.WithdrawalMilkHours.Value).
+			SetSpeciesWithdrawals(sw).SetDryCow(in.DryCow).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -175,8 +252,8 @@ func (s *Service) CreateMedicine(ctx context.Context, farmID uuid.UUID, in Medic
 
 func (s *Service) addMedicineVersion(ctx context.Context, m *ent.Medicine, by uuid.UUID) error {
 	return s.Client(ctx).MedicineVersion.Create().SetMedicineID(m.ID).SetFarmID(m.FarmID).SetVersion(m.Version).
-		SetWithdrawalMeatDays(m.WithdrawalMeatDays).SetWithdrawalMilkHours(m.WithdrawalMilkHours).
-		SetSpeciesWithdrawals(m.SpeciesWithdrawals).SetCreatedBy(by).Exec(ctx)
+		SetNillableWithdrawalMeatDays(m.WithdrawalMeatDays).SetNillableWithdrawalMilkHours(m.WithdrawalMilkHours).
+		SetSpeciesWithdrawals(m.SpeciesWithdrawals).SetDryCow(m.DryCow).SetCreatedBy(by).Exec(ctx)
 }
 
 // UpdateMedicine changes a medicine. A change of its periods makes a new version; treatments
@@ -208,20 +285,32 @@ func (s *Service) UpdateMedicine(ctx context.Context, farmID, id uuid.UUID, p Me
 			}
 		}
 		changed := false
-		if p.WithdrawalMeatDays != nil && *p.WithdrawalMeatDays != old.WithdrawalMeatDays {
-			u.SetWithdrawalMeatDays(*p.WithdrawalMeatDays)
+		if p.WithdrawalMeatDays.Set && !samePeriod(p.WithdrawalMeatDays.Value, old.WithdrawalMeatDays) {
+			if v := p.WithdrawalMeatDays.Value; v != nil {
+				u.SetWithdrawalMeatDays(*v)
+			} else {
+				u.ClearWithdrawalMeatDays()
+			}
 			changed = true
 		}
-		if p.WithdrawalMilkHours != nil && *p.WithdrawalMilkHours != old.WithdrawalMilkHours {
-			u.SetWithdrawalMilkHours(*p.WithdrawalMilkHours)
+		if p.WithdrawalMilkHours.Set && !samePeriod(p.WithdrawalMilkHours.Value, old.WithdrawalMilkHours) {
+			if v := p.WithdrawalMilkHours.Value; v != nil {
+				u.SetWithdrawalMilkHours(*v)
+			} else {
+				u.ClearWithdrawalMilkHours()
+			}
 			changed = true
 		}
 		if p.SpeciesWithdrawals != nil {
 			sw := sortedWithdrawals(*p.SpeciesWithdrawals)
-			if !slices.Equal(sw, sortedWithdrawals(old.SpeciesWithdrawals)) {
+			if !slices.EqualFunc(sw, sortedWithdrawals(old.SpeciesWithdrawals), sameLine) {
 				u.SetSpeciesWithdrawals(sw)
 				changed = true
 			}
+		}
+		if p.DryCow != nil && *p.DryCow != old.DryCow {
+			u.SetDryCow(*p.DryCow)
+			changed = true
 		}
 		if changed {
 			u.SetVersion(old.Version + 1)
@@ -268,15 +357,20 @@ func (s *Service) MedicineVersions(ctx context.Context, farmID, id uuid.UUID) ([
 		Order(ent.Asc(medicineversion.FieldVersion)).All(ctx)
 }
 
-// labelFor returns a version's periods for a species: the species' own where the label gives
-// them, the general ones otherwise.
-func labelFor(v *ent.MedicineVersion, species string) (meatDays, milkHours int) {
+// labelOf returns a medicine version's label as the withdrawal package reads it: a general
+// line (the version's own periods, for species without lines of their own), then the species'
+// lines, each null period a dash.
+func labelOf(v *ent.MedicineVersion) withdrawal.Label {
+	l := withdrawal.Label{DryCow: v.DryCow, Lines: make([]withdrawal.Line, 0, len(v.SpeciesWithdrawals)+1)}
+	l.Lines = append(l.Lines, withdrawal.Line{MeatDays: v.WithdrawalMeatDays, MilkHours: v.WithdrawalMilkHours})
 	for _, sw := range v.SpeciesWithdrawals {
-		if sw.Species == species {
-			return sw.WithdrawalMeatDays, sw.WithdrawalMilkHours
+		ln := withdrawal.Line{Species: sw.Species, Route: sw.Route, MeatDays: sw.WithdrawalMeatDays, MilkHours: sw.WithdrawalMilkHours}
+		if sw.Dose != nil {
+			ln.Dose = &withdrawal.DoseBand{Unit: sw.Dose.Unit, Min: sw.Dose.Min, Max: sw.Dose.Max}
 		}
+		l.Lines = append(l.Lines, ln)
 	}
-	return v.WithdrawalMeatDays, v.WithdrawalMilkHours
+	return l
 }
 
 // MedicineNode returns a medicine by id alone, for the graph's node(id:), when the viewer may
@@ -294,3 +388,9 @@ func (s *Service) MedicineNode(ctx context.Context, id uuid.UUID) (*ent.Medicine
 	}
 	return m, nil
 }
+
+// LabelPeriod is a label period as printed: a number of days or hours.
+func LabelPeriod(n int) Optional[int] { return Optional[int]{Set: true, Value: &n} }
+
+// NotAuthorised is the label's dash: no period, the product is not authorised there.
+var NotAuthorised = Optional[int]{Set: true}

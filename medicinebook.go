@@ -27,7 +27,9 @@ var MedicineBookHeader = []string{"date", "animal_id", "animal_tag", "group_id",
 	"animal_eid", "animal_official_tag", "last_administration", "treatment_days",
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice", "reason",
 	// The purchase of the batch given (docs/medicines.md#the-book): the supplier and the proof.
-	"supplier_name", "supplier_address", "proof_of_acquisition", "purchase_id"}
+	"supplier_name", "supplier_address", "proof_of_acquisition", "purchase_id",
+	// What gave the periods: the cascade and the rule behind each (docs/medicines.md).
+	"off_label", "meat_rule", "milk_rule"}
 
 // medicineBookChunk is how many treatments the book loads at a time: memory stays bounded
 // however long the book, and each chunk costs a constant number of queries.
@@ -151,6 +153,14 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 		f := wf.facts[t.RecordItemID]
 		hit := withdrawal.HitOf(t)
 		mid := uuid.MustParse(t.MedicineID)
+		// A dry-cow product's milk clears after the animal's calving: its own per animal.
+		milkClear := func(animal string) string {
+			h := withdrawal.HitFor(t, animal, "9999-12-31", wf.history.Calvings)
+			if h.MilkUntilCalving {
+				return "after calving"
+			}
+			return h.MilkClearAt.UTC().Format(time.RFC3339)
+		}
 		gid, gname := "", ""
 		if t.GroupID != "" {
 			gid, gname = t.GroupID, groupNames[uuid.MustParse(t.GroupID)]
@@ -167,8 +177,8 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 			return append([]string{f.Date, animal, cell(tag), gid, cell(gname), t.MedicineID, cell(wf.book.names[mid]),
 				strconv.Itoa(t.MedicineVersion), cell(wf.book.substances[mid]), cell(f.Batch), dose, cell(f.Unit), cell(f.Route),
 				cell(f.AdministeredBy), strconv.Itoa(t.MeatDays), strconv.Itoa(t.MilkHours), hit.MeatClearOn,
-				hit.MilkClearAt.UTC().Format(time.RFC3339), t.RecordID}, append(treatmentRecordCells(f, eid, visual),
-				supply.cells(mid, f.Batch, t.Day)...)...)
+				milkClear(animal), t.RecordID}, append(append(treatmentRecordCells(f, eid, visual),
+				supply.cells(mid, f.Batch, t.Day)...), strconv.FormatBool(t.OffLabel), t.MeatRule, t.MilkRule)...)
 		}
 		if len(reached[i]) == 0 {
 			if err := emit(row("", "")); err != nil {

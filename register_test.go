@@ -265,9 +265,13 @@ func TestWriteAnimalFactsGuard(t *testing.T) {
 		owner := app.MustUser()
 		ctx := app.Ctx(owner)
 		farm := app.MustFarm(owner, "Guarded")
+		zone := "UTC" // bare treatment dates are the farm's local days
+		if _, err := app.Service.UpdateFarmSettings(ctx, farm.ID, herdbook.FarmSettingsPatch{TimeZone: herdbook.Optional[string]{Set: true, Value: &zone}}); err != nil {
+			t.Fatal(err)
+		}
 		cow := app.MustAnimal(owner, farm.ID, "C-9")
 		meat, milk := 28, 0
-		med, err := app.Service.CreateMedicine(ctx, farm.ID, herdbook.MedicineInput{Name: "Penicillin", WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+		med, err := app.Service.CreateMedicine(ctx, farm.ID, herdbook.MedicineInput{Name: "Penicillin", WithdrawalMeatDays: herdbook.LabelPeriod(meat), WithdrawalMilkHours: herdbook.LabelPeriod(milk)})
 		if err != nil {
 			t.Fatal(err)
 		}

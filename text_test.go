@@ -102,10 +102,6 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	}
 	now := time.Now()
 	group := app.MustGroup(owner, f.ID, "Text Group")
-	purchased, err := svc.CreateMedicine(ctx, f.ID, herdbook.MedicineInput{Name: "Bought", WithdrawalMeatDays: ptr(0), WithdrawalMilkHours: ptr(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec, err := svc.CreateRecord(ctx, f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{animal.ID}, Name: "r", Type: "OTHER", AppliedAt: &now})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +121,11 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	item := func() []herdbook.RecordItemInput {
 		return []herdbook.RecordItemInput{{Name: ptr("item"), Description: ptr("line one\nline two"),
 			Metadata: map[string]any{"note": "n", "dose": 2.5, "nested": map[string]any{"list": []any{"x", map[string]any{"k": "v"}}}}}}
+	}
+	med, err := svc.CreateMedicine(ctx, f.ID, herdbook.MedicineInput{Name: "Stocked",
+		WithdrawalMeatDays: herdbook.LabelPeriod(28), WithdrawalMilkHours: herdbook.LabelPeriod(96)})
+	if err != nil {
+		t.Fatal(err)
 	}
 	cases := []textCase{
 		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
@@ -159,21 +160,22 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "RecordFactWith", args: []any{f.ID, evidence.Fact{Kind: evidence.KindProfile, AnimalID: animal.ID.String(), Sex: "female",
 			BirthDate: "2024-01-01", Breed: "Angus"}, herdbook.FactOptions{AcknowledgeWithdrawal: true}}},
 		{method: "CreateMedicine", args: []any{f.ID, herdbook.MedicineInput{Name: "Penicillin", ActiveSubstance: ptr("benzylpenicillin"),
-			WithdrawalMeatDays: ptr(28), WithdrawalMilkHours: ptr(96),
-			SpeciesWithdrawals: []herdbook.SpeciesWithdrawal{{Species: "SHEEP", WithdrawalMeatDays: 35, WithdrawalMilkHours: 120}}}}},
+			WithdrawalMeatDays: herdbook.LabelPeriod(28), WithdrawalMilkHours: herdbook.LabelPeriod(96),
+			SpeciesWithdrawals: []herdbook.SpeciesWithdrawal{{Species: "SHEEP", WithdrawalMeatDays: ptr(35), WithdrawalMilkHours: ptr(120)}}}}},
 		{method: "UpdateMedicine", args: []any{f.ID, uuid.New(), herdbook.MedicinePatch{Name: ptr("Penicillin"),
 			ActiveSubstance:    herdbook.Optional[string]{Set: true, Value: ptr("benzylpenicillin")},
-			SpeciesWithdrawals: &[]herdbook.SpeciesWithdrawal{{Species: "GOAT", WithdrawalMeatDays: 35, WithdrawalMilkHours: 120}}}}},
+			SpeciesWithdrawals: &[]herdbook.SpeciesWithdrawal{{Species: "GOAT", WithdrawalMeatDays: ptr(35), WithdrawalMilkHours: ptr(120)}}}}},
 		{method: "Withdrawals", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
-		{method: "CreateMedicinePurchase", args: []any{f.ID, herdbook.MedicinePurchaseInput{MedicineID: &purchased.ID, Batch: ptr("B-1"),
-			ExpiryDate: ptr("2027-01-31"), Quantity: ptr(100.0), QuantityUnit: ptr("ml"), SupplierName: ptr("Hill Vets"),
-			SupplierAddress: ptr("1 High St\nHexham"), PurchasedOn: ptr("2026-01-10"), DocumentReference: ptr("INV-1")}}},
+		{method: "CreateMedicinePurchase", args: []any{f.ID, herdbook.MedicinePurchaseInput{MedicineID: ptr(med.ID), Batch: ptr("B-1"),
+			ExpiryDate: ptr("2027-01-31"), Quantity: ptr(100.0), QuantityUnit: ptr("ml"), SupplierName: ptr("Vet Supplies"),
+			SupplierAddress: ptr("1 High Street"), PurchasedOn: ptr("2026-01-15"), DocumentReference: ptr("INV-1")}}},
 		{method: "MedicineStock", args: []any{f.ID, "2026-03-01"}},
 		{method: "InspectorBook", args: []any{f.ID, "2026-01-01", "2026-03-01", []string{herdbook.BookAcquisitions, herdbook.BookAdministration},
-			herdbook.BookWriter{Section: func(string, []string) error { return nil }, Row: func([]string) error { return nil }}}},
+			herdbook.BookWriter{Begin: func(herdbook.BookInfo) error { return nil },
+				Section: func(string, []string) error { return nil }, Row: func([]string) error { return nil }}}},
 		{method: "PutBirthSettings", args: []any{f.ID, evidence.Settings{Version: 1, Species: "OTHER", // UpdateFarm made it OTHER
 			BirthWindows: []evidence.Window{{Label: "Spring", StartDate: "2026-03-01", EndDate: "2026-05-31"}}}}},
 		{method: "BirthEvidence", args: []any{f.ID, animal.ID.String(), "2026-04-01"}},

@@ -133,6 +133,20 @@ func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts [
 	for _, v := range versions {
 		byVersion[key{v.MedicineID, v.Version}] = v
 	}
+	set, err := s.withdrawalSettingsOf(ctx, farmID)
+	if err != nil {
+		return err
+	}
+	book := &medicineBook{species: species, names: map[uuid.UUID]string{}, versions: map[uuid.UUID]map[int]*ent.MedicineVersion{}}
+	for _, m := range meds {
+		book.names[m.ID] = m.Name
+	}
+	for _, v := range versions {
+		if book.versions[v.MedicineID] == nil {
+			book.versions[v.MedicineID] = map[int]*ent.MedicineVersion{}
+		}
+		book.versions[v.MedicineID][v.Version] = v
+	}
 	var fe fieldErrors
 	for i, f := range facts {
 		if f == nil || f.Kind != evidence.KindTreatment {
@@ -152,13 +166,8 @@ func (s *Service) checkTreatments(ctx context.Context, farmID uuid.UUID, facts [
 			fe.add(p+"medicine_version", "medicine %s has no version %d (its current version is %d)", m.Name, f.MedicineVersion, m.Version)
 			continue
 		}
-		meat, milk := labelFor(v, species)
-		if f.WithdrawalMeatDays != nil && *f.WithdrawalMeatDays < meat {
-			fe.add(p+"withdrawal_meat_days", "must not be shorter than the label's %d days of %s (version %d)", meat, m.Name, v.Version)
-		}
-		if f.WithdrawalMilkHours != nil && *f.WithdrawalMilkHours < milk {
-			fe.add(p+"withdrawal_milk_hours", "must not be shorter than the label's %d hours of %s (version %d)", milk, m.Name, v.Version)
-		}
+		stampTreatment(&fe, p, f, set)
+		checkPeriods(&fe, p, book, *f)
 	}
 	return fe.err()
 }
@@ -181,25 +190,38 @@ type medicineBook struct {
 	versions   map[uuid.UUID]map[int]*ent.MedicineVersion
 }
 
-// periods returns a treatment's meat days and milk hours: its medicine version's label for
-// the farm's species, or the treatment's override where that is longer.
-func (b *medicineBook) periods(f evidence.Fact) (meat, milk int, ok bool) {
-	id, err := uuid.Parse(f.MedicineID)
+// periods returns a treatment's periods (withdrawalrules.go): its medicine version's label
+// line for the farm's species, route and dose, or the cascade's minimum of the rule set
+// stamped on it, the vet's where longer, doubled when the farm was organic.
+func (b *medicineBook) periods(f evidence.Fact) (withdrawal.Periods, bool) {
+	p, ok, err := b.resolvePeriods(f)
+	if !ok {
+		return p, false
+	}
 	if err != nil {
-		return 0, 0, false
+		return b.strictest(f), true
 	}
-	v := b.versions[id][f.MedicineVersion]
-	if v == nil {
-		return 0, 0, false
+	return p, true
+}
+
+// treatment turns a stored treatment fact into the withdrawal package's treatment: its local
+// day in the time zone stamped on it, and its periods with the rules that gave them.
+func (b *medicineBook) treatment(f evidence.Fact) (withdrawal.Treatment, bool) {
+	per, ok := b.periods(f)
+	if !ok {
+		return withdrawal.Treatment{}, false
 	}
-	meat, milk = labelFor(v, b.species)
-	if f.WithdrawalMeatDays != nil {
-		meat = max(meat, *f.WithdrawalMeatDays)
+	zone := zoneOf(f.TimeZone)
+	day, at, dateOnly, err := withdrawal.ParseWhenIn(f.Date, zone)
+	if err != nil {
+		return withdrawal.Treatment{}, false
 	}
-	if f.WithdrawalMilkHours != nil {
-		milk = max(milk, *f.WithdrawalMilkHours)
-	}
-	return meat, milk, true
+	t := withdrawal.Treatment{RecordID: f.RecordID, RecordItemID: f.RecordItemID, MedicineID: f.MedicineID,
+		MedicineVersion: f.MedicineVersion, AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at,
+		DateOnly: dateOnly, Zone: zone, MeatDays: per.MeatDays, MilkHours: per.MilkHours,
+		MeatRule: per.MeatRule, MilkRule: per.MilkRule, OffLabel: per.OffLabel, MilkFromCalving: per.MilkFromCalving}
+	courseEnd(&t, f, zone)
+	return t, true
 }
 
 // withdrawalFacts are the facts a withdrawal computation loaded, with the medicines they name.
@@ -224,7 +246,9 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 	}
 	treated := recorditem.And(recorditem.FactKind(string(evidence.KindTreatment)),
 		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
-	history := append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)
+	// Memberships (and their ends) and departures decide reach; births (the animal as dam)
+	// end a dry-cow product's wait for calving.
+	history := append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd), string(evidence.KindBirth)}, departureKinds...)
 
 	var items []*ent.RecordItem
 	groupsOf := func(its []*ent.RecordItem) []uuid.UUID {
@@ -271,10 +295,13 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 // memberships). Two queries and those of buildWithdrawals.
 func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent.RecordItem) (*withdrawalFacts, error) {
 	items := ts
-	var gs []uuid.UUID
+	var gs, members []uuid.UUID
 	for _, it := range ts {
 		if it.FactGroup != nil {
 			gs = append(gs, *it.FactGroup)
+		} else if it.FactSubject != nil {
+			// An animal treated itself: its calvings end a dry-cow product's wait.
+			members = append(members, *it.FactSubject)
 		}
 	}
 	if len(gs) > 0 {
@@ -282,20 +309,19 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 		if err != nil {
 			return nil, err
 		}
-		var members []uuid.UUID
 		for _, it := range ms {
 			if it.FactSubject != nil {
 				members = append(members, *it.FactSubject)
 			}
 		}
-		if len(members) > 0 {
-			hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
-				recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)...))
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, hs...)
+	}
+	if len(members) > 0 {
+		hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
+			recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd), string(evidence.KindBirth)}, departureKinds...)...))
+		if err != nil {
+			return nil, err
 		}
+		items = append(items, hs...)
 	}
 	return s.buildWithdrawals(ctx, farmID, items)
 }
@@ -336,6 +362,10 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 				RecordItemID: f.RecordItemID, AnimalID: f.AnimalID, GroupID: f.GroupID, Start: f.StartDate, End: f.EndDate})
 		case evidence.KindMembershipEnd:
 			out.history.Leaves = append(out.history.Leaves, withdrawal.Leave{AnimalID: f.AnimalID, GroupID: f.GroupID, Day: f.Date})
+		case evidence.KindBirth:
+			if f.DamID != "" {
+				out.history.Calvings = append(out.history.Calvings, withdrawal.Calving{DamID: strings.ToLower(f.DamID), Day: f.Date})
+			}
 		default:
 			out.history.Departures = append(out.history.Departures, withdrawal.Departure{AnimalID: f.AnimalID, Day: f.Date})
 		}
@@ -356,20 +386,10 @@ func (s *Service) buildWithdrawals(ctx context.Context, farmID uuid.UUID, items 
 		return nil, err
 	}
 	for _, f := range treatments {
-		meat, milk, ok := book.periods(f)
-		if !ok {
-			continue
+		if t, ok := book.treatment(f); ok {
+			t.Stored = stored[f.RecordItemID] // the reach recorded with it (never shrinks)
+			out.history.Treatments = append(out.history.Treatments, t)
 		}
-		day, at, _, err := withdrawal.ParseWhen(f.Date)
-		if err != nil {
-			continue
-		}
-		t := withdrawal.Treatment{RecordID: f.RecordID,
-			RecordItemID: f.RecordItemID, MedicineID: f.MedicineID, MedicineVersion: f.MedicineVersion,
-			AnimalID: f.AnimalID, GroupID: f.GroupID, Day: day, At: at, MeatDays: meat, MilkHours: milk,
-			Stored: stored[f.RecordItemID]}
-		courseEnd(&t, f)
-		out.history.Treatments = append(out.history.Treatments, t)
 	}
 	return out, nil
 }
@@ -515,9 +535,11 @@ func (s *Service) animalTags(ctx context.Context, farmID uuid.UUID, ids []uuid.U
 type AnimalWithdrawal struct {
 	AnimalID    uuid.UUID
 	AnimalTag   string
-	MeatClearOn string    // the first day it may go for slaughter
-	MilkClearAt time.Time // when its milk may go into the tank again
-	Treatments  []WithdrawalTreatment
+	MeatClearOn string     // the first day it may go for slaughter
+	MilkClearAt *time.Time // when its milk may go into the tank again; nil until it calves
+	// MilkUntilCalving is set while a dry-cow product withholds the milk until calving.
+	MilkUntilCalving bool
+	Treatments       []WithdrawalTreatment
 }
 
 // WithdrawalTreatment is one treatment behind an animal's withdrawal.
@@ -531,21 +553,40 @@ type WithdrawalTreatment struct {
 	Date                string     // as written: a date or a date-time
 	WithdrawalMeatDays  int
 	WithdrawalMilkHours int
-	MeatClearOn         string
-	MilkClearAt         time.Time
+	// MeatRule and MilkRule say what gave each period: "label", "vet", or the statutory
+	// minimum of the farm's rule set with its article (and organic doubling).
+	MeatRule    string
+	MilkRule    string
+	OffLabel    bool
+	MeatClearOn string
+	// MilkClearAt is nil for a dry-cow product while the animal has not calved
+	// (MilkUntilCalving).
+	MilkClearAt      *time.Time
+	MilkUntilCalving bool
+}
+
+// clearAt is a milk clear moment, nil while it waits for a calving.
+func clearAt(t time.Time, untilCalving bool) *time.Time {
+	if untilCalving || t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 func (wf *withdrawalFacts) status(st *withdrawal.Status, tags map[uuid.UUID]string) AnimalWithdrawal {
 	id := uuid.MustParse(st.AnimalID)
-	aw := AnimalWithdrawal{AnimalID: id, AnimalTag: tags[id], MeatClearOn: st.MeatClearOn, MilkClearAt: st.MilkClearAt,
-		Treatments: make([]WithdrawalTreatment, 0, len(st.Hits))}
+	aw := AnimalWithdrawal{AnimalID: id, AnimalTag: tags[id], MeatClearOn: st.MeatClearOn, MilkClearAt: clearAt(st.MilkClearAt, st.MilkUntilCalving),
+		MilkUntilCalving: st.MilkUntilCalving,
+		Treatments:       make([]WithdrawalTreatment, 0, len(st.Hits))}
 	for _, h := range st.Hits {
 		t := h.Treatment
 		mid := uuid.MustParse(t.MedicineID)
 		wt := WithdrawalTreatment{RecordID: uuid.MustParse(t.RecordID), RecordItemID: uuid.MustParse(t.RecordItemID),
 			MedicineID: mid, MedicineName: wf.book.names[mid], MedicineVersion: t.MedicineVersion,
 			Date: wf.facts[t.RecordItemID].Date, WithdrawalMeatDays: t.MeatDays, WithdrawalMilkHours: t.MilkHours,
-			MeatClearOn: h.MeatClearOn, MilkClearAt: h.MilkClearAt}
+			MeatRule: t.MeatRule, MilkRule: t.MilkRule, OffLabel: t.OffLabel,
+			MeatClearOn: h.MeatClearOn, MilkClearAt: clearAt(h.MilkClearAt, h.MilkUntilCalving), MilkUntilCalving: h.MilkUntilCalving}
 		if t.GroupID != "" {
 			g := uuid.MustParse(t.GroupID)
 			wt.GroupID = &g
@@ -563,7 +604,7 @@ func (s *Service) asOfDay(asOf string) (string, error) {
 }
 
 // Withdrawals lists the farm's animals still under a meat or milk withdrawal as of a date
-// (today when asOf is empty), by animal id, with both clear dates and the treatments behind
+// (today in the farm's time zone when asOf is empty, UTC until the farm sets one), by animal id, with both clear dates and the treatments behind
 // them. It costs a constant number of queries whatever the size of the farm.
 func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string, p Page) ([]AnimalWithdrawal, int, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
@@ -572,6 +613,16 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	offset, limit, err := s.bounds(p)
 	if err != nil {
 		return nil, 0, err
+	}
+	if asOf == "" {
+		// Today is the farm's local day; UTC only for a farm that has not set its zone yet.
+		set, err := s.settings(ctx, farmID)
+		if err != nil {
+			return nil, 0, err
+		}
+		if set.Location != nil {
+			asOf = s.nowUTC().In(set.Location).Format(time.DateOnly)
+		}
 	}
 	day, err := s.asOfDay(asOf)
 	if err != nil {
@@ -630,9 +681,11 @@ func (s *Service) animalWithdrawal(ctx context.Context, farmID, animalID uuid.UU
 // ProfileWithdrawal is the withdrawal part of an animal's profile as of a date: the latest
 // clear dates over the treatments that reached it by then (passed or not), and their records.
 type ProfileWithdrawal struct {
-	MeatClearOn string      `json:"meat_clear_on"`
-	MilkClearAt time.Time   `json:"milk_clear_at"`
-	Treatments  []uuid.UUID `json:"treatments"`
+	MeatClearOn string     `json:"meat_clear_on"`
+	MilkClearAt *time.Time `json:"milk_clear_at"`
+	// MilkUntilCalving: a dry-cow product withholds the milk until the animal calves.
+	MilkUntilCalving bool        `json:"milk_until_calving"`
+	Treatments       []uuid.UUID `json:"treatments"`
 }
 
 // withWithdrawal fills a profile's withdrawal as of day (nil when no treatment reached the
@@ -642,7 +695,7 @@ func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *Anim
 	if err != nil || aw == nil {
 		return err
 	}
-	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt.UTC(), Treatments: []uuid.UUID{}}
+	pw := &ProfileWithdrawal{MeatClearOn: aw.MeatClearOn, MilkClearAt: aw.MilkClearAt, MilkUntilCalving: aw.MilkUntilCalving, Treatments: []uuid.UUID{}}
 	for _, t := range aw.Treatments {
 		if !slices.Contains(pw.Treatments, t.RecordID) {
 			pw.Treatments = append(pw.Treatments, t.RecordID)
@@ -654,11 +707,11 @@ func (s *Service) withWithdrawal(ctx context.Context, farmID uuid.UUID, ap *Anim
 
 // courseEnd sets a treatment's last administration from its fact: the withdrawal of a course
 // runs from its last administration (EU 2019/6 Art. 4(34)).
-func courseEnd(t *withdrawal.Treatment, f evidence.Fact) {
+func courseEnd(t *withdrawal.Treatment, f evidence.Fact, zone *time.Location) {
 	if f.LastAdministration == "" {
 		return
 	}
-	if day, at, _, err := withdrawal.ParseWhen(f.LastAdministration); err == nil {
-		t.LastDay, t.LastAt = day, at
+	if day, at, dateOnly, err := withdrawal.ParseWhenIn(f.LastAdministration, zone); err == nil {
+		t.LastDay, t.LastAt, t.LastDateOnly = day, at, dateOnly
 	}
 }

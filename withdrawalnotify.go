@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,9 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 	today, from := s.today()
 	now := s.nowUTC()
 	lo := from.Format(time.DateOnly)
+	// Who an ending concerns is decided as of today: an animal that has left by the time the
+	// news would go out hears of nothing.
+	asOf := today.Format(time.DateOnly)
 	c := s.Client(ctx)
 	items, err := c.RecordItem.Query().Where(
 		recorditem.FactKind(string(evidence.KindTreatment)),
@@ -122,24 +126,22 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		if b == nil { // an inactive farm hears nothing
 			continue
 		}
-		meat, milk, ok := b.periods(p.fact)
-		from := p.fact.Date
-		if p.fact.LastAdministration != "" { // a course clears from its last administration
-			from = p.fact.LastAdministration
-		}
-		day, at, _, err := withdrawal.ParseWhen(from)
-		if !ok || err != nil {
+		t, ok := b.treatment(p.fact)
+		if !ok {
 			continue
 		}
-		if meat > 0 {
-			on := withdrawal.MeatClearOn(day, meat)
-			clear, _ := withdrawal.ParseDay(on)
+		hit := withdrawal.HitOf(t)
+		if t.MeatDays > 0 {
+			on := hit.MeatClearOn
+			clear, _ := withdrawal.DayStart(on, t.Zone)
 			if on >= lo && !clear.After(now) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "meat", on, clear, on})
 			}
 		}
-		if milk > 0 {
-			clear := withdrawal.MilkClearAt(at, milk)
+		// A dry-cow product's milk clears after each cow's calving, which this pass does not
+		// read: it is not announced (the withdrawal list shows it).
+		if t.MilkHours > 0 && !t.MilkFromCalving {
+			clear := hit.MilkClearAt
 			if on := clear.Format(time.DateOnly); on >= lo && !clear.After(now) {
 				endings = append(endings, ending{p.farmID, p.item, p.fact, "milk", on, clear, clear.Format(time.RFC3339)})
 			}
@@ -195,14 +197,19 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		audience, err := s.withdrawalAudience(ctx, farmID, all)
+		if err != nil {
+			return 0, err
+		}
 		for _, e := range es {
-			animals := reached[e.item.ID.String()]
-			if len(animals) == 0 { // a group with no members that day: nobody to let go
-				continue
+			var ts []string
+			for _, a := range reached[e.item.ID.String()] {
+				if audience(e.kind, asOf, a) {
+					ts = append(ts, tags[a])
+				}
 			}
-			ts := make([]string, len(animals))
-			for i, a := range animals {
-				ts[i] = tags[a]
+			if len(ts) == 0 { // nobody the ending concerns: no members that day, or none left to tell of
+				continue
 			}
 			slices.Sort(ts)
 			creates = append(creates, c.ScheduledEvent.Create().SetFarmID(farmID).SetKind(scheduledevent.KindWithdrawalEnding).
@@ -212,4 +219,66 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		}
 	}
 	return len(creates), s.insertEvents(ctx, creates)
+}
+
+// withdrawalAudience decides which of the animals a treatment reached an ending withdrawal
+// concerns, from their facts as of a day (the scheduler's today; two statements a farm: the
+// animals' facts and the farm settings):
+//
+//   - meat: the animals still on the farm; one sold, moved off or dead (a slaughter
+//     included) hears of nothing;
+//   - milk: the females still on the farm that give milk: those recorded as having calved
+//     by then, or of the farm's minimum breeding age for females when it is set (no default:
+//     unset, only calved animals count). Bull calves, steers and animals of unknown sex are
+//     never told their milk may go into the tank.
+func (s *Service) withdrawalAudience(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID) (func(kind, day string, animal uuid.UUID) bool, error) {
+	animals = dedupe(animals)
+	facts, err := s.animalFacts(ctx, farmID, animals)
+	if err != nil {
+		return nil, err
+	}
+	set, err := s.settings(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(animals))
+	for i, a := range animals {
+		keys[i] = a.String()
+	}
+	calvings := map[string][]string{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindBirth && f.DamID != "" {
+			calvings[strings.ToLower(f.DamID)] = append(calvings[strings.ToLower(f.DamID)], f.Date)
+		}
+	}
+	profiles := map[string]map[string]evidence.Profile{}
+	return func(kind, day string, animal uuid.UUID) bool {
+		ps := profiles[day]
+		if ps == nil {
+			ps = evidence.ProfilesOf(keys, day, facts)
+			profiles[day] = ps
+		}
+		p := ps[animal.String()]
+		if p.Status != evidence.StatusOnFarm {
+			return false
+		}
+		if kind == "meat" {
+			return true
+		}
+		if p.Sex == nil || *p.Sex != evidence.SexFemale {
+			return false
+		}
+		for _, d := range calvings[animal.String()] {
+			if d <= day {
+				return true
+			}
+		}
+		minAge := set.MinimumBreedingAgeDays.Female
+		if minAge == nil || p.BirthDate == nil {
+			return false
+		}
+		born, err1 := withdrawal.ParseDay(*p.BirthDate)
+		on, err2 := withdrawal.ParseDay(day)
+		return err1 == nil && err2 == nil && int(on.Sub(born).Hours()/24) >= *minAge
+	}, nil
 }

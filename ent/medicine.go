@@ -35,13 +35,15 @@ type Medicine struct {
 	ActiveSubstance *string `json:"active_substance,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int `json:"version,omitempty"`
-	// WithdrawalMeatDays holds the value of the "withdrawal_meat_days" field.
-	WithdrawalMeatDays int `json:"withdrawal_meat_days,omitempty"`
-	// WithdrawalMilkHours holds the value of the "withdrawal_milk_hours" field.
-	WithdrawalMilkHours int `json:"withdrawal_milk_hours,omitempty"`
+	// The label's meat withdrawal in days for species without a line of their own; null: not authorised.
+	WithdrawalMeatDays *int `json:"withdrawal_meat_days,omitempty"`
+	// The label's milk withdrawal in hours for species without a line of their own; null: not authorised.
+	WithdrawalMilkHours *int `json:"withdrawal_milk_hours,omitempty"`
 	// SpeciesWithdrawals holds the value of the "species_withdrawals" field.
 	SpeciesWithdrawals []schematype.SpeciesWithdrawal `json:"species_withdrawals,omitempty"`
-	selectValues       sql.SelectValues
+	// A dry-cow product: its milk period counts from calving.
+	DryCow       bool `json:"dry_cow,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -51,7 +53,7 @@ func (*Medicine) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case medicine.FieldSpeciesWithdrawals:
 			values[i] = new([]byte)
-		case medicine.FieldIsActive:
+		case medicine.FieldIsActive, medicine.FieldDryCow:
 			values[i] = new(sql.NullBool)
 		case medicine.FieldVersion, medicine.FieldWithdrawalMeatDays, medicine.FieldWithdrawalMilkHours:
 			values[i] = new(sql.NullInt64)
@@ -129,13 +131,15 @@ func (_m *Medicine) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field withdrawal_meat_days", values[i])
 			} else if value.Valid {
-				_m.WithdrawalMeatDays = int(value.Int64)
+				_m.WithdrawalMeatDays = new(int)
+				*_m.WithdrawalMeatDays = int(value.Int64)
 			}
 		case medicine.FieldWithdrawalMilkHours:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field withdrawal_milk_hours", values[i])
 			} else if value.Valid {
-				_m.WithdrawalMilkHours = int(value.Int64)
+				_m.WithdrawalMilkHours = new(int)
+				*_m.WithdrawalMilkHours = int(value.Int64)
 			}
 		case medicine.FieldSpeciesWithdrawals:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -144,6 +148,12 @@ func (_m *Medicine) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.SpeciesWithdrawals); err != nil {
 					return fmt.Errorf("unmarshal field species_withdrawals: %w", err)
 				}
+			}
+		case medicine.FieldDryCow:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field dry_cow", values[i])
+			} else if value.Valid {
+				_m.DryCow = value.Bool
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -204,14 +214,21 @@ func (_m *Medicine) String() string {
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
-	builder.WriteString("withdrawal_meat_days=")
-	builder.WriteString(fmt.Sprintf("%v", _m.WithdrawalMeatDays))
+	if v := _m.WithdrawalMeatDays; v != nil {
+		builder.WriteString("withdrawal_meat_days=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
-	builder.WriteString("withdrawal_milk_hours=")
-	builder.WriteString(fmt.Sprintf("%v", _m.WithdrawalMilkHours))
+	if v := _m.WithdrawalMilkHours; v != nil {
+		builder.WriteString("withdrawal_milk_hours=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("species_withdrawals=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SpeciesWithdrawals))
+	builder.WriteString(", ")
+	builder.WriteString("dry_cow=")
+	builder.WriteString(fmt.Sprintf("%v", _m.DryCow))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -105,15 +105,45 @@ func (_c *MedicineCreate) SetWithdrawalMeatDays(v int) *MedicineCreate {
 	return _c
 }
 
+// SetNillableWithdrawalMeatDays sets the "withdrawal_meat_days" field if the given value is not nil.
+func (_c *MedicineCreate) SetNillableWithdrawalMeatDays(v *int) *MedicineCreate {
+	if v != nil {
+		_c.SetWithdrawalMeatDays(*v)
+	}
+	return _c
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (_c *MedicineCreate) SetWithdrawalMilkHours(v int) *MedicineCreate {
 	_c.mutation.SetWithdrawalMilkHours(v)
 	return _c
 }
 
+// SetNillableWithdrawalMilkHours sets the "withdrawal_milk_hours" field if the given value is not nil.
+func (_c *MedicineCreate) SetNillableWithdrawalMilkHours(v *int) *MedicineCreate {
+	if v != nil {
+		_c.SetWithdrawalMilkHours(*v)
+	}
+	return _c
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (_c *MedicineCreate) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineCreate {
 	_c.mutation.SetSpeciesWithdrawals(v)
+	return _c
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (_c *MedicineCreate) SetDryCow(v bool) *MedicineCreate {
+	_c.mutation.SetDryCow(v)
+	return _c
+}
+
+// SetNillableDryCow sets the "dry_cow" field if the given value is not nil.
+func (_c *MedicineCreate) SetNillableDryCow(v *bool) *MedicineCreate {
+	if v != nil {
+		_c.SetDryCow(*v)
+	}
 	return _c
 }
 
@@ -178,6 +208,10 @@ func (_c *MedicineCreate) defaults() {
 		v := medicine.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.DryCow(); !ok {
+		v := medicine.DefaultDryCow
+		_c.mutation.SetDryCow(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := medicine.DefaultID()
 		_c.mutation.SetID(v)
@@ -219,21 +253,18 @@ func (_c *MedicineCreate) check() error {
 			return &ValidationError{Name: "version", err: fmt.Errorf(`ent: validator failed for field "Medicine.version": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.WithdrawalMeatDays(); !ok {
-		return &ValidationError{Name: "withdrawal_meat_days", err: errors.New(`ent: missing required field "Medicine.withdrawal_meat_days"`)}
-	}
 	if v, ok := _c.mutation.WithdrawalMeatDays(); ok {
 		if err := medicine.WithdrawalMeatDaysValidator(v); err != nil {
 			return &ValidationError{Name: "withdrawal_meat_days", err: fmt.Errorf(`ent: validator failed for field "Medicine.withdrawal_meat_days": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.WithdrawalMilkHours(); !ok {
-		return &ValidationError{Name: "withdrawal_milk_hours", err: errors.New(`ent: missing required field "Medicine.withdrawal_milk_hours"`)}
-	}
 	if v, ok := _c.mutation.WithdrawalMilkHours(); ok {
 		if err := medicine.WithdrawalMilkHoursValidator(v); err != nil {
 			return &ValidationError{Name: "withdrawal_milk_hours", err: fmt.Errorf(`ent: validator failed for field "Medicine.withdrawal_milk_hours": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.DryCow(); !ok {
+		return &ValidationError{Name: "dry_cow", err: errors.New(`ent: missing required field "Medicine.dry_cow"`)}
 	}
 	return nil
 }
@@ -301,15 +332,19 @@ func (_c *MedicineCreate) createSpec() (*Medicine, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.WithdrawalMeatDays(); ok {
 		_spec.SetField(medicine.FieldWithdrawalMeatDays, field.TypeInt, value)
-		_node.WithdrawalMeatDays = value
+		_node.WithdrawalMeatDays = &value
 	}
 	if value, ok := _c.mutation.WithdrawalMilkHours(); ok {
 		_spec.SetField(medicine.FieldWithdrawalMilkHours, field.TypeInt, value)
-		_node.WithdrawalMilkHours = value
+		_node.WithdrawalMilkHours = &value
 	}
 	if value, ok := _c.mutation.SpeciesWithdrawals(); ok {
 		_spec.SetField(medicine.FieldSpeciesWithdrawals, field.TypeJSON, value)
 		_node.SpeciesWithdrawals = value
+	}
+	if value, ok := _c.mutation.DryCow(); ok {
+		_spec.SetField(medicine.FieldDryCow, field.TypeBool, value)
+		_node.DryCow = value
 	}
 	return _node, _spec
 }
@@ -453,6 +488,12 @@ func (u *MedicineUpsert) AddWithdrawalMeatDays(v int) *MedicineUpsert {
 	return u
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (u *MedicineUpsert) ClearWithdrawalMeatDays() *MedicineUpsert {
+	u.SetNull(medicine.FieldWithdrawalMeatDays)
+	return u
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (u *MedicineUpsert) SetWithdrawalMilkHours(v int) *MedicineUpsert {
 	u.Set(medicine.FieldWithdrawalMilkHours, v)
@@ -471,6 +512,12 @@ func (u *MedicineUpsert) AddWithdrawalMilkHours(v int) *MedicineUpsert {
 	return u
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (u *MedicineUpsert) ClearWithdrawalMilkHours() *MedicineUpsert {
+	u.SetNull(medicine.FieldWithdrawalMilkHours)
+	return u
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (u *MedicineUpsert) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineUpsert {
 	u.Set(medicine.FieldSpeciesWithdrawals, v)
@@ -486,6 +533,18 @@ func (u *MedicineUpsert) UpdateSpeciesWithdrawals() *MedicineUpsert {
 // ClearSpeciesWithdrawals clears the value of the "species_withdrawals" field.
 func (u *MedicineUpsert) ClearSpeciesWithdrawals() *MedicineUpsert {
 	u.SetNull(medicine.FieldSpeciesWithdrawals)
+	return u
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (u *MedicineUpsert) SetDryCow(v bool) *MedicineUpsert {
+	u.Set(medicine.FieldDryCow, v)
+	return u
+}
+
+// UpdateDryCow sets the "dry_cow" field to the value that was provided on create.
+func (u *MedicineUpsert) UpdateDryCow() *MedicineUpsert {
+	u.SetExcluded(medicine.FieldDryCow)
 	return u
 }
 
@@ -648,6 +707,13 @@ func (u *MedicineUpsertOne) UpdateWithdrawalMeatDays() *MedicineUpsertOne {
 	})
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (u *MedicineUpsertOne) ClearWithdrawalMeatDays() *MedicineUpsertOne {
+	return u.Update(func(s *MedicineUpsert) {
+		s.ClearWithdrawalMeatDays()
+	})
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (u *MedicineUpsertOne) SetWithdrawalMilkHours(v int) *MedicineUpsertOne {
 	return u.Update(func(s *MedicineUpsert) {
@@ -669,6 +735,13 @@ func (u *MedicineUpsertOne) UpdateWithdrawalMilkHours() *MedicineUpsertOne {
 	})
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (u *MedicineUpsertOne) ClearWithdrawalMilkHours() *MedicineUpsertOne {
+	return u.Update(func(s *MedicineUpsert) {
+		s.ClearWithdrawalMilkHours()
+	})
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (u *MedicineUpsertOne) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineUpsertOne {
 	return u.Update(func(s *MedicineUpsert) {
@@ -687,6 +760,20 @@ func (u *MedicineUpsertOne) UpdateSpeciesWithdrawals() *MedicineUpsertOne {
 func (u *MedicineUpsertOne) ClearSpeciesWithdrawals() *MedicineUpsertOne {
 	return u.Update(func(s *MedicineUpsert) {
 		s.ClearSpeciesWithdrawals()
+	})
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (u *MedicineUpsertOne) SetDryCow(v bool) *MedicineUpsertOne {
+	return u.Update(func(s *MedicineUpsert) {
+		s.SetDryCow(v)
+	})
+}
+
+// UpdateDryCow sets the "dry_cow" field to the value that was provided on create.
+func (u *MedicineUpsertOne) UpdateDryCow() *MedicineUpsertOne {
+	return u.Update(func(s *MedicineUpsert) {
+		s.UpdateDryCow()
 	})
 }
 
@@ -1016,6 +1103,13 @@ func (u *MedicineUpsertBulk) UpdateWithdrawalMeatDays() *MedicineUpsertBulk {
 	})
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (u *MedicineUpsertBulk) ClearWithdrawalMeatDays() *MedicineUpsertBulk {
+	return u.Update(func(s *MedicineUpsert) {
+		s.ClearWithdrawalMeatDays()
+	})
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (u *MedicineUpsertBulk) SetWithdrawalMilkHours(v int) *MedicineUpsertBulk {
 	return u.Update(func(s *MedicineUpsert) {
@@ -1037,6 +1131,13 @@ func (u *MedicineUpsertBulk) UpdateWithdrawalMilkHours() *MedicineUpsertBulk {
 	})
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (u *MedicineUpsertBulk) ClearWithdrawalMilkHours() *MedicineUpsertBulk {
+	return u.Update(func(s *MedicineUpsert) {
+		s.ClearWithdrawalMilkHours()
+	})
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (u *MedicineUpsertBulk) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineUpsertBulk {
 	return u.Update(func(s *MedicineUpsert) {
@@ -1055,6 +1156,20 @@ func (u *MedicineUpsertBulk) UpdateSpeciesWithdrawals() *MedicineUpsertBulk {
 func (u *MedicineUpsertBulk) ClearSpeciesWithdrawals() *MedicineUpsertBulk {
 	return u.Update(func(s *MedicineUpsert) {
 		s.ClearSpeciesWithdrawals()
+	})
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (u *MedicineUpsertBulk) SetDryCow(v bool) *MedicineUpsertBulk {
+	return u.Update(func(s *MedicineUpsert) {
+		s.SetDryCow(v)
+	})
+}
+
+// UpdateDryCow sets the "dry_cow" field to the value that was provided on create.
+func (u *MedicineUpsertBulk) UpdateDryCow() *MedicineUpsertBulk {
+	return u.Update(func(s *MedicineUpsert) {
+		s.UpdateDryCow()
 	})
 }
 

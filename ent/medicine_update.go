@@ -126,6 +126,12 @@ func (_u *MedicineUpdate) AddWithdrawalMeatDays(v int) *MedicineUpdate {
 	return _u
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (_u *MedicineUpdate) ClearWithdrawalMeatDays() *MedicineUpdate {
+	_u.mutation.ClearWithdrawalMeatDays()
+	return _u
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (_u *MedicineUpdate) SetWithdrawalMilkHours(v int) *MedicineUpdate {
 	_u.mutation.ResetWithdrawalMilkHours()
@@ -147,6 +153,12 @@ func (_u *MedicineUpdate) AddWithdrawalMilkHours(v int) *MedicineUpdate {
 	return _u
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (_u *MedicineUpdate) ClearWithdrawalMilkHours() *MedicineUpdate {
+	_u.mutation.ClearWithdrawalMilkHours()
+	return _u
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (_u *MedicineUpdate) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineUpdate {
 	_u.mutation.SetSpeciesWithdrawals(v)
@@ -162,6 +174,20 @@ func (_u *MedicineUpdate) AppendSpeciesWithdrawals(v []schematype.SpeciesWithdra
 // ClearSpeciesWithdrawals clears the value of the "species_withdrawals" field.
 func (_u *MedicineUpdate) ClearSpeciesWithdrawals() *MedicineUpdate {
 	_u.mutation.ClearSpeciesWithdrawals()
+	return _u
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (_u *MedicineUpdate) SetDryCow(v bool) *MedicineUpdate {
+	_u.mutation.SetDryCow(v)
+	return _u
+}
+
+// SetNillableDryCow sets the "dry_cow" field if the given value is not nil.
+func (_u *MedicineUpdate) SetNillableDryCow(v *bool) *MedicineUpdate {
+	if v != nil {
+		_u.SetDryCow(*v)
+	}
 	return _u
 }
 
@@ -275,11 +301,17 @@ func (_u *MedicineUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedWithdrawalMeatDays(); ok {
 		_spec.AddField(medicine.FieldWithdrawalMeatDays, field.TypeInt, value)
 	}
+	if _u.mutation.WithdrawalMeatDaysCleared() {
+		_spec.ClearField(medicine.FieldWithdrawalMeatDays, field.TypeInt)
+	}
 	if value, ok := _u.mutation.WithdrawalMilkHours(); ok {
 		_spec.SetField(medicine.FieldWithdrawalMilkHours, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.AddedWithdrawalMilkHours(); ok {
 		_spec.AddField(medicine.FieldWithdrawalMilkHours, field.TypeInt, value)
+	}
+	if _u.mutation.WithdrawalMilkHoursCleared() {
+		_spec.ClearField(medicine.FieldWithdrawalMilkHours, field.TypeInt)
 	}
 	if value, ok := _u.mutation.SpeciesWithdrawals(); ok {
 		_spec.SetField(medicine.FieldSpeciesWithdrawals, field.TypeJSON, value)
@@ -291,6 +323,9 @@ func (_u *MedicineUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.SpeciesWithdrawalsCleared() {
 		_spec.ClearField(medicine.FieldSpeciesWithdrawals, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.DryCow(); ok {
+		_spec.SetField(medicine.FieldDryCow, field.TypeBool, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -408,6 +443,12 @@ func (_u *MedicineUpdateOne) AddWithdrawalMeatDays(v int) *MedicineUpdateOne {
 	return _u
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (_u *MedicineUpdateOne) ClearWithdrawalMeatDays() *MedicineUpdateOne {
+	_u.mutation.ClearWithdrawalMeatDays()
+	return _u
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (_u *MedicineUpdateOne) SetWithdrawalMilkHours(v int) *MedicineUpdateOne {
 	_u.mutation.ResetWithdrawalMilkHours()
@@ -429,6 +470,12 @@ func (_u *MedicineUpdateOne) AddWithdrawalMilkHours(v int) *MedicineUpdateOne {
 	return _u
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (_u *MedicineUpdateOne) ClearWithdrawalMilkHours() *MedicineUpdateOne {
+	_u.mutation.ClearWithdrawalMilkHours()
+	return _u
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (_u *MedicineUpdateOne) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineUpdateOne {
 	_u.mutation.SetSpeciesWithdrawals(v)
@@ -444,6 +491,20 @@ func (_u *MedicineUpdateOne) AppendSpeciesWithdrawals(v []schematype.SpeciesWith
 // ClearSpeciesWithdrawals clears the value of the "species_withdrawals" field.
 func (_u *MedicineUpdateOne) ClearSpeciesWithdrawals() *MedicineUpdateOne {
 	_u.mutation.ClearSpeciesWithdrawals()
+	return _u
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (_u *MedicineUpdateOne) SetDryCow(v bool) *MedicineUpdateOne {
+	_u.mutation.SetDryCow(v)
+	return _u
+}
+
+// SetNillableDryCow sets the "dry_cow" field if the given value is not nil.
+func (_u *MedicineUpdateOne) SetNillableDryCow(v *bool) *MedicineUpdateOne {
+	if v != nil {
+		_u.SetDryCow(*v)
+	}
 	return _u
 }
 
@@ -587,11 +648,17 @@ func (_u *MedicineUpdateOne) sqlSave(ctx context.Context) (_node *Medicine, err 
 	if value, ok := _u.mutation.AddedWithdrawalMeatDays(); ok {
 		_spec.AddField(medicine.FieldWithdrawalMeatDays, field.TypeInt, value)
 	}
+	if _u.mutation.WithdrawalMeatDaysCleared() {
+		_spec.ClearField(medicine.FieldWithdrawalMeatDays, field.TypeInt)
+	}
 	if value, ok := _u.mutation.WithdrawalMilkHours(); ok {
 		_spec.SetField(medicine.FieldWithdrawalMilkHours, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.AddedWithdrawalMilkHours(); ok {
 		_spec.AddField(medicine.FieldWithdrawalMilkHours, field.TypeInt, value)
+	}
+	if _u.mutation.WithdrawalMilkHoursCleared() {
+		_spec.ClearField(medicine.FieldWithdrawalMilkHours, field.TypeInt)
 	}
 	if value, ok := _u.mutation.SpeciesWithdrawals(); ok {
 		_spec.SetField(medicine.FieldSpeciesWithdrawals, field.TypeJSON, value)
@@ -603,6 +670,9 @@ func (_u *MedicineUpdateOne) sqlSave(ctx context.Context) (_node *Medicine, err 
 	}
 	if _u.mutation.SpeciesWithdrawalsCleared() {
 		_spec.ClearField(medicine.FieldSpeciesWithdrawals, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.DryCow(); ok {
+		_spec.SetField(medicine.FieldDryCow, field.TypeBool, value)
 	}
 	_node = &Medicine{config: _u.config}
 	_spec.Assign = _node.assignValues

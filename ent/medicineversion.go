@@ -32,11 +32,13 @@ type MedicineVersion struct {
 	// Version holds the value of the "version" field.
 	Version int `json:"version,omitempty"`
 	// WithdrawalMeatDays holds the value of the "withdrawal_meat_days" field.
-	WithdrawalMeatDays int `json:"withdrawal_meat_days,omitempty"`
+	WithdrawalMeatDays *int `json:"withdrawal_meat_days,omitempty"`
 	// WithdrawalMilkHours holds the value of the "withdrawal_milk_hours" field.
-	WithdrawalMilkHours int `json:"withdrawal_milk_hours,omitempty"`
+	WithdrawalMilkHours *int `json:"withdrawal_milk_hours,omitempty"`
 	// SpeciesWithdrawals holds the value of the "species_withdrawals" field.
 	SpeciesWithdrawals []schematype.SpeciesWithdrawal `json:"species_withdrawals,omitempty"`
+	// DryCow holds the value of the "dry_cow" field.
+	DryCow bool `json:"dry_cow,omitempty"`
 	// CreatedBy holds the value of the "created_by" field.
 	CreatedBy    *uuid.UUID `json:"created_by,omitempty"`
 	selectValues sql.SelectValues
@@ -51,6 +53,8 @@ func (*MedicineVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case medicineversion.FieldSpeciesWithdrawals:
 			values[i] = new([]byte)
+		case medicineversion.FieldDryCow:
+			values[i] = new(sql.NullBool)
 		case medicineversion.FieldVersion, medicineversion.FieldWithdrawalMeatDays, medicineversion.FieldWithdrawalMilkHours:
 			values[i] = new(sql.NullInt64)
 		case medicineversion.FieldCreatedAt, medicineversion.FieldUpdatedAt:
@@ -112,13 +116,15 @@ func (_m *MedicineVersion) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field withdrawal_meat_days", values[i])
 			} else if value.Valid {
-				_m.WithdrawalMeatDays = int(value.Int64)
+				_m.WithdrawalMeatDays = new(int)
+				*_m.WithdrawalMeatDays = int(value.Int64)
 			}
 		case medicineversion.FieldWithdrawalMilkHours:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field withdrawal_milk_hours", values[i])
 			} else if value.Valid {
-				_m.WithdrawalMilkHours = int(value.Int64)
+				_m.WithdrawalMilkHours = new(int)
+				*_m.WithdrawalMilkHours = int(value.Int64)
 			}
 		case medicineversion.FieldSpeciesWithdrawals:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -127,6 +133,12 @@ func (_m *MedicineVersion) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.SpeciesWithdrawals); err != nil {
 					return fmt.Errorf("unmarshal field species_withdrawals: %w", err)
 				}
+			}
+		case medicineversion.FieldDryCow:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field dry_cow", values[i])
+			} else if value.Valid {
+				_m.DryCow = value.Bool
 			}
 		case medicineversion.FieldCreatedBy:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
@@ -186,14 +198,21 @@ func (_m *MedicineVersion) String() string {
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
-	builder.WriteString("withdrawal_meat_days=")
-	builder.WriteString(fmt.Sprintf("%v", _m.WithdrawalMeatDays))
+	if v := _m.WithdrawalMeatDays; v != nil {
+		builder.WriteString("withdrawal_meat_days=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
-	builder.WriteString("withdrawal_milk_hours=")
-	builder.WriteString(fmt.Sprintf("%v", _m.WithdrawalMilkHours))
+	if v := _m.WithdrawalMilkHours; v != nil {
+		builder.WriteString("withdrawal_milk_hours=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("species_withdrawals=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SpeciesWithdrawals))
+	builder.WriteString(", ")
+	builder.WriteString("dry_cow=")
+	builder.WriteString(fmt.Sprintf("%v", _m.DryCow))
 	builder.WriteString(", ")
 	if v := _m.CreatedBy; v != nil {
 		builder.WriteString("created_by=")

@@ -77,15 +77,45 @@ func (_c *MedicineVersionCreate) SetWithdrawalMeatDays(v int) *MedicineVersionCr
 	return _c
 }
 
+// SetNillableWithdrawalMeatDays sets the "withdrawal_meat_days" field if the given value is not nil.
+func (_c *MedicineVersionCreate) SetNillableWithdrawalMeatDays(v *int) *MedicineVersionCreate {
+	if v != nil {
+		_c.SetWithdrawalMeatDays(*v)
+	}
+	return _c
+}
+
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
 func (_c *MedicineVersionCreate) SetWithdrawalMilkHours(v int) *MedicineVersionCreate {
 	_c.mutation.SetWithdrawalMilkHours(v)
 	return _c
 }
 
+// SetNillableWithdrawalMilkHours sets the "withdrawal_milk_hours" field if the given value is not nil.
+func (_c *MedicineVersionCreate) SetNillableWithdrawalMilkHours(v *int) *MedicineVersionCreate {
+	if v != nil {
+		_c.SetWithdrawalMilkHours(*v)
+	}
+	return _c
+}
+
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
 func (_c *MedicineVersionCreate) SetSpeciesWithdrawals(v []schematype.SpeciesWithdrawal) *MedicineVersionCreate {
 	_c.mutation.SetSpeciesWithdrawals(v)
+	return _c
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (_c *MedicineVersionCreate) SetDryCow(v bool) *MedicineVersionCreate {
+	_c.mutation.SetDryCow(v)
+	return _c
+}
+
+// SetNillableDryCow sets the "dry_cow" field if the given value is not nil.
+func (_c *MedicineVersionCreate) SetNillableDryCow(v *bool) *MedicineVersionCreate {
+	if v != nil {
+		_c.SetDryCow(*v)
+	}
 	return _c
 }
 
@@ -160,6 +190,10 @@ func (_c *MedicineVersionCreate) defaults() {
 		v := medicineversion.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.DryCow(); !ok {
+		v := medicineversion.DefaultDryCow
+		_c.mutation.SetDryCow(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := medicineversion.DefaultID()
 		_c.mutation.SetID(v)
@@ -188,21 +222,18 @@ func (_c *MedicineVersionCreate) check() error {
 			return &ValidationError{Name: "version", err: fmt.Errorf(`ent: validator failed for field "MedicineVersion.version": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.WithdrawalMeatDays(); !ok {
-		return &ValidationError{Name: "withdrawal_meat_days", err: errors.New(`ent: missing required field "MedicineVersion.withdrawal_meat_days"`)}
-	}
 	if v, ok := _c.mutation.WithdrawalMeatDays(); ok {
 		if err := medicineversion.WithdrawalMeatDaysValidator(v); err != nil {
 			return &ValidationError{Name: "withdrawal_meat_days", err: fmt.Errorf(`ent: validator failed for field "MedicineVersion.withdrawal_meat_days": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.WithdrawalMilkHours(); !ok {
-		return &ValidationError{Name: "withdrawal_milk_hours", err: errors.New(`ent: missing required field "MedicineVersion.withdrawal_milk_hours"`)}
-	}
 	if v, ok := _c.mutation.WithdrawalMilkHours(); ok {
 		if err := medicineversion.WithdrawalMilkHoursValidator(v); err != nil {
 			return &ValidationError{Name: "withdrawal_milk_hours", err: fmt.Errorf(`ent: validator failed for field "MedicineVersion.withdrawal_milk_hours": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.DryCow(); !ok {
+		return &ValidationError{Name: "dry_cow", err: errors.New(`ent: missing required field "MedicineVersion.dry_cow"`)}
 	}
 	return nil
 }
@@ -262,15 +293,19 @@ func (_c *MedicineVersionCreate) createSpec() (*MedicineVersion, *sqlgraph.Creat
 	}
 	if value, ok := _c.mutation.WithdrawalMeatDays(); ok {
 		_spec.SetField(medicineversion.FieldWithdrawalMeatDays, field.TypeInt, value)
-		_node.WithdrawalMeatDays = value
+		_node.WithdrawalMeatDays = &value
 	}
 	if value, ok := _c.mutation.WithdrawalMilkHours(); ok {
 		_spec.SetField(medicineversion.FieldWithdrawalMilkHours, field.TypeInt, value)
-		_node.WithdrawalMilkHours = value
+		_node.WithdrawalMilkHours = &value
 	}
 	if value, ok := _c.mutation.SpeciesWithdrawals(); ok {
 		_spec.SetField(medicineversion.FieldSpeciesWithdrawals, field.TypeJSON, value)
 		_node.SpeciesWithdrawals = value
+	}
+	if value, ok := _c.mutation.DryCow(); ok {
+		_spec.SetField(medicineversion.FieldDryCow, field.TypeBool, value)
+		_node.DryCow = value
 	}
 	if value, ok := _c.mutation.CreatedBy(); ok {
 		_spec.SetField(medicineversion.FieldCreatedBy, field.TypeUUID, value)
@@ -377,6 +412,9 @@ func (u *MedicineVersionUpsertOne) UpdateNewValues() *MedicineVersionUpsertOne {
 		}
 		if _, exists := u.create.mutation.SpeciesWithdrawals(); exists {
 			s.SetIgnore(medicineversion.FieldSpeciesWithdrawals)
+		}
+		if _, exists := u.create.mutation.DryCow(); exists {
+			s.SetIgnore(medicineversion.FieldDryCow)
 		}
 		if _, exists := u.create.mutation.CreatedBy(); exists {
 			s.SetIgnore(medicineversion.FieldCreatedBy)
@@ -629,6 +667,9 @@ func (u *MedicineVersionUpsertBulk) UpdateNewValues() *MedicineVersionUpsertBulk
 			}
 			if _, exists := b.mutation.SpeciesWithdrawals(); exists {
 				s.SetIgnore(medicineversion.FieldSpeciesWithdrawals)
+			}
+			if _, exists := b.mutation.DryCow(); exists {
+				s.SetIgnore(medicineversion.FieldDryCow)
 			}
 			if _, exists := b.mutation.CreatedBy(); exists {
 				s.SetIgnore(medicineversion.FieldCreatedBy)

@@ -87,6 +87,12 @@ func (_u *MedicineVersionUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(medicineversion.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if _u.mutation.WithdrawalMeatDaysCleared() {
+		_spec.ClearField(medicineversion.FieldWithdrawalMeatDays, field.TypeInt)
+	}
+	if _u.mutation.WithdrawalMilkHoursCleared() {
+		_spec.ClearField(medicineversion.FieldWithdrawalMilkHours, field.TypeInt)
+	}
 	if _u.mutation.SpeciesWithdrawalsCleared() {
 		_spec.ClearField(medicineversion.FieldSpeciesWithdrawals, field.TypeJSON)
 	}
@@ -201,6 +207,12 @@ func (_u *MedicineVersionUpdateOne) sqlSave(ctx context.Context) (_node *Medicin
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(medicineversion.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.WithdrawalMeatDaysCleared() {
+		_spec.ClearField(medicineversion.FieldWithdrawalMeatDays, field.TypeInt)
+	}
+	if _u.mutation.WithdrawalMilkHoursCleared() {
+		_spec.ClearField(medicineversion.FieldWithdrawalMilkHours, field.TypeInt)
 	}
 	if _u.mutation.SpeciesWithdrawalsCleared() {
 		_spec.ClearField(medicineversion.FieldSpeciesWithdrawals, field.TypeJSON)

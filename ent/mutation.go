@@ -15763,6 +15763,7 @@ type MedicineMutation struct {
 	addwithdrawal_milk_hours  *int
 	species_withdrawals       *[]schematype.SpeciesWithdrawal
 	appendspecies_withdrawals []schematype.SpeciesWithdrawal
+	dry_cow                   *bool
 	clearedFields             map[string]struct{}
 	done                      bool
 	oldValue                  func(context.Context) (*Medicine, error)
@@ -16176,7 +16177,7 @@ func (m *MedicineMutation) WithdrawalMeatDays() (r int, exists bool) {
 // OldWithdrawalMeatDays returns the old "withdrawal_meat_days" field's value of the Medicine entity.
 // If the Medicine object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MedicineMutation) OldWithdrawalMeatDays(ctx context.Context) (v int, err error) {
+func (m *MedicineMutation) OldWithdrawalMeatDays(ctx context.Context) (v *int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldWithdrawalMeatDays is only allowed on UpdateOne operations")
 	}
@@ -16208,10 +16209,24 @@ func (m *MedicineMutation) AddedWithdrawalMeatDays() (r int, exists bool) {
 	return *v, true
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (m *MedicineMutation) ClearWithdrawalMeatDays() {
+	m.withdrawal_meat_days = nil
+	m.addwithdrawal_meat_days = nil
+	m.clearedFields[medicine.FieldWithdrawalMeatDays] = struct{}{}
+}
+
+// WithdrawalMeatDaysCleared returns if the "withdrawal_meat_days" field was cleared in this mutation.
+func (m *MedicineMutation) WithdrawalMeatDaysCleared() bool {
+	_, ok := m.clearedFields[medicine.FieldWithdrawalMeatDays]
+	return ok
+}
+
 // ResetWithdrawalMeatDays resets all changes to the "withdrawal_meat_days" field.
 func (m *MedicineMutation) ResetWithdrawalMeatDays() {
 	m.withdrawal_meat_days = nil
 	m.addwithdrawal_meat_days = nil
+	delete(m.clearedFields, medicine.FieldWithdrawalMeatDays)
 }
 
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
@@ -16232,7 +16247,7 @@ func (m *MedicineMutation) WithdrawalMilkHours() (r int, exists bool) {
 // OldWithdrawalMilkHours returns the old "withdrawal_milk_hours" field's value of the Medicine entity.
 // If the Medicine object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MedicineMutation) OldWithdrawalMilkHours(ctx context.Context) (v int, err error) {
+func (m *MedicineMutation) OldWithdrawalMilkHours(ctx context.Context) (v *int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldWithdrawalMilkHours is only allowed on UpdateOne operations")
 	}
@@ -16264,10 +16279,24 @@ func (m *MedicineMutation) AddedWithdrawalMilkHours() (r int, exists bool) {
 	return *v, true
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (m *MedicineMutation) ClearWithdrawalMilkHours() {
+	m.withdrawal_milk_hours = nil
+	m.addwithdrawal_milk_hours = nil
+	m.clearedFields[medicine.FieldWithdrawalMilkHours] = struct{}{}
+}
+
+// WithdrawalMilkHoursCleared returns if the "withdrawal_milk_hours" field was cleared in this mutation.
+func (m *MedicineMutation) WithdrawalMilkHoursCleared() bool {
+	_, ok := m.clearedFields[medicine.FieldWithdrawalMilkHours]
+	return ok
+}
+
 // ResetWithdrawalMilkHours resets all changes to the "withdrawal_milk_hours" field.
 func (m *MedicineMutation) ResetWithdrawalMilkHours() {
 	m.withdrawal_milk_hours = nil
 	m.addwithdrawal_milk_hours = nil
+	delete(m.clearedFields, medicine.FieldWithdrawalMilkHours)
 }
 
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
@@ -16335,6 +16364,42 @@ func (m *MedicineMutation) ResetSpeciesWithdrawals() {
 	delete(m.clearedFields, medicine.FieldSpeciesWithdrawals)
 }
 
+// SetDryCow sets the "dry_cow" field.
+func (m *MedicineMutation) SetDryCow(b bool) {
+	m.dry_cow = &b
+}
+
+// DryCow returns the value of the "dry_cow" field in the mutation.
+func (m *MedicineMutation) DryCow() (r bool, exists bool) {
+	v := m.dry_cow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDryCow returns the old "dry_cow" field's value of the Medicine entity.
+// If the Medicine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineMutation) OldDryCow(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDryCow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDryCow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDryCow: %w", err)
+	}
+	return oldValue.DryCow, nil
+}
+
+// ResetDryCow resets all changes to the "dry_cow" field.
+func (m *MedicineMutation) ResetDryCow() {
+	m.dry_cow = nil
+}
+
 // Where appends a list predicates to the MedicineMutation builder.
 func (m *MedicineMutation) Where(ps ...predicate.Medicine) {
 	m.predicates = append(m.predicates, ps...)
@@ -16369,7 +16434,7 @@ func (m *MedicineMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MedicineMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, medicine.FieldCreatedAt)
 	}
@@ -16400,6 +16465,9 @@ func (m *MedicineMutation) Fields() []string {
 	if m.species_withdrawals != nil {
 		fields = append(fields, medicine.FieldSpeciesWithdrawals)
 	}
+	if m.dry_cow != nil {
+		fields = append(fields, medicine.FieldDryCow)
+	}
 	return fields
 }
 
@@ -16428,6 +16496,8 @@ func (m *MedicineMutation) Field(name string) (ent.Value, bool) {
 		return m.WithdrawalMilkHours()
 	case medicine.FieldSpeciesWithdrawals:
 		return m.SpeciesWithdrawals()
+	case medicine.FieldDryCow:
+		return m.DryCow()
 	}
 	return nil, false
 }
@@ -16457,6 +16527,8 @@ func (m *MedicineMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldWithdrawalMilkHours(ctx)
 	case medicine.FieldSpeciesWithdrawals:
 		return m.OldSpeciesWithdrawals(ctx)
+	case medicine.FieldDryCow:
+		return m.OldDryCow(ctx)
 	}
 	return nil, fmt.Errorf("unknown Medicine field %s", name)
 }
@@ -16536,6 +16608,13 @@ func (m *MedicineMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSpeciesWithdrawals(v)
 		return nil
+	case medicine.FieldDryCow:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDryCow(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Medicine field %s", name)
 }
@@ -16608,6 +16687,12 @@ func (m *MedicineMutation) ClearedFields() []string {
 	if m.FieldCleared(medicine.FieldActiveSubstance) {
 		fields = append(fields, medicine.FieldActiveSubstance)
 	}
+	if m.FieldCleared(medicine.FieldWithdrawalMeatDays) {
+		fields = append(fields, medicine.FieldWithdrawalMeatDays)
+	}
+	if m.FieldCleared(medicine.FieldWithdrawalMilkHours) {
+		fields = append(fields, medicine.FieldWithdrawalMilkHours)
+	}
 	if m.FieldCleared(medicine.FieldSpeciesWithdrawals) {
 		fields = append(fields, medicine.FieldSpeciesWithdrawals)
 	}
@@ -16627,6 +16712,12 @@ func (m *MedicineMutation) ClearField(name string) error {
 	switch name {
 	case medicine.FieldActiveSubstance:
 		m.ClearActiveSubstance()
+		return nil
+	case medicine.FieldWithdrawalMeatDays:
+		m.ClearWithdrawalMeatDays()
+		return nil
+	case medicine.FieldWithdrawalMilkHours:
+		m.ClearWithdrawalMilkHours()
 		return nil
 	case medicine.FieldSpeciesWithdrawals:
 		m.ClearSpeciesWithdrawals()
@@ -16668,6 +16759,9 @@ func (m *MedicineMutation) ResetField(name string) error {
 		return nil
 	case medicine.FieldSpeciesWithdrawals:
 		m.ResetSpeciesWithdrawals()
+		return nil
+	case medicine.FieldDryCow:
+		m.ResetDryCow()
 		return nil
 	}
 	return fmt.Errorf("unknown Medicine field %s", name)
@@ -17888,6 +17982,7 @@ type MedicineVersionMutation struct {
 	addwithdrawal_milk_hours  *int
 	species_withdrawals       *[]schematype.SpeciesWithdrawal
 	appendspecies_withdrawals []schematype.SpeciesWithdrawal
+	dry_cow                   *bool
 	created_by                *uuid.UUID
 	clearedFields             map[string]struct{}
 	done                      bool
@@ -18217,7 +18312,7 @@ func (m *MedicineVersionMutation) WithdrawalMeatDays() (r int, exists bool) {
 // OldWithdrawalMeatDays returns the old "withdrawal_meat_days" field's value of the MedicineVersion entity.
 // If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MedicineVersionMutation) OldWithdrawalMeatDays(ctx context.Context) (v int, err error) {
+func (m *MedicineVersionMutation) OldWithdrawalMeatDays(ctx context.Context) (v *int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldWithdrawalMeatDays is only allowed on UpdateOne operations")
 	}
@@ -18249,10 +18344,24 @@ func (m *MedicineVersionMutation) AddedWithdrawalMeatDays() (r int, exists bool)
 	return *v, true
 }
 
+// ClearWithdrawalMeatDays clears the value of the "withdrawal_meat_days" field.
+func (m *MedicineVersionMutation) ClearWithdrawalMeatDays() {
+	m.withdrawal_meat_days = nil
+	m.addwithdrawal_meat_days = nil
+	m.clearedFields[medicineversion.FieldWithdrawalMeatDays] = struct{}{}
+}
+
+// WithdrawalMeatDaysCleared returns if the "withdrawal_meat_days" field was cleared in this mutation.
+func (m *MedicineVersionMutation) WithdrawalMeatDaysCleared() bool {
+	_, ok := m.clearedFields[medicineversion.FieldWithdrawalMeatDays]
+	return ok
+}
+
 // ResetWithdrawalMeatDays resets all changes to the "withdrawal_meat_days" field.
 func (m *MedicineVersionMutation) ResetWithdrawalMeatDays() {
 	m.withdrawal_meat_days = nil
 	m.addwithdrawal_meat_days = nil
+	delete(m.clearedFields, medicineversion.FieldWithdrawalMeatDays)
 }
 
 // SetWithdrawalMilkHours sets the "withdrawal_milk_hours" field.
@@ -18273,7 +18382,7 @@ func (m *MedicineVersionMutation) WithdrawalMilkHours() (r int, exists bool) {
 // OldWithdrawalMilkHours returns the old "withdrawal_milk_hours" field's value of the MedicineVersion entity.
 // If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MedicineVersionMutation) OldWithdrawalMilkHours(ctx context.Context) (v int, err error) {
+func (m *MedicineVersionMutation) OldWithdrawalMilkHours(ctx context.Context) (v *int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldWithdrawalMilkHours is only allowed on UpdateOne operations")
 	}
@@ -18305,10 +18414,24 @@ func (m *MedicineVersionMutation) AddedWithdrawalMilkHours() (r int, exists bool
 	return *v, true
 }
 
+// ClearWithdrawalMilkHours clears the value of the "withdrawal_milk_hours" field.
+func (m *MedicineVersionMutation) ClearWithdrawalMilkHours() {
+	m.withdrawal_milk_hours = nil
+	m.addwithdrawal_milk_hours = nil
+	m.clearedFields[medicineversion.FieldWithdrawalMilkHours] = struct{}{}
+}
+
+// WithdrawalMilkHoursCleared returns if the "withdrawal_milk_hours" field was cleared in this mutation.
+func (m *MedicineVersionMutation) WithdrawalMilkHoursCleared() bool {
+	_, ok := m.clearedFields[medicineversion.FieldWithdrawalMilkHours]
+	return ok
+}
+
 // ResetWithdrawalMilkHours resets all changes to the "withdrawal_milk_hours" field.
 func (m *MedicineVersionMutation) ResetWithdrawalMilkHours() {
 	m.withdrawal_milk_hours = nil
 	m.addwithdrawal_milk_hours = nil
+	delete(m.clearedFields, medicineversion.FieldWithdrawalMilkHours)
 }
 
 // SetSpeciesWithdrawals sets the "species_withdrawals" field.
@@ -18374,6 +18497,42 @@ func (m *MedicineVersionMutation) ResetSpeciesWithdrawals() {
 	m.species_withdrawals = nil
 	m.appendspecies_withdrawals = nil
 	delete(m.clearedFields, medicineversion.FieldSpeciesWithdrawals)
+}
+
+// SetDryCow sets the "dry_cow" field.
+func (m *MedicineVersionMutation) SetDryCow(b bool) {
+	m.dry_cow = &b
+}
+
+// DryCow returns the value of the "dry_cow" field in the mutation.
+func (m *MedicineVersionMutation) DryCow() (r bool, exists bool) {
+	v := m.dry_cow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDryCow returns the old "dry_cow" field's value of the MedicineVersion entity.
+// If the MedicineVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MedicineVersionMutation) OldDryCow(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDryCow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDryCow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDryCow: %w", err)
+	}
+	return oldValue.DryCow, nil
+}
+
+// ResetDryCow resets all changes to the "dry_cow" field.
+func (m *MedicineVersionMutation) ResetDryCow() {
+	m.dry_cow = nil
 }
 
 // SetCreatedBy sets the "created_by" field.
@@ -18459,7 +18618,7 @@ func (m *MedicineVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MedicineVersionMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, medicineversion.FieldCreatedAt)
 	}
@@ -18483,6 +18642,9 @@ func (m *MedicineVersionMutation) Fields() []string {
 	}
 	if m.species_withdrawals != nil {
 		fields = append(fields, medicineversion.FieldSpeciesWithdrawals)
+	}
+	if m.dry_cow != nil {
+		fields = append(fields, medicineversion.FieldDryCow)
 	}
 	if m.created_by != nil {
 		fields = append(fields, medicineversion.FieldCreatedBy)
@@ -18511,6 +18673,8 @@ func (m *MedicineVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.WithdrawalMilkHours()
 	case medicineversion.FieldSpeciesWithdrawals:
 		return m.SpeciesWithdrawals()
+	case medicineversion.FieldDryCow:
+		return m.DryCow()
 	case medicineversion.FieldCreatedBy:
 		return m.CreatedBy()
 	}
@@ -18538,6 +18702,8 @@ func (m *MedicineVersionMutation) OldField(ctx context.Context, name string) (en
 		return m.OldWithdrawalMilkHours(ctx)
 	case medicineversion.FieldSpeciesWithdrawals:
 		return m.OldSpeciesWithdrawals(ctx)
+	case medicineversion.FieldDryCow:
+		return m.OldDryCow(ctx)
 	case medicineversion.FieldCreatedBy:
 		return m.OldCreatedBy(ctx)
 	}
@@ -18604,6 +18770,13 @@ func (m *MedicineVersionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSpeciesWithdrawals(v)
+		return nil
+	case medicineversion.FieldDryCow:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDryCow(v)
 		return nil
 	case medicineversion.FieldCreatedBy:
 		v, ok := value.(uuid.UUID)
@@ -18681,6 +18854,12 @@ func (m *MedicineVersionMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *MedicineVersionMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(medicineversion.FieldWithdrawalMeatDays) {
+		fields = append(fields, medicineversion.FieldWithdrawalMeatDays)
+	}
+	if m.FieldCleared(medicineversion.FieldWithdrawalMilkHours) {
+		fields = append(fields, medicineversion.FieldWithdrawalMilkHours)
+	}
 	if m.FieldCleared(medicineversion.FieldSpeciesWithdrawals) {
 		fields = append(fields, medicineversion.FieldSpeciesWithdrawals)
 	}
@@ -18701,6 +18880,12 @@ func (m *MedicineVersionMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *MedicineVersionMutation) ClearField(name string) error {
 	switch name {
+	case medicineversion.FieldWithdrawalMeatDays:
+		m.ClearWithdrawalMeatDays()
+		return nil
+	case medicineversion.FieldWithdrawalMilkHours:
+		m.ClearWithdrawalMilkHours()
+		return nil
 	case medicineversion.FieldSpeciesWithdrawals:
 		m.ClearSpeciesWithdrawals()
 		return nil
@@ -18738,6 +18923,9 @@ func (m *MedicineVersionMutation) ResetField(name string) error {
 		return nil
 	case medicineversion.FieldSpeciesWithdrawals:
 		m.ResetSpeciesWithdrawals()
+		return nil
+	case medicineversion.FieldDryCow:
+		m.ResetDryCow()
 		return nil
 	case medicineversion.FieldCreatedBy:
 		m.ResetCreatedBy()

@@ -160,6 +160,16 @@ type Fact struct {
 	Reason              string   `json:"reason,omitempty"`
 	// Slaughter marks a death as slaughter, which a meat withdrawal forbids; false is left out.
 	Slaughter bool `json:"slaughter,omitempty"`
+	// OffLabel is the vet's statement that a treatment is outside the label's terms (the
+	// cascade), whatever the label's table says.
+	OffLabel bool `json:"off_label,omitempty"`
+	// What the service stamps on a treatment from the farm settings when it is written, so that
+	// a later change of the settings does not rewrite the book: the farm's IANA time zone
+	// (whose local day a bare date is), the rule set of the cascade's minimums, and whether
+	// the farm was organic.
+	TimeZone        string `json:"time_zone,omitempty"`
+	WithdrawalRules string `json:"withdrawal_rules,omitempty"`
+	Organic         bool   `json:"organic,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -218,6 +228,10 @@ const (
 	fPrescribingPractice
 	fLastAdministration
 	fReason
+	fOffLabel
+	fTimeZone
+	fWithdrawalRules
+	fOrganic
 	numFields
 )
 
@@ -227,7 +241,7 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
 	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter",
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
-	"last_administration", "reason"}
+	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -261,7 +275,8 @@ var kindFields = map[Kind][numFields]use{
 		fMedicineVersion: optional, fDose: optional, fUnit: optional, fRoute: optional, fBatch: optional,
 		fAdministeredBy: optional, fMeatDays: optional, fMilkHours: optional,
 		fQuantityPerAnimal: optional, fQuantityTotal: optional, fQuantityUnit: optional, fPrescribingVet: optional,
-		fPrescribingPractice: optional, fLastAdministration: optional, fReason: optional},
+		fPrescribingPractice: optional, fLastAdministration: optional, fReason: optional, fOffLabel: optional,
+		fTimeZone: optional, fWithdrawalRules: optional, fOrganic: optional},
 }
 
 // str returns the value of a string field.
@@ -327,6 +342,10 @@ func (f *Fact) str(fl field) string {
 		return f.LastAdministration
 	case fReason:
 		return f.Reason
+	case fTimeZone:
+		return f.TimeZone
+	case fWithdrawalRules:
+		return f.WithdrawalRules
 	}
 	return ""
 }
@@ -394,6 +413,10 @@ func (f *Fact) setStr(fl field, v string) {
 		f.LastAdministration = v
 	case fReason:
 		f.Reason = v
+	case fTimeZone:
+		f.TimeZone = v
+	case fWithdrawalRules:
+		f.WithdrawalRules = v
 	}
 }
 
@@ -415,6 +438,10 @@ func (f *Fact) present(fl field) bool {
 		return f.WithdrawalMilkHours != nil
 	case fSlaughter:
 		return f.Slaughter
+	case fOffLabel:
+		return f.OffLabel
+	case fOrganic:
+		return f.Organic
 	}
 	return f.str(fl) != ""
 }
@@ -425,7 +452,8 @@ func isIDField(fl field) bool {
 
 func isTextField(fl field) bool {
 	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy ||
-		fl == fQuantityUnit || fl == fPrescribingVet || fl == fPrescribingPractice || fl == fReason
+		fl == fQuantityUnit || fl == fPrescribingVet || fl == fPrescribingPractice || fl == fReason ||
+		fl == fTimeZone || fl == fWithdrawalRules
 }
 
 func isDateField(fl field) bool {
@@ -487,13 +515,20 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				badType[name] = true
 			}
 			f.KG = n
-		case fl == fSlaughter:
+		case fl == fSlaughter || fl == fOffLabel || fl == fOrganic:
 			var b *bool
 			if json.Unmarshal(v, &b) != nil {
 				errs = append(errs, FieldError{Field: name, Message: "must be true or false"})
 				badType[name] = true
 			}
-			f.Slaughter = b != nil && *b
+			switch fl {
+			case fSlaughter:
+				f.Slaughter = b != nil && *b
+			case fOffLabel:
+				f.OffLabel = b != nil && *b
+			default:
+				f.Organic = b != nil && *b
+			}
 		case fl == fDose || fl == fQuantityPerAnimal || fl == fQuantityTotal:
 			var n *float64
 			if json.Unmarshal(v, &n) != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -98,18 +99,33 @@ func speciesWithdrawalsIn(in []*model.SpeciesWithdrawalInput) []herdbook.Species
 	}
 	out := make([]herdbook.SpeciesWithdrawal, len(in))
 	for i, sw := range in {
-		out[i] = herdbook.SpeciesWithdrawal{Species: string(sw.Species), WithdrawalMeatDays: sw.WithdrawalMeatDays, WithdrawalMilkHours: sw.WithdrawalMilkHours}
+		out[i] = herdbook.SpeciesWithdrawal{Species: string(sw.Species), Route: orZero(sw.Route),
+			WithdrawalMeatDays: sw.WithdrawalMeatDays, WithdrawalMilkHours: sw.WithdrawalMilkHours}
+		if d := sw.Dose; d != nil {
+			out[i].Dose = &herdbook.DoseBand{Unit: d.Unit, Min: d.Min, Max: d.Max}
+		}
 	}
 	return out
 }
 
+// optionalOf tells a left-out input field from a null one.
+func optionalOf[T any](o graphql.Omittable[*T]) herdbook.Optional[T] {
+	v, ok := o.ValueOK()
+	if !ok {
+		return herdbook.Optional[T]{}
+	}
+	return herdbook.Optional[T]{Set: true, Value: v}
+}
+
 func medicineCreateIn(in model.MedicineCreateInput) herdbook.MedicineInput {
-	return herdbook.MedicineInput{Name: in.Name, ActiveSubstance: in.ActiveSubstance, WithdrawalMeatDays: &in.WithdrawalMeatDays,
-		WithdrawalMilkHours: &in.WithdrawalMilkHours, SpeciesWithdrawals: speciesWithdrawalsIn(in.SpeciesWithdrawals)}
+	return herdbook.MedicineInput{Name: in.Name, ActiveSubstance: in.ActiveSubstance,
+		WithdrawalMeatDays: optionalOf(in.WithdrawalMeatDays), WithdrawalMilkHours: optionalOf(in.WithdrawalMilkHours),
+		SpeciesWithdrawals: speciesWithdrawalsIn(in.SpeciesWithdrawals), DryCow: orZero(in.DryCow)}
 }
 
 func medicineUpdateIn(in model.MedicineUpdateInput) herdbook.MedicinePatch {
-	p := herdbook.MedicinePatch{Name: in.Name, WithdrawalMeatDays: in.WithdrawalMeatDays, WithdrawalMilkHours: in.WithdrawalMilkHours}
+	p := herdbook.MedicinePatch{Name: in.Name, WithdrawalMeatDays: optionalOf(in.WithdrawalMeatDays),
+		WithdrawalMilkHours: optionalOf(in.WithdrawalMilkHours), DryCow: in.DryCow}
 	if v, ok := in.ActiveSubstance.ValueOK(); ok {
 		p.ActiveSubstance = herdbook.Optional[string]{Set: true, Value: v}
 	}
@@ -134,7 +150,7 @@ func treatmentFact(t *model.TreatmentFact) evidence.Fact {
 		AdministeredBy: orZero(t.AdministeredBy), WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours,
 		QuantityPerAnimal: t.QuantityPerAnimal, QuantityTotal: t.QuantityTotal, QuantityUnit: orZero(t.QuantityUnit),
 		PrescribingVet: orZero(t.PrescribingVet), PrescribingPractice: orZero(t.PrescribingPractice),
-		LastAdministration: orZero(t.LastAdministration), Reason: orZero(t.Reason)}
+		LastAdministration: orZero(t.LastAdministration), Reason: orZero(t.Reason), OffLabel: orZero(t.OffLabel)}
 	if t.AnimalID != nil {
 		f.AnimalID = t.AnimalID.String()
 	}
@@ -142,6 +158,14 @@ func treatmentFact(t *model.TreatmentFact) evidence.Fact {
 		f.GroupID = t.GroupID.String()
 	}
 	return f
+}
+
+// routeOf reads a label line's route, null for every route.
+func routeOf(sw *schematype.SpeciesWithdrawal) *string {
+	if sw.Route == "" {
+		return nil
+	}
+	return &sw.Route
 }
 
 // speciesOf reads a label entry's species as the enum (entries are validated on write).

@@ -135,11 +135,12 @@ type ComplexityRoot struct {
 	}
 
 	AnimalWithdrawal struct {
-		AnimalID    func(childComplexity int) int
-		AnimalTag   func(childComplexity int) int
-		MeatClearOn func(childComplexity int) int
-		MilkClearAt func(childComplexity int) int
-		Treatments  func(childComplexity int) int
+		AnimalID         func(childComplexity int) int
+		AnimalTag        func(childComplexity int) int
+		MeatClearOn      func(childComplexity int) int
+		MilkClearAt      func(childComplexity int) int
+		MilkUntilCalving func(childComplexity int) int
+		Treatments       func(childComplexity int) int
 	}
 
 	BirthEvent struct {
@@ -264,6 +265,12 @@ type ComplexityRoot struct {
 	DeathRecordPayload struct {
 		Animal func(childComplexity int) int
 		Record func(childComplexity int) int
+	}
+
+	DoseBand struct {
+		Max  func(childComplexity int) int
+		Min  func(childComplexity int) int
+		Unit func(childComplexity int) int
 	}
 
 	FactCreatePayload struct {
@@ -479,6 +486,7 @@ type ComplexityRoot struct {
 	Medicine struct {
 		ActiveSubstance     func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
+		DryCow              func(childComplexity int) int
 		FarmID              func(childComplexity int) int
 		ID                  func(childComplexity int) int
 		Name                func(childComplexity int) int
@@ -853,6 +861,8 @@ type ComplexityRoot struct {
 	}
 
 	SpeciesWithdrawal struct {
+		Dose                func(childComplexity int) int
+		Route               func(childComplexity int) int
 		Species             func(childComplexity int) int
 		WithdrawalMeatDays  func(childComplexity int) int
 		WithdrawalMilkHours func(childComplexity int) int
@@ -990,10 +1000,14 @@ type ComplexityRoot struct {
 		Date                func(childComplexity int) int
 		GroupID             func(childComplexity int) int
 		MeatClearOn         func(childComplexity int) int
+		MeatRule            func(childComplexity int) int
 		MedicineID          func(childComplexity int) int
 		MedicineName        func(childComplexity int) int
 		MedicineVersion     func(childComplexity int) int
 		MilkClearAt         func(childComplexity int) int
+		MilkRule            func(childComplexity int) int
+		MilkUntilCalving    func(childComplexity int) int
+		OffLabel            func(childComplexity int) int
 		RecordID            func(childComplexity int) int
 		RecordItemID        func(childComplexity int) int
 		WithdrawalMeatDays  func(childComplexity int) int
@@ -1166,6 +1180,7 @@ type RecordResolver interface {
 }
 type SpeciesWithdrawalResolver interface {
 	Species(ctx context.Context, obj *schematype.SpeciesWithdrawal) (farm.Species, error)
+	Route(ctx context.Context, obj *schematype.SpeciesWithdrawal) (*string, error)
 }
 type ThreadResolver interface {
 	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
@@ -1511,6 +1526,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalWithdrawal.MilkClearAt(childComplexity), true
+	case "AnimalWithdrawal.milkUntilCalving":
+		if e.ComplexityRoot.AnimalWithdrawal.MilkUntilCalving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawal.MilkUntilCalving(childComplexity), true
 	case "AnimalWithdrawal.treatments":
 		if e.ComplexityRoot.AnimalWithdrawal.Treatments == nil {
 			break
@@ -1989,6 +2010,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeathRecordPayload.Record(childComplexity), true
+
+	case "DoseBand.max":
+		if e.ComplexityRoot.DoseBand.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoseBand.Max(childComplexity), true
+	case "DoseBand.min":
+		if e.ComplexityRoot.DoseBand.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoseBand.Min(childComplexity), true
+	case "DoseBand.unit":
+		if e.ComplexityRoot.DoseBand.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoseBand.Unit(childComplexity), true
 
 	case "FactCreatePayload.record":
 		if e.ComplexityRoot.FactCreatePayload.Record == nil {
@@ -2832,6 +2872,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Medicine.CreatedAt(childComplexity), true
+	case "Medicine.dryCow":
+		if e.ComplexityRoot.Medicine.DryCow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Medicine.DryCow(childComplexity), true
 	case "Medicine.farmID":
 		if e.ComplexityRoot.Medicine.FarmID == nil {
 			break
@@ -4768,6 +4814,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SireEvidence.Status(childComplexity), true
 
+	case "SpeciesWithdrawal.dose":
+		if e.ComplexityRoot.SpeciesWithdrawal.Dose == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeciesWithdrawal.Dose(childComplexity), true
+	case "SpeciesWithdrawal.route":
+		if e.ComplexityRoot.SpeciesWithdrawal.Route == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeciesWithdrawal.Route(childComplexity), true
 	case "SpeciesWithdrawal.species":
 		if e.ComplexityRoot.SpeciesWithdrawal.Species == nil {
 			break
@@ -5272,6 +5330,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WithdrawalTreatment.MeatClearOn(childComplexity), true
+	case "WithdrawalTreatment.meatRule":
+		if e.ComplexityRoot.WithdrawalTreatment.MeatRule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MeatRule(childComplexity), true
 	case "WithdrawalTreatment.medicineID":
 		if e.ComplexityRoot.WithdrawalTreatment.MedicineID == nil {
 			break
@@ -5296,6 +5360,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WithdrawalTreatment.MilkClearAt(childComplexity), true
+	case "WithdrawalTreatment.milkRule":
+		if e.ComplexityRoot.WithdrawalTreatment.MilkRule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MilkRule(childComplexity), true
+	case "WithdrawalTreatment.milkUntilCalving":
+		if e.ComplexityRoot.WithdrawalTreatment.MilkUntilCalving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.MilkUntilCalving(childComplexity), true
+	case "WithdrawalTreatment.offLabel":
+		if e.ComplexityRoot.WithdrawalTreatment.OffLabel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WithdrawalTreatment.OffLabel(childComplexity), true
 	case "WithdrawalTreatment.recordID":
 		if e.ComplexityRoot.WithdrawalTreatment.RecordID == nil {
 			break
@@ -5352,6 +5434,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateRecordInput", ec.unmarshalInputCreateRecordInput),
 			graphql.NewInputUnmarshaler("DNAParentageRecordInput", ec.unmarshalInputDNAParentageRecordInput),
 			graphql.NewInputUnmarshaler("DeathRecordInput", ec.unmarshalInputDeathRecordInput),
+			graphql.NewInputUnmarshaler("DoseBandInput", ec.unmarshalInputDoseBandInput),
 			graphql.NewInputUnmarshaler("ExposureFact", ec.unmarshalInputExposureFact),
 			graphql.NewInputUnmarshaler("ExposureFactInput", ec.unmarshalInputExposureFactInput),
 			graphql.NewInputUnmarshaler("FactCreateInput", ec.unmarshalInputFactCreateInput),
@@ -5664,6 +5747,8 @@ func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, fi
 		return ec.fieldContext_AnimalWithdrawal_meatClearOn(ctx, field)
 	case "milkClearAt":
 		return ec.fieldContext_AnimalWithdrawal_milkClearAt(ctx, field)
+	case "milkUntilCalving":
+		return ec.fieldContext_AnimalWithdrawal_milkUntilCalving(ctx, field)
 	case "treatments":
 		return ec.fieldContext_AnimalWithdrawal_treatments(ctx, field)
 	}
@@ -5916,6 +6001,18 @@ func (ec *executionContext) childFields_DeathRecordPayload(ctx context.Context, 
 		return ec.fieldContext_DeathRecordPayload_animal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeathRecordPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DoseBand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "unit":
+		return ec.fieldContext_DoseBand_unit(ctx, field)
+	case "min":
+		return ec.fieldContext_DoseBand_min(ctx, field)
+	case "max":
+		return ec.fieldContext_DoseBand_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoseBand", field.Name)
 }
 
 func (ec *executionContext) childFields_FactCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6354,6 +6451,8 @@ func (ec *executionContext) childFields_Medicine(ctx context.Context, field grap
 		return ec.fieldContext_Medicine_withdrawalMilkHours(ctx, field)
 	case "speciesWithdrawals":
 		return ec.fieldContext_Medicine_speciesWithdrawals(ctx, field)
+	case "dryCow":
+		return ec.fieldContext_Medicine_dryCow(ctx, field)
 	case "version":
 		return ec.fieldContext_Medicine_version(ctx, field)
 	case "createdAt":
@@ -6920,6 +7019,10 @@ func (ec *executionContext) childFields_SpeciesWithdrawal(ctx context.Context, f
 	switch field.Name {
 	case "species":
 		return ec.fieldContext_SpeciesWithdrawal_species(ctx, field)
+	case "route":
+		return ec.fieldContext_SpeciesWithdrawal_route(ctx, field)
+	case "dose":
+		return ec.fieldContext_SpeciesWithdrawal_dose(ctx, field)
 	case "withdrawalMeatDays":
 		return ec.fieldContext_SpeciesWithdrawal_withdrawalMeatDays(ctx, field)
 	case "withdrawalMilkHours":
@@ -7204,10 +7307,18 @@ func (ec *executionContext) childFields_WithdrawalTreatment(ctx context.Context,
 		return ec.fieldContext_WithdrawalTreatment_withdrawalMeatDays(ctx, field)
 	case "withdrawalMilkHours":
 		return ec.fieldContext_WithdrawalTreatment_withdrawalMilkHours(ctx, field)
+	case "meatRule":
+		return ec.fieldContext_WithdrawalTreatment_meatRule(ctx, field)
+	case "milkRule":
+		return ec.fieldContext_WithdrawalTreatment_milkRule(ctx, field)
+	case "offLabel":
+		return ec.fieldContext_WithdrawalTreatment_offLabel(ctx, field)
 	case "meatClearOn":
 		return ec.fieldContext_WithdrawalTreatment_meatClearOn(ctx, field)
 	case "milkClearAt":
 		return ec.fieldContext_WithdrawalTreatment_milkClearAt(ctx, field)
+	case "milkUntilCalving":
+		return ec.fieldContext_WithdrawalTreatment_milkUntilCalving(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WithdrawalTreatment", field.Name)
 }
@@ -10994,15 +11105,38 @@ func (ec *executionContext) _AnimalWithdrawal_milkClearAt(ctx context.Context, f
 			return obj.MilkClearAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AnimalWithdrawal_milkUntilCalving(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawal_milkUntilCalving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkUntilCalving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AnimalWithdrawal_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Time")
+func (ec *executionContext) fieldContext_AnimalWithdrawal_milkUntilCalving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawal", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_treatments(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -13017,6 +13151,75 @@ func (ec *executionContext) fieldContext_DeathRecordPayload_animal(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DoseBand_unit(ctx context.Context, field graphql.CollectedField, obj *schematype.DoseBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoseBand_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoseBand_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoseBand", field, false, false, "String")
+}
+
+func (ec *executionContext) _DoseBand_min(ctx context.Context, field graphql.CollectedField, obj *schematype.DoseBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoseBand_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoseBand_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoseBand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DoseBand_max(ctx context.Context, field graphql.CollectedField, obj *schematype.DoseBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoseBand_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoseBand_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoseBand", field, false, false, "Float")
 }
 
 func (ec *executionContext) _FactCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.FactCreatePayload) (ret graphql.Marshaler) {
@@ -16561,11 +16764,11 @@ func (ec *executionContext) _Medicine_withdrawalMeatDays(ctx context.Context, fi
 			return obj.WithdrawalMeatDays, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16584,11 +16787,11 @@ func (ec *executionContext) _Medicine_withdrawalMilkHours(ctx context.Context, f
 			return obj.WithdrawalMilkHours, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Medicine_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16625,6 +16828,29 @@ func (ec *executionContext) fieldContext_Medicine_speciesWithdrawals(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Medicine_dryCow(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Medicine_dryCow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryCow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Medicine_dryCow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Medicine", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Medicine_version(ctx context.Context, field graphql.CollectedField, obj *model.Medicine) (ret graphql.Marshaler) {
@@ -24376,6 +24602,61 @@ func (ec *executionContext) fieldContext_SpeciesWithdrawal_species(_ context.Con
 	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, true, true, "FarmSpecies")
 }
 
+func (ec *executionContext) _SpeciesWithdrawal_route(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeciesWithdrawal_route(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SpeciesWithdrawal().Route(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeciesWithdrawal_route(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, true, true, "String")
+}
+
+func (ec *executionContext) _SpeciesWithdrawal_dose(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeciesWithdrawal_dose(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dose, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *schematype.DoseBand) graphql.Marshaler {
+			return ec.marshalODoseBand2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐDoseBand(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeciesWithdrawal_dose(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeciesWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DoseBand(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SpeciesWithdrawal_withdrawalMeatDays(ctx context.Context, field graphql.CollectedField, obj *schematype.SpeciesWithdrawal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24388,11 +24669,11 @@ func (ec *executionContext) _SpeciesWithdrawal_withdrawalMeatDays(ctx context.Co
 			return obj.WithdrawalMeatDays, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMeatDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24411,11 +24692,11 @@ func (ec *executionContext) _SpeciesWithdrawal_withdrawalMilkHours(ctx context.C
 			return obj.WithdrawalMilkHours, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26487,6 +26768,75 @@ func (ec *executionContext) fieldContext_WithdrawalTreatment_withdrawalMilkHours
 	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Int")
 }
 
+func (ec *executionContext) _WithdrawalTreatment_meatRule(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_meatRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeatRule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_meatRule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "String")
+}
+
+func (ec *executionContext) _WithdrawalTreatment_milkRule(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_milkRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkRule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkRule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "String")
+}
+
+func (ec *executionContext) _WithdrawalTreatment_offLabel(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_offLabel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OffLabel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_offLabel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _WithdrawalTreatment_meatClearOn(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26522,15 +26872,38 @@ func (ec *executionContext) _WithdrawalTreatment_milkClearAt(ctx context.Context
 			return obj.MilkClearAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WithdrawalTreatment_milkUntilCalving(ctx context.Context, field graphql.CollectedField, obj *herdbook.WithdrawalTreatment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WithdrawalTreatment_milkUntilCalving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MilkUntilCalving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_WithdrawalTreatment_milkClearAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Time")
+func (ec *executionContext) fieldContext_WithdrawalTreatment_milkUntilCalving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WithdrawalTreatment", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -29360,6 +29733,62 @@ func UnmarshalDeathRecordInput(ctx context.Context, raw any) (model.DeathRecordI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDoseBandInput(ctx context.Context, obj any) (model.DoseBandInput, error) {
+	var it model.DoseBandInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"unit", "min", "max"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "min":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Min = data
+		case "max":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("max"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Max = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDoseBandInput unmarshals raw into the DoseBandInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDoseBandInput(ctx context.Context, raw any) (model.DoseBandInput, error) {
+	var out model.DoseBandInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DoseBandInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
 	var it model.ExposureFact
 	if obj == nil {
@@ -31403,7 +31832,7 @@ func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals"}
+	fieldsInOrder := [...]string{"farmID", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals", "dryCow"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -31433,18 +31862,18 @@ func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Contex
 			it.ActiveSubstance = data
 		case "withdrawalMeatDays":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.WithdrawalMeatDays = data
+			it.WithdrawalMeatDays = graphql.OmittableOf(data)
 		case "withdrawalMilkHours":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.WithdrawalMilkHours = data
+			it.WithdrawalMilkHours = graphql.OmittableOf(data)
 		case "speciesWithdrawals":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesWithdrawals"))
 			data, err := ec.unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInputᚄ(ctx, v)
@@ -31452,6 +31881,13 @@ func (ec *executionContext) unmarshalInputMedicineCreateInput(ctx context.Contex
 				return it, err
 			}
 			it.SpeciesWithdrawals = data
+		case "dryCow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dryCow"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DryCow = data
 		}
 	}
 	return it, nil
@@ -31641,7 +32077,7 @@ func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "id", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals"}
+	fieldsInOrder := [...]string{"farmID", "id", "name", "activeSubstance", "withdrawalMeatDays", "withdrawalMilkHours", "speciesWithdrawals", "dryCow"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -31682,14 +32118,14 @@ func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Contex
 			if err != nil {
 				return it, err
 			}
-			it.WithdrawalMeatDays = data
+			it.WithdrawalMeatDays = graphql.OmittableOf(data)
 		case "withdrawalMilkHours":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.WithdrawalMilkHours = data
+			it.WithdrawalMilkHours = graphql.OmittableOf(data)
 		case "speciesWithdrawals":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speciesWithdrawals"))
 			data, err := ec.unmarshalOSpeciesWithdrawalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInputᚄ(ctx, v)
@@ -31697,6 +32133,13 @@ func (ec *executionContext) unmarshalInputMedicineUpdateInput(ctx context.Contex
 				return it, err
 			}
 			it.SpeciesWithdrawals = data
+		case "dryCow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dryCow"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DryCow = data
 		}
 	}
 	return it, nil
@@ -33638,7 +34081,7 @@ func (ec *executionContext) unmarshalInputSpeciesWithdrawalInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"species", "withdrawalMeatDays", "withdrawalMilkHours"}
+	fieldsInOrder := [...]string{"species", "route", "dose", "withdrawalMeatDays", "withdrawalMilkHours"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33652,16 +34095,30 @@ func (ec *executionContext) unmarshalInputSpeciesWithdrawalInput(ctx context.Con
 				return it, err
 			}
 			it.Species = data
+		case "route":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("route"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Route = data
+		case "dose":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dose"))
+			data, err := ec.unmarshalODoseBandInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDoseBandInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dose = data
 		case "withdrawalMeatDays":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMeatDays"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.WithdrawalMeatDays = data
 		case "withdrawalMilkHours":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawalMilkHours"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -33887,7 +34344,7 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason"}
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason", "offLabel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -34027,6 +34484,13 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 				return it, err
 			}
 			it.Reason = data
+		case "offLabel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offLabel"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffLabel = data
 		}
 	}
 	return it, nil
@@ -35217,6 +35681,11 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 			}
 		case "milkClearAt":
 			out.Values[i] = ec._AnimalWithdrawal_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "milkUntilCalving":
+			out.Values[i] = ec._AnimalWithdrawal_milkUntilCalving(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36058,6 +36527,49 @@ func (ec *executionContext) _DeathRecordPayload(ctx context.Context, sel ast.Sel
 			}
 		case "animal":
 			out.Values[i] = ec._DeathRecordPayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var doseBandImplementors = []string{"DoseBand"}
+
+func (ec *executionContext) _DoseBand(ctx context.Context, sel ast.SelectionSet, obj *schematype.DoseBand) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, doseBandImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DoseBand")
+		case "unit":
+			out.Values[i] = ec._DoseBand_unit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._DoseBand_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._DoseBand_max(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -37583,16 +38095,21 @@ func (ec *executionContext) _Medicine(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "withdrawalMeatDays":
 			out.Values[i] = ec._Medicine_withdrawalMeatDays(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "withdrawalMilkHours":
 			out.Values[i] = ec._Medicine_withdrawalMilkHours(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "speciesWithdrawals":
 			out.Values[i] = ec._Medicine_speciesWithdrawals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dryCow":
+			out.Values[i] = ec._Medicine_dryCow(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -40178,14 +40695,25 @@ func (ec *executionContext) _SpeciesWithdrawal(ctx context.Context, sel ast.Sele
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SpeciesWithdrawal_species(ctx, field, obj)
 				})
+		case "route":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SpeciesWithdrawal_route(ctx, field, obj)
+				})
+		case "dose":
+			out.Values[i] = ec._SpeciesWithdrawal_dose(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "withdrawalMeatDays":
 			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMeatDays(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "withdrawalMilkHours":
 			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMilkHours(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -41140,6 +41668,21 @@ func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "meatRule":
+			out.Values[i] = ec._WithdrawalTreatment_meatRule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "milkRule":
+			out.Values[i] = ec._WithdrawalTreatment_milkRule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offLabel":
+			out.Values[i] = ec._WithdrawalTreatment_offLabel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "meatClearOn":
 			out.Values[i] = ec._WithdrawalTreatment_meatClearOn(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41147,6 +41690,11 @@ func (ec *executionContext) _WithdrawalTreatment(ctx context.Context, sel ast.Se
 			}
 		case "milkClearAt":
 			out.Values[i] = ec._WithdrawalTreatment_milkClearAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "milkUntilCalving":
+			out.Values[i] = ec._WithdrawalTreatment_milkUntilCalving(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -44006,6 +44554,21 @@ func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODoseBand2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐDoseBand(ctx context.Context, sel ast.SelectionSet, v *schematype.DoseBand) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DoseBand(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODoseBandInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDoseBandInput(ctx context.Context, v any) (*model.DoseBandInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDoseBandInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx context.Context, v any) (*model.ExposureFact, error) {

@@ -67,6 +67,11 @@ func (r *speciesWithdrawalResolver) Species(ctx context.Context, obj *schematype
 	return speciesOf(obj), nil
 }
 
+// Route is the resolver for the route field.
+func (r *speciesWithdrawalResolver) Route(ctx context.Context, obj *schematype.SpeciesWithdrawal) (*string, error) {
+	return routeOf(obj), nil
+}
+
 // SpeciesWithdrawal returns SpeciesWithdrawalResolver implementation.
 func (r *Resolver) SpeciesWithdrawal() SpeciesWithdrawalResolver {
 	return &speciesWithdrawalResolver{r}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -17,6 +20,7 @@ func TestMedicineGraph(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner, reader := app.MustUser(), app.MustUser()
 		f := app.MustFarm(owner, "Medicine Farm")
+		farmZone(t, app, owner, f.ID)
 		app.MustMember(f.ID, reader, "READER")
 		cow := app.MustAnimal(owner, f.ID, "UK-1")
 		v := map[string]any{"f": f.ID.String(), "cow": cow.ID.String()}
@@ -85,7 +89,7 @@ func TestMedicineGraph(t *testing.T) {
 		wantNoErrors(t, out)
 		// 2024 is a leap year: 20 February + 35 days = 26 March; milk 96 h from 00:00 UTC.
 		if dig(t, out, "data.node.w.totalCount") != float64(1) || dig(t, out, "data.node.w.nodes.0.meatClearOn") != "2024-03-26" ||
-			dig(t, out, "data.node.w.nodes.0.milkClearAt") != "2024-02-24T00:00:00Z" || dig(t, out, "data.node.w.nodes.0.treatments.0.medicineVersion") != float64(2) ||
+			dig(t, out, "data.node.w.nodes.0.milkClearAt") != "2024-02-25T00:00:00Z" || dig(t, out, "data.node.w.nodes.0.treatments.0.medicineVersion") != float64(2) ||
 			dig(t, out, "data.node.later.totalCount") != float64(0) {
 			t.Fatalf("withdrawals %v", out)
 		}
@@ -119,6 +123,7 @@ func TestMedicinesStatements(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Count Farm")
+		farmZone(t, app, owner, f.ID)
 		v := map[string]any{"f": f.ID.String()}
 		add := func(n int) {
 			for i := range n {
@@ -160,4 +165,13 @@ func TestMedicinesStatements(t *testing.T) {
 			t.Fatalf("second page %v", out)
 		}
 	})
+}
+
+// farmZone sets the farm's time zone to UTC: bare treatment dates are the farm's local days.
+func farmZone(t *testing.T, app *herdbooktest.App, owner herdbooktest.User, farmID uuid.UUID) {
+	t.Helper()
+	zone := "UTC"
+	if _, err := app.Service.UpdateFarmSettings(app.Ctx(owner), farmID, herdbook.FarmSettingsPatch{TimeZone: herdbook.Optional[string]{Set: true, Value: &zone}}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -17,6 +17,7 @@ func TestMedicinePurchaseGraph(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner, reader := app.MustUser(), app.MustUser()
 		f := app.MustFarm(owner, "Purchase Farm")
+		farmZone(t, app, owner, f.ID)
 		app.MustMember(f.ID, reader, "READER")
 		cow := app.MustAnimal(owner, f.ID, "C-1")
 		v := map[string]any{"f": f.ID.String(), "cow": cow.ID.String()}

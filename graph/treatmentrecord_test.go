@@ -18,6 +18,7 @@ func TestTreatmentRecordGraph(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Course Farm")
+		farmZone(t, app, owner, f.ID)
 		cow := app.MustAnimal(owner, f.ID, "C-1")
 		v := map[string]any{"f": f.ID.String(), "cow": cow.ID.String()}
 		out := app.GraphQL(owner.Token, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Penicillin", withdrawalMeatDays: 10,
@@ -44,10 +45,11 @@ func TestTreatmentRecordGraph(t *testing.T) {
 				t.Errorf("metadata lacks %s: %s", want, md)
 			}
 		}
-		// 2025-03-05 + 10 days = 2025-03-15; milk 72 h from 2025-03-05T00:00Z.
+		// 2025-03-05 + 10 days = 2025-03-15; milk 72 h from the end of the bare last day in the
+		// farm's zone (UTC), 2025-03-06T00:00Z.
 		out = app.GraphQL(owner.Token, `query($f: ID!) { node(id: $f) { ... on Farm { withdrawals(asOf: "2025-03-10") { nodes { meatClearOn milkClearAt } } } } }`, v)
 		wantNoErrors(t, out)
-		if dig(t, out, "data.node.withdrawals.nodes.0.meatClearOn") != "2025-03-15" || dig(t, out, "data.node.withdrawals.nodes.0.milkClearAt") != "2025-03-08T00:00:00Z" {
+		if dig(t, out, "data.node.withdrawals.nodes.0.meatClearOn") != "2025-03-15" || dig(t, out, "data.node.withdrawals.nodes.0.milkClearAt") != "2025-03-09T00:00:00Z" {
 			t.Fatalf("withdrawal of the course: %v", out)
 		}
 	})

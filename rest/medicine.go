@@ -21,9 +21,10 @@ type medicineJSON struct {
 	Name                string                       `json:"name"`
 	ActiveSubstance     *string                      `json:"active_substance"`
 	Version             int                          `json:"version"`
-	WithdrawalMeatDays  int                          `json:"withdrawal_meat_days"`
-	WithdrawalMilkHours int                          `json:"withdrawal_milk_hours"`
+	WithdrawalMeatDays  *int                         `json:"withdrawal_meat_days"`
+	WithdrawalMilkHours *int                         `json:"withdrawal_milk_hours"`
 	SpeciesWithdrawals  []herdbook.SpeciesWithdrawal `json:"species_withdrawals"`
+	DryCow              bool                         `json:"dry_cow"`
 }
 
 func newMedicineJSON(m *ent.Medicine) medicineJSON {
@@ -33,7 +34,8 @@ func newMedicineJSON(m *ent.Medicine) medicineJSON {
 	}
 	return medicineJSON{ID: m.ID.String(), FarmID: m.FarmID.String(), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		IsActive: m.IsActive, Name: m.Name, ActiveSubstance: m.ActiveSubstance, Version: m.Version,
-		WithdrawalMeatDays: m.WithdrawalMeatDays, WithdrawalMilkHours: m.WithdrawalMilkHours, SpeciesWithdrawals: sw}
+		WithdrawalMeatDays: m.WithdrawalMeatDays, WithdrawalMilkHours: m.WithdrawalMilkHours, SpeciesWithdrawals: sw,
+		DryCow: m.DryCow}
 }
 
 type medicineBody struct {
@@ -42,6 +44,7 @@ type medicineBody struct {
 	WithdrawalMeatDays  nullable[int]                          `json:"withdrawal_meat_days"`
 	WithdrawalMilkHours nullable[int]                          `json:"withdrawal_milk_hours"`
 	SpeciesWithdrawals  nullable[[]herdbook.SpeciesWithdrawal] `json:"species_withdrawals"`
+	DryCow              nullable[bool]                         `json:"dry_cow"`
 }
 
 func (h *Handler) listMedicines(w http.ResponseWriter, r *http.Request) {
@@ -62,8 +65,11 @@ func (h *Handler) createMedicine(w http.ResponseWriter, r *http.Request) {
 	var fe fieldList
 	in := herdbook.MedicineInput{
 		ActiveSubstance:     b.ActiveSubstance.ptr(),
-		WithdrawalMeatDays:  notNull(&fe, "withdrawal_meat_days", b.WithdrawalMeatDays),
-		WithdrawalMilkHours: notNull(&fe, "withdrawal_milk_hours", b.WithdrawalMilkHours),
+		WithdrawalMeatDays:  b.WithdrawalMeatDays.optional(),
+		WithdrawalMilkHours: b.WithdrawalMilkHours.optional(),
+	}
+	if d := notNull(&fe, "dry_cow", b.DryCow); d != nil {
+		in.DryCow = *d
 	}
 	if n := notNull(&fe, "name", b.Name); n != nil {
 		in.Name = *n
@@ -112,9 +118,10 @@ func (h *Handler) updateMedicine(w http.ResponseWriter, r *http.Request) {
 	p := herdbook.MedicinePatch{
 		Name:                notNull(&fe, "name", b.Name),
 		ActiveSubstance:     b.ActiveSubstance.optional(),
-		WithdrawalMeatDays:  notNull(&fe, "withdrawal_meat_days", b.WithdrawalMeatDays),
-		WithdrawalMilkHours: notNull(&fe, "withdrawal_milk_hours", b.WithdrawalMilkHours),
+		WithdrawalMeatDays:  b.WithdrawalMeatDays.optional(),
+		WithdrawalMilkHours: b.WithdrawalMilkHours.optional(),
 		SpeciesWithdrawals:  notNull(&fe, "species_withdrawals", b.SpeciesWithdrawals),
+		DryCow:              notNull(&fe, "dry_cow", b.DryCow),
 	}
 	if err := fe.err(); err != nil {
 		httpapi.WriteError(w, r, err)
@@ -142,30 +149,35 @@ func (h *Handler) deleteMedicine(w http.ResponseWriter, r *http.Request) {
 }
 
 type withdrawalTreatmentJSON struct {
-	RecordID            string    `json:"record_id"`
-	RecordItemID        string    `json:"record_item_id"`
-	MedicineID          string    `json:"medicine_id"`
-	MedicineName        string    `json:"medicine_name"`
-	MedicineVersion     int       `json:"medicine_version"`
-	GroupID             *string   `json:"group_id"`
-	Date                string    `json:"date"`
-	WithdrawalMeatDays  int       `json:"withdrawal_meat_days"`
-	WithdrawalMilkHours int       `json:"withdrawal_milk_hours"`
-	MeatClearOn         string    `json:"meat_clear_on"`
-	MilkClearAt         time.Time `json:"milk_clear_at"`
+	RecordID            string     `json:"record_id"`
+	RecordItemID        string     `json:"record_item_id"`
+	MedicineID          string     `json:"medicine_id"`
+	MedicineName        string     `json:"medicine_name"`
+	MedicineVersion     int        `json:"medicine_version"`
+	GroupID             *string    `json:"group_id"`
+	Date                string     `json:"date"`
+	WithdrawalMeatDays  int        `json:"withdrawal_meat_days"`
+	WithdrawalMilkHours int        `json:"withdrawal_milk_hours"`
+	MeatRule            string     `json:"meat_rule"`
+	MilkRule            string     `json:"milk_rule"`
+	OffLabel            bool       `json:"off_label"`
+	MeatClearOn         string     `json:"meat_clear_on"`
+	MilkClearAt         *time.Time `json:"milk_clear_at"`
+	MilkUntilCalving    bool       `json:"milk_until_calving"`
 }
 
 type animalWithdrawalJSON struct {
-	AnimalID    string                    `json:"animal_id"`
-	Tag         string                    `json:"tag"`
-	MeatClearOn string                    `json:"meat_clear_on"`
-	MilkClearAt time.Time                 `json:"milk_clear_at"`
-	Treatments  []withdrawalTreatmentJSON `json:"treatments"`
+	AnimalID         string                    `json:"animal_id"`
+	Tag              string                    `json:"tag"`
+	MeatClearOn      string                    `json:"meat_clear_on"`
+	MilkClearAt      *time.Time                `json:"milk_clear_at"`
+	MilkUntilCalving bool                      `json:"milk_until_calving"`
+	Treatments       []withdrawalTreatmentJSON `json:"treatments"`
 }
 
 func newAnimalWithdrawalJSON(a herdbook.AnimalWithdrawal) animalWithdrawalJSON {
 	out := animalWithdrawalJSON{AnimalID: a.AnimalID.String(), Tag: a.AnimalTag, MeatClearOn: a.MeatClearOn,
-		MilkClearAt: a.MilkClearAt.UTC(), Treatments: make([]withdrawalTreatmentJSON, len(a.Treatments))}
+		MilkClearAt: a.MilkClearAt, MilkUntilCalving: a.MilkUntilCalving, Treatments: make([]withdrawalTreatmentJSON, len(a.Treatments))}
 	for i, t := range a.Treatments {
 		var g *string
 		if t.GroupID != nil {
@@ -175,7 +187,8 @@ func newAnimalWithdrawalJSON(a herdbook.AnimalWithdrawal) animalWithdrawalJSON {
 		out.Treatments[i] = withdrawalTreatmentJSON{RecordID: t.RecordID.String(), RecordItemID: t.RecordItemID.String(),
 			MedicineID: t.MedicineID.String(), MedicineName: t.MedicineName, MedicineVersion: t.MedicineVersion, GroupID: g,
 			Date: t.Date, WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours,
-			MeatClearOn: t.MeatClearOn, MilkClearAt: t.MilkClearAt.UTC()}
+			MeatRule: t.MeatRule, MilkRule: t.MilkRule, OffLabel: t.OffLabel,
+			MeatClearOn: t.MeatClearOn, MilkClearAt: t.MilkClearAt, MilkUntilCalving: t.MilkUntilCalving}
 	}
 	return out
 }

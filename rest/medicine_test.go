@@ -74,7 +74,7 @@ func TestMedicines(t *testing.T) {
 				{"TooLong", `{"name":"Pen","withdrawal_meat_days":1,"withdrawal_milk_hours":87601}`, "withdrawal_milk_hours"},
 				{"BlankName", `{"name":" ","withdrawal_meat_days":1,"withdrawal_milk_hours":1}`, "name"},
 				{"Species", `{"name":"Pen","withdrawal_meat_days":1,"withdrawal_milk_hours":1,"species_withdrawals":[{"species":"LLAMA","withdrawal_meat_days":1,"withdrawal_milk_hours":1}]}`, "species_withdrawals[0].species"},
-				{"SpeciesTwice", `{"name":"Pen","withdrawal_meat_days":1,"withdrawal_milk_hours":1,"species_withdrawals":[{"species":"SHEEP","withdrawal_meat_days":1,"withdrawal_milk_hours":1},{"species":"SHEEP","withdrawal_meat_days":2,"withdrawal_milk_hours":1}]}`, "species_withdrawals[1].species"},
+				{"SpeciesTwice", `{"name":"Pen","withdrawal_meat_days":1,"withdrawal_milk_hours":1,"species_withdrawals":[{"species":"SHEEP","withdrawal_meat_days":1,"withdrawal_milk_hours":1},{"species":"SHEEP","withdrawal_meat_days":2,"withdrawal_milk_hours":1}]}`, "species_withdrawals[1]: must not give sheep by the same route and dose as species_withdrawals[0]"},
 				{"UnknownField", `{"name":"Pen","withdrawal_meat_days":1,"withdrawal_milk_hours":1,"meat":3}`, "meat"},
 			} {
 				t.Run(c.name, func(t *testing.T) {
@@ -144,6 +144,7 @@ func TestWithdrawalGuard(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		cow, heifer, steer := app.MustAnimal(owner, f.ID, "UK123"), app.MustAnimal(owner, f.ID, "UK124"), app.MustAnimal(owner, f.ID, "UK125")
 		herd := app.MustGroup(owner, f.ID, "Herd")
 		ids := func(as ...uuid.UUID) []string {
@@ -170,7 +171,7 @@ func TestWithdrawalGuard(t *testing.T) {
 		t.Run("OverrideMayNotShorten", func(t *testing.T) {
 			res := fact(app, f.ID, owner.Token, ids(cow.ID), map[string]any{"kind": "treatment", "medicine_id": medID,
 				"group_id": herd.ID.String(), "date": "2025-03-01", "withdrawal_meat_days": 27}, false)
-			herdbooktest.WantEnvelope(t, res, http.StatusBadRequest, "ValidationError", "record_items[0].metadata.birth_history.withdrawal_meat_days: must not be shorter than the label's 28 days")
+			herdbooktest.WantEnvelope(t, res, http.StatusBadRequest, "ValidationError", "record_items[0].metadata.birth_history.withdrawal_meat_days: must not be shorter than the 28 days of Oxytetracycline (version 1) that apply: the label's period")
 			res = fact(app, f.ID, owner.Token, ids(cow.ID), map[string]any{"kind": "treatment", "medicine_id": uuid.NewString(),
 				"animal_id": cow.ID.String(), "date": "2025-03-01"}, false)
 			herdbooktest.WantEnvelope(t, res, http.StatusBadRequest, "ValidationError", "medicine_id")
@@ -191,7 +192,7 @@ func TestWithdrawalGuard(t *testing.T) {
 				t.Fatalf("withdrawals: %v", body)
 			}
 			a := recs[0].(map[string]any)
-			if a["animal_id"] != cow.ID.String() || a["meat_clear_on"] != "2025-03-29" || a["milk_clear_at"] != "2025-03-08T00:00:00Z" {
+			if a["animal_id"] != cow.ID.String() || a["meat_clear_on"] != "2025-03-29" || a["milk_clear_at"] != "2025-03-09T00:00:00Z" {
 				t.Fatalf("cow: %v", a)
 			}
 			tr := a["treatments"].([]any)[0].(map[string]any)
@@ -267,15 +268,15 @@ func TestWithdrawalGuard(t *testing.T) {
 			}
 			want := [][]string{
 				herdbook.MedicineBookHeader,
-				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-08T00:00:00Z", treatment,
-					"", "", "", "1", "", "", "", "", "", "", "", "", "", ""},
+				{"2025-03-01", cow.ID.String(), "UK123", herd.ID.String(), "Herd", medID, "Oxytetracycline", "1", "", "B-17", "10", "ml", "", "", "28", "168", "2025-03-29", "2025-03-09T00:00:00Z", treatment,
+					"", "", "", "1", "", "", "", "", "", "", "", "", "", "", "false", "label", "label"},
 			}
 			if len(rows) != 3 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) {
 				t.Fatalf("book rows:\n%q\nwant first rows\n%q", rows, want)
 			}
 			h := rows[2]
 			if h[0] != "2025-03-03T18:30:00Z" || h[1] != heifer.ID.String() || h[3] != "" || h[13] != "'=HYPERLINK(\"x\")" ||
-				h[14] != "35" || h[15] != "200" || h[16] != "2025-04-07" || h[17] != "2025-03-12T02:30:00Z" {
+				h[14] != "35" || h[15] != "200" || h[16] != "2025-04-07" || h[17] != "2025-03-12T02:30:00Z" || h[len(h)-2] != "vet" || h[len(h)-1] != "vet" { // meat_rule, milk_rule: the last columns
 				t.Fatalf("heifer row: %q", h)
 			}
 			// Out of range: the header only.
@@ -312,6 +313,7 @@ func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		cow := app.MustAnimal(owner, f.ID, "UK200")
 		ids := []string{cow.ID.String()}
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
@@ -334,7 +336,7 @@ func TestWithdrawalGuardSaleAndSlaughter(t *testing.T) {
 				t.Fatalf("profile: %d %s", body.Status, body.Body)
 			}
 			w, _ := body.JSON(t)["profile"].(map[string]any)["withdrawal"].(map[string]any)
-			if w == nil || w["meat_clear_on"] != "2024-03-06" || w["milk_clear_at"] != "2024-02-25T00:00:00Z" || len(w["treatments"].([]any)) != 1 {
+			if w == nil || w["meat_clear_on"] != "2024-03-06" || w["milk_clear_at"] != "2024-02-26T00:00:00Z" || len(w["treatments"].([]any)) != 1 {
 				t.Fatalf("withdrawal in the profile: %s", body.Body)
 			}
 			// Before the treatment the profile has no withdrawal.
@@ -395,6 +397,7 @@ func TestWithdrawalsStatements(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
 			map[string]any{"name": "Ivermectin", "withdrawal_meat_days": 49, "withdrawal_milk_hours": 0})
 		count := func(want int) int64 {

@@ -24,6 +24,7 @@ func TestInspectorBook(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner, stranger := app.MustUser(), app.MustUser()
 		f := app.MustFarm(owner, "Hill <Farm>")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		base := "/v1/farm/" + f.ID.String()
 		cow := app.MustAnimal(owner, f.ID, "C1")
 		ids := []string{cow.ID.String()}

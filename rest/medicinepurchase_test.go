@@ -177,6 +177,7 @@ func TestMedicineStock(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Stock Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		base := "/v1/farm/" + f.ID.String()
 		med := mustCreate(t, app, base+"/medicines", owner.Token,
 			map[string]any{"name": "Penicillin", "withdrawal_meat_days": 10, "withdrawal_milk_hours": 72})["id"].(string)

@@ -27,6 +27,7 @@ func TestTreatmentRecord(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Home Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		cow := app.MustAnimal(owner, f.ID, "C1")
 		ids := []string{cow.ID.String()}
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
@@ -81,11 +82,12 @@ func TestTreatmentRecord(t *testing.T) {
 
 		t.Run("WithdrawalFromLastAdministration", func(t *testing.T) {
 			// Last administration 2025-03-03 + 28 days = 2025-03-31 (not 2025-03-29 from the first).
+			// Milk: the end of the bare last day in the farm's zone (UTC), 2025-03-04T00:00Z, + 168 h.
 			herdbooktest.WantEnvelope(t, fact(app, f.ID, owner.Token, ids, map[string]any{"kind": "sale", "animal_id": cow.ID.String(), "date": "2025-03-30"}, false),
 				http.StatusConflict, "WithdrawalError", "clears for slaughter on 2025-03-31")
 			b := app.Do("GET", "/v1/farm/"+f.ID.String()+"/withdrawals?as_of=2025-03-29", owner.Token, nil).JSON(t)
 			a := b["records"].([]any)[0].(map[string]any)
-			if a["meat_clear_on"] != "2025-03-31" || a["milk_clear_at"] != "2025-03-10T00:00:00Z" {
+			if a["meat_clear_on"] != "2025-03-31" || a["milk_clear_at"] != "2025-03-11T00:00:00Z" {
 				t.Fatalf("withdrawal: %v", a)
 			}
 		})

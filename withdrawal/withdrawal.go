@@ -5,11 +5,16 @@
 //
 // The rules:
 //
-//   - A course of treatment counts from its last administration.
-//   - meat_clear_on is the treatment's calendar date plus its meat withdrawal days: the first
-//     day the animal may go for slaughter.
-//   - milk_clear_at is the moment of treatment (00:00 UTC for a bare date) plus its milk
-//     withdrawal hours.
+//   - A course of treatment counts from its last administration (read in the farm's zone
+//     as the first is, a bare date or a date-time).
+//   - Days are the farm's local days, in its time zone (Treatment.Zone; UTC for treatments
+//     recorded before farms had one).
+//   - meat_clear_on is the local calendar date of the (last) administration plus its meat
+//     withdrawal days: the first local day the animal may go for slaughter.
+//   - milk_clear_at is, for a bare-date administration, the end of its local day plus the milk
+//     withdrawal hours (the hour of treatment is unknown, so the latest is assumed); for a
+//     date-time, that instant plus the hours. Hours are elapsed hours, so a day with a clock
+//     change counts as the 23 or 25 hours it has.
 //   - Over several treatments of an animal, the latest clear date decides, each of meat and
 //     milk on its own.
 //   - A group treatment reaches the animals that dated membership facts place in the group on
@@ -36,17 +41,28 @@ type Treatment struct {
 	// Exactly one of AnimalID and GroupID is set.
 	AnimalID string
 	GroupID  string
-	// Day is the treatment's calendar date (YYYY-MM-DD, as written). At is the moment it was
-	// given: the date-time as written, or 00:00 UTC of Day for a bare date.
+	// Day is the treatment's local calendar date (YYYY-MM-DD). At is the moment it was given:
+	// the date-time as written, or the start of Day in Zone for a bare date (DateOnly).
 	Day       string
 	At        time.Time
+	DateOnly  bool
+	Zone      *time.Location // nil: UTC
 	MeatDays  int
 	MilkHours int
-	// LastDay and LastAt are the last administration of a course, read as Day and At are;
-	// empty and zero for a single administration. The withdrawal runs from the last
-	// administration (EU 2019/6 Art. 4(34)); who was treated is decided on Day.
-	LastDay string
-	LastAt  time.Time
+	// MeatRule and MilkRule say what gave the periods (Periods); OffLabel marks the cascade.
+	MeatRule, MilkRule string
+	OffLabel           bool
+	// MilkFromCalving marks a dry-cow product used as labelled: its milk hours count from the
+	// end of the local day of the animal's first calving on or after the treatment, and until
+	// then its milk is withheld.
+	MilkFromCalving bool
+	// LastDay, LastAt and LastDateOnly are the last administration of a course, read as Day,
+	// At and DateOnly are (in Zone); empty and zero for a single administration. The
+	// withdrawal runs from the last administration (EU 2019/6 Art. 4(34)); who was treated
+	// is decided on Day.
+	LastDay      string
+	LastAt       time.Time
+	LastDateOnly bool
 	// Stored are the animals a group treatment reached when it was recorded, as stored with
 	// it. A treatment reaches the union of these and of the members that dated membership
 	// facts place in the group on Day now: a later correction of membership may add animals
@@ -54,12 +70,19 @@ type Treatment struct {
 	Stored []string
 }
 
-// ClearFrom is the administration the withdrawal runs from: the course's last, or the only one.
-func (t Treatment) ClearFrom() (day string, at time.Time) {
+// ClearFrom is the administration the withdrawal runs from: the course's last, or the only
+// one, with whether it was written as a bare date.
+func (t Treatment) ClearFrom() (day string, at time.Time, dateOnly bool) {
 	if t.LastDay != "" {
-		return t.LastDay, t.LastAt
+		return t.LastDay, t.LastAt, t.LastDateOnly
 	}
-	return t.Day, t.At
+	return t.Day, t.At, t.DateOnly
+}
+
+// Calving is a birth fact naming the animal as dam, on a local day.
+type Calving struct {
+	DamID string
+	Day   string
 }
 
 // Membership is one dated membership fact: the animal was in the group from Start to End
@@ -87,19 +110,47 @@ type Leave struct {
 	Day      string
 }
 
-// History is everything the computation reads.
+// History is everything the computation reads. Zone is the farm's time zone, whose days
+// "as of" means (nil: UTC). Calvings are read for dry-cow products.
 type History struct {
 	Treatments  []Treatment
 	Memberships []Membership
 	Departures  []Departure
 	Leaves      []Leave
+	Calvings    []Calving
+	Zone        *time.Location
 }
 
 // Hit is one treatment that reached an animal, with the clear dates it gives.
+// MilkUntilCalving is set for a dry-cow product whose animal has not calved yet: its milk is
+// withheld until then, and MilkClearAt is not known.
 type Hit struct {
-	Treatment   Treatment
-	MeatClearOn string
-	MilkClearAt time.Time
+	Treatment        Treatment
+	MeatClearOn      string
+	MilkClearAt      time.Time
+	MilkUntilCalving bool
+}
+
+// HitFor is the clear dates one treatment gives one animal, as of day: HitOf, with a dry-cow
+// product's milk counted from the animal's first calving on or after the treatment's day and
+// on or before day (the end of that local day plus the hours), or withheld until it calves.
+func HitFor(t Treatment, animal, day string, calvings []Calving) Hit {
+	h := HitOf(t)
+	if !t.MilkFromCalving {
+		return h
+	}
+	first := ""
+	for _, c := range calvings {
+		if c.DamID == animal && c.Day >= t.Day && c.Day <= day && (first == "" || c.Day < first) {
+			first = c.Day
+		}
+	}
+	if first == "" {
+		h.MilkClearAt, h.MilkUntilCalving = time.Time{}, true
+		return h
+	}
+	h.MilkClearAt = MilkClearAfterDay(first, t.Zone, t.MilkHours)
+	return h
 }
 
 // Status is an animal's withdrawal as of a date: the latest clear dates over every treatment
@@ -110,19 +161,60 @@ type Status struct {
 	MilkClearAt time.Time
 	// Hits are the treatments behind the status, in (date, moment, record item id) order.
 	Hits []Hit
+	// Zone is the farm's time zone, whose days MilkWithheldOn asks about (nil: UTC).
+	Zone *time.Location
+	// MilkUntilCalving is set while a dry-cow product withholds the milk until calving.
+	MilkUntilCalving bool
 }
 
 // MeatWithheldOn reports whether the animal may not go for slaughter on day.
 func (s Status) MeatWithheldOn(day string) bool { return s.MeatClearOn > day }
 
 // MilkWithheldOn reports whether the milk is not clear for the whole of day: its clear moment
-// lies after 00:00 UTC of that day.
+// lies after the start of that day in the farm's zone.
 func (s Status) MilkWithheldOn(day string) bool {
-	d, err := ParseDay(day)
+	if s.MilkUntilCalving {
+		return true
+	}
+	d, err := DayStart(day, s.Zone)
 	if err != nil {
 		return false
 	}
 	return s.MilkClearAt.After(d)
+}
+
+// DayStart is the moment a local calendar day begins in loc (UTC when nil).
+func DayStart(day string, loc *time.Location) (time.Time, error) {
+	d, err := ParseDay(day)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if loc == nil {
+		return d, nil
+	}
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc).UTC(), nil
+}
+
+// DayEnd is the moment a local calendar day ends in loc (UTC when nil): the start of the next.
+func DayEnd(day string, loc *time.Location) (time.Time, error) {
+	d, err := ParseDay(day)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc).UTC(), nil
+}
+
+// MilkClearAfterDay is the moment the milk of an animal treated on a bare local date is clear
+// again: the end of that day in loc plus the hours.
+func MilkClearAfterDay(day string, loc *time.Location, milkHours int) time.Time {
+	end, err := DayEnd(day, loc)
+	if err != nil {
+		return time.Time{}
+	}
+	return end.Add(time.Duration(milkHours) * time.Hour)
 }
 
 // MeatClearOn is the first day an animal treated on day may go for slaughter.
@@ -149,10 +241,19 @@ func ParseDay(s string) (time.Time, error) {
 }
 
 // ParseWhen reads a treatment's date: a calendar date (YYYY-MM-DD, meaning 00:00 UTC) or an
-// RFC 3339 date-time. day is the calendar date as written, at the moment (in UTC).
+// RFC 3339 date-time. day is the calendar date as written, at the moment (in UTC). It is the
+// reading of treatments recorded before farms had a time zone; ParseWhenIn reads the others.
 func ParseWhen(s string) (day string, at time.Time, dateOnly bool, err error) {
+	return ParseWhenIn(s, nil)
+}
+
+// ParseWhenIn reads a treatment's date as the farm's local date in loc: a bare calendar date
+// is that local day (at is its start in loc), a date-time is the instant written and its day
+// is the local date of that instant in loc. With a nil loc, days are UTC and a date-time keeps
+// the date as written (the rule before farms had a time zone).
+func ParseWhenIn(s string, loc *time.Location) (day string, at time.Time, dateOnly bool, err error) {
 	if len(s) == len(time.DateOnly) {
-		t, err := ParseDay(s)
+		t, err := DayStart(s, loc)
 		if err != nil {
 			return "", time.Time{}, false, err
 		}
@@ -162,7 +263,10 @@ func ParseWhen(s string) (day string, at time.Time, dateOnly bool, err error) {
 	if err != nil || t.Year() < 1 || t.Year() > 9999 {
 		return "", time.Time{}, false, fmt.Errorf("must be a calendar date (YYYY-MM-DD) or an RFC 3339 date-time")
 	}
-	return s[:10], t.UTC(), false, nil
+	if loc == nil {
+		return s[:10], t.UTC(), false, nil
+	}
+	return t.In(loc).Format(time.DateOnly), t.UTC(), false, nil
 }
 
 // span is a closed interval of days, End "" when open.
@@ -323,8 +427,12 @@ func dropped(spans map[string][]span, t Treatment) []string {
 
 // HitOf returns the clear dates one treatment gives.
 func HitOf(t Treatment) Hit {
-	day, at := t.ClearFrom()
-	return Hit{Treatment: t, MeatClearOn: MeatClearOn(day, t.MeatDays), MilkClearAt: MilkClearAt(at, t.MilkHours)}
+	day, at, dateOnly := t.ClearFrom()
+	milk := MilkClearAt(at, t.MilkHours)
+	if dateOnly {
+		milk = MilkClearAfterDay(day, t.Zone, t.MilkHours)
+	}
+	return Hit{Treatment: t, MeatClearOn: MeatClearOn(day, t.MeatDays), MilkClearAt: milk}
 }
 
 // AsOf returns the withdrawal status of every animal that a treatment dated on or before day
@@ -336,11 +444,15 @@ func (h History) AsOf(day string) map[string]*Status {
 		if t.Day > day {
 			continue
 		}
-		hit := HitOf(t)
 		for _, r := range reached(spans, t) {
+			hit := HitFor(t, r.AnimalID, day, h.Calvings)
 			s := out[r.AnimalID]
 			if s == nil {
-				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt}
+				s = &Status{AnimalID: r.AnimalID, MeatClearOn: hit.MeatClearOn, MilkClearAt: hit.MilkClearAt, Zone: h.Zone}
+				if s.Zone == nil {
+					// A farm's treatments carry its zone: its days are theirs.
+					s.Zone = t.Zone
+				}
 				out[r.AnimalID] = s
 			}
 			if hit.MeatClearOn > s.MeatClearOn {
@@ -349,6 +461,7 @@ func (h History) AsOf(day string) map[string]*Status {
 			if hit.MilkClearAt.After(s.MilkClearAt) {
 				s.MilkClearAt = hit.MilkClearAt
 			}
+			s.MilkUntilCalving = s.MilkUntilCalving || hit.MilkUntilCalving
 			s.Hits = append(s.Hits, hit)
 		}
 	}
@@ -383,7 +496,7 @@ func (h History) Withheld(day string) []*Status {
 // ones that make a sale, a movement off the farm or a slaughter on day break a withdrawal.
 func (h History) Blocking(animal, day string) []Hit {
 	// Only this animal's memberships can place it in a treated group.
-	mine := History{Treatments: h.Treatments}
+	mine := History{Treatments: h.Treatments, Zone: h.Zone, Calvings: h.Calvings}
 	for _, m := range h.Memberships {
 		if m.AnimalID == animal {
 			mine.Memberships = append(mine.Memberships, m)

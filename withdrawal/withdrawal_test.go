@@ -8,22 +8,24 @@ import (
 	"github.com/herdbook/herdbook/withdrawal"
 )
 
-func mustWhen(t *testing.T, s string) (string, time.Time) {
+func mustWhen(t *testing.T, s string) (string, time.Time, bool) {
 	t.Helper()
-	day, at, _, err := withdrawal.ParseWhen(s)
+	day, at, dateOnly, err := withdrawal.ParseWhen(s)
 	if err != nil {
 		t.Fatalf("ParseWhen(%q): %v", s, err)
 	}
-	return day, at
+	return day, at, dateOnly
 }
 
 func treat(t *testing.T, id, animal, group, when string, meat, milk int) withdrawal.Treatment {
-	day, at := mustWhen(t, when)
+	day, at, dateOnly := mustWhen(t, when)
 	return withdrawal.Treatment{RecordID: "r" + id, RecordItemID: "i" + id, MedicineID: "med", MedicineVersion: 1,
-		AnimalID: animal, GroupID: group, Day: day, At: at, MeatDays: meat, MilkHours: milk}
+		AnimalID: animal, GroupID: group, Day: day, At: at, DateOnly: dateOnly, MeatDays: meat, MilkHours: milk}
 }
 
-// The expected dates below were worked out by hand, counting days on a calendar.
+// The expected dates below were worked out by hand, counting days on a calendar. These
+// treatments carry no zone (UTC, as before farms had one); a bare date's milk counts from the
+// end of its day.
 func TestClearDatesByHand(t *testing.T) {
 	cases := []struct {
 		name, when string
@@ -31,17 +33,17 @@ func TestClearDatesByHand(t *testing.T) {
 		meatOn     string
 		milkAt     string
 	}{
-		{"LeapFebruary", "2024-02-20", 10, 72, "2024-03-01", "2024-02-23T00:00:00Z"},
-		{"CommonFebruary", "2023-02-20", 10, 72, "2023-03-02", "2023-02-23T00:00:00Z"},
-		{"OntoLeapDay", "2024-02-19", 10, 0, "2024-02-29", "2024-02-19T00:00:00Z"},
-		{"FromLeapDayAYear", "2024-02-29", 365, 24, "2025-02-28", "2024-03-01T00:00:00Z"},
-		{"MonthEnd31", "2024-01-31", 1, 24, "2024-02-01", "2024-02-01T00:00:00Z"},
-		{"MonthEnd30", "2023-04-30", 1, 1, "2023-05-01", "2023-04-30T01:00:00Z"},
-		{"YearEnd", "2024-12-25", 7, 168, "2025-01-01", "2025-01-01T00:00:00Z"},
+		{"LeapFebruary", "2024-02-20", 10, 72, "2024-03-01", "2024-02-24T00:00:00Z"},
+		{"CommonFebruary", "2023-02-20", 10, 72, "2023-03-02", "2023-02-24T00:00:00Z"},
+		{"OntoLeapDay", "2024-02-19", 10, 0, "2024-02-29", "2024-02-20T00:00:00Z"},
+		{"FromLeapDayAYear", "2024-02-29", 365, 24, "2025-02-28", "2024-03-02T00:00:00Z"},
+		{"MonthEnd31", "2024-01-31", 1, 24, "2024-02-01", "2024-02-02T00:00:00Z"},
+		{"MonthEnd30", "2023-04-30", 1, 1, "2023-05-01", "2023-05-01T01:00:00Z"},
+		{"YearEnd", "2024-12-25", 7, 168, "2025-01-01", "2025-01-02T00:00:00Z"},
 		{"MilkAcrossLeapDay", "2024-02-28T18:00:00Z", 2, 36, "2024-03-01", "2024-03-01T06:00:00Z"},
-		{"MilkAcrossMonthEnd", "2023-03-31", 0, 72, "2023-03-31", "2023-04-03T00:00:00Z"},
+		{"MilkAcrossMonthEnd", "2023-03-31", 0, 72, "2023-03-31", "2023-04-04T00:00:00Z"},
 		{"OffsetKeepsWrittenDate", "2024-03-31T23:30:00+02:00", 1, 48, "2024-04-01", "2024-04-02T21:30:00Z"},
-		{"ZeroPeriods", "2025-07-01", 0, 0, "2025-07-01", "2025-07-01T00:00:00Z"},
+		{"ZeroPeriods", "2025-07-01", 0, 0, "2025-07-01", "2025-07-02T00:00:00Z"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,7 +68,7 @@ func TestParseWhenRefuses(t *testing.T) {
 
 func TestLatestClearDateDecides(t *testing.T) {
 	h := withdrawal.History{Treatments: []withdrawal.Treatment{
-		treat(t, "1", "a", "", "2025-03-01", 28, 12),          // meat 2025-03-29, milk 03-01T12
+		treat(t, "1", "a", "", "2025-03-01", 28, 12),          // meat 2025-03-29, milk 03-02T12
 		treat(t, "2", "a", "", "2025-03-10T08:00:00Z", 5, 96), // meat 2025-03-15, milk 03-14T08
 	}}
 	s := h.AsOf("2025-03-12")["a"]
@@ -75,7 +77,7 @@ func TestLatestClearDateDecides(t *testing.T) {
 	}
 	// As of a day before the second treatment, only the first counts.
 	s = h.AsOf("2025-03-09")["a"]
-	if s == nil || len(s.Hits) != 1 || s.MilkClearAt.Format(time.RFC3339) != "2025-03-01T12:00:00Z" {
+	if s == nil || len(s.Hits) != 1 || s.MilkClearAt.Format(time.RFC3339) != "2025-03-02T12:00:00Z" {
 		t.Fatalf("status before the second treatment = %+v", s)
 	}
 	if !s.MeatWithheldOn("2025-03-28") || s.MeatWithheldOn("2025-03-29") {

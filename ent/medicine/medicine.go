@@ -35,6 +35,8 @@ const (
 	FieldWithdrawalMilkHours = "withdrawal_milk_hours"
 	// FieldSpeciesWithdrawals holds the string denoting the species_withdrawals field in the database.
 	FieldSpeciesWithdrawals = "species_withdrawals"
+	// FieldDryCow holds the string denoting the dry_cow field in the database.
+	FieldDryCow = "dry_cow"
 	// Table holds the table name of the medicine in the database.
 	Table = "medicines"
 )
@@ -52,6 +54,7 @@ var Columns = []string{
 	FieldWithdrawalMeatDays,
 	FieldWithdrawalMilkHours,
 	FieldSpeciesWithdrawals,
+	FieldDryCow,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -89,6 +92,8 @@ var (
 	WithdrawalMeatDaysValidator func(int) error
 	// WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
 	WithdrawalMilkHoursValidator func(int) error
+	// DefaultDryCow holds the default value on creation for the "dry_cow" field.
+	DefaultDryCow bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -144,4 +149,9 @@ func ByWithdrawalMeatDays(opts ...sql.OrderTermOption) OrderOption {
 // ByWithdrawalMilkHours orders the results by the withdrawal_milk_hours field.
 func ByWithdrawalMilkHours(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWithdrawalMilkHours, opts...).ToFunc()
+}
+
+// ByDryCow orders the results by the dry_cow field.
+func ByDryCow(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDryCow, opts...).ToFunc()
 }

@@ -100,6 +100,11 @@ func WithdrawalMilkHours(v int) predicate.Medicine {
 	return predicate.Medicine(sql.FieldEQ(FieldWithdrawalMilkHours, v))
 }
 
+// DryCow applies equality check predicate on the "dry_cow" field. It's identical to DryCowEQ.
+func DryCow(v bool) predicate.Medicine {
+	return predicate.Medicine(sql.FieldEQ(FieldDryCow, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Medicine {
 	return predicate.Medicine(sql.FieldEQ(FieldCreatedAt, v))
@@ -450,6 +455,16 @@ func WithdrawalMeatDaysLTE(v int) predicate.Medicine {
 	return predicate.Medicine(sql.FieldLTE(FieldWithdrawalMeatDays, v))
 }
 
+// WithdrawalMeatDaysIsNil applies the IsNil predicate on the "withdrawal_meat_days" field.
+func WithdrawalMeatDaysIsNil() predicate.Medicine {
+	return predicate.Medicine(sql.FieldIsNull(FieldWithdrawalMeatDays))
+}
+
+// WithdrawalMeatDaysNotNil applies the NotNil predicate on the "withdrawal_meat_days" field.
+func WithdrawalMeatDaysNotNil() predicate.Medicine {
+	return predicate.Medicine(sql.FieldNotNull(FieldWithdrawalMeatDays))
+}
+
 // WithdrawalMilkHoursEQ applies the EQ predicate on the "withdrawal_milk_hours" field.
 func WithdrawalMilkHoursEQ(v int) predicate.Medicine {
 	return predicate.Medicine(sql.FieldEQ(FieldWithdrawalMilkHours, v))
@@ -490,6 +505,16 @@ func WithdrawalMilkHoursLTE(v int) predicate.Medicine {
 	return predicate.Medicine(sql.FieldLTE(FieldWithdrawalMilkHours, v))
 }
 
+// WithdrawalMilkHoursIsNil applies the IsNil predicate on the "withdrawal_milk_hours" field.
+func WithdrawalMilkHoursIsNil() predicate.Medicine {
+	return predicate.Medicine(sql.FieldIsNull(FieldWithdrawalMilkHours))
+}
+
+// WithdrawalMilkHoursNotNil applies the NotNil predicate on the "withdrawal_milk_hours" field.
+func WithdrawalMilkHoursNotNil() predicate.Medicine {
+	return predicate.Medicine(sql.FieldNotNull(FieldWithdrawalMilkHours))
+}
+
 // SpeciesWithdrawalsIsNil applies the IsNil predicate on the "species_withdrawals" field.
 func SpeciesWithdrawalsIsNil() predicate.Medicine {
 	return predicate.Medicine(sql.FieldIsNull(FieldSpeciesWithdrawals))
@@ -498,6 +523,16 @@ func SpeciesWithdrawalsIsNil() predicate.Medicine {
 // SpeciesWithdrawalsNotNil applies the NotNil predicate on the "species_withdrawals" field.
 func SpeciesWithdrawalsNotNil() predicate.Medicine {
 	return predicate.Medicine(sql.FieldNotNull(FieldSpeciesWithdrawals))
+}
+
+// DryCowEQ applies the EQ predicate on the "dry_cow" field.
+func DryCowEQ(v bool) predicate.Medicine {
+	return predicate.Medicine(sql.FieldEQ(FieldDryCow, v))
+}
+
+// DryCowNEQ applies the NEQ predicate on the "dry_cow" field.
+func DryCowNEQ(v bool) predicate.Medicine {
+	return predicate.Medicine(sql.FieldNEQ(FieldDryCow, v))
 }
 
 // And groups predicates with the AND operator between them.

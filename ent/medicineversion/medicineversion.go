@@ -30,6 +30,8 @@ const (
 	FieldWithdrawalMilkHours = "withdrawal_milk_hours"
 	// FieldSpeciesWithdrawals holds the string denoting the species_withdrawals field in the database.
 	FieldSpeciesWithdrawals = "species_withdrawals"
+	// FieldDryCow holds the string denoting the dry_cow field in the database.
+	FieldDryCow = "dry_cow"
 	// FieldCreatedBy holds the string denoting the created_by field in the database.
 	FieldCreatedBy = "created_by"
 	// Table holds the table name of the medicineversion in the database.
@@ -47,6 +49,7 @@ var Columns = []string{
 	FieldWithdrawalMeatDays,
 	FieldWithdrawalMilkHours,
 	FieldSpeciesWithdrawals,
+	FieldDryCow,
 	FieldCreatedBy,
 }
 
@@ -73,6 +76,8 @@ var (
 	WithdrawalMeatDaysValidator func(int) error
 	// WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
 	WithdrawalMilkHoursValidator func(int) error
+	// DefaultDryCow holds the default value on creation for the "dry_cow" field.
+	DefaultDryCow bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -118,6 +123,11 @@ func ByWithdrawalMeatDays(opts ...sql.OrderTermOption) OrderOption {
 // ByWithdrawalMilkHours orders the results by the withdrawal_milk_hours field.
 func ByWithdrawalMilkHours(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWithdrawalMilkHours, opts...).ToFunc()
+}
+
+// ByDryCow orders the results by the dry_cow field.
+func ByDryCow(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDryCow, opts...).ToFunc()
 }
 
 // ByCreatedBy orders the results by the created_by field.

@@ -90,6 +90,11 @@ func WithdrawalMilkHours(v int) predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldEQ(FieldWithdrawalMilkHours, v))
 }
 
+// DryCow applies equality check predicate on the "dry_cow" field. It's identical to DryCowEQ.
+func DryCow(v bool) predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldEQ(FieldDryCow, v))
+}
+
 // CreatedBy applies equality check predicate on the "created_by" field. It's identical to CreatedByEQ.
 func CreatedBy(v uuid.UUID) predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldEQ(FieldCreatedBy, v))
@@ -335,6 +340,16 @@ func WithdrawalMeatDaysLTE(v int) predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldLTE(FieldWithdrawalMeatDays, v))
 }
 
+// WithdrawalMeatDaysIsNil applies the IsNil predicate on the "withdrawal_meat_days" field.
+func WithdrawalMeatDaysIsNil() predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldIsNull(FieldWithdrawalMeatDays))
+}
+
+// WithdrawalMeatDaysNotNil applies the NotNil predicate on the "withdrawal_meat_days" field.
+func WithdrawalMeatDaysNotNil() predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldNotNull(FieldWithdrawalMeatDays))
+}
+
 // WithdrawalMilkHoursEQ applies the EQ predicate on the "withdrawal_milk_hours" field.
 func WithdrawalMilkHoursEQ(v int) predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldEQ(FieldWithdrawalMilkHours, v))
@@ -375,6 +390,16 @@ func WithdrawalMilkHoursLTE(v int) predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldLTE(FieldWithdrawalMilkHours, v))
 }
 
+// WithdrawalMilkHoursIsNil applies the IsNil predicate on the "withdrawal_milk_hours" field.
+func WithdrawalMilkHoursIsNil() predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldIsNull(FieldWithdrawalMilkHours))
+}
+
+// WithdrawalMilkHoursNotNil applies the NotNil predicate on the "withdrawal_milk_hours" field.
+func WithdrawalMilkHoursNotNil() predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldNotNull(FieldWithdrawalMilkHours))
+}
+
 // SpeciesWithdrawalsIsNil applies the IsNil predicate on the "species_withdrawals" field.
 func SpeciesWithdrawalsIsNil() predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldIsNull(FieldSpeciesWithdrawals))
@@ -383,6 +408,16 @@ func SpeciesWithdrawalsIsNil() predicate.MedicineVersion {
 // SpeciesWithdrawalsNotNil applies the NotNil predicate on the "species_withdrawals" field.
 func SpeciesWithdrawalsNotNil() predicate.MedicineVersion {
 	return predicate.MedicineVersion(sql.FieldNotNull(FieldSpeciesWithdrawals))
+}
+
+// DryCowEQ applies the EQ predicate on the "dry_cow" field.
+func DryCowEQ(v bool) predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldEQ(FieldDryCow, v))
+}
+
+// DryCowNEQ applies the NEQ predicate on the "dry_cow" field.
+func DryCowNEQ(v bool) predicate.MedicineVersion {
+	return predicate.MedicineVersion(sql.FieldNEQ(FieldDryCow, v))
 }
 
 // CreatedByEQ applies the EQ predicate on the "created_by" field.

@@ -638,9 +638,10 @@ var (
 		{Name: "name", Type: field.TypeString, Size: 200},
 		{Name: "active_substance", Type: field.TypeString, Nullable: true, Size: 200},
 		{Name: "version", Type: field.TypeInt},
-		{Name: "withdrawal_meat_days", Type: field.TypeInt},
-		{Name: "withdrawal_milk_hours", Type: field.TypeInt},
+		{Name: "withdrawal_meat_days", Type: field.TypeInt, Nullable: true},
+		{Name: "withdrawal_milk_hours", Type: field.TypeInt, Nullable: true},
 		{Name: "species_withdrawals", Type: field.TypeJSON, Nullable: true},
+		{Name: "dry_cow", Type: field.TypeBool, Default: false},
 	}
 	// MedicinesTable holds the schema information for the "medicines" table.
 	MedicinesTable = &schema.Table{
@@ -699,9 +700,10 @@ var (
 		{Name: "medicine_id", Type: field.TypeUUID},
 		{Name: "farm_id", Type: field.TypeUUID},
 		{Name: "version", Type: field.TypeInt},
-		{Name: "withdrawal_meat_days", Type: field.TypeInt},
-		{Name: "withdrawal_milk_hours", Type: field.TypeInt},
+		{Name: "withdrawal_meat_days", Type: field.TypeInt, Nullable: true},
+		{Name: "withdrawal_milk_hours", Type: field.TypeInt, Nullable: true},
 		{Name: "species_withdrawals", Type: field.TypeJSON, Nullable: true},
+		{Name: "dry_cow", Type: field.TypeBool, Default: false},
 		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
 	}
 	// MedicineVersionsTable holds the schema information for the "medicine_versions" table.

@@ -773,6 +773,10 @@ func init() {
 	medicineDescWithdrawalMilkHours := medicineFields[5].Descriptor()
 	// medicine.WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
 	medicine.WithdrawalMilkHoursValidator = medicineDescWithdrawalMilkHours.Validators[0].(func(int) error)
+	// medicineDescDryCow is the schema descriptor for dry_cow field.
+	medicineDescDryCow := medicineFields[7].Descriptor()
+	// medicine.DefaultDryCow holds the default value on creation for the dry_cow field.
+	medicine.DefaultDryCow = medicineDescDryCow.Default.(bool)
 	// medicineDescID is the schema descriptor for id field.
 	medicineDescID := medicineMixinFields0[0].Descriptor()
 	// medicine.DefaultID holds the default value on creation for the id field.
@@ -911,6 +915,10 @@ func init() {
 	medicineversionDescWithdrawalMilkHours := medicineversionFields[4].Descriptor()
 	// medicineversion.WithdrawalMilkHoursValidator is a validator for the "withdrawal_milk_hours" field. It is called by the builders before save.
 	medicineversion.WithdrawalMilkHoursValidator = medicineversionDescWithdrawalMilkHours.Validators[0].(func(int) error)
+	// medicineversionDescDryCow is the schema descriptor for dry_cow field.
+	medicineversionDescDryCow := medicineversionFields[6].Descriptor()
+	// medicineversion.DefaultDryCow holds the default value on creation for the dry_cow field.
+	medicineversion.DefaultDryCow = medicineversionDescDryCow.Default.(bool)
 	// medicineversionDescID is the schema descriptor for id field.
 	medicineversionDescID := medicineversionMixinFields0[0].Descriptor()
 	// medicineversion.DefaultID holds the default value on creation for the id field.

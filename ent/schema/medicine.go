@@ -27,9 +27,12 @@ func (Medicine) Fields() []ent.Field {
 		field.String("name").NotEmpty().MaxLen(200),
 		field.String("active_substance").Optional().Nillable().MaxLen(200),
 		field.Int("version").Positive(),
-		field.Int("withdrawal_meat_days").NonNegative(),
-		field.Int("withdrawal_milk_hours").NonNegative(),
+		field.Int("withdrawal_meat_days").NonNegative().Optional().Nillable().
+			Comment("The label's meat withdrawal in days for species without a line of their own; null: not authorised."),
+		field.Int("withdrawal_milk_hours").NonNegative().Optional().Nillable().
+			Comment("The label's milk withdrawal in hours for species without a line of their own; null: not authorised."),
 		field.JSON("species_withdrawals", []schematype.SpeciesWithdrawal{}).Optional(),
+		field.Bool("dry_cow").Default(false).Comment("A dry-cow product: its milk period counts from calving."),
 	}
 }
 
@@ -55,9 +58,10 @@ func (MedicineVersion) Fields() []ent.Field {
 		field.UUID("medicine_id", uuid.UUID{}).Immutable(),
 		field.UUID("farm_id", uuid.UUID{}).Immutable(),
 		field.Int("version").Positive().Immutable(),
-		field.Int("withdrawal_meat_days").NonNegative().Immutable(),
-		field.Int("withdrawal_milk_hours").NonNegative().Immutable(),
+		field.Int("withdrawal_meat_days").NonNegative().Optional().Nillable().Immutable(),
+		field.Int("withdrawal_milk_hours").NonNegative().Optional().Nillable().Immutable(),
 		field.JSON("species_withdrawals", []schematype.SpeciesWithdrawal{}).Optional().Immutable(),
+		field.Bool("dry_cow").Default(false).Immutable(),
 		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }

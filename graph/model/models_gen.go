@@ -461,6 +461,16 @@ type DeathRecordPayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// A range of doses of a label line, both ends included.
+type DoseBandInput struct {
+	// The unit as printed on the label, 1 to 50 characters.
+	Unit string `json:"unit"`
+	// The smallest dose, 0 or more.
+	Min float64 `json:"min"`
+	// The largest dose, not less than min.
+	Max float64 `json:"max"`
+}
+
 // An exposure fact: a sire was with a dam or a group.
 type ExposureFact struct {
 	// The sire.
@@ -749,7 +759,7 @@ type MedicineConnection struct {
 	TotalCount int `json:"totalCount"`
 }
 
-// A new medicine: the periods of its label, both required (0 when the label gives none).
+// A new medicine: the periods of its label as printed, both required: a number, or null where the label has a dash (not authorised).
 type MedicineCreateInput struct {
 	// The farm's id.
 	FarmID uuid.UUID `json:"farmID"`
@@ -757,12 +767,14 @@ type MedicineCreateInput struct {
 	Name string `json:"name"`
 	// The active substance, 1 to 200 characters.
 	ActiveSubstance *string `json:"activeSubstance,omitempty"`
-	// Meat withdrawal in days, 0 to 3650.
-	WithdrawalMeatDays int `json:"withdrawalMeatDays"`
-	// Milk withdrawal in hours, 0 to 87600.
-	WithdrawalMilkHours int `json:"withdrawalMilkHours"`
-	// Periods the label gives for particular species.
+	// Meat withdrawal in days, 0 to 3650, for species without lines of their own; null where the label has a dash. Required.
+	WithdrawalMeatDays graphql.Omittable[*int] `json:"withdrawalMeatDays,omitempty"`
+	// Milk withdrawal in hours, 0 to 87600, for species without lines of their own; null where the label has a dash. Required.
+	WithdrawalMilkHours graphql.Omittable[*int] `json:"withdrawalMilkHours,omitempty"`
+	// The label's lines for particular species, routes and dose bands.
 	SpeciesWithdrawals []*SpeciesWithdrawalInput `json:"speciesWithdrawals,omitempty"`
+	// A dry-cow product (false when left out).
+	DryCow *bool `json:"dryCow,omitempty"`
 }
 
 // What medicineCreate made.
@@ -853,12 +865,14 @@ type MedicineUpdateInput struct {
 	Name *string `json:"name,omitempty"`
 	// Null clears it; leaving it out keeps it.
 	ActiveSubstance graphql.Omittable[*string] `json:"activeSubstance,omitempty"`
-	// Meat withdrawal in days, 0 to 3650.
-	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
-	// Milk withdrawal in hours, 0 to 87600.
-	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
-	// Replaces the list when given.
+	// Meat withdrawal in days, 0 to 3650; null for the label's dash; leaving it out keeps it.
+	WithdrawalMeatDays graphql.Omittable[*int] `json:"withdrawalMeatDays,omitempty"`
+	// Milk withdrawal in hours, 0 to 87600; null for the label's dash; leaving it out keeps it.
+	WithdrawalMilkHours graphql.Omittable[*int] `json:"withdrawalMilkHours,omitempty"`
+	// Replaces the lines when given.
 	SpeciesWithdrawals []*SpeciesWithdrawalInput `json:"speciesWithdrawals,omitempty"`
+	// Whether it is a dry-cow product.
+	DryCow *bool `json:"dryCow,omitempty"`
 }
 
 // What medicineUpdate changed.
@@ -1237,14 +1251,18 @@ type SireEvidence struct {
 	Candidates []*SireCandidate `json:"candidates"`
 }
 
-// A label's withdrawal periods for one species.
+// A line of a label's withdrawal table.
 type SpeciesWithdrawalInput struct {
-	// The species (one entry per species).
+	// The species.
 	Species farm.Species `json:"species"`
-	// Meat withdrawal in days, 0 to 3650.
-	WithdrawalMeatDays int `json:"withdrawalMeatDays"`
-	// Milk withdrawal in hours, 0 to 87600.
-	WithdrawalMilkHours int `json:"withdrawalMilkHours"`
+	// The route the line is for, 1 to 100 characters; left out for every route.
+	Route *string `json:"route,omitempty"`
+	// The dose band the line is for; left out for every dose.
+	Dose *DoseBandInput `json:"dose,omitempty"`
+	// Meat withdrawal in days, 0 to 3650; null or left out where the label has a dash (not authorised).
+	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
+	// Milk withdrawal in hours, 0 to 87600; null or left out where the label has a dash (not authorised).
+	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
 }
 
 // Changes to a follow-up task.
@@ -1305,7 +1323,7 @@ type TreatmentFact struct {
 	AnimalID *uuid.UUID `json:"animalID,omitempty"`
 	// The group, or leave it out and name an animal.
 	GroupID *uuid.UUID `json:"groupID,omitempty"`
-	// A date (YYYY-MM-DD) or an RFC 3339 date-time.
+	// A local date of the farm (YYYY-MM-DD; needs the farm's time zone) or an RFC 3339 date-time.
 	Date string `json:"date"`
 	// The dose.
 	Dose *float64 `json:"dose,omitempty"`
@@ -1317,9 +1335,9 @@ type TreatmentFact struct {
 	Batch *string `json:"batch,omitempty"`
 	// Who gave it.
 	AdministeredBy *string `json:"administeredBy,omitempty"`
-	// An override of the label's meat days; not shorter than the label's.
+	// The vet's meat days; not shorter than the label's or the statutory minimum's.
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
-	// An override of the label's milk hours; not shorter than the label's.
+	// The vet's milk hours; not shorter than the label's or the statutory minimum's.
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
 	// The quantity given to each animal, more than 0; needs quantityUnit.
 	QuantityPerAnimal *float64 `json:"quantityPerAnimal,omitempty"`
@@ -1331,10 +1349,12 @@ type TreatmentFact struct {
 	PrescribingVet *string `json:"prescribingVet,omitempty"`
 	// The prescribing vet's practice, with its address.
 	PrescribingPractice *string `json:"prescribingPractice,omitempty"`
-	// The last administration of a course (date is the first): a date or an RFC 3339 date-time, no earlier than date and at most 366 days after it. The withdrawal runs from it.
+	// The last administration of a course (date is the first): a date or an RFC 3339 date-time, no earlier than date and at most 366 days after it. The withdrawal runs from it; a bare date is a local day of the farm and needs its time zone.
 	LastAdministration *string `json:"lastAdministration,omitempty"`
 	// Why it was given.
 	Reason *string `json:"reason,omitempty"`
+	// The vet's statement that the use is off-label (the cascade): the farm's rule set gives the minimum periods.
+	OffLabel *bool `json:"offLabel,omitempty"`
 }
 
 // Changes to a farm; fields left out keep their value.

@@ -530,3 +530,78 @@ func TestGroupLinksBecomeMembershipFacts(t *testing.T) {
 		})
 	}
 }
+
+// TestMedicineLabelMigrationKeepsPeriods migrates medicines from before labels could say
+// "not authorised" (a null period): a stored 0 stays 0, which is authorised with a zero
+// period, in the medicine, its versions and its species lines, and no product becomes a
+// dry-cow product.
+func TestMedicineLabelMigrationKeepsPeriods(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before string
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_medicine_label_lines.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no medicine_label_lines migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			const (
+				farm = "f0000000-0000-4000-8000-000000000001"
+				med  = "a0000000-0000-4000-8000-000000000001"
+				ver  = "a1000000-0000-4000-8000-000000000001"
+			)
+			lines := `[{"species":"SHEEP","withdrawal_meat_days":0,"withdrawal_milk_hours":0}]`
+			for _, q := range []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
+				"INSERT INTO medicines (id, created_at, updated_at, is_active, farm_id, name, version, withdrawal_meat_days, withdrawal_milk_hours, species_withdrawals) VALUES ('" + med + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, '" + farm + "', 'Zero', 1, 0, 0, '" + lines + "')",
+				"INSERT INTO medicine_versions (id, created_at, updated_at, medicine_id, farm_id, version, withdrawal_meat_days, withdrawal_milk_hours, species_withdrawals) VALUES ('" + ver + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, '" + med + "', '" + farm + "', 1, 0, 0, '" + lines + "')",
+			} {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			zero := func(what string, p *int) {
+				if p == nil || *p != 0 {
+					t.Errorf("%s = %v after the migration, want 0 (authorised, zero period)", what, p)
+				}
+			}
+			m := d.Client.Medicine.GetX(ctx, uuid.MustParse(med))
+			zero("medicine meat", m.WithdrawalMeatDays)
+			zero("medicine milk", m.WithdrawalMilkHours)
+			if m.DryCow || len(m.SpeciesWithdrawals) != 1 {
+				t.Fatalf("medicine = %+v", m)
+			}
+			zero("sheep meat", m.SpeciesWithdrawals[0].WithdrawalMeatDays)
+			zero("sheep milk", m.SpeciesWithdrawals[0].WithdrawalMilkHours)
+			v := d.Client.MedicineVersion.GetX(ctx, uuid.MustParse(ver))
+			zero("version meat", v.WithdrawalMeatDays)
+			zero("version milk", v.WithdrawalMilkHours)
+			if v.DryCow {
+				t.Error("a stored version became a dry-cow product")
+			}
+		})
+	}
+}

@@ -34,20 +34,36 @@ func mustFact(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID 
 
 func mustMedicine(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, name string, meat, milk int) string {
 	tb.Helper()
-	m, err := app.Service.CreateMedicine(app.Ctx(u), farmID, herdbook.MedicineInput{Name: name, WithdrawalMeatDays: &meat, WithdrawalMilkHours: &milk})
+	m, err := app.Service.CreateMedicine(app.Ctx(u), farmID, herdbook.MedicineInput{Name: name, WithdrawalMeatDays: herdbook.LabelPeriod(meat), WithdrawalMilkHours: herdbook.LabelPeriod(milk)})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return m.ID.String()
 }
 
+// setSettings patches a farm's settings.
+func setSettings(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, p herdbook.FarmSettingsPatch) {
+	tb.Helper()
+	if _, err := app.Service.UpdateFarmSettings(app.Ctx(u), farmID, p); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func zone(name string) herdbook.Optional[string] {
+	return herdbook.Optional[string]{Set: true, Value: &name}
+}
+
 // seedWithdrawals treats a group on 2026-03-01 with 7 meat days (clear on 2026-03-08) and
 // one cow at 2026-03-09T12:00Z with 24 milk hours (clear at 2026-03-10T12:00Z). C-1 was in
 // the group that day; C-2 joined the day after and C-3 left the day before: not treated.
+// C-2 is a cow that calved in January: her milk is news. The farm keeps UTC.
 func seedWithdrawals(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID) {
 	tb.Helper()
+	setSettings(tb, app, u, farmID, herdbook.FarmSettingsPatch{TimeZone: zone("UTC")})
 	g := app.MustGroup(u, farmID, "Heifers")
 	c1, c2, c3 := app.MustAnimal(u, farmID, "C-1"), app.MustAnimal(u, farmID, "C-2"), app.MustAnimal(u, farmID, "C-3")
+	mustFact(tb, app, u, farmID, map[string]any{"kind": "profile", "animal_id": c2.ID.String(), "sex": "female"})
+	mustFact(tb, app, u, farmID, map[string]any{"kind": "birth", "dam_id": c2.ID.String(), "date": "2026-01-20"})
 	for _, m := range []map[string]any{
 		{"animal_id": c1.ID.String(), "start_date": "2026-02-01"},
 		{"animal_id": c2.ID.String(), "start_date": "2026-03-02"},
@@ -197,4 +213,72 @@ func TestWithdrawalEndsOnceTwoWorkers(t *testing.T) {
 	if n := d1.Client.ScheduledEvent.Query().CountX(ctx); n != farms*2 {
 		t.Fatalf("%d events, want %d", n, farms*2)
 	}
+}
+
+// TestWithdrawalEndsMakeFarmingSense: the end of a meat withdrawal is news only for animals
+// still on the farm (not sold, not slaughtered); the end of a milk withdrawal only for cows
+// that give milk: females on the farm that have calved, or of the farm's minimum breeding age
+// for females when the farm has set one (no default). A group of calves and cows is treated
+// on 2026-03-01 with 7 meat days (clear on 2026-03-08) and 24 milk hours (clear at the end of
+// 1 March plus 24 hours, 2026-03-03T00:00Z); the worker runs on 2026-03-10.
+func TestWithdrawalEndsMakeFarmingSense(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		s := newFarmSetup(t, d)
+		app, u := s.app, s.owner
+		second := app.MustFarm(u, "Low Farm")
+		for _, farmID := range []uuid.UUID{s.farm.ID, second.ID} {
+			setSettings(t, app, u, farmID, herdbook.FarmSettingsPatch{TimeZone: zone("UTC")})
+			g := app.MustGroup(u, farmID, "Suckler group")
+			animal := func(tag, sex, born string) string {
+				a := app.MustAnimal(u, farmID, tag)
+				mustFact(t, app, u, farmID, map[string]any{"kind": "profile", "animal_id": a.ID.String(), "sex": sex, "birth_date": born})
+				mustFact(t, app, u, farmID, map[string]any{"kind": "membership", "animal_id": a.ID.String(), "group_id": g.ID.String(), "start_date": "2026-01-01"})
+				return a.ID.String()
+			}
+			animal("B-1", "male", "2025-10-01") // bull calves
+			animal("B-2", "male", "2025-10-02")
+			animal("H-1", "female", "2025-01-01") // a heifer that has not calved
+			sold := animal("S-1", "female", "2025-10-03")
+			slaughtered := animal("K-1", "female", "2020-04-01")
+			cow := animal("K-2", "female", "2020-04-02")
+			for _, dam := range []string{slaughtered, cow} {
+				mustFact(t, app, u, farmID, map[string]any{"kind": "birth", "dam_id": dam, "date": "2025-10-01"})
+			}
+			med := mustMedicine(t, app, u, farmID, "Pour-on", 7, 24)
+			mustFact(t, app, u, farmID, map[string]any{"kind": "treatment", "medicine_id": med, "group_id": g.ID.String(), "date": "2026-03-01"})
+			// The calf is sold on 5 March; the cow is slaughtered on 4 March, four days before
+			// the meat clear date (the records acknowledge the withdrawal).
+			mustFact(t, app, u, farmID, map[string]any{"kind": "sale", "animal_id": sold, "date": "2026-03-05"})
+			mustFact(t, app, u, farmID, map[string]any{"kind": "death", "animal_id": slaughtered, "date": "2026-03-04", "slaughter": true})
+		}
+		// Low Farm names a minimum breeding age for females: the heifer, 433 days old on
+		// 2026-03-10, is of age.
+		age := 365
+		setSettings(t, app, u, second.ID, herdbook.FarmSettingsPatch{MinimumBreedingAgeFemaleDays: herdbook.Optional[int]{Set: true, Value: &age}})
+		if err := s.worker(t, herdbook.DefaultRetryPolicy).Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		events := d.Client.ScheduledEvent.Query().AllX(context.Background())
+		got := map[string]string{}
+		for _, e := range events {
+			got[e.FarmID.String()+" "+e.Payload.Withdrawal] = strings.Join(e.Payload.AnimalTags, ",")
+		}
+		want := map[string]string{
+			s.farm.ID.String() + " meat": "B-1,B-2,H-1,K-2",
+			s.farm.ID.String() + " milk": "K-2",
+			second.ID.String() + " meat": "B-1,B-2,H-1,K-2",
+			second.ID.String() + " milk": "H-1,K-2",
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("events:\n%v\nwant\n%v", got, want)
+		}
+		for title := range inApp(t, d.Client) {
+			for _, gone := range []string{"S-1", "K-1", "B-1 may go into"} {
+				if strings.Contains(title, gone) {
+					t.Errorf("notification %q names %s", title, gone)
+				}
+			}
+		}
+	})
 }

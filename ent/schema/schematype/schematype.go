@@ -34,10 +34,20 @@ type EventPayload struct {
 	ClearOn      string `json:"clear_on,omitempty"`
 }
 
-// SpeciesWithdrawal is a medicine label's withdrawal periods for one species, where the label
-// gives that species periods of its own.
+// SpeciesWithdrawal is one line of a medicine label's withdrawal table: the periods for one
+// species, where the label gives that species periods of its own, optionally for one route
+// and one dose band. A null period is the label's dash: not authorised, which is not zero.
 type SpeciesWithdrawal struct {
-	Species             string `json:"species"`
-	WithdrawalMeatDays  int    `json:"withdrawal_meat_days"`
-	WithdrawalMilkHours int    `json:"withdrawal_milk_hours"`
+	Species             string    `json:"species"`
+	Route               string    `json:"route,omitempty"`
+	Dose                *DoseBand `json:"dose,omitempty"`
+	WithdrawalMeatDays  *int      `json:"withdrawal_meat_days"`
+	WithdrawalMilkHours *int      `json:"withdrawal_milk_hours"`
+}
+
+// DoseBand is a range of doses of a label line, both ends included, in the unit as printed.
+type DoseBand struct {
+	Unit string  `json:"unit"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
 }
