@@ -19,6 +19,7 @@ func TestGroupMembersAreDatedFacts(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Members Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		base := "/v1/farm/" + f.ID.String()
 		a, b, c := app.MustAnimal(owner, f.ID, "A-1"), app.MustAnimal(owner, f.ID, "B-2"), app.MustAnimal(owner, f.ID, "C-3")
 		herd := mustCreate(t, app, base+"/groups", owner.Token, map[string]any{"name": "Calves",

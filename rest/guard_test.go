@@ -26,6 +26,7 @@ func TestDepartureGuardEveryPath(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner := app.MustUser()
 		f := app.MustFarm(owner, "Guarded Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		farm := f.ID.String()
 		base := "/v1/farm/" + farm
 		med := mustCreate(t, app, base+"/medicines", owner.Token, map[string]any{"name": "Penicillin", "withdrawal_meat_days": 10, "withdrawal_milk_hours": 0})

@@ -26,6 +26,7 @@ func TestLateMembershipCorrectionKeepsReach(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		owner, reader, stranger := app.MustUser(), app.MustUser(), app.MustUser()
 		f := app.MustFarm(owner, "Suckler Farm")
+		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		app.MustMember(f.ID, reader, "READER")
 		base := "/v1/farm/" + f.ID.String()
 		c12, c13, c14 := app.MustAnimal(owner, f.ID, "C12"), app.MustAnimal(owner, f.ID, "C13"), app.MustAnimal(owner, f.ID, "C14")

@@ -247,10 +247,11 @@ func TestWithdrawalEndsMakeFarmingSense(t *testing.T) {
 			}
 			med := mustMedicine(t, app, u, farmID, "Pour-on", 7, 24)
 			mustFact(t, app, u, farmID, map[string]any{"kind": "treatment", "medicine_id": med, "group_id": g.ID.String(), "date": "2026-03-01"})
-			// The calf is sold on 5 March; the cow is slaughtered on 4 March, four days before
-			// the meat clear date (the records acknowledge the withdrawal).
+			// The calf is sold on 5 March; the cow dies on 4 March, four days before the meat
+			// clear date. (Slaughtering her then is refused whatever the acknowledgement: the
+			// departure guard; a death off the farm must end her notices all the same.)
 			mustFact(t, app, u, farmID, map[string]any{"kind": "sale", "animal_id": sold, "date": "2026-03-05"})
-			mustFact(t, app, u, farmID, map[string]any{"kind": "death", "animal_id": slaughtered, "date": "2026-03-04", "slaughter": true})
+			mustFact(t, app, u, farmID, map[string]any{"kind": "death", "animal_id": slaughtered, "date": "2026-03-04"})
 		}
 		// Low Farm names a minimum breeding age for females: the heifer, 433 days old on
 		// 2026-03-10, is of age.
