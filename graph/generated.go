@@ -131,6 +131,32 @@ type ComplexityRoot struct {
 		Treatments  func(childComplexity int) int
 	}
 
+	AuditEntry struct {
+		Action       func(childComplexity int) int
+		At           func(childComplexity int) int
+		ClientID     func(childComplexity int) int
+		Entity       func(childComplexity int) int
+		FarmID       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		NewValue     func(childComplexity int) int
+		OldValue     func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		RecordID     func(childComplexity int) int
+		RecordItemID func(childComplexity int) int
+		UserID       func(childComplexity int) int
+	}
+
+	AuditEntryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditEntryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	BirthEvent struct {
 		BirthDate       func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -654,6 +680,7 @@ type ComplexityRoot struct {
 
 	Record struct {
 		AcknowledgeWithdrawal func(childComplexity int) int
+		AmendsID              func(childComplexity int) int
 		Animals               func(childComplexity int) int
 		AnimalsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
 		AppliedAt             func(childComplexity int) int
@@ -666,8 +693,16 @@ type ComplexityRoot struct {
 		IsActive              func(childComplexity int) int
 		Items                 func(childComplexity int) int
 		Name                  func(childComplexity int) int
+		RecordedAt            func(childComplexity int) int
+		RecordedByClientID    func(childComplexity int) int
+		RecordedByUserID      func(childComplexity int) int
+		SupersededByID        func(childComplexity int) int
 		Type                  func(childComplexity int) int
 		UpdatedAt             func(childComplexity int) int
+		VoidReason            func(childComplexity int) int
+		VoidedAt              func(childComplexity int) int
+		VoidedByClientID      func(childComplexity int) int
+		VoidedByUserID        func(childComplexity int) int
 	}
 
 	RecordConnection struct {
@@ -690,14 +725,23 @@ type ComplexityRoot struct {
 	}
 
 	RecordItem struct {
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		ID          func(childComplexity int) int
-		IsActive    func(childComplexity int) int
-		Metadata    func(childComplexity int) int
-		Name        func(childComplexity int) int
-		RecordID    func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		AmendsID           func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsActive           func(childComplexity int) int
+		Metadata           func(childComplexity int) int
+		Name               func(childComplexity int) int
+		RecordID           func(childComplexity int) int
+		RecordedAt         func(childComplexity int) int
+		RecordedByClientID func(childComplexity int) int
+		RecordedByUserID   func(childComplexity int) int
+		SupersededByID     func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		VoidReason         func(childComplexity int) int
+		VoidedAt           func(childComplexity int) int
+		VoidedByClientID   func(childComplexity int) int
+		VoidedByUserID     func(childComplexity int) int
 	}
 
 	RecordUpdatePayload struct {
@@ -1318,6 +1362,111 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalWithdrawal.Treatments(childComplexity), true
+
+	case "AuditEntry.action":
+		if e.ComplexityRoot.AuditEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Action(childComplexity), true
+	case "AuditEntry.at":
+		if e.ComplexityRoot.AuditEntry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.At(childComplexity), true
+	case "AuditEntry.clientID":
+		if e.ComplexityRoot.AuditEntry.ClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ClientID(childComplexity), true
+	case "AuditEntry.entity":
+		if e.ComplexityRoot.AuditEntry.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Entity(childComplexity), true
+	case "AuditEntry.farmID":
+		if e.ComplexityRoot.AuditEntry.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.FarmID(childComplexity), true
+	case "AuditEntry.id":
+		if e.ComplexityRoot.AuditEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ID(childComplexity), true
+	case "AuditEntry.newValue":
+		if e.ComplexityRoot.AuditEntry.NewValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.NewValue(childComplexity), true
+	case "AuditEntry.oldValue":
+		if e.ComplexityRoot.AuditEntry.OldValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.OldValue(childComplexity), true
+	case "AuditEntry.reason":
+		if e.ComplexityRoot.AuditEntry.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Reason(childComplexity), true
+	case "AuditEntry.recordID":
+		if e.ComplexityRoot.AuditEntry.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.RecordID(childComplexity), true
+	case "AuditEntry.recordItemID":
+		if e.ComplexityRoot.AuditEntry.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.RecordItemID(childComplexity), true
+	case "AuditEntry.userID":
+		if e.ComplexityRoot.AuditEntry.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.UserID(childComplexity), true
+
+	case "AuditEntryConnection.edges":
+		if e.ComplexityRoot.AuditEntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.Edges(childComplexity), true
+	case "AuditEntryConnection.pageInfo":
+		if e.ComplexityRoot.AuditEntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.PageInfo(childComplexity), true
+	case "AuditEntryConnection.totalCount":
+		if e.ComplexityRoot.AuditEntryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.TotalCount(childComplexity), true
+
+	case "AuditEntryEdge.cursor":
+		if e.ComplexityRoot.AuditEntryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Cursor(childComplexity), true
+	case "AuditEntryEdge.node":
+		if e.ComplexityRoot.AuditEntryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Node(childComplexity), true
 
 	case "BirthEvent.birthDate":
 		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
@@ -3792,6 +3941,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.AcknowledgeWithdrawal(childComplexity), true
+	case "Record.amendsID":
+		if e.ComplexityRoot.Record.AmendsID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.AmendsID(childComplexity), true
 	case "Record.animals":
 		if e.ComplexityRoot.Record.Animals == nil {
 			break
@@ -3869,6 +4024,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.Name(childComplexity), true
+	case "Record.recordedAt":
+		if e.ComplexityRoot.Record.RecordedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedAt(childComplexity), true
+	case "Record.recordedByClientID":
+		if e.ComplexityRoot.Record.RecordedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedByClientID(childComplexity), true
+	case "Record.recordedByUserID":
+		if e.ComplexityRoot.Record.RecordedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedByUserID(childComplexity), true
+	case "Record.supersededByID":
+		if e.ComplexityRoot.Record.SupersededByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.SupersededByID(childComplexity), true
 	case "Record.type":
 		if e.ComplexityRoot.Record.Type == nil {
 			break
@@ -3881,6 +4060,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.UpdatedAt(childComplexity), true
+	case "Record.voidReason":
+		if e.ComplexityRoot.Record.VoidReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidReason(childComplexity), true
+	case "Record.voidedAt":
+		if e.ComplexityRoot.Record.VoidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedAt(childComplexity), true
+	case "Record.voidedByClientID":
+		if e.ComplexityRoot.Record.VoidedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedByClientID(childComplexity), true
+	case "Record.voidedByUserID":
+		if e.ComplexityRoot.Record.VoidedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedByUserID(childComplexity), true
 
 	case "RecordConnection.edges":
 		if e.ComplexityRoot.RecordConnection.Edges == nil {
@@ -3928,6 +4131,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordEdge.Node(childComplexity), true
 
+	case "RecordItem.amendsID":
+		if e.ComplexityRoot.RecordItem.AmendsID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.AmendsID(childComplexity), true
 	case "RecordItem.createdAt":
 		if e.ComplexityRoot.RecordItem.CreatedAt == nil {
 			break
@@ -3970,12 +4179,60 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordItem.RecordID(childComplexity), true
+	case "RecordItem.recordedAt":
+		if e.ComplexityRoot.RecordItem.RecordedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedAt(childComplexity), true
+	case "RecordItem.recordedByClientID":
+		if e.ComplexityRoot.RecordItem.RecordedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedByClientID(childComplexity), true
+	case "RecordItem.recordedByUserID":
+		if e.ComplexityRoot.RecordItem.RecordedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedByUserID(childComplexity), true
+	case "RecordItem.supersededByID":
+		if e.ComplexityRoot.RecordItem.SupersededByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.SupersededByID(childComplexity), true
 	case "RecordItem.updatedAt":
 		if e.ComplexityRoot.RecordItem.UpdatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
+	case "RecordItem.voidReason":
+		if e.ComplexityRoot.RecordItem.VoidReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidReason(childComplexity), true
+	case "RecordItem.voidedAt":
+		if e.ComplexityRoot.RecordItem.VoidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedAt(childComplexity), true
+	case "RecordItem.voidedByClientID":
+		if e.ComplexityRoot.RecordItem.VoidedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedByClientID(childComplexity), true
+	case "RecordItem.voidedByUserID":
+		if e.ComplexityRoot.RecordItem.VoidedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedByUserID(childComplexity), true
 
 	case "RecordUpdatePayload.record":
 		if e.ComplexityRoot.RecordUpdatePayload.Record == nil {
@@ -4912,6 +5169,46 @@ func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawal", field.Name)
 }
 
+func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEntry_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_AuditEntry_farmID(ctx, field)
+	case "at":
+		return ec.fieldContext_AuditEntry_at(ctx, field)
+	case "userID":
+		return ec.fieldContext_AuditEntry_userID(ctx, field)
+	case "clientID":
+		return ec.fieldContext_AuditEntry_clientID(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditEntry_action(ctx, field)
+	case "entity":
+		return ec.fieldContext_AuditEntry_entity(ctx, field)
+	case "recordID":
+		return ec.fieldContext_AuditEntry_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_AuditEntry_recordItemID(ctx, field)
+	case "reason":
+		return ec.fieldContext_AuditEntry_reason(ctx, field)
+	case "oldValue":
+		return ec.fieldContext_AuditEntry_oldValue(ctx, field)
+	case "newValue":
+		return ec.fieldContext_AuditEntry_newValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AuditEntryEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AuditEntryEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5796,6 +6093,24 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_updatedAt(ctx, field)
 	case "isActive":
 		return ec.fieldContext_Record_isActive(ctx, field)
+	case "recordedAt":
+		return ec.fieldContext_Record_recordedAt(ctx, field)
+	case "recordedByUserID":
+		return ec.fieldContext_Record_recordedByUserID(ctx, field)
+	case "recordedByClientID":
+		return ec.fieldContext_Record_recordedByClientID(ctx, field)
+	case "voidedAt":
+		return ec.fieldContext_Record_voidedAt(ctx, field)
+	case "voidedByUserID":
+		return ec.fieldContext_Record_voidedByUserID(ctx, field)
+	case "voidedByClientID":
+		return ec.fieldContext_Record_voidedByClientID(ctx, field)
+	case "voidReason":
+		return ec.fieldContext_Record_voidReason(ctx, field)
+	case "amendsID":
+		return ec.fieldContext_Record_amendsID(ctx, field)
+	case "supersededByID":
+		return ec.fieldContext_Record_supersededByID(ctx, field)
 	case "farmID":
 		return ec.fieldContext_Record_farmID(ctx, field)
 	case "type":
@@ -5870,6 +6185,24 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 		return ec.fieldContext_RecordItem_updatedAt(ctx, field)
 	case "isActive":
 		return ec.fieldContext_RecordItem_isActive(ctx, field)
+	case "recordedAt":
+		return ec.fieldContext_RecordItem_recordedAt(ctx, field)
+	case "recordedByUserID":
+		return ec.fieldContext_RecordItem_recordedByUserID(ctx, field)
+	case "recordedByClientID":
+		return ec.fieldContext_RecordItem_recordedByClientID(ctx, field)
+	case "voidedAt":
+		return ec.fieldContext_RecordItem_voidedAt(ctx, field)
+	case "voidedByUserID":
+		return ec.fieldContext_RecordItem_voidedByUserID(ctx, field)
+	case "voidedByClientID":
+		return ec.fieldContext_RecordItem_voidedByClientID(ctx, field)
+	case "voidReason":
+		return ec.fieldContext_RecordItem_voidReason(ctx, field)
+	case "amendsID":
+		return ec.fieldContext_RecordItem_amendsID(ctx, field)
+	case "supersededByID":
+		return ec.fieldContext_RecordItem_supersededByID(ctx, field)
 	case "recordID":
 		return ec.fieldContext_RecordItem_recordID(ctx, field)
 	case "name":
@@ -9727,6 +10060,424 @@ func (ec *executionContext) fieldContext_AnimalWithdrawal_treatments(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntry_id(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_at(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AuditEntry_userID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_userID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_clientID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_clientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_clientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_action(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_entity(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_recordID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_recordItemID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_reason(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_oldValue(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_oldValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OldValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+			return ec.marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_oldValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Map")
+}
+
+func (ec *executionContext) _AuditEntry_newValue(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_newValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+			return ec.marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_newValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Map")
+}
+
+func (ec *executionContext) _AuditEntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEntryEdge) graphql.Marshaler {
+			return ec.marshalOAuditEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditEntryEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEntry) graphql.Marshaler {
+			return ec.marshalOAuditEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -19948,6 +20699,213 @@ func (ec *executionContext) fieldContext_Record_isActive(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Record", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Record_recordedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalOTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Record_recordedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_recordedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_voidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Record_voidedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_voidedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_voidReason(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_amendsID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_amendsID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AmendsID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_amendsID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_supersededByID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_supersededByID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_supersededByID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
 func (ec *executionContext) _Record_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20545,6 +21503,213 @@ func (ec *executionContext) _RecordItem_isActive(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_RecordItem_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RecordItem_recordedAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalOTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RecordItem_recordedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_recordedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_voidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RecordItem_voidedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_voidedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_voidReason(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_amendsID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_amendsID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AmendsID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_amendsID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_supersededByID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_supersededByID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_supersededByID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RecordItem_recordID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
@@ -29205,7 +30370,7 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "acknowledgeWithdrawal", "acknowledgeWithdrawalNEQ", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "recordedAt", "recordedAtNEQ", "recordedAtIn", "recordedAtNotIn", "recordedAtGT", "recordedAtGTE", "recordedAtLT", "recordedAtLTE", "recordedAtIsNil", "recordedAtNotNil", "recordedByUserID", "recordedByUserIDNEQ", "recordedByUserIDIn", "recordedByUserIDNotIn", "recordedByUserIDGT", "recordedByUserIDGTE", "recordedByUserIDLT", "recordedByUserIDLTE", "recordedByUserIDIsNil", "recordedByUserIDNotNil", "recordedByClientID", "recordedByClientIDNEQ", "recordedByClientIDIn", "recordedByClientIDNotIn", "recordedByClientIDGT", "recordedByClientIDGTE", "recordedByClientIDLT", "recordedByClientIDLTE", "recordedByClientIDContains", "recordedByClientIDHasPrefix", "recordedByClientIDHasSuffix", "recordedByClientIDIsNil", "recordedByClientIDNotNil", "recordedByClientIDEqualFold", "recordedByClientIDContainsFold", "voidedAt", "voidedAtNEQ", "voidedAtIn", "voidedAtNotIn", "voidedAtGT", "voidedAtGTE", "voidedAtLT", "voidedAtLTE", "voidedAtIsNil", "voidedAtNotNil", "voidedByUserID", "voidedByUserIDNEQ", "voidedByUserIDIn", "voidedByUserIDNotIn", "voidedByUserIDGT", "voidedByUserIDGTE", "voidedByUserIDLT", "voidedByUserIDLTE", "voidedByUserIDIsNil", "voidedByUserIDNotNil", "voidedByClientID", "voidedByClientIDNEQ", "voidedByClientIDIn", "voidedByClientIDNotIn", "voidedByClientIDGT", "voidedByClientIDGTE", "voidedByClientIDLT", "voidedByClientIDLTE", "voidedByClientIDContains", "voidedByClientIDHasPrefix", "voidedByClientIDHasSuffix", "voidedByClientIDIsNil", "voidedByClientIDNotNil", "voidedByClientIDEqualFold", "voidedByClientIDContainsFold", "voidReason", "voidReasonNEQ", "voidReasonIn", "voidReasonNotIn", "voidReasonGT", "voidReasonGTE", "voidReasonLT", "voidReasonLTE", "voidReasonContains", "voidReasonHasPrefix", "voidReasonHasSuffix", "voidReasonIsNil", "voidReasonNotNil", "voidReasonEqualFold", "voidReasonContainsFold", "amendsID", "amendsIDNEQ", "amendsIDIn", "amendsIDNotIn", "amendsIDGT", "amendsIDGTE", "amendsIDLT", "amendsIDLTE", "amendsIDIsNil", "amendsIDNotNil", "supersededByID", "supersededByIDNEQ", "supersededByIDIn", "supersededByIDNotIn", "supersededByIDGT", "supersededByIDGTE", "supersededByIDLT", "supersededByIDLTE", "supersededByIDIsNil", "supersededByIDNotNil", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "acknowledgeWithdrawal", "acknowledgeWithdrawalNEQ", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -29415,6 +30580,741 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.IsActiveNEQ = data
+		case "recordedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAt = data
+		case "recordedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNEQ = data
+		case "recordedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtIn = data
+		case "recordedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNotIn = data
+		case "recordedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtGT = data
+		case "recordedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtGTE = data
+		case "recordedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtLT = data
+		case "recordedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtLTE = data
+		case "recordedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtIsNil = data
+		case "recordedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNotNil = data
+		case "recordedByUserID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserID = data
+		case "recordedByUserIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNEQ = data
+		case "recordedByUserIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDIn = data
+		case "recordedByUserIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNotIn = data
+		case "recordedByUserIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDGT = data
+		case "recordedByUserIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDGTE = data
+		case "recordedByUserIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDLT = data
+		case "recordedByUserIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDLTE = data
+		case "recordedByUserIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDIsNil = data
+		case "recordedByUserIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNotNil = data
+		case "recordedByClientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientID = data
+		case "recordedByClientIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNEQ = data
+		case "recordedByClientIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDIn = data
+		case "recordedByClientIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNotIn = data
+		case "recordedByClientIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDGT = data
+		case "recordedByClientIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDGTE = data
+		case "recordedByClientIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDLT = data
+		case "recordedByClientIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDLTE = data
+		case "recordedByClientIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDContains = data
+		case "recordedByClientIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDHasPrefix = data
+		case "recordedByClientIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDHasSuffix = data
+		case "recordedByClientIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDIsNil = data
+		case "recordedByClientIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNotNil = data
+		case "recordedByClientIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDEqualFold = data
+		case "recordedByClientIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDContainsFold = data
+		case "voidedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAt = data
+		case "voidedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNEQ = data
+		case "voidedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtIn = data
+		case "voidedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNotIn = data
+		case "voidedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtGT = data
+		case "voidedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtGTE = data
+		case "voidedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtLT = data
+		case "voidedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtLTE = data
+		case "voidedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtIsNil = data
+		case "voidedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNotNil = data
+		case "voidedByUserID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserID = data
+		case "voidedByUserIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNEQ = data
+		case "voidedByUserIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDIn = data
+		case "voidedByUserIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNotIn = data
+		case "voidedByUserIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDGT = data
+		case "voidedByUserIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDGTE = data
+		case "voidedByUserIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDLT = data
+		case "voidedByUserIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDLTE = data
+		case "voidedByUserIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDIsNil = data
+		case "voidedByUserIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNotNil = data
+		case "voidedByClientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientID = data
+		case "voidedByClientIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNEQ = data
+		case "voidedByClientIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDIn = data
+		case "voidedByClientIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNotIn = data
+		case "voidedByClientIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDGT = data
+		case "voidedByClientIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDGTE = data
+		case "voidedByClientIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDLT = data
+		case "voidedByClientIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDLTE = data
+		case "voidedByClientIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDContains = data
+		case "voidedByClientIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDHasPrefix = data
+		case "voidedByClientIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDHasSuffix = data
+		case "voidedByClientIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDIsNil = data
+		case "voidedByClientIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNotNil = data
+		case "voidedByClientIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDEqualFold = data
+		case "voidedByClientIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDContainsFold = data
+		case "voidReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReason = data
+		case "voidReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNEQ = data
+		case "voidReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonIn = data
+		case "voidReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNotIn = data
+		case "voidReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonGT = data
+		case "voidReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonGTE = data
+		case "voidReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonLT = data
+		case "voidReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonLTE = data
+		case "voidReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonContains = data
+		case "voidReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonHasPrefix = data
+		case "voidReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonHasSuffix = data
+		case "voidReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonIsNil = data
+		case "voidReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNotNil = data
+		case "voidReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonEqualFold = data
+		case "voidReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonContainsFold = data
+		case "amendsID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsID = data
+		case "amendsIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNEQ = data
+		case "amendsIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDIn = data
+		case "amendsIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNotIn = data
+		case "amendsIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDGT = data
+		case "amendsIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDGTE = data
+		case "amendsIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDLT = data
+		case "amendsIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDLTE = data
+		case "amendsIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDIsNil = data
+		case "amendsIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNotNil = data
+		case "supersededByID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByID = data
+		case "supersededByIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNEQ = data
+		case "supersededByIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDIn = data
+		case "supersededByIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNotIn = data
+		case "supersededByIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDGT = data
+		case "supersededByIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDGTE = data
+		case "supersededByIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDLT = data
+		case "supersededByIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDLTE = data
+		case "supersededByIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDIsNil = data
+		case "supersededByIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNotNil = data
 		case "farmID":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
@@ -30878,6 +32778,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._BirthEvent(ctx, sel, obj)
+	case *ent.AuditEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AuditEntry(ctx, sel, obj)
 	case *ent.Animal:
 		if obj == nil {
 			return graphql.Null
@@ -31324,6 +33229,175 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 			}
 		case "treatments":
 			out.Values[i] = ec._AnimalWithdrawal_treatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryImplementors = []string{"AuditEntry", "Node"}
+
+func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntry")
+		case "id":
+			out.Values[i] = ec._AuditEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._AuditEntry_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._AuditEntry_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userID":
+			out.Values[i] = ec._AuditEntry_userID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "clientID":
+			out.Values[i] = ec._AuditEntry_clientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._AuditEntry_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entity":
+			out.Values[i] = ec._AuditEntry_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordID":
+			out.Values[i] = ec._AuditEntry_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._AuditEntry_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._AuditEntry_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "oldValue":
+			out.Values[i] = ec._AuditEntry_oldValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "newValue":
+			out.Values[i] = ec._AuditEntry_newValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryConnectionImplementors = []string{"AuditEntryConnection"}
+
+func (ec *executionContext) _AuditEntryConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryConnection")
+		case "edges":
+			out.Values[i] = ec._AuditEntryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AuditEntryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AuditEntryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryEdgeImplementors = []string{"AuditEntryEdge"}
+
+func (ec *executionContext) _AuditEntryEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryEdge")
+		case "node":
+			out.Values[i] = ec._AuditEntryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AuditEntryEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35031,6 +37105,51 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "recordedAt":
+			out.Values[i] = ec._Record_recordedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordedByUserID":
+			out.Values[i] = ec._Record_recordedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordedByClientID":
+			out.Values[i] = ec._Record_recordedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedAt":
+			out.Values[i] = ec._Record_voidedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedByUserID":
+			out.Values[i] = ec._Record_voidedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedByClientID":
+			out.Values[i] = ec._Record_voidedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidReason":
+			out.Values[i] = ec._Record_voidReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amendsID":
+			out.Values[i] = ec._Record_amendsID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "supersededByID":
+			out.Values[i] = ec._Record_supersededByID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "farmID":
 			out.Values[i] = ec._Record_farmID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35284,6 +37403,51 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 		case "isActive":
 			out.Values[i] = ec._RecordItem_isActive(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordedAt":
+			out.Values[i] = ec._RecordItem_recordedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedByUserID":
+			out.Values[i] = ec._RecordItem_recordedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedByClientID":
+			out.Values[i] = ec._RecordItem_recordedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedAt":
+			out.Values[i] = ec._RecordItem_voidedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedByUserID":
+			out.Values[i] = ec._RecordItem_voidedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedByClientID":
+			out.Values[i] = ec._RecordItem_voidedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidReason":
+			out.Values[i] = ec._RecordItem_voidReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "amendsID":
+			out.Values[i] = ec._RecordItem_amendsID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "supersededByID":
+			out.Values[i] = ec._RecordItem_supersededByID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "recordID":
@@ -38877,6 +41041,33 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOAuditEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntry(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAuditEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AuditEntryEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAuditEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAuditEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEntryEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -39874,6 +42065,18 @@ func (ec *executionContext) unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋh
 	}
 	res, err := ec.unmarshalInputThreadOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalTime(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {
