@@ -120,7 +120,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 	}
 	ids, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
-			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ var statusKinds = []string{string(evidence.KindPurchase), string(evidence.KindMo
 func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, status string) (predicate.Animal, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 			sel.Where(sql.And(
 				sql.In(links.C(factanimal.FieldAnimalID), animals...),
 				sql.EQ(recs.C(record.FieldFarmID), farmID),
-				sql.EQ(recs.C(record.FieldIsActive), true),
+				liveRecordOf(ctx, recs),
 				sql.NotNull(sel.C(recorditem.FieldFactKind)),
 			))
 		}).
@@ -440,7 +440,7 @@ func (s *Service) groupMembers(ctx context.Context, farmID, groupID uuid.UUID, d
 	}
 	subjects, err := c.RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroup(groupID),
-			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, nil, err
