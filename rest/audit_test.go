@@ -103,7 +103,11 @@ func TestBookCorrections(t *testing.T) {
 			}
 		})
 
-		for _, tc := range []struct{ name, path, token, body string; status int; errName, want string }{
+		for _, tc := range []struct {
+			name, path, token, body string
+			status                  int
+			errName, want           string
+		}{
 			{"ErrVoidNoReason", "/records/" + saleID + "/void", editor.Token, `{}`, 400, "ValidationError", "reason: is required"},
 			{"ErrVoidBlankReason", "/records/" + saleID + "/void", editor.Token, `{"reason":"  "}`, 400, "ValidationError", "reason: is required"},
 			{"ErrVoidNullReason", "/records/" + saleID + "/void", editor.Token, `{"reason":null}`, 400, "ValidationError", "reason"},

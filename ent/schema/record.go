@@ -70,7 +70,9 @@ func (Record) Annotations() []schema.Annotation {
 type RecordItem struct{ ent.Schema }
 
 // Mixin of the RecordItem.
-func (RecordItem) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}, BookMixin{}} }
+func (RecordItem) Mixin() []ent.Mixin {
+	return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}, BookMixin{}}
+}
 
 // Fields of the RecordItem.
 func (RecordItem) Fields() []ent.Field {
