@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -460,4 +461,19 @@ func auditRow(e *ent.AuditEntry) []string {
 	}
 	return []string{e.At.UTC().Format(time.RFC3339Nano), e.Action, e.Entity, e.RecordID.String(), id(e.RecordItemID),
 		id(e.UserID), str(e.ClientID), str(e.Reason), js(e.OldValue), js(e.NewValue)}
+}
+
+// AuditConnection pages through the farm's audit trail under f (its Page ignored), oldest
+// first: the membership check, the page and, when asked, its count.
+func (s *Service) AuditConnection(ctx context.Context, farmID uuid.UUID, w Window, f AuditFilter) (*ent.AuditEntryConnection, error) {
+	q, err := s.AuditQuery(ctx, farmID, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	first, last := w.page()
+	return q.Paginate(ctx, w.After, first, w.Before, last,
+		ent.WithAuditEntryOrder(&ent.AuditEntryOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AuditEntryOrderFieldAt}))
 }

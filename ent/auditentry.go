@@ -18,7 +18,7 @@ import (
 type AuditEntry struct {
 	config `json:"-"`
 	// ID of the ent.
-	// The entry's id.
+	// The entry's id: time-ordered (UUID version 7).
 	ID uuid.UUID `json:"id,omitempty"`
 	// The farm whose book changed.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`

@@ -262,6 +262,28 @@ func newAuditEntryPaginateArgs(rv map[string]any) *auditentryPaginateArgs {
 	if v := rv[beforeField]; v != nil {
 		args.before = v.(*Cursor)
 	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AuditEntryOrder{Field: &AuditEntryOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(order))
+			}
+		case *AuditEntryOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(v))
+			}
+		}
+	}
 	return args
 }
 

@@ -653,6 +653,53 @@ func (_m *AuditEntryQuery) Paginate(
 	return conn, nil
 }
 
+var (
+	// AuditEntryOrderFieldAt orders AuditEntry by at.
+	AuditEntryOrderFieldAt = &AuditEntryOrderField{
+		Value: func(_m *AuditEntry) (ent.Value, error) {
+			return _m.At, nil
+		},
+		column: auditentry.FieldAt,
+		toTerm: auditentry.ByAt,
+		toCursor: func(_m *AuditEntry) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.At,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AuditEntryOrderField) String() string {
+	var str string
+	switch f.column {
+	case AuditEntryOrderFieldAt.column:
+		str = "AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AuditEntryOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AuditEntryOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AuditEntryOrderField %T must be a string", v)
+	}
+	switch str {
+	case "AT":
+		*f = *AuditEntryOrderFieldAt
+	default:
+		return fmt.Errorf("%s is not a valid AuditEntryOrderField", str)
+	}
+	return nil
+}
+
 // AuditEntryOrderField defines the ordering field of AuditEntry.
 type AuditEntryOrderField struct {
 	// Value extracts the ordering value from the given AuditEntry.

@@ -276,6 +276,7 @@ type ComplexityRoot struct {
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
 		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
+		Audit               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
@@ -576,15 +577,19 @@ type ComplexityRoot struct {
 		PostMessage                   func(childComplexity int, threadID uuid.UUID, body string) int
 		PutBirthSettings              func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
 		PutFollowUpProtocol           func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordAmend                   func(childComplexity int, input model.RecordAmendInput) int
 		RecordBirth                   func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
 		RecordCastration              func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
 		RecordCreate                  func(childComplexity int, input model.RecordCreateInput) int
 		RecordDelete                  func(childComplexity int, input model.RecordDeleteInput) int
 		RecordExposure                func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordItemAmend               func(childComplexity int, input model.RecordItemAmendInput) int
+		RecordItemVoid                func(childComplexity int, input model.RecordItemVoidInput) int
 		RecordMembership              func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
 		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
 		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
 		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
+		RecordVoid                    func(childComplexity int, input model.RecordVoidInput) int
 		SaleRecord                    func(childComplexity int, input model.SaleRecordInput) int
 		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
 		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
@@ -705,6 +710,11 @@ type ComplexityRoot struct {
 		VoidedByUserID        func(childComplexity int) int
 	}
 
+	RecordAmendPayload struct {
+		Record     func(childComplexity int) int
+		Superseded func(childComplexity int) int
+	}
+
 	RecordConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
@@ -744,7 +754,20 @@ type ComplexityRoot struct {
 		VoidedByUserID     func(childComplexity int) int
 	}
 
+	RecordItemAmendPayload struct {
+		RecordItem func(childComplexity int) int
+		Superseded func(childComplexity int) int
+	}
+
+	RecordItemVoidPayload struct {
+		RecordItem func(childComplexity int) int
+	}
+
 	RecordUpdatePayload struct {
+		Record func(childComplexity int) int
+	}
+
+	RecordVoidPayload struct {
 		Record func(childComplexity int) int
 	}
 
@@ -943,6 +966,7 @@ type CreateFarmPayloadResolver interface {
 	WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error)
 }
 type FarmResolver interface {
+	Audit(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) (*ent.AuditEntryConnection, error)
 	BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error)
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
@@ -984,6 +1008,10 @@ type MutationResolver interface {
 	DeleteRecord(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (uuid.UUID, error)
 	CreateThread(ctx context.Context, farmID uuid.UUID, title string, isPrivate *bool) (*ent.Thread, error)
 	PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error)
+	RecordVoid(ctx context.Context, input model.RecordVoidInput) (*model.RecordVoidPayload, error)
+	RecordAmend(ctx context.Context, input model.RecordAmendInput) (*model.RecordAmendPayload, error)
+	RecordItemVoid(ctx context.Context, input model.RecordItemVoidInput) (*model.RecordItemVoidPayload, error)
+	RecordItemAmend(ctx context.Context, input model.RecordItemAmendInput) (*model.RecordItemAmendPayload, error)
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
 	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
@@ -1926,6 +1954,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string)), true
+	case "Farm.audit":
+		if e.ComplexityRoot.Farm.Audit == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_audit_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Audit(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["animalID"].(*uuid.UUID), args["recordID"].(*uuid.UUID), args["userID"].(*uuid.UUID), args["from"].(*time.Time), args["to"].(*time.Time)), true
 	case "Farm.birthSettings":
 		if e.ComplexityRoot.Farm.BirthSettings == nil {
 			break
@@ -3333,6 +3372,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PutFollowUpProtocol(childComplexity, args["farmID"].(uuid.UUID), args["steps"].([]*model.ProtocolStepInput)), true
+	case "Mutation.recordAmend":
+		if e.ComplexityRoot.Mutation.RecordAmend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordAmend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordAmend(childComplexity, args["input"].(model.RecordAmendInput)), true
 	case "Mutation.recordBirth":
 		if e.ComplexityRoot.Mutation.RecordBirth == nil {
 			break
@@ -3388,6 +3438,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordExposure(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ExposureFactInput)), true
+	case "Mutation.recordItemAmend":
+		if e.ComplexityRoot.Mutation.RecordItemAmend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordItemAmend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordItemAmend(childComplexity, args["input"].(model.RecordItemAmendInput)), true
+	case "Mutation.recordItemVoid":
+		if e.ComplexityRoot.Mutation.RecordItemVoid == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordItemVoid_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordItemVoid(childComplexity, args["input"].(model.RecordItemVoidInput)), true
 	case "Mutation.recordMembership":
 		if e.ComplexityRoot.Mutation.RecordMembership == nil {
 			break
@@ -3432,6 +3504,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
+	case "Mutation.recordVoid":
+		if e.ComplexityRoot.Mutation.RecordVoid == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordVoid_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordVoid(childComplexity, args["input"].(model.RecordVoidInput)), true
 	case "Mutation.saleRecord":
 		if e.ComplexityRoot.Mutation.SaleRecord == nil {
 			break
@@ -4085,6 +4168,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Record.VoidedByUserID(childComplexity), true
 
+	case "RecordAmendPayload.record":
+		if e.ComplexityRoot.RecordAmendPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordAmendPayload.Record(childComplexity), true
+	case "RecordAmendPayload.superseded":
+		if e.ComplexityRoot.RecordAmendPayload.Superseded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordAmendPayload.Superseded(childComplexity), true
+
 	case "RecordConnection.edges":
 		if e.ComplexityRoot.RecordConnection.Edges == nil {
 			break
@@ -4234,12 +4330,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordItem.VoidedByUserID(childComplexity), true
 
+	case "RecordItemAmendPayload.recordItem":
+		if e.ComplexityRoot.RecordItemAmendPayload.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemAmendPayload.RecordItem(childComplexity), true
+	case "RecordItemAmendPayload.superseded":
+		if e.ComplexityRoot.RecordItemAmendPayload.Superseded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemAmendPayload.Superseded(childComplexity), true
+
+	case "RecordItemVoidPayload.recordItem":
+		if e.ComplexityRoot.RecordItemVoidPayload.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemVoidPayload.RecordItem(childComplexity), true
+
 	case "RecordUpdatePayload.record":
 		if e.ComplexityRoot.RecordUpdatePayload.Record == nil {
 			break
 		}
 
 		return e.ComplexityRoot.RecordUpdatePayload.Record(childComplexity), true
+
+	case "RecordVoidPayload.record":
+		if e.ComplexityRoot.RecordVoidPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordVoidPayload.Record(childComplexity), true
 
 	case "SaleRecordPayload.animal":
 		if e.ComplexityRoot.SaleRecordPayload.Animal == nil {
@@ -4858,6 +4981,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AnimalOrder", ec.unmarshalInputAnimalOrder),
 			graphql.NewInputUnmarshaler("AnimalUpdateInput", ec.unmarshalInputAnimalUpdateInput),
 			graphql.NewInputUnmarshaler("AnimalWhereInput", ec.unmarshalInputAnimalWhereInput),
+			graphql.NewInputUnmarshaler("AuditEntryOrder", ec.unmarshalInputAuditEntryOrder),
 			graphql.NewInputUnmarshaler("BirthFact", ec.unmarshalInputBirthFact),
 			graphql.NewInputUnmarshaler("BirthFactInput", ec.unmarshalInputBirthFactInput),
 			graphql.NewInputUnmarshaler("BirthHistorySettingsInput", ec.unmarshalInputBirthHistorySettingsInput),
@@ -4911,12 +5035,16 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ProfileFact", ec.unmarshalInputProfileFact),
 			graphql.NewInputUnmarshaler("ProfileFactInput", ec.unmarshalInputProfileFactInput),
 			graphql.NewInputUnmarshaler("ProtocolStepInput", ec.unmarshalInputProtocolStepInput),
+			graphql.NewInputUnmarshaler("RecordAmendInput", ec.unmarshalInputRecordAmendInput),
 			graphql.NewInputUnmarshaler("RecordCreateInput", ec.unmarshalInputRecordCreateInput),
 			graphql.NewInputUnmarshaler("RecordDeleteInput", ec.unmarshalInputRecordDeleteInput),
+			graphql.NewInputUnmarshaler("RecordItemAmendInput", ec.unmarshalInputRecordItemAmendInput),
 			graphql.NewInputUnmarshaler("RecordItemInput", ec.unmarshalInputRecordItemInput),
 			graphql.NewInputUnmarshaler("RecordItemOrder", ec.unmarshalInputRecordItemOrder),
+			graphql.NewInputUnmarshaler("RecordItemVoidInput", ec.unmarshalInputRecordItemVoidInput),
 			graphql.NewInputUnmarshaler("RecordOrder", ec.unmarshalInputRecordOrder),
 			graphql.NewInputUnmarshaler("RecordUpdateInput", ec.unmarshalInputRecordUpdateInput),
+			graphql.NewInputUnmarshaler("RecordVoidInput", ec.unmarshalInputRecordVoidInput),
 			graphql.NewInputUnmarshaler("RecordWhereInput", ec.unmarshalInputRecordWhereInput),
 			graphql.NewInputUnmarshaler("SaleRecordInput", ec.unmarshalInputSaleRecordInput),
 			graphql.NewInputUnmarshaler("SpeciesWithdrawalInput", ec.unmarshalInputSpeciesWithdrawalInput),
@@ -5008,7 +5136,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "register.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5020,6 +5148,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "audit.graphqls", Input: sourceData("audit.graphqls"), BuiltIn: false},
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
@@ -5197,6 +5326,18 @@ func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field gr
 		return ec.fieldContext_AuditEntry_newValue(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnection", field.Name)
 }
 
 func (ec *executionContext) childFields_AuditEntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5463,6 +5604,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_speciesOther(ctx, field)
 	case "members":
 		return ec.fieldContext_Farm_members(ctx, field)
+	case "audit":
+		return ec.fieldContext_Farm_audit(ctx, field)
 	case "birthSettings":
 		return ec.fieldContext_Farm_birthSettings(ctx, field)
 	case "followUpProtocol":
@@ -6137,6 +6280,16 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Record", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordAmendPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordAmendPayload_record(ctx, field)
+	case "superseded":
+		return ec.fieldContext_RecordAmendPayload_superseded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordAmendPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RecordConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -6215,12 +6368,38 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type RecordItem", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordItemAmendPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordItem":
+		return ec.fieldContext_RecordItemAmendPayload_recordItem(ctx, field)
+	case "superseded":
+		return ec.fieldContext_RecordItemAmendPayload_superseded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordItemAmendPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordItemVoidPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordItem":
+		return ec.fieldContext_RecordItemVoidPayload_recordItem(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordItemVoidPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RecordUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "record":
 		return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordVoidPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordVoidPayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordVoidPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SaleRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6790,6 +6969,84 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["search"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_audit_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "animalID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["animalID"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "recordID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["recordID"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "userID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userID"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg8
 	return args, nil
 }
 
@@ -8005,6 +8262,20 @@ func (ec *executionContext) field_Mutation_putFollowUpProtocol_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordAmend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordAmendInput, error) {
+			return ec.unmarshalNRecordAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordBirth_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8099,6 +8370,34 @@ func (ec *executionContext) field_Mutation_recordExposure_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordItemAmend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordItemAmendInput, error) {
+			return ec.unmarshalNRecordItemAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordItemVoid_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordItemVoidInput, error) {
+			return ec.unmarshalNRecordItemVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8171,6 +8470,20 @@ func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RecordUpdateInput, error) {
 			return ec.unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordVoid_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordVoidInput, error) {
+			return ec.unmarshalNRecordVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12582,6 +12895,50 @@ func (ec *executionContext) fieldContext_Farm_members(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FarmMember(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_audit(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_audit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Audit(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["animalID"].(*uuid.UUID), fc.Args["recordID"].(*uuid.UUID), fc.Args["userID"].(*uuid.UUID), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
+			return ec.marshalNAuditEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_audit(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_audit_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17018,6 +17375,182 @@ func (ec *executionContext) fieldContext_Mutation_postMessage(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_recordVoid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordVoid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordVoid(ctx, fc.Args["input"].(model.RecordVoidInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordVoidPayload) graphql.Marshaler {
+			return ec.marshalNRecordVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordVoid(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordVoidPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordVoid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordAmend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordAmend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordAmend(ctx, fc.Args["input"].(model.RecordAmendInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordAmendPayload) graphql.Marshaler {
+			return ec.marshalNRecordAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordAmend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordAmendPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordAmend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordItemVoid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordItemVoid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordItemVoid(ctx, fc.Args["input"].(model.RecordItemVoidInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordItemVoidPayload) graphql.Marshaler {
+			return ec.marshalNRecordItemVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordItemVoid(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItemVoidPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordItemVoid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordItemAmend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordItemAmend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordItemAmend(ctx, fc.Args["input"].(model.RecordItemAmendInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordItemAmendPayload) graphql.Marshaler {
+			return ec.marshalNRecordItemAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordItemAmend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItemAmendPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordItemAmend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_putBirthSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21216,6 +21749,70 @@ func (ec *executionContext) fieldContext_Record_animalsConnection(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _RecordAmendPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordAmendPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordAmendPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordAmendPayload_superseded(ctx context.Context, field graphql.CollectedField, obj *model.RecordAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordAmendPayload_superseded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Superseded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordAmendPayload_superseded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.RecordConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21804,6 +22401,102 @@ func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, 
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Map")
 }
 
+func (ec *executionContext) _RecordItemAmendPayload_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemAmendPayload_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemAmendPayload_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordItemAmendPayload_superseded(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemAmendPayload_superseded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Superseded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemAmendPayload_superseded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordItemVoidPayload_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemVoidPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemVoidPayload_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemVoidPayload_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemVoidPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21826,6 +22519,38 @@ func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, fie
 func (ec *executionContext) fieldContext_RecordUpdatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RecordUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordVoidPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordVoidPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordVoidPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordVoidPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordVoidPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -26036,6 +26761,59 @@ func UnmarshalAnimalWhereInput(ctx context.Context, raw any) (ent.AnimalWhereInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputAuditEntryOrder(ctx context.Context, obj any) (ent.AuditEntryOrder, error) {
+	var it ent.AuditEntryOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAuditEntryOrder unmarshals raw into the AuditEntryOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAuditEntryOrder(ctx context.Context, raw any) (ent.AuditEntryOrder, error) {
+	var out ent.AuditEntryOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AuditEntryOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any) (model.BirthFact, error) {
 	var it model.BirthFact
 	if obj == nil {
@@ -29945,6 +30723,118 @@ func UnmarshalProtocolStepInput(ctx context.Context, raw any) (model.ProtocolSte
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecordAmendInput(ctx context.Context, obj any) (model.RecordAmendInput, error) {
+	var it model.RecordAmendInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "reason", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalORecordType2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordAmendInput unmarshals raw into the RecordAmendInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordAmendInput(ctx context.Context, raw any) (model.RecordAmendInput, error) {
+	var out model.RecordAmendInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordAmendInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context, obj any) (model.RecordCreateInput, error) {
 	var it model.RecordCreateInput
 	if obj == nil {
@@ -30092,6 +30982,90 @@ func UnmarshalRecordDeleteInput(ctx context.Context, raw any) (model.RecordDelet
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecordItemAmendInput(ctx context.Context, obj any) (model.RecordItemAmendInput, error) {
+	var it model.RecordItemAmendInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "recordID", "id", "reason", "name", "description", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "recordID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordItemAmendInput unmarshals raw into the RecordItemAmendInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemAmendInput(ctx context.Context, raw any) (model.RecordItemAmendInput, error) {
+	var out model.RecordItemAmendInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemAmendInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordItemInput(ctx context.Context, obj any) (model.RecordItemInput, error) {
 	var it model.RecordItemInput
 	if obj == nil {
@@ -30198,6 +31172,69 @@ func (ec *executionContext) unmarshalInputRecordItemOrder(ctx context.Context, o
 func UnmarshalRecordItemOrder(ctx context.Context, raw any) (ent.RecordItemOrder, error) {
 	var out ent.RecordItemOrder
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRecordItemVoidInput(ctx context.Context, obj any) (model.RecordItemVoidInput, error) {
+	var it model.RecordItemVoidInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "recordID", "id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "recordID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordItemVoidInput unmarshals raw into the RecordItemVoidInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemVoidInput(ctx context.Context, raw any) (model.RecordItemVoidInput, error) {
+	var out model.RecordItemVoidInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemVoidInput", raw, &out)
 	return out, err
 }
 
@@ -30356,6 +31393,62 @@ func (ec *executionContext) unmarshalInputRecordUpdateInput(ctx context.Context,
 func UnmarshalRecordUpdateInput(ctx context.Context, raw any) (model.RecordUpdateInput, error) {
 	var out model.RecordUpdateInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordUpdateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRecordVoidInput(ctx context.Context, obj any) (model.RecordVoidInput, error) {
+	var it model.RecordVoidInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordVoidInput unmarshals raw into the RecordVoidInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordVoidInput(ctx context.Context, raw any) (model.RecordVoidInput, error) {
+	var out model.RecordVoidInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordVoidInput", raw, &out)
 	return out, err
 }
 
@@ -34263,6 +35356,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_members(ctx, field, obj)
 				})
+		case "audit":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_audit(ctx, field, obj)
+				})
 		case "birthSettings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -36164,6 +37263,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "recordVoid":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordVoid(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordAmend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordAmend(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemVoid":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordItemVoid(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemAmend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordItemAmend(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "putBirthSettings":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_putBirthSettings(ctx, field)
@@ -37227,6 +38354,44 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var recordAmendPayloadImplementors = []string{"RecordAmendPayload"}
+
+func (ec *executionContext) _RecordAmendPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordAmendPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordAmendPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordAmendPayload")
+		case "record":
+			out.Values[i] = ec._RecordAmendPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "superseded":
+			out.Values[i] = ec._RecordAmendPayload_superseded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var recordConnectionImplementors = []string{"RecordConnection"}
 
 func (ec *executionContext) _RecordConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.RecordConnection) graphql.Marshaler {
@@ -37487,6 +38652,77 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var recordItemAmendPayloadImplementors = []string{"RecordItemAmendPayload"}
+
+func (ec *executionContext) _RecordItemAmendPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordItemAmendPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordItemAmendPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordItemAmendPayload")
+		case "recordItem":
+			out.Values[i] = ec._RecordItemAmendPayload_recordItem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "superseded":
+			out.Values[i] = ec._RecordItemAmendPayload_superseded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recordItemVoidPayloadImplementors = []string{"RecordItemVoidPayload"}
+
+func (ec *executionContext) _RecordItemVoidPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordItemVoidPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordItemVoidPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordItemVoidPayload")
+		case "recordItem":
+			out.Values[i] = ec._RecordItemVoidPayload_recordItem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var recordUpdatePayloadImplementors = []string{"RecordUpdatePayload"}
 
 func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordUpdatePayload) graphql.Marshaler {
@@ -37500,6 +38736,39 @@ func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("RecordUpdatePayload")
 		case "record":
 			out.Values[i] = ec._RecordUpdatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recordVoidPayloadImplementors = []string{"RecordVoidPayload"}
+
+func (ec *executionContext) _RecordVoidPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordVoidPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordVoidPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordVoidPayload")
+		case "record":
+			out.Values[i] = ec._RecordVoidPayload_record(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39093,6 +40362,28 @@ func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbook�
 	return ec._AnimalWithdrawal(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAuditEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditEntryConnection!")
+		return graphql.Null
+	}
+	return ec._AuditEntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx context.Context, v any) (*ent.AuditEntryOrderField, error) {
+	var res = new(ent.AuditEntryOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryOrderField) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditEntryOrderField!")
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "BirthEvent!")
@@ -40232,6 +41523,19 @@ func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbook
 	return ec._Record(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendInput(ctx context.Context, v any) (model.RecordAmendInput, error) {
+	res, err := ec.unmarshalInputRecordAmendInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordAmendPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordAmendPayload!")
+		return graphql.Null
+	}
+	return ec._RecordAmendPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRecordConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordConnection(ctx context.Context, sel ast.SelectionSet, v *ent.RecordConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RecordConnection!")
@@ -40274,6 +41578,19 @@ func (ec *executionContext) marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherd
 	return ec._RecordItem(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordItemAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendInput(ctx context.Context, v any) (model.RecordItemAmendInput, error) {
+	res, err := ec.unmarshalInputRecordItemAmendInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordItemAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordItemAmendPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordItemAmendPayload!")
+		return graphql.Null
+	}
+	return ec._RecordItemAmendPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRecordItemInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInput(ctx context.Context, v any) (*model.RecordItemInput, error) {
 	res, err := ec.unmarshalInputRecordItemInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -40291,6 +41608,19 @@ func (ec *executionContext) marshalNRecordItemOrderField2ᚖgithubᚗcomᚋherdb
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNRecordItemVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidInput(ctx context.Context, v any) (model.RecordItemVoidInput, error) {
+	res, err := ec.unmarshalInputRecordItemVoidInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordItemVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordItemVoidPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordItemVoidPayload!")
+		return graphql.Null
+	}
+	return ec._RecordItemVoidPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRecordOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordOrderField(ctx context.Context, v any) (*ent.RecordOrderField, error) {
@@ -40328,6 +41658,19 @@ func (ec *executionContext) marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbo
 		return graphql.Null
 	}
 	return ec._RecordUpdatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRecordVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidInput(ctx context.Context, v any) (model.RecordVoidInput, error) {
+	res, err := ec.unmarshalInputRecordVoidInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordVoidPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordVoidPayload!")
+		return graphql.Null
+	}
+	return ec._RecordVoidPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx context.Context, v any) (*ent.RecordWhereInput, error) {

@@ -95,10 +95,11 @@ type AuditEntry struct{ ent.Schema }
 // Fields of the AuditEntry.
 func (AuditEntry) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable().Comment("The entry's id."),
+		field.UUID("id", uuid.UUID{}).Default(newV7).Immutable().Comment("The entry's id: time-ordered (UUID version 7)."),
 		field.UUID("farm_id", uuid.UUID{}).Immutable().Comment("The farm whose book changed.").
 			Annotations(entgql.Type("ID")),
-		field.Time("at").Immutable().Comment("When the change was made (UTC)."),
+		field.Time("at").Immutable().Comment("When the change was made (UTC).").
+			Annotations(entgql.OrderField("AT")),
 		field.UUID("user_id", uuid.UUID{}).Optional().Nillable().Immutable().
 			Comment("The user who made the change; null when unknown (the operator's command line).").
 			Annotations(entgql.Type("ID")),
@@ -141,6 +142,9 @@ func (AuditEntry) Hooks() []ent.Hook { return []ent.Hook{trail.AppendOnly()} }
 
 // Annotations of the AuditEntry.
 func (AuditEntry) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection(), entgql.Skip(entgql.SkipWhereInput, entgql.SkipOrderField, entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	return []schema.Annotation{entgql.RelayConnection(), entgql.Skip(entgql.SkipWhereInput, entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
 		schema.Comment("One change of a farm's book: who changed which record or record item, when, why, and the values before and after.")}
 }
+
+// newV7 is a time-ordered UUID, so that entries written together keep their order.
+func newV7() uuid.UUID { return uuid.Must(uuid.NewV7()) }
