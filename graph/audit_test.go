@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"testing"
+	"time"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
@@ -92,6 +93,52 @@ func TestBookCorrectionsGraph(t *testing.T) {
 					t.Fatalf("code %q, want %q: %v", got, tc.code, res)
 				}
 			})
+		}
+	})
+}
+
+// TestKnownAtGraph: a query with the knownAt extension reads the book as it stood then
+// (issue 19, deliver item 5), in every derived field of the operation.
+func TestKnownAtGraph(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Graph Known")
+		cow := app.MustAnimal(owner, f.ID, "K").ID.String()
+		vars := map[string]any{"f": f.ID.String(), "cow": cow}
+		time.Sleep(20 * time.Millisecond)
+		before := time.Now().UTC().Format(time.RFC3339Nano)
+		time.Sleep(20 * time.Millisecond)
+		out := app.GraphQL(owner.Token, `mutation($f: ID!, $cow: ID!) { recordCreate(input: {farmID: $f, animalIDs: [$cow], name: "Died", type: HEALTH, appliedAt: "2025-03-01T00:00:00Z",
+			items: [{metadata: {birth_history: {kind: "death", animal_id: $cow, date: "2025-03-01"}}}]}) { record { id } } }`, vars)
+		wantNoErrors(t, out)
+		query := `query($f: ID!, $cow: ID!) { farm(id: $f) { animals(asOf: "2025-04-01") { totalCount edges { node { profile { status } } } } }
+			animal: node(id: $cow) { ... on Animal { profile(asOf: "2025-04-01") { status } } } }`
+		ask := func(ext map[string]any) map[string]any {
+			body := map[string]any{"query": query, "variables": vars}
+			if ext != nil {
+				body["extensions"] = ext
+			}
+			return app.Do("POST", "/graphql", owner.Token, body).JSON(t)
+		}
+		now := ask(nil)
+		wantNoErrors(t, now)
+		if dig(t, now, "data.animal.profile.status") != "DIED" || dig(t, now, "data.farm.animals.edges.0.node.profile.status") != "DIED" {
+			t.Fatalf("now = %v", now)
+		}
+		then := ask(map[string]any{"knownAt": before})
+		wantNoErrors(t, then)
+		if dig(t, then, "data.animal.profile.status") != "ON_FARM" || dig(t, then, "data.farm.animals.edges.0.node.profile.status") != "ON_FARM" {
+			t.Fatalf("as known before the death was written = %v", then)
+		}
+		if res := ask(map[string]any{"knownAt": "yesterday"}); errorCode(res) != "BAD_USER_INPUT" {
+			t.Fatalf("bad knownAt = %v", res)
+		}
+		res := app.Do("POST", "/graphql", owner.Token, map[string]any{"query": `mutation($f: ID!, $cow: ID!) { recordVoid(input: {farmID: $f, id: $cow, reason: "x"}) { record { id } } }`,
+			"variables": vars, "extensions": map[string]any{"knownAt": before}}).JSON(t)
+		if errorCode(res) != "BAD_USER_INPUT" {
+			t.Fatalf("knownAt on a mutation = %v", res)
 		}
 	})
 }

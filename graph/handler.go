@@ -40,6 +40,7 @@ func NewHandler(svc *herdbook.Service, client *ent.Client) http.Handler {
 	srv.Use(newOperationLimits(schema.Schema()))
 	srv.Use(entgql.Transactioner{TxOpener: client})
 	srv.AroundOperations(withReferences)
+	srv.AroundOperations(asKnown(svc))
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
