@@ -233,6 +233,12 @@ func (s *Service) AmendRecordItem(ctx context.Context, farmID, recordID, itemID 
 	}
 	var fe fieldErrors
 	validateReason(&fe, reason, true)
+	var ie fieldErrors
+	validateItems(&ie, []RecordItemInput{in})
+	for _, e := range ie { // the item is the body itself: name, not record_items[0].name
+		e.Field = strings.TrimPrefix(e.Field, "record_items[0].")
+		fe = append(fe, e)
+	}
 	if err := fe.err(); err != nil {
 		return nil, nil, err
 	}
