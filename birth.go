@@ -210,7 +210,7 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
 	// active holds the items that carry a fact, of the farm's active records.
-	active := []predicate.RecordItem{recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))}
+	active := []predicate.RecordItem{recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))}
 	// query loads the facts matching where, reading only the columns the review needs, and
 	// the fact itself as JSON text (withFactJSON).
 	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
@@ -251,7 +251,7 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 	var loaded []*ent.RecordItem
 	var err error
 	if window {
-		loaded, err = query(0, reviewFacts(active, ownFact, from, through))
+		loaded, err = query(0, reviewFacts(append(slices.Clone(active), liveItem(ctx)), ownFact, from, through))
 	} else {
 		loaded, err = query(0, ownFact)
 	}
@@ -385,7 +385,7 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 				b.WriteString(" CROSS JOIN ").Ident(recorditem.Table).WriteString(" AS ").Ident(as)
 			})
 		}
-		ofFarm := recorditem.And(append(slices.Clone(active), recorditem.IsActive(true))...)
+		ofFarm := recorditem.And(active...) // active holds the item condition too (liveItem)
 		mine, exp := d.Table(ownCTE), d.Table(exposuresCTE)
 		// ownOf picks a column of her facts of one kind.
 		ownOf := func(col string, kind evidence.Kind) *sql.Selector {

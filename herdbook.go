@@ -16,6 +16,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	_ "github.com/herdbook/herdbook/ent/runtime" // registers the schema's hooks and interceptors
 	"github.com/herdbook/herdbook/ent/schema"
+	"github.com/herdbook/herdbook/ent/schema/trail"
 	"github.com/herdbook/herdbook/internal/blob"
 )
 
@@ -78,6 +79,10 @@ type viewerKey struct{}
 
 // WithViewer returns a context carrying the authenticated viewer.
 func WithViewer(ctx context.Context, v *Viewer) context.Context {
+	if v != nil {
+		// The book's entries are stamped with who wrote them (ent/schema/trail).
+		ctx = trail.WithActor(ctx, trail.Actor{UserID: v.UserID, ClientID: v.ClientID})
+	}
 	return context.WithValue(ctx, viewerKey{}, v)
 }
 

@@ -73,7 +73,7 @@ func (s *Service) administrations(ctx context.Context, farmID uuid.UUID, from, t
 	lastDate, lastID := "", uuid.Nil
 	for {
 		q := s.Client(ctx).RecordItem.Query().
-			Where(recorditem.FactKind(string(evidence.KindTreatment)), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true)))
+			Where(recorditem.FactKind(string(evidence.KindTreatment)), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)))
 		if from != "" {
 			q.Where(recorditem.FactDateGTE(from))
 		}

@@ -136,7 +136,7 @@ func (s *Service) acquisitions(ctx context.Context, farmID uuid.UUID, from, to s
 	}
 	lastDate, lastID := "", uuid.Nil
 	for {
-		q := s.Client(ctx).MedicinePurchase.Query().Where(medicinepurchase.FarmID(farmID), medicinepurchase.PurchasedOnGTE(from))
+		q := s.Client(ctx).MedicinePurchase.Query().Where(medicinepurchase.FarmID(farmID), knownPurchase(ctx), medicinepurchase.PurchasedOnGTE(from))
 		if to != "" {
 			q.Where(medicinepurchase.PurchasedOnLTE(to))
 		}
@@ -199,7 +199,7 @@ func (s *Service) bookSupplies(ctx context.Context, farmID uuid.UUID, ts []withd
 	if len(meds) == 0 {
 		return out, nil
 	}
-	ps, err := s.Client(ctx).MedicinePurchase.Query().Where(medicinepurchase.FarmID(farmID), medicinepurchase.MedicineIDIn(dedupe(meds)...)).
+	ps, err := s.Client(ctx).MedicinePurchase.Query().Where(medicinepurchase.FarmID(farmID), knownPurchase(ctx), medicinepurchase.MedicineIDIn(dedupe(meds)...)).
 		Order(medicinepurchase.ByPurchasedOn(), medicinepurchase.ByID()).All(ctx)
 	if err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (s *Service) MedicineStock(ctx context.Context, farmID uuid.UUID, asOf stri
 	}
 	c := s.Client(ctx)
 	purchases, err := c.MedicinePurchase.Query().
-		Where(medicinepurchase.FarmID(farmID), medicinepurchase.PurchasedOnLTE(day)).
+		Where(medicinepurchase.FarmID(farmID), knownPurchase(ctx), medicinepurchase.PurchasedOnLTE(day)).
 		Order(medicinepurchase.ByPurchasedOn(), medicinepurchase.ByCreatedAt(), medicinepurchase.ByID()).All(ctx)
 	if err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 	}
 	subjects, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(dedupe(groups)...),
-			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, err

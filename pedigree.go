@@ -99,7 +99,7 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 		return nil, err
 	}
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(parentageKinds...), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true)), withFactJSON).
+		Where(recorditem.FactKindIn(parentageKinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), withFactJSON).
 		Select(recorditem.FieldID, recorditem.FieldRecordID).All(ctx)
 	if err != nil {
 		return nil, err

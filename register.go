@@ -132,7 +132,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 	}
 	ids, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindIdentifier)), byValue,
-			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, s
 	}
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ var entryKinds = []string{string(evidence.KindBirth), string(evidence.KindPurcha
 func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(entryKinds...), recorditem.FactDateGT(asOf),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
@@ -302,7 +302,7 @@ func (s *Service) animalFactsOf(ctx context.Context, farmID uuid.UUID, ids []uui
 			sel.Where(sql.And(
 				sql.In(links.C(factanimal.FieldAnimalID), animals...),
 				sql.EQ(recs.C(record.FieldFarmID), farmID),
-				sql.EQ(recs.C(record.FieldIsActive), true),
+				liveRecordOf(ctx, recs),
 				sql.NotNull(sel.C(recorditem.FieldFactKind)),
 			))
 			if len(kinds) > 0 {
@@ -545,7 +545,7 @@ func (s *Service) groupMembers(ctx context.Context, farmID, groupID uuid.UUID, d
 	}
 	subjects, err := c.RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroup(groupID),
-			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -57,6 +57,15 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 		if p.ApprovedAt != nil {
 			return Errorf(ECONFLICT, "the preview was already approved with another request id")
 		}
+		// One birth per dam and day: a second preview of the same calving, approved (by
+		// another hand, or again after a settings change), answers the birth already
+		// recorded and creates neither a second event nor a second set of tasks.
+		if first, err := s.sameBirth(ctx, farmID, p.DamID, p.BirthDate); err != nil {
+			return err
+		} else if first != nil {
+			eventID = first.ID
+			return p.Update().SetApprovedAt(s.nowUTC()).SetBirthEventID(first.ID).Exec(ctx)
+		}
 		if err := s.checkBirthHistory(ctx, farmID, p.DamID, p.BirthDate); err != nil {
 			return err
 		}
@@ -98,6 +107,18 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 	}
 	return s.Client(ctx).BirthEvent.Query().Where(birthevent.ID(eventID)).
 		WithTasks(func(q *ent.FarmTaskQuery) { q.Order(ent.Asc(farmtask.FieldStep)).WithAnimals() }).Only(ctx)
+}
+
+// sameBirth returns the approved birth of dam on day, nil when there is none: approval is
+// idempotent on (dam, birth date).
+func (s *Service) sameBirth(ctx context.Context, farmID, dam uuid.UUID, day string) (*ent.BirthEvent, error) {
+	ev, err := s.Client(ctx).BirthEvent.Query().
+		Where(birthevent.FarmID(farmID), birthevent.DamID(dam), birthevent.BirthDate(day)).
+		Order(ent.Asc(birthevent.FieldCreatedAt), ent.Asc(birthevent.FieldID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return ev, err
 }
 
 func validateRequestID(id string, required bool) error {

@@ -127,6 +127,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	auditFilter := herdbook.AuditFilter{AnimalID: animal.ID.String(), RecordID: rec.ID.String(), UserID: owner.ID.String(),
+		From: "2026-01-01", To: "2026-12-31T00:00:00Z"}
 	cases := []textCase{
 		{method: "CreateFarm", args: []any{herdbook.FarmInput{Name: "Farm", Species: "OTHER", SpeciesOther: ptr("Alpaca")}}},
 		{method: "UpdateFarmSettings", args: []any{f.ID, herdbook.FarmSettingsPatch{
@@ -224,6 +226,17 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "FarmTaskConnection", args: []any{f.ID, window, herdbook.TaskConnectionFilter{}}},
 		{method: "NotificationConnection", args: []any{f.ID, window, (*ent.NotificationOrder)(nil),
 			herdbook.NotificationFilter{Status: ptr(notification.StatusSENT)}}},
+		{method: "VoidRecord", args: []any{f.ID, rec.ID, "Entered twice."}},
+		{method: "DeleteRecordWithReason", args: []any{f.ID, rec.ID, "Entered twice."}},
+		{method: "AmendRecord", args: []any{f.ID, rec.ID, herdbook.RecordAmendment{Reason: "Wrong name.", RecordPatch: herdbook.RecordPatch{
+			Name: ptr("Check"), Type: ptr("FEED"), Description: herdbook.Optional[string]{Set: true, Value: ptr("d")}, Items: item()}, ItemsSet: true}}},
+		{method: "VoidRecordItem", args: []any{f.ID, rec.ID, uuid.New(), "Entered twice."}},
+		{method: "AmendRecordItem", args: []any{f.ID, rec.ID, uuid.New(), "Wrong dose.", item()[0]}},
+		{method: "Audit", args: []any{f.ID, auditFilter}},
+		{method: "AuditCSV", args: []any{f.ID, auditFilter, func([]string) error { return nil }}},
+		{method: "AuditQuery", args: []any{f.ID, auditFilter}},
+		{method: "AuditConnection", args: []any{f.ID, window, auditFilter}},
+		{method: "KnownAt", args: []any{"2026-01-01T00:00:00Z"}},
 	}
 
 	t.Run("EveryOperationListed", func(t *testing.T) {

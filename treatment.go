@@ -330,7 +330,7 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 // columns the withdrawal computation reads.
 func (s *Service) factItems(ctx context.Context, farmID uuid.UUID, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
 	return s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+		Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
 		Where(where...).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
 			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).

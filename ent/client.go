@@ -19,6 +19,7 @@ import (
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/apikey"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
@@ -70,6 +71,8 @@ type Client struct {
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
 	Animal *AnimalClient
+	// AuditEntry is the client for interacting with the AuditEntry builders.
+	AuditEntry *AuditEntryClient
 	// BirthEvent is the client for interacting with the BirthEvent builders.
 	BirthEvent *BirthEventClient
 	// BirthPreview is the client for interacting with the BirthPreview builders.
@@ -156,6 +159,7 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.AccessToken = NewAccessTokenClient(c.config)
 	c.Animal = NewAnimalClient(c.config)
+	c.AuditEntry = NewAuditEntryClient(c.config)
 	c.BirthEvent = NewBirthEventClient(c.config)
 	c.BirthPreview = NewBirthPreviewClient(c.config)
 	c.BirthSettings = NewBirthSettingsClient(c.config)
@@ -287,6 +291,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIKey:                 NewAPIKeyClient(cfg),
 		AccessToken:            NewAccessTokenClient(cfg),
 		Animal:                 NewAnimalClient(cfg),
+		AuditEntry:             NewAuditEntryClient(cfg),
 		BirthEvent:             NewBirthEventClient(cfg),
 		BirthPreview:           NewBirthPreviewClient(cfg),
 		BirthSettings:          NewBirthSettingsClient(cfg),
@@ -345,6 +350,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIKey:                 NewAPIKeyClient(cfg),
 		AccessToken:            NewAccessTokenClient(cfg),
 		Animal:                 NewAnimalClient(cfg),
+		AuditEntry:             NewAuditEntryClient(cfg),
 		BirthEvent:             NewBirthEventClient(cfg),
 		BirthPreview:           NewBirthPreviewClient(cfg),
 		BirthSettings:          NewBirthSettingsClient(cfg),
@@ -410,7 +416,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
+		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
@@ -428,7 +434,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AccessToken, c.Animal, c.BirthEvent, c.BirthPreview,
+		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
@@ -451,6 +457,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AccessToken.mutate(ctx, m)
 	case *AnimalMutation:
 		return c.Animal.mutate(ctx, m)
+	case *AuditEntryMutation:
+		return c.AuditEntry.mutate(ctx, m)
 	case *BirthEventMutation:
 		return c.BirthEvent.mutate(ctx, m)
 	case *BirthPreviewMutation:
@@ -1039,6 +1047,140 @@ func (c *AnimalClient) mutate(ctx context.Context, m *AnimalMutation) (Value, er
 		return (&AnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Animal mutation op: %q", m.Op())
+	}
+}
+
+// AuditEntryClient is a client for the AuditEntry schema.
+type AuditEntryClient struct {
+	config
+}
+
+// NewAuditEntryClient returns a client for the AuditEntry from the given config.
+func NewAuditEntryClient(c config) *AuditEntryClient {
+	return &AuditEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditentry.Hooks(f(g(h())))`.
+func (c *AuditEntryClient) Use(hooks ...Hook) {
+	c.hooks.AuditEntry = append(c.hooks.AuditEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditentry.Intercept(f(g(h())))`.
+func (c *AuditEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditEntry = append(c.inters.AuditEntry, interceptors...)
+}
+
+// Create returns a builder for creating a AuditEntry entity.
+func (c *AuditEntryClient) Create() *AuditEntryCreate {
+	mutation := newAuditEntryMutation(c.config, OpCreate)
+	return &AuditEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditEntry entities.
+func (c *AuditEntryClient) CreateBulk(builders ...*AuditEntryCreate) *AuditEntryCreateBulk {
+	return &AuditEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditEntryClient) MapCreateBulk(slice any, setFunc func(*AuditEntryCreate, int)) *AuditEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditEntryCreateBulk{err: fmt.Errorf("calling to AuditEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditEntry.
+func (c *AuditEntryClient) Update() *AuditEntryUpdate {
+	mutation := newAuditEntryMutation(c.config, OpUpdate)
+	return &AuditEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditEntryClient) UpdateOne(_m *AuditEntry) *AuditEntryUpdateOne {
+	mutation := newAuditEntryMutation(c.config, OpUpdateOne, withAuditEntry(_m))
+	return &AuditEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditEntryClient) UpdateOneID(id uuid.UUID) *AuditEntryUpdateOne {
+	mutation := newAuditEntryMutation(c.config, OpUpdateOne, withAuditEntryID(id))
+	return &AuditEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditEntry.
+func (c *AuditEntryClient) Delete() *AuditEntryDelete {
+	mutation := newAuditEntryMutation(c.config, OpDelete)
+	return &AuditEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditEntryClient) DeleteOne(_m *AuditEntry) *AuditEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditEntryClient) DeleteOneID(id uuid.UUID) *AuditEntryDeleteOne {
+	builder := c.Delete().Where(auditentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditEntry.
+func (c *AuditEntryClient) Query() *AuditEntryQuery {
+	return &AuditEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditEntry entity by its id.
+func (c *AuditEntryClient) Get(ctx context.Context, id uuid.UUID) (*AuditEntry, error) {
+	return c.Query().Where(auditentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditEntryClient) GetX(ctx context.Context, id uuid.UUID) *AuditEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AuditEntryClient) Hooks() []Hook {
+	hooks := c.hooks.AuditEntry
+	return append(hooks[:len(hooks):len(hooks)], auditentry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditEntryClient) Interceptors() []Interceptor {
+	return c.inters.AuditEntry
+}
+
+func (c *AuditEntryClient) mutate(ctx context.Context, m *AuditEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditEntry mutation op: %q", m.Op())
 	}
 }
 
@@ -5051,7 +5193,8 @@ func (c *RecordItemClient) QueryReach(_m *RecordItem) *TreatmentReachQuery {
 
 // Hooks returns the client hooks.
 func (c *RecordItemClient) Hooks() []Hook {
-	return c.hooks.RecordItem
+	hooks := c.hooks.RecordItem
+	return append(hooks[:len(hooks):len(hooks)], recorditem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
@@ -6618,9 +6761,9 @@ func (c *WebhookEventClient) mutate(ctx context.Context, m *WebhookEventMutation
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
+		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
+		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
 		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
@@ -6628,9 +6771,9 @@ type (
 		WebhookEvent []ent.Hook
 	}
 	inters struct {
-		APIKey, AccessToken, Animal, BirthEvent, BirthPreview, BirthSettings,
-		BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal, Farm,
-		FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
+		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
+		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
+		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
 		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,

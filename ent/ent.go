@@ -15,6 +15,7 @@ import (
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/apikey"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
@@ -114,6 +115,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:                 apikey.ValidColumn,
 			accesstoken.Table:            accesstoken.ValidColumn,
 			animal.Table:                 animal.ValidColumn,
+			auditentry.Table:             auditentry.ValidColumn,
 			birthevent.Table:             birthevent.ValidColumn,
 			birthpreview.Table:           birthpreview.ValidColumn,
 			birthsettings.Table:          birthsettings.ValidColumn,

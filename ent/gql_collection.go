@@ -8,6 +8,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
@@ -133,6 +134,142 @@ func newAnimalPaginateArgs(rv map[string]any) *animalPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*AnimalWhereInput); ok {
 		args.opts = append(args.opts, WithAnimalFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AuditEntryQuery) CollectFields(ctx context.Context, satisfies ...string) (*AuditEntryQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AuditEntryQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(auditentry.Columns))
+		selectedFields = []string{auditentry.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "farmID":
+			if _, ok := fieldSeen[auditentry.FieldFarmID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldFarmID)
+				fieldSeen[auditentry.FieldFarmID] = struct{}{}
+			}
+		case "at":
+			if _, ok := fieldSeen[auditentry.FieldAt]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldAt)
+				fieldSeen[auditentry.FieldAt] = struct{}{}
+			}
+		case "userID":
+			if _, ok := fieldSeen[auditentry.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldUserID)
+				fieldSeen[auditentry.FieldUserID] = struct{}{}
+			}
+		case "clientID":
+			if _, ok := fieldSeen[auditentry.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldClientID)
+				fieldSeen[auditentry.FieldClientID] = struct{}{}
+			}
+		case "action":
+			if _, ok := fieldSeen[auditentry.FieldAction]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldAction)
+				fieldSeen[auditentry.FieldAction] = struct{}{}
+			}
+		case "entity":
+			if _, ok := fieldSeen[auditentry.FieldEntity]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldEntity)
+				fieldSeen[auditentry.FieldEntity] = struct{}{}
+			}
+		case "recordID":
+			if _, ok := fieldSeen[auditentry.FieldRecordID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldRecordID)
+				fieldSeen[auditentry.FieldRecordID] = struct{}{}
+			}
+		case "recordItemID":
+			if _, ok := fieldSeen[auditentry.FieldRecordItemID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldRecordItemID)
+				fieldSeen[auditentry.FieldRecordItemID] = struct{}{}
+			}
+		case "reason":
+			if _, ok := fieldSeen[auditentry.FieldReason]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldReason)
+				fieldSeen[auditentry.FieldReason] = struct{}{}
+			}
+		case "oldValue":
+			if _, ok := fieldSeen[auditentry.FieldOldValue]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldOldValue)
+				fieldSeen[auditentry.FieldOldValue] = struct{}{}
+			}
+		case "newValue":
+			if _, ok := fieldSeen[auditentry.FieldNewValue]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldNewValue)
+				fieldSeen[auditentry.FieldNewValue] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type auditentryPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AuditEntryPaginateOption
+}
+
+func newAuditEntryPaginateArgs(rv map[string]any) *auditentryPaginateArgs {
+	args := &auditentryPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AuditEntryOrder{Field: &AuditEntryOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(order))
+			}
+		case *AuditEntryOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(v))
+			}
+		}
 	}
 	return args
 }
@@ -1398,6 +1535,51 @@ func (_q *RecordQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, record.FieldIsActive)
 				fieldSeen[record.FieldIsActive] = struct{}{}
 			}
+		case "recordedAt":
+			if _, ok := fieldSeen[record.FieldRecordedAt]; !ok {
+				selectedFields = append(selectedFields, record.FieldRecordedAt)
+				fieldSeen[record.FieldRecordedAt] = struct{}{}
+			}
+		case "recordedByUserID":
+			if _, ok := fieldSeen[record.FieldRecordedByUserID]; !ok {
+				selectedFields = append(selectedFields, record.FieldRecordedByUserID)
+				fieldSeen[record.FieldRecordedByUserID] = struct{}{}
+			}
+		case "recordedByClientID":
+			if _, ok := fieldSeen[record.FieldRecordedByClientID]; !ok {
+				selectedFields = append(selectedFields, record.FieldRecordedByClientID)
+				fieldSeen[record.FieldRecordedByClientID] = struct{}{}
+			}
+		case "voidedAt":
+			if _, ok := fieldSeen[record.FieldVoidedAt]; !ok {
+				selectedFields = append(selectedFields, record.FieldVoidedAt)
+				fieldSeen[record.FieldVoidedAt] = struct{}{}
+			}
+		case "voidedByUserID":
+			if _, ok := fieldSeen[record.FieldVoidedByUserID]; !ok {
+				selectedFields = append(selectedFields, record.FieldVoidedByUserID)
+				fieldSeen[record.FieldVoidedByUserID] = struct{}{}
+			}
+		case "voidedByClientID":
+			if _, ok := fieldSeen[record.FieldVoidedByClientID]; !ok {
+				selectedFields = append(selectedFields, record.FieldVoidedByClientID)
+				fieldSeen[record.FieldVoidedByClientID] = struct{}{}
+			}
+		case "voidReason":
+			if _, ok := fieldSeen[record.FieldVoidReason]; !ok {
+				selectedFields = append(selectedFields, record.FieldVoidReason)
+				fieldSeen[record.FieldVoidReason] = struct{}{}
+			}
+		case "amendsID":
+			if _, ok := fieldSeen[record.FieldAmendsID]; !ok {
+				selectedFields = append(selectedFields, record.FieldAmendsID)
+				fieldSeen[record.FieldAmendsID] = struct{}{}
+			}
+		case "supersededByID":
+			if _, ok := fieldSeen[record.FieldSupersededByID]; !ok {
+				selectedFields = append(selectedFields, record.FieldSupersededByID)
+				fieldSeen[record.FieldSupersededByID] = struct{}{}
+			}
 		case "farmID":
 			if _, ok := fieldSeen[record.FieldFarmID]; !ok {
 				selectedFields = append(selectedFields, record.FieldFarmID)
@@ -1526,6 +1708,51 @@ func (_q *RecordItemQuery) collectField(ctx context.Context, oneNode bool, opCtx
 			if _, ok := fieldSeen[recorditem.FieldIsActive]; !ok {
 				selectedFields = append(selectedFields, recorditem.FieldIsActive)
 				fieldSeen[recorditem.FieldIsActive] = struct{}{}
+			}
+		case "recordedAt":
+			if _, ok := fieldSeen[recorditem.FieldRecordedAt]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldRecordedAt)
+				fieldSeen[recorditem.FieldRecordedAt] = struct{}{}
+			}
+		case "recordedByUserID":
+			if _, ok := fieldSeen[recorditem.FieldRecordedByUserID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldRecordedByUserID)
+				fieldSeen[recorditem.FieldRecordedByUserID] = struct{}{}
+			}
+		case "recordedByClientID":
+			if _, ok := fieldSeen[recorditem.FieldRecordedByClientID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldRecordedByClientID)
+				fieldSeen[recorditem.FieldRecordedByClientID] = struct{}{}
+			}
+		case "voidedAt":
+			if _, ok := fieldSeen[recorditem.FieldVoidedAt]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldVoidedAt)
+				fieldSeen[recorditem.FieldVoidedAt] = struct{}{}
+			}
+		case "voidedByUserID":
+			if _, ok := fieldSeen[recorditem.FieldVoidedByUserID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldVoidedByUserID)
+				fieldSeen[recorditem.FieldVoidedByUserID] = struct{}{}
+			}
+		case "voidedByClientID":
+			if _, ok := fieldSeen[recorditem.FieldVoidedByClientID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldVoidedByClientID)
+				fieldSeen[recorditem.FieldVoidedByClientID] = struct{}{}
+			}
+		case "voidReason":
+			if _, ok := fieldSeen[recorditem.FieldVoidReason]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldVoidReason)
+				fieldSeen[recorditem.FieldVoidReason] = struct{}{}
+			}
+		case "amendsID":
+			if _, ok := fieldSeen[recorditem.FieldAmendsID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldAmendsID)
+				fieldSeen[recorditem.FieldAmendsID] = struct{}{}
+			}
+		case "supersededByID":
+			if _, ok := fieldSeen[recorditem.FieldSupersededByID]; !ok {
+				selectedFields = append(selectedFields, recorditem.FieldSupersededByID)
+				fieldSeen[recorditem.FieldSupersededByID] = struct{}{}
 			}
 		case "recordID":
 			if _, ok := fieldSeen[recorditem.FieldRecordID]; !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
@@ -35,6 +36,11 @@ var animalImplementors = []string{"Animal", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Animal) IsNode() {}
+
+var auditentryImplementors = []string{"AuditEntry", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AuditEntry) IsNode() {}
 
 var birtheventImplementors = []string{"BirthEvent", "Node"}
 
@@ -164,6 +170,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(animal.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, animalImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case auditentry.Table:
+		query := c.AuditEntry.Query().
+			Where(auditentry.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditentryImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -362,6 +377,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Animal.Query().
 			Where(animal.IDIn(ids...))
 		query, err := query.CollectFields(ctx, animalImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case auditentry.Table:
+		query := c.AuditEntry.Query().
+			Where(auditentry.IDIn(ids...))
+		query, err := query.CollectFields(ctx, auditentryImplementors...)
 		if err != nil {
 			return nil, err
 		}

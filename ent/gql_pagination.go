@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farm"
@@ -439,6 +440,302 @@ func (_m *Animal) ToEdge(order *AnimalOrder) *AnimalEdge {
 		order = DefaultAnimalOrder
 	}
 	return &AnimalEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// AuditEntryEdge is the edge representation of AuditEntry.
+type AuditEntryEdge struct {
+	Node   *AuditEntry `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// AuditEntryConnection is the connection containing edges to AuditEntry.
+type AuditEntryConnection struct {
+	Edges      []*AuditEntryEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *AuditEntryConnection) build(nodes []*AuditEntry, pager *auditentryPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *AuditEntry
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *AuditEntry {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *AuditEntry {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AuditEntryEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AuditEntryEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AuditEntryPaginateOption enables pagination customization.
+type AuditEntryPaginateOption func(*auditentryPager) error
+
+// WithAuditEntryOrder configures pagination ordering.
+func WithAuditEntryOrder(order *AuditEntryOrder) AuditEntryPaginateOption {
+	if order == nil {
+		order = DefaultAuditEntryOrder
+	}
+	o := *order
+	return func(pager *auditentryPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAuditEntryOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAuditEntryFilter configures pagination filter.
+func WithAuditEntryFilter(filter func(*AuditEntryQuery) (*AuditEntryQuery, error)) AuditEntryPaginateOption {
+	return func(pager *auditentryPager) error {
+		if filter == nil {
+			return errors.New("AuditEntryQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type auditentryPager struct {
+	reverse bool
+	order   *AuditEntryOrder
+	filter  func(*AuditEntryQuery) (*AuditEntryQuery, error)
+}
+
+func newAuditEntryPager(opts []AuditEntryPaginateOption, reverse bool) (*auditentryPager, error) {
+	pager := &auditentryPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAuditEntryOrder
+	}
+	return pager, nil
+}
+
+func (p *auditentryPager) applyFilter(query *AuditEntryQuery) (*AuditEntryQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *auditentryPager) toCursor(_m *AuditEntry) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *auditentryPager) applyCursors(query *AuditEntryQuery, after, before *Cursor) (*AuditEntryQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAuditEntryOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *auditentryPager) applyOrder(query *AuditEntryQuery) *AuditEntryQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAuditEntryOrder.Field {
+		query = query.Order(DefaultAuditEntryOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *auditentryPager) orderExpr(query *AuditEntryQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAuditEntryOrder.Field {
+			b.Comma().Ident(DefaultAuditEntryOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to AuditEntry.
+func (_m *AuditEntryQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AuditEntryPaginateOption,
+) (*AuditEntryConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAuditEntryPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AuditEntryConnection{Edges: []*AuditEntryEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// AuditEntryOrderFieldAt orders AuditEntry by at.
+	AuditEntryOrderFieldAt = &AuditEntryOrderField{
+		Value: func(_m *AuditEntry) (ent.Value, error) {
+			return _m.At, nil
+		},
+		column: auditentry.FieldAt,
+		toTerm: auditentry.ByAt,
+		toCursor: func(_m *AuditEntry) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.At,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AuditEntryOrderField) String() string {
+	var str string
+	switch f.column {
+	case AuditEntryOrderFieldAt.column:
+		str = "AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AuditEntryOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AuditEntryOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AuditEntryOrderField %T must be a string", v)
+	}
+	switch str {
+	case "AT":
+		*f = *AuditEntryOrderFieldAt
+	default:
+		return fmt.Errorf("%s is not a valid AuditEntryOrderField", str)
+	}
+	return nil
+}
+
+// AuditEntryOrderField defines the ordering field of AuditEntry.
+type AuditEntryOrderField struct {
+	// Value extracts the ordering value from the given AuditEntry.
+	Value    func(*AuditEntry) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) auditentry.OrderOption
+	toCursor func(*AuditEntry) Cursor
+}
+
+// AuditEntryOrder defines the ordering of AuditEntry.
+type AuditEntryOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *AuditEntryOrderField `json:"field"`
+}
+
+// DefaultAuditEntryOrder is the default ordering of AuditEntry.
+var DefaultAuditEntryOrder = &AuditEntryOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AuditEntryOrderField{
+		Value: func(_m *AuditEntry) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: auditentry.FieldID,
+		toTerm: auditentry.ByID,
+		toCursor: func(_m *AuditEntry) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts AuditEntry into AuditEntryEdge.
+func (_m *AuditEntry) ToEdge(order *AuditEntryOrder) *AuditEntryEdge {
+	if order == nil {
+		order = DefaultAuditEntryOrder
+	}
+	return &AuditEntryEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

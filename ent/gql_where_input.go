@@ -1054,6 +1054,129 @@ type RecordWhereInput struct {
 	IsActive    *bool `json:"isActive,omitempty"`
 	IsActiveNEQ *bool `json:"isActiveNEQ,omitempty"`
 
+	// "recorded_at" field predicates.
+	RecordedAt       *time.Time  `json:"recordedAt,omitempty"`
+	RecordedAtNEQ    *time.Time  `json:"recordedAtNEQ,omitempty"`
+	RecordedAtIn     []time.Time `json:"recordedAtIn,omitempty"`
+	RecordedAtNotIn  []time.Time `json:"recordedAtNotIn,omitempty"`
+	RecordedAtGT     *time.Time  `json:"recordedAtGT,omitempty"`
+	RecordedAtGTE    *time.Time  `json:"recordedAtGTE,omitempty"`
+	RecordedAtLT     *time.Time  `json:"recordedAtLT,omitempty"`
+	RecordedAtLTE    *time.Time  `json:"recordedAtLTE,omitempty"`
+	RecordedAtIsNil  bool        `json:"recordedAtIsNil,omitempty"`
+	RecordedAtNotNil bool        `json:"recordedAtNotNil,omitempty"`
+
+	// "recorded_by_user_id" field predicates.
+	RecordedByUserID       *uuid.UUID  `json:"recordedByUserID,omitempty"`
+	RecordedByUserIDNEQ    *uuid.UUID  `json:"recordedByUserIDNEQ,omitempty"`
+	RecordedByUserIDIn     []uuid.UUID `json:"recordedByUserIDIn,omitempty"`
+	RecordedByUserIDNotIn  []uuid.UUID `json:"recordedByUserIDNotIn,omitempty"`
+	RecordedByUserIDGT     *uuid.UUID  `json:"recordedByUserIDGT,omitempty"`
+	RecordedByUserIDGTE    *uuid.UUID  `json:"recordedByUserIDGTE,omitempty"`
+	RecordedByUserIDLT     *uuid.UUID  `json:"recordedByUserIDLT,omitempty"`
+	RecordedByUserIDLTE    *uuid.UUID  `json:"recordedByUserIDLTE,omitempty"`
+	RecordedByUserIDIsNil  bool        `json:"recordedByUserIDIsNil,omitempty"`
+	RecordedByUserIDNotNil bool        `json:"recordedByUserIDNotNil,omitempty"`
+
+	// "recorded_by_client_id" field predicates.
+	RecordedByClientID             *string  `json:"recordedByClientID,omitempty"`
+	RecordedByClientIDNEQ          *string  `json:"recordedByClientIDNEQ,omitempty"`
+	RecordedByClientIDIn           []string `json:"recordedByClientIDIn,omitempty"`
+	RecordedByClientIDNotIn        []string `json:"recordedByClientIDNotIn,omitempty"`
+	RecordedByClientIDGT           *string  `json:"recordedByClientIDGT,omitempty"`
+	RecordedByClientIDGTE          *string  `json:"recordedByClientIDGTE,omitempty"`
+	RecordedByClientIDLT           *string  `json:"recordedByClientIDLT,omitempty"`
+	RecordedByClientIDLTE          *string  `json:"recordedByClientIDLTE,omitempty"`
+	RecordedByClientIDContains     *string  `json:"recordedByClientIDContains,omitempty"`
+	RecordedByClientIDHasPrefix    *string  `json:"recordedByClientIDHasPrefix,omitempty"`
+	RecordedByClientIDHasSuffix    *string  `json:"recordedByClientIDHasSuffix,omitempty"`
+	RecordedByClientIDIsNil        bool     `json:"recordedByClientIDIsNil,omitempty"`
+	RecordedByClientIDNotNil       bool     `json:"recordedByClientIDNotNil,omitempty"`
+	RecordedByClientIDEqualFold    *string  `json:"recordedByClientIDEqualFold,omitempty"`
+	RecordedByClientIDContainsFold *string  `json:"recordedByClientIDContainsFold,omitempty"`
+
+	// "voided_at" field predicates.
+	VoidedAt       *time.Time  `json:"voidedAt,omitempty"`
+	VoidedAtNEQ    *time.Time  `json:"voidedAtNEQ,omitempty"`
+	VoidedAtIn     []time.Time `json:"voidedAtIn,omitempty"`
+	VoidedAtNotIn  []time.Time `json:"voidedAtNotIn,omitempty"`
+	VoidedAtGT     *time.Time  `json:"voidedAtGT,omitempty"`
+	VoidedAtGTE    *time.Time  `json:"voidedAtGTE,omitempty"`
+	VoidedAtLT     *time.Time  `json:"voidedAtLT,omitempty"`
+	VoidedAtLTE    *time.Time  `json:"voidedAtLTE,omitempty"`
+	VoidedAtIsNil  bool        `json:"voidedAtIsNil,omitempty"`
+	VoidedAtNotNil bool        `json:"voidedAtNotNil,omitempty"`
+
+	// "voided_by_user_id" field predicates.
+	VoidedByUserID       *uuid.UUID  `json:"voidedByUserID,omitempty"`
+	VoidedByUserIDNEQ    *uuid.UUID  `json:"voidedByUserIDNEQ,omitempty"`
+	VoidedByUserIDIn     []uuid.UUID `json:"voidedByUserIDIn,omitempty"`
+	VoidedByUserIDNotIn  []uuid.UUID `json:"voidedByUserIDNotIn,omitempty"`
+	VoidedByUserIDGT     *uuid.UUID  `json:"voidedByUserIDGT,omitempty"`
+	VoidedByUserIDGTE    *uuid.UUID  `json:"voidedByUserIDGTE,omitempty"`
+	VoidedByUserIDLT     *uuid.UUID  `json:"voidedByUserIDLT,omitempty"`
+	VoidedByUserIDLTE    *uuid.UUID  `json:"voidedByUserIDLTE,omitempty"`
+	VoidedByUserIDIsNil  bool        `json:"voidedByUserIDIsNil,omitempty"`
+	VoidedByUserIDNotNil bool        `json:"voidedByUserIDNotNil,omitempty"`
+
+	// "voided_by_client_id" field predicates.
+	VoidedByClientID             *string  `json:"voidedByClientID,omitempty"`
+	VoidedByClientIDNEQ          *string  `json:"voidedByClientIDNEQ,omitempty"`
+	VoidedByClientIDIn           []string `json:"voidedByClientIDIn,omitempty"`
+	VoidedByClientIDNotIn        []string `json:"voidedByClientIDNotIn,omitempty"`
+	VoidedByClientIDGT           *string  `json:"voidedByClientIDGT,omitempty"`
+	VoidedByClientIDGTE          *string  `json:"voidedByClientIDGTE,omitempty"`
+	VoidedByClientIDLT           *string  `json:"voidedByClientIDLT,omitempty"`
+	VoidedByClientIDLTE          *string  `json:"voidedByClientIDLTE,omitempty"`
+	VoidedByClientIDContains     *string  `json:"voidedByClientIDContains,omitempty"`
+	VoidedByClientIDHasPrefix    *string  `json:"voidedByClientIDHasPrefix,omitempty"`
+	VoidedByClientIDHasSuffix    *string  `json:"voidedByClientIDHasSuffix,omitempty"`
+	VoidedByClientIDIsNil        bool     `json:"voidedByClientIDIsNil,omitempty"`
+	VoidedByClientIDNotNil       bool     `json:"voidedByClientIDNotNil,omitempty"`
+	VoidedByClientIDEqualFold    *string  `json:"voidedByClientIDEqualFold,omitempty"`
+	VoidedByClientIDContainsFold *string  `json:"voidedByClientIDContainsFold,omitempty"`
+
+	// "void_reason" field predicates.
+	VoidReason             *string  `json:"voidReason,omitempty"`
+	VoidReasonNEQ          *string  `json:"voidReasonNEQ,omitempty"`
+	VoidReasonIn           []string `json:"voidReasonIn,omitempty"`
+	VoidReasonNotIn        []string `json:"voidReasonNotIn,omitempty"`
+	VoidReasonGT           *string  `json:"voidReasonGT,omitempty"`
+	VoidReasonGTE          *string  `json:"voidReasonGTE,omitempty"`
+	VoidReasonLT           *string  `json:"voidReasonLT,omitempty"`
+	VoidReasonLTE          *string  `json:"voidReasonLTE,omitempty"`
+	VoidReasonContains     *string  `json:"voidReasonContains,omitempty"`
+	VoidReasonHasPrefix    *string  `json:"voidReasonHasPrefix,omitempty"`
+	VoidReasonHasSuffix    *string  `json:"voidReasonHasSuffix,omitempty"`
+	VoidReasonIsNil        bool     `json:"voidReasonIsNil,omitempty"`
+	VoidReasonNotNil       bool     `json:"voidReasonNotNil,omitempty"`
+	VoidReasonEqualFold    *string  `json:"voidReasonEqualFold,omitempty"`
+	VoidReasonContainsFold *string  `json:"voidReasonContainsFold,omitempty"`
+
+	// "amends_id" field predicates.
+	AmendsID       *uuid.UUID  `json:"amendsID,omitempty"`
+	AmendsIDNEQ    *uuid.UUID  `json:"amendsIDNEQ,omitempty"`
+	AmendsIDIn     []uuid.UUID `json:"amendsIDIn,omitempty"`
+	AmendsIDNotIn  []uuid.UUID `json:"amendsIDNotIn,omitempty"`
+	AmendsIDGT     *uuid.UUID  `json:"amendsIDGT,omitempty"`
+	AmendsIDGTE    *uuid.UUID  `json:"amendsIDGTE,omitempty"`
+	AmendsIDLT     *uuid.UUID  `json:"amendsIDLT,omitempty"`
+	AmendsIDLTE    *uuid.UUID  `json:"amendsIDLTE,omitempty"`
+	AmendsIDIsNil  bool        `json:"amendsIDIsNil,omitempty"`
+	AmendsIDNotNil bool        `json:"amendsIDNotNil,omitempty"`
+
+	// "superseded_by_id" field predicates.
+	SupersededByID       *uuid.UUID  `json:"supersededByID,omitempty"`
+	SupersededByIDNEQ    *uuid.UUID  `json:"supersededByIDNEQ,omitempty"`
+	SupersededByIDIn     []uuid.UUID `json:"supersededByIDIn,omitempty"`
+	SupersededByIDNotIn  []uuid.UUID `json:"supersededByIDNotIn,omitempty"`
+	SupersededByIDGT     *uuid.UUID  `json:"supersededByIDGT,omitempty"`
+	SupersededByIDGTE    *uuid.UUID  `json:"supersededByIDGTE,omitempty"`
+	SupersededByIDLT     *uuid.UUID  `json:"supersededByIDLT,omitempty"`
+	SupersededByIDLTE    *uuid.UUID  `json:"supersededByIDLTE,omitempty"`
+	SupersededByIDIsNil  bool        `json:"supersededByIDIsNil,omitempty"`
+	SupersededByIDNotNil bool        `json:"supersededByIDNotNil,omitempty"`
+
 	// "farm_id" field predicates.
 	FarmID      *uuid.UUID  `json:"farmID,omitempty"`
 	FarmIDNEQ   *uuid.UUID  `json:"farmIDNEQ,omitempty"`
@@ -1269,6 +1392,321 @@ func (i *RecordWhereInput) P() (predicate.Record, error) {
 	}
 	if i.IsActiveNEQ != nil {
 		predicates = append(predicates, record.IsActiveNEQ(*i.IsActiveNEQ))
+	}
+	if i.RecordedAt != nil {
+		predicates = append(predicates, record.RecordedAtEQ(*i.RecordedAt))
+	}
+	if i.RecordedAtNEQ != nil {
+		predicates = append(predicates, record.RecordedAtNEQ(*i.RecordedAtNEQ))
+	}
+	if len(i.RecordedAtIn) > 0 {
+		predicates = append(predicates, record.RecordedAtIn(i.RecordedAtIn...))
+	}
+	if len(i.RecordedAtNotIn) > 0 {
+		predicates = append(predicates, record.RecordedAtNotIn(i.RecordedAtNotIn...))
+	}
+	if i.RecordedAtGT != nil {
+		predicates = append(predicates, record.RecordedAtGT(*i.RecordedAtGT))
+	}
+	if i.RecordedAtGTE != nil {
+		predicates = append(predicates, record.RecordedAtGTE(*i.RecordedAtGTE))
+	}
+	if i.RecordedAtLT != nil {
+		predicates = append(predicates, record.RecordedAtLT(*i.RecordedAtLT))
+	}
+	if i.RecordedAtLTE != nil {
+		predicates = append(predicates, record.RecordedAtLTE(*i.RecordedAtLTE))
+	}
+	if i.RecordedAtIsNil {
+		predicates = append(predicates, record.RecordedAtIsNil())
+	}
+	if i.RecordedAtNotNil {
+		predicates = append(predicates, record.RecordedAtNotNil())
+	}
+	if i.RecordedByUserID != nil {
+		predicates = append(predicates, record.RecordedByUserIDEQ(*i.RecordedByUserID))
+	}
+	if i.RecordedByUserIDNEQ != nil {
+		predicates = append(predicates, record.RecordedByUserIDNEQ(*i.RecordedByUserIDNEQ))
+	}
+	if len(i.RecordedByUserIDIn) > 0 {
+		predicates = append(predicates, record.RecordedByUserIDIn(i.RecordedByUserIDIn...))
+	}
+	if len(i.RecordedByUserIDNotIn) > 0 {
+		predicates = append(predicates, record.RecordedByUserIDNotIn(i.RecordedByUserIDNotIn...))
+	}
+	if i.RecordedByUserIDGT != nil {
+		predicates = append(predicates, record.RecordedByUserIDGT(*i.RecordedByUserIDGT))
+	}
+	if i.RecordedByUserIDGTE != nil {
+		predicates = append(predicates, record.RecordedByUserIDGTE(*i.RecordedByUserIDGTE))
+	}
+	if i.RecordedByUserIDLT != nil {
+		predicates = append(predicates, record.RecordedByUserIDLT(*i.RecordedByUserIDLT))
+	}
+	if i.RecordedByUserIDLTE != nil {
+		predicates = append(predicates, record.RecordedByUserIDLTE(*i.RecordedByUserIDLTE))
+	}
+	if i.RecordedByUserIDIsNil {
+		predicates = append(predicates, record.RecordedByUserIDIsNil())
+	}
+	if i.RecordedByUserIDNotNil {
+		predicates = append(predicates, record.RecordedByUserIDNotNil())
+	}
+	if i.RecordedByClientID != nil {
+		predicates = append(predicates, record.RecordedByClientIDEQ(*i.RecordedByClientID))
+	}
+	if i.RecordedByClientIDNEQ != nil {
+		predicates = append(predicates, record.RecordedByClientIDNEQ(*i.RecordedByClientIDNEQ))
+	}
+	if len(i.RecordedByClientIDIn) > 0 {
+		predicates = append(predicates, record.RecordedByClientIDIn(i.RecordedByClientIDIn...))
+	}
+	if len(i.RecordedByClientIDNotIn) > 0 {
+		predicates = append(predicates, record.RecordedByClientIDNotIn(i.RecordedByClientIDNotIn...))
+	}
+	if i.RecordedByClientIDGT != nil {
+		predicates = append(predicates, record.RecordedByClientIDGT(*i.RecordedByClientIDGT))
+	}
+	if i.RecordedByClientIDGTE != nil {
+		predicates = append(predicates, record.RecordedByClientIDGTE(*i.RecordedByClientIDGTE))
+	}
+	if i.RecordedByClientIDLT != nil {
+		predicates = append(predicates, record.RecordedByClientIDLT(*i.RecordedByClientIDLT))
+	}
+	if i.RecordedByClientIDLTE != nil {
+		predicates = append(predicates, record.RecordedByClientIDLTE(*i.RecordedByClientIDLTE))
+	}
+	if i.RecordedByClientIDContains != nil {
+		predicates = append(predicates, record.RecordedByClientIDContains(*i.RecordedByClientIDContains))
+	}
+	if i.RecordedByClientIDHasPrefix != nil {
+		predicates = append(predicates, record.RecordedByClientIDHasPrefix(*i.RecordedByClientIDHasPrefix))
+	}
+	if i.RecordedByClientIDHasSuffix != nil {
+		predicates = append(predicates, record.RecordedByClientIDHasSuffix(*i.RecordedByClientIDHasSuffix))
+	}
+	if i.RecordedByClientIDIsNil {
+		predicates = append(predicates, record.RecordedByClientIDIsNil())
+	}
+	if i.RecordedByClientIDNotNil {
+		predicates = append(predicates, record.RecordedByClientIDNotNil())
+	}
+	if i.RecordedByClientIDEqualFold != nil {
+		predicates = append(predicates, record.RecordedByClientIDEqualFold(*i.RecordedByClientIDEqualFold))
+	}
+	if i.RecordedByClientIDContainsFold != nil {
+		predicates = append(predicates, record.RecordedByClientIDContainsFold(*i.RecordedByClientIDContainsFold))
+	}
+	if i.VoidedAt != nil {
+		predicates = append(predicates, record.VoidedAtEQ(*i.VoidedAt))
+	}
+	if i.VoidedAtNEQ != nil {
+		predicates = append(predicates, record.VoidedAtNEQ(*i.VoidedAtNEQ))
+	}
+	if len(i.VoidedAtIn) > 0 {
+		predicates = append(predicates, record.VoidedAtIn(i.VoidedAtIn...))
+	}
+	if len(i.VoidedAtNotIn) > 0 {
+		predicates = append(predicates, record.VoidedAtNotIn(i.VoidedAtNotIn...))
+	}
+	if i.VoidedAtGT != nil {
+		predicates = append(predicates, record.VoidedAtGT(*i.VoidedAtGT))
+	}
+	if i.VoidedAtGTE != nil {
+		predicates = append(predicates, record.VoidedAtGTE(*i.VoidedAtGTE))
+	}
+	if i.VoidedAtLT != nil {
+		predicates = append(predicates, record.VoidedAtLT(*i.VoidedAtLT))
+	}
+	if i.VoidedAtLTE != nil {
+		predicates = append(predicates, record.VoidedAtLTE(*i.VoidedAtLTE))
+	}
+	if i.VoidedAtIsNil {
+		predicates = append(predicates, record.VoidedAtIsNil())
+	}
+	if i.VoidedAtNotNil {
+		predicates = append(predicates, record.VoidedAtNotNil())
+	}
+	if i.VoidedByUserID != nil {
+		predicates = append(predicates, record.VoidedByUserIDEQ(*i.VoidedByUserID))
+	}
+	if i.VoidedByUserIDNEQ != nil {
+		predicates = append(predicates, record.VoidedByUserIDNEQ(*i.VoidedByUserIDNEQ))
+	}
+	if len(i.VoidedByUserIDIn) > 0 {
+		predicates = append(predicates, record.VoidedByUserIDIn(i.VoidedByUserIDIn...))
+	}
+	if len(i.VoidedByUserIDNotIn) > 0 {
+		predicates = append(predicates, record.VoidedByUserIDNotIn(i.VoidedByUserIDNotIn...))
+	}
+	if i.VoidedByUserIDGT != nil {
+		predicates = append(predicates, record.VoidedByUserIDGT(*i.VoidedByUserIDGT))
+	}
+	if i.VoidedByUserIDGTE != nil {
+		predicates = append(predicates, record.VoidedByUserIDGTE(*i.VoidedByUserIDGTE))
+	}
+	if i.VoidedByUserIDLT != nil {
+		predicates = append(predicates, record.VoidedByUserIDLT(*i.VoidedByUserIDLT))
+	}
+	if i.VoidedByUserIDLTE != nil {
+		predicates = append(predicates, record.VoidedByUserIDLTE(*i.VoidedByUserIDLTE))
+	}
+	if i.VoidedByUserIDIsNil {
+		predicates = append(predicates, record.VoidedByUserIDIsNil())
+	}
+	if i.VoidedByUserIDNotNil {
+		predicates = append(predicates, record.VoidedByUserIDNotNil())
+	}
+	if i.VoidedByClientID != nil {
+		predicates = append(predicates, record.VoidedByClientIDEQ(*i.VoidedByClientID))
+	}
+	if i.VoidedByClientIDNEQ != nil {
+		predicates = append(predicates, record.VoidedByClientIDNEQ(*i.VoidedByClientIDNEQ))
+	}
+	if len(i.VoidedByClientIDIn) > 0 {
+		predicates = append(predicates, record.VoidedByClientIDIn(i.VoidedByClientIDIn...))
+	}
+	if len(i.VoidedByClientIDNotIn) > 0 {
+		predicates = append(predicates, record.VoidedByClientIDNotIn(i.VoidedByClientIDNotIn...))
+	}
+	if i.VoidedByClientIDGT != nil {
+		predicates = append(predicates, record.VoidedByClientIDGT(*i.VoidedByClientIDGT))
+	}
+	if i.VoidedByClientIDGTE != nil {
+		predicates = append(predicates, record.VoidedByClientIDGTE(*i.VoidedByClientIDGTE))
+	}
+	if i.VoidedByClientIDLT != nil {
+		predicates = append(predicates, record.VoidedByClientIDLT(*i.VoidedByClientIDLT))
+	}
+	if i.VoidedByClientIDLTE != nil {
+		predicates = append(predicates, record.VoidedByClientIDLTE(*i.VoidedByClientIDLTE))
+	}
+	if i.VoidedByClientIDContains != nil {
+		predicates = append(predicates, record.VoidedByClientIDContains(*i.VoidedByClientIDContains))
+	}
+	if i.VoidedByClientIDHasPrefix != nil {
+		predicates = append(predicates, record.VoidedByClientIDHasPrefix(*i.VoidedByClientIDHasPrefix))
+	}
+	if i.VoidedByClientIDHasSuffix != nil {
+		predicates = append(predicates, record.VoidedByClientIDHasSuffix(*i.VoidedByClientIDHasSuffix))
+	}
+	if i.VoidedByClientIDIsNil {
+		predicates = append(predicates, record.VoidedByClientIDIsNil())
+	}
+	if i.VoidedByClientIDNotNil {
+		predicates = append(predicates, record.VoidedByClientIDNotNil())
+	}
+	if i.VoidedByClientIDEqualFold != nil {
+		predicates = append(predicates, record.VoidedByClientIDEqualFold(*i.VoidedByClientIDEqualFold))
+	}
+	if i.VoidedByClientIDContainsFold != nil {
+		predicates = append(predicates, record.VoidedByClientIDContainsFold(*i.VoidedByClientIDContainsFold))
+	}
+	if i.VoidReason != nil {
+		predicates = append(predicates, record.VoidReasonEQ(*i.VoidReason))
+	}
+	if i.VoidReasonNEQ != nil {
+		predicates = append(predicates, record.VoidReasonNEQ(*i.VoidReasonNEQ))
+	}
+	if len(i.VoidReasonIn) > 0 {
+		predicates = append(predicates, record.VoidReasonIn(i.VoidReasonIn...))
+	}
+	if len(i.VoidReasonNotIn) > 0 {
+		predicates = append(predicates, record.VoidReasonNotIn(i.VoidReasonNotIn...))
+	}
+	if i.VoidReasonGT != nil {
+		predicates = append(predicates, record.VoidReasonGT(*i.VoidReasonGT))
+	}
+	if i.VoidReasonGTE != nil {
+		predicates = append(predicates, record.VoidReasonGTE(*i.VoidReasonGTE))
+	}
+	if i.VoidReasonLT != nil {
+		predicates = append(predicates, record.VoidReasonLT(*i.VoidReasonLT))
+	}
+	if i.VoidReasonLTE != nil {
+		predicates = append(predicates, record.VoidReasonLTE(*i.VoidReasonLTE))
+	}
+	if i.VoidReasonContains != nil {
+		predicates = append(predicates, record.VoidReasonContains(*i.VoidReasonContains))
+	}
+	if i.VoidReasonHasPrefix != nil {
+		predicates = append(predicates, record.VoidReasonHasPrefix(*i.VoidReasonHasPrefix))
+	}
+	if i.VoidReasonHasSuffix != nil {
+		predicates = append(predicates, record.VoidReasonHasSuffix(*i.VoidReasonHasSuffix))
+	}
+	if i.VoidReasonIsNil {
+		predicates = append(predicates, record.VoidReasonIsNil())
+	}
+	if i.VoidReasonNotNil {
+		predicates = append(predicates, record.VoidReasonNotNil())
+	}
+	if i.VoidReasonEqualFold != nil {
+		predicates = append(predicates, record.VoidReasonEqualFold(*i.VoidReasonEqualFold))
+	}
+	if i.VoidReasonContainsFold != nil {
+		predicates = append(predicates, record.VoidReasonContainsFold(*i.VoidReasonContainsFold))
+	}
+	if i.AmendsID != nil {
+		predicates = append(predicates, record.AmendsIDEQ(*i.AmendsID))
+	}
+	if i.AmendsIDNEQ != nil {
+		predicates = append(predicates, record.AmendsIDNEQ(*i.AmendsIDNEQ))
+	}
+	if len(i.AmendsIDIn) > 0 {
+		predicates = append(predicates, record.AmendsIDIn(i.AmendsIDIn...))
+	}
+	if len(i.AmendsIDNotIn) > 0 {
+		predicates = append(predicates, record.AmendsIDNotIn(i.AmendsIDNotIn...))
+	}
+	if i.AmendsIDGT != nil {
+		predicates = append(predicates, record.AmendsIDGT(*i.AmendsIDGT))
+	}
+	if i.AmendsIDGTE != nil {
+		predicates = append(predicates, record.AmendsIDGTE(*i.AmendsIDGTE))
+	}
+	if i.AmendsIDLT != nil {
+		predicates = append(predicates, record.AmendsIDLT(*i.AmendsIDLT))
+	}
+	if i.AmendsIDLTE != nil {
+		predicates = append(predicates, record.AmendsIDLTE(*i.AmendsIDLTE))
+	}
+	if i.AmendsIDIsNil {
+		predicates = append(predicates, record.AmendsIDIsNil())
+	}
+	if i.AmendsIDNotNil {
+		predicates = append(predicates, record.AmendsIDNotNil())
+	}
+	if i.SupersededByID != nil {
+		predicates = append(predicates, record.SupersededByIDEQ(*i.SupersededByID))
+	}
+	if i.SupersededByIDNEQ != nil {
+		predicates = append(predicates, record.SupersededByIDNEQ(*i.SupersededByIDNEQ))
+	}
+	if len(i.SupersededByIDIn) > 0 {
+		predicates = append(predicates, record.SupersededByIDIn(i.SupersededByIDIn...))
+	}
+	if len(i.SupersededByIDNotIn) > 0 {
+		predicates = append(predicates, record.SupersededByIDNotIn(i.SupersededByIDNotIn...))
+	}
+	if i.SupersededByIDGT != nil {
+		predicates = append(predicates, record.SupersededByIDGT(*i.SupersededByIDGT))
+	}
+	if i.SupersededByIDGTE != nil {
+		predicates = append(predicates, record.SupersededByIDGTE(*i.SupersededByIDGTE))
+	}
+	if i.SupersededByIDLT != nil {
+		predicates = append(predicates, record.SupersededByIDLT(*i.SupersededByIDLT))
+	}
+	if i.SupersededByIDLTE != nil {
+		predicates = append(predicates, record.SupersededByIDLTE(*i.SupersededByIDLTE))
+	}
+	if i.SupersededByIDIsNil {
+		predicates = append(predicates, record.SupersededByIDIsNil())
+	}
+	if i.SupersededByIDNotNil {
+		predicates = append(predicates, record.SupersededByIDNotNil())
 	}
 	if i.FarmID != nil {
 		predicates = append(predicates, record.FarmIDEQ(*i.FarmID))

@@ -15,6 +15,7 @@ import (
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/apikey"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
@@ -68,6 +69,7 @@ const (
 	TypeAPIKey                 = "APIKey"
 	TypeAccessToken            = "AccessToken"
 	TypeAnimal                 = "Animal"
+	TypeAuditEntry             = "AuditEntry"
 	TypeBirthEvent             = "BirthEvent"
 	TypeBirthPreview           = "BirthPreview"
 	TypeBirthSettings          = "BirthSettings"
@@ -2809,6 +2811,995 @@ func (m *AnimalMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Animal edge %s", name)
+}
+
+// AuditEntryMutation represents an operation that mutates the AuditEntry nodes in the graph.
+type AuditEntryMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	farm_id        *uuid.UUID
+	at             *time.Time
+	user_id        *uuid.UUID
+	client_id      *string
+	action         *string
+	entity         *string
+	record_id      *uuid.UUID
+	record_item_id *uuid.UUID
+	reason         *string
+	old_value      *schematype.Metadata
+	new_value      *schematype.Metadata
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*AuditEntry, error)
+	predicates     []predicate.AuditEntry
+}
+
+var _ ent.Mutation = (*AuditEntryMutation)(nil)
+
+// auditentryOption allows management of the mutation configuration using functional options.
+type auditentryOption func(*AuditEntryMutation)
+
+// newAuditEntryMutation creates new mutation for the AuditEntry entity.
+func newAuditEntryMutation(c config, op Op, opts ...auditentryOption) *AuditEntryMutation {
+	m := &AuditEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditEntryID sets the ID field of the mutation.
+func withAuditEntryID(id uuid.UUID) auditentryOption {
+	return func(m *AuditEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditEntry
+		)
+		m.oldValue = func(ctx context.Context) (*AuditEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditEntry sets the old AuditEntry of the mutation.
+func withAuditEntry(node *AuditEntry) auditentryOption {
+	return func(m *AuditEntryMutation) {
+		m.oldValue = func(context.Context) (*AuditEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AuditEntry entities.
+func (m *AuditEntryMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditEntryMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditEntryMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *AuditEntryMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *AuditEntryMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *AuditEntryMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetAt sets the "at" field.
+func (m *AuditEntryMutation) SetAt(t time.Time) {
+	m.at = &t
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *AuditEntryMutation) At() (r time.Time, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *AuditEntryMutation) ResetAt() {
+	m.at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *AuditEntryMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AuditEntryMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *AuditEntryMutation) ClearUserID() {
+	m.user_id = nil
+	m.clearedFields[auditentry.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *AuditEntryMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AuditEntryMutation) ResetUserID() {
+	m.user_id = nil
+	delete(m.clearedFields, auditentry.FieldUserID)
+}
+
+// SetClientID sets the "client_id" field.
+func (m *AuditEntryMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *AuditEntryMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ClearClientID clears the value of the "client_id" field.
+func (m *AuditEntryMutation) ClearClientID() {
+	m.client_id = nil
+	m.clearedFields[auditentry.FieldClientID] = struct{}{}
+}
+
+// ClientIDCleared returns if the "client_id" field was cleared in this mutation.
+func (m *AuditEntryMutation) ClientIDCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldClientID]
+	return ok
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *AuditEntryMutation) ResetClientID() {
+	m.client_id = nil
+	delete(m.clearedFields, auditentry.FieldClientID)
+}
+
+// SetAction sets the "action" field.
+func (m *AuditEntryMutation) SetAction(s string) {
+	m.action = &s
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *AuditEntryMutation) Action() (r string, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldAction(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *AuditEntryMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetEntity sets the "entity" field.
+func (m *AuditEntryMutation) SetEntity(s string) {
+	m.entity = &s
+}
+
+// Entity returns the value of the "entity" field in the mutation.
+func (m *AuditEntryMutation) Entity() (r string, exists bool) {
+	v := m.entity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEntity returns the old "entity" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldEntity(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEntity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEntity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEntity: %w", err)
+	}
+	return oldValue.Entity, nil
+}
+
+// ResetEntity resets all changes to the "entity" field.
+func (m *AuditEntryMutation) ResetEntity() {
+	m.entity = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *AuditEntryMutation) SetRecordID(u uuid.UUID) {
+	m.record_id = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *AuditEntryMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldRecordID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *AuditEntryMutation) ResetRecordID() {
+	m.record_id = nil
+}
+
+// SetRecordItemID sets the "record_item_id" field.
+func (m *AuditEntryMutation) SetRecordItemID(u uuid.UUID) {
+	m.record_item_id = &u
+}
+
+// RecordItemID returns the value of the "record_item_id" field in the mutation.
+func (m *AuditEntryMutation) RecordItemID() (r uuid.UUID, exists bool) {
+	v := m.record_item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordItemID returns the old "record_item_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldRecordItemID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordItemID: %w", err)
+	}
+	return oldValue.RecordItemID, nil
+}
+
+// ClearRecordItemID clears the value of the "record_item_id" field.
+func (m *AuditEntryMutation) ClearRecordItemID() {
+	m.record_item_id = nil
+	m.clearedFields[auditentry.FieldRecordItemID] = struct{}{}
+}
+
+// RecordItemIDCleared returns if the "record_item_id" field was cleared in this mutation.
+func (m *AuditEntryMutation) RecordItemIDCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldRecordItemID]
+	return ok
+}
+
+// ResetRecordItemID resets all changes to the "record_item_id" field.
+func (m *AuditEntryMutation) ResetRecordItemID() {
+	m.record_item_id = nil
+	delete(m.clearedFields, auditentry.FieldRecordItemID)
+}
+
+// SetReason sets the "reason" field.
+func (m *AuditEntryMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *AuditEntryMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ClearReason clears the value of the "reason" field.
+func (m *AuditEntryMutation) ClearReason() {
+	m.reason = nil
+	m.clearedFields[auditentry.FieldReason] = struct{}{}
+}
+
+// ReasonCleared returns if the "reason" field was cleared in this mutation.
+func (m *AuditEntryMutation) ReasonCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldReason]
+	return ok
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *AuditEntryMutation) ResetReason() {
+	m.reason = nil
+	delete(m.clearedFields, auditentry.FieldReason)
+}
+
+// SetOldValue sets the "old_value" field.
+func (m *AuditEntryMutation) SetOldValue(s schematype.Metadata) {
+	m.old_value = &s
+}
+
+// OldValue returns the value of the "old_value" field in the mutation.
+func (m *AuditEntryMutation) OldValue() (r schematype.Metadata, exists bool) {
+	v := m.old_value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOldValue returns the old "old_value" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldOldValue(ctx context.Context) (v schematype.Metadata, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOldValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOldValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOldValue: %w", err)
+	}
+	return oldValue.OldValue, nil
+}
+
+// ClearOldValue clears the value of the "old_value" field.
+func (m *AuditEntryMutation) ClearOldValue() {
+	m.old_value = nil
+	m.clearedFields[auditentry.FieldOldValue] = struct{}{}
+}
+
+// OldValueCleared returns if the "old_value" field was cleared in this mutation.
+func (m *AuditEntryMutation) OldValueCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldOldValue]
+	return ok
+}
+
+// ResetOldValue resets all changes to the "old_value" field.
+func (m *AuditEntryMutation) ResetOldValue() {
+	m.old_value = nil
+	delete(m.clearedFields, auditentry.FieldOldValue)
+}
+
+// SetNewValue sets the "new_value" field.
+func (m *AuditEntryMutation) SetNewValue(s schematype.Metadata) {
+	m.new_value = &s
+}
+
+// NewValue returns the value of the "new_value" field in the mutation.
+func (m *AuditEntryMutation) NewValue() (r schematype.Metadata, exists bool) {
+	v := m.new_value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNewValue returns the old "new_value" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldNewValue(ctx context.Context) (v schematype.Metadata, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNewValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNewValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNewValue: %w", err)
+	}
+	return oldValue.NewValue, nil
+}
+
+// ClearNewValue clears the value of the "new_value" field.
+func (m *AuditEntryMutation) ClearNewValue() {
+	m.new_value = nil
+	m.clearedFields[auditentry.FieldNewValue] = struct{}{}
+}
+
+// NewValueCleared returns if the "new_value" field was cleared in this mutation.
+func (m *AuditEntryMutation) NewValueCleared() bool {
+	_, ok := m.clearedFields[auditentry.FieldNewValue]
+	return ok
+}
+
+// ResetNewValue resets all changes to the "new_value" field.
+func (m *AuditEntryMutation) ResetNewValue() {
+	m.new_value = nil
+	delete(m.clearedFields, auditentry.FieldNewValue)
+}
+
+// Where appends a list predicates to the AuditEntryMutation builder.
+func (m *AuditEntryMutation) Where(ps ...predicate.AuditEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditEntry).
+func (m *AuditEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditEntryMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.farm_id != nil {
+		fields = append(fields, auditentry.FieldFarmID)
+	}
+	if m.at != nil {
+		fields = append(fields, auditentry.FieldAt)
+	}
+	if m.user_id != nil {
+		fields = append(fields, auditentry.FieldUserID)
+	}
+	if m.client_id != nil {
+		fields = append(fields, auditentry.FieldClientID)
+	}
+	if m.action != nil {
+		fields = append(fields, auditentry.FieldAction)
+	}
+	if m.entity != nil {
+		fields = append(fields, auditentry.FieldEntity)
+	}
+	if m.record_id != nil {
+		fields = append(fields, auditentry.FieldRecordID)
+	}
+	if m.record_item_id != nil {
+		fields = append(fields, auditentry.FieldRecordItemID)
+	}
+	if m.reason != nil {
+		fields = append(fields, auditentry.FieldReason)
+	}
+	if m.old_value != nil {
+		fields = append(fields, auditentry.FieldOldValue)
+	}
+	if m.new_value != nil {
+		fields = append(fields, auditentry.FieldNewValue)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditentry.FieldFarmID:
+		return m.FarmID()
+	case auditentry.FieldAt:
+		return m.At()
+	case auditentry.FieldUserID:
+		return m.UserID()
+	case auditentry.FieldClientID:
+		return m.ClientID()
+	case auditentry.FieldAction:
+		return m.Action()
+	case auditentry.FieldEntity:
+		return m.Entity()
+	case auditentry.FieldRecordID:
+		return m.RecordID()
+	case auditentry.FieldRecordItemID:
+		return m.RecordItemID()
+	case auditentry.FieldReason:
+		return m.Reason()
+	case auditentry.FieldOldValue:
+		return m.OldValue()
+	case auditentry.FieldNewValue:
+		return m.NewValue()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditentry.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case auditentry.FieldAt:
+		return m.OldAt(ctx)
+	case auditentry.FieldUserID:
+		return m.OldUserID(ctx)
+	case auditentry.FieldClientID:
+		return m.OldClientID(ctx)
+	case auditentry.FieldAction:
+		return m.OldAction(ctx)
+	case auditentry.FieldEntity:
+		return m.OldEntity(ctx)
+	case auditentry.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case auditentry.FieldRecordItemID:
+		return m.OldRecordItemID(ctx)
+	case auditentry.FieldReason:
+		return m.OldReason(ctx)
+	case auditentry.FieldOldValue:
+		return m.OldOldValue(ctx)
+	case auditentry.FieldNewValue:
+		return m.OldNewValue(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditentry.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case auditentry.FieldAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	case auditentry.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case auditentry.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case auditentry.FieldAction:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case auditentry.FieldEntity:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEntity(v)
+		return nil
+	case auditentry.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case auditentry.FieldRecordItemID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordItemID(v)
+		return nil
+	case auditentry.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case auditentry.FieldOldValue:
+		v, ok := value.(schematype.Metadata)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOldValue(v)
+		return nil
+	case auditentry.FieldNewValue:
+		v, ok := value.(schematype.Metadata)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNewValue(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditEntryMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditEntryMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AuditEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(auditentry.FieldUserID) {
+		fields = append(fields, auditentry.FieldUserID)
+	}
+	if m.FieldCleared(auditentry.FieldClientID) {
+		fields = append(fields, auditentry.FieldClientID)
+	}
+	if m.FieldCleared(auditentry.FieldRecordItemID) {
+		fields = append(fields, auditentry.FieldRecordItemID)
+	}
+	if m.FieldCleared(auditentry.FieldReason) {
+		fields = append(fields, auditentry.FieldReason)
+	}
+	if m.FieldCleared(auditentry.FieldOldValue) {
+		fields = append(fields, auditentry.FieldOldValue)
+	}
+	if m.FieldCleared(auditentry.FieldNewValue) {
+		fields = append(fields, auditentry.FieldNewValue)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditEntryMutation) ClearField(name string) error {
+	switch name {
+	case auditentry.FieldUserID:
+		m.ClearUserID()
+		return nil
+	case auditentry.FieldClientID:
+		m.ClearClientID()
+		return nil
+	case auditentry.FieldRecordItemID:
+		m.ClearRecordItemID()
+		return nil
+	case auditentry.FieldReason:
+		m.ClearReason()
+		return nil
+	case auditentry.FieldOldValue:
+		m.ClearOldValue()
+		return nil
+	case auditentry.FieldNewValue:
+		m.ClearNewValue()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditEntryMutation) ResetField(name string) error {
+	switch name {
+	case auditentry.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case auditentry.FieldAt:
+		m.ResetAt()
+		return nil
+	case auditentry.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case auditentry.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case auditentry.FieldAction:
+		m.ResetAction()
+		return nil
+	case auditentry.FieldEntity:
+		m.ResetEntity()
+		return nil
+	case auditentry.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case auditentry.FieldRecordItemID:
+		m.ResetRecordItemID()
+		return nil
+	case auditentry.FieldReason:
+		m.ResetReason()
+		return nil
+	case auditentry.FieldOldValue:
+		m.ResetOldValue()
+		return nil
+	case auditentry.FieldNewValue:
+		m.ResetNewValue()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditEntryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditEntryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditEntryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown AuditEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditEntryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown AuditEntry edge %s", name)
 }
 
 // BirthEventMutation represents an operation that mutates the BirthEvent nodes in the graph.
@@ -24598,6 +25589,15 @@ type RecordMutation struct {
 	created_at             *time.Time
 	updated_at             *time.Time
 	is_active              *bool
+	recorded_at            *time.Time
+	recorded_by_user_id    *uuid.UUID
+	recorded_by_client_id  *string
+	voided_at              *time.Time
+	voided_by_user_id      *uuid.UUID
+	voided_by_client_id    *string
+	void_reason            *string
+	amends_id              *uuid.UUID
+	superseded_by_id       *uuid.UUID
 	_type                  *record.Type
 	name                   *string
 	description            *string
@@ -24835,6 +25835,447 @@ func (m *RecordMutation) OldIsActive(ctx context.Context) (v bool, err error) {
 // ResetIsActive resets all changes to the "is_active" field.
 func (m *RecordMutation) ResetIsActive() {
 	m.is_active = nil
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (m *RecordMutation) SetRecordedAt(t time.Time) {
+	m.recorded_at = &t
+}
+
+// RecordedAt returns the value of the "recorded_at" field in the mutation.
+func (m *RecordMutation) RecordedAt() (r time.Time, exists bool) {
+	v := m.recorded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedAt returns the old "recorded_at" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldRecordedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedAt: %w", err)
+	}
+	return oldValue.RecordedAt, nil
+}
+
+// ClearRecordedAt clears the value of the "recorded_at" field.
+func (m *RecordMutation) ClearRecordedAt() {
+	m.recorded_at = nil
+	m.clearedFields[record.FieldRecordedAt] = struct{}{}
+}
+
+// RecordedAtCleared returns if the "recorded_at" field was cleared in this mutation.
+func (m *RecordMutation) RecordedAtCleared() bool {
+	_, ok := m.clearedFields[record.FieldRecordedAt]
+	return ok
+}
+
+// ResetRecordedAt resets all changes to the "recorded_at" field.
+func (m *RecordMutation) ResetRecordedAt() {
+	m.recorded_at = nil
+	delete(m.clearedFields, record.FieldRecordedAt)
+}
+
+// SetRecordedByUserID sets the "recorded_by_user_id" field.
+func (m *RecordMutation) SetRecordedByUserID(u uuid.UUID) {
+	m.recorded_by_user_id = &u
+}
+
+// RecordedByUserID returns the value of the "recorded_by_user_id" field in the mutation.
+func (m *RecordMutation) RecordedByUserID() (r uuid.UUID, exists bool) {
+	v := m.recorded_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedByUserID returns the old "recorded_by_user_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldRecordedByUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedByUserID: %w", err)
+	}
+	return oldValue.RecordedByUserID, nil
+}
+
+// ClearRecordedByUserID clears the value of the "recorded_by_user_id" field.
+func (m *RecordMutation) ClearRecordedByUserID() {
+	m.recorded_by_user_id = nil
+	m.clearedFields[record.FieldRecordedByUserID] = struct{}{}
+}
+
+// RecordedByUserIDCleared returns if the "recorded_by_user_id" field was cleared in this mutation.
+func (m *RecordMutation) RecordedByUserIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldRecordedByUserID]
+	return ok
+}
+
+// ResetRecordedByUserID resets all changes to the "recorded_by_user_id" field.
+func (m *RecordMutation) ResetRecordedByUserID() {
+	m.recorded_by_user_id = nil
+	delete(m.clearedFields, record.FieldRecordedByUserID)
+}
+
+// SetRecordedByClientID sets the "recorded_by_client_id" field.
+func (m *RecordMutation) SetRecordedByClientID(s string) {
+	m.recorded_by_client_id = &s
+}
+
+// RecordedByClientID returns the value of the "recorded_by_client_id" field in the mutation.
+func (m *RecordMutation) RecordedByClientID() (r string, exists bool) {
+	v := m.recorded_by_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedByClientID returns the old "recorded_by_client_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldRecordedByClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedByClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedByClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedByClientID: %w", err)
+	}
+	return oldValue.RecordedByClientID, nil
+}
+
+// ClearRecordedByClientID clears the value of the "recorded_by_client_id" field.
+func (m *RecordMutation) ClearRecordedByClientID() {
+	m.recorded_by_client_id = nil
+	m.clearedFields[record.FieldRecordedByClientID] = struct{}{}
+}
+
+// RecordedByClientIDCleared returns if the "recorded_by_client_id" field was cleared in this mutation.
+func (m *RecordMutation) RecordedByClientIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldRecordedByClientID]
+	return ok
+}
+
+// ResetRecordedByClientID resets all changes to the "recorded_by_client_id" field.
+func (m *RecordMutation) ResetRecordedByClientID() {
+	m.recorded_by_client_id = nil
+	delete(m.clearedFields, record.FieldRecordedByClientID)
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (m *RecordMutation) SetVoidedAt(t time.Time) {
+	m.voided_at = &t
+}
+
+// VoidedAt returns the value of the "voided_at" field in the mutation.
+func (m *RecordMutation) VoidedAt() (r time.Time, exists bool) {
+	v := m.voided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedAt returns the old "voided_at" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldVoidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedAt: %w", err)
+	}
+	return oldValue.VoidedAt, nil
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (m *RecordMutation) ClearVoidedAt() {
+	m.voided_at = nil
+	m.clearedFields[record.FieldVoidedAt] = struct{}{}
+}
+
+// VoidedAtCleared returns if the "voided_at" field was cleared in this mutation.
+func (m *RecordMutation) VoidedAtCleared() bool {
+	_, ok := m.clearedFields[record.FieldVoidedAt]
+	return ok
+}
+
+// ResetVoidedAt resets all changes to the "voided_at" field.
+func (m *RecordMutation) ResetVoidedAt() {
+	m.voided_at = nil
+	delete(m.clearedFields, record.FieldVoidedAt)
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (m *RecordMutation) SetVoidedByUserID(u uuid.UUID) {
+	m.voided_by_user_id = &u
+}
+
+// VoidedByUserID returns the value of the "voided_by_user_id" field in the mutation.
+func (m *RecordMutation) VoidedByUserID() (r uuid.UUID, exists bool) {
+	v := m.voided_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedByUserID returns the old "voided_by_user_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldVoidedByUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedByUserID: %w", err)
+	}
+	return oldValue.VoidedByUserID, nil
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (m *RecordMutation) ClearVoidedByUserID() {
+	m.voided_by_user_id = nil
+	m.clearedFields[record.FieldVoidedByUserID] = struct{}{}
+}
+
+// VoidedByUserIDCleared returns if the "voided_by_user_id" field was cleared in this mutation.
+func (m *RecordMutation) VoidedByUserIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldVoidedByUserID]
+	return ok
+}
+
+// ResetVoidedByUserID resets all changes to the "voided_by_user_id" field.
+func (m *RecordMutation) ResetVoidedByUserID() {
+	m.voided_by_user_id = nil
+	delete(m.clearedFields, record.FieldVoidedByUserID)
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (m *RecordMutation) SetVoidedByClientID(s string) {
+	m.voided_by_client_id = &s
+}
+
+// VoidedByClientID returns the value of the "voided_by_client_id" field in the mutation.
+func (m *RecordMutation) VoidedByClientID() (r string, exists bool) {
+	v := m.voided_by_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedByClientID returns the old "voided_by_client_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldVoidedByClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedByClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedByClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedByClientID: %w", err)
+	}
+	return oldValue.VoidedByClientID, nil
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (m *RecordMutation) ClearVoidedByClientID() {
+	m.voided_by_client_id = nil
+	m.clearedFields[record.FieldVoidedByClientID] = struct{}{}
+}
+
+// VoidedByClientIDCleared returns if the "voided_by_client_id" field was cleared in this mutation.
+func (m *RecordMutation) VoidedByClientIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldVoidedByClientID]
+	return ok
+}
+
+// ResetVoidedByClientID resets all changes to the "voided_by_client_id" field.
+func (m *RecordMutation) ResetVoidedByClientID() {
+	m.voided_by_client_id = nil
+	delete(m.clearedFields, record.FieldVoidedByClientID)
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (m *RecordMutation) SetVoidReason(s string) {
+	m.void_reason = &s
+}
+
+// VoidReason returns the value of the "void_reason" field in the mutation.
+func (m *RecordMutation) VoidReason() (r string, exists bool) {
+	v := m.void_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidReason returns the old "void_reason" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldVoidReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidReason: %w", err)
+	}
+	return oldValue.VoidReason, nil
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (m *RecordMutation) ClearVoidReason() {
+	m.void_reason = nil
+	m.clearedFields[record.FieldVoidReason] = struct{}{}
+}
+
+// VoidReasonCleared returns if the "void_reason" field was cleared in this mutation.
+func (m *RecordMutation) VoidReasonCleared() bool {
+	_, ok := m.clearedFields[record.FieldVoidReason]
+	return ok
+}
+
+// ResetVoidReason resets all changes to the "void_reason" field.
+func (m *RecordMutation) ResetVoidReason() {
+	m.void_reason = nil
+	delete(m.clearedFields, record.FieldVoidReason)
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (m *RecordMutation) SetAmendsID(u uuid.UUID) {
+	m.amends_id = &u
+}
+
+// AmendsID returns the value of the "amends_id" field in the mutation.
+func (m *RecordMutation) AmendsID() (r uuid.UUID, exists bool) {
+	v := m.amends_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmendsID returns the old "amends_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldAmendsID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmendsID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmendsID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmendsID: %w", err)
+	}
+	return oldValue.AmendsID, nil
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (m *RecordMutation) ClearAmendsID() {
+	m.amends_id = nil
+	m.clearedFields[record.FieldAmendsID] = struct{}{}
+}
+
+// AmendsIDCleared returns if the "amends_id" field was cleared in this mutation.
+func (m *RecordMutation) AmendsIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldAmendsID]
+	return ok
+}
+
+// ResetAmendsID resets all changes to the "amends_id" field.
+func (m *RecordMutation) ResetAmendsID() {
+	m.amends_id = nil
+	delete(m.clearedFields, record.FieldAmendsID)
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (m *RecordMutation) SetSupersededByID(u uuid.UUID) {
+	m.superseded_by_id = &u
+}
+
+// SupersededByID returns the value of the "superseded_by_id" field in the mutation.
+func (m *RecordMutation) SupersededByID() (r uuid.UUID, exists bool) {
+	v := m.superseded_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupersededByID returns the old "superseded_by_id" field's value of the Record entity.
+// If the Record object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordMutation) OldSupersededByID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupersededByID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupersededByID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupersededByID: %w", err)
+	}
+	return oldValue.SupersededByID, nil
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (m *RecordMutation) ClearSupersededByID() {
+	m.superseded_by_id = nil
+	m.clearedFields[record.FieldSupersededByID] = struct{}{}
+}
+
+// SupersededByIDCleared returns if the "superseded_by_id" field was cleared in this mutation.
+func (m *RecordMutation) SupersededByIDCleared() bool {
+	_, ok := m.clearedFields[record.FieldSupersededByID]
+	return ok
+}
+
+// ResetSupersededByID resets all changes to the "superseded_by_id" field.
+func (m *RecordMutation) ResetSupersededByID() {
+	m.superseded_by_id = nil
+	delete(m.clearedFields, record.FieldSupersededByID)
 }
 
 // SetFarmID sets the "farm_id" field.
@@ -25399,7 +26840,7 @@ func (m *RecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 19)
 	if m.created_at != nil {
 		fields = append(fields, record.FieldCreatedAt)
 	}
@@ -25408,6 +26849,33 @@ func (m *RecordMutation) Fields() []string {
 	}
 	if m.is_active != nil {
 		fields = append(fields, record.FieldIsActive)
+	}
+	if m.recorded_at != nil {
+		fields = append(fields, record.FieldRecordedAt)
+	}
+	if m.recorded_by_user_id != nil {
+		fields = append(fields, record.FieldRecordedByUserID)
+	}
+	if m.recorded_by_client_id != nil {
+		fields = append(fields, record.FieldRecordedByClientID)
+	}
+	if m.voided_at != nil {
+		fields = append(fields, record.FieldVoidedAt)
+	}
+	if m.voided_by_user_id != nil {
+		fields = append(fields, record.FieldVoidedByUserID)
+	}
+	if m.voided_by_client_id != nil {
+		fields = append(fields, record.FieldVoidedByClientID)
+	}
+	if m.void_reason != nil {
+		fields = append(fields, record.FieldVoidReason)
+	}
+	if m.amends_id != nil {
+		fields = append(fields, record.FieldAmendsID)
+	}
+	if m.superseded_by_id != nil {
+		fields = append(fields, record.FieldSupersededByID)
 	}
 	if m.farm != nil {
 		fields = append(fields, record.FieldFarmID)
@@ -25444,6 +26912,24 @@ func (m *RecordMutation) Field(name string) (ent.Value, bool) {
 		return m.UpdatedAt()
 	case record.FieldIsActive:
 		return m.IsActive()
+	case record.FieldRecordedAt:
+		return m.RecordedAt()
+	case record.FieldRecordedByUserID:
+		return m.RecordedByUserID()
+	case record.FieldRecordedByClientID:
+		return m.RecordedByClientID()
+	case record.FieldVoidedAt:
+		return m.VoidedAt()
+	case record.FieldVoidedByUserID:
+		return m.VoidedByUserID()
+	case record.FieldVoidedByClientID:
+		return m.VoidedByClientID()
+	case record.FieldVoidReason:
+		return m.VoidReason()
+	case record.FieldAmendsID:
+		return m.AmendsID()
+	case record.FieldSupersededByID:
+		return m.SupersededByID()
 	case record.FieldFarmID:
 		return m.FarmID()
 	case record.FieldType:
@@ -25473,6 +26959,24 @@ func (m *RecordMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldUpdatedAt(ctx)
 	case record.FieldIsActive:
 		return m.OldIsActive(ctx)
+	case record.FieldRecordedAt:
+		return m.OldRecordedAt(ctx)
+	case record.FieldRecordedByUserID:
+		return m.OldRecordedByUserID(ctx)
+	case record.FieldRecordedByClientID:
+		return m.OldRecordedByClientID(ctx)
+	case record.FieldVoidedAt:
+		return m.OldVoidedAt(ctx)
+	case record.FieldVoidedByUserID:
+		return m.OldVoidedByUserID(ctx)
+	case record.FieldVoidedByClientID:
+		return m.OldVoidedByClientID(ctx)
+	case record.FieldVoidReason:
+		return m.OldVoidReason(ctx)
+	case record.FieldAmendsID:
+		return m.OldAmendsID(ctx)
+	case record.FieldSupersededByID:
+		return m.OldSupersededByID(ctx)
 	case record.FieldFarmID:
 		return m.OldFarmID(ctx)
 	case record.FieldType:
@@ -25516,6 +27020,69 @@ func (m *RecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetIsActive(v)
+		return nil
+	case record.FieldRecordedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedAt(v)
+		return nil
+	case record.FieldRecordedByUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedByUserID(v)
+		return nil
+	case record.FieldRecordedByClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedByClientID(v)
+		return nil
+	case record.FieldVoidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedAt(v)
+		return nil
+	case record.FieldVoidedByUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedByUserID(v)
+		return nil
+	case record.FieldVoidedByClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedByClientID(v)
+		return nil
+	case record.FieldVoidReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidReason(v)
+		return nil
+	case record.FieldAmendsID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmendsID(v)
+		return nil
+	case record.FieldSupersededByID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupersededByID(v)
 		return nil
 	case record.FieldFarmID:
 		v, ok := value.(uuid.UUID)
@@ -25611,6 +27178,33 @@ func (m *RecordMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *RecordMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(record.FieldRecordedAt) {
+		fields = append(fields, record.FieldRecordedAt)
+	}
+	if m.FieldCleared(record.FieldRecordedByUserID) {
+		fields = append(fields, record.FieldRecordedByUserID)
+	}
+	if m.FieldCleared(record.FieldRecordedByClientID) {
+		fields = append(fields, record.FieldRecordedByClientID)
+	}
+	if m.FieldCleared(record.FieldVoidedAt) {
+		fields = append(fields, record.FieldVoidedAt)
+	}
+	if m.FieldCleared(record.FieldVoidedByUserID) {
+		fields = append(fields, record.FieldVoidedByUserID)
+	}
+	if m.FieldCleared(record.FieldVoidedByClientID) {
+		fields = append(fields, record.FieldVoidedByClientID)
+	}
+	if m.FieldCleared(record.FieldVoidReason) {
+		fields = append(fields, record.FieldVoidReason)
+	}
+	if m.FieldCleared(record.FieldAmendsID) {
+		fields = append(fields, record.FieldAmendsID)
+	}
+	if m.FieldCleared(record.FieldSupersededByID) {
+		fields = append(fields, record.FieldSupersededByID)
+	}
 	if m.FieldCleared(record.FieldDescription) {
 		fields = append(fields, record.FieldDescription)
 	}
@@ -25628,6 +27222,33 @@ func (m *RecordMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *RecordMutation) ClearField(name string) error {
 	switch name {
+	case record.FieldRecordedAt:
+		m.ClearRecordedAt()
+		return nil
+	case record.FieldRecordedByUserID:
+		m.ClearRecordedByUserID()
+		return nil
+	case record.FieldRecordedByClientID:
+		m.ClearRecordedByClientID()
+		return nil
+	case record.FieldVoidedAt:
+		m.ClearVoidedAt()
+		return nil
+	case record.FieldVoidedByUserID:
+		m.ClearVoidedByUserID()
+		return nil
+	case record.FieldVoidedByClientID:
+		m.ClearVoidedByClientID()
+		return nil
+	case record.FieldVoidReason:
+		m.ClearVoidReason()
+		return nil
+	case record.FieldAmendsID:
+		m.ClearAmendsID()
+		return nil
+	case record.FieldSupersededByID:
+		m.ClearSupersededByID()
+		return nil
 	case record.FieldDescription:
 		m.ClearDescription()
 		return nil
@@ -25647,6 +27268,33 @@ func (m *RecordMutation) ResetField(name string) error {
 		return nil
 	case record.FieldIsActive:
 		m.ResetIsActive()
+		return nil
+	case record.FieldRecordedAt:
+		m.ResetRecordedAt()
+		return nil
+	case record.FieldRecordedByUserID:
+		m.ResetRecordedByUserID()
+		return nil
+	case record.FieldRecordedByClientID:
+		m.ResetRecordedByClientID()
+		return nil
+	case record.FieldVoidedAt:
+		m.ResetVoidedAt()
+		return nil
+	case record.FieldVoidedByUserID:
+		m.ResetVoidedByUserID()
+		return nil
+	case record.FieldVoidedByClientID:
+		m.ResetVoidedByClientID()
+		return nil
+	case record.FieldVoidReason:
+		m.ResetVoidReason()
+		return nil
+	case record.FieldAmendsID:
+		m.ResetAmendsID()
+		return nil
+	case record.FieldSupersededByID:
+		m.ResetSupersededByID()
 		return nil
 	case record.FieldFarmID:
 		m.ResetFarmID()
@@ -25856,35 +27504,44 @@ func (m *RecordMutation) ResetEdge(name string) error {
 // RecordItemMutation represents an operation that mutates the RecordItem nodes in the graph.
 type RecordItemMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *uuid.UUID
-	created_at          *time.Time
-	updated_at          *time.Time
-	is_active           *bool
-	name                *string
-	description         *string
-	metadata            *schematype.Metadata
-	fact_kind           *string
-	fact_subject        *uuid.UUID
-	fact_dam            *uuid.UUID
-	fact_group          *uuid.UUID
-	fact_date           *string
-	fact_until          *string
-	fact_value          *string
-	fact_tail           *string
-	clearedFields       map[string]struct{}
-	record              *uuid.UUID
-	clearedrecord       bool
-	fact_animals        map[uuid.UUID]struct{}
-	removedfact_animals map[uuid.UUID]struct{}
-	clearedfact_animals bool
-	reach               map[uuid.UUID]struct{}
-	removedreach        map[uuid.UUID]struct{}
-	clearedreach        bool
-	done                bool
-	oldValue            func(context.Context) (*RecordItem, error)
-	predicates          []predicate.RecordItem
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	created_at            *time.Time
+	updated_at            *time.Time
+	is_active             *bool
+	recorded_at           *time.Time
+	recorded_by_user_id   *uuid.UUID
+	recorded_by_client_id *string
+	voided_at             *time.Time
+	voided_by_user_id     *uuid.UUID
+	voided_by_client_id   *string
+	void_reason           *string
+	amends_id             *uuid.UUID
+	superseded_by_id      *uuid.UUID
+	name                  *string
+	description           *string
+	metadata              *schematype.Metadata
+	fact_kind             *string
+	fact_subject          *uuid.UUID
+	fact_dam              *uuid.UUID
+	fact_group            *uuid.UUID
+	fact_date             *string
+	fact_until            *string
+	fact_value            *string
+	fact_tail             *string
+	clearedFields         map[string]struct{}
+	record                *uuid.UUID
+	clearedrecord         bool
+	fact_animals          map[uuid.UUID]struct{}
+	removedfact_animals   map[uuid.UUID]struct{}
+	clearedfact_animals   bool
+	reach                 map[uuid.UUID]struct{}
+	removedreach          map[uuid.UUID]struct{}
+	clearedreach          bool
+	done                  bool
+	oldValue              func(context.Context) (*RecordItem, error)
+	predicates            []predicate.RecordItem
 }
 
 var _ ent.Mutation = (*RecordItemMutation)(nil)
@@ -26097,6 +27754,447 @@ func (m *RecordItemMutation) OldIsActive(ctx context.Context) (v bool, err error
 // ResetIsActive resets all changes to the "is_active" field.
 func (m *RecordItemMutation) ResetIsActive() {
 	m.is_active = nil
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (m *RecordItemMutation) SetRecordedAt(t time.Time) {
+	m.recorded_at = &t
+}
+
+// RecordedAt returns the value of the "recorded_at" field in the mutation.
+func (m *RecordItemMutation) RecordedAt() (r time.Time, exists bool) {
+	v := m.recorded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedAt returns the old "recorded_at" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldRecordedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedAt: %w", err)
+	}
+	return oldValue.RecordedAt, nil
+}
+
+// ClearRecordedAt clears the value of the "recorded_at" field.
+func (m *RecordItemMutation) ClearRecordedAt() {
+	m.recorded_at = nil
+	m.clearedFields[recorditem.FieldRecordedAt] = struct{}{}
+}
+
+// RecordedAtCleared returns if the "recorded_at" field was cleared in this mutation.
+func (m *RecordItemMutation) RecordedAtCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldRecordedAt]
+	return ok
+}
+
+// ResetRecordedAt resets all changes to the "recorded_at" field.
+func (m *RecordItemMutation) ResetRecordedAt() {
+	m.recorded_at = nil
+	delete(m.clearedFields, recorditem.FieldRecordedAt)
+}
+
+// SetRecordedByUserID sets the "recorded_by_user_id" field.
+func (m *RecordItemMutation) SetRecordedByUserID(u uuid.UUID) {
+	m.recorded_by_user_id = &u
+}
+
+// RecordedByUserID returns the value of the "recorded_by_user_id" field in the mutation.
+func (m *RecordItemMutation) RecordedByUserID() (r uuid.UUID, exists bool) {
+	v := m.recorded_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedByUserID returns the old "recorded_by_user_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldRecordedByUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedByUserID: %w", err)
+	}
+	return oldValue.RecordedByUserID, nil
+}
+
+// ClearRecordedByUserID clears the value of the "recorded_by_user_id" field.
+func (m *RecordItemMutation) ClearRecordedByUserID() {
+	m.recorded_by_user_id = nil
+	m.clearedFields[recorditem.FieldRecordedByUserID] = struct{}{}
+}
+
+// RecordedByUserIDCleared returns if the "recorded_by_user_id" field was cleared in this mutation.
+func (m *RecordItemMutation) RecordedByUserIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldRecordedByUserID]
+	return ok
+}
+
+// ResetRecordedByUserID resets all changes to the "recorded_by_user_id" field.
+func (m *RecordItemMutation) ResetRecordedByUserID() {
+	m.recorded_by_user_id = nil
+	delete(m.clearedFields, recorditem.FieldRecordedByUserID)
+}
+
+// SetRecordedByClientID sets the "recorded_by_client_id" field.
+func (m *RecordItemMutation) SetRecordedByClientID(s string) {
+	m.recorded_by_client_id = &s
+}
+
+// RecordedByClientID returns the value of the "recorded_by_client_id" field in the mutation.
+func (m *RecordItemMutation) RecordedByClientID() (r string, exists bool) {
+	v := m.recorded_by_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedByClientID returns the old "recorded_by_client_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldRecordedByClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedByClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedByClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedByClientID: %w", err)
+	}
+	return oldValue.RecordedByClientID, nil
+}
+
+// ClearRecordedByClientID clears the value of the "recorded_by_client_id" field.
+func (m *RecordItemMutation) ClearRecordedByClientID() {
+	m.recorded_by_client_id = nil
+	m.clearedFields[recorditem.FieldRecordedByClientID] = struct{}{}
+}
+
+// RecordedByClientIDCleared returns if the "recorded_by_client_id" field was cleared in this mutation.
+func (m *RecordItemMutation) RecordedByClientIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldRecordedByClientID]
+	return ok
+}
+
+// ResetRecordedByClientID resets all changes to the "recorded_by_client_id" field.
+func (m *RecordItemMutation) ResetRecordedByClientID() {
+	m.recorded_by_client_id = nil
+	delete(m.clearedFields, recorditem.FieldRecordedByClientID)
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (m *RecordItemMutation) SetVoidedAt(t time.Time) {
+	m.voided_at = &t
+}
+
+// VoidedAt returns the value of the "voided_at" field in the mutation.
+func (m *RecordItemMutation) VoidedAt() (r time.Time, exists bool) {
+	v := m.voided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedAt returns the old "voided_at" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldVoidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedAt: %w", err)
+	}
+	return oldValue.VoidedAt, nil
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (m *RecordItemMutation) ClearVoidedAt() {
+	m.voided_at = nil
+	m.clearedFields[recorditem.FieldVoidedAt] = struct{}{}
+}
+
+// VoidedAtCleared returns if the "voided_at" field was cleared in this mutation.
+func (m *RecordItemMutation) VoidedAtCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldVoidedAt]
+	return ok
+}
+
+// ResetVoidedAt resets all changes to the "voided_at" field.
+func (m *RecordItemMutation) ResetVoidedAt() {
+	m.voided_at = nil
+	delete(m.clearedFields, recorditem.FieldVoidedAt)
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (m *RecordItemMutation) SetVoidedByUserID(u uuid.UUID) {
+	m.voided_by_user_id = &u
+}
+
+// VoidedByUserID returns the value of the "voided_by_user_id" field in the mutation.
+func (m *RecordItemMutation) VoidedByUserID() (r uuid.UUID, exists bool) {
+	v := m.voided_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedByUserID returns the old "voided_by_user_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldVoidedByUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedByUserID: %w", err)
+	}
+	return oldValue.VoidedByUserID, nil
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (m *RecordItemMutation) ClearVoidedByUserID() {
+	m.voided_by_user_id = nil
+	m.clearedFields[recorditem.FieldVoidedByUserID] = struct{}{}
+}
+
+// VoidedByUserIDCleared returns if the "voided_by_user_id" field was cleared in this mutation.
+func (m *RecordItemMutation) VoidedByUserIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldVoidedByUserID]
+	return ok
+}
+
+// ResetVoidedByUserID resets all changes to the "voided_by_user_id" field.
+func (m *RecordItemMutation) ResetVoidedByUserID() {
+	m.voided_by_user_id = nil
+	delete(m.clearedFields, recorditem.FieldVoidedByUserID)
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (m *RecordItemMutation) SetVoidedByClientID(s string) {
+	m.voided_by_client_id = &s
+}
+
+// VoidedByClientID returns the value of the "voided_by_client_id" field in the mutation.
+func (m *RecordItemMutation) VoidedByClientID() (r string, exists bool) {
+	v := m.voided_by_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidedByClientID returns the old "voided_by_client_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldVoidedByClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidedByClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidedByClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidedByClientID: %w", err)
+	}
+	return oldValue.VoidedByClientID, nil
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (m *RecordItemMutation) ClearVoidedByClientID() {
+	m.voided_by_client_id = nil
+	m.clearedFields[recorditem.FieldVoidedByClientID] = struct{}{}
+}
+
+// VoidedByClientIDCleared returns if the "voided_by_client_id" field was cleared in this mutation.
+func (m *RecordItemMutation) VoidedByClientIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldVoidedByClientID]
+	return ok
+}
+
+// ResetVoidedByClientID resets all changes to the "voided_by_client_id" field.
+func (m *RecordItemMutation) ResetVoidedByClientID() {
+	m.voided_by_client_id = nil
+	delete(m.clearedFields, recorditem.FieldVoidedByClientID)
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (m *RecordItemMutation) SetVoidReason(s string) {
+	m.void_reason = &s
+}
+
+// VoidReason returns the value of the "void_reason" field in the mutation.
+func (m *RecordItemMutation) VoidReason() (r string, exists bool) {
+	v := m.void_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVoidReason returns the old "void_reason" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldVoidReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVoidReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVoidReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVoidReason: %w", err)
+	}
+	return oldValue.VoidReason, nil
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (m *RecordItemMutation) ClearVoidReason() {
+	m.void_reason = nil
+	m.clearedFields[recorditem.FieldVoidReason] = struct{}{}
+}
+
+// VoidReasonCleared returns if the "void_reason" field was cleared in this mutation.
+func (m *RecordItemMutation) VoidReasonCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldVoidReason]
+	return ok
+}
+
+// ResetVoidReason resets all changes to the "void_reason" field.
+func (m *RecordItemMutation) ResetVoidReason() {
+	m.void_reason = nil
+	delete(m.clearedFields, recorditem.FieldVoidReason)
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (m *RecordItemMutation) SetAmendsID(u uuid.UUID) {
+	m.amends_id = &u
+}
+
+// AmendsID returns the value of the "amends_id" field in the mutation.
+func (m *RecordItemMutation) AmendsID() (r uuid.UUID, exists bool) {
+	v := m.amends_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmendsID returns the old "amends_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldAmendsID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmendsID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmendsID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmendsID: %w", err)
+	}
+	return oldValue.AmendsID, nil
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (m *RecordItemMutation) ClearAmendsID() {
+	m.amends_id = nil
+	m.clearedFields[recorditem.FieldAmendsID] = struct{}{}
+}
+
+// AmendsIDCleared returns if the "amends_id" field was cleared in this mutation.
+func (m *RecordItemMutation) AmendsIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldAmendsID]
+	return ok
+}
+
+// ResetAmendsID resets all changes to the "amends_id" field.
+func (m *RecordItemMutation) ResetAmendsID() {
+	m.amends_id = nil
+	delete(m.clearedFields, recorditem.FieldAmendsID)
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (m *RecordItemMutation) SetSupersededByID(u uuid.UUID) {
+	m.superseded_by_id = &u
+}
+
+// SupersededByID returns the value of the "superseded_by_id" field in the mutation.
+func (m *RecordItemMutation) SupersededByID() (r uuid.UUID, exists bool) {
+	v := m.superseded_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupersededByID returns the old "superseded_by_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldSupersededByID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupersededByID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupersededByID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupersededByID: %w", err)
+	}
+	return oldValue.SupersededByID, nil
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (m *RecordItemMutation) ClearSupersededByID() {
+	m.superseded_by_id = nil
+	m.clearedFields[recorditem.FieldSupersededByID] = struct{}{}
+}
+
+// SupersededByIDCleared returns if the "superseded_by_id" field was cleared in this mutation.
+func (m *RecordItemMutation) SupersededByIDCleared() bool {
+	_, ok := m.clearedFields[recorditem.FieldSupersededByID]
+	return ok
+}
+
+// ResetSupersededByID resets all changes to the "superseded_by_id" field.
+func (m *RecordItemMutation) ResetSupersededByID() {
+	m.superseded_by_id = nil
+	delete(m.clearedFields, recorditem.FieldSupersededByID)
 }
 
 // SetRecordID sets the "record_id" field.
@@ -26843,7 +28941,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -26852,6 +28950,33 @@ func (m *RecordItemMutation) Fields() []string {
 	}
 	if m.is_active != nil {
 		fields = append(fields, recorditem.FieldIsActive)
+	}
+	if m.recorded_at != nil {
+		fields = append(fields, recorditem.FieldRecordedAt)
+	}
+	if m.recorded_by_user_id != nil {
+		fields = append(fields, recorditem.FieldRecordedByUserID)
+	}
+	if m.recorded_by_client_id != nil {
+		fields = append(fields, recorditem.FieldRecordedByClientID)
+	}
+	if m.voided_at != nil {
+		fields = append(fields, recorditem.FieldVoidedAt)
+	}
+	if m.voided_by_user_id != nil {
+		fields = append(fields, recorditem.FieldVoidedByUserID)
+	}
+	if m.voided_by_client_id != nil {
+		fields = append(fields, recorditem.FieldVoidedByClientID)
+	}
+	if m.void_reason != nil {
+		fields = append(fields, recorditem.FieldVoidReason)
+	}
+	if m.amends_id != nil {
+		fields = append(fields, recorditem.FieldAmendsID)
+	}
+	if m.superseded_by_id != nil {
+		fields = append(fields, recorditem.FieldSupersededByID)
 	}
 	if m.record != nil {
 		fields = append(fields, recorditem.FieldRecordID)
@@ -26903,6 +29028,24 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.UpdatedAt()
 	case recorditem.FieldIsActive:
 		return m.IsActive()
+	case recorditem.FieldRecordedAt:
+		return m.RecordedAt()
+	case recorditem.FieldRecordedByUserID:
+		return m.RecordedByUserID()
+	case recorditem.FieldRecordedByClientID:
+		return m.RecordedByClientID()
+	case recorditem.FieldVoidedAt:
+		return m.VoidedAt()
+	case recorditem.FieldVoidedByUserID:
+		return m.VoidedByUserID()
+	case recorditem.FieldVoidedByClientID:
+		return m.VoidedByClientID()
+	case recorditem.FieldVoidReason:
+		return m.VoidReason()
+	case recorditem.FieldAmendsID:
+		return m.AmendsID()
+	case recorditem.FieldSupersededByID:
+		return m.SupersededByID()
 	case recorditem.FieldRecordID:
 		return m.RecordID()
 	case recorditem.FieldName:
@@ -26942,6 +29085,24 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldUpdatedAt(ctx)
 	case recorditem.FieldIsActive:
 		return m.OldIsActive(ctx)
+	case recorditem.FieldRecordedAt:
+		return m.OldRecordedAt(ctx)
+	case recorditem.FieldRecordedByUserID:
+		return m.OldRecordedByUserID(ctx)
+	case recorditem.FieldRecordedByClientID:
+		return m.OldRecordedByClientID(ctx)
+	case recorditem.FieldVoidedAt:
+		return m.OldVoidedAt(ctx)
+	case recorditem.FieldVoidedByUserID:
+		return m.OldVoidedByUserID(ctx)
+	case recorditem.FieldVoidedByClientID:
+		return m.OldVoidedByClientID(ctx)
+	case recorditem.FieldVoidReason:
+		return m.OldVoidReason(ctx)
+	case recorditem.FieldAmendsID:
+		return m.OldAmendsID(ctx)
+	case recorditem.FieldSupersededByID:
+		return m.OldSupersededByID(ctx)
 	case recorditem.FieldRecordID:
 		return m.OldRecordID(ctx)
 	case recorditem.FieldName:
@@ -26995,6 +29156,69 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetIsActive(v)
+		return nil
+	case recorditem.FieldRecordedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedAt(v)
+		return nil
+	case recorditem.FieldRecordedByUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedByUserID(v)
+		return nil
+	case recorditem.FieldRecordedByClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedByClientID(v)
+		return nil
+	case recorditem.FieldVoidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedAt(v)
+		return nil
+	case recorditem.FieldVoidedByUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedByUserID(v)
+		return nil
+	case recorditem.FieldVoidedByClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidedByClientID(v)
+		return nil
+	case recorditem.FieldVoidReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVoidReason(v)
+		return nil
+	case recorditem.FieldAmendsID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmendsID(v)
+		return nil
+	case recorditem.FieldSupersededByID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupersededByID(v)
 		return nil
 	case recorditem.FieldRecordID:
 		v, ok := value.(uuid.UUID)
@@ -27110,6 +29334,33 @@ func (m *RecordItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *RecordItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(recorditem.FieldRecordedAt) {
+		fields = append(fields, recorditem.FieldRecordedAt)
+	}
+	if m.FieldCleared(recorditem.FieldRecordedByUserID) {
+		fields = append(fields, recorditem.FieldRecordedByUserID)
+	}
+	if m.FieldCleared(recorditem.FieldRecordedByClientID) {
+		fields = append(fields, recorditem.FieldRecordedByClientID)
+	}
+	if m.FieldCleared(recorditem.FieldVoidedAt) {
+		fields = append(fields, recorditem.FieldVoidedAt)
+	}
+	if m.FieldCleared(recorditem.FieldVoidedByUserID) {
+		fields = append(fields, recorditem.FieldVoidedByUserID)
+	}
+	if m.FieldCleared(recorditem.FieldVoidedByClientID) {
+		fields = append(fields, recorditem.FieldVoidedByClientID)
+	}
+	if m.FieldCleared(recorditem.FieldVoidReason) {
+		fields = append(fields, recorditem.FieldVoidReason)
+	}
+	if m.FieldCleared(recorditem.FieldAmendsID) {
+		fields = append(fields, recorditem.FieldAmendsID)
+	}
+	if m.FieldCleared(recorditem.FieldSupersededByID) {
+		fields = append(fields, recorditem.FieldSupersededByID)
+	}
 	if m.FieldCleared(recorditem.FieldName) {
 		fields = append(fields, recorditem.FieldName)
 	}
@@ -27157,6 +29408,33 @@ func (m *RecordItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *RecordItemMutation) ClearField(name string) error {
 	switch name {
+	case recorditem.FieldRecordedAt:
+		m.ClearRecordedAt()
+		return nil
+	case recorditem.FieldRecordedByUserID:
+		m.ClearRecordedByUserID()
+		return nil
+	case recorditem.FieldRecordedByClientID:
+		m.ClearRecordedByClientID()
+		return nil
+	case recorditem.FieldVoidedAt:
+		m.ClearVoidedAt()
+		return nil
+	case recorditem.FieldVoidedByUserID:
+		m.ClearVoidedByUserID()
+		return nil
+	case recorditem.FieldVoidedByClientID:
+		m.ClearVoidedByClientID()
+		return nil
+	case recorditem.FieldVoidReason:
+		m.ClearVoidReason()
+		return nil
+	case recorditem.FieldAmendsID:
+		m.ClearAmendsID()
+		return nil
+	case recorditem.FieldSupersededByID:
+		m.ClearSupersededByID()
+		return nil
 	case recorditem.FieldName:
 		m.ClearName()
 		return nil
@@ -27206,6 +29484,33 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldIsActive:
 		m.ResetIsActive()
+		return nil
+	case recorditem.FieldRecordedAt:
+		m.ResetRecordedAt()
+		return nil
+	case recorditem.FieldRecordedByUserID:
+		m.ResetRecordedByUserID()
+		return nil
+	case recorditem.FieldRecordedByClientID:
+		m.ResetRecordedByClientID()
+		return nil
+	case recorditem.FieldVoidedAt:
+		m.ResetVoidedAt()
+		return nil
+	case recorditem.FieldVoidedByUserID:
+		m.ResetVoidedByUserID()
+		return nil
+	case recorditem.FieldVoidedByClientID:
+		m.ResetVoidedByClientID()
+		return nil
+	case recorditem.FieldVoidReason:
+		m.ResetVoidReason()
+		return nil
+	case recorditem.FieldAmendsID:
+		m.ResetAmendsID()
+		return nil
+	case recorditem.FieldSupersededByID:
+		m.ResetSupersededByID()
 		return nil
 	case recorditem.FieldRecordID:
 		m.ResetRecordID()

@@ -26,6 +26,24 @@ type Record struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// False once the object is deleted: deletion is soft, and references to a deleted object still resolve.
 	IsActive bool `json:"is_active,omitempty"`
+	// When the entry was written into the book (UTC): not when the event happened, which may be earlier (a backdated entry).
+	RecordedAt time.Time `json:"recorded_at,omitempty"`
+	// The user whose token wrote the entry; null for entries written before authors were kept, or by the operator's command line.
+	RecordedByUserID *uuid.UUID `json:"recorded_by_user_id,omitempty"`
+	// The OAuth client (or legacy key) the entry was written through; null when unknown.
+	RecordedByClientID *string `json:"recorded_by_client_id,omitempty"`
+	// When the entry was voided, deleted or superseded by a corrected entry; null while it is in force.
+	VoidedAt *time.Time `json:"voided_at,omitempty"`
+	// The user who voided, deleted or amended the entry.
+	VoidedByUserID *uuid.UUID `json:"voided_by_user_id,omitempty"`
+	// The OAuth client the entry was voided through.
+	VoidedByClientID *string `json:"voided_by_client_id,omitempty"`
+	// Why the entry was voided or amended, as its writer gave it.
+	VoidReason *string `json:"void_reason,omitempty"`
+	// The entry this one corrects (amend), null for an original entry.
+	AmendsID *uuid.UUID `json:"amends_id,omitempty"`
+	// The corrected entry that replaced this one (amend), null while it is not superseded.
+	SupersededByID *uuid.UUID `json:"superseded_by_id,omitempty"`
 	// The farm the record belongs to.
 	FarmID uuid.UUID `json:"farm_id,omitempty"`
 	// What kind of event the record is.
@@ -122,13 +140,15 @@ func (*Record) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case record.FieldRecordedByUserID, record.FieldVoidedByUserID, record.FieldAmendsID, record.FieldSupersededByID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case record.FieldIsActive, record.FieldAcknowledgeWithdrawal:
 			values[i] = new(sql.NullBool)
 		case record.FieldChangeSeq:
 			values[i] = new(sql.NullInt64)
-		case record.FieldType, record.FieldName, record.FieldDescription:
+		case record.FieldRecordedByClientID, record.FieldVoidedByClientID, record.FieldVoidReason, record.FieldType, record.FieldName, record.FieldDescription:
 			values[i] = new(sql.NullString)
-		case record.FieldCreatedAt, record.FieldUpdatedAt, record.FieldAppliedAt:
+		case record.FieldCreatedAt, record.FieldUpdatedAt, record.FieldRecordedAt, record.FieldVoidedAt, record.FieldAppliedAt:
 			values[i] = new(sql.NullTime)
 		case record.FieldID, record.FieldFarmID:
 			values[i] = new(uuid.UUID)
@@ -170,6 +190,68 @@ func (_m *Record) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field is_active", values[i])
 			} else if value.Valid {
 				_m.IsActive = value.Bool
+			}
+		case record.FieldRecordedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field recorded_at", values[i])
+			} else if value.Valid {
+				_m.RecordedAt = value.Time
+			}
+		case record.FieldRecordedByUserID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field recorded_by_user_id", values[i])
+			} else if value.Valid {
+				_m.RecordedByUserID = new(uuid.UUID)
+				*_m.RecordedByUserID = *value.S.(*uuid.UUID)
+			}
+		case record.FieldRecordedByClientID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field recorded_by_client_id", values[i])
+			} else if value.Valid {
+				_m.RecordedByClientID = new(string)
+				*_m.RecordedByClientID = value.String
+			}
+		case record.FieldVoidedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field voided_at", values[i])
+			} else if value.Valid {
+				_m.VoidedAt = new(time.Time)
+				*_m.VoidedAt = value.Time
+			}
+		case record.FieldVoidedByUserID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field voided_by_user_id", values[i])
+			} else if value.Valid {
+				_m.VoidedByUserID = new(uuid.UUID)
+				*_m.VoidedByUserID = *value.S.(*uuid.UUID)
+			}
+		case record.FieldVoidedByClientID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field voided_by_client_id", values[i])
+			} else if value.Valid {
+				_m.VoidedByClientID = new(string)
+				*_m.VoidedByClientID = value.String
+			}
+		case record.FieldVoidReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field void_reason", values[i])
+			} else if value.Valid {
+				_m.VoidReason = new(string)
+				*_m.VoidReason = value.String
+			}
+		case record.FieldAmendsID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field amends_id", values[i])
+			} else if value.Valid {
+				_m.AmendsID = new(uuid.UUID)
+				*_m.AmendsID = *value.S.(*uuid.UUID)
+			}
+		case record.FieldSupersededByID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field superseded_by_id", values[i])
+			} else if value.Valid {
+				_m.SupersededByID = new(uuid.UUID)
+				*_m.SupersededByID = *value.S.(*uuid.UUID)
 			}
 		case record.FieldFarmID:
 			if value, ok := values[i].(*uuid.UUID); !ok {
@@ -283,6 +365,49 @@ func (_m *Record) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("is_active=")
 	builder.WriteString(fmt.Sprintf("%v", _m.IsActive))
+	builder.WriteString(", ")
+	builder.WriteString("recorded_at=")
+	builder.WriteString(_m.RecordedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.RecordedByUserID; v != nil {
+		builder.WriteString("recorded_by_user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RecordedByClientID; v != nil {
+		builder.WriteString("recorded_by_client_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.VoidedAt; v != nil {
+		builder.WriteString("voided_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.VoidedByUserID; v != nil {
+		builder.WriteString("voided_by_user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.VoidedByClientID; v != nil {
+		builder.WriteString("voided_by_client_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.VoidReason; v != nil {
+		builder.WriteString("void_reason=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AmendsID; v != nil {
+		builder.WriteString("amends_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.SupersededByID; v != nil {
+		builder.WriteString("superseded_by_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("farm_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FarmID))

@@ -71,6 +71,132 @@ func (_c *RecordCreate) SetNillableIsActive(v *bool) *RecordCreate {
 	return _c
 }
 
+// SetRecordedAt sets the "recorded_at" field.
+func (_c *RecordCreate) SetRecordedAt(v time.Time) *RecordCreate {
+	_c.mutation.SetRecordedAt(v)
+	return _c
+}
+
+// SetNillableRecordedAt sets the "recorded_at" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableRecordedAt(v *time.Time) *RecordCreate {
+	if v != nil {
+		_c.SetRecordedAt(*v)
+	}
+	return _c
+}
+
+// SetRecordedByUserID sets the "recorded_by_user_id" field.
+func (_c *RecordCreate) SetRecordedByUserID(v uuid.UUID) *RecordCreate {
+	_c.mutation.SetRecordedByUserID(v)
+	return _c
+}
+
+// SetNillableRecordedByUserID sets the "recorded_by_user_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableRecordedByUserID(v *uuid.UUID) *RecordCreate {
+	if v != nil {
+		_c.SetRecordedByUserID(*v)
+	}
+	return _c
+}
+
+// SetRecordedByClientID sets the "recorded_by_client_id" field.
+func (_c *RecordCreate) SetRecordedByClientID(v string) *RecordCreate {
+	_c.mutation.SetRecordedByClientID(v)
+	return _c
+}
+
+// SetNillableRecordedByClientID sets the "recorded_by_client_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableRecordedByClientID(v *string) *RecordCreate {
+	if v != nil {
+		_c.SetRecordedByClientID(*v)
+	}
+	return _c
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (_c *RecordCreate) SetVoidedAt(v time.Time) *RecordCreate {
+	_c.mutation.SetVoidedAt(v)
+	return _c
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableVoidedAt(v *time.Time) *RecordCreate {
+	if v != nil {
+		_c.SetVoidedAt(*v)
+	}
+	return _c
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_c *RecordCreate) SetVoidedByUserID(v uuid.UUID) *RecordCreate {
+	_c.mutation.SetVoidedByUserID(v)
+	return _c
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableVoidedByUserID(v *uuid.UUID) *RecordCreate {
+	if v != nil {
+		_c.SetVoidedByUserID(*v)
+	}
+	return _c
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_c *RecordCreate) SetVoidedByClientID(v string) *RecordCreate {
+	_c.mutation.SetVoidedByClientID(v)
+	return _c
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableVoidedByClientID(v *string) *RecordCreate {
+	if v != nil {
+		_c.SetVoidedByClientID(*v)
+	}
+	return _c
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_c *RecordCreate) SetVoidReason(v string) *RecordCreate {
+	_c.mutation.SetVoidReason(v)
+	return _c
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableVoidReason(v *string) *RecordCreate {
+	if v != nil {
+		_c.SetVoidReason(*v)
+	}
+	return _c
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_c *RecordCreate) SetAmendsID(v uuid.UUID) *RecordCreate {
+	_c.mutation.SetAmendsID(v)
+	return _c
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableAmendsID(v *uuid.UUID) *RecordCreate {
+	if v != nil {
+		_c.SetAmendsID(*v)
+	}
+	return _c
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_c *RecordCreate) SetSupersededByID(v uuid.UUID) *RecordCreate {
+	_c.mutation.SetSupersededByID(v)
+	return _c
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_c *RecordCreate) SetNillableSupersededByID(v *uuid.UUID) *RecordCreate {
+	if v != nil {
+		_c.SetSupersededByID(*v)
+	}
+	return _c
+}
+
 // SetFarmID sets the "farm_id" field.
 func (_c *RecordCreate) SetFarmID(v uuid.UUID) *RecordCreate {
 	_c.mutation.SetFarmID(v)
@@ -271,6 +397,13 @@ func (_c *RecordCreate) defaults() error {
 		v := record.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.RecordedAt(); !ok {
+		if record.DefaultRecordedAt == nil {
+			return fmt.Errorf("ent: uninitialized record.DefaultRecordedAt (forgotten import ent/runtime?)")
+		}
+		v := record.DefaultRecordedAt()
+		_c.mutation.SetRecordedAt(v)
+	}
 	if _, ok := _c.mutation.AcknowledgeWithdrawal(); !ok {
 		v := record.DefaultAcknowledgeWithdrawal
 		_c.mutation.SetAcknowledgeWithdrawal(v)
@@ -299,6 +432,21 @@ func (_c *RecordCreate) check() error {
 	}
 	if _, ok := _c.mutation.IsActive(); !ok {
 		return &ValidationError{Name: "is_active", err: errors.New(`ent: missing required field "Record.is_active"`)}
+	}
+	if v, ok := _c.mutation.RecordedByClientID(); ok {
+		if err := record.RecordedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "recorded_by_client_id", err: fmt.Errorf(`ent: validator failed for field "Record.recorded_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.VoidedByClientID(); ok {
+		if err := record.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "Record.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.VoidReason(); ok {
+		if err := record.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "Record.void_reason": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.FarmID(); !ok {
 		return &ValidationError{Name: "farm_id", err: errors.New(`ent: missing required field "Record.farm_id"`)}
@@ -383,6 +531,42 @@ func (_c *RecordCreate) createSpec() (*Record, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.IsActive(); ok {
 		_spec.SetField(record.FieldIsActive, field.TypeBool, value)
 		_node.IsActive = value
+	}
+	if value, ok := _c.mutation.RecordedAt(); ok {
+		_spec.SetField(record.FieldRecordedAt, field.TypeTime, value)
+		_node.RecordedAt = value
+	}
+	if value, ok := _c.mutation.RecordedByUserID(); ok {
+		_spec.SetField(record.FieldRecordedByUserID, field.TypeUUID, value)
+		_node.RecordedByUserID = &value
+	}
+	if value, ok := _c.mutation.RecordedByClientID(); ok {
+		_spec.SetField(record.FieldRecordedByClientID, field.TypeString, value)
+		_node.RecordedByClientID = &value
+	}
+	if value, ok := _c.mutation.VoidedAt(); ok {
+		_spec.SetField(record.FieldVoidedAt, field.TypeTime, value)
+		_node.VoidedAt = &value
+	}
+	if value, ok := _c.mutation.VoidedByUserID(); ok {
+		_spec.SetField(record.FieldVoidedByUserID, field.TypeUUID, value)
+		_node.VoidedByUserID = &value
+	}
+	if value, ok := _c.mutation.VoidedByClientID(); ok {
+		_spec.SetField(record.FieldVoidedByClientID, field.TypeString, value)
+		_node.VoidedByClientID = &value
+	}
+	if value, ok := _c.mutation.VoidReason(); ok {
+		_spec.SetField(record.FieldVoidReason, field.TypeString, value)
+		_node.VoidReason = &value
+	}
+	if value, ok := _c.mutation.AmendsID(); ok {
+		_spec.SetField(record.FieldAmendsID, field.TypeUUID, value)
+		_node.AmendsID = &value
+	}
+	if value, ok := _c.mutation.SupersededByID(); ok {
+		_spec.SetField(record.FieldSupersededByID, field.TypeUUID, value)
+		_node.SupersededByID = &value
 	}
 	if value, ok := _c.mutation.GetType(); ok {
 		_spec.SetField(record.FieldType, field.TypeEnum, value)
@@ -565,6 +749,114 @@ func (u *RecordUpsert) UpdateIsActive() *RecordUpsert {
 	return u
 }
 
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordUpsert) SetVoidedAt(v time.Time) *RecordUpsert {
+	u.Set(record.FieldVoidedAt, v)
+	return u
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateVoidedAt() *RecordUpsert {
+	u.SetExcluded(record.FieldVoidedAt)
+	return u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordUpsert) ClearVoidedAt() *RecordUpsert {
+	u.SetNull(record.FieldVoidedAt)
+	return u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordUpsert) SetVoidedByUserID(v uuid.UUID) *RecordUpsert {
+	u.Set(record.FieldVoidedByUserID, v)
+	return u
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateVoidedByUserID() *RecordUpsert {
+	u.SetExcluded(record.FieldVoidedByUserID)
+	return u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordUpsert) ClearVoidedByUserID() *RecordUpsert {
+	u.SetNull(record.FieldVoidedByUserID)
+	return u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordUpsert) SetVoidedByClientID(v string) *RecordUpsert {
+	u.Set(record.FieldVoidedByClientID, v)
+	return u
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateVoidedByClientID() *RecordUpsert {
+	u.SetExcluded(record.FieldVoidedByClientID)
+	return u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordUpsert) ClearVoidedByClientID() *RecordUpsert {
+	u.SetNull(record.FieldVoidedByClientID)
+	return u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordUpsert) SetVoidReason(v string) *RecordUpsert {
+	u.Set(record.FieldVoidReason, v)
+	return u
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateVoidReason() *RecordUpsert {
+	u.SetExcluded(record.FieldVoidReason)
+	return u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordUpsert) ClearVoidReason() *RecordUpsert {
+	u.SetNull(record.FieldVoidReason)
+	return u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordUpsert) SetAmendsID(v uuid.UUID) *RecordUpsert {
+	u.Set(record.FieldAmendsID, v)
+	return u
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateAmendsID() *RecordUpsert {
+	u.SetExcluded(record.FieldAmendsID)
+	return u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordUpsert) ClearAmendsID() *RecordUpsert {
+	u.SetNull(record.FieldAmendsID)
+	return u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordUpsert) SetSupersededByID(v uuid.UUID) *RecordUpsert {
+	u.Set(record.FieldSupersededByID, v)
+	return u
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordUpsert) UpdateSupersededByID() *RecordUpsert {
+	u.SetExcluded(record.FieldSupersededByID)
+	return u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordUpsert) ClearSupersededByID() *RecordUpsert {
+	u.SetNull(record.FieldSupersededByID)
+	return u
+}
+
 // SetType sets the "type" field.
 func (u *RecordUpsert) SetType(v record.Type) *RecordUpsert {
 	u.Set(record.FieldType, v)
@@ -669,6 +961,15 @@ func (u *RecordUpsertOne) UpdateNewValues() *RecordUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(record.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.RecordedAt(); exists {
+			s.SetIgnore(record.FieldRecordedAt)
+		}
+		if _, exists := u.create.mutation.RecordedByUserID(); exists {
+			s.SetIgnore(record.FieldRecordedByUserID)
+		}
+		if _, exists := u.create.mutation.RecordedByClientID(); exists {
+			s.SetIgnore(record.FieldRecordedByClientID)
+		}
 		if _, exists := u.create.mutation.FarmID(); exists {
 			s.SetIgnore(record.FieldFarmID)
 		}
@@ -728,6 +1029,132 @@ func (u *RecordUpsertOne) SetIsActive(v bool) *RecordUpsertOne {
 func (u *RecordUpsertOne) UpdateIsActive() *RecordUpsertOne {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateIsActive()
+	})
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordUpsertOne) SetVoidedAt(v time.Time) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedAt(v)
+	})
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateVoidedAt() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedAt()
+	})
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordUpsertOne) ClearVoidedAt() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedAt()
+	})
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordUpsertOne) SetVoidedByUserID(v uuid.UUID) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedByUserID(v)
+	})
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateVoidedByUserID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedByUserID()
+	})
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordUpsertOne) ClearVoidedByUserID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedByUserID()
+	})
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordUpsertOne) SetVoidedByClientID(v string) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedByClientID(v)
+	})
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateVoidedByClientID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedByClientID()
+	})
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordUpsertOne) ClearVoidedByClientID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedByClientID()
+	})
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordUpsertOne) SetVoidReason(v string) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidReason(v)
+	})
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateVoidReason() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidReason()
+	})
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordUpsertOne) ClearVoidReason() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidReason()
+	})
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordUpsertOne) SetAmendsID(v uuid.UUID) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetAmendsID(v)
+	})
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateAmendsID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateAmendsID()
+	})
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordUpsertOne) ClearAmendsID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearAmendsID()
+	})
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordUpsertOne) SetSupersededByID(v uuid.UUID) *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetSupersededByID(v)
+	})
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordUpsertOne) UpdateSupersededByID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateSupersededByID()
+	})
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordUpsertOne) ClearSupersededByID() *RecordUpsertOne {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearSupersededByID()
 	})
 }
 
@@ -1015,6 +1442,15 @@ func (u *RecordUpsertBulk) UpdateNewValues() *RecordUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(record.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.RecordedAt(); exists {
+				s.SetIgnore(record.FieldRecordedAt)
+			}
+			if _, exists := b.mutation.RecordedByUserID(); exists {
+				s.SetIgnore(record.FieldRecordedByUserID)
+			}
+			if _, exists := b.mutation.RecordedByClientID(); exists {
+				s.SetIgnore(record.FieldRecordedByClientID)
+			}
 			if _, exists := b.mutation.FarmID(); exists {
 				s.SetIgnore(record.FieldFarmID)
 			}
@@ -1075,6 +1511,132 @@ func (u *RecordUpsertBulk) SetIsActive(v bool) *RecordUpsertBulk {
 func (u *RecordUpsertBulk) UpdateIsActive() *RecordUpsertBulk {
 	return u.Update(func(s *RecordUpsert) {
 		s.UpdateIsActive()
+	})
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordUpsertBulk) SetVoidedAt(v time.Time) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedAt(v)
+	})
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateVoidedAt() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedAt()
+	})
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordUpsertBulk) ClearVoidedAt() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedAt()
+	})
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordUpsertBulk) SetVoidedByUserID(v uuid.UUID) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedByUserID(v)
+	})
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateVoidedByUserID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedByUserID()
+	})
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordUpsertBulk) ClearVoidedByUserID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedByUserID()
+	})
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordUpsertBulk) SetVoidedByClientID(v string) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidedByClientID(v)
+	})
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateVoidedByClientID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidedByClientID()
+	})
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordUpsertBulk) ClearVoidedByClientID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidedByClientID()
+	})
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordUpsertBulk) SetVoidReason(v string) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetVoidReason(v)
+	})
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateVoidReason() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateVoidReason()
+	})
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordUpsertBulk) ClearVoidReason() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearVoidReason()
+	})
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordUpsertBulk) SetAmendsID(v uuid.UUID) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetAmendsID(v)
+	})
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateAmendsID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateAmendsID()
+	})
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordUpsertBulk) ClearAmendsID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearAmendsID()
+	})
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordUpsertBulk) SetSupersededByID(v uuid.UUID) *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.SetSupersededByID(v)
+	})
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordUpsertBulk) UpdateSupersededByID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.UpdateSupersededByID()
+	})
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordUpsertBulk) ClearSupersededByID() *RecordUpsertBulk {
+	return u.Update(func(s *RecordUpsert) {
+		s.ClearSupersededByID()
 	})
 }
 

@@ -53,6 +53,126 @@ func (_u *RecordUpdate) SetNillableIsActive(v *bool) *RecordUpdate {
 	return _u
 }
 
+// SetVoidedAt sets the "voided_at" field.
+func (_u *RecordUpdate) SetVoidedAt(v time.Time) *RecordUpdate {
+	_u.mutation.SetVoidedAt(v)
+	return _u
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableVoidedAt(v *time.Time) *RecordUpdate {
+	if v != nil {
+		_u.SetVoidedAt(*v)
+	}
+	return _u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (_u *RecordUpdate) ClearVoidedAt() *RecordUpdate {
+	_u.mutation.ClearVoidedAt()
+	return _u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_u *RecordUpdate) SetVoidedByUserID(v uuid.UUID) *RecordUpdate {
+	_u.mutation.SetVoidedByUserID(v)
+	return _u
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableVoidedByUserID(v *uuid.UUID) *RecordUpdate {
+	if v != nil {
+		_u.SetVoidedByUserID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (_u *RecordUpdate) ClearVoidedByUserID() *RecordUpdate {
+	_u.mutation.ClearVoidedByUserID()
+	return _u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_u *RecordUpdate) SetVoidedByClientID(v string) *RecordUpdate {
+	_u.mutation.SetVoidedByClientID(v)
+	return _u
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableVoidedByClientID(v *string) *RecordUpdate {
+	if v != nil {
+		_u.SetVoidedByClientID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (_u *RecordUpdate) ClearVoidedByClientID() *RecordUpdate {
+	_u.mutation.ClearVoidedByClientID()
+	return _u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_u *RecordUpdate) SetVoidReason(v string) *RecordUpdate {
+	_u.mutation.SetVoidReason(v)
+	return _u
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableVoidReason(v *string) *RecordUpdate {
+	if v != nil {
+		_u.SetVoidReason(*v)
+	}
+	return _u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (_u *RecordUpdate) ClearVoidReason() *RecordUpdate {
+	_u.mutation.ClearVoidReason()
+	return _u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_u *RecordUpdate) SetAmendsID(v uuid.UUID) *RecordUpdate {
+	_u.mutation.SetAmendsID(v)
+	return _u
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableAmendsID(v *uuid.UUID) *RecordUpdate {
+	if v != nil {
+		_u.SetAmendsID(*v)
+	}
+	return _u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (_u *RecordUpdate) ClearAmendsID() *RecordUpdate {
+	_u.mutation.ClearAmendsID()
+	return _u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_u *RecordUpdate) SetSupersededByID(v uuid.UUID) *RecordUpdate {
+	_u.mutation.SetSupersededByID(v)
+	return _u
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_u *RecordUpdate) SetNillableSupersededByID(v *uuid.UUID) *RecordUpdate {
+	if v != nil {
+		_u.SetSupersededByID(*v)
+	}
+	return _u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (_u *RecordUpdate) ClearSupersededByID() *RecordUpdate {
+	_u.mutation.ClearSupersededByID()
+	return _u
+}
+
 // SetType sets the "type" field.
 func (_u *RecordUpdate) SetType(v record.Type) *RecordUpdate {
 	_u.mutation.SetType(v)
@@ -343,6 +463,16 @@ func (_u *RecordUpdate) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *RecordUpdate) check() error {
+	if v, ok := _u.mutation.VoidedByClientID(); ok {
+		if err := record.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "Record.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.VoidReason(); ok {
+		if err := record.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "Record.void_reason": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.GetType(); ok {
 		if err := record.TypeValidator(v); err != nil {
 			return &ValidationError{Name: "type", err: fmt.Errorf(`ent: validator failed for field "Record.type": %w`, err)}
@@ -381,6 +511,51 @@ func (_u *RecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.IsActive(); ok {
 		_spec.SetField(record.FieldIsActive, field.TypeBool, value)
+	}
+	if _u.mutation.RecordedAtCleared() {
+		_spec.ClearField(record.FieldRecordedAt, field.TypeTime)
+	}
+	if _u.mutation.RecordedByUserIDCleared() {
+		_spec.ClearField(record.FieldRecordedByUserID, field.TypeUUID)
+	}
+	if _u.mutation.RecordedByClientIDCleared() {
+		_spec.ClearField(record.FieldRecordedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidedAt(); ok {
+		_spec.SetField(record.FieldVoidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.VoidedAtCleared() {
+		_spec.ClearField(record.FieldVoidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.VoidedByUserID(); ok {
+		_spec.SetField(record.FieldVoidedByUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.VoidedByUserIDCleared() {
+		_spec.ClearField(record.FieldVoidedByUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.VoidedByClientID(); ok {
+		_spec.SetField(record.FieldVoidedByClientID, field.TypeString, value)
+	}
+	if _u.mutation.VoidedByClientIDCleared() {
+		_spec.ClearField(record.FieldVoidedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidReason(); ok {
+		_spec.SetField(record.FieldVoidReason, field.TypeString, value)
+	}
+	if _u.mutation.VoidReasonCleared() {
+		_spec.ClearField(record.FieldVoidReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.AmendsID(); ok {
+		_spec.SetField(record.FieldAmendsID, field.TypeUUID, value)
+	}
+	if _u.mutation.AmendsIDCleared() {
+		_spec.ClearField(record.FieldAmendsID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.SupersededByID(); ok {
+		_spec.SetField(record.FieldSupersededByID, field.TypeUUID, value)
+	}
+	if _u.mutation.SupersededByIDCleared() {
+		_spec.ClearField(record.FieldSupersededByID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.GetType(); ok {
 		_spec.SetField(record.FieldType, field.TypeEnum, value)
@@ -623,6 +798,126 @@ func (_u *RecordUpdateOne) SetNillableIsActive(v *bool) *RecordUpdateOne {
 	if v != nil {
 		_u.SetIsActive(*v)
 	}
+	return _u
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (_u *RecordUpdateOne) SetVoidedAt(v time.Time) *RecordUpdateOne {
+	_u.mutation.SetVoidedAt(v)
+	return _u
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableVoidedAt(v *time.Time) *RecordUpdateOne {
+	if v != nil {
+		_u.SetVoidedAt(*v)
+	}
+	return _u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (_u *RecordUpdateOne) ClearVoidedAt() *RecordUpdateOne {
+	_u.mutation.ClearVoidedAt()
+	return _u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_u *RecordUpdateOne) SetVoidedByUserID(v uuid.UUID) *RecordUpdateOne {
+	_u.mutation.SetVoidedByUserID(v)
+	return _u
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableVoidedByUserID(v *uuid.UUID) *RecordUpdateOne {
+	if v != nil {
+		_u.SetVoidedByUserID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (_u *RecordUpdateOne) ClearVoidedByUserID() *RecordUpdateOne {
+	_u.mutation.ClearVoidedByUserID()
+	return _u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_u *RecordUpdateOne) SetVoidedByClientID(v string) *RecordUpdateOne {
+	_u.mutation.SetVoidedByClientID(v)
+	return _u
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableVoidedByClientID(v *string) *RecordUpdateOne {
+	if v != nil {
+		_u.SetVoidedByClientID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (_u *RecordUpdateOne) ClearVoidedByClientID() *RecordUpdateOne {
+	_u.mutation.ClearVoidedByClientID()
+	return _u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_u *RecordUpdateOne) SetVoidReason(v string) *RecordUpdateOne {
+	_u.mutation.SetVoidReason(v)
+	return _u
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableVoidReason(v *string) *RecordUpdateOne {
+	if v != nil {
+		_u.SetVoidReason(*v)
+	}
+	return _u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (_u *RecordUpdateOne) ClearVoidReason() *RecordUpdateOne {
+	_u.mutation.ClearVoidReason()
+	return _u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_u *RecordUpdateOne) SetAmendsID(v uuid.UUID) *RecordUpdateOne {
+	_u.mutation.SetAmendsID(v)
+	return _u
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableAmendsID(v *uuid.UUID) *RecordUpdateOne {
+	if v != nil {
+		_u.SetAmendsID(*v)
+	}
+	return _u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (_u *RecordUpdateOne) ClearAmendsID() *RecordUpdateOne {
+	_u.mutation.ClearAmendsID()
+	return _u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_u *RecordUpdateOne) SetSupersededByID(v uuid.UUID) *RecordUpdateOne {
+	_u.mutation.SetSupersededByID(v)
+	return _u
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_u *RecordUpdateOne) SetNillableSupersededByID(v *uuid.UUID) *RecordUpdateOne {
+	if v != nil {
+		_u.SetSupersededByID(*v)
+	}
+	return _u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (_u *RecordUpdateOne) ClearSupersededByID() *RecordUpdateOne {
+	_u.mutation.ClearSupersededByID()
 	return _u
 }
 
@@ -929,6 +1224,16 @@ func (_u *RecordUpdateOne) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *RecordUpdateOne) check() error {
+	if v, ok := _u.mutation.VoidedByClientID(); ok {
+		if err := record.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "Record.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.VoidReason(); ok {
+		if err := record.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "Record.void_reason": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.GetType(); ok {
 		if err := record.TypeValidator(v); err != nil {
 			return &ValidationError{Name: "type", err: fmt.Errorf(`ent: validator failed for field "Record.type": %w`, err)}
@@ -984,6 +1289,51 @@ func (_u *RecordUpdateOne) sqlSave(ctx context.Context) (_node *Record, err erro
 	}
 	if value, ok := _u.mutation.IsActive(); ok {
 		_spec.SetField(record.FieldIsActive, field.TypeBool, value)
+	}
+	if _u.mutation.RecordedAtCleared() {
+		_spec.ClearField(record.FieldRecordedAt, field.TypeTime)
+	}
+	if _u.mutation.RecordedByUserIDCleared() {
+		_spec.ClearField(record.FieldRecordedByUserID, field.TypeUUID)
+	}
+	if _u.mutation.RecordedByClientIDCleared() {
+		_spec.ClearField(record.FieldRecordedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidedAt(); ok {
+		_spec.SetField(record.FieldVoidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.VoidedAtCleared() {
+		_spec.ClearField(record.FieldVoidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.VoidedByUserID(); ok {
+		_spec.SetField(record.FieldVoidedByUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.VoidedByUserIDCleared() {
+		_spec.ClearField(record.FieldVoidedByUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.VoidedByClientID(); ok {
+		_spec.SetField(record.FieldVoidedByClientID, field.TypeString, value)
+	}
+	if _u.mutation.VoidedByClientIDCleared() {
+		_spec.ClearField(record.FieldVoidedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidReason(); ok {
+		_spec.SetField(record.FieldVoidReason, field.TypeString, value)
+	}
+	if _u.mutation.VoidReasonCleared() {
+		_spec.ClearField(record.FieldVoidReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.AmendsID(); ok {
+		_spec.SetField(record.FieldAmendsID, field.TypeUUID, value)
+	}
+	if _u.mutation.AmendsIDCleared() {
+		_spec.ClearField(record.FieldAmendsID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.SupersededByID(); ok {
+		_spec.SetField(record.FieldSupersededByID, field.TypeUUID, value)
+	}
+	if _u.mutation.SupersededByIDCleared() {
+		_spec.ClearField(record.FieldSupersededByID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.GetType(); ok {
 		_spec.SetField(record.FieldType, field.TypeEnum, value)

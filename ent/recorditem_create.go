@@ -70,6 +70,132 @@ func (_c *RecordItemCreate) SetNillableIsActive(v *bool) *RecordItemCreate {
 	return _c
 }
 
+// SetRecordedAt sets the "recorded_at" field.
+func (_c *RecordItemCreate) SetRecordedAt(v time.Time) *RecordItemCreate {
+	_c.mutation.SetRecordedAt(v)
+	return _c
+}
+
+// SetNillableRecordedAt sets the "recorded_at" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableRecordedAt(v *time.Time) *RecordItemCreate {
+	if v != nil {
+		_c.SetRecordedAt(*v)
+	}
+	return _c
+}
+
+// SetRecordedByUserID sets the "recorded_by_user_id" field.
+func (_c *RecordItemCreate) SetRecordedByUserID(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetRecordedByUserID(v)
+	return _c
+}
+
+// SetNillableRecordedByUserID sets the "recorded_by_user_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableRecordedByUserID(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetRecordedByUserID(*v)
+	}
+	return _c
+}
+
+// SetRecordedByClientID sets the "recorded_by_client_id" field.
+func (_c *RecordItemCreate) SetRecordedByClientID(v string) *RecordItemCreate {
+	_c.mutation.SetRecordedByClientID(v)
+	return _c
+}
+
+// SetNillableRecordedByClientID sets the "recorded_by_client_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableRecordedByClientID(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetRecordedByClientID(*v)
+	}
+	return _c
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (_c *RecordItemCreate) SetVoidedAt(v time.Time) *RecordItemCreate {
+	_c.mutation.SetVoidedAt(v)
+	return _c
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableVoidedAt(v *time.Time) *RecordItemCreate {
+	if v != nil {
+		_c.SetVoidedAt(*v)
+	}
+	return _c
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_c *RecordItemCreate) SetVoidedByUserID(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetVoidedByUserID(v)
+	return _c
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableVoidedByUserID(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetVoidedByUserID(*v)
+	}
+	return _c
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_c *RecordItemCreate) SetVoidedByClientID(v string) *RecordItemCreate {
+	_c.mutation.SetVoidedByClientID(v)
+	return _c
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableVoidedByClientID(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetVoidedByClientID(*v)
+	}
+	return _c
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_c *RecordItemCreate) SetVoidReason(v string) *RecordItemCreate {
+	_c.mutation.SetVoidReason(v)
+	return _c
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableVoidReason(v *string) *RecordItemCreate {
+	if v != nil {
+		_c.SetVoidReason(*v)
+	}
+	return _c
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_c *RecordItemCreate) SetAmendsID(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetAmendsID(v)
+	return _c
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableAmendsID(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetAmendsID(*v)
+	}
+	return _c
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_c *RecordItemCreate) SetSupersededByID(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetSupersededByID(v)
+	return _c
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_c *RecordItemCreate) SetNillableSupersededByID(v *uuid.UUID) *RecordItemCreate {
+	if v != nil {
+		_c.SetSupersededByID(*v)
+	}
+	return _c
+}
+
 // SetRecordID sets the "record_id" field.
 func (_c *RecordItemCreate) SetRecordID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetRecordID(v)
@@ -278,7 +404,9 @@ func (_c *RecordItemCreate) Mutation() *RecordItemMutation {
 
 // Save creates the RecordItem in the database.
 func (_c *RecordItemCreate) Save(ctx context.Context) (*RecordItem, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -305,12 +433,18 @@ func (_c *RecordItemCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *RecordItemCreate) defaults() {
+func (_c *RecordItemCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if recorditem.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := recorditem.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if recorditem.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := recorditem.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -318,10 +452,21 @@ func (_c *RecordItemCreate) defaults() {
 		v := recorditem.DefaultIsActive
 		_c.mutation.SetIsActive(v)
 	}
+	if _, ok := _c.mutation.RecordedAt(); !ok {
+		if recorditem.DefaultRecordedAt == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.DefaultRecordedAt (forgotten import ent/runtime?)")
+		}
+		v := recorditem.DefaultRecordedAt()
+		_c.mutation.SetRecordedAt(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if recorditem.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := recorditem.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -334,6 +479,21 @@ func (_c *RecordItemCreate) check() error {
 	}
 	if _, ok := _c.mutation.IsActive(); !ok {
 		return &ValidationError{Name: "is_active", err: errors.New(`ent: missing required field "RecordItem.is_active"`)}
+	}
+	if v, ok := _c.mutation.RecordedByClientID(); ok {
+		if err := recorditem.RecordedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "recorded_by_client_id", err: fmt.Errorf(`ent: validator failed for field "RecordItem.recorded_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.VoidedByClientID(); ok {
+		if err := recorditem.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "RecordItem.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.VoidReason(); ok {
+		if err := recorditem.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "RecordItem.void_reason": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.RecordID(); !ok {
 		return &ValidationError{Name: "record_id", err: errors.New(`ent: missing required field "RecordItem.record_id"`)}
@@ -423,6 +583,42 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.IsActive(); ok {
 		_spec.SetField(recorditem.FieldIsActive, field.TypeBool, value)
 		_node.IsActive = value
+	}
+	if value, ok := _c.mutation.RecordedAt(); ok {
+		_spec.SetField(recorditem.FieldRecordedAt, field.TypeTime, value)
+		_node.RecordedAt = value
+	}
+	if value, ok := _c.mutation.RecordedByUserID(); ok {
+		_spec.SetField(recorditem.FieldRecordedByUserID, field.TypeUUID, value)
+		_node.RecordedByUserID = &value
+	}
+	if value, ok := _c.mutation.RecordedByClientID(); ok {
+		_spec.SetField(recorditem.FieldRecordedByClientID, field.TypeString, value)
+		_node.RecordedByClientID = &value
+	}
+	if value, ok := _c.mutation.VoidedAt(); ok {
+		_spec.SetField(recorditem.FieldVoidedAt, field.TypeTime, value)
+		_node.VoidedAt = &value
+	}
+	if value, ok := _c.mutation.VoidedByUserID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByUserID, field.TypeUUID, value)
+		_node.VoidedByUserID = &value
+	}
+	if value, ok := _c.mutation.VoidedByClientID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByClientID, field.TypeString, value)
+		_node.VoidedByClientID = &value
+	}
+	if value, ok := _c.mutation.VoidReason(); ok {
+		_spec.SetField(recorditem.FieldVoidReason, field.TypeString, value)
+		_node.VoidReason = &value
+	}
+	if value, ok := _c.mutation.AmendsID(); ok {
+		_spec.SetField(recorditem.FieldAmendsID, field.TypeUUID, value)
+		_node.AmendsID = &value
+	}
+	if value, ok := _c.mutation.SupersededByID(); ok {
+		_spec.SetField(recorditem.FieldSupersededByID, field.TypeUUID, value)
+		_node.SupersededByID = &value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(recorditem.FieldName, field.TypeString, value)
@@ -590,6 +786,114 @@ func (u *RecordItemUpsert) SetIsActive(v bool) *RecordItemUpsert {
 // UpdateIsActive sets the "is_active" field to the value that was provided on create.
 func (u *RecordItemUpsert) UpdateIsActive() *RecordItemUpsert {
 	u.SetExcluded(recorditem.FieldIsActive)
+	return u
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordItemUpsert) SetVoidedAt(v time.Time) *RecordItemUpsert {
+	u.Set(recorditem.FieldVoidedAt, v)
+	return u
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateVoidedAt() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldVoidedAt)
+	return u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordItemUpsert) ClearVoidedAt() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldVoidedAt)
+	return u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordItemUpsert) SetVoidedByUserID(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldVoidedByUserID, v)
+	return u
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateVoidedByUserID() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldVoidedByUserID)
+	return u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordItemUpsert) ClearVoidedByUserID() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldVoidedByUserID)
+	return u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordItemUpsert) SetVoidedByClientID(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldVoidedByClientID, v)
+	return u
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateVoidedByClientID() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldVoidedByClientID)
+	return u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordItemUpsert) ClearVoidedByClientID() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldVoidedByClientID)
+	return u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordItemUpsert) SetVoidReason(v string) *RecordItemUpsert {
+	u.Set(recorditem.FieldVoidReason, v)
+	return u
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateVoidReason() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldVoidReason)
+	return u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordItemUpsert) ClearVoidReason() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldVoidReason)
+	return u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordItemUpsert) SetAmendsID(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldAmendsID, v)
+	return u
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateAmendsID() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldAmendsID)
+	return u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordItemUpsert) ClearAmendsID() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldAmendsID)
+	return u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordItemUpsert) SetSupersededByID(v uuid.UUID) *RecordItemUpsert {
+	u.Set(recorditem.FieldSupersededByID, v)
+	return u
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordItemUpsert) UpdateSupersededByID() *RecordItemUpsert {
+	u.SetExcluded(recorditem.FieldSupersededByID)
+	return u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordItemUpsert) ClearSupersededByID() *RecordItemUpsert {
+	u.SetNull(recorditem.FieldSupersededByID)
 	return u
 }
 
@@ -811,6 +1115,15 @@ func (u *RecordItemUpsertOne) UpdateNewValues() *RecordItemUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(recorditem.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.RecordedAt(); exists {
+			s.SetIgnore(recorditem.FieldRecordedAt)
+		}
+		if _, exists := u.create.mutation.RecordedByUserID(); exists {
+			s.SetIgnore(recorditem.FieldRecordedByUserID)
+		}
+		if _, exists := u.create.mutation.RecordedByClientID(); exists {
+			s.SetIgnore(recorditem.FieldRecordedByClientID)
+		}
 		if _, exists := u.create.mutation.RecordID(); exists {
 			s.SetIgnore(recorditem.FieldRecordID)
 		}
@@ -870,6 +1183,132 @@ func (u *RecordItemUpsertOne) SetIsActive(v bool) *RecordItemUpsertOne {
 func (u *RecordItemUpsertOne) UpdateIsActive() *RecordItemUpsertOne {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.UpdateIsActive()
+	})
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordItemUpsertOne) SetVoidedAt(v time.Time) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedAt(v)
+	})
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateVoidedAt() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedAt()
+	})
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordItemUpsertOne) ClearVoidedAt() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedAt()
+	})
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordItemUpsertOne) SetVoidedByUserID(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedByUserID(v)
+	})
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateVoidedByUserID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedByUserID()
+	})
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordItemUpsertOne) ClearVoidedByUserID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedByUserID()
+	})
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordItemUpsertOne) SetVoidedByClientID(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedByClientID(v)
+	})
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateVoidedByClientID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedByClientID()
+	})
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordItemUpsertOne) ClearVoidedByClientID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedByClientID()
+	})
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordItemUpsertOne) SetVoidReason(v string) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidReason(v)
+	})
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateVoidReason() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidReason()
+	})
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordItemUpsertOne) ClearVoidReason() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidReason()
+	})
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordItemUpsertOne) SetAmendsID(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetAmendsID(v)
+	})
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateAmendsID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateAmendsID()
+	})
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordItemUpsertOne) ClearAmendsID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearAmendsID()
+	})
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordItemUpsertOne) SetSupersededByID(v uuid.UUID) *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetSupersededByID(v)
+	})
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordItemUpsertOne) UpdateSupersededByID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateSupersededByID()
+	})
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordItemUpsertOne) ClearSupersededByID() *RecordItemUpsertOne {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearSupersededByID()
 	})
 }
 
@@ -1290,6 +1729,15 @@ func (u *RecordItemUpsertBulk) UpdateNewValues() *RecordItemUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(recorditem.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.RecordedAt(); exists {
+				s.SetIgnore(recorditem.FieldRecordedAt)
+			}
+			if _, exists := b.mutation.RecordedByUserID(); exists {
+				s.SetIgnore(recorditem.FieldRecordedByUserID)
+			}
+			if _, exists := b.mutation.RecordedByClientID(); exists {
+				s.SetIgnore(recorditem.FieldRecordedByClientID)
+			}
 			if _, exists := b.mutation.RecordID(); exists {
 				s.SetIgnore(recorditem.FieldRecordID)
 			}
@@ -1350,6 +1798,132 @@ func (u *RecordItemUpsertBulk) SetIsActive(v bool) *RecordItemUpsertBulk {
 func (u *RecordItemUpsertBulk) UpdateIsActive() *RecordItemUpsertBulk {
 	return u.Update(func(s *RecordItemUpsert) {
 		s.UpdateIsActive()
+	})
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (u *RecordItemUpsertBulk) SetVoidedAt(v time.Time) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedAt(v)
+	})
+}
+
+// UpdateVoidedAt sets the "voided_at" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateVoidedAt() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedAt()
+	})
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (u *RecordItemUpsertBulk) ClearVoidedAt() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedAt()
+	})
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (u *RecordItemUpsertBulk) SetVoidedByUserID(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedByUserID(v)
+	})
+}
+
+// UpdateVoidedByUserID sets the "voided_by_user_id" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateVoidedByUserID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedByUserID()
+	})
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (u *RecordItemUpsertBulk) ClearVoidedByUserID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedByUserID()
+	})
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (u *RecordItemUpsertBulk) SetVoidedByClientID(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidedByClientID(v)
+	})
+}
+
+// UpdateVoidedByClientID sets the "voided_by_client_id" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateVoidedByClientID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidedByClientID()
+	})
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (u *RecordItemUpsertBulk) ClearVoidedByClientID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidedByClientID()
+	})
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (u *RecordItemUpsertBulk) SetVoidReason(v string) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetVoidReason(v)
+	})
+}
+
+// UpdateVoidReason sets the "void_reason" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateVoidReason() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateVoidReason()
+	})
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (u *RecordItemUpsertBulk) ClearVoidReason() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearVoidReason()
+	})
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (u *RecordItemUpsertBulk) SetAmendsID(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetAmendsID(v)
+	})
+}
+
+// UpdateAmendsID sets the "amends_id" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateAmendsID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateAmendsID()
+	})
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (u *RecordItemUpsertBulk) ClearAmendsID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearAmendsID()
+	})
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (u *RecordItemUpsertBulk) SetSupersededByID(v uuid.UUID) *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.SetSupersededByID(v)
+	})
+}
+
+// UpdateSupersededByID sets the "superseded_by_id" field to the value that was provided on create.
+func (u *RecordItemUpsertBulk) UpdateSupersededByID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.UpdateSupersededByID()
+	})
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (u *RecordItemUpsertBulk) ClearSupersededByID() *RecordItemUpsertBulk {
+	return u.Update(func(s *RecordItemUpsert) {
+		s.ClearSupersededByID()
 	})
 }
 

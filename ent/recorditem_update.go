@@ -52,6 +52,126 @@ func (_u *RecordItemUpdate) SetNillableIsActive(v *bool) *RecordItemUpdate {
 	return _u
 }
 
+// SetVoidedAt sets the "voided_at" field.
+func (_u *RecordItemUpdate) SetVoidedAt(v time.Time) *RecordItemUpdate {
+	_u.mutation.SetVoidedAt(v)
+	return _u
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableVoidedAt(v *time.Time) *RecordItemUpdate {
+	if v != nil {
+		_u.SetVoidedAt(*v)
+	}
+	return _u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (_u *RecordItemUpdate) ClearVoidedAt() *RecordItemUpdate {
+	_u.mutation.ClearVoidedAt()
+	return _u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_u *RecordItemUpdate) SetVoidedByUserID(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetVoidedByUserID(v)
+	return _u
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableVoidedByUserID(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetVoidedByUserID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (_u *RecordItemUpdate) ClearVoidedByUserID() *RecordItemUpdate {
+	_u.mutation.ClearVoidedByUserID()
+	return _u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_u *RecordItemUpdate) SetVoidedByClientID(v string) *RecordItemUpdate {
+	_u.mutation.SetVoidedByClientID(v)
+	return _u
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableVoidedByClientID(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetVoidedByClientID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (_u *RecordItemUpdate) ClearVoidedByClientID() *RecordItemUpdate {
+	_u.mutation.ClearVoidedByClientID()
+	return _u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_u *RecordItemUpdate) SetVoidReason(v string) *RecordItemUpdate {
+	_u.mutation.SetVoidReason(v)
+	return _u
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableVoidReason(v *string) *RecordItemUpdate {
+	if v != nil {
+		_u.SetVoidReason(*v)
+	}
+	return _u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (_u *RecordItemUpdate) ClearVoidReason() *RecordItemUpdate {
+	_u.mutation.ClearVoidReason()
+	return _u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_u *RecordItemUpdate) SetAmendsID(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetAmendsID(v)
+	return _u
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableAmendsID(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetAmendsID(*v)
+	}
+	return _u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (_u *RecordItemUpdate) ClearAmendsID() *RecordItemUpdate {
+	_u.mutation.ClearAmendsID()
+	return _u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_u *RecordItemUpdate) SetSupersededByID(v uuid.UUID) *RecordItemUpdate {
+	_u.mutation.SetSupersededByID(v)
+	return _u
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_u *RecordItemUpdate) SetNillableSupersededByID(v *uuid.UUID) *RecordItemUpdate {
+	if v != nil {
+		_u.SetSupersededByID(*v)
+	}
+	return _u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (_u *RecordItemUpdate) ClearSupersededByID() *RecordItemUpdate {
+	_u.mutation.ClearSupersededByID()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *RecordItemUpdate) SetName(v string) *RecordItemUpdate {
 	_u.mutation.SetName(v)
@@ -343,7 +463,9 @@ func (_u *RecordItemUpdate) RemoveReach(v ...*TreatmentReach) *RecordItemUpdate 
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *RecordItemUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -370,15 +492,29 @@ func (_u *RecordItemUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordItemUpdate) defaults() {
+func (_u *RecordItemUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if recorditem.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := recorditem.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *RecordItemUpdate) check() error {
+	if v, ok := _u.mutation.VoidedByClientID(); ok {
+		if err := recorditem.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "RecordItem.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.VoidReason(); ok {
+		if err := recorditem.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "RecordItem.void_reason": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := recorditem.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "RecordItem.name": %w`, err)}
@@ -437,6 +573,51 @@ func (_u *RecordItemUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if value, ok := _u.mutation.IsActive(); ok {
 		_spec.SetField(recorditem.FieldIsActive, field.TypeBool, value)
+	}
+	if _u.mutation.RecordedAtCleared() {
+		_spec.ClearField(recorditem.FieldRecordedAt, field.TypeTime)
+	}
+	if _u.mutation.RecordedByUserIDCleared() {
+		_spec.ClearField(recorditem.FieldRecordedByUserID, field.TypeUUID)
+	}
+	if _u.mutation.RecordedByClientIDCleared() {
+		_spec.ClearField(recorditem.FieldRecordedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidedAt(); ok {
+		_spec.SetField(recorditem.FieldVoidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.VoidedAtCleared() {
+		_spec.ClearField(recorditem.FieldVoidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.VoidedByUserID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.VoidedByUserIDCleared() {
+		_spec.ClearField(recorditem.FieldVoidedByUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.VoidedByClientID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByClientID, field.TypeString, value)
+	}
+	if _u.mutation.VoidedByClientIDCleared() {
+		_spec.ClearField(recorditem.FieldVoidedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidReason(); ok {
+		_spec.SetField(recorditem.FieldVoidReason, field.TypeString, value)
+	}
+	if _u.mutation.VoidReasonCleared() {
+		_spec.ClearField(recorditem.FieldVoidReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.AmendsID(); ok {
+		_spec.SetField(recorditem.FieldAmendsID, field.TypeUUID, value)
+	}
+	if _u.mutation.AmendsIDCleared() {
+		_spec.ClearField(recorditem.FieldAmendsID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.SupersededByID(); ok {
+		_spec.SetField(recorditem.FieldSupersededByID, field.TypeUUID, value)
+	}
+	if _u.mutation.SupersededByIDCleared() {
+		_spec.ClearField(recorditem.FieldSupersededByID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(recorditem.FieldName, field.TypeString, value)
@@ -631,6 +812,126 @@ func (_u *RecordItemUpdateOne) SetNillableIsActive(v *bool) *RecordItemUpdateOne
 	if v != nil {
 		_u.SetIsActive(*v)
 	}
+	return _u
+}
+
+// SetVoidedAt sets the "voided_at" field.
+func (_u *RecordItemUpdateOne) SetVoidedAt(v time.Time) *RecordItemUpdateOne {
+	_u.mutation.SetVoidedAt(v)
+	return _u
+}
+
+// SetNillableVoidedAt sets the "voided_at" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableVoidedAt(v *time.Time) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetVoidedAt(*v)
+	}
+	return _u
+}
+
+// ClearVoidedAt clears the value of the "voided_at" field.
+func (_u *RecordItemUpdateOne) ClearVoidedAt() *RecordItemUpdateOne {
+	_u.mutation.ClearVoidedAt()
+	return _u
+}
+
+// SetVoidedByUserID sets the "voided_by_user_id" field.
+func (_u *RecordItemUpdateOne) SetVoidedByUserID(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetVoidedByUserID(v)
+	return _u
+}
+
+// SetNillableVoidedByUserID sets the "voided_by_user_id" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableVoidedByUserID(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetVoidedByUserID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByUserID clears the value of the "voided_by_user_id" field.
+func (_u *RecordItemUpdateOne) ClearVoidedByUserID() *RecordItemUpdateOne {
+	_u.mutation.ClearVoidedByUserID()
+	return _u
+}
+
+// SetVoidedByClientID sets the "voided_by_client_id" field.
+func (_u *RecordItemUpdateOne) SetVoidedByClientID(v string) *RecordItemUpdateOne {
+	_u.mutation.SetVoidedByClientID(v)
+	return _u
+}
+
+// SetNillableVoidedByClientID sets the "voided_by_client_id" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableVoidedByClientID(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetVoidedByClientID(*v)
+	}
+	return _u
+}
+
+// ClearVoidedByClientID clears the value of the "voided_by_client_id" field.
+func (_u *RecordItemUpdateOne) ClearVoidedByClientID() *RecordItemUpdateOne {
+	_u.mutation.ClearVoidedByClientID()
+	return _u
+}
+
+// SetVoidReason sets the "void_reason" field.
+func (_u *RecordItemUpdateOne) SetVoidReason(v string) *RecordItemUpdateOne {
+	_u.mutation.SetVoidReason(v)
+	return _u
+}
+
+// SetNillableVoidReason sets the "void_reason" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableVoidReason(v *string) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetVoidReason(*v)
+	}
+	return _u
+}
+
+// ClearVoidReason clears the value of the "void_reason" field.
+func (_u *RecordItemUpdateOne) ClearVoidReason() *RecordItemUpdateOne {
+	_u.mutation.ClearVoidReason()
+	return _u
+}
+
+// SetAmendsID sets the "amends_id" field.
+func (_u *RecordItemUpdateOne) SetAmendsID(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetAmendsID(v)
+	return _u
+}
+
+// SetNillableAmendsID sets the "amends_id" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableAmendsID(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetAmendsID(*v)
+	}
+	return _u
+}
+
+// ClearAmendsID clears the value of the "amends_id" field.
+func (_u *RecordItemUpdateOne) ClearAmendsID() *RecordItemUpdateOne {
+	_u.mutation.ClearAmendsID()
+	return _u
+}
+
+// SetSupersededByID sets the "superseded_by_id" field.
+func (_u *RecordItemUpdateOne) SetSupersededByID(v uuid.UUID) *RecordItemUpdateOne {
+	_u.mutation.SetSupersededByID(v)
+	return _u
+}
+
+// SetNillableSupersededByID sets the "superseded_by_id" field if the given value is not nil.
+func (_u *RecordItemUpdateOne) SetNillableSupersededByID(v *uuid.UUID) *RecordItemUpdateOne {
+	if v != nil {
+		_u.SetSupersededByID(*v)
+	}
+	return _u
+}
+
+// ClearSupersededByID clears the value of the "superseded_by_id" field.
+func (_u *RecordItemUpdateOne) ClearSupersededByID() *RecordItemUpdateOne {
+	_u.mutation.ClearSupersededByID()
 	return _u
 }
 
@@ -938,7 +1239,9 @@ func (_u *RecordItemUpdateOne) Select(field string, fields ...string) *RecordIte
 
 // Save executes the query and returns the updated RecordItem entity.
 func (_u *RecordItemUpdateOne) Save(ctx context.Context) (*RecordItem, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -965,15 +1268,29 @@ func (_u *RecordItemUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *RecordItemUpdateOne) defaults() {
+func (_u *RecordItemUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if recorditem.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized recorditem.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := recorditem.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *RecordItemUpdateOne) check() error {
+	if v, ok := _u.mutation.VoidedByClientID(); ok {
+		if err := recorditem.VoidedByClientIDValidator(v); err != nil {
+			return &ValidationError{Name: "voided_by_client_id", err: fmt.Errorf(`ent: validator failed for field "RecordItem.voided_by_client_id": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.VoidReason(); ok {
+		if err := recorditem.VoidReasonValidator(v); err != nil {
+			return &ValidationError{Name: "void_reason", err: fmt.Errorf(`ent: validator failed for field "RecordItem.void_reason": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := recorditem.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "RecordItem.name": %w`, err)}
@@ -1049,6 +1366,51 @@ func (_u *RecordItemUpdateOne) sqlSave(ctx context.Context) (_node *RecordItem, 
 	}
 	if value, ok := _u.mutation.IsActive(); ok {
 		_spec.SetField(recorditem.FieldIsActive, field.TypeBool, value)
+	}
+	if _u.mutation.RecordedAtCleared() {
+		_spec.ClearField(recorditem.FieldRecordedAt, field.TypeTime)
+	}
+	if _u.mutation.RecordedByUserIDCleared() {
+		_spec.ClearField(recorditem.FieldRecordedByUserID, field.TypeUUID)
+	}
+	if _u.mutation.RecordedByClientIDCleared() {
+		_spec.ClearField(recorditem.FieldRecordedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidedAt(); ok {
+		_spec.SetField(recorditem.FieldVoidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.VoidedAtCleared() {
+		_spec.ClearField(recorditem.FieldVoidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.VoidedByUserID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.VoidedByUserIDCleared() {
+		_spec.ClearField(recorditem.FieldVoidedByUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.VoidedByClientID(); ok {
+		_spec.SetField(recorditem.FieldVoidedByClientID, field.TypeString, value)
+	}
+	if _u.mutation.VoidedByClientIDCleared() {
+		_spec.ClearField(recorditem.FieldVoidedByClientID, field.TypeString)
+	}
+	if value, ok := _u.mutation.VoidReason(); ok {
+		_spec.SetField(recorditem.FieldVoidReason, field.TypeString, value)
+	}
+	if _u.mutation.VoidReasonCleared() {
+		_spec.ClearField(recorditem.FieldVoidReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.AmendsID(); ok {
+		_spec.SetField(recorditem.FieldAmendsID, field.TypeUUID, value)
+	}
+	if _u.mutation.AmendsIDCleared() {
+		_spec.ClearField(recorditem.FieldAmendsID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.SupersededByID(); ok {
+		_spec.SetField(recorditem.FieldSupersededByID, field.TypeUUID, value)
+	}
+	if _u.mutation.SupersededByIDCleared() {
+		_spec.ClearField(recorditem.FieldSupersededByID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(recorditem.FieldName, field.TypeString, value)

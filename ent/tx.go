@@ -20,6 +20,8 @@ type Tx struct {
 	AccessToken *AccessTokenClient
 	// Animal is the client for interacting with the Animal builders.
 	Animal *AnimalClient
+	// AuditEntry is the client for interacting with the AuditEntry builders.
+	AuditEntry *AuditEntryClient
 	// BirthEvent is the client for interacting with the BirthEvent builders.
 	BirthEvent *BirthEventClient
 	// BirthPreview is the client for interacting with the BirthPreview builders.
@@ -226,6 +228,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AccessToken = NewAccessTokenClient(tx.config)
 	tx.Animal = NewAnimalClient(tx.config)
+	tx.AuditEntry = NewAuditEntryClient(tx.config)
 	tx.BirthEvent = NewBirthEventClient(tx.config)
 	tx.BirthPreview = NewBirthPreviewClient(tx.config)
 	tx.BirthSettings = NewBirthSettingsClient(tx.config)

@@ -55,6 +55,22 @@ func TestBirthHistoryGraph(t *testing.T) {
 		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "g-1") { id tasks { id status dueDate animalIDs } } }`, vars)
 		wantNoErrors(t, out)
 		vars["t"] = dig(t, out, "data.approveBirthPreview.tasks.0.id")
+		vars["e"] = dig(t, out, "data.approveBirthPreview.id")
+
+		// Issue 19 defect 4: approval is idempotent on (dam, birth date). A second preview of
+		// the same calving, approved with another request id, answers the first birth.
+		out = app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!) { createBirthPreview(farmID: $f, damID: $dam, birthDate: "2026-04-20") { id } }`, vars)
+		wantNoErrors(t, out)
+		vars["p2"] = dig(t, out, "data.createBirthPreview.id")
+		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p2: ID!) { birthPreviewApprove(input: {farmID: $f, id: $p2, requestID: "g-2"}) { birthEvent { id tasks { id } } } }`, vars)
+		wantNoErrors(t, out)
+		if dig(t, out, "data.birthPreviewApprove.birthEvent.id") != vars["e"] || dig(t, out, "data.birthPreviewApprove.birthEvent.tasks.0.id") != vars["t"] {
+			t.Fatalf("second approval of the same calving = %v, want birth %v", out, vars["e"])
+		}
+		out = app.GraphQL(reader.Token, `query($f: ID!) { farm(id: $f) { farmTasks { total } } }`, vars)
+		if dig(t, out, "data.farm.farmTasks.total") != float64(1) {
+			t.Fatalf("tasks after a second approval = %v, want the first birth's one", out)
+		}
 		out = app.GraphQL(owner.Token, `mutation($f: ID!, $t: ID!) { updateFarmTask(farmID: $f, id: $t, input: {status: DONE, dueDate: null}) { status dueDate } }`, vars)
 		wantNoErrors(t, out)
 		if dig(t, out, "data.updateFarmTask.status") != "DONE" || dig(t, out, "data.updateFarmTask.dueDate") != nil {

@@ -143,6 +143,32 @@ type ComplexityRoot struct {
 		Treatments       func(childComplexity int) int
 	}
 
+	AuditEntry struct {
+		Action       func(childComplexity int) int
+		At           func(childComplexity int) int
+		ClientID     func(childComplexity int) int
+		Entity       func(childComplexity int) int
+		FarmID       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		NewValue     func(childComplexity int) int
+		OldValue     func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		RecordID     func(childComplexity int) int
+		RecordItemID func(childComplexity int) int
+		UserID       func(childComplexity int) int
+	}
+
+	AuditEntryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditEntryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	BirthEvent struct {
 		BirthDate       func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -280,6 +306,7 @@ type ComplexityRoot struct {
 	Farm struct {
 		AllowPrivateThreads func(childComplexity int) int
 		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
+		Audit               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
 		BirthSettings       func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CurrentMonthStart   func(childComplexity int) int
@@ -667,15 +694,19 @@ type ComplexityRoot struct {
 		PostMessage                   func(childComplexity int, threadID uuid.UUID, body string) int
 		PutBirthSettings              func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
 		PutFollowUpProtocol           func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
+		RecordAmend                   func(childComplexity int, input model.RecordAmendInput) int
 		RecordBirth                   func(childComplexity int, farmID uuid.UUID, input model.BirthFactInput) int
 		RecordCastration              func(childComplexity int, farmID uuid.UUID, input model.CastrationFactInput) int
 		RecordCreate                  func(childComplexity int, input model.RecordCreateInput) int
 		RecordDelete                  func(childComplexity int, input model.RecordDeleteInput) int
 		RecordExposure                func(childComplexity int, farmID uuid.UUID, input model.ExposureFactInput) int
+		RecordItemAmend               func(childComplexity int, input model.RecordItemAmendInput) int
+		RecordItemVoid                func(childComplexity int, input model.RecordItemVoidInput) int
 		RecordMembership              func(childComplexity int, farmID uuid.UUID, input model.MembershipFactInput) int
 		RecordMovement                func(childComplexity int, farmID uuid.UUID, input model.MovementFactInput) int
 		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
 		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
+		RecordVoid                    func(childComplexity int, input model.RecordVoidInput) int
 		SaleRecord                    func(childComplexity int, input model.SaleRecordInput) int
 		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
 		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
@@ -779,6 +810,7 @@ type ComplexityRoot struct {
 
 	Record struct {
 		AcknowledgeWithdrawal func(childComplexity int) int
+		AmendsID              func(childComplexity int) int
 		Animals               func(childComplexity int) int
 		AnimalsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) int
 		AppliedAt             func(childComplexity int) int
@@ -791,8 +823,21 @@ type ComplexityRoot struct {
 		IsActive              func(childComplexity int) int
 		Items                 func(childComplexity int) int
 		Name                  func(childComplexity int) int
+		RecordedAt            func(childComplexity int) int
+		RecordedByClientID    func(childComplexity int) int
+		RecordedByUserID      func(childComplexity int) int
+		SupersededByID        func(childComplexity int) int
 		Type                  func(childComplexity int) int
 		UpdatedAt             func(childComplexity int) int
+		VoidReason            func(childComplexity int) int
+		VoidedAt              func(childComplexity int) int
+		VoidedByClientID      func(childComplexity int) int
+		VoidedByUserID        func(childComplexity int) int
+	}
+
+	RecordAmendPayload struct {
+		Record     func(childComplexity int) int
+		Superseded func(childComplexity int) int
 	}
 
 	RecordConnection struct {
@@ -815,17 +860,39 @@ type ComplexityRoot struct {
 	}
 
 	RecordItem struct {
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		ID          func(childComplexity int) int
-		IsActive    func(childComplexity int) int
-		Metadata    func(childComplexity int) int
-		Name        func(childComplexity int) int
-		RecordID    func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		AmendsID           func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsActive           func(childComplexity int) int
+		Metadata           func(childComplexity int) int
+		Name               func(childComplexity int) int
+		RecordID           func(childComplexity int) int
+		RecordedAt         func(childComplexity int) int
+		RecordedByClientID func(childComplexity int) int
+		RecordedByUserID   func(childComplexity int) int
+		SupersededByID     func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		VoidReason         func(childComplexity int) int
+		VoidedAt           func(childComplexity int) int
+		VoidedByClientID   func(childComplexity int) int
+		VoidedByUserID     func(childComplexity int) int
+	}
+
+	RecordItemAmendPayload struct {
+		RecordItem func(childComplexity int) int
+		Superseded func(childComplexity int) int
+	}
+
+	RecordItemVoidPayload struct {
+		RecordItem func(childComplexity int) int
 	}
 
 	RecordUpdatePayload struct {
+		Record func(childComplexity int) int
+	}
+
+	RecordVoidPayload struct {
 		Record func(childComplexity int) int
 	}
 
@@ -1053,6 +1120,7 @@ type CreateFarmPayloadResolver interface {
 	WelcomeThread(ctx context.Context, obj *model.CreateFarmPayload) (*ent.Thread, error)
 }
 type FarmResolver interface {
+	Audit(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) (*ent.AuditEntryConnection, error)
 	BirthSettings(ctx context.Context, obj *ent.Farm) (*model.BirthSettingsState, error)
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
@@ -1108,6 +1176,10 @@ type MutationResolver interface {
 	DeleteRecord(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (uuid.UUID, error)
 	CreateThread(ctx context.Context, farmID uuid.UUID, title string, isPrivate *bool) (*ent.Thread, error)
 	PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error)
+	RecordVoid(ctx context.Context, input model.RecordVoidInput) (*model.RecordVoidPayload, error)
+	RecordAmend(ctx context.Context, input model.RecordAmendInput) (*model.RecordAmendPayload, error)
+	RecordItemVoid(ctx context.Context, input model.RecordItemVoidInput) (*model.RecordItemVoidPayload, error)
+	RecordItemAmend(ctx context.Context, input model.RecordItemAmendInput) (*model.RecordItemAmendPayload, error)
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
 	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
@@ -1538,6 +1610,111 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalWithdrawal.Treatments(childComplexity), true
+
+	case "AuditEntry.action":
+		if e.ComplexityRoot.AuditEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Action(childComplexity), true
+	case "AuditEntry.at":
+		if e.ComplexityRoot.AuditEntry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.At(childComplexity), true
+	case "AuditEntry.clientID":
+		if e.ComplexityRoot.AuditEntry.ClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ClientID(childComplexity), true
+	case "AuditEntry.entity":
+		if e.ComplexityRoot.AuditEntry.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Entity(childComplexity), true
+	case "AuditEntry.farmID":
+		if e.ComplexityRoot.AuditEntry.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.FarmID(childComplexity), true
+	case "AuditEntry.id":
+		if e.ComplexityRoot.AuditEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ID(childComplexity), true
+	case "AuditEntry.newValue":
+		if e.ComplexityRoot.AuditEntry.NewValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.NewValue(childComplexity), true
+	case "AuditEntry.oldValue":
+		if e.ComplexityRoot.AuditEntry.OldValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.OldValue(childComplexity), true
+	case "AuditEntry.reason":
+		if e.ComplexityRoot.AuditEntry.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Reason(childComplexity), true
+	case "AuditEntry.recordID":
+		if e.ComplexityRoot.AuditEntry.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.RecordID(childComplexity), true
+	case "AuditEntry.recordItemID":
+		if e.ComplexityRoot.AuditEntry.RecordItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.RecordItemID(childComplexity), true
+	case "AuditEntry.userID":
+		if e.ComplexityRoot.AuditEntry.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.UserID(childComplexity), true
+
+	case "AuditEntryConnection.edges":
+		if e.ComplexityRoot.AuditEntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.Edges(childComplexity), true
+	case "AuditEntryConnection.pageInfo":
+		if e.ComplexityRoot.AuditEntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.PageInfo(childComplexity), true
+	case "AuditEntryConnection.totalCount":
+		if e.ComplexityRoot.AuditEntryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.TotalCount(childComplexity), true
+
+	case "AuditEntryEdge.cursor":
+		if e.ComplexityRoot.AuditEntryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Cursor(childComplexity), true
+	case "AuditEntryEdge.node":
+		if e.ComplexityRoot.AuditEntryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Node(childComplexity), true
 
 	case "BirthEvent.birthDate":
 		if e.ComplexityRoot.BirthEvent.BirthDate == nil {
@@ -2054,6 +2231,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string)), true
+	case "Farm.audit":
+		if e.ComplexityRoot.Farm.Audit == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_audit_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Audit(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["animalID"].(*uuid.UUID), args["recordID"].(*uuid.UUID), args["userID"].(*uuid.UUID), args["from"].(*time.Time), args["to"].(*time.Time)), true
 	case "Farm.birthSettings":
 		if e.ComplexityRoot.Farm.BirthSettings == nil {
 			break
@@ -3843,6 +4031,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PutFollowUpProtocol(childComplexity, args["farmID"].(uuid.UUID), args["steps"].([]*model.ProtocolStepInput)), true
+	case "Mutation.recordAmend":
+		if e.ComplexityRoot.Mutation.RecordAmend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordAmend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordAmend(childComplexity, args["input"].(model.RecordAmendInput)), true
 	case "Mutation.recordBirth":
 		if e.ComplexityRoot.Mutation.RecordBirth == nil {
 			break
@@ -3898,6 +4097,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordExposure(childComplexity, args["farmID"].(uuid.UUID), args["input"].(model.ExposureFactInput)), true
+	case "Mutation.recordItemAmend":
+		if e.ComplexityRoot.Mutation.RecordItemAmend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordItemAmend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordItemAmend(childComplexity, args["input"].(model.RecordItemAmendInput)), true
+	case "Mutation.recordItemVoid":
+		if e.ComplexityRoot.Mutation.RecordItemVoid == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordItemVoid_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordItemVoid(childComplexity, args["input"].(model.RecordItemVoidInput)), true
 	case "Mutation.recordMembership":
 		if e.ComplexityRoot.Mutation.RecordMembership == nil {
 			break
@@ -3942,6 +4163,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordUpdate(childComplexity, args["input"].(model.RecordUpdateInput)), true
+	case "Mutation.recordVoid":
+		if e.ComplexityRoot.Mutation.RecordVoid == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordVoid_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordVoid(childComplexity, args["input"].(model.RecordVoidInput)), true
 	case "Mutation.saleRecord":
 		if e.ComplexityRoot.Mutation.SaleRecord == nil {
 			break
@@ -4487,6 +4719,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.AcknowledgeWithdrawal(childComplexity), true
+	case "Record.amendsID":
+		if e.ComplexityRoot.Record.AmendsID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.AmendsID(childComplexity), true
 	case "Record.animals":
 		if e.ComplexityRoot.Record.Animals == nil {
 			break
@@ -4564,6 +4802,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.Name(childComplexity), true
+	case "Record.recordedAt":
+		if e.ComplexityRoot.Record.RecordedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedAt(childComplexity), true
+	case "Record.recordedByClientID":
+		if e.ComplexityRoot.Record.RecordedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedByClientID(childComplexity), true
+	case "Record.recordedByUserID":
+		if e.ComplexityRoot.Record.RecordedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.RecordedByUserID(childComplexity), true
+	case "Record.supersededByID":
+		if e.ComplexityRoot.Record.SupersededByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.SupersededByID(childComplexity), true
 	case "Record.type":
 		if e.ComplexityRoot.Record.Type == nil {
 			break
@@ -4576,6 +4838,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Record.UpdatedAt(childComplexity), true
+	case "Record.voidReason":
+		if e.ComplexityRoot.Record.VoidReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidReason(childComplexity), true
+	case "Record.voidedAt":
+		if e.ComplexityRoot.Record.VoidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedAt(childComplexity), true
+	case "Record.voidedByClientID":
+		if e.ComplexityRoot.Record.VoidedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedByClientID(childComplexity), true
+	case "Record.voidedByUserID":
+		if e.ComplexityRoot.Record.VoidedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Record.VoidedByUserID(childComplexity), true
+
+	case "RecordAmendPayload.record":
+		if e.ComplexityRoot.RecordAmendPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordAmendPayload.Record(childComplexity), true
+	case "RecordAmendPayload.superseded":
+		if e.ComplexityRoot.RecordAmendPayload.Superseded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordAmendPayload.Superseded(childComplexity), true
 
 	case "RecordConnection.edges":
 		if e.ComplexityRoot.RecordConnection.Edges == nil {
@@ -4623,6 +4922,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordEdge.Node(childComplexity), true
 
+	case "RecordItem.amendsID":
+		if e.ComplexityRoot.RecordItem.AmendsID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.AmendsID(childComplexity), true
 	case "RecordItem.createdAt":
 		if e.ComplexityRoot.RecordItem.CreatedAt == nil {
 			break
@@ -4665,12 +4970,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordItem.RecordID(childComplexity), true
+	case "RecordItem.recordedAt":
+		if e.ComplexityRoot.RecordItem.RecordedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedAt(childComplexity), true
+	case "RecordItem.recordedByClientID":
+		if e.ComplexityRoot.RecordItem.RecordedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedByClientID(childComplexity), true
+	case "RecordItem.recordedByUserID":
+		if e.ComplexityRoot.RecordItem.RecordedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.RecordedByUserID(childComplexity), true
+	case "RecordItem.supersededByID":
+		if e.ComplexityRoot.RecordItem.SupersededByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.SupersededByID(childComplexity), true
 	case "RecordItem.updatedAt":
 		if e.ComplexityRoot.RecordItem.UpdatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.RecordItem.UpdatedAt(childComplexity), true
+	case "RecordItem.voidReason":
+		if e.ComplexityRoot.RecordItem.VoidReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidReason(childComplexity), true
+	case "RecordItem.voidedAt":
+		if e.ComplexityRoot.RecordItem.VoidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedAt(childComplexity), true
+	case "RecordItem.voidedByClientID":
+		if e.ComplexityRoot.RecordItem.VoidedByClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedByClientID(childComplexity), true
+	case "RecordItem.voidedByUserID":
+		if e.ComplexityRoot.RecordItem.VoidedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItem.VoidedByUserID(childComplexity), true
+
+	case "RecordItemAmendPayload.recordItem":
+		if e.ComplexityRoot.RecordItemAmendPayload.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemAmendPayload.RecordItem(childComplexity), true
+	case "RecordItemAmendPayload.superseded":
+		if e.ComplexityRoot.RecordItemAmendPayload.Superseded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemAmendPayload.Superseded(childComplexity), true
+
+	case "RecordItemVoidPayload.recordItem":
+		if e.ComplexityRoot.RecordItemVoidPayload.RecordItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordItemVoidPayload.RecordItem(childComplexity), true
 
 	case "RecordUpdatePayload.record":
 		if e.ComplexityRoot.RecordUpdatePayload.Record == nil {
@@ -4678,6 +5051,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordUpdatePayload.Record(childComplexity), true
+
+	case "RecordVoidPayload.record":
+		if e.ComplexityRoot.RecordVoidPayload.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordVoidPayload.Record(childComplexity), true
 
 	case "SaleRecordPayload.animal":
 		if e.ComplexityRoot.SaleRecordPayload.Animal == nil {
@@ -5418,6 +5798,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AnimalOrder", ec.unmarshalInputAnimalOrder),
 			graphql.NewInputUnmarshaler("AnimalUpdateInput", ec.unmarshalInputAnimalUpdateInput),
 			graphql.NewInputUnmarshaler("AnimalWhereInput", ec.unmarshalInputAnimalWhereInput),
+			graphql.NewInputUnmarshaler("AuditEntryOrder", ec.unmarshalInputAuditEntryOrder),
 			graphql.NewInputUnmarshaler("BirthFact", ec.unmarshalInputBirthFact),
 			graphql.NewInputUnmarshaler("BirthFactInput", ec.unmarshalInputBirthFactInput),
 			graphql.NewInputUnmarshaler("BirthHistorySettingsInput", ec.unmarshalInputBirthHistorySettingsInput),
@@ -5475,12 +5856,16 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ProfileFact", ec.unmarshalInputProfileFact),
 			graphql.NewInputUnmarshaler("ProfileFactInput", ec.unmarshalInputProfileFactInput),
 			graphql.NewInputUnmarshaler("ProtocolStepInput", ec.unmarshalInputProtocolStepInput),
+			graphql.NewInputUnmarshaler("RecordAmendInput", ec.unmarshalInputRecordAmendInput),
 			graphql.NewInputUnmarshaler("RecordCreateInput", ec.unmarshalInputRecordCreateInput),
 			graphql.NewInputUnmarshaler("RecordDeleteInput", ec.unmarshalInputRecordDeleteInput),
+			graphql.NewInputUnmarshaler("RecordItemAmendInput", ec.unmarshalInputRecordItemAmendInput),
 			graphql.NewInputUnmarshaler("RecordItemInput", ec.unmarshalInputRecordItemInput),
 			graphql.NewInputUnmarshaler("RecordItemOrder", ec.unmarshalInputRecordItemOrder),
+			graphql.NewInputUnmarshaler("RecordItemVoidInput", ec.unmarshalInputRecordItemVoidInput),
 			graphql.NewInputUnmarshaler("RecordOrder", ec.unmarshalInputRecordOrder),
 			graphql.NewInputUnmarshaler("RecordUpdateInput", ec.unmarshalInputRecordUpdateInput),
+			graphql.NewInputUnmarshaler("RecordVoidInput", ec.unmarshalInputRecordVoidInput),
 			graphql.NewInputUnmarshaler("RecordWhereInput", ec.unmarshalInputRecordWhereInput),
 			graphql.NewInputUnmarshaler("SaleRecordInput", ec.unmarshalInputSaleRecordInput),
 			graphql.NewInputUnmarshaler("SpeciesWithdrawalInput", ec.unmarshalInputSpeciesWithdrawalInput),
@@ -5572,7 +5957,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5584,6 +5969,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "audit.graphqls", Input: sourceData("audit.graphqls"), BuiltIn: false},
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
@@ -5753,6 +6139,58 @@ func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, fi
 		return ec.fieldContext_AnimalWithdrawal_treatments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawal", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEntry_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_AuditEntry_farmID(ctx, field)
+	case "at":
+		return ec.fieldContext_AuditEntry_at(ctx, field)
+	case "userID":
+		return ec.fieldContext_AuditEntry_userID(ctx, field)
+	case "clientID":
+		return ec.fieldContext_AuditEntry_clientID(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditEntry_action(ctx, field)
+	case "entity":
+		return ec.fieldContext_AuditEntry_entity(ctx, field)
+	case "recordID":
+		return ec.fieldContext_AuditEntry_recordID(ctx, field)
+	case "recordItemID":
+		return ec.fieldContext_AuditEntry_recordItemID(ctx, field)
+	case "reason":
+		return ec.fieldContext_AuditEntry_reason(ctx, field)
+	case "oldValue":
+		return ec.fieldContext_AuditEntry_oldValue(ctx, field)
+	case "newValue":
+		return ec.fieldContext_AuditEntry_newValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AuditEntryEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AuditEntryEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_BirthEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6045,6 +6483,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_speciesOther(ctx, field)
 	case "members":
 		return ec.fieldContext_Farm_members(ctx, field)
+	case "audit":
+		return ec.fieldContext_Farm_audit(ctx, field)
 	case "birthSettings":
 		return ec.fieldContext_Farm_birthSettings(ctx, field)
 	case "followUpProtocol":
@@ -6859,6 +7299,24 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_updatedAt(ctx, field)
 	case "isActive":
 		return ec.fieldContext_Record_isActive(ctx, field)
+	case "recordedAt":
+		return ec.fieldContext_Record_recordedAt(ctx, field)
+	case "recordedByUserID":
+		return ec.fieldContext_Record_recordedByUserID(ctx, field)
+	case "recordedByClientID":
+		return ec.fieldContext_Record_recordedByClientID(ctx, field)
+	case "voidedAt":
+		return ec.fieldContext_Record_voidedAt(ctx, field)
+	case "voidedByUserID":
+		return ec.fieldContext_Record_voidedByUserID(ctx, field)
+	case "voidedByClientID":
+		return ec.fieldContext_Record_voidedByClientID(ctx, field)
+	case "voidReason":
+		return ec.fieldContext_Record_voidReason(ctx, field)
+	case "amendsID":
+		return ec.fieldContext_Record_amendsID(ctx, field)
+	case "supersededByID":
+		return ec.fieldContext_Record_supersededByID(ctx, field)
 	case "farmID":
 		return ec.fieldContext_Record_farmID(ctx, field)
 	case "type":
@@ -6883,6 +7341,16 @@ func (ec *executionContext) childFields_Record(ctx context.Context, field graphq
 		return ec.fieldContext_Record_animalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Record", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordAmendPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordAmendPayload_record(ctx, field)
+	case "superseded":
+		return ec.fieldContext_RecordAmendPayload_superseded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordAmendPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RecordConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6933,6 +7401,24 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 		return ec.fieldContext_RecordItem_updatedAt(ctx, field)
 	case "isActive":
 		return ec.fieldContext_RecordItem_isActive(ctx, field)
+	case "recordedAt":
+		return ec.fieldContext_RecordItem_recordedAt(ctx, field)
+	case "recordedByUserID":
+		return ec.fieldContext_RecordItem_recordedByUserID(ctx, field)
+	case "recordedByClientID":
+		return ec.fieldContext_RecordItem_recordedByClientID(ctx, field)
+	case "voidedAt":
+		return ec.fieldContext_RecordItem_voidedAt(ctx, field)
+	case "voidedByUserID":
+		return ec.fieldContext_RecordItem_voidedByUserID(ctx, field)
+	case "voidedByClientID":
+		return ec.fieldContext_RecordItem_voidedByClientID(ctx, field)
+	case "voidReason":
+		return ec.fieldContext_RecordItem_voidReason(ctx, field)
+	case "amendsID":
+		return ec.fieldContext_RecordItem_amendsID(ctx, field)
+	case "supersededByID":
+		return ec.fieldContext_RecordItem_supersededByID(ctx, field)
 	case "recordID":
 		return ec.fieldContext_RecordItem_recordID(ctx, field)
 	case "name":
@@ -6945,12 +7431,38 @@ func (ec *executionContext) childFields_RecordItem(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type RecordItem", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordItemAmendPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordItem":
+		return ec.fieldContext_RecordItemAmendPayload_recordItem(ctx, field)
+	case "superseded":
+		return ec.fieldContext_RecordItemAmendPayload_superseded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordItemAmendPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordItemVoidPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordItem":
+		return ec.fieldContext_RecordItemVoidPayload_recordItem(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordItemVoidPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RecordUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "record":
 		return ec.fieldContext_RecordUpdatePayload_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordVoidPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "record":
+		return ec.fieldContext_RecordVoidPayload_record(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordVoidPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SaleRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7586,6 +8098,84 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["search"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_audit_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "animalID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["animalID"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "recordID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["recordID"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "userID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userID"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg8
 	return args, nil
 }
 
@@ -8901,6 +9491,20 @@ func (ec *executionContext) field_Mutation_putFollowUpProtocol_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordAmend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordAmendInput, error) {
+			return ec.unmarshalNRecordAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordBirth_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8995,6 +9599,34 @@ func (ec *executionContext) field_Mutation_recordExposure_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordItemAmend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordItemAmendInput, error) {
+			return ec.unmarshalNRecordItemAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordItemVoid_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordItemVoidInput, error) {
+			return ec.unmarshalNRecordItemVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recordMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9067,6 +9699,20 @@ func (ec *executionContext) field_Mutation_recordUpdate_args(ctx context.Context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RecordUpdateInput, error) {
 			return ec.unmarshalNRecordUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordVoid_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RecordVoidInput, error) {
+			return ec.unmarshalNRecordVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11169,6 +11815,424 @@ func (ec *executionContext) fieldContext_AnimalWithdrawal_treatments(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntry_id(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_at(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AuditEntry_userID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_userID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_clientID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_clientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_clientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_action(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_entity(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_recordID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_recordItemID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_recordItemID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_recordItemID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditEntry_reason(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditEntry_oldValue(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_oldValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OldValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+			return ec.marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_oldValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Map")
+}
+
+func (ec *executionContext) _AuditEntry_newValue(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_newValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v schematype.Metadata) graphql.Marshaler {
+			return ec.marshalOMap2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐMetadata(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_newValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, "Map")
+}
+
+func (ec *executionContext) _AuditEntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEntryEdge) graphql.Marshaler {
+			return ec.marshalOAuditEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditEntryEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEntry) graphql.Marshaler {
+			return ec.marshalOAuditEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _BirthEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.BirthEvent) (ret graphql.Marshaler) {
@@ -13489,6 +14553,50 @@ func (ec *executionContext) fieldContext_Farm_members(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FarmMember(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_audit(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_audit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Audit(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["animalID"].(*uuid.UUID), fc.Args["recordID"].(*uuid.UUID), fc.Args["userID"].(*uuid.UUID), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
+			return ec.marshalNAuditEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_audit(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_audit_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -19373,6 +20481,182 @@ func (ec *executionContext) fieldContext_Mutation_postMessage(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_recordVoid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordVoid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordVoid(ctx, fc.Args["input"].(model.RecordVoidInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordVoidPayload) graphql.Marshaler {
+			return ec.marshalNRecordVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordVoid(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordVoidPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordVoid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordAmend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordAmend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordAmend(ctx, fc.Args["input"].(model.RecordAmendInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordAmendPayload) graphql.Marshaler {
+			return ec.marshalNRecordAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordAmend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordAmendPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordAmend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordItemVoid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordItemVoid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordItemVoid(ctx, fc.Args["input"].(model.RecordItemVoidInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordItemVoidPayload) graphql.Marshaler {
+			return ec.marshalNRecordItemVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordItemVoid(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItemVoidPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordItemVoid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordItemAmend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordItemAmend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordItemAmend(ctx, fc.Args["input"].(model.RecordItemAmendInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordItemAmendPayload) graphql.Marshaler {
+			return ec.marshalNRecordItemAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordItemAmend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItemAmendPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordItemAmend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_putBirthSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23278,6 +24562,213 @@ func (ec *executionContext) fieldContext_Record_isActive(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Record", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Record_recordedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalOTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Record_recordedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_recordedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_recordedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_recordedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_voidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Record_voidedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_voidedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_voidReason(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_voidReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_voidReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "String")
+}
+
+func (ec *executionContext) _Record_amendsID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_amendsID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AmendsID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_amendsID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Record_supersededByID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Record_supersededByID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Record_supersededByID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Record", field, false, false, "ID")
+}
+
 func (ec *executionContext) _Record_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23588,6 +25079,70 @@ func (ec *executionContext) fieldContext_Record_animalsConnection(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _RecordAmendPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordAmendPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordAmendPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordAmendPayload_superseded(ctx context.Context, field graphql.CollectedField, obj *model.RecordAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordAmendPayload_superseded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Superseded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordAmendPayload_superseded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.RecordConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23877,6 +25432,213 @@ func (ec *executionContext) fieldContext_RecordItem_isActive(_ context.Context, 
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _RecordItem_recordedAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalOTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RecordItem_recordedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_recordedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_recordedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_recordedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_voidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RecordItem_voidedByUserID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedByUserID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedByUserID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_voidedByClientID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidedByClientID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidedByClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidedByClientID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_voidReason(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_voidReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoidReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_voidReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecordItem_amendsID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_amendsID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AmendsID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_amendsID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RecordItem_supersededByID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItem_supersededByID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItem_supersededByID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "ID")
+}
+
 func (ec *executionContext) _RecordItem_recordID(ctx context.Context, field graphql.CollectedField, obj *ent.RecordItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23969,6 +25731,102 @@ func (ec *executionContext) fieldContext_RecordItem_metadata(_ context.Context, 
 	return graphql.NewScalarFieldContext("RecordItem", field, false, false, "Map")
 }
 
+func (ec *executionContext) _RecordItemAmendPayload_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemAmendPayload_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemAmendPayload_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordItemAmendPayload_superseded(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemAmendPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemAmendPayload_superseded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Superseded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemAmendPayload_superseded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemAmendPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordItemVoidPayload_recordItem(ctx context.Context, field graphql.CollectedField, obj *model.RecordItemVoidPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordItemVoidPayload_recordItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.RecordItem) graphql.Marshaler {
+			return ec.marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordItemVoidPayload_recordItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordItemVoidPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23991,6 +25849,38 @@ func (ec *executionContext) _RecordUpdatePayload_record(ctx context.Context, fie
 func (ec *executionContext) fieldContext_RecordUpdatePayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RecordUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordVoidPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.RecordVoidPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordVoidPayload_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordVoidPayload_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordVoidPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -28697,6 +30587,59 @@ func UnmarshalAnimalWhereInput(ctx context.Context, raw any) (ent.AnimalWhereInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputAuditEntryOrder(ctx context.Context, obj any) (ent.AuditEntryOrder, error) {
+	var it ent.AuditEntryOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAuditEntryOrder unmarshals raw into the AuditEntryOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAuditEntryOrder(ctx context.Context, raw any) (ent.AuditEntryOrder, error) {
+	var out ent.AuditEntryOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AuditEntryOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBirthFact(ctx context.Context, obj any) (model.BirthFact, error) {
 	var it model.BirthFact
 	if obj == nil {
@@ -32998,6 +34941,118 @@ func UnmarshalProtocolStepInput(ctx context.Context, raw any) (model.ProtocolSte
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecordAmendInput(ctx context.Context, obj any) (model.RecordAmendInput, error) {
+	var it model.RecordAmendInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "reason", "animalIDs", "groupIDs", "name", "type", "appliedAt", "description", "items", "acknowledgeWithdrawal"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "animalIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalIDs = data
+		case "groupIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupIDs"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupIDs = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalORecordType2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋrecordᚐType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "appliedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appliedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppliedAt = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalORecordItemInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		case "acknowledgeWithdrawal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acknowledgeWithdrawal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcknowledgeWithdrawal = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordAmendInput unmarshals raw into the RecordAmendInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordAmendInput(ctx context.Context, raw any) (model.RecordAmendInput, error) {
+	var out model.RecordAmendInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordAmendInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordCreateInput(ctx context.Context, obj any) (model.RecordCreateInput, error) {
 	var it model.RecordCreateInput
 	if obj == nil {
@@ -33145,6 +35200,90 @@ func UnmarshalRecordDeleteInput(ctx context.Context, raw any) (model.RecordDelet
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecordItemAmendInput(ctx context.Context, obj any) (model.RecordItemAmendInput, error) {
+	var it model.RecordItemAmendInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "recordID", "id", "reason", "name", "description", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "recordID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordItemAmendInput unmarshals raw into the RecordItemAmendInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemAmendInput(ctx context.Context, raw any) (model.RecordItemAmendInput, error) {
+	var out model.RecordItemAmendInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemAmendInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordItemInput(ctx context.Context, obj any) (model.RecordItemInput, error) {
 	var it model.RecordItemInput
 	if obj == nil {
@@ -33251,6 +35390,69 @@ func (ec *executionContext) unmarshalInputRecordItemOrder(ctx context.Context, o
 func UnmarshalRecordItemOrder(ctx context.Context, raw any) (ent.RecordItemOrder, error) {
 	var out ent.RecordItemOrder
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRecordItemVoidInput(ctx context.Context, obj any) (model.RecordItemVoidInput, error) {
+	var it model.RecordItemVoidInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "recordID", "id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "recordID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordItemVoidInput unmarshals raw into the RecordItemVoidInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordItemVoidInput(ctx context.Context, raw any) (model.RecordItemVoidInput, error) {
+	var out model.RecordItemVoidInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordItemVoidInput", raw, &out)
 	return out, err
 }
 
@@ -33412,6 +35614,62 @@ func UnmarshalRecordUpdateInput(ctx context.Context, raw any) (model.RecordUpdat
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecordVoidInput(ctx context.Context, obj any) (model.RecordVoidInput, error) {
+	var it model.RecordVoidInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecordVoidInput unmarshals raw into the RecordVoidInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecordVoidInput(ctx context.Context, raw any) (model.RecordVoidInput, error) {
+	var out model.RecordVoidInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordVoidInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, obj any) (ent.RecordWhereInput, error) {
 	var it ent.RecordWhereInput
 	if obj == nil {
@@ -33423,7 +35681,7 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "acknowledgeWithdrawal", "acknowledgeWithdrawalNEQ", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "isActive", "isActiveNEQ", "recordedAt", "recordedAtNEQ", "recordedAtIn", "recordedAtNotIn", "recordedAtGT", "recordedAtGTE", "recordedAtLT", "recordedAtLTE", "recordedAtIsNil", "recordedAtNotNil", "recordedByUserID", "recordedByUserIDNEQ", "recordedByUserIDIn", "recordedByUserIDNotIn", "recordedByUserIDGT", "recordedByUserIDGTE", "recordedByUserIDLT", "recordedByUserIDLTE", "recordedByUserIDIsNil", "recordedByUserIDNotNil", "recordedByClientID", "recordedByClientIDNEQ", "recordedByClientIDIn", "recordedByClientIDNotIn", "recordedByClientIDGT", "recordedByClientIDGTE", "recordedByClientIDLT", "recordedByClientIDLTE", "recordedByClientIDContains", "recordedByClientIDHasPrefix", "recordedByClientIDHasSuffix", "recordedByClientIDIsNil", "recordedByClientIDNotNil", "recordedByClientIDEqualFold", "recordedByClientIDContainsFold", "voidedAt", "voidedAtNEQ", "voidedAtIn", "voidedAtNotIn", "voidedAtGT", "voidedAtGTE", "voidedAtLT", "voidedAtLTE", "voidedAtIsNil", "voidedAtNotNil", "voidedByUserID", "voidedByUserIDNEQ", "voidedByUserIDIn", "voidedByUserIDNotIn", "voidedByUserIDGT", "voidedByUserIDGTE", "voidedByUserIDLT", "voidedByUserIDLTE", "voidedByUserIDIsNil", "voidedByUserIDNotNil", "voidedByClientID", "voidedByClientIDNEQ", "voidedByClientIDIn", "voidedByClientIDNotIn", "voidedByClientIDGT", "voidedByClientIDGTE", "voidedByClientIDLT", "voidedByClientIDLTE", "voidedByClientIDContains", "voidedByClientIDHasPrefix", "voidedByClientIDHasSuffix", "voidedByClientIDIsNil", "voidedByClientIDNotNil", "voidedByClientIDEqualFold", "voidedByClientIDContainsFold", "voidReason", "voidReasonNEQ", "voidReasonIn", "voidReasonNotIn", "voidReasonGT", "voidReasonGTE", "voidReasonLT", "voidReasonLTE", "voidReasonContains", "voidReasonHasPrefix", "voidReasonHasSuffix", "voidReasonIsNil", "voidReasonNotNil", "voidReasonEqualFold", "voidReasonContainsFold", "amendsID", "amendsIDNEQ", "amendsIDIn", "amendsIDNotIn", "amendsIDGT", "amendsIDGTE", "amendsIDLT", "amendsIDLTE", "amendsIDIsNil", "amendsIDNotNil", "supersededByID", "supersededByIDNEQ", "supersededByIDIn", "supersededByIDNotIn", "supersededByIDGT", "supersededByIDGTE", "supersededByIDLT", "supersededByIDLTE", "supersededByIDIsNil", "supersededByIDNotNil", "farmID", "farmIDNEQ", "farmIDIn", "farmIDNotIn", "type", "typeNEQ", "typeIn", "typeNotIn", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "appliedAt", "appliedAtNEQ", "appliedAtIn", "appliedAtNotIn", "appliedAtGT", "appliedAtGTE", "appliedAtLT", "appliedAtLTE", "acknowledgeWithdrawal", "acknowledgeWithdrawalNEQ", "hasAnimals", "hasAnimalsWith", "hasGroups", "hasGroupsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33633,6 +35891,741 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.IsActiveNEQ = data
+		case "recordedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAt = data
+		case "recordedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNEQ = data
+		case "recordedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtIn = data
+		case "recordedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNotIn = data
+		case "recordedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtGT = data
+		case "recordedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtGTE = data
+		case "recordedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtLT = data
+		case "recordedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtLTE = data
+		case "recordedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtIsNil = data
+		case "recordedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedAtNotNil = data
+		case "recordedByUserID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserID = data
+		case "recordedByUserIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNEQ = data
+		case "recordedByUserIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDIn = data
+		case "recordedByUserIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNotIn = data
+		case "recordedByUserIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDGT = data
+		case "recordedByUserIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDGTE = data
+		case "recordedByUserIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDLT = data
+		case "recordedByUserIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDLTE = data
+		case "recordedByUserIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDIsNil = data
+		case "recordedByUserIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByUserIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByUserIDNotNil = data
+		case "recordedByClientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientID = data
+		case "recordedByClientIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNEQ = data
+		case "recordedByClientIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDIn = data
+		case "recordedByClientIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNotIn = data
+		case "recordedByClientIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDGT = data
+		case "recordedByClientIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDGTE = data
+		case "recordedByClientIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDLT = data
+		case "recordedByClientIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDLTE = data
+		case "recordedByClientIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDContains = data
+		case "recordedByClientIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDHasPrefix = data
+		case "recordedByClientIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDHasSuffix = data
+		case "recordedByClientIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDIsNil = data
+		case "recordedByClientIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDNotNil = data
+		case "recordedByClientIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDEqualFold = data
+		case "recordedByClientIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordedByClientIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordedByClientIDContainsFold = data
+		case "voidedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAt = data
+		case "voidedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNEQ = data
+		case "voidedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtIn = data
+		case "voidedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNotIn = data
+		case "voidedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtGT = data
+		case "voidedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtGTE = data
+		case "voidedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtLT = data
+		case "voidedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtLTE = data
+		case "voidedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtIsNil = data
+		case "voidedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedAtNotNil = data
+		case "voidedByUserID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserID = data
+		case "voidedByUserIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNEQ = data
+		case "voidedByUserIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDIn = data
+		case "voidedByUserIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNotIn = data
+		case "voidedByUserIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDGT = data
+		case "voidedByUserIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDGTE = data
+		case "voidedByUserIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDLT = data
+		case "voidedByUserIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDLTE = data
+		case "voidedByUserIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDIsNil = data
+		case "voidedByUserIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByUserIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByUserIDNotNil = data
+		case "voidedByClientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientID = data
+		case "voidedByClientIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNEQ = data
+		case "voidedByClientIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDIn = data
+		case "voidedByClientIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNotIn = data
+		case "voidedByClientIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDGT = data
+		case "voidedByClientIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDGTE = data
+		case "voidedByClientIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDLT = data
+		case "voidedByClientIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDLTE = data
+		case "voidedByClientIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDContains = data
+		case "voidedByClientIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDHasPrefix = data
+		case "voidedByClientIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDHasSuffix = data
+		case "voidedByClientIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDIsNil = data
+		case "voidedByClientIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDNotNil = data
+		case "voidedByClientIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDEqualFold = data
+		case "voidedByClientIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidedByClientIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidedByClientIDContainsFold = data
+		case "voidReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReason = data
+		case "voidReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNEQ = data
+		case "voidReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonIn = data
+		case "voidReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNotIn = data
+		case "voidReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonGT = data
+		case "voidReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonGTE = data
+		case "voidReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonLT = data
+		case "voidReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonLTE = data
+		case "voidReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonContains = data
+		case "voidReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonHasPrefix = data
+		case "voidReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonHasSuffix = data
+		case "voidReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonIsNil = data
+		case "voidReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonNotNil = data
+		case "voidReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonEqualFold = data
+		case "voidReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("voidReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VoidReasonContainsFold = data
+		case "amendsID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsID = data
+		case "amendsIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNEQ = data
+		case "amendsIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDIn = data
+		case "amendsIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNotIn = data
+		case "amendsIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDGT = data
+		case "amendsIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDGTE = data
+		case "amendsIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDLT = data
+		case "amendsIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDLTE = data
+		case "amendsIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDIsNil = data
+		case "amendsIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amendsIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmendsIDNotNil = data
+		case "supersededByID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByID = data
+		case "supersededByIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNEQ = data
+		case "supersededByIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDIn = data
+		case "supersededByIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNotIn = data
+		case "supersededByIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDGT = data
+		case "supersededByIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDGTE = data
+		case "supersededByIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDLT = data
+		case "supersededByIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDLTE = data
+		case "supersededByIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDIsNil = data
+		case "supersededByIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersededByIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersededByIDNotNil = data
 		case "farmID":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
@@ -35180,6 +38173,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._BirthEvent(ctx, sel, obj)
+	case *ent.AuditEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AuditEntry(ctx, sel, obj)
 	case *ent.Animal:
 		if obj == nil {
 			return graphql.Null
@@ -35691,6 +38689,175 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 			}
 		case "treatments":
 			out.Values[i] = ec._AnimalWithdrawal_treatments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryImplementors = []string{"AuditEntry", "Node"}
+
+func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntry")
+		case "id":
+			out.Values[i] = ec._AuditEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._AuditEntry_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._AuditEntry_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userID":
+			out.Values[i] = ec._AuditEntry_userID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "clientID":
+			out.Values[i] = ec._AuditEntry_clientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._AuditEntry_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entity":
+			out.Values[i] = ec._AuditEntry_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordID":
+			out.Values[i] = ec._AuditEntry_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemID":
+			out.Values[i] = ec._AuditEntry_recordItemID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._AuditEntry_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "oldValue":
+			out.Values[i] = ec._AuditEntry_oldValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "newValue":
+			out.Values[i] = ec._AuditEntry_newValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryConnectionImplementors = []string{"AuditEntryConnection"}
+
+func (ec *executionContext) _AuditEntryConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryConnection")
+		case "edges":
+			out.Values[i] = ec._AuditEntryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AuditEntryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AuditEntryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditEntryEdgeImplementors = []string{"AuditEntryEdge"}
+
+func (ec *executionContext) _AuditEntryEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryEdge")
+		case "node":
+			out.Values[i] = ec._AuditEntryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AuditEntryEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36684,6 +39851,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_members(ctx, field, obj)
+				})
+		case "audit":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_audit(ctx, field, obj)
 				})
 		case "birthSettings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -39150,6 +42323,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "recordVoid":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordVoid(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordAmend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordAmend(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemVoid":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordItemVoid(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordItemAmend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordItemAmend(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "putBirthSettings":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_putBirthSettings(ctx, field)
@@ -40159,6 +43360,51 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "recordedAt":
+			out.Values[i] = ec._Record_recordedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordedByUserID":
+			out.Values[i] = ec._Record_recordedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordedByClientID":
+			out.Values[i] = ec._Record_recordedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedAt":
+			out.Values[i] = ec._Record_voidedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedByUserID":
+			out.Values[i] = ec._Record_voidedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidedByClientID":
+			out.Values[i] = ec._Record_voidedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "voidReason":
+			out.Values[i] = ec._Record_voidReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amendsID":
+			out.Values[i] = ec._Record_amendsID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "supersededByID":
+			out.Values[i] = ec._Record_supersededByID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "farmID":
 			out.Values[i] = ec._Record_farmID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40219,6 +43465,44 @@ func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Record_animalsConnection(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recordAmendPayloadImplementors = []string{"RecordAmendPayload"}
+
+func (ec *executionContext) _RecordAmendPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordAmendPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordAmendPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordAmendPayload")
+		case "record":
+			out.Values[i] = ec._RecordAmendPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "superseded":
+			out.Values[i] = ec._RecordAmendPayload_superseded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40414,6 +43698,51 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "recordedAt":
+			out.Values[i] = ec._RecordItem_recordedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedByUserID":
+			out.Values[i] = ec._RecordItem_recordedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recordedByClientID":
+			out.Values[i] = ec._RecordItem_recordedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedAt":
+			out.Values[i] = ec._RecordItem_voidedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedByUserID":
+			out.Values[i] = ec._RecordItem_voidedByUserID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidedByClientID":
+			out.Values[i] = ec._RecordItem_voidedByClientID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voidReason":
+			out.Values[i] = ec._RecordItem_voidReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "amendsID":
+			out.Values[i] = ec._RecordItem_amendsID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "supersededByID":
+			out.Values[i] = ec._RecordItem_supersededByID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "recordID":
 			out.Values[i] = ec._RecordItem_recordID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40451,6 +43780,77 @@ func (ec *executionContext) _RecordItem(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var recordItemAmendPayloadImplementors = []string{"RecordItemAmendPayload"}
+
+func (ec *executionContext) _RecordItemAmendPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordItemAmendPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordItemAmendPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordItemAmendPayload")
+		case "recordItem":
+			out.Values[i] = ec._RecordItemAmendPayload_recordItem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "superseded":
+			out.Values[i] = ec._RecordItemAmendPayload_superseded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recordItemVoidPayloadImplementors = []string{"RecordItemVoidPayload"}
+
+func (ec *executionContext) _RecordItemVoidPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordItemVoidPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordItemVoidPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordItemVoidPayload")
+		case "recordItem":
+			out.Values[i] = ec._RecordItemVoidPayload_recordItem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var recordUpdatePayloadImplementors = []string{"RecordUpdatePayload"}
 
 func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordUpdatePayload) graphql.Marshaler {
@@ -40464,6 +43864,39 @@ func (ec *executionContext) _RecordUpdatePayload(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("RecordUpdatePayload")
 		case "record":
 			out.Values[i] = ec._RecordUpdatePayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recordVoidPayloadImplementors = []string{"RecordVoidPayload"}
+
+func (ec *executionContext) _RecordVoidPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordVoidPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordVoidPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordVoidPayload")
+		case "record":
+			out.Values[i] = ec._RecordVoidPayload_record(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -42222,6 +45655,28 @@ func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbook�
 	return ec._AnimalWithdrawal(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAuditEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditEntryConnection!")
+		return graphql.Null
+	}
+	return ec._AuditEntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx context.Context, v any) (*ent.AuditEntryOrderField, error) {
+	var res = new(ent.AuditEntryOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAuditEntryOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryOrderField) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditEntryOrderField!")
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalNBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "BirthEvent!")
@@ -43556,6 +47011,19 @@ func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbook
 	return ec._Record(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendInput(ctx context.Context, v any) (model.RecordAmendInput, error) {
+	res, err := ec.unmarshalInputRecordAmendInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordAmendPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordAmendPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordAmendPayload!")
+		return graphql.Null
+	}
+	return ec._RecordAmendPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRecordConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordConnection(ctx context.Context, sel ast.SelectionSet, v *ent.RecordConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RecordConnection!")
@@ -43598,6 +47066,19 @@ func (ec *executionContext) marshalNRecordItem2ᚖgithubᚗcomᚋherdbookᚋherd
 	return ec._RecordItem(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRecordItemAmendInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendInput(ctx context.Context, v any) (model.RecordItemAmendInput, error) {
+	res, err := ec.unmarshalInputRecordItemAmendInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordItemAmendPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemAmendPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordItemAmendPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordItemAmendPayload!")
+		return graphql.Null
+	}
+	return ec._RecordItemAmendPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRecordItemInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemInput(ctx context.Context, v any) (*model.RecordItemInput, error) {
 	res, err := ec.unmarshalInputRecordItemInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -43615,6 +47096,19 @@ func (ec *executionContext) marshalNRecordItemOrderField2ᚖgithubᚗcomᚋherdb
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNRecordItemVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidInput(ctx context.Context, v any) (model.RecordItemVoidInput, error) {
+	res, err := ec.unmarshalInputRecordItemVoidInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordItemVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordItemVoidPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordItemVoidPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordItemVoidPayload!")
+		return graphql.Null
+	}
+	return ec._RecordItemVoidPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRecordOrderField2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordOrderField(ctx context.Context, v any) (*ent.RecordOrderField, error) {
@@ -43652,6 +47146,19 @@ func (ec *executionContext) marshalNRecordUpdatePayload2ᚖgithubᚗcomᚋherdbo
 		return graphql.Null
 	}
 	return ec._RecordUpdatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRecordVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidInput(ctx context.Context, v any) (model.RecordVoidInput, error) {
+	res, err := ec.unmarshalInputRecordVoidInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecordVoidPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordVoidPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordVoidPayload!")
+		return graphql.Null
+	}
+	return ec._RecordVoidPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx context.Context, v any) (*ent.RecordWhereInput, error) {
@@ -44395,6 +47902,33 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputAnimalWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAuditEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntry(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAuditEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AuditEntryEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAuditEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAuditEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEntryEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOBirthEvent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐBirthEvent(ctx context.Context, sel ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
@@ -45438,6 +48972,18 @@ func (ec *executionContext) unmarshalOThreadOrder2ᚖgithubᚗcomᚋherdbookᚋh
 	}
 	res, err := ec.unmarshalInputThreadOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
+	res, err := timegql.UnmarshalTime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := timegql.MarshalTime(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {

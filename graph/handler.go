@@ -62,6 +62,7 @@ func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) htt
 		// would otherwise cost every field of every answer.
 		srv.AroundFields(traceResolver)
 	}
+	srv.AroundOperations(asKnown(svc))
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

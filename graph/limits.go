@@ -66,7 +66,7 @@ const (
 	// MaxIntrospectionComplexity bounds the cost of the fields under __schema and __type,
 	// whose lists count as the schema's average sizes (its number of types, the average
 	// number of fields of a type, …). The full introspection query costs about half.
-	MaxIntrospectionComplexity = 300_000
+	MaxIntrospectionComplexity = 650_000
 )
 
 // limitError is the answer to a document refused by a limit: a GraphQL request error (HTTP

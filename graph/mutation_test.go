@@ -186,8 +186,9 @@ func TestMutationConvention(t *testing.T) {
 			}
 		}
 		// Mutations are added as the graph grows; none may vanish without a deprecation.
-		if current < 39 {
-			t.Errorf("%d current mutations, want at least 39", current)
+		// Main's 39, and recordVoid, recordAmend, recordItemVoid, recordItemAmend (graph/audit.graphqls).
+		if current < 43 {
+			t.Errorf("%d current mutations, want at least 43", current)
 		}
 	})
 }

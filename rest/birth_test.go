@@ -278,13 +278,14 @@ func TestPreviewsAndTasks(t *testing.T) {
 		if got := app.Do("GET", bh+"/protocol", b.reader.Token, nil); got.Status != 200 || len(got.JSON(t)["steps"].([]any)) != 3 {
 			t.Fatalf("read protocol: %d %s", got.Status, got.Body)
 		}
-		preview := func() map[string]any {
-			res := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": "2026-04-20"})
+		previewOn := func(day string) map[string]any {
+			res := app.Do("POST", bh+"/previews", b.owner.Token, map[string]any{"dam_id": b.dam, "birth_date": day})
 			if res.Status != 201 {
 				t.Fatalf("preview: %d %s", res.Status, res.Body)
 			}
 			return res.JSON(t)
 		}
+		preview := func() map[string]any { return previewOn("2026-04-20") }
 		p1 := preview()
 		if p1["settings_version"] != float64(1) || p1["protocol_version"] != float64(1) || len(p1["tasks"].([]any)) != 3 ||
 			p1["tasks"].([]any)[1].(map[string]any)["due_date"] != "2026-04-23" || p1["evidence"].(map[string]any)["sire"].(map[string]any)["status"] != "presumed" {
@@ -310,6 +311,24 @@ func TestPreviewsAndTasks(t *testing.T) {
 				t.Fatalf("replay = %v", again)
 			}
 		})
+		t.Run("ApproveSameDamAndDateAnswersFirstBirth", func(t *testing.T) {
+			// Issue 19 defect 4: a second preview of the same calving (dam and date),
+			// approved with another request id, answers the first birth event and creates
+			// neither a second event nor a second set of tasks.
+			before := app.Do("GET", b.base+"/farm-tasks?take=200", b.reader.Token, nil).JSON(t)["total"]
+			res := approve(preview()["id"].(string), "req-same-calving")
+			if res.Status != 201 {
+				t.Fatalf("approve: %d %s", res.Status, res.Body)
+			}
+			got := res.JSON(t)
+			if got["birth_event"].(map[string]any)["id"] != eventID || len(got["tasks"].([]any)) != 3 ||
+				got["tasks"].([]any)[0].(map[string]any)["id"] != tasks[0].(map[string]any)["id"] {
+				t.Fatalf("second approval = %v, want the first birth %v", got, eventID)
+			}
+			if after := app.Do("GET", b.base+"/farm-tasks?take=200", b.reader.Token, nil).JSON(t)["total"]; after != before {
+				t.Fatalf("tasks %v then %v: the second approval made tasks", before, after)
+			}
+		})
 		t.Run("ErrApproveReusedRequestID", func(t *testing.T) {
 			p2 := preview()
 			herdbooktest.WantEnvelope(t, approve(p2["id"].(string), "req-1"), 409, "ConflictError", "already used")
@@ -327,7 +346,7 @@ func TestPreviewsAndTasks(t *testing.T) {
 			}
 		})
 		t.Run("ErrProtocolChangedSincePreview", func(t *testing.T) {
-			p := preview()
+			p := previewOn("2026-04-21")
 			app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":2}]}`)
 			herdbooktest.WantEnvelope(t, approve(p["id"].(string), "req-proto"), 409, "ConflictError", "protocol")
 		})
@@ -452,7 +471,7 @@ func TestPreviewsAndTasks(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"","offset_days":99999}]}`), 400, "ValidationError", "steps[0].offset_days")
 		})
 		t.Run("OwnFreshPreviewAccepted", func(t *testing.T) {
-			p := preview()
+			p := previewOn("2026-04-22")
 			res := approve(p["id"].(string), "req-fresh")
 			if res.Status != 201 {
 				t.Fatalf("approve: %d %s", res.Status, res.Body)

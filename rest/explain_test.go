@@ -99,6 +99,11 @@ func TestStatementsUseIndexes(t *testing.T) {
 		base + "/medicine-stock",
 		base + "/medicine-book.csv?section=acquisitions",
 		base + "/medicine-book.html",
+		base + "/audit?take=50",
+		base + "/audit?take=50&record_id=" + rec.ID.String(),
+		base + "/audit?take=50&animal_id=" + dams[0].String(),
+		base + "/audit?take=50&user_id=" + owner.ID.String(),
+		base + "/animals?take=50&known_at=" + url.QueryEscape(time.Now().UTC().Format(time.RFC3339)),
 	}
 	for _, dam := range dams {
 		paths = append(paths, base+"/birth-history/evidence?dam_id="+dam.String()+"&birth_date=2025-03-15")

@@ -225,7 +225,8 @@ func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	if err := h.svc.DeleteRecord(r.Context(), farmID, id); err != nil {
+	// The record stays in the book, voided, with the optional reason (docs/audit.md).
+	if err := h.svc.DeleteRecordWithReason(r.Context(), farmID, id, r.URL.Query().Get("reason")); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}

@@ -1,5 +1,7 @@
 package rest
 
+import "github.com/herdbook/herdbook/internal/httpapi"
+
 // routes lists the whole REST surface. Each path is served under every prefix in Prefixes.
 func (h *Handler) routes() {
 	h.handle("GET", "/openapi.json", h.openAPI)
@@ -20,15 +22,22 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records/{record_id}", h.getRecord)
 	h.handle("PUT", "/farm/{farm_id}/records/{record_id}", h.updateRecord)
 	h.handle("DELETE", "/farm/{farm_id}/records/{record_id}", h.deleteRecord)
+	// Corrections and the audit trail (docs/audit.md): nothing is erased.
+	h.handle("POST", "/farm/{farm_id}/records/{record_id}/void", h.voidRecord)
+	h.handle("POST", "/farm/{farm_id}/records/{record_id}/amend", h.amendRecord)
+	h.handle("POST", "/farm/{farm_id}/records/{record_id}/items/{item_id}/void", h.voidRecordItem)
+	h.handle("POST", "/farm/{farm_id}/records/{record_id}/items/{item_id}/amend", h.amendRecordItem)
+	h.handle("GET", "/farm/{farm_id}/audit", h.listAudit)
+	h.handle("GET", "/farm/{farm_id}/audit.csv", h.auditCSV)
 	// CSV exports and imports (docs/csv.md): streamed, with stable columns.
 	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
 	h.handle("GET", "/farm/{farm_id}/animals.csv", h.exportAnimals)
 	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
 
 	// The herd register (docs/api.md#the-herd-register): animals with profiles as of a date.
-	h.handle("GET", "/farm/{farm_id}/animals", h.listAnimals)
+	h.handle("GET", "/farm/{farm_id}/animals", h.asKnown(h.listAnimals, httpapi.WriteError))
 	h.handle("POST", "/farm/{farm_id}/animals", h.createAnimal)
-	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}", h.getAnimal)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}", h.asKnown(h.getAnimal, httpapi.WriteError))
 	h.handle("PUT", "/farm/{farm_id}/animals/{animal_id}", h.updateAnimal)
 	h.handle("DELETE", "/farm/{farm_id}/animals/{animal_id}", h.deleteAnimal)
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
@@ -37,7 +46,7 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/kinship", h.kinship)
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
-	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.getGroup)
+	h.handle("GET", "/farm/{farm_id}/groups/{group_id}", h.asKnown(h.getGroup, httpapi.WriteError))
 	h.handle("PUT", "/farm/{farm_id}/groups/{group_id}/animals", h.setGroupAnimals)
 	// The medicine book (docs/medicines.md): the farm's medicine list, who is under
 	// withdrawal, and the book an inspector reads.
@@ -46,10 +55,10 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/medicines/{medicine_id}", h.getMedicine)
 	h.handle("PUT", "/farm/{farm_id}/medicines/{medicine_id}", h.updateMedicine)
 	h.handle("DELETE", "/farm/{farm_id}/medicines/{medicine_id}", h.deleteMedicine)
-	h.handle("GET", "/farm/{farm_id}/withdrawals", h.listWithdrawals)
+	h.handle("GET", "/farm/{farm_id}/withdrawals", h.asKnown(h.listWithdrawals, httpapi.WriteError))
 	h.handle("GET", "/farm/{farm_id}/treatment-conflicts", h.listReachConflicts)
-	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.medicineBookCSV)
-	h.handle("GET", "/farm/{farm_id}/medicine-book.html", h.medicineBookHTML)
+	h.handle("GET", "/farm/{farm_id}/medicine-book.csv", h.asKnown(h.medicineBookCSV, httpapi.WriteError))
+	h.handle("GET", "/farm/{farm_id}/medicine-book.html", h.asKnown(h.medicineBookHTML, httpapi.WriteError))
 	// Purchases and stock (docs/medicines.md#purchases): acquisition records, never deleted,
 	// and the balance per product and batch.
 	h.handle("GET", "/farm/{farm_id}/medicine-purchases", h.listMedicinePurchases)
@@ -84,7 +93,7 @@ func (h *Handler) birthRoutes() {
 	// SPEC.md's birth-history operations answer 400, 401, 403 and 404 without a body.
 	h.handleBodiless("GET", "/farm/{farm_id}/birth-history/settings", h.getBirthSettings)
 	h.handleBodiless("PUT", "/farm/{farm_id}/birth-history/settings", h.putBirthSettings)
-	h.handleBodiless("GET", "/farm/{farm_id}/birth-history/evidence", h.getBirthEvidence)
+	h.handleBodiless("GET", "/farm/{farm_id}/birth-history/evidence", h.asKnown(h.getBirthEvidence, httpapi.WriteEmpty))
 	h.handle("GET", "/farm/{farm_id}/birth-history/protocol", h.getProtocol)
 	h.handle("PUT", "/farm/{farm_id}/birth-history/protocol", h.putProtocol)
 	h.handle("POST", "/farm/{farm_id}/birth-history/previews", h.createPreview)

@@ -11,6 +11,7 @@ import (
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/apikey"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
@@ -185,6 +186,33 @@ func (f TraverseAnimal) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AnimalQuery", q)
+}
+
+// The AuditEntryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AuditEntryFunc func(context.Context, *ent.AuditEntryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AuditEntryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AuditEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AuditEntryQuery", q)
+}
+
+// The TraverseAuditEntry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAuditEntry func(context.Context, *ent.AuditEntryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAuditEntry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAuditEntry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AuditEntryQuery", q)
 }
 
 // The BirthEventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1168,6 +1196,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AccessTokenQuery, predicate.AccessToken, accesstoken.OrderOption]{typ: ent.TypeAccessToken, tq: q}, nil
 	case *ent.AnimalQuery:
 		return &query[*ent.AnimalQuery, predicate.Animal, animal.OrderOption]{typ: ent.TypeAnimal, tq: q}, nil
+	case *ent.AuditEntryQuery:
+		return &query[*ent.AuditEntryQuery, predicate.AuditEntry, auditentry.OrderOption]{typ: ent.TypeAuditEntry, tq: q}, nil
 	case *ent.BirthEventQuery:
 		return &query[*ent.BirthEventQuery, predicate.BirthEvent, birthevent.OrderOption]{typ: ent.TypeBirthEvent, tq: q}, nil
 	case *ent.BirthPreviewQuery:

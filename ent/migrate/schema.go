@@ -140,6 +140,44 @@ var (
 			},
 		},
 	}
+	// AuditEntriesColumns holds the columns for the "audit_entries" table.
+	AuditEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "client_id", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "action", Type: field.TypeString, Size: 20},
+		{Name: "entity", Type: field.TypeString, Size: 20},
+		{Name: "record_id", Type: field.TypeUUID},
+		{Name: "record_item_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "reason", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "old_value", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
+		{Name: "new_value", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
+	}
+	// AuditEntriesTable holds the schema information for the "audit_entries" table.
+	AuditEntriesTable = &schema.Table{
+		Name:       "audit_entries",
+		Columns:    AuditEntriesColumns,
+		PrimaryKey: []*schema.Column{AuditEntriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditentry_farm_id_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEntriesColumns[1], AuditEntriesColumns[2], AuditEntriesColumns[0]},
+			},
+			{
+				Name:    "auditentry_record_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEntriesColumns[7]},
+			},
+			{
+				Name:    "auditentry_farm_id_user_id_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEntriesColumns[1], AuditEntriesColumns[3], AuditEntriesColumns[2]},
+			},
+		},
+	}
 	// BirthEventsColumns holds the columns for the "birth_events" table.
 	BirthEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -961,6 +999,15 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "recorded_at", Type: field.TypeTime, Nullable: true},
+		{Name: "recorded_by_user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "recorded_by_client_id", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "voided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "voided_by_user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "voided_by_client_id", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "void_reason", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "amends_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "superseded_by_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "type", Type: field.TypeEnum, Enums: []string{"OTHER", "FEED", "GENETIC", "HEALTH", "MOVEMENT"}},
 		{Name: "name", Type: field.TypeString, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
@@ -977,7 +1024,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "records_farms_records",
-				Columns:    []*schema.Column{RecordsColumns[10]},
+				Columns:    []*schema.Column{RecordsColumns[19]},
 				RefColumns: []*schema.Column{FarmsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -986,7 +1033,7 @@ var (
 			{
 				Name:    "record_farm_id_created_at_id_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[1], RecordsColumns[0]},
+				Columns: []*schema.Column{RecordsColumns[19], RecordsColumns[1], RecordsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_active",
 				},
@@ -994,7 +1041,7 @@ var (
 			{
 				Name:    "record_farm_id_change_seq",
 				Unique:  false,
-				Columns: []*schema.Column{RecordsColumns[10], RecordsColumns[9]},
+				Columns: []*schema.Column{RecordsColumns[19], RecordsColumns[18]},
 			},
 		},
 	}
@@ -1004,6 +1051,15 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "recorded_at", Type: field.TypeTime, Nullable: true},
+		{Name: "recorded_by_user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "recorded_by_client_id", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "voided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "voided_by_user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "voided_by_client_id", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "void_reason", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "amends_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "superseded_by_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "name", Type: field.TypeString, Nullable: true, Size: 200},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 10000},
 		{Name: "metadata", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
@@ -1025,7 +1081,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[15]},
+				Columns:    []*schema.Column{RecordItemsColumns[24]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1034,37 +1090,37 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[15], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[24], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[8]},
+				Columns: []*schema.Column{RecordItemsColumns[17]},
 			},
 			{
 				Name:    "recorditem_fact_dam",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[9]},
+				Columns: []*schema.Column{RecordItemsColumns[18]},
 			},
 			{
 				Name:    "recorditem_fact_group_fact_kind",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[10], RecordItemsColumns[7]},
+				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16]},
 			},
 			{
 				Name:    "recorditem_fact_value_fact_kind",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[13], RecordItemsColumns[7]},
+				Columns: []*schema.Column{RecordItemsColumns[22], RecordItemsColumns[16]},
 			},
 			{
 				Name:    "recorditem_fact_tail_fact_kind",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[14], RecordItemsColumns[7]},
+				Columns: []*schema.Column{RecordItemsColumns[23], RecordItemsColumns[16]},
 			},
 			{
 				Name:    "recorditem_fact_kind_fact_date",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[7], RecordItemsColumns[11]},
+				Columns: []*schema.Column{RecordItemsColumns[16], RecordItemsColumns[20]},
 			},
 		},
 	}
@@ -1512,6 +1568,7 @@ var (
 		APIKeysTable,
 		AccessTokensTable,
 		AnimalsTable,
+		AuditEntriesTable,
 		BirthEventsTable,
 		BirthPreviewsTable,
 		BirthSettingsTable,

@@ -15,6 +15,9 @@ type AccessToken func(*sql.Selector)
 // Animal is the predicate function for animal builders.
 type Animal func(*sql.Selector)
 
+// AuditEntry is the predicate function for auditentry builders.
+type AuditEntry func(*sql.Selector)
+
 // BirthEvent is the predicate function for birthevent builders.
 type BirthEvent func(*sql.Selector)
 

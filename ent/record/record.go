@@ -25,6 +25,24 @@ const (
 	FieldUpdatedAt = "updated_at"
 	// FieldIsActive holds the string denoting the is_active field in the database.
 	FieldIsActive = "is_active"
+	// FieldRecordedAt holds the string denoting the recorded_at field in the database.
+	FieldRecordedAt = "recorded_at"
+	// FieldRecordedByUserID holds the string denoting the recorded_by_user_id field in the database.
+	FieldRecordedByUserID = "recorded_by_user_id"
+	// FieldRecordedByClientID holds the string denoting the recorded_by_client_id field in the database.
+	FieldRecordedByClientID = "recorded_by_client_id"
+	// FieldVoidedAt holds the string denoting the voided_at field in the database.
+	FieldVoidedAt = "voided_at"
+	// FieldVoidedByUserID holds the string denoting the voided_by_user_id field in the database.
+	FieldVoidedByUserID = "voided_by_user_id"
+	// FieldVoidedByClientID holds the string denoting the voided_by_client_id field in the database.
+	FieldVoidedByClientID = "voided_by_client_id"
+	// FieldVoidReason holds the string denoting the void_reason field in the database.
+	FieldVoidReason = "void_reason"
+	// FieldAmendsID holds the string denoting the amends_id field in the database.
+	FieldAmendsID = "amends_id"
+	// FieldSupersededByID holds the string denoting the superseded_by_id field in the database.
+	FieldSupersededByID = "superseded_by_id"
 	// FieldFarmID holds the string denoting the farm_id field in the database.
 	FieldFarmID = "farm_id"
 	// FieldType holds the string denoting the type field in the database.
@@ -88,6 +106,15 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldUpdatedAt,
 	FieldIsActive,
+	FieldRecordedAt,
+	FieldRecordedByUserID,
+	FieldRecordedByClientID,
+	FieldVoidedAt,
+	FieldVoidedByUserID,
+	FieldVoidedByClientID,
+	FieldVoidReason,
+	FieldAmendsID,
+	FieldSupersededByID,
 	FieldFarmID,
 	FieldType,
 	FieldName,
@@ -125,7 +152,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/herdbook/herdbook/ent/runtime"
 var (
-	Hooks        [1]ent.Hook
+	Hooks        [3]ent.Hook
 	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -135,6 +162,14 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultIsActive holds the default value on creation for the "is_active" field.
 	DefaultIsActive bool
+	// DefaultRecordedAt holds the default value on creation for the "recorded_at" field.
+	DefaultRecordedAt func() time.Time
+	// RecordedByClientIDValidator is a validator for the "recorded_by_client_id" field. It is called by the builders before save.
+	RecordedByClientIDValidator func(string) error
+	// VoidedByClientIDValidator is a validator for the "voided_by_client_id" field. It is called by the builders before save.
+	VoidedByClientIDValidator func(string) error
+	// VoidReasonValidator is a validator for the "void_reason" field. It is called by the builders before save.
+	VoidReasonValidator func(string) error
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
 	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
@@ -194,6 +229,51 @@ func ByUpdatedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByIsActive orders the results by the is_active field.
 func ByIsActive(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldIsActive, opts...).ToFunc()
+}
+
+// ByRecordedAt orders the results by the recorded_at field.
+func ByRecordedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRecordedAt, opts...).ToFunc()
+}
+
+// ByRecordedByUserID orders the results by the recorded_by_user_id field.
+func ByRecordedByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRecordedByUserID, opts...).ToFunc()
+}
+
+// ByRecordedByClientID orders the results by the recorded_by_client_id field.
+func ByRecordedByClientID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRecordedByClientID, opts...).ToFunc()
+}
+
+// ByVoidedAt orders the results by the voided_at field.
+func ByVoidedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVoidedAt, opts...).ToFunc()
+}
+
+// ByVoidedByUserID orders the results by the voided_by_user_id field.
+func ByVoidedByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVoidedByUserID, opts...).ToFunc()
+}
+
+// ByVoidedByClientID orders the results by the voided_by_client_id field.
+func ByVoidedByClientID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVoidedByClientID, opts...).ToFunc()
+}
+
+// ByVoidReason orders the results by the void_reason field.
+func ByVoidReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVoidReason, opts...).ToFunc()
+}
+
+// ByAmendsID orders the results by the amends_id field.
+func ByAmendsID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAmendsID, opts...).ToFunc()
+}
+
+// BySupersededByID orders the results by the superseded_by_id field.
+func BySupersededByID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSupersededByID, opts...).ToFunc()
 }
 
 // ByFarmID orders the results by the farm_id field.

@@ -72,6 +72,51 @@ func IsActive(v bool) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldIsActive, v))
 }
 
+// RecordedAt applies equality check predicate on the "recorded_at" field. It's identical to RecordedAtEQ.
+func RecordedAt(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedAt, v))
+}
+
+// RecordedByUserID applies equality check predicate on the "recorded_by_user_id" field. It's identical to RecordedByUserIDEQ.
+func RecordedByUserID(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedByUserID, v))
+}
+
+// RecordedByClientID applies equality check predicate on the "recorded_by_client_id" field. It's identical to RecordedByClientIDEQ.
+func RecordedByClientID(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedByClientID, v))
+}
+
+// VoidedAt applies equality check predicate on the "voided_at" field. It's identical to VoidedAtEQ.
+func VoidedAt(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedAt, v))
+}
+
+// VoidedByUserID applies equality check predicate on the "voided_by_user_id" field. It's identical to VoidedByUserIDEQ.
+func VoidedByUserID(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedByUserID, v))
+}
+
+// VoidedByClientID applies equality check predicate on the "voided_by_client_id" field. It's identical to VoidedByClientIDEQ.
+func VoidedByClientID(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedByClientID, v))
+}
+
+// VoidReason applies equality check predicate on the "void_reason" field. It's identical to VoidReasonEQ.
+func VoidReason(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidReason, v))
+}
+
+// AmendsID applies equality check predicate on the "amends_id" field. It's identical to AmendsIDEQ.
+func AmendsID(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldAmendsID, v))
+}
+
+// SupersededByID applies equality check predicate on the "superseded_by_id" field. It's identical to SupersededByIDEQ.
+func SupersededByID(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldSupersededByID, v))
+}
+
 // RecordID applies equality check predicate on the "record_id" field. It's identical to RecordIDEQ.
 func RecordID(v uuid.UUID) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldRecordID, v))
@@ -220,6 +265,531 @@ func IsActiveEQ(v bool) predicate.RecordItem {
 // IsActiveNEQ applies the NEQ predicate on the "is_active" field.
 func IsActiveNEQ(v bool) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldNEQ(FieldIsActive, v))
+}
+
+// RecordedAtEQ applies the EQ predicate on the "recorded_at" field.
+func RecordedAtEQ(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedAt, v))
+}
+
+// RecordedAtNEQ applies the NEQ predicate on the "recorded_at" field.
+func RecordedAtNEQ(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldRecordedAt, v))
+}
+
+// RecordedAtIn applies the In predicate on the "recorded_at" field.
+func RecordedAtIn(vs ...time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldRecordedAt, vs...))
+}
+
+// RecordedAtNotIn applies the NotIn predicate on the "recorded_at" field.
+func RecordedAtNotIn(vs ...time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldRecordedAt, vs...))
+}
+
+// RecordedAtGT applies the GT predicate on the "recorded_at" field.
+func RecordedAtGT(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldRecordedAt, v))
+}
+
+// RecordedAtGTE applies the GTE predicate on the "recorded_at" field.
+func RecordedAtGTE(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldRecordedAt, v))
+}
+
+// RecordedAtLT applies the LT predicate on the "recorded_at" field.
+func RecordedAtLT(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldRecordedAt, v))
+}
+
+// RecordedAtLTE applies the LTE predicate on the "recorded_at" field.
+func RecordedAtLTE(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldRecordedAt, v))
+}
+
+// RecordedAtIsNil applies the IsNil predicate on the "recorded_at" field.
+func RecordedAtIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldRecordedAt))
+}
+
+// RecordedAtNotNil applies the NotNil predicate on the "recorded_at" field.
+func RecordedAtNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldRecordedAt))
+}
+
+// RecordedByUserIDEQ applies the EQ predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDNEQ applies the NEQ predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDIn applies the In predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldRecordedByUserID, vs...))
+}
+
+// RecordedByUserIDNotIn applies the NotIn predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldRecordedByUserID, vs...))
+}
+
+// RecordedByUserIDGT applies the GT predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDGTE applies the GTE predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDLT applies the LT predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDLTE applies the LTE predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldRecordedByUserID, v))
+}
+
+// RecordedByUserIDIsNil applies the IsNil predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldRecordedByUserID))
+}
+
+// RecordedByUserIDNotNil applies the NotNil predicate on the "recorded_by_user_id" field.
+func RecordedByUserIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldRecordedByUserID))
+}
+
+// RecordedByClientIDEQ applies the EQ predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDNEQ applies the NEQ predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDIn applies the In predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldRecordedByClientID, vs...))
+}
+
+// RecordedByClientIDNotIn applies the NotIn predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldRecordedByClientID, vs...))
+}
+
+// RecordedByClientIDGT applies the GT predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDGTE applies the GTE predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDLT applies the LT predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDLTE applies the LTE predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDContains applies the Contains predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDHasPrefix applies the HasPrefix predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDHasSuffix applies the HasSuffix predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDIsNil applies the IsNil predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldRecordedByClientID))
+}
+
+// RecordedByClientIDNotNil applies the NotNil predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldRecordedByClientID))
+}
+
+// RecordedByClientIDEqualFold applies the EqualFold predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldRecordedByClientID, v))
+}
+
+// RecordedByClientIDContainsFold applies the ContainsFold predicate on the "recorded_by_client_id" field.
+func RecordedByClientIDContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldRecordedByClientID, v))
+}
+
+// VoidedAtEQ applies the EQ predicate on the "voided_at" field.
+func VoidedAtEQ(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedAt, v))
+}
+
+// VoidedAtNEQ applies the NEQ predicate on the "voided_at" field.
+func VoidedAtNEQ(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldVoidedAt, v))
+}
+
+// VoidedAtIn applies the In predicate on the "voided_at" field.
+func VoidedAtIn(vs ...time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldVoidedAt, vs...))
+}
+
+// VoidedAtNotIn applies the NotIn predicate on the "voided_at" field.
+func VoidedAtNotIn(vs ...time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldVoidedAt, vs...))
+}
+
+// VoidedAtGT applies the GT predicate on the "voided_at" field.
+func VoidedAtGT(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldVoidedAt, v))
+}
+
+// VoidedAtGTE applies the GTE predicate on the "voided_at" field.
+func VoidedAtGTE(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldVoidedAt, v))
+}
+
+// VoidedAtLT applies the LT predicate on the "voided_at" field.
+func VoidedAtLT(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldVoidedAt, v))
+}
+
+// VoidedAtLTE applies the LTE predicate on the "voided_at" field.
+func VoidedAtLTE(v time.Time) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldVoidedAt, v))
+}
+
+// VoidedAtIsNil applies the IsNil predicate on the "voided_at" field.
+func VoidedAtIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldVoidedAt))
+}
+
+// VoidedAtNotNil applies the NotNil predicate on the "voided_at" field.
+func VoidedAtNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldVoidedAt))
+}
+
+// VoidedByUserIDEQ applies the EQ predicate on the "voided_by_user_id" field.
+func VoidedByUserIDEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDNEQ applies the NEQ predicate on the "voided_by_user_id" field.
+func VoidedByUserIDNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDIn applies the In predicate on the "voided_by_user_id" field.
+func VoidedByUserIDIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldVoidedByUserID, vs...))
+}
+
+// VoidedByUserIDNotIn applies the NotIn predicate on the "voided_by_user_id" field.
+func VoidedByUserIDNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldVoidedByUserID, vs...))
+}
+
+// VoidedByUserIDGT applies the GT predicate on the "voided_by_user_id" field.
+func VoidedByUserIDGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDGTE applies the GTE predicate on the "voided_by_user_id" field.
+func VoidedByUserIDGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDLT applies the LT predicate on the "voided_by_user_id" field.
+func VoidedByUserIDLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDLTE applies the LTE predicate on the "voided_by_user_id" field.
+func VoidedByUserIDLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldVoidedByUserID, v))
+}
+
+// VoidedByUserIDIsNil applies the IsNil predicate on the "voided_by_user_id" field.
+func VoidedByUserIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldVoidedByUserID))
+}
+
+// VoidedByUserIDNotNil applies the NotNil predicate on the "voided_by_user_id" field.
+func VoidedByUserIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldVoidedByUserID))
+}
+
+// VoidedByClientIDEQ applies the EQ predicate on the "voided_by_client_id" field.
+func VoidedByClientIDEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDNEQ applies the NEQ predicate on the "voided_by_client_id" field.
+func VoidedByClientIDNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDIn applies the In predicate on the "voided_by_client_id" field.
+func VoidedByClientIDIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldVoidedByClientID, vs...))
+}
+
+// VoidedByClientIDNotIn applies the NotIn predicate on the "voided_by_client_id" field.
+func VoidedByClientIDNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldVoidedByClientID, vs...))
+}
+
+// VoidedByClientIDGT applies the GT predicate on the "voided_by_client_id" field.
+func VoidedByClientIDGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDGTE applies the GTE predicate on the "voided_by_client_id" field.
+func VoidedByClientIDGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDLT applies the LT predicate on the "voided_by_client_id" field.
+func VoidedByClientIDLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDLTE applies the LTE predicate on the "voided_by_client_id" field.
+func VoidedByClientIDLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDContains applies the Contains predicate on the "voided_by_client_id" field.
+func VoidedByClientIDContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDHasPrefix applies the HasPrefix predicate on the "voided_by_client_id" field.
+func VoidedByClientIDHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDHasSuffix applies the HasSuffix predicate on the "voided_by_client_id" field.
+func VoidedByClientIDHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDIsNil applies the IsNil predicate on the "voided_by_client_id" field.
+func VoidedByClientIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldVoidedByClientID))
+}
+
+// VoidedByClientIDNotNil applies the NotNil predicate on the "voided_by_client_id" field.
+func VoidedByClientIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldVoidedByClientID))
+}
+
+// VoidedByClientIDEqualFold applies the EqualFold predicate on the "voided_by_client_id" field.
+func VoidedByClientIDEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldVoidedByClientID, v))
+}
+
+// VoidedByClientIDContainsFold applies the ContainsFold predicate on the "voided_by_client_id" field.
+func VoidedByClientIDContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldVoidedByClientID, v))
+}
+
+// VoidReasonEQ applies the EQ predicate on the "void_reason" field.
+func VoidReasonEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldVoidReason, v))
+}
+
+// VoidReasonNEQ applies the NEQ predicate on the "void_reason" field.
+func VoidReasonNEQ(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldVoidReason, v))
+}
+
+// VoidReasonIn applies the In predicate on the "void_reason" field.
+func VoidReasonIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldVoidReason, vs...))
+}
+
+// VoidReasonNotIn applies the NotIn predicate on the "void_reason" field.
+func VoidReasonNotIn(vs ...string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldVoidReason, vs...))
+}
+
+// VoidReasonGT applies the GT predicate on the "void_reason" field.
+func VoidReasonGT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldVoidReason, v))
+}
+
+// VoidReasonGTE applies the GTE predicate on the "void_reason" field.
+func VoidReasonGTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldVoidReason, v))
+}
+
+// VoidReasonLT applies the LT predicate on the "void_reason" field.
+func VoidReasonLT(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldVoidReason, v))
+}
+
+// VoidReasonLTE applies the LTE predicate on the "void_reason" field.
+func VoidReasonLTE(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldVoidReason, v))
+}
+
+// VoidReasonContains applies the Contains predicate on the "void_reason" field.
+func VoidReasonContains(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContains(FieldVoidReason, v))
+}
+
+// VoidReasonHasPrefix applies the HasPrefix predicate on the "void_reason" field.
+func VoidReasonHasPrefix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasPrefix(FieldVoidReason, v))
+}
+
+// VoidReasonHasSuffix applies the HasSuffix predicate on the "void_reason" field.
+func VoidReasonHasSuffix(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldHasSuffix(FieldVoidReason, v))
+}
+
+// VoidReasonIsNil applies the IsNil predicate on the "void_reason" field.
+func VoidReasonIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldVoidReason))
+}
+
+// VoidReasonNotNil applies the NotNil predicate on the "void_reason" field.
+func VoidReasonNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldVoidReason))
+}
+
+// VoidReasonEqualFold applies the EqualFold predicate on the "void_reason" field.
+func VoidReasonEqualFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEqualFold(FieldVoidReason, v))
+}
+
+// VoidReasonContainsFold applies the ContainsFold predicate on the "void_reason" field.
+func VoidReasonContainsFold(v string) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldContainsFold(FieldVoidReason, v))
+}
+
+// AmendsIDEQ applies the EQ predicate on the "amends_id" field.
+func AmendsIDEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldAmendsID, v))
+}
+
+// AmendsIDNEQ applies the NEQ predicate on the "amends_id" field.
+func AmendsIDNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldAmendsID, v))
+}
+
+// AmendsIDIn applies the In predicate on the "amends_id" field.
+func AmendsIDIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldAmendsID, vs...))
+}
+
+// AmendsIDNotIn applies the NotIn predicate on the "amends_id" field.
+func AmendsIDNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldAmendsID, vs...))
+}
+
+// AmendsIDGT applies the GT predicate on the "amends_id" field.
+func AmendsIDGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldAmendsID, v))
+}
+
+// AmendsIDGTE applies the GTE predicate on the "amends_id" field.
+func AmendsIDGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldAmendsID, v))
+}
+
+// AmendsIDLT applies the LT predicate on the "amends_id" field.
+func AmendsIDLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldAmendsID, v))
+}
+
+// AmendsIDLTE applies the LTE predicate on the "amends_id" field.
+func AmendsIDLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldAmendsID, v))
+}
+
+// AmendsIDIsNil applies the IsNil predicate on the "amends_id" field.
+func AmendsIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldAmendsID))
+}
+
+// AmendsIDNotNil applies the NotNil predicate on the "amends_id" field.
+func AmendsIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldAmendsID))
+}
+
+// SupersededByIDEQ applies the EQ predicate on the "superseded_by_id" field.
+func SupersededByIDEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldSupersededByID, v))
+}
+
+// SupersededByIDNEQ applies the NEQ predicate on the "superseded_by_id" field.
+func SupersededByIDNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldSupersededByID, v))
+}
+
+// SupersededByIDIn applies the In predicate on the "superseded_by_id" field.
+func SupersededByIDIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldSupersededByID, vs...))
+}
+
+// SupersededByIDNotIn applies the NotIn predicate on the "superseded_by_id" field.
+func SupersededByIDNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldSupersededByID, vs...))
+}
+
+// SupersededByIDGT applies the GT predicate on the "superseded_by_id" field.
+func SupersededByIDGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldSupersededByID, v))
+}
+
+// SupersededByIDGTE applies the GTE predicate on the "superseded_by_id" field.
+func SupersededByIDGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldSupersededByID, v))
+}
+
+// SupersededByIDLT applies the LT predicate on the "superseded_by_id" field.
+func SupersededByIDLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldSupersededByID, v))
+}
+
+// SupersededByIDLTE applies the LTE predicate on the "superseded_by_id" field.
+func SupersededByIDLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldSupersededByID, v))
+}
+
+// SupersededByIDIsNil applies the IsNil predicate on the "superseded_by_id" field.
+func SupersededByIDIsNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIsNull(FieldSupersededByID))
+}
+
+// SupersededByIDNotNil applies the NotNil predicate on the "superseded_by_id" field.
+func SupersededByIDNotNil() predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotNull(FieldSupersededByID))
 }
 
 // RecordIDEQ applies the EQ predicate on the "record_id" field.

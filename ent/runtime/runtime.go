@@ -9,6 +9,7 @@ import (
 	"github.com/herdbook/herdbook/ent/accesstoken"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/apikey"
+	"github.com/herdbook/herdbook/ent/auditentry"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/birthsettings"
@@ -179,6 +180,30 @@ func init() {
 	animalDescID := animalMixinFields0[0].Descriptor()
 	// animal.DefaultID holds the default value on creation for the id field.
 	animal.DefaultID = animalDescID.Default.(func() uuid.UUID)
+	auditentryHooks := schema.AuditEntry{}.Hooks()
+	auditentry.Hooks[0] = auditentryHooks[0]
+	auditentryFields := schema.AuditEntry{}.Fields()
+	_ = auditentryFields
+	// auditentryDescClientID is the schema descriptor for client_id field.
+	auditentryDescClientID := auditentryFields[4].Descriptor()
+	// auditentry.ClientIDValidator is a validator for the "client_id" field. It is called by the builders before save.
+	auditentry.ClientIDValidator = auditentryDescClientID.Validators[0].(func(string) error)
+	// auditentryDescAction is the schema descriptor for action field.
+	auditentryDescAction := auditentryFields[5].Descriptor()
+	// auditentry.ActionValidator is a validator for the "action" field. It is called by the builders before save.
+	auditentry.ActionValidator = auditentryDescAction.Validators[0].(func(string) error)
+	// auditentryDescEntity is the schema descriptor for entity field.
+	auditentryDescEntity := auditentryFields[6].Descriptor()
+	// auditentry.EntityValidator is a validator for the "entity" field. It is called by the builders before save.
+	auditentry.EntityValidator = auditentryDescEntity.Validators[0].(func(string) error)
+	// auditentryDescReason is the schema descriptor for reason field.
+	auditentryDescReason := auditentryFields[9].Descriptor()
+	// auditentry.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	auditentry.ReasonValidator = auditentryDescReason.Validators[0].(func(string) error)
+	// auditentryDescID is the schema descriptor for id field.
+	auditentryDescID := auditentryFields[0].Descriptor()
+	// auditentry.DefaultID holds the default value on creation for the id field.
+	auditentry.DefaultID = auditentryDescID.Default.(func() uuid.UUID)
 	birtheventMixin := schema.BirthEvent{}.Mixin()
 	birtheventMixinFields0 := birtheventMixin[0].Fields()
 	_ = birtheventMixinFields0
@@ -1174,14 +1199,19 @@ func init() {
 	// oauthgrant.DefaultID holds the default value on creation for the id field.
 	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() uuid.UUID)
 	recordMixin := schema.Record{}.Mixin()
+	recordMixinHooks2 := recordMixin[2].Hooks()
 	recordHooks := schema.Record{}.Hooks()
-	record.Hooks[0] = recordHooks[0]
+	record.Hooks[0] = recordMixinHooks2[0]
+	record.Hooks[1] = recordMixinHooks2[1]
+	record.Hooks[2] = recordHooks[0]
 	recordMixinInters1 := recordMixin[1].Interceptors()
 	record.Interceptors[0] = recordMixinInters1[0]
 	recordMixinFields0 := recordMixin[0].Fields()
 	_ = recordMixinFields0
 	recordMixinFields1 := recordMixin[1].Fields()
 	_ = recordMixinFields1
+	recordMixinFields2 := recordMixin[2].Fields()
+	_ = recordMixinFields2
 	recordFields := schema.Record{}.Fields()
 	_ = recordFields
 	// recordDescCreatedAt is the schema descriptor for created_at field.
@@ -1198,6 +1228,22 @@ func init() {
 	recordDescIsActive := recordMixinFields1[0].Descriptor()
 	// record.DefaultIsActive holds the default value on creation for the is_active field.
 	record.DefaultIsActive = recordDescIsActive.Default.(bool)
+	// recordDescRecordedAt is the schema descriptor for recorded_at field.
+	recordDescRecordedAt := recordMixinFields2[0].Descriptor()
+	// record.DefaultRecordedAt holds the default value on creation for the recorded_at field.
+	record.DefaultRecordedAt = recordDescRecordedAt.Default.(func() time.Time)
+	// recordDescRecordedByClientID is the schema descriptor for recorded_by_client_id field.
+	recordDescRecordedByClientID := recordMixinFields2[2].Descriptor()
+	// record.RecordedByClientIDValidator is a validator for the "recorded_by_client_id" field. It is called by the builders before save.
+	record.RecordedByClientIDValidator = recordDescRecordedByClientID.Validators[0].(func(string) error)
+	// recordDescVoidedByClientID is the schema descriptor for voided_by_client_id field.
+	recordDescVoidedByClientID := recordMixinFields2[5].Descriptor()
+	// record.VoidedByClientIDValidator is a validator for the "voided_by_client_id" field. It is called by the builders before save.
+	record.VoidedByClientIDValidator = recordDescVoidedByClientID.Validators[0].(func(string) error)
+	// recordDescVoidReason is the schema descriptor for void_reason field.
+	recordDescVoidReason := recordMixinFields2[6].Descriptor()
+	// record.VoidReasonValidator is a validator for the "void_reason" field. It is called by the builders before save.
+	record.VoidReasonValidator = recordDescVoidReason.Validators[0].(func(string) error)
 	// recordDescName is the schema descriptor for name field.
 	recordDescName := recordFields[2].Descriptor()
 	// record.NameValidator is a validator for the "name" field. It is called by the builders before save.
@@ -1233,12 +1279,17 @@ func init() {
 	// record.DefaultID holds the default value on creation for the id field.
 	record.DefaultID = recordDescID.Default.(func() uuid.UUID)
 	recorditemMixin := schema.RecordItem{}.Mixin()
+	recorditemMixinHooks2 := recorditemMixin[2].Hooks()
+	recorditem.Hooks[0] = recorditemMixinHooks2[0]
+	recorditem.Hooks[1] = recorditemMixinHooks2[1]
 	recorditemMixinInters1 := recorditemMixin[1].Interceptors()
 	recorditem.Interceptors[0] = recorditemMixinInters1[0]
 	recorditemMixinFields0 := recorditemMixin[0].Fields()
 	_ = recorditemMixinFields0
 	recorditemMixinFields1 := recorditemMixin[1].Fields()
 	_ = recorditemMixinFields1
+	recorditemMixinFields2 := recorditemMixin[2].Fields()
+	_ = recorditemMixinFields2
 	recorditemFields := schema.RecordItem{}.Fields()
 	_ = recorditemFields
 	// recorditemDescCreatedAt is the schema descriptor for created_at field.
@@ -1255,6 +1306,22 @@ func init() {
 	recorditemDescIsActive := recorditemMixinFields1[0].Descriptor()
 	// recorditem.DefaultIsActive holds the default value on creation for the is_active field.
 	recorditem.DefaultIsActive = recorditemDescIsActive.Default.(bool)
+	// recorditemDescRecordedAt is the schema descriptor for recorded_at field.
+	recorditemDescRecordedAt := recorditemMixinFields2[0].Descriptor()
+	// recorditem.DefaultRecordedAt holds the default value on creation for the recorded_at field.
+	recorditem.DefaultRecordedAt = recorditemDescRecordedAt.Default.(func() time.Time)
+	// recorditemDescRecordedByClientID is the schema descriptor for recorded_by_client_id field.
+	recorditemDescRecordedByClientID := recorditemMixinFields2[2].Descriptor()
+	// recorditem.RecordedByClientIDValidator is a validator for the "recorded_by_client_id" field. It is called by the builders before save.
+	recorditem.RecordedByClientIDValidator = recorditemDescRecordedByClientID.Validators[0].(func(string) error)
+	// recorditemDescVoidedByClientID is the schema descriptor for voided_by_client_id field.
+	recorditemDescVoidedByClientID := recorditemMixinFields2[5].Descriptor()
+	// recorditem.VoidedByClientIDValidator is a validator for the "voided_by_client_id" field. It is called by the builders before save.
+	recorditem.VoidedByClientIDValidator = recorditemDescVoidedByClientID.Validators[0].(func(string) error)
+	// recorditemDescVoidReason is the schema descriptor for void_reason field.
+	recorditemDescVoidReason := recorditemMixinFields2[6].Descriptor()
+	// recorditem.VoidReasonValidator is a validator for the "void_reason" field. It is called by the builders before save.
+	recorditem.VoidReasonValidator = recorditemDescVoidReason.Validators[0].(func(string) error)
 	// recorditemDescName is the schema descriptor for name field.
 	recorditemDescName := recorditemFields[1].Descriptor()
 	// recorditem.NameValidator is a validator for the "name" field. It is called by the builders before save.

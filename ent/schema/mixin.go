@@ -62,6 +62,11 @@ func (SoftDeleteMixin) Interceptors() []ent.Interceptor {
 			if skip, _ := ctx.Value(includeInactiveKey{}).(bool); skip {
 				return nil
 			}
+			// Book entries as they stood at a past moment: in force then, whatever since.
+			if t, ok := KnownAtFrom(ctx); ok && bookTypes[q.Type()] {
+				q.WhereP(func(s *sql.Selector) { s.Where(KnownBy(s.C, t)) })
+				return nil
+			}
 			q.WhereP(sql.FieldEQ("is_active", true))
 			return nil
 		}),

@@ -18,7 +18,7 @@ import (
 type Record struct{ ent.Schema }
 
 // Mixin of the Record.
-func (Record) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}} }
+func (Record) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}, BookMixin{}} }
 
 // Fields of the Record.
 func (Record) Fields() []ent.Field {
@@ -70,7 +70,9 @@ func (Record) Annotations() []schema.Annotation {
 type RecordItem struct{ ent.Schema }
 
 // Mixin of the RecordItem.
-func (RecordItem) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}} }
+func (RecordItem) Mixin() []ent.Mixin {
+	return []ent.Mixin{BaseMixin{}, SoftDeleteMixin{}, BookMixin{}}
+}
 
 // Fields of the RecordItem.
 func (RecordItem) Fields() []ent.Field {

@@ -1099,6 +1099,40 @@ type ProtocolStepInput struct {
 	OffsetDays int `json:"offsetDays"`
 }
 
+// The corrected record: fields given replace the old record's, fields left out are copied.
+type RecordAmendInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The id of the record to correct.
+	ID uuid.UUID `json:"id"`
+	// Why the record is corrected (1 to 1000 characters).
+	Reason string `json:"reason"`
+	// The corrected record's animals; with groupIDs, replaces the associations when either is given.
+	AnimalIDs []uuid.UUID `json:"animalIDs,omitempty"`
+	// The corrected record's groups; with animalIDs, replaces the associations when either is given.
+	GroupIDs []uuid.UUID `json:"groupIDs,omitempty"`
+	// The corrected title.
+	Name *string `json:"name,omitempty"`
+	// The corrected kind.
+	Type *record.Type `json:"type,omitempty"`
+	// When the event happened.
+	AppliedAt *time.Time `json:"appliedAt,omitempty"`
+	// Null clears it; leaving it out copies it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// The corrected items; leaving them out copies the old record's active items.
+	Items []*RecordItemInput `json:"items,omitempty"`
+	// True to let a departure, sale or slaughter during a meat withdrawal through.
+	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
+}
+
+// What recordAmend wrote.
+type RecordAmendPayload struct {
+	// The corrected record (amendsID names the old one).
+	Record *ent.Record `json:"record"`
+	// The old record, voided and superseded (supersededByID names the corrected one).
+	Superseded *ent.Record `json:"superseded"`
+}
+
 // A new record.
 type RecordCreateInput struct {
 	// The farm's id.
@@ -1141,6 +1175,32 @@ type RecordDeletePayload struct {
 	DeletedRecordID uuid.UUID `json:"deletedRecordID"`
 }
 
+// The corrected record item: fields given replace the old item's, fields left out are copied.
+type RecordItemAmendInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	RecordID uuid.UUID `json:"recordID"`
+	// The id of the item to correct.
+	ID uuid.UUID `json:"id"`
+	// Why the item is corrected (1 to 1000 characters).
+	Reason string `json:"reason"`
+	// The corrected title.
+	Name *string `json:"name,omitempty"`
+	// The corrected text.
+	Description *string `json:"description,omitempty"`
+	// The corrected metadata, with its birth_history fact if any.
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// What recordItemAmend wrote.
+type RecordItemAmendPayload struct {
+	// The corrected item (amendsID names the old one).
+	RecordItem *ent.RecordItem `json:"recordItem"`
+	// The old item, voided and superseded.
+	Superseded *ent.RecordItem `json:"superseded"`
+}
+
 // One line of a record.
 type RecordItemInput struct {
 	// A short title, up to 200 characters.
@@ -1149,6 +1209,24 @@ type RecordItemInput struct {
 	Description *string `json:"description,omitempty"`
 	// Free-form JSON; may carry a birth_history fact.
 	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// The record item to void.
+type RecordItemVoidInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	RecordID uuid.UUID `json:"recordID"`
+	// The item's id.
+	ID uuid.UUID `json:"id"`
+	// Why the item is voided (1 to 1000 characters).
+	Reason string `json:"reason"`
+}
+
+// What recordItemVoid voided.
+type RecordItemVoidPayload struct {
+	// The voided item, kept in the book with who voided it, when and why.
+	RecordItem *ent.RecordItem `json:"recordItem"`
 }
 
 // Changes to a record; fields left out keep their value.
@@ -1178,6 +1256,22 @@ type RecordUpdateInput struct {
 // What recordUpdate changed.
 type RecordUpdatePayload struct {
 	// The record as it is now.
+	Record *ent.Record `json:"record"`
+}
+
+// The record to void.
+type RecordVoidInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The record's id.
+	ID uuid.UUID `json:"id"`
+	// Why the record is voided (1 to 1000 characters).
+	Reason string `json:"reason"`
+}
+
+// What recordVoid voided.
+type RecordVoidPayload struct {
+	// The voided record, kept in the book with who voided it, when and why.
 	Record *ent.Record `json:"record"`
 }
 
