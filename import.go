@@ -25,13 +25,20 @@ import (
 
 // AnimalImportColumns are the columns an animals import reads. Only tag is required; a
 // column may be left out, and an empty cell means "not known / no change", never "clear".
-var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group"}
+var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
+	"status", "status_date"}
 
 // AnimalExportOnlyColumns are the columns of the animals export that an import does not
 // read (ids of this farm, and what only the history can say): an import ignores them, so
 // that an export can be imported as it is.
-var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact", "status", "status_date",
+var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact",
 	"identifiers", "weight_kg", "weighed_on", "adg_kg", "as_of"}
+
+// importStatuses are the status cells an import reads: on_farm (or empty) says nothing new;
+// the departures record a sale, a death, a movement off the farm, or a death by slaughter
+// (the export writes a slaughter as died), each dated by status_date and held to the same
+// withdrawal guard as every other departure.
+var importStatuses = []string{evidence.StatusOnFarm, evidence.StatusSold, evidence.StatusDied, evidence.StatusMovedOut, "slaughtered"}
 
 // Limits of one import: far above a farm's register, and small enough that validating a
 // file in memory before writing any of it stays cheap.
@@ -84,11 +91,25 @@ type importRow struct {
 	row                                              int // the record's number, header = 1
 	tag, name, eid, sex, birthDate, breed, dam, sire string
 	groups                                           []string // the group cell, split at ';'
+	status, statusDate                               string   // a departure and its date
 
 	existing *ent.Animal // the farm's animal of the same tag, if any
 	id       uuid.UUID   // the animal's id: existing, or drawn for a new one
 	damID    uuid.UUID
 	sireID   uuid.UUID
+}
+
+// departure is the fact kind the row's status records, "" when it records none.
+func (r *importRow) departure() evidence.Kind {
+	switch r.status {
+	case evidence.StatusSold:
+		return evidence.KindSale
+	case evidence.StatusDied, "slaughtered":
+		return evidence.KindDeath
+	case evidence.StatusMovedOut:
+		return evidence.KindMovementOut
+	}
+	return ""
 }
 
 // importProblems collects the problems of a file, each located by row and column, and stops
@@ -145,6 +166,9 @@ func (s *Service) ImportAnimals(ctx context.Context, farmID uuid.UUID, file io.R
 		if err != nil {
 			return err
 		}
+		if err := s.guardImport(ctx, farmID, plan); err != nil {
+			return err
+		}
 		if opts.DryRun {
 			res = plan.result(true)
 			return nil
@@ -162,6 +186,31 @@ func (s *Service) ImportAnimals(ctx context.Context, farmID uuid.UUID, file io.R
 		progress(len(rows))
 	}
 	return res, nil
+}
+
+// guardImport holds the departures an import records (its status column) to the withdrawal
+// guard every other departure path meets (treatment.go): a sale, a movement off the farm or a
+// slaughter of an animal under meat withdrawal is refused (409), naming the row. An import
+// carries no acknowledgement: a live sale during a withdrawal is recorded over REST or
+// GraphQL, where the keeper acknowledges it.
+func (s *Service) guardImport(ctx context.Context, farmID uuid.UUID, plan *importPlan) error {
+	var facts []*evidence.Fact
+	var rows []int
+	for _, r := range plan.rows {
+		ch := plan.changes[r]
+		if ch == nil {
+			continue
+		}
+		for i := range ch.facts {
+			if f := &ch.facts[i]; leaving(f) {
+				facts, rows = append(facts, f), append(rows, r.row)
+			}
+		}
+	}
+	if len(facts) == 0 {
+		return nil
+	}
+	return s.guardWithdrawals(ctx, farmID, facts, func(i int) string { return fmt.Sprintf("row %d, status", rows[i]) }, false)
 }
 
 // readAnimalCSV reads and checks the file's rows on their own (cells, duplicates in the
@@ -237,7 +286,8 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 			return ""
 		}
 		r := &importRow{row: n, tag: cell("tag"), name: cell("name"), eid: cell("eid"), sex: strings.ToLower(cell("sex")),
-			birthDate: cell("birth_date"), breed: cell("breed"), dam: cell("dam"), sire: cell("sire")}
+			birthDate: cell("birth_date"), breed: cell("breed"), dam: cell("dam"), sire: cell("sire"),
+			status: strings.ToLower(cell("status")), statusDate: cell("status_date")}
 		for _, g := range strings.Split(cell("group"), listSeparator) {
 			if g = strings.TrimSpace(g); g != "" && !slices.Contains(r.groups, g) {
 				r.groups = append(r.groups, g)
@@ -309,6 +359,16 @@ func (r *importRow) check(p *importProblems) {
 	}
 	if r.sex != "" && r.sex != "male" && r.sex != "female" {
 		p.add(r.row, "sex", "must be male or female")
+	}
+	switch {
+	case r.status != "" && !slices.Contains(importStatuses, r.status):
+		p.add(r.row, "status", "must be one of %s", strings.Join(importStatuses, ", "))
+	case r.departure() != "" && r.statusDate == "":
+		p.add(r.row, "status_date", "is required with status %s: a departure is a dated fact", r.status)
+	case r.departure() != "":
+		if _, err := time.Parse(time.DateOnly, r.statusDate); err != nil {
+			p.add(r.row, "status_date", "must be a calendar date in the form YYYY-MM-DD")
+		}
 	}
 	if r.birthDate != "" {
 		if _, err := time.Parse(time.DateOnly, r.birthDate); err != nil {
@@ -587,6 +647,18 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 		for _, g := range r.groups {
 			if gid := plan.groups[g]; !slices.Contains(pr.GroupIDs, gid.String()) {
 				c.facts = append(c.facts, evidence.Fact{Kind: evidence.KindMembership, AnimalID: r.id.String(), GroupID: gid.String(), StartDate: today})
+			}
+		}
+		if kind := r.departure(); kind != "" {
+			// A departure the history already holds (the same status on the same day) adds
+			// nothing, so that an export imports again unchanged.
+			want := r.status
+			if want == "slaughtered" {
+				want = evidence.StatusDied
+			}
+			if pr.Status != want || pr.StatusDate == nil || *pr.StatusDate != r.statusDate {
+				c.facts = append(c.facts, evidence.Fact{Kind: kind, AnimalID: r.id.String(), Date: r.statusDate,
+					Slaughter: r.status == "slaughtered"})
 			}
 		}
 		plan.changes[r] = c

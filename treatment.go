@@ -441,9 +441,8 @@ func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments
 // name an animal whose meat withdrawal has not ended on the fact's date. The writer's
 // acknowledgement lets a sale or a movement through, never a slaughter for food. Every write
 // path that can carry a departure reaches it: record create and update (REST and GraphQL, the
-// GraphQL fact and register mutations through RecordFactWith), bulk fact writes. The CSV
-// import cannot carry a departure (its status column is the export's, and is not read). It
-// runs after the write's items are stored, in its transaction, so that treatments in the same
+// GraphQL fact and register mutations through RecordFactWith), bulk fact writes, and the
+// CSV import's status column (guardImport, without an acknowledgement). It runs after the write's items are stored, in its transaction, so that treatments in the same
 // write count and a refusal rolls everything back.
 func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField, acknowledged bool) error {
 	type leave struct {
