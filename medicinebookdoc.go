@@ -243,8 +243,6 @@ func (s *Service) farmToday(ctx context.Context, farmID uuid.UUID) (string, bool
 	if err != nil {
 		return "", false, err
 	}
-	if day, err := fs.Today(s.nowUTC()); err == nil {
-		return day, true, nil
-	}
-	return s.nowUTC().Format(time.DateOnly), false, nil
+	day, zoned := fs.DefaultDay(s.nowUTC())
+	return day, zoned, nil
 }

@@ -41,10 +41,11 @@ func (s *Service) todayOnFarm(ctx context.Context, farmID uuid.UUID) string {
 	} else {
 		fs, err = load()
 	}
-	if err == nil && fs.Location != nil {
-		return now.In(fs.Location).Format(time.DateOnly)
+	if err != nil {
+		return now.Format(time.DateOnly)
 	}
-	return now.Format(time.DateOnly)
+	day, _ := fs.DefaultDay(now)
+	return day
 }
 
 // settingsOnce is a farm's settings, read once per request.

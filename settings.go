@@ -66,6 +66,16 @@ func (fs FarmSettings) Today(now time.Time) (string, error) {
 	return now.In(fs.Location).Format(time.DateOnly), nil
 }
 
+// DefaultDay is the day a default ("today") means on the farm: its local date when it has set
+// its time zone (zoned), the UTC date until then. For defaults and bounds only, never to read
+// a bare date a caller wrote (Today refuses that without a zone).
+func (fs FarmSettings) DefaultDay(now time.Time) (day string, zoned bool) {
+	if fs.Location == nil {
+		return now.UTC().Format(time.DateOnly), false
+	}
+	return now.In(fs.Location).Format(time.DateOnly), true
+}
+
 // FarmSettingsPatch changes a farm's settings; a field left unset stays as it is, and a set
 // field with a nil value unsets it.
 type FarmSettingsPatch struct {

@@ -619,9 +619,7 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 		if err != nil {
 			return nil, 0, err
 		}
-		if set.Location != nil {
-			asOf = s.nowUTC().In(set.Location).Format(time.DateOnly)
-		}
+		asOf, _ = set.DefaultDay(s.nowUTC())
 	}
 	day, err := s.asOfDay(asOf)
 	if err != nil {

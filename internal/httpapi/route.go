@@ -27,8 +27,8 @@ func WithRouteNote(r *http.Request) (*http.Request, *RouteNote) {
 	return r.WithContext(context.WithValue(r.Context(), routeNoteKey{}, n)), n
 }
 
-// NoteRoute records the route pattern that serves the request; a deeper router's note
-// replaces its parent's ("/v1/" becomes "GET /farm/{farm_id}/records").
+// NoteRoute records the route pattern that serves the request; the outer mux's coarser
+// pattern ("/v1/") fills in only where no router noted one (NotingMux).
 func NoteRoute(ctx context.Context, route string) {
 	if n, ok := ctx.Value(routeNoteKey{}).(*RouteNote); ok {
 		n.mu.Lock()
@@ -60,12 +60,18 @@ func (n *RouteNote) Operation() string {
 	return n.operation
 }
 
-// NotingMux notes the pattern of mux's route for each request it serves. ServeMux sets
-// Request.Pattern on the request it was given, so it is read after the handler returns.
+// NotingMux notes the pattern of mux's route for each request it serves, unless a deeper
+// router (the REST facade) noted a finer one. ServeMux sets Request.Pattern on the request it
+// was given, so it is read after the handler returns, without a second route lookup.
 func NotingMux(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, pattern := mux.Handler(r)
-		NoteRoute(r.Context(), pattern)
 		mux.ServeHTTP(w, r)
+		if n, ok := r.Context().Value(routeNoteKey{}).(*RouteNote); ok {
+			n.mu.Lock()
+			if n.route == "" {
+				n.route = r.Pattern
+			}
+			n.mu.Unlock()
+		}
 	})
 }
