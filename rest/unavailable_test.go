@@ -223,8 +223,9 @@ func TestPoolExhausted(t *testing.T) {
 		app := herdbooktest.NewApp(t, d)
 		u := app.MustUser()
 		f := app.MustFarm(u, "Busy Farm")
+		old := d.PoolWait()
 		d.SetPoolWait(150 * time.Millisecond)
-		t.Cleanup(func() { d.SetPoolWait(0) })
+		t.Cleanup(func() { d.SetPoolWait(old) })
 		ctx := context.Background()
 		var held []*sql.Conn
 		for range d.SQL.Stats().MaxOpenConnections {
