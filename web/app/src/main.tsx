@@ -95,4 +95,6 @@ function App() {
   );
 }
 
-render(<Provider value={client}><App /></Provider>, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.textContent = ''; // the static "loading" line
+render(<Provider value={client}><App /></Provider>, root);

@@ -37,7 +37,7 @@ export async function flush(): Promise<void> {
       if (out.offline) break;
       const next: Queued = out.data !== undefined
         ? { ...q, state: 'sent' }
-        : { ...q, state: out.code === 'CONFLICT' ? 'refused' : 'failed', message: out.message ?? '' };
+        : { ...q, state: out.code === 'CONFLICT' || out.code === 'WITHDRAWAL' ? 'refused' : 'failed', message: out.message ?? '' };
       await outboxPut(next);
       changed();
     }
@@ -50,3 +50,5 @@ export const outbox = outboxAll;
 export async function dismiss(key: string): Promise<void> { await outboxDelete(key); changed(); }
 
 addEventListener('online', () => { void flush(); });
+// A missed 'online' event (a flaky link) is caught up within ten seconds.
+setInterval(() => { void flush(); }, 10_000);

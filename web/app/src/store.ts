@@ -10,7 +10,11 @@ function open(): Promise<IDBDatabase> {
       req.result.createObjectStore('kv');
       req.result.createObjectStore('outbox', { keyPath: 'key' });
     };
-    req.onsuccess = () => resolve(req.result);
+    req.onsuccess = () => {
+      // A deletion (sign-out, here or in another tab) closes this connection at once.
+      req.result.onversionchange = () => { req.result.close(); opened = null; };
+      resolve(req.result);
+    };
     req.onerror = () => { opened = null; reject(req.error); };
   });
   return opened;
@@ -45,7 +49,7 @@ export async function clearDevice(): Promise<void> {
   if (opened) { (await opened.catch(() => null))?.close(); opened = null; }
   await new Promise<void>((resolve) => {
     const r = indexedDB.deleteDatabase(DB);
-    r.onsuccess = r.onerror = r.onblocked = () => resolve();
+    r.onsuccess = r.onerror = () => resolve();
   });
   if ('caches' in self) {
     for (const k of await caches.keys()) await caches.delete(k);

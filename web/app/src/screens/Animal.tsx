@@ -47,7 +47,7 @@ function Departure({ farmID, id }: { farmID: string; id: string }) {
       ? await write(`${t('sale')} ${date}`, SaleDocument, { input: { ...common, buyer: buyer || null } })
       : await write(`${t('death')} ${date}`, DeathDocument, { input: { ...common, cause: cause || null, slaughter } });
     if (out.queued) { setMsg(t('queued')); return; }
-    if (out.code === 'CONFLICT') { setWarning(out.message ?? ''); setAck(false); return; }
+    if (out.code === 'WITHDRAWAL' || out.code === 'CONFLICT') { setWarning(out.message ?? ''); setAck(false); return; }
     if (out.code) { setMsg(`${t('error')}: ${out.message}`); return; }
     setWarning(''); setMsg(t('saved'));
   };
