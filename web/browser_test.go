@@ -371,4 +371,3 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		t.Errorf("uncaught exception in the page: %s", e)
 	}
 }
-
