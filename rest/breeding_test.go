@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
 
 // The breeding season through the API (issue 21.2, 21.3), on both databases: a bull whose
