@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -387,3 +392,86 @@ func noCursor(s string) string {
 }
 
 var _ = http.StatusOK
+
+// seedArchiveFarm gives a farm n animals, each with a record holding its profile fact (with
+// its fact link) and one weight, written straight to the database.
+func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
+	tb.Helper()
+	herdbooktest.InTx(tb, d.Client, func(ctx context.Context, c *ent.Client) error {
+		for lo := 0; lo < n; lo += 200 {
+			hi := min(n, lo+200)
+			animals := make([]*ent.AnimalCreate, 0, hi-lo)
+			records := make([]*ent.RecordCreate, 0, hi-lo)
+			items := make([]*ent.RecordItemCreate, 0, 2*(hi-lo))
+			links := make([]*ent.FactAnimalCreate, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				aid, rid, pid, wid := uuid.New(), uuid.New(), uuid.New(), uuid.New()
+				animals = append(animals, c.Animal.Create().SetID(aid).SetFarmID(farmID).SetTag(fmt.Sprintf("UK%06d", i)))
+				records = append(records, c.Record.Create().SetID(rid).SetFarmID(farmID).SetType("OTHER").SetName("profile").
+					SetAppliedAt(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)).AddAnimalIDs(aid))
+				md, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "profile", "animal_id": aid.String(), "sex": "female", "birth_date": "2022-03-01"}})
+				wd, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "weight", "animal_id": aid.String(), "date": "2025-01-01", "kg": 400}})
+				items = append(items,
+					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
+					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetAnimalID(aid))
+			}
+			if err := c.Animal.CreateBulk(animals...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := c.Record.CreateBulk(records...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := c.RecordItem.CreateBulk(items...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := c.FactAnimal.CreateBulk(links...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// TestFarmArchiveStatements holds the export to the same statements for 5 animals as for
+// 300: it reads in batches, never per animal.
+func TestFarmArchiveStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		counts := map[int]int64{}
+		for _, n := range []int{5, 300} {
+			f := app.MustFarm(owner, fmt.Sprintf("Herd of %d", n))
+			seedArchiveFarm(t, d, f.ID, n)
+			var res herdbooktest.Response
+			counts[n] = app.Queries(func() { res = app.Do("GET", "/v1/farm/"+f.ID.String()+"/archive", owner.Token, nil) })
+			var a herdbook.Archive
+			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 2*n {
+				t.Fatalf("archive of %d animals: %d animals, %d events (%v)", n, len(a.Animals), len(a.Events), err)
+			}
+		}
+		if counts[5] != counts[300] {
+			t.Fatalf("the export costs %d statements for 5 animals, %d for 300", counts[5], counts[300])
+		}
+	})
+}
+
+// BenchmarkFarmArchiveExport exports a farm of 3,000 animals, each with a record of two
+// facts (9,000 rows of the book).
+func BenchmarkFarmArchiveExport(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			f := app.MustFarm(u, "Bench")
+			seedArchiveFarm(b, app.DB, f.ID, 3000)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res := app.Do("GET", "/v1/farm/"+f.ID.String()+"/archive", u.Token, nil); res.Status != 200 {
+					b.Fatal(res.Status)
+				}
+			}
+		})
+	}
+}
