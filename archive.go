@@ -420,17 +420,21 @@ const archiveBatch = 500
 // icarEventTypes is the ICAR resource of each fact kind; kinds ICAR has no event for are
 // herdbook: resources.
 var icarEventTypes = map[evidence.Kind]string{
-	evidence.KindBirth:         "icarMovementBirthEventResource",
-	evidence.KindDeath:         "icarMovementDeathEventResource",
-	evidence.KindSale:          "icarMovementDepartureEventResource",
-	evidence.KindMovementOut:   "icarMovementDepartureEventResource",
-	evidence.KindPurchase:      "icarMovementArrivalEventResource",
-	evidence.KindMovementIn:    "icarMovementArrivalEventResource",
-	evidence.KindWeight:        "icarWeightEventResource",
-	evidence.KindTreatment:     "icarTreatmentEventResource",
-	evidence.KindExposure:      "icarReproInseminationEventResource",
-	evidence.KindMembership:    "icarAnimalSetJoinEventResource",
-	evidence.KindMembershipEnd: "icarAnimalSetLeaveEventResource",
+	evidence.KindBirth:          "icarMovementBirthEventResource",
+	evidence.KindDeath:          "icarMovementDeathEventResource",
+	evidence.KindSale:           "icarMovementDepartureEventResource",
+	evidence.KindMovementOut:    "icarMovementDepartureEventResource",
+	evidence.KindPurchase:       "icarMovementArrivalEventResource",
+	evidence.KindMovementIn:     "icarMovementArrivalEventResource",
+	evidence.KindWeight:         "icarWeightEventResource",
+	evidence.KindTreatment:      "icarTreatmentEventResource",
+	evidence.KindExposure:       "icarReproInseminationEventResource",
+	evidence.KindHandMating:     "icarReproInseminationEventResource",
+	evidence.KindInsemination:   "icarReproInseminationEventResource",
+	evidence.KindHeat:           "icarReproHeatEventResource",
+	evidence.KindPregnancyCheck: "icarReproPregnancyCheckEventResource",
+	evidence.KindMembership:     "icarAnimalSetJoinEventResource",
+	evidence.KindMembershipEnd:  "icarAnimalSetLeaveEventResource",
 }
 
 func icarEventType(kind *string) string {
@@ -440,7 +444,7 @@ func icarEventType(kind *string) string {
 	if t, ok := icarEventTypes[evidence.Kind(*kind)]; ok {
 		return t
 	}
-	// profile, castration, identifier, dna_parentage: no ICAR event of their own.
+	// profile, castration, identifier, dna_parentage, embryo_transfer: no ICAR event of their own.
 	k := *kind
 	parts := strings.Split(k, "_")
 	for i, p := range parts {
