@@ -58,6 +58,7 @@ func archiveFarm(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest
 		map[string]any{"kind": "membership", "animal_id": ids["cow1"], "group_id": ids["herd"], "start_date": "2025-04-01", "end_date": "2025-09-30"},
 		map[string]any{"kind": "membership", "animal_id": ids["cow2"], "group_id": ids["herd"], "start_date": "2025-04-15"})
 	record(editor, []string{ids["calf"]}, false, map[string]any{"kind": "weight", "animal_id": ids["calf"], "date": "2025-03-11", "kg": 41})
+	record(owner, []string{ids["calf"]}, false, map[string]any{"kind": "membership", "animal_id": ids["calf"], "group_id": ids["herd"], "start_date": "2025-06-01"})
 	wrongWeight := record(editor, []string{ids["calf"]}, false, map[string]any{"kind": "weight", "animal_id": ids["calf"], "date": "2025-06-01", "kg": 910})
 	med := mustCreate(t, app, base+"/medicines", owner.Token, map[string]any{"name": "Oxytetracycline LA", "withdrawal_meat_days": 28, "withdrawal_milk_hours": 168})
 	ids["med"] = med["id"].(string)
