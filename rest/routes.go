@@ -100,6 +100,12 @@ func (h *Handler) birthRoutes() {
 	h.handle("GET", "/farm/{farm_id}/birth-history/previews/{preview_id}", h.getPreview)
 	h.handle("POST", "/farm/{farm_id}/birth-history/previews/{preview_id}/approve", h.approvePreview)
 
+	// Outside sires and donors (docs/birth-history.md#outside-sires-and-donors).
+	h.handle("GET", "/farm/{farm_id}/outside-animals", h.listOutsideAnimals)
+	h.handle("POST", "/farm/{farm_id}/outside-animals", h.createOutsideAnimal)
+	h.handle("GET", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.getOutsideAnimal)
+	h.handle("PUT", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.updateOutsideAnimal)
+	h.handle("DELETE", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.deleteOutsideAnimal)
 	h.handle("GET", "/farm/{farm_id}/farm-tasks", h.listTasks)
 	h.handle("PUT", "/farm/{farm_id}/farm-tasks/{task_id}", h.updateTask)
 }
