@@ -109,6 +109,9 @@ func (h *Handler) birthRoutes() {
 	h.handle("GET", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.getOutsideAnimal)
 	h.handle("PUT", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.updateOutsideAnimal)
 	h.handle("DELETE", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.deleteOutsideAnimal)
+	// The due list: pregnant females by expected calving date (docs/birth-history.md#the-due-list).
+	h.handle("GET", "/farm/{farm_id}/due", h.listDue)
+	h.handle("GET", "/farm/{farm_id}/due.csv", h.dueCSV)
 	h.handle("GET", "/farm/{farm_id}/farm-tasks", h.listTasks)
 	h.handle("PUT", "/farm/{farm_id}/farm-tasks/{task_id}", h.updateTask)
 }
