@@ -348,6 +348,16 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 	})
 
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {
+		// Back on the register, the kept copy syncs through the change feed: the weight and
+		// the sale recorded since arrive without a full read.
+		goTo(t, base+"/register", "Register")
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`');
+			q.onsuccess = () => { r.result.close(); const rows = (q.result && q.result.rows) || [];
+				ok(rows.some(x => x.tag === 'UK-1' && x.profile.weightKg === 412.5) && rows.some(x => x.tag === 'UK-2' && x.profile.status === 'SOLD')); }; }; })`,
+			chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			t.Fatalf("the kept register did not sync: %v", err)
+		}
 		// The service worker keeps the shell; the register comes from IndexedDB. The tokens
 		// were in memory only, so after the reload the app asks to sign in again.
 		offline(t, true)
@@ -357,7 +367,7 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, "#register-count", "(offline)")
 		waitText(t, ".register", "UK-100")
 		set(t, "#search", "34003")
-		waitText(t, ".register", "UK-1")
+		waitText(t, ".register", "412.5 kg")
 		shot(t, "12-register-offline")
 		offline(t, false)
 		goTo(t, "/", "Herdbook")

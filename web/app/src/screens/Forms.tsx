@@ -5,7 +5,7 @@ import { client } from '../client';
 import { FactDocument, GroupsDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
 import { prefs, showDate, showWeight, t, toKg, today } from '../i18n';
 import { write } from '../outbox';
-import { kvGet } from '../store';
+import { kept as keptRegister } from '../sync';
 import { matches } from './Register';
 
 export interface Found { id: string; tag: string }
@@ -14,7 +14,7 @@ export interface Found { id: string; tag: string }
 export async function find(farmID: string, q: string): Promise<Found[]> {
   const r = await client.query(RegisterDocument, { farmID, first: 5, search: q.trim(), status: 'ON_FARM', asOf: today() }, { requestPolicy: 'network-only' }).toPromise();
   if (r.data?.farm) return r.data.farm.animals.edges?.flatMap((e) => (e?.node ? [{ id: e.node.id, tag: e.node.tag }] : [])) ?? [];
-  const kept = await kvGet<{ rows: Array<Parameters<typeof matches>[0]> }>(`register:${farmID}`);
+  const kept = await keptRegister(farmID);
   return (kept?.rows ?? []).filter((x) => matches(x, q)).slice(0, 5).map((x) => ({ id: x.id, tag: x.tag }));
 }
 
