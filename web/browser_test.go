@@ -347,6 +347,18 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, "#birth-status", "Approved")
 	})
 
+	t.Run("TaskBoardAndMedicines", func(t *testing.T) {
+		goTo(t, base+"/tasks", "Tasks")
+		waitText(t, "#task-list", "Weigh the calf")
+		shot(t, "13-tasks")
+		click(t, "#task-list .actions button")
+		waitText(t, "#task-status", "Saved")
+		waitText(t, "main", "None")
+		goTo(t, base+"/medicines", "Medicines")
+		waitText(t, "#medicine-list", "Oxytetracycline 200 LA")
+		shot(t, "14-medicines")
+	})
+
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {
 		// Back on the register, the kept copy syncs through the change feed: the weight and
 		// the sale recorded since arrive without a full read.
