@@ -85,6 +85,10 @@ func MustDB(tb testing.TB, dialect string) *db.DB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { d.Close() })
+	// Tests share two cores with every other package's tests: a statement may wait for a
+	// connection far longer than in production without the pool being exhausted. The
+	// tests of the bounded wait set their own (TestPoolExhausted).
+	d.SetPoolWait(time.Minute)
 	if _, err := d.Migrate(ctx, nil); err != nil {
 		tb.Fatal(err)
 	}
@@ -185,6 +189,9 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		BodyPace: o.BodyPace, Metrics: o.Metrics},
 		server.Deps{DB: data, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
+	if _, err := a.Issuer.EnsureWebClient(context.Background(), a.URL); err != nil {
+		tb.Fatal(err)
+	}
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{
 		ClientID: "test-client", Name: "Test client", Scopes: herdbook.AllScopes,
 	}); err != nil {
