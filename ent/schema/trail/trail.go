@@ -56,6 +56,17 @@ func actorFrom(ctx context.Context) (Actor, bool) {
 
 type actionKey struct{}
 
+type restoringKey struct{}
+
+// Restoring returns a context whose writes copy entries from a farm archive as they were:
+// the entries keep their own authors, times and void stamps, and the trail is copied with
+// them (its entries are written by the importer), so the hooks neither stamp nor append.
+func Restoring(ctx context.Context) context.Context {
+	return context.WithValue(ctx, restoringKey{}, true)
+}
+
+func restoring(ctx context.Context) bool { r, _ := ctx.Value(restoringKey{}).(bool); return r }
+
 type action struct{ name, reason string }
 
 // WithAction returns a context whose changes the trail lists as action (void, amend,
@@ -75,6 +86,9 @@ func actionFrom(ctx context.Context) (action, bool) {
 func Stamp() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if restoring(ctx) {
+				return next.Mutate(ctx, m)
+			}
 			a, known := actorFrom(ctx)
 			switch {
 			case m.Op().Is(ent.OpCreate):
@@ -157,7 +171,7 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			entity := map[string]string{"Record": EntityRecord, "RecordItem": EntityItem}[m.Type()]
-			if entity == "" || m.Op().Is(ent.OpDelete|ent.OpDeleteOne) {
+			if entity == "" || m.Op().Is(ent.OpDelete|ent.OpDeleteOne) || restoring(ctx) {
 				return next.Mutate(ctx, m)
 			}
 			a, hasActor := actorFrom(ctx)
