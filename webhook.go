@@ -280,6 +280,11 @@ func (s *Service) UpdateWebhook(ctx context.Context, farmID, id uuid.UUID, p Web
 		if err != nil {
 			return err
 		}
+		if !p.changes(ep, types) {
+			// A write that changes nothing changes nothing: no updated_at.
+			out = ep
+			return nil
+		}
 		u := s.Client(ctx).WebhookEndpoint.UpdateOne(ep)
 		if p.URL != nil {
 			u.SetURL(*p.URL)
@@ -304,6 +309,26 @@ func (s *Service) UpdateWebhook(ctx context.Context, farmID, id uuid.UUID, p Web
 		return err
 	})
 	return out, err
+}
+
+// changes reports whether p, with its validated event types, would change ep. Event types
+// are a set: the same ones in another order change nothing.
+func (p WebhookPatch) changes(ep *ent.WebhookEndpoint, types []string) bool {
+	if p.URL != nil && *p.URL != ep.URL {
+		return true
+	}
+	if types != nil {
+		a, b := slices.Clone(types), slices.Clone(ep.EventTypes)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return true
+		}
+	}
+	if p.Description.Set && !equalPtr(p.Description.Value, ep.Description) {
+		return true
+	}
+	return p.Enabled != nil && (*p.Enabled != ep.Enabled || (*p.Enabled && ep.DisabledReason != nil))
 }
 
 // DeleteWebhook deletes an endpoint with its deliveries and their log; what was not yet
