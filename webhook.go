@@ -442,3 +442,36 @@ func (s *Service) WebhookByURL(ctx context.Context, farmID uuid.UUID, rawURL str
 	}
 	return ep, err
 }
+
+// WebhookNode is node(id:) for the webhook types: the endpoint or the delivery (with its
+// event and attempt log) that has the id, when the viewer may manage its farm's webhooks
+// (read:farms and OWNER, as the lists). An id the viewer may not read is not found, as for
+// every node.
+func (s *Service) WebhookNode(ctx context.Context, id uuid.UUID) (any, error) {
+	if _, err := authenticate(ctx); err != nil {
+		return nil, err
+	}
+	c := s.Client(ctx)
+	var farmID uuid.UUID
+	var out any
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).Only(ctx)
+	switch {
+	case err == nil:
+		farmID, out = ep.FarmID, ep
+	case !ent.IsNotFound(err):
+		return nil, err
+	default:
+		d, err := deliveryDetails(c.WebhookDelivery.Query().Where(webhookdelivery.ID(id))).WithEndpoint().Only(ctx)
+		if err != nil {
+			return nil, notFound(err, "node", id)
+		}
+		farmID, out = d.Edges.Endpoint.FarmID, d
+	}
+	if _, err := s.authorizeWebhooks(ctx, farmID, false); err != nil {
+		if code := ErrorCode(err); code == EUNAVAILABLE || code == EINTERNAL {
+			return nil, err
+		}
+		return nil, Errorf(ENOTFOUND, "node %s not found", id)
+	}
+	return out, nil
+}

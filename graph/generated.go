@@ -1288,8 +1288,8 @@ type QueryResolver interface {
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
 	NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error)
 	Kinship(ctx context.Context, a uuid.UUID, b uuid.UUID) (*model.Kinship, error)
-	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*ent.WebhookEndpoint, error)
-	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.WebhookEndpoint, error)
+	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*model.WebhookEndpoint, error)
+	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.WebhookEndpoint, error)
 	WebhookDeliveries(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, status *webhookdelivery.Status, skip *int, take *int) (*model.WebhookDeliveryPage, error)
 }
 type RecordResolver interface {
@@ -1303,13 +1303,13 @@ type ThreadResolver interface {
 	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
 }
 type WebhookDeliveryResolver interface {
-	EventType(ctx context.Context, obj *ent.WebhookDelivery) (string, error)
+	EventType(ctx context.Context, obj *model.WebhookDelivery) (string, error)
 
-	Payload(ctx context.Context, obj *ent.WebhookDelivery) (map[string]any, error)
-	AttemptLog(ctx context.Context, obj *ent.WebhookDelivery) ([]*ent.WebhookAttempt, error)
+	Payload(ctx context.Context, obj *model.WebhookDelivery) (map[string]any, error)
+	AttemptLog(ctx context.Context, obj *model.WebhookDelivery) ([]*ent.WebhookAttempt, error)
 }
 type WebhookEndpointResolver interface {
-	Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error)
+	Deliveries(ctx context.Context, obj *model.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -24984,8 +24984,8 @@ func (ec *executionContext) _Query_webhooks(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Webhooks(ctx, fc.Args["farmID"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpointᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25028,8 +25028,8 @@ func (ec *executionContext) _Query_webhook(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Webhook(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		false,
@@ -28387,8 +28387,8 @@ func (ec *executionContext) _WebhookCreatePayload_webhook(ctx context.Context, f
 			return obj.Webhook, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28453,7 +28453,7 @@ func (ec *executionContext) fieldContext_WebhookDeletePayload_deletedWebhookID(_
 	return graphql.NewScalarFieldContext("WebhookDeletePayload", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28476,7 +28476,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28499,7 +28499,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_endpointID(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28522,7 +28522,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventID(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28545,7 +28545,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventType(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "String")
 }
 
-func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28568,7 +28568,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_status(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "WebhookDeliveryStatus")
 }
 
-func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28591,7 +28591,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_attempts(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
-func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28614,7 +28614,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_nextAttemptAt(_ context
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28637,7 +28637,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_lastStatusCode(_ contex
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
-func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28660,7 +28660,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_lastError(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28683,7 +28683,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_deliveredAt(_ context.C
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28706,7 +28706,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28729,7 +28729,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_payload(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "Map")
 }
 
-func (ec *executionContext) _WebhookDelivery_attemptLog(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attemptLog(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28860,8 +28860,8 @@ func (ec *executionContext) _WebhookDeliveryEdge_node(ctx context.Context, field
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28938,8 +28938,8 @@ func (ec *executionContext) _WebhookDeliveryPage_nodes(ctx context.Context, fiel
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDeliveryᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28970,8 +28970,8 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload_delivery(ctx context.C
 			return obj.Delivery, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28990,7 +28990,7 @@ func (ec *executionContext) fieldContext_WebhookDeliveryReplayPayload_delivery(_
 	return fc, nil
 }
 
-func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29013,7 +29013,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29036,7 +29036,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_farmID(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29059,7 +29059,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_url(_ context.Context, 
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29082,7 +29082,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.C
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29105,7 +29105,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_eventTypes(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29128,7 +29128,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_enabled(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29151,7 +29151,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_disabledReason(_ contex
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29174,7 +29174,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29197,7 +29197,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -29340,8 +29340,8 @@ func (ec *executionContext) _WebhookEndpointEdge_node(ctx context.Context, field
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -29395,8 +29395,8 @@ func (ec *executionContext) _WebhookUpdatePayload_webhook(ctx context.Context, f
 			return obj.Webhook, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -39240,6 +39240,20 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.WebhookEndpoint:
+		return ec._WebhookEndpoint(ctx, sel, &obj)
+	case *model.WebhookEndpoint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookEndpoint(ctx, sel, obj)
+	case model.WebhookDelivery:
+		return ec._WebhookDelivery(ctx, sel, &obj)
+	case *model.WebhookDelivery:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookDelivery(ctx, sel, obj)
 	case *ent.User:
 		if obj == nil {
 			return graphql.Null
@@ -45958,9 +45972,9 @@ func (ec *executionContext) _WebhookDeletePayload(ctx context.Context, sel ast.S
 	return out
 }
 
-var webhookDeliveryImplementors = []string{"WebhookDelivery"}
+var webhookDeliveryImplementors = []string{"WebhookDelivery", "Node"}
 
-func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -46206,9 +46220,9 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload(ctx context.Context, s
 	return out
 }
 
-var webhookEndpointImplementors = []string{"WebhookEndpoint"}
+var webhookEndpointImplementors = []string{"WebhookEndpoint", "Node"}
 
-func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpoint) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -49046,11 +49060,11 @@ func (ec *executionContext) marshalNWebhookDeletePayload2ᚖgithubᚗcomᚋherdb
 	return ec._WebhookDeletePayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookDelivery) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, sel, v[i])
+		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -49062,7 +49076,7 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdboo
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "WebhookDelivery!")
 		return graphql.Null
@@ -49133,11 +49147,11 @@ func (ec *executionContext) marshalNWebhookDeliveryStatus2githubᚗcomᚋherdboo
 	return v
 }
 
-func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookEndpoint) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, sel, v[i])
+		return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -49149,7 +49163,7 @@ func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdboo
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "WebhookEndpoint!")
 		return graphql.Null
@@ -50639,7 +50653,7 @@ func (ec *executionContext) marshalOWebhookDeliveryStatus2ᚖgithubᚗcomᚋherd
 	return v
 }
 
-func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

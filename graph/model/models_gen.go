@@ -1560,7 +1560,7 @@ type WebhookCreateInput struct {
 // What webhookCreate made.
 type WebhookCreatePayload struct {
 	// The new webhook.
-	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	Webhook *WebhookEndpoint `json:"webhook"`
 	// The whsec_ signing secret, shown only here.
 	Secret string `json:"secret"`
 }
@@ -1592,7 +1592,7 @@ type WebhookDeliveryConnection struct {
 // A delivery and its cursor.
 type WebhookDeliveryEdge struct {
 	// The delivery.
-	Node *ent.WebhookDelivery `json:"node"`
+	Node *WebhookDelivery `json:"node"`
 	// Pass it as after to read on from here.
 	Cursor string `json:"cursor"`
 }
@@ -1602,7 +1602,7 @@ type WebhookDeliveryPage struct {
 	// All deliveries matching the filter.
 	TotalCount int `json:"totalCount"`
 	// This page's deliveries.
-	Nodes []*ent.WebhookDelivery `json:"nodes"`
+	Nodes []*WebhookDelivery `json:"nodes"`
 }
 
 // The delivery to send again.
@@ -1618,7 +1618,7 @@ type WebhookDeliveryReplayInput struct {
 // What webhookDeliveryReplay queued.
 type WebhookDeliveryReplayPayload struct {
 	// The delivery, queued again.
-	Delivery *ent.WebhookDelivery `json:"delivery"`
+	Delivery *WebhookDelivery `json:"delivery"`
 }
 
 // A page of a farm's webhooks.
@@ -1634,7 +1634,7 @@ type WebhookEndpointConnection struct {
 // A webhook and its cursor.
 type WebhookEndpointEdge struct {
 	// The webhook.
-	Node *ent.WebhookEndpoint `json:"node"`
+	Node *WebhookEndpoint `json:"node"`
 	// Pass it as after to read on from here.
 	Cursor string `json:"cursor"`
 }
@@ -1658,7 +1658,7 @@ type WebhookUpdateInput struct {
 // What webhookUpdate changed.
 type WebhookUpdatePayload struct {
 	// The webhook as it is now.
-	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	Webhook *WebhookEndpoint `json:"webhook"`
 }
 
 // An animal's weight on a day.

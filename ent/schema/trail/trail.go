@@ -377,23 +377,33 @@ func add(ctx context.Context, c *gen.Client, unfiltered func(context.Context) co
 // chunk bounds one multi-row insert well below the databases' parameter limits.
 const chunk = 500
 
+// lookupChunk bounds the ids of one lookup of the records' farms.
+const lookupChunk = 5000
+
 // write inserts entries: one query for the farms of items' records, then the inserts.
 func write(ctx context.Context, c *gen.Client, entries []entry) error {
+	// The records whose farm an entry lacks, each once (a seed's transaction holds hundreds
+	// of thousands of items: no quadratic search), looked up in chunks that stay below the
+	// databases' parameter limits (SQLite's 32,766, PostgreSQL's 65,535).
 	var missing []uuid.UUID
+	asked := map[uuid.UUID]bool{}
 	for _, e := range entries {
-		if e.farm == uuid.Nil && !slices.Contains(missing, e.record) {
+		if e.farm == uuid.Nil && !asked[e.record] {
+			asked[e.record] = true
 			missing = append(missing, e.record)
 		}
 	}
-	farms := map[uuid.UUID]uuid.UUID{}
-	if len(missing) > 0 {
-		rows, err := c.Record.Query().Where(record.IDIn(missing...)).Select(record.FieldID, record.FieldFarmID).All(ctx)
+	farms := make(map[uuid.UUID]uuid.UUID, len(missing))
+	for len(missing) > 0 {
+		n := min(len(missing), lookupChunk)
+		rows, err := c.Record.Query().Where(record.IDIn(missing[:n]...)).Select(record.FieldID, record.FieldFarmID).All(ctx)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
 			farms[r.ID] = r.FarmID
 		}
+		missing = missing[n:]
 	}
 	builders := make([]*gen.AuditEntryCreate, 0, len(entries))
 	for _, e := range entries {
