@@ -66,12 +66,16 @@ const (
 	// KindTreatment records a medicine given to an animal or to a group (the medicine book;
 	// the withdrawal package reads it, the birth review does not).
 	KindTreatment Kind = "treatment"
+	// KindWeaning records that a calf was weaned on a date, with its weaning weight and,
+	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
+	// weight). Its weight counts as a weight of the animal on that date.
+	KindWeaning Kind = "weaning"
 )
 
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
-	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment}
+	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment, KindWeaning}
 
 // The sexes a profile may record.
 const (
@@ -269,6 +273,7 @@ var kindFields = map[Kind][numFields]use{
 	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
 	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
 	KindWeight:        {fAnimal: required, fDate: required, fKG: required},
+	KindWeaning:       {fAnimal: required, fDate: required, fKG: required, fGroup: optional},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
 		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,

@@ -43,6 +43,11 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
 	// Pedigree, kinship and inbreeding under uncertain paternity (docs/pedigree.md).
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/pedigree", h.animalPedigree)
+	// The calving operation and growth (docs/breeding.md).
+	h.handle("GET", "/farm/{farm_id}/calvings", h.listCalvings)
+	h.handle("POST", "/farm/{farm_id}/calvings", h.createCalving)
+	h.handle("GET", "/farm/{farm_id}/calvings/{calving_id}", h.getCalving)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/weights", h.animalWeights)
 	h.handle("GET", "/farm/{farm_id}/kinship", h.kinship)
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)
