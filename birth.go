@@ -497,8 +497,11 @@ func columnsOf(f evidence.Fact) factColumns {
 	kind := string(f.Kind)
 	c := factColumns{kind: &kind, group: id(f.GroupID)}
 	switch f.Kind {
-	case evidence.KindExposure:
+	case evidence.KindExposure, evidence.KindInsemination, evidence.KindHandMating:
 		c.subject, c.dam = id(f.SireID), id(f.DamID)
+	case evidence.KindEmbryoTransfer:
+		// The female served is the recipient, who carries the calf: her facts hold it.
+		c.subject, c.dam = id(f.SireID), id(f.RecipientID)
 	case evidence.KindBirth:
 		c.subject, c.dam = id(f.DamID), id(f.DamID)
 	case evidence.KindDNAParentage:

@@ -166,7 +166,7 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 	switch name {
 	case ReportCalving:
 		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
-			evidence.KindMembership, evidence.KindMembershipEnd, "insemination", "hand_mating", "embryo_transfer")
+			evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +178,7 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 		}
 		return spreadReport(facts, q), nil
 	case ReportScans:
-		facts, err := s.farmFacts(ctx, farmID, "pregnancy_check")
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindPregnancyCheck)
 		if err != nil {
 			return nil, err
 		}
@@ -348,11 +348,11 @@ func calvingReport(facts []evidence.Fact, q ReportQuery) *CalvingReport {
 					}
 				}
 			}
-		case "insemination", "hand_mating":
+		case evidence.KindInsemination, evidence.KindHandMating:
 			if in(f.Date, q.ExposureFrom, q.ExposureTo) {
 				mark(f.DamID)
 			}
-		case "embryo_transfer":
+		case evidence.KindEmbryoTransfer:
 			if in(f.Date, q.ExposureFrom, q.ExposureTo) {
 				mark(f.RecipientID)
 			}
@@ -442,7 +442,7 @@ func scanReport(facts []evidence.Fact, q ReportQuery) *ScanReport {
 	out := &ScanReport{From: q.From, To: q.To, ByMethod: map[string]int{}}
 	last := map[string]evidence.Fact{}
 	for _, f := range facts {
-		if f.Kind != "pregnancy_check" || !in(f.Date, q.From, q.To) {
+		if f.Kind != evidence.KindPregnancyCheck || !in(f.Date, q.From, q.To) {
 			continue
 		}
 		out.Checks++

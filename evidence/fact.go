@@ -66,16 +66,55 @@ const (
 	// KindTreatment records a medicine given to an animal or to a group (the medicine book;
 	// the withdrawal package reads it, the birth review does not).
 	KindTreatment Kind = "treatment"
+	// KindHeat records that a female was seen in heat (oestrus) on a date.
+	KindHeat Kind = "heat"
+	// KindInsemination records an artificial insemination of a dam with a sire's semen (the
+	// sire may be an outside animal): a service on that date.
+	KindInsemination Kind = "insemination"
+	// KindHandMating records a supervised natural service of a dam by a sire on a date.
+	KindHandMating Kind = "hand_mating"
+	// KindEmbryoTransfer records an embryo of a donor dam (DamID, the genetic dam) and a sire
+	// placed in a recipient female, who carries it: a service of the recipient on that date.
+	KindEmbryoTransfer Kind = "embryo_transfer"
+	// KindPregnancyCheck records a pregnancy diagnosis (scan, palpation or blood test).
+	KindPregnancyCheck Kind = "pregnancy_check"
 	// KindWeaning records that a calf was weaned on a date, with its weaning weight and,
 	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
 	// weight). Its weight counts as a weight of the animal on that date.
 	KindWeaning Kind = "weaning"
 )
 
+// ServiceKinds are the kinds that date a service of a dam by a sire.
+var ServiceKinds = []Kind{KindInsemination, KindHandMating, KindEmbryoTransfer}
+
+// IsService reports whether a kind dates a service of a dam by a sire.
+func IsService(k Kind) bool {
+	return k == KindInsemination || k == KindHandMating || k == KindEmbryoTransfer
+}
+
+// The methods and results of a pregnancy_check fact.
+const (
+	MethodScan      = "scan"
+	MethodPalpation = "palpation"
+	MethodBlood     = "blood"
+	ResultPregnant  = "pregnant"
+	ResultEmpty     = "empty"
+	ResultRecheck   = "recheck"
+	// MaxFoetalAgeDays bounds a foetal age; it is a typing bound, not a gestation length.
+	MaxFoetalAgeDays = 2000
+)
+
+// PregnancyMethods and PregnancyResults list the values a pregnancy_check takes.
+var (
+	PregnancyMethods = []string{MethodScan, MethodPalpation, MethodBlood}
+	PregnancyResults = []string{ResultPregnant, ResultEmpty, ResultRecheck}
+)
+
 // Kinds lists every fact kind in the order DESIGN.md gives them.
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
-	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment, KindWeaning}
+	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment,
+	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning}
 
 // The sexes a profile may record.
 const (
@@ -174,6 +213,20 @@ type Fact struct {
 	TimeZone        string `json:"time_zone,omitempty"`
 	WithdrawalRules string `json:"withdrawal_rules,omitempty"`
 	Organic         bool   `json:"organic,omitempty"`
+
+	// Service and pregnancy fields. Straw names the semen batch or straw of an insemination,
+	// Technician who inseminated; RecipientID is the female an embryo was placed in (DamID is
+	// its donor), Embryo the embryo's batch or id. Method and the foetal age (one number of
+	// days, or a range) belong to a pregnancy_check, whose Result is pregnant, empty or
+	// recheck.
+	Straw            string `json:"straw,omitempty"`
+	Technician       string `json:"technician,omitempty"`
+	RecipientID      string `json:"recipient_id,omitempty"`
+	Embryo           string `json:"embryo,omitempty"`
+	Method           string `json:"method,omitempty"`
+	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
+	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
+	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -236,6 +289,14 @@ const (
 	fTimeZone
 	fWithdrawalRules
 	fOrganic
+	fStraw
+	fTechnician
+	fRecipient
+	fEmbryo
+	fMethod
+	fFoetalAge
+	fFoetalAgeMin
+	fFoetalAgeMax
 	numFields
 )
 
@@ -245,7 +306,9 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"medicine_id", "medicine_version", "dose", "unit", "route", "batch", "administered_by",
 	"withdrawal_meat_days", "withdrawal_milk_hours", "slaughter",
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
-	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic"}
+	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
+	"straw", "technician", "recipient_id", "embryo", "method",
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -282,6 +345,12 @@ var kindFields = map[Kind][numFields]use{
 		fQuantityPerAnimal: optional, fQuantityTotal: optional, fQuantityUnit: optional, fPrescribingVet: optional,
 		fPrescribingPractice: optional, fLastAdministration: optional, fReason: optional, fOffLabel: optional,
 		fTimeZone: optional, fWithdrawalRules: optional, fOrganic: optional},
+	KindHeat:           {fAnimal: required, fDate: required},
+	KindInsemination:   {fDam: required, fSire: required, fDate: required, fStraw: optional, fTechnician: optional},
+	KindHandMating:     {fDam: required, fSire: required, fDate: required},
+	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
+	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
+		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional},
 }
 
 // str returns the value of a string field.
@@ -351,6 +420,16 @@ func (f *Fact) str(fl field) string {
 		return f.TimeZone
 	case fWithdrawalRules:
 		return f.WithdrawalRules
+	case fStraw:
+		return f.Straw
+	case fTechnician:
+		return f.Technician
+	case fRecipient:
+		return f.RecipientID
+	case fEmbryo:
+		return f.Embryo
+	case fMethod:
+		return f.Method
 	}
 	return ""
 }
@@ -422,6 +501,16 @@ func (f *Fact) setStr(fl field, v string) {
 		f.TimeZone = v
 	case fWithdrawalRules:
 		f.WithdrawalRules = v
+	case fStraw:
+		f.Straw = v
+	case fTechnician:
+		f.Technician = v
+	case fRecipient:
+		f.RecipientID = v
+	case fEmbryo:
+		f.Embryo = v
+	case fMethod:
+		f.Method = v
 	}
 }
 
@@ -447,18 +536,25 @@ func (f *Fact) present(fl field) bool {
 		return f.OffLabel
 	case fOrganic:
 		return f.Organic
+	case fFoetalAge:
+		return f.FoetalAgeDays != nil
+	case fFoetalAgeMin:
+		return f.FoetalAgeMinDays != nil
+	case fFoetalAgeMax:
+		return f.FoetalAgeMaxDays != nil
 	}
 	return f.str(fl) != ""
 }
 
 func isIDField(fl field) bool {
-	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine
+	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine ||
+		fl == fRecipient
 }
 
 func isTextField(fl field) bool {
 	return fl == fUnit || fl == fRoute || fl == fBatch || fl == fAdministeredBy ||
 		fl == fQuantityUnit || fl == fPrescribingVet || fl == fPrescribingPractice || fl == fReason ||
-		fl == fTimeZone || fl == fWithdrawalRules
+		fl == fTimeZone || fl == fWithdrawalRules || fl == fStraw || fl == fTechnician || fl == fEmbryo
 }
 
 func isDateField(fl field) bool {
@@ -547,6 +643,21 @@ func ParseFact(raw json.RawMessage) (Fact, []FieldError) {
 				f.QuantityPerAnimal = n
 			default:
 				f.QuantityTotal = n
+			}
+		case fl == fFoetalAge || fl == fFoetalAgeMin || fl == fFoetalAgeMax:
+			var n *int
+			if json.Unmarshal(v, &n) != nil {
+				errs = append(errs, FieldError{Field: name, Message: "must be a whole number"})
+				badType[name] = true
+				n = nil
+			}
+			switch fl {
+			case fFoetalAge:
+				f.FoetalAgeDays = n
+			case fFoetalAgeMin:
+				f.FoetalAgeMinDays = n
+			default:
+				f.FoetalAgeMaxDays = n
 			}
 		case fl == fMedicineVersion || fl == fMeatDays || fl == fMilkHours:
 			var n *int
@@ -759,6 +870,29 @@ func (f Fact) Validate() []FieldError {
 			add(fAnimal, "is required for kind treatment unless group_id is given")
 		}
 	}
+	if f.Kind == KindPregnancyCheck {
+		switch {
+		case f.FoetalAgeDays != nil && (f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil):
+			add(fFoetalAge, "must be left out when foetal_age_min_days or foetal_age_max_days is given: a foetal age is one number or a range")
+		case (f.FoetalAgeMinDays != nil) != (f.FoetalAgeMaxDays != nil):
+			if f.FoetalAgeMinDays == nil {
+				add(fFoetalAgeMin, "is required when foetal_age_max_days is given")
+			} else {
+				add(fFoetalAgeMax, "is required when foetal_age_min_days is given")
+			}
+		case fine[fFoetalAgeMin] && fine[fFoetalAgeMax] && *f.FoetalAgeMaxDays < *f.FoetalAgeMinDays:
+			add(fFoetalAgeMax, "must not be less than foetal_age_min_days")
+		}
+		if fine[fResult] && f.Result != ResultPregnant && (f.FoetalAgeDays != nil || f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil) {
+			add(fResult, "must be pregnant when a foetal age is given")
+		}
+	}
+	if fine[fRecipient] && fine[fDam] && normID(f.RecipientID) == normID(f.DamID) {
+		add(fRecipient, "must differ from dam_id: the recipient carries another dam's embryo")
+	}
+	if fine[fRecipient] && fine[fSire] && normID(f.RecipientID) == normID(f.SireID) {
+		add(fRecipient, "must differ from sire_id")
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
@@ -809,9 +943,27 @@ func (f *Fact) checkFormat(fl field) string {
 		if f.Relation != RelationDam && f.Relation != RelationSire {
 			return dnaRelationMessage
 		}
+	case fl == fResult && f.Kind == KindPregnancyCheck:
+		if !slices.Contains(PregnancyResults, f.Result) {
+			return "must be one of " + strings.Join(PregnancyResults, ", ")
+		}
 	case fl == fResult:
 		if f.Result != ResultQualified && f.Result != ResultExcluded {
 			return "must be qualified or excluded"
+		}
+	case fl == fMethod:
+		if !slices.Contains(PregnancyMethods, f.Method) {
+			return "must be one of " + strings.Join(PregnancyMethods, ", ")
+		}
+	case fl == fFoetalAge || fl == fFoetalAgeMin || fl == fFoetalAgeMax:
+		n := f.FoetalAgeDays
+		if fl == fFoetalAgeMin {
+			n = f.FoetalAgeMinDays
+		} else if fl == fFoetalAgeMax {
+			n = f.FoetalAgeMaxDays
+		}
+		if *n < 1 || *n > MaxFoetalAgeDays {
+			return fmt.Sprintf("must be between 1 and %d", MaxFoetalAgeDays)
 		}
 	case fl == fKG:
 		x, err := strconv.ParseFloat(string(f.KG), 64)
@@ -875,7 +1027,7 @@ func (f *Fact) checkFormat(fl field) string {
 // dam and offspring), lower-cased, de-duplicated and sorted. A write path
 // checks them against the farm's animals before storing the fact.
 func (f Fact) ReferencedAnimals() []string {
-	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID}
+	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID, f.RecipientID}
 	ids = append(ids, f.OffspringIDs...)
 	return sortedSet(ids)
 }

@@ -176,6 +176,12 @@ const (
 	roleExposureSire
 	roleExposureDam
 	roleDNA // named in a laboratory's result
+	// roleServiceSire and roleServiceDam are the sire and the served female of an
+	// insemination, a hand mating or an embryo transfer (whose served female is the
+	// recipient); roleDonor is an embryo transfer's donor, the genetic dam.
+	roleServiceSire
+	roleServiceDam
+	roleDonor
 )
 
 func roleOf(f *hfact, id string) role {
@@ -206,6 +212,17 @@ func roleOf(f *hfact, id string) role {
 	case KindDNAParentage:
 		if f.OffspringID == id || f.ParentID == id {
 			return roleDNA
+		}
+	case KindInsemination, KindHandMating, KindEmbryoTransfer:
+		switch {
+		case f.SireID == id:
+			return roleServiceSire
+		case f.Kind == KindEmbryoTransfer && f.RecipientID == id:
+			return roleServiceDam
+		case f.Kind == KindEmbryoTransfer && f.DamID == id:
+			return roleDonor
+		case f.DamID == id:
+			return roleServiceDam
 		}
 	default:
 		if f.AnimalID == id {
@@ -331,6 +348,18 @@ func (c *historyCheck) checkAnimal(id string) {
 			c.checkSex(f, id, name, RelationSire, sex, l.sexFrom, "sire_id")
 		case roleExposureDam:
 			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, "dam_id")
+		case roleServiceSire:
+			field = "sire_id"
+			c.checkSex(f, id, name, RelationSire, sex, l.sexFrom, field)
+		case roleServiceDam:
+			field = "dam_id"
+			if f.Kind == KindEmbryoTransfer {
+				field = "recipient_id"
+			}
+			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
+		case roleDonor:
+			field = "dam_id"
+			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
 		}
 		// Nothing before the birth.
 		if l.born != nil && f.day < l.bornDay {
@@ -348,6 +377,11 @@ func (c *historyCheck) checkAnimal(id string) {
 				c.report(f, field, l.born, bornField(l), "%s was %d days old on the birth on %s (%s), younger than the farm's minimum breeding age of %d days for a %s (born %s, %s)",
 					name, f.day-l.bornDay, f.key, f.ref(), *limit, what, l.bornText(), l.born.ref())
 			}
+		}
+		// A sire old enough on the day of a service (semen or a mating: the day he is named).
+		if l.born != nil && r == roleServiceSire && c.limits.MinimumBreedingAgeMale != nil && f.day-l.bornDay < *c.limits.MinimumBreedingAgeMale {
+			c.report(f, field, l.born, bornField(l), "%s was %d days old on the %s on %s (%s), younger than the farm's minimum breeding age of %d days for a male (born %s, %s)",
+				name, f.day-l.bornDay, kindText(f.Kind), f.key, f.ref(), *c.limits.MinimumBreedingAgeMale, l.bornText(), l.born.ref())
 		}
 		// Nothing after the death or the final departure.
 		if l.end != nil && f.day > l.end.day && f != l.end && !exemptAfterEnd(f, r, l.end) {
@@ -369,6 +403,8 @@ func exemptAfterEnd(f *hfact, r role, end *hfact) bool {
 	switch {
 	case r == roleSire:
 		return true // a sire need not be alive, or on the farm, when his calf is born
+	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer):
+		return true // semen and embryos are stored: their animal may be long dead or gone
 	case r != roleSubject:
 		return false
 	case end.Kind == KindDeath:
@@ -389,6 +425,12 @@ func (c *historyCheck) doing(f *hfact, r role) string {
 		return "an exposure as sire"
 	case roleExposureDam:
 		return "an exposure as dam"
+	case roleServiceSire:
+		return article(kindText(f.Kind)) + " as sire"
+	case roleServiceDam:
+		return article(kindText(f.Kind)) + " as the served female"
+	case roleDonor:
+		return "an embryo transfer as donor"
 	}
 	return "its " + kindText(f.Kind)
 }
@@ -457,4 +499,12 @@ func (c *historyCheck) checkCalvingInterval(name string, births []*hfact) {
 				name, a.key, a.ref(), b.key, b.ref(), gap, *limit)
 		}
 	}
+}
+
+// article puts "a" or "an" before a noun that starts with a letter.
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }

@@ -38,7 +38,7 @@ func born(dam, sire, date string, calves ...string) evidence.Fact {
 }
 
 func names(id string) string {
-	for _, n := range []string{"C12", "COW", "BULL", "HEIFER", "CALF", "CALF2"} {
+	for _, n := range []string{"C12", "COW", "BULL", "HEIFER", "CALF", "CALF2", "DONOR"} {
 		if uid(n) == id {
 			return n
 		}

@@ -235,5 +235,16 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
+	// The web app signs out by revoking its refresh token from the page. Its sign-in to the
+	// OAuth pages ends with it, or the next sign-in would go through without a password.
+	if IsFirstParty(cl) && h.sameOrigin(r) {
+		if raw := cookieValue(r, h.cookieName("hb_session")); raw != "" {
+			if err := h.iss.EndSession(r.Context(), raw); err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			h.setCookie(w, "hb_session", "", -1, http.SameSiteLaxMode)
+		}
+	}
 	httpapi.WriteJSON(w, http.StatusOK, map[string]bool{"revoked": revoked})
 }

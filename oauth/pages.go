@@ -190,6 +190,15 @@ func (h *Handler) checkCSRF(r *http.Request, form url.Values) bool {
 	return c != "" && subtle.ConstantTimeCompare([]byte(c), []byte(f)) == 1
 }
 
+// sameOrigin tells whether a request comes from a page of this server's own origin: its
+// Origin is ours, or, without Origin, the browser says Sec-Fetch-Site: same-origin.
+func (h *Handler) sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		return strings.EqualFold(o, h.origin())
+	}
+	return r.Header.Get("Sec-Fetch-Site") == "same-origin"
+}
+
 func (h *Handler) origin() string {
 	u, err := url.Parse(h.cfg.BaseURL)
 	if err != nil {
@@ -414,6 +423,15 @@ func (h *Handler) consentPage(w http.ResponseWriter, r *http.Request) {
 		toLogin(w, r, "/oauth/consent?"+p.Encode())
 		return
 	}
+	// The web app served by this server is Herdbook itself: signing in to it is not granting
+	// a third party access, so there is nothing to consent to (the IETF's "OAuth 2.0 for
+	// Browser-Based Applications" treats a first-party app's authorization as the sign-in).
+	// The code still goes only to its exactly registered redirect URI, bound to its PKCE
+	// challenge.
+	if IsFirstParty(req.Client) {
+		h.issueCode(w, r, p, u)
+		return
+	}
 	var hidden []hiddenField
 	for _, k := range authParams {
 		if v := p.Get(k); v != "" {
@@ -463,6 +481,12 @@ func (h *Handler) consent(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, http.StatusBadRequest, "Choose Allow or Deny", "Go back and choose Allow or Deny.")
 		return
 	}
+	h.issueCode(w, r, p, u)
+}
+
+// issueCode issues an authorization code for the checked parameters p approved by u, through
+// go-oauth2's authorize handler and our manager, and redirects to the client with it.
+func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, p url.Values, u *ent.User) {
 	// go-oauth2 reads the request from the form: give it exactly the checked parameters.
 	r.Form, r.PostForm = p, p
 	noStore(w)

@@ -143,6 +143,12 @@ func (e env) serve(ctx context.Context, args []string) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
+	// The web app's first-party OAuth client (herdbook-web) exists without set-up, its
+	// redirect URIs following the base URL (docs/oauth.md).
+	iss := oauth.NewIssuer(d.Client, nil)
+	if _, err := iss.EnsureWebClient(ctx, base); err != nil {
+		return fmt.Errorf("oauth client %s: %w", oauth.WebClientID, err)
+	}
 	// Traces go to an OTLP collector when one is configured; off otherwise.
 	stopTracing, err := tracing.Setup(ctx, tracing.Config{Endpoint: c.OTLPEndpoint, Version: readBuildInfo().Version, Getenv: e.getenv})
 	if err != nil {
@@ -171,7 +177,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	h := server.New(server.Config{BaseURL: base, WebOrigin: c.WebOrigin, Logger: logger, RateLimits: limits, TrustedProxies: proxies,
 		APIRateLimit: c.APIRateLimit, APIRateWindow: c.APIRateWindow, Metrics: mx, GraphQLMaxAnswerBytes: c.GraphQLMaxAnswerBytes},
-		server.Deps{DB: d, Service: svc, Issuer: oauth.NewIssuer(d.Client, nil)})
+		server.Deps{DB: d, Service: svc, Issuer: iss})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {
 		logger.Info("listening", "url", base, "rest", base+"/v1", "graphql", base+"/graphql", "openapi", base+"/v1/openapi.json",

@@ -185,6 +185,9 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 		BodyPace: o.BodyPace, Metrics: o.Metrics},
 		server.Deps{DB: data, Service: a.Service, Issuer: a.Issuer})
 	tb.Cleanup(a.Server.Close)
+	if _, err := a.Issuer.EnsureWebClient(context.Background(), a.URL); err != nil {
+		tb.Fatal(err)
+	}
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{
 		ClientID: "test-client", Name: "Test client", Scopes: herdbook.AllScopes,
 	}); err != nil {
