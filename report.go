@@ -136,6 +136,12 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords, ScopeReadAnimals); err != nil {
 		return nil, err
 	}
+	if err := CheckText("report", name); err != nil {
+		return nil, err
+	}
+	if err := checkTextIn(q); err != nil {
+		return nil, err
+	}
 	var fe fieldErrors
 	if !slices.Contains(Reports, name) {
 		return nil, Errorf(ENOTFOUND, "no report %q: the reports are calving, calving-spread, scans, weaning and gain", name)

@@ -187,6 +187,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 			Calves: []herdbook.CalfInput{{Tag: "K-1", EID: "982000000000777", Sex: "male", Status: "alive"}}}}},
 		{method: "Calvings", args: []any{f.ID, herdbook.CalvingQuery{From: "2026-01-01", To: "2026-12-31"}}},
 		{method: "AnimalWeights", args: []any{f.ID, animal.ID, "", ""}},
+		{method: "Report", args: []any{f.ID, "calving", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31", ExposureFrom: "2025-05-01", ExposureTo: "2025-08-31"}}},
+		{method: "ReportTable", args: []any{f.ID, "scans", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31"}}},
 		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), "request-1"}},
 		{method: "UpdateFarmTask", args: []any{f.ID, uuid.New(), herdbook.FarmTaskPatch{Status: "DONE",
 			DueDate: herdbook.Optional[string]{Set: true, Value: ptr("2026-05-01")}, RequestID: "request-2"}}},
