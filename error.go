@@ -107,7 +107,8 @@ func ErrorMessage(err error) string {
 // Unavailable reports whether err says that the database (or another dependency over the
 // network) cannot be reached right now, rather than that the request or the code is wrong:
 // a refused or broken connection, a closed pool, PostgreSQL shutting down, starting up or
-// out of connections, SQLite still locked after its busy timeout. Such errors answer 503
+// out of connections, SQLite still locked after its busy timeout, every connection of the
+// pool busy beyond the bounded pool wait (db.ErrPoolExhausted). Such errors answer 503
 // with Retry-After instead of 500: the same request will work once the dependency is back.
 // It is the one place that knows the drivers' outage errors.
 func Unavailable(err error) bool {
@@ -115,11 +116,15 @@ func Unavailable(err error) bool {
 		return false
 	}
 	var (
-		pg interface{ SQLState() string }
-		sq *sqlite.Error
-		op *net.OpError
+		pg   interface{ SQLState() string }
+		sq   *sqlite.Error
+		op   *net.OpError
+		pool interface{ PoolExhausted() bool }
 	)
 	switch {
+	case errors.As(err, &pool):
+		// Every connection of the pool stayed busy for the bounded wait (internal/db).
+		return pool.PoolExhausted()
 	case errors.As(err, &pg):
 		return unavailableState(pg.SQLState())
 	case errors.As(err, &sq):

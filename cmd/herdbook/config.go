@@ -43,7 +43,9 @@ type config struct {
 	APIRateLimit int64
 	// GraphQLMaxAnswerBytes is the ceiling on one GraphQL answer's bytes.
 	GraphQLMaxAnswerBytes int64
-	APIRateWindow         time.Duration
+	// PoolWait bounds a request's wait for a free database connection (db.SetPoolWait).
+	PoolWait      time.Duration
+	APIRateWindow time.Duration
 
 	// Notifications (docs/notifications.md). A channel without configuration is not
 	// delivered: its notifications stay PENDING.

@@ -58,6 +58,9 @@ func (e env) serve(ctx context.Context, args []string) error {
 	c.WebhookMaxAttempts = herdbook.DefaultWebhookRetry.MaxAttempts()
 	fs.Var(intRange{&c.WebhookMaxAttempts, 1, herdbook.DefaultWebhookRetry.MaxAttempts()}, "webhook-max-attempts", "attempts of a webhook delivery before it is FAILED, at most 10 (HERDBOOK_WEBHOOK_MAX_ATTEMPTS)")
 	e.fromEnv(fs, "webhook-max-attempts", "HERDBOOK_WEBHOOK_MAX_ATTEMPTS")
+	c.PoolWait = db.DefaultPoolWait
+	fs.Var(positiveDuration{&c.PoolWait}, "db-pool-wait", "how long a request waits for a free database connection when all are busy before it is answered 503 with Retry-After, such as 3s (HERDBOOK_DB_POOL_WAIT)")
+	e.fromEnv(fs, "db-pool-wait", "HERDBOOK_DB_POOL_WAIT")
 	c.GraphQLMaxAnswerBytes = graph.DefaultMaxAnswerBytes
 	fs.Var(positiveInt{&c.GraphQLMaxAnswerBytes}, "graphql-max-answer-bytes", "the most bytes one GraphQL answer may have; a larger one is refused with ANSWER_TOO_LARGE before it is built (HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES)")
 	e.fromEnv(fs, "graphql-max-answer-bytes", "HERDBOOK_GRAPHQL_MAX_ANSWER_BYTES")
@@ -110,6 +113,9 @@ func (e env) serve(ctx context.Context, args []string) error {
 		limits = rs
 	}
 	d, svc, err := e.open(ctx, &c, !c.NoMigrate)
+	if err == nil {
+		d.SetPoolWait(c.PoolWait)
+	}
 	if err != nil {
 		return err
 	}

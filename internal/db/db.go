@@ -50,6 +50,8 @@ type DB struct {
 	Dialect string
 
 	queries atomic.Int64
+	// poolWait bounds the wait for a free connection, in nanoseconds (SetPoolWait).
+	poolWait atomic.Int64
 	// observe, when set, is told every statement (Observe).
 	observe atomic.Pointer[func(query string, args []any)]
 }
@@ -196,27 +198,21 @@ type countingDriver struct {
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
 	ctx, end := d.d.span(ctx, query)
-	return end(d.Driver.Exec(ctx, query, args, v))
+	return end(d.d.boundedExec(ctx, query, args, v))
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
 	ctx, end := d.d.span(ctx, query)
-	return end(columnTypesOnce(d.Driver.Query(ctx, query, args, v), v))
+	return end(columnTypesOnce(d.d.boundedQuery(ctx, query, args, v), v))
 }
 
 func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
-	tx, err := d.Driver.Tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &countingTx{Tx: tx, d: d.d}, nil
+	return d.BeginTx(ctx, nil)
 }
 
 func (d *countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
-	tx, err := d.Driver.(interface {
-		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
-	}).BeginTx(ctx, opts)
+	tx, err := d.d.boundedTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

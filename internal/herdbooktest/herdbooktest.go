@@ -85,6 +85,10 @@ func MustDB(tb testing.TB, dialect string) *db.DB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { d.Close() })
+	// Tests share two cores with every other package's tests: a statement may wait for a
+	// connection far longer than in production without the pool being exhausted. The
+	// tests of the bounded wait set their own (TestPoolExhausted).
+	d.SetPoolWait(time.Minute)
 	if _, err := d.Migrate(ctx, nil); err != nil {
 		tb.Fatal(err)
 	}
