@@ -57,7 +57,7 @@ type AdjustedWeaning struct {
 	AgeOfDamAdjustmentKG float64 `json:"age_of_dam_adjustment_kg"`
 	AdjustedKG           float64 `json:"adjusted_kg"`
 	// GroupID is the weaning group (BIF's contemporary group), when the fact names one.
-	GroupID *string `json:"group_id"`
+	GroupID *uuid.UUID `json:"group_id"`
 }
 
 // AnimalWeights is an animal's weight series for charts, the gains between consecutive
@@ -194,8 +194,7 @@ func growthOf(animalID uuid.UUID, facts []evidence.Fact, ageOfDam []schematype.A
 		return out
 	}
 	adj := &AdjustedWeaning{BirthDate: *p.BirthDate, BirthKG: *birthKG, WeaningDate: weaning.Date, WeaningKG: wkg, AgeDays: age}
-	if weaning.GroupID != "" {
-		g := weaning.GroupID
+	if g, err := uuid.Parse(weaning.GroupID); err == nil {
 		adj.GroupID = &g
 	}
 	if p.DamID != nil {

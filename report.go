@@ -60,12 +60,12 @@ type CalvingReport struct {
 
 // SpreadPeriod is one 21-day period of the calving spread.
 type SpreadPeriod struct {
-	Period            int     `json:"period"`
-	StartDate         string  `json:"start_date"`
-	EndDate           string  `json:"end_date"`
-	Calvings          int     `json:"calvings"`
-	Percentage        float64 `json:"percentage"`
-	CumulativePercent float64 `json:"cumulative_percentage"`
+	Period               int     `json:"period"`
+	StartDate            string  `json:"start_date"`
+	EndDate              string  `json:"end_date"`
+	Calvings             int     `json:"calvings"`
+	Percentage           float64 `json:"percentage"`
+	CumulativePercentage float64 `json:"cumulative_percentage"`
 }
 
 // SpreadReport is the calving spread in 21-day periods from the first calving of the period.
@@ -92,12 +92,12 @@ type ScanReport struct {
 
 // WeightGroup is a mean of 205-day adjusted weaning weights.
 type WeightGroup struct {
-	SireID       *string `json:"sire_id,omitempty"`
-	DamAgeYears  *int    `json:"dam_age_years,omitempty"`
-	Calves       int     `json:"calves"`
-	MeanAdjusted float64 `json:"mean_adjusted_kg"`
-	MinAdjusted  float64 `json:"min_adjusted_kg"`
-	MaxAdjusted  float64 `json:"max_adjusted_kg"`
+	SireID         *uuid.UUID `json:"sire_id,omitempty"`
+	DamAgeYears    *int       `json:"dam_age_years,omitempty"`
+	Calves         int        `json:"calves"`
+	MeanAdjustedKG float64    `json:"mean_adjusted_kg"`
+	MinAdjustedKG  float64    `json:"min_adjusted_kg"`
+	MaxAdjustedKG  float64    `json:"max_adjusted_kg"`
 }
 
 // WeaningReport is the 205-day adjusted weaning weights of the calves weaned in the period,
@@ -117,9 +117,9 @@ type WeaningReport struct {
 
 // GroupGain is the mean daily gain of a group's animals over a period.
 type GroupGain struct {
-	GroupID       string  `json:"group_id"`
-	Animals       int     `json:"animals"`
-	MeanDailyGain float64 `json:"mean_daily_gain_kg"`
+	GroupID         uuid.UUID `json:"group_id"`
+	Animals         int       `json:"animals"`
+	MeanDailyGainKG float64   `json:"mean_daily_gain_kg"`
 }
 
 // GainReport is the daily gain by group: each animal that was a member of the group in the
@@ -439,7 +439,7 @@ func spreadReport(facts []evidence.Fact, q ReportQuery) *SpreadReport {
 		cum += counts[p]
 		out.Periods = append(out.Periods, SpreadPeriod{Period: p + 1, StartDate: addDays(first, p*SpreadPeriodDays),
 			EndDate: addDays(first, (p+1)*SpreadPeriodDays-1), Calvings: counts[p],
-			Percentage: *pct(counts[p], len(days)), CumulativePercent: *pct(cum, len(days))})
+			Percentage: *pct(counts[p], len(days)), CumulativePercentage: *pct(cum, len(days))})
 	}
 	return out
 }
@@ -535,14 +535,16 @@ func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *Weani
 		}
 	}
 	group := func(a *acc) WeightGroup {
-		return WeightGroup{Calves: a.n, MeanAdjusted: round3(a.sum / float64(a.n)), MinAdjusted: a.min, MaxAdjusted: a.max}
+		return WeightGroup{Calves: a.n, MeanAdjustedKG: round3(a.sum / float64(a.n)), MinAdjustedKG: a.min, MaxAdjustedKG: a.max}
 	}
 	for id, a := range sires {
 		g := group(a)
-		g.SireID = &id
+		if u, err := uuid.Parse(id); err == nil {
+			g.SireID = &u
+		}
 		out.BySire = append(out.BySire, g)
 	}
-	sort.Slice(out.BySire, func(i, j int) bool { return *out.BySire[i].SireID < *out.BySire[j].SireID })
+	sort.Slice(out.BySire, func(i, j int) bool { return out.BySire[i].SireID.String() < out.BySire[j].SireID.String() })
 	for y, a := range ages {
 		g := group(a)
 		g.DamAgeYears = &y
@@ -590,9 +592,13 @@ func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
 		for id := range m {
 			sum += *gain[id]
 		}
-		out.Groups = append(out.Groups, GroupGain{GroupID: g, Animals: len(m), MeanDailyGain: round3(sum / float64(len(m)))})
+		gid, err := uuid.Parse(g)
+		if err != nil {
+			continue
+		}
+		out.Groups = append(out.Groups, GroupGain{GroupID: gid, Animals: len(m), MeanDailyGainKG: round3(sum / float64(len(m)))})
 	}
-	sort.Slice(out.Groups, func(i, j int) bool { return out.Groups[i].GroupID < out.Groups[j].GroupID })
+	sort.Slice(out.Groups, func(i, j int) bool { return out.Groups[i].GroupID.String() < out.Groups[j].GroupID.String() })
 	return out
 }
 
@@ -619,7 +625,7 @@ func (s *Service) ReportTable(ctx context.Context, farmID uuid.UUID, name string
 	case *SpreadReport:
 		header = []string{"period", "start_date", "end_date", "calvings", "percentage", "cumulative_percentage"}
 		for _, p := range r.Periods {
-			rows = append(rows, []string{i(p.Period), p.StartDate, p.EndDate, i(p.Calvings), f(p.Percentage), f(p.CumulativePercent)})
+			rows = append(rows, []string{i(p.Period), p.StartDate, p.EndDate, i(p.Calvings), f(p.Percentage), f(p.CumulativePercentage)})
 		}
 	case *ScanReport:
 		header = []string{"from", "to", "checks", "animals_checked", "pregnant", "empty", "recheck", "pregnancy_rate"}
@@ -627,15 +633,15 @@ func (s *Service) ReportTable(ctx context.Context, farmID uuid.UUID, name string
 	case *WeaningReport:
 		header = []string{"by", "sire_id", "dam_age_years", "calves", "mean_adjusted_kg", "min_adjusted_kg", "max_adjusted_kg"}
 		for _, g := range r.BySire {
-			rows = append(rows, []string{"sire", *g.SireID, "", i(g.Calves), f(g.MeanAdjusted), f(g.MinAdjusted), f(g.MaxAdjusted)})
+			rows = append(rows, []string{"sire", g.SireID.String(), "", i(g.Calves), f(g.MeanAdjustedKG), f(g.MinAdjustedKG), f(g.MaxAdjustedKG)})
 		}
 		for _, g := range r.ByDamAge {
-			rows = append(rows, []string{"dam_age", "", i(*g.DamAgeYears), i(g.Calves), f(g.MeanAdjusted), f(g.MinAdjusted), f(g.MaxAdjusted)})
+			rows = append(rows, []string{"dam_age", "", i(*g.DamAgeYears), i(g.Calves), f(g.MeanAdjustedKG), f(g.MinAdjustedKG), f(g.MaxAdjustedKG)})
 		}
 	case *GainReport:
 		header = []string{"group_id", "animals", "mean_daily_gain_kg"}
 		for _, g := range r.Groups {
-			rows = append(rows, []string{g.GroupID, i(g.Animals), f(g.MeanDailyGain)})
+			rows = append(rows, []string{g.GroupID.String(), i(g.Animals), f(g.MeanDailyGainKG)})
 		}
 	}
 	return &Table{Header: header, Rows: func(fn func(row []string) error) error {
