@@ -335,6 +335,7 @@ func withFactJSON(sel *sql.Selector) {
 const (
 	ownCTE       = "review_own"
 	exposuresCTE = "review_exposures"
+	matesCTE     = "review_mates"
 	siresAlias   = "review_sire"
 )
 
@@ -365,7 +366,8 @@ const (
 // (with), as PostgreSQL makes any it reads twice.
 func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, through string) predicate.RecordItem {
 	kinds := []string{string(evidence.KindCastration), string(evidence.KindPurchase),
-		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath),
+		string(evidence.KindMembership), string(evidence.KindMembershipEnd)}
 	sireFact := recorditem.Or(recorditem.FactKind(string(evidence.KindProfile)),
 		recorditem.And(recorditem.FactKindIn(kinds...), recorditem.FactDateLTE(through)))
 	return func(sel *sql.Selector) {
@@ -407,9 +409,38 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 				sql.Not(sql.GT(e.C(recorditem.FieldFactDate), through)),
 			))
 
+		// The memberships of her groups by recorded males that reach into the window: natural
+		// service (a bull's dated membership of her group is exposure while both are in it).
+		m := d.Table(recorditem.Table).As("mate")
+		pr := d.Table(recorditem.Table).As("mate_profile")
+		male := d.Select(pr.C(recorditem.FieldID)).From(pr).Where(sql.And(
+			sql.ColumnsEQ(pr.C(recorditem.FieldFactSubject), m.C(recorditem.FieldFactSubject)),
+			sql.EQ(pr.C(recorditem.FieldFactKind), string(evidence.KindProfile)),
+			sql.P(func(b *sql.Builder) {
+				b.WriteString(pr.C(recorditem.FieldMetadata) + " -> '" + FactKey + "' ->> 'sex' = ").Arg(evidence.SexMale)
+			}),
+			where(pr, ofFarm)))
+		mates := d.Select(m.Columns(recorditem.FieldID, recorditem.FieldFactSubject)...).
+			FromExpr(crossJoin(func(b *sql.Builder) { b.Ident(ownCTE) }, "mate")).
+			Where(sql.And(
+				sql.EQ(mine.C(recorditem.FieldFactKind), string(evidence.KindMembership)),
+				sql.ColumnsEQ(m.C(recorditem.FieldFactGroup), mine.C(recorditem.FieldFactGroup)),
+				where(m, ofFarm, recorditem.FactKind(string(evidence.KindMembership)),
+					recorditem.Or(recorditem.FactUntilIsNil(), recorditem.FactUntilGTE(from))),
+				sql.Not(sql.GT(m.C(recorditem.FieldFactDate), through)),
+				sql.Exists(male),
+			))
+		mt := d.Table(matesCTE)
+
 		// UNION: a sire exposed twice (or a dam in one group twice) must not double his facts.
+		// Her services name their sires as she names her exposures'.
+		services := d.Select(mine.C(recorditem.FieldFactSubject)).From(mine).
+			Where(sql.In(mine.C(recorditem.FieldFactKind), string(evidence.KindInsemination),
+				string(evidence.KindHandMating), string(evidence.KindEmbryoTransfer)))
 		sires := d.Select(exp.C(recorditem.FieldFactSubject)).From(exp).
-			Union(ownOf(recorditem.FieldFactSubject, evidence.KindExposure))
+			Union(ownOf(recorditem.FieldFactSubject, evidence.KindExposure)).
+			Union(services).
+			Union(d.Select(mt.C(recorditem.FieldFactSubject)).From(mt))
 		sf := d.Table(recorditem.Table).As("sire_fact")
 		ofSires := d.Select(sf.C(recorditem.FieldID)).
 			FromExpr(crossJoin(func(b *sql.Builder) {
@@ -422,8 +453,9 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 
 		ids := d.Select(mine.C(recorditem.FieldID)).From(mine).
 			UnionAll(d.Select(exp.C(recorditem.FieldID)).From(exp)).
+			UnionAll(d.Select(mt.C(recorditem.FieldID)).From(mt)).
 			UnionAll(ofSires).
-			Prefix(with(sel.Dialect(), cte{ownCTE, ownFacts}, cte{exposuresCTE, exposures}))
+			Prefix(with(sel.Dialect(), cte{ownCTE, ownFacts}, cte{exposuresCTE, exposures}, cte{matesCTE, mates}))
 		sel.Where(sql.In(sel.C(recorditem.FieldID), ids))
 	}
 }

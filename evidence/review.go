@@ -43,12 +43,24 @@ type reviewer struct {
 	leaves        map[string][]*pfact // sale and death, in history order
 	damBirths     []*pfact            // the dam's birth facts
 	dna           []*pfact            // dna_parentage facts naming a sire
+	// services are the dam's services (insemination, hand mating, embryo transfer in which
+	// she is the served female); checks her pregnancy checks.
+	services []*pfact
+	checks   []*pfact
+	// members and memberEnds are the membership and membership_end facts of other animals:
+	// a male's dated membership of the dam's group is natural service exposure.
+	members    map[string][]*pfact
+	memberEnds map[string][]*pfact
 
 	damProfile   profile
 	dnaExcluded  map[string]*pfact // DNA exclusions of this birth's sire, by parent
 	dnaQualified []*pfact          // DNA qualifications of this birth's sire
-	damArrival   *pfact            // the dam's first arrival after the window began
-	damDeparture *pfact            // the dam's first departure inside the window
+	// narrowed is the conception window the dam's positive pregnancy checks allow, worked
+	// out once (narrowing).
+	narrowed             interval
+	narrowOK, narrowDone bool
+	damArrival           *pfact // the dam's first arrival after the window began
+	damDeparture         *pfact // the dam's first departure inside the window
 
 	// Unresolved lines by section, most important first.
 	general, damNotes, capNotes, candNotes, skipped []string
@@ -123,6 +135,8 @@ func (r *reviewer) load(in []Fact) {
 	r.castrations = map[string][]int{}
 	r.moves = map[string][]*pfact{}
 	r.leaves = map[string][]*pfact{}
+	r.members = map[string][]*pfact{}
+	r.memberEnds = map[string][]*pfact{}
 	for _, p := range facts {
 		switch p.Kind {
 		case KindProfile:
@@ -134,10 +148,22 @@ func (r *reviewer) load(in []Fact) {
 		case KindMembership:
 			if r.dam != "" && p.AnimalID == r.dam {
 				r.damMembers = append(r.damMembers, p)
+			} else {
+				r.members[p.AnimalID] = append(r.members[p.AnimalID], p)
 			}
 		case KindMembershipEnd:
 			if r.dam != "" && p.AnimalID == r.dam {
 				r.damMemberEnds = append(r.damMemberEnds, p)
+			} else {
+				r.memberEnds[p.AnimalID] = append(r.memberEnds[p.AnimalID], p)
+			}
+		case KindInsemination, KindHandMating, KindEmbryoTransfer:
+			if r.dam != "" && servedFemale(&p.Fact) == r.dam {
+				r.services = append(r.services, p)
+			}
+		case KindPregnancyCheck:
+			if r.dam != "" && normID(p.AnimalID) == r.dam {
+				r.checks = append(r.checks, p)
 			}
 		case KindExposure:
 			r.exposures = append(r.exposures, p)
@@ -343,11 +369,33 @@ func (r *reviewer) damMemberships() map[string][]membership {
 			outs = append(outs, m.date)
 		}
 	}
+	return membershipSpans(r.damMembers, r.damMemberEnds, outs)
+}
+
+// mateMemberships is damMemberships for another animal: his spans in each group, where
+// a sale or a death ends an open membership as a movement_out does.
+func (r *reviewer) mateMemberships(id string) map[string][]membership {
+	var outs []int
+	for _, m := range r.moves[id] {
+		if m.Kind == KindMovementOut {
+			outs = append(outs, m.date)
+		}
+	}
+	for _, l := range r.leaves[id] {
+		outs = append(outs, l.date)
+	}
+	sort.Ints(outs)
+	return membershipSpans(r.members[id], r.memberEnds[id], outs)
+}
+
+// membershipSpans turns one animal's membership facts (in history order) into spans by
+// group; outs are the days it left the farm, ascending.
+func membershipSpans(members, ends []*pfact, outs []int) map[string][]membership {
 	byGroup := map[string][]membership{}
-	for i, m := range r.damMembers {
+	for i, m := range members {
 		end := m.end
 		if m.EndDate == "" {
-			for _, next := range r.damMembers[i+1:] {
+			for _, next := range members[i+1:] {
 				if next.start > m.start {
 					end = next.start - 1
 					break
@@ -360,13 +408,21 @@ func (r *reviewer) damMemberships() map[string][]membership {
 				}
 			}
 		}
-		end = cutByEnds(r.damMemberEnds, m.GroupID, m.start, end)
+		end = cutByEnds(ends, m.GroupID, m.start, end)
 		if end < m.start {
 			continue // ended on the day it began: no day in the group
 		}
 		byGroup[m.GroupID] = append(byGroup[m.GroupID], membership{fact: m, span: interval{m.start, end}})
 	}
 	return byGroup
+}
+
+// servedFemale is the female a service served: an embryo transfer's recipient, else its dam.
+func servedFemale(f *Fact) string {
+	if f.Kind == KindEmbryoTransfer {
+		return normID(f.RecipientID)
+	}
+	return normID(f.DamID)
 }
 
 // candidate gathers the evidence for one sire across all his exposures.
@@ -376,16 +432,28 @@ type candidate struct {
 	expRec, expItem  []string
 	memRec, memItem  []string
 	direct, viaGroup bool
-	merged           []interval
-	elig             Eligibility
-	reasons, notes   []string
-	breed            string
-	breedDiff        bool
+	exposed          bool // by an exposure fact with the dam (direct is also set by a service)
+	// services are the dam's services by him in his window; shared are the spans he and
+	// the dam were members of one group (natural service), with the group and both facts.
+	services       []*pfact
+	shared         []sharedSpan
+	merged         []interval
+	elig           Eligibility
+	reasons, notes []string
+	breed          string
+	breedDiff      bool
 	// win is his conception window: the farm's, or his breed's (gestation_days_by_breed),
 	// with the range it comes from and the breed as the settings name it.
 	win       interval
 	gestation Range
 	gestBreed string
+}
+
+// sharedSpan is a stretch of days a male and the dam were both members of a group.
+type sharedSpan struct {
+	group     string
+	span      interval
+	his, hers *pfact
 }
 
 func (r *reviewer) reviewSire(ev *Evidence) {
@@ -416,11 +484,17 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 	// windows holds each sire's conception window, which his breed may set.
 	windows := map[string]interval{}
 	untiedGroupExposure := false
+	narrowed, narrowOK := r.narrowing()
 	for _, e := range r.exposures {
 		window, ok := windows[e.SireID]
 		if !ok {
 			window = r.newCandidate(e.SireID).win
 			windows[e.SireID] = window
+		}
+		if narrowOK {
+			if window, ok = intersect(window, narrowed); !ok {
+				continue
+			}
 		}
 		x, ok := intersect(interval{e.start, e.end}, window)
 		if !ok {
@@ -431,7 +505,7 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 			c := get(e.SireID)
 			c.spans = append(c.spans, x)
 			c.expRec, c.expItem = append(c.expRec, e.RecordID), append(c.expItem, e.RecordItemID)
-			c.direct = true
+			c.direct, c.exposed = true, true
 		case e.GroupID != "":
 			if !earlyMembership {
 				untiedGroupExposure = true
@@ -446,6 +520,66 @@ func (r *reviewer) reviewSire(ev *Evidence) {
 				c.expRec, c.expItem = append(c.expRec, e.RecordID), append(c.expItem, e.RecordItemID)
 				c.memRec, c.memItem = append(c.memRec, m.fact.RecordID), append(c.memItem, m.fact.RecordItemID)
 				c.viaGroup = true
+			}
+		}
+	}
+	narrow, hasNarrow := r.narrowing()
+	windowOf := func(id string) (interval, bool) {
+		window, ok := windows[id]
+		if !ok {
+			window = r.newCandidate(id).win
+			windows[id] = window
+		}
+		if hasNarrow {
+			return intersect(window, narrow)
+		}
+		return window, true
+	}
+	// Services: a day of direct exposure, named in the reasons.
+	for _, sv := range r.services {
+		window, ok := windowOf(sv.SireID)
+		if !ok || sv.date < window.a || sv.date > window.b {
+			continue
+		}
+		c := get(sv.SireID)
+		c.spans = append(c.spans, interval{sv.date, sv.date})
+		c.expRec, c.expItem = append(c.expRec, sv.RecordID), append(c.expItem, sv.RecordItemID)
+		c.direct = true
+		c.services = append(c.services, sv)
+	}
+	// Natural service: a male's dated membership of a group while the dam was a member.
+	if len(groups) > 0 {
+		mates := make([]string, 0, len(r.members))
+		for id := range r.members {
+			mates = append(mates, id)
+		}
+		sort.Strings(mates)
+		for _, id := range mates {
+			if pr := r.profileOf(id); pr.sex != SexMale {
+				continue // only a recorded male can serve; a female or unknown co-member is no candidate
+			}
+			window, ok := windowOf(id)
+			if !ok {
+				continue
+			}
+			for group, spans := range r.mateMemberships(id) {
+				for _, his := range spans {
+					x, ok := intersect(his.span, window)
+					if !ok {
+						continue
+					}
+					for _, hers := range groups[group] {
+						y, ok := intersect(x, hers.span)
+						if !ok {
+							continue
+						}
+						c := get(id)
+						c.spans = append(c.spans, y)
+						c.memRec = append(c.memRec, his.fact.RecordID, hers.fact.RecordID)
+						c.memItem = append(c.memItem, his.fact.RecordItemID, hers.fact.RecordItemID)
+						c.shared = append(c.shared, sharedSpan{group: group, span: y, his: his.fact, hers: hers.fact})
+					}
+				}
 			}
 		}
 	}
@@ -564,6 +698,21 @@ func (r *reviewer) judge(c *candidate) {
 	}
 	how := "direct exposure with the dam"
 	switch {
+	case len(c.shared) > 0 || len(c.services) > 0:
+		var ways []string
+		if len(c.services) > 0 {
+			ways = append(ways, "service")
+		}
+		if c.exposed {
+			ways = append(ways, "direct exposure with the dam")
+		}
+		if c.viaGroup {
+			ways = append(ways, "group exposure while the dam was a recorded member")
+		}
+		if len(c.shared) > 0 {
+			ways = append(ways, "membership of a group shared with the dam (natural service)")
+		}
+		how = strings.Join(ways, " and ")
 	case c.direct && c.viaGroup:
 		how = "direct exposure and group exposure while the dam was a recorded member"
 	case c.viaGroup:
@@ -576,6 +725,7 @@ func (r *reviewer) judge(c *candidate) {
 		reasons[0] = fmt.Sprintf("Exposure facts place this animal with the dam on %d day(s) of the conception window for a %s sire (%d to %d days of gestation: %s to %s), between %s and %s, by %s.",
 			days, c.gestBreed, c.gestation.Min, c.gestation.Max, formatDate(c.win.a), formatDate(c.win.b), a, z, how)
 	}
+	reasons = append(reasons, r.serviceReasons(c)...)
 	var notes []string
 	exclude := func(s string) { excluded = true; reasons = append(reasons, "Excluded: "+s) }
 	var unknownAt []int // which reasons only say something is missing
@@ -611,8 +761,15 @@ func (r *reviewer) judge(c *candidate) {
 		reasons = append(reasons, fmt.Sprintf("No castration is recorded by %s; castration is a recorded event, so this male counts as intact.", z))
 	}
 
+	// Semen and embryos are stored: a sire known only by inseminations and embryo transfers
+	// need not have been on the farm, or alive, on their day, and was mature when collected.
+	stored := len(c.services) > 0 && !c.exposed && !c.viaGroup && len(c.shared) == 0
+	for _, sv := range c.services {
+		stored = stored && sv.Kind != KindHandMating
+	}
 	minAge := r.settings.MinimumSireAgeDays
 	switch {
+	case stored && !pr.birthKnown:
 	case pr.birthKnown && pr.birth > last:
 		exclude(fmt.Sprintf("born on %s, after the overlap ended on %s.", formatDate(pr.birth), z))
 	case pr.birthKnown && minAge != nil:
@@ -635,7 +792,7 @@ func (r *reviewer) judge(c *candidate) {
 		}
 		lastMove = m
 	}
-	if lastMove != nil && lastMove.Kind == KindMovementOut {
+	if lastMove != nil && lastMove.Kind == KindMovementOut && !stored {
 		var back *pfact
 		for _, m := range r.moves[c.id] {
 			if m.Kind != KindMovementOut && m.date >= first && m.date <= last {
@@ -650,7 +807,7 @@ func (r *reviewer) judge(c *candidate) {
 		}
 	}
 
-	if l := r.firstLeave(c.id, first); l != nil {
+	if l := r.firstLeave(c.id, first); l != nil && !stored {
 		exclude(fmt.Sprintf("%s on %s (record %s), before the overlap began on %s.", leaveVerb(l), l.Date, l.RecordID, a))
 	} else if l := r.firstLeave(c.id, last); l != nil {
 		reasons = append(reasons, fmt.Sprintf("%s on %s (record %s), during the overlap: only the days up to then count.", leaveVerb(l), l.Date, l.RecordID))
@@ -696,8 +853,20 @@ func (r *reviewer) presume(ev *Evidence, c *candidate, unknownOthers int) {
 	s.Confidence = &conf
 
 	text := "Presumed from exposure records " + listIDs(sortedSet(c.expRec), 10)
+	switch {
+	case len(c.expRec) == 0:
+		text = "Presumed from natural service"
+	case len(c.services) == len(c.expRec):
+		text = "Presumed from service records " + listIDs(sortedSet(c.expRec), 10)
+	case len(c.services) > 0:
+		text = "Presumed from service and exposure records " + listIDs(sortedSet(c.expRec), 10)
+	}
 	if len(c.memRec) > 0 {
-		text += " and membership records " + listIDs(sortedSet(c.memRec), 10)
+		if len(c.expRec) == 0 {
+			text += " by membership records " + listIDs(sortedSet(c.memRec), 10)
+		} else {
+			text += " and membership records " + listIDs(sortedSet(c.memRec), 10)
+		}
 	}
 	text += fmt.Sprintf(": the only plausible candidate with the dam in the conception window from %s to %s.", formatDate(r.ws), formatDate(r.we))
 	if unknownOthers > 0 {
@@ -897,4 +1066,88 @@ func lastExcluded(reasons []string) string {
 		}
 	}
 	return ""
+}
+
+// serviceReasons names each service and each shared membership that made c a candidate, in
+// history order: "Service: insemination on 2025-06-10 (straw …, record …)." and "Natural
+// service: member of group … with the dam from … to … (records …, …)."
+func (r *reviewer) serviceReasons(c *candidate) []string {
+	var out []string
+	for _, sv := range c.services {
+		var details []string
+		switch sv.Kind {
+		case KindInsemination:
+			if sv.Straw != "" {
+				details = append(details, "straw "+sv.Straw)
+			}
+			if sv.Technician != "" {
+				details = append(details, "technician "+sv.Technician)
+			}
+		case KindEmbryoTransfer:
+			if sv.Embryo != "" {
+				details = append(details, "embryo "+sv.Embryo)
+			}
+			details = append(details, "donor "+sv.DamID)
+		}
+		details = append(details, "record "+sv.RecordID)
+		out = append(out, fmt.Sprintf("Service: %s on %s (%s).", kindText(sv.Kind), sv.Date, strings.Join(details, ", ")))
+	}
+	shared := slices.Clone(c.shared)
+	sort.Slice(shared, func(i, j int) bool {
+		if shared[i].span.a != shared[j].span.a {
+			return shared[i].span.a < shared[j].span.a
+		}
+		return shared[i].group < shared[j].group
+	})
+	for _, sh := range shared {
+		out = append(out, fmt.Sprintf("Natural service: a member of group %s with the dam from %s to %s (membership records %s and %s).",
+			sh.group, formatDate(sh.span.a), formatDate(sh.span.b), sh.his.RecordID, sh.hers.RecordID))
+	}
+	return out
+}
+
+// narrowing is the conception window a positive pregnancy check of the dam allows: a check
+// that found her pregnant on day D with a foetal age of a to b days (one number: a = b) says
+// she conceived between D − b and D − a; without a foetal age, on or before D. Only checks
+// between the start of the widest window and the birth count (a check before it is of an
+// earlier pregnancy); several narrow together. ok is false when no check narrows, or when
+// the checks contradict the window (then a line says so and nothing is narrowed).
+func (r *reviewer) narrowing() (interval, bool) {
+	if r.narrowDone {
+		return r.narrowed, r.narrowOK
+	}
+	r.narrowDone = true
+	x := interval{minDay, r.birth}
+	found := false
+	var used []string
+	for _, ck := range r.checks {
+		if ck.Result != ResultPregnant || ck.date < r.sws || ck.date >= r.birth {
+			continue
+		}
+		y := interval{minDay, ck.date}
+		switch {
+		case ck.FoetalAgeDays != nil:
+			y = interval{ck.date - *ck.FoetalAgeDays, ck.date - *ck.FoetalAgeDays}
+		case ck.FoetalAgeMinDays != nil && ck.FoetalAgeMaxDays != nil:
+			y = interval{ck.date - *ck.FoetalAgeMaxDays, ck.date - *ck.FoetalAgeMinDays}
+		}
+		z, ok := intersect(x, y)
+		if !ok {
+			r.damNotes = append(r.damNotes, fmt.Sprintf("The pregnancy checks of the dam (records %s) disagree on when she conceived, so none narrowed the conception window.", strings.Join(append(used, ck.RecordID), ", ")))
+			return interval{}, false
+		}
+		x, found = z, true
+		used = append(used, ck.RecordID)
+	}
+	if !found {
+		return interval{}, false
+	}
+	if _, ok := intersect(x, interval{r.sws, r.swe}); !ok {
+		r.damNotes = append(r.damNotes, fmt.Sprintf("The positive pregnancy check(s) of the dam (records %s) date her conception from %s to %s, outside every conception window of this birth, so they did not narrow it.",
+			strings.Join(used, ", "), formatDate(x.a), formatDate(x.b)))
+		return interval{}, false
+	}
+	r.damNotes = append(r.damNotes, fmt.Sprintf("A positive pregnancy check (records %s) narrows conception to %s to %s.", strings.Join(used, ", "), formatDate(max(x.a, r.sws)), formatDate(min(x.b, r.swe))))
+	r.narrowed, r.narrowOK = x, true
+	return x, true
 }

@@ -65,9 +65,14 @@ func (sc Scope) Keep(f Fact) bool {
 	case KindExposure:
 		return sc.ok && p.start <= sc.through
 	case KindMembership:
-		return isDam && sc.ok && p.start <= sc.through
+		// Another animal's membership matters too: a male's is natural service exposure.
+		return sc.ok && p.start <= sc.through
 	case KindMembershipEnd:
 		// An end dated after the window cuts nothing in it; keeping every one is simpler.
+		return sc.ok
+	case KindInsemination, KindHandMating, KindEmbryoTransfer:
+		return sc.ok && sc.DamID != "" && servedFemale(&p.Fact) == sc.DamID && p.date <= sc.through
+	case KindPregnancyCheck:
 		return isDam && sc.ok
 	case KindSale, KindDeath:
 		return sc.ok && p.date <= sc.through

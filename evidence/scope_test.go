@@ -46,7 +46,9 @@ func TestScopeKeep(t *testing.T) {
 		{name: "ExposureAfter", fact: exposureDamF("e", "bull-a", "dam", "2025-01-12", ""), keep: false},
 		{name: "DamMembership", fact: membershipF("m", "dam", "herd", "2020-01-01", ""), keep: true},
 		{name: "DamMembershipAfter", fact: membershipF("m", "dam", "herd", "2025-01-12", ""), keep: false},
-		{name: "OtherMembership", fact: membershipF("m", "cow", "herd", "2020-01-01", ""), keep: false},
+		// Another animal's membership is kept: a male's is natural service exposure.
+		{name: "OtherMembership", fact: membershipF("m", "cow", "herd", "2020-01-01", ""), keep: true},
+		{name: "OtherMembershipAfter", fact: membershipF("m", "cow", "herd", "2025-01-12", ""), keep: false},
 		{name: "Birth", fact: birthF("b", "dam", "2024-01-01"), keep: true},
 		{name: "OtherDamBirth", fact: birthF("b2", "cow", "2024-01-01"), keep: false},
 	}

@@ -140,8 +140,12 @@ func (r *mutationResolver) RecordBirth(ctx context.Context, farmID uuid.UUID, in
 }
 
 // BirthEvidence is the resolver for the birthEvidence field.
-func (r *queryResolver) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error) {
-	return r.withReferences(ctx, farmID)(r.svc.BirthEvidence(ctx, farmID, damID.String(), birthDate))
+func (r *queryResolver) BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate *string, dateOfBirth *string) (*model.BirthEvidence, error) {
+	day, err := oneDay("dateOfBirth", dateOfBirth, "birthDate", birthDate)
+	if err != nil {
+		return nil, err
+	}
+	return r.withReferences(ctx, farmID)(r.svc.BirthEvidence(ctx, farmID, damID.String(), day))
 }
 
 // BirthPreview is the resolver for the birthPreview field.

@@ -51,7 +51,7 @@ func TestContractOperationsRun(t *testing.T) {
 			{"herd-list.graphql", "HerdList", map[string]any{"farmID": c.farmID, "first": 10}, "data.farm.animals.edges.0.node.tag"},
 			{"record-page.graphql", "RecordPage", map[string]any{"id": record}, "data.node.animalsConnection.totalCount"},
 			{"record-page.graphql", "FarmRecords", map[string]any{"farmID": c.farmID, "first": 10}, "data.farm.records.edges.0.node.items.0.id"},
-			{"birth-evidence.graphql", "BirthEvidenceReview", map[string]any{"farmID": c.farmID, "damID": c.dam, "birthDate": "2026-04-20"}, "data.birthEvidence.sire.candidates.1.animal.tag"},
+			{"birth-evidence.graphql", "BirthEvidenceReview", map[string]any{"farmID": c.farmID, "damID": c.dam, "dateOfBirth": "2026-04-20"}, "data.birthEvidence.sire.candidates.1.animal.tag"},
 			{"task-board.graphql", "TaskBoard", map[string]any{"farmID": c.farmID, "status": "TODO", "first": 10}, "data.farm.tasks.edges.0.node.birthEvent.dam.tag"},
 			{"notifications.graphql", "Notifications", map[string]any{"farmID": c.farmID, "first": 10}, "data.farm.notifications.totalCount"},
 			{"notifications.graphql", "MarkNotificationsRead", map[string]any{"input": map[string]any{"farmID": c.farmID}}, "data.notificationsMarkRead.markedCount"},

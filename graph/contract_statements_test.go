@@ -93,7 +93,7 @@ func TestContractOperationsStatements(t *testing.T) {
 				{"herd-list.graphql", "HerdList", map[string]any{"farmID": c.farmID, "first": 10}},
 				{"record-page.graphql", "RecordPage", map[string]any{"id": record}},
 				{"record-page.graphql", "FarmRecords", map[string]any{"farmID": c.farmID, "first": 10}},
-				{"birth-evidence.graphql", "BirthEvidenceReview", map[string]any{"farmID": c.farmID, "damID": c.dam, "birthDate": "2026-04-20"}},
+				{"birth-evidence.graphql", "BirthEvidenceReview", map[string]any{"farmID": c.farmID, "damID": c.dam, "dateOfBirth": "2026-04-20"}},
 				{"task-board.graphql", "TaskBoard", map[string]any{"farmID": c.farmID, "first": 10}},
 				{"notifications.graphql", "Notifications", map[string]any{"farmID": c.farmID, "first": 10}},
 			} {

@@ -122,9 +122,10 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	out := &model.BirthEvidence{
 		EvidenceVersion: ev.EvidenceVersion, Settings: settingsOut(ev.Settings),
 		SettingsStatus: model.SettingsStatus(ev.SettingsStatus), PlannedWindowStatus: model.PlannedWindowStatus(ev.PlannedWindowStatus),
+		SettingsState: model.EvidenceSettingsState(upper(ev.SettingsStatus)), PlannedWindowState: model.PlannedWindowState(upper(ev.PlannedWindowStatus)),
 		MatchingBirthWindows: windowsOut(ev.MatchingBirthWindows), Unresolved: ev.Unresolved,
 		MovementComparisons: make([]*model.MovementComparison, len(ev.MovementComparisons)),
-		Sire: &model.SireEvidence{Status: model.SireStatus(ev.Sire.Status), AnimalID: optID(ev.Sire.AnimalID), Confidence: ev.Sire.Confidence,
+		Sire: &model.SireEvidence{Status: model.SireStatus(ev.Sire.Status), State: model.SireState(upper(ev.Sire.Status)), AnimalID: optID(ev.Sire.AnimalID), Confidence: ev.Sire.Confidence,
 			Provenance: optString(ev.Sire.Provenance), PresumedCross: optString(ev.Sire.PresumedCross),
 			Candidates: make([]*model.SireCandidate, len(ev.Sire.Candidates))},
 	}
@@ -133,7 +134,7 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	}
 	for i, c := range ev.Sire.Candidates {
 		out.Sire.Candidates[i] = &model.SireCandidate{
-			AnimalID: uuid.MustParse(c.AnimalID), Eligibility: model.SireEligibility(c.Eligibility), Reasons: c.Reasons,
+			AnimalID: uuid.MustParse(c.AnimalID), Eligibility: model.SireEligibility(c.Eligibility), Verdict: model.SireVerdict(upper(c.Eligibility)), Reasons: c.Reasons,
 			ExposureRecordIDs: ids(c.ExposureRecordIDs), ExposureRecordItemIDs: ids(c.ExposureRecordItemIDs),
 			MembershipRecordIDs: ids(c.MembershipRecordIDs), MembershipRecordItemIDs: ids(c.MembershipRecordItemIDs),
 			OverlapIntervals: intervals(c.OverlapIntervals), Breed: optString(c.Breed),
@@ -143,7 +144,8 @@ func evidenceOut(ev evidence.Evidence) *model.BirthEvidence {
 	}
 	for i, m := range ev.MovementComparisons {
 		out.MovementComparisons[i] = &model.MovementComparison{RecordID: uuid.MustParse(m.RecordID), RecordItemID: uuid.MustParse(m.RecordItemID),
-			Kind: model.MovementFactKind(m.Kind), Date: m.Date, RelationToConception: model.ConceptionRelation(m.RelationToConception)}
+			Kind: model.MovementFactKind(m.Kind), MovementKind: model.MovementKind(upper(m.Kind)), Date: m.Date,
+			RelationToConception: model.ConceptionRelation(m.RelationToConception), Conception: model.ConceptionTiming(upper(m.RelationToConception))}
 	}
 	return out
 }
@@ -376,4 +378,22 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// upper is an evidence value in the graph's UPPER_CASE enum spelling (the engine and REST keep
+// lower case, which the deprecated enums mirror).
+func upper[T ~string](v T) string { return strings.ToUpper(string(v)) }
+
+// oneDay reads a day given by its Date argument or by its deprecated String twin: one of the
+// two is required, both is an error naming them.
+func oneDay(name string, day *string, oldName string, old *string) (string, error) {
+	switch {
+	case day != nil && old != nil:
+		return "", herdbook.Invalid(herdbook.FieldError{Field: name, Message: "give " + name + " or the deprecated " + oldName + ", not both"})
+	case day != nil:
+		return *day, nil
+	case old != nil:
+		return *old, nil
+	}
+	return "", herdbook.Invalid(herdbook.FieldError{Field: name, Message: "is required"})
 }

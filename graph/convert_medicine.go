@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -144,9 +145,28 @@ func medicineOut(m *ent.Medicine, err error) (*model.Medicine, error) {
 }
 
 // treatmentFact is the engine's fact of a TreatmentFact input.
-func treatmentFact(t *model.TreatmentFact) evidence.Fact {
+// Its day is given once: day (a Date), at (a Time) or the deprecated date (a String).
+func treatmentFact(t *model.TreatmentFact) (evidence.Fact, error) {
+	var date string
+	given := 0
+	if t.Date != nil {
+		date, given = *t.Date, given+1
+	}
+	if t.Day != nil {
+		date, given = *t.Day, given+1
+	}
+	if t.At != nil {
+		date, given = t.At.UTC().Format(time.RFC3339Nano), given+1
+	}
+	switch given {
+	case 0:
+		return evidence.Fact{}, herdbook.Invalid(herdbook.FieldError{Field: "treatment.day", Message: "is required: give day (a Date) or at (a Time)"})
+	case 1:
+	default:
+		return evidence.Fact{}, herdbook.Invalid(herdbook.FieldError{Field: "treatment.day", Message: "give only one of day, at and the deprecated date"})
+	}
 	f := evidence.Fact{Kind: evidence.KindTreatment, MedicineID: t.MedicineID.String(), MedicineVersion: orZero(t.MedicineVersion),
-		Date: t.Date, Dose: t.Dose, Unit: orZero(t.Unit), Route: orZero(t.Route), Batch: orZero(t.Batch),
+		Date: date, Dose: t.Dose, Unit: orZero(t.Unit), Route: orZero(t.Route), Batch: orZero(t.Batch),
 		AdministeredBy: orZero(t.AdministeredBy), WithdrawalMeatDays: t.WithdrawalMeatDays, WithdrawalMilkHours: t.WithdrawalMilkHours,
 		QuantityPerAnimal: t.QuantityPerAnimal, QuantityTotal: t.QuantityTotal, QuantityUnit: orZero(t.QuantityUnit),
 		PrescribingVet: orZero(t.PrescribingVet), PrescribingPractice: orZero(t.PrescribingPractice),
@@ -157,7 +177,7 @@ func treatmentFact(t *model.TreatmentFact) evidence.Fact {
 	if t.GroupID != nil {
 		f.GroupID = t.GroupID.String()
 	}
-	return f
+	return f, nil
 }
 
 // routeOf reads a label line's route, null for every route.

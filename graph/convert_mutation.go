@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -102,7 +103,11 @@ func factIn(in *model.FactInput) (evidence.Fact, error) {
 		facts = append(facts, birthFact(model.BirthFactInput{DamID: b.DamID, Date: b.Date, OffspringIDs: b.OffspringIDs, SireID: b.SireID}))
 	}
 	if t := in.Treatment; t != nil {
-		facts = append(facts, treatmentFact(t))
+		f, err := treatmentFact(t)
+		if err != nil {
+			return evidence.Fact{}, err
+		}
+		facts = append(facts, f)
 	}
 	if len(facts) != 1 {
 		return evidence.Fact{}, herdbook.Invalid(herdbook.FieldError{Field: "fact", Message: "must give exactly one kind of fact"})
@@ -121,4 +126,16 @@ func (r *Resolver) recordFact(ctx context.Context, in model.FactCreateInput) (*e
 
 func preferencesUpdateIn(in model.NotificationPreferencesUpdateInput) herdbook.NotificationPreferencesInput {
 	return preferencesIn(model.ChannelPreferencesInput{Email: in.Email, Sms: in.Sms, InApp: in.InApp, EmailAddress: in.EmailAddress})
+}
+
+// animalCreateInput is animalCreate's input as the service reads it: the same call as REST's
+// POST …/animals, with the profile, parents and EID.
+func animalCreateInput(in model.AnimalCreateInput) herdbook.AnimalInput {
+	out := herdbook.AnimalInput{Tag: in.Tag, Name: in.Name, BirthDate: in.BirthDate, Breed: in.Breed,
+		DamID: in.DamID, SireID: in.SireID, EID: in.Eid}
+	if in.Sex != nil {
+		s := strings.ToLower(string(*in.Sex))
+		out.Sex = &s
+	}
+	return out
 }

@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
+
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -100,3 +102,72 @@ func eventPayload(d *ent.WebhookDelivery) (map[string]any, error) {
 }
 
 func idOf[T any](id T, err error) (T, error) { return id, err }
+
+// offsetPage lays a page of an offset-paged list out as a connection: each element's cursor
+// is its position (medicineCursor), pageInfo says what lies around the page.
+func offsetPage[T any](skip int, xs []T, total int) ([]string, *model.OffsetPageInfo) {
+	cursors := make([]string, len(xs))
+	for i := range xs {
+		cursors[i] = medicineCursor(skip + i)
+	}
+	info := &model.OffsetPageInfo{HasPreviousPage: skip > 0, HasNextPage: skip+len(xs) < total}
+	if len(xs) > 0 {
+		info.StartCursor, info.EndCursor = &cursors[0], &cursors[len(xs)-1]
+	}
+	return cursors, info
+}
+
+// webhookConnection is Farm.webhooks: the farm's webhooks paged by first and after.
+func (r *Resolver) webhookConnection(ctx context.Context, farmID uuid.UUID, after *string, first *int) (*model.WebhookEndpointConnection, error) {
+	p, err := medicinePage(after, first)
+	if err != nil {
+		return nil, err
+	}
+	eps, total, err := r.svc.Webhooks(ctx, farmID, p)
+	if err != nil {
+		return nil, err
+	}
+	cursors, info := offsetPage(p.Skip, eps, total)
+	out := &model.WebhookEndpointConnection{TotalCount: total, PageInfo: info, Edges: make([]*model.WebhookEndpointEdge, len(eps))}
+	for i, ep := range eps {
+		out.Edges[i] = &model.WebhookEndpointEdge{Node: ep, Cursor: cursors[i]}
+	}
+	return out, nil
+}
+
+// deliveryConnection is WebhookEndpoint.deliveries: paged by first and after.
+func (r *Resolver) deliveryConnection(ctx context.Context, ep *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error) {
+	p, err := medicinePage(after, first)
+	if err != nil {
+		return nil, err
+	}
+	q := deliveryQuery(status, &p.Skip, p.Take)
+	ds, total, err := r.svc.WebhookDeliveries(ctx, ep.FarmID, ep.ID, q)
+	if err != nil {
+		return nil, err
+	}
+	cursors, info := offsetPage(p.Skip, ds, total)
+	out := &model.WebhookDeliveryConnection{TotalCount: total, PageInfo: info, Edges: make([]*model.WebhookDeliveryEdge, len(ds))}
+	for i, d := range ds {
+		out.Edges[i] = &model.WebhookDeliveryEdge{Node: d, Cursor: cursors[i]}
+	}
+	return out, nil
+}
+
+// withdrawalConnection is Farm.withdrawalsConnection: paged by first and after.
+func (r *Resolver) withdrawalConnection(ctx context.Context, farmID uuid.UUID, asOf *string, after *string, first *int) (*model.AnimalWithdrawalConnection, error) {
+	p, err := medicinePage(after, first)
+	if err != nil {
+		return nil, err
+	}
+	ws, total, err := r.svc.Withdrawals(ctx, farmID, orZero(asOf), p)
+	if err != nil {
+		return nil, err
+	}
+	cursors, info := offsetPage(p.Skip, ws, total)
+	out := &model.AnimalWithdrawalConnection{TotalCount: total, PageInfo: info, Edges: make([]*model.AnimalWithdrawalEdge, len(ws))}
+	for i := range ws {
+		out.Edges[i] = &model.AnimalWithdrawalEdge{Node: &ws[i], Cursor: cursors[i]}
+	}
+	return out, nil
+}

@@ -60,6 +60,7 @@ type ResolverRoot interface {
 	SpeciesWithdrawal() SpeciesWithdrawalResolver
 	Thread() ThreadResolver
 	WebhookDelivery() WebhookDeliveryResolver
+	WebhookEndpoint() WebhookEndpointResolver
 }
 
 type DirectiveRoot struct {
@@ -143,6 +144,17 @@ type ComplexityRoot struct {
 		Treatments       func(childComplexity int) int
 	}
 
+	AnimalWithdrawalConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AnimalWithdrawalEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	AuditEntry struct {
 		Action       func(childComplexity int) int
 		At           func(childComplexity int) int
@@ -191,8 +203,10 @@ type ComplexityRoot struct {
 		EvidenceVersion      func(childComplexity int) int
 		MatchingBirthWindows func(childComplexity int) int
 		MovementComparisons  func(childComplexity int) int
+		PlannedWindowState   func(childComplexity int) int
 		PlannedWindowStatus  func(childComplexity int) int
 		Settings             func(childComplexity int) int
+		SettingsState        func(childComplexity int) int
 		SettingsStatus       func(childComplexity int) int
 		Sire                 func(childComplexity int) int
 		Unresolved           func(childComplexity int) int
@@ -304,35 +318,37 @@ type ComplexityRoot struct {
 	}
 
 	Farm struct {
-		AllowPrivateThreads func(childComplexity int) int
-		Animals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
-		Audit               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
-		BirthSettings       func(childComplexity int) int
-		CreatedAt           func(childComplexity int) int
-		CurrentMonthStart   func(childComplexity int) int
-		FarmTasks           func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
-		Files               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
-		FollowUpProtocol    func(childComplexity int) int
-		Groups              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
-		ID                  func(childComplexity int) int
-		IsActive            func(childComplexity int) int
-		MatingAdvice        func(childComplexity int, damID uuid.UUID) int
-		MedicinePurchases   func(childComplexity int, after *string, first *int) int
-		MedicineStock       func(childComplexity int, asOf *string) int
-		Medicines           func(childComplexity int, after *string, first *int) int
-		Members             func(childComplexity int) int
-		Name                func(childComplexity int) int
-		Notifications       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
-		Records             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
-		Settings            func(childComplexity int) int
-		Species             func(childComplexity int) int
-		SpeciesOther        func(childComplexity int) int
-		Tasks               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
-		Threads             func(childComplexity int) int
-		ThreadsConnection   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
-		TreatmentConflicts  func(childComplexity int, skip *int, take *int) int
-		UpdatedAt           func(childComplexity int) int
-		Withdrawals         func(childComplexity int, asOf *string, skip *int, take *int) int
+		AllowPrivateThreads   func(childComplexity int) int
+		Animals               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
+		Audit                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
+		BirthSettings         func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		CurrentMonthStart     func(childComplexity int) int
+		FarmTasks             func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
+		Files                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
+		FollowUpProtocol      func(childComplexity int) int
+		Groups                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
+		ID                    func(childComplexity int) int
+		IsActive              func(childComplexity int) int
+		MatingAdvice          func(childComplexity int, damID uuid.UUID) int
+		MedicinePurchases     func(childComplexity int, after *string, first *int) int
+		MedicineStock         func(childComplexity int, asOf *string) int
+		Medicines             func(childComplexity int, after *string, first *int) int
+		Members               func(childComplexity int) int
+		Name                  func(childComplexity int) int
+		Notifications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
+		Records               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
+		Settings              func(childComplexity int) int
+		Species               func(childComplexity int) int
+		SpeciesOther          func(childComplexity int) int
+		Tasks                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
+		Threads               func(childComplexity int) int
+		ThreadsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
+		TreatmentConflicts    func(childComplexity int, skip *int, take *int) int
+		UpdatedAt             func(childComplexity int) int
+		Webhooks              func(childComplexity int, after *string, first *int) int
+		Withdrawals           func(childComplexity int, asOf *string, skip *int, take *int) int
+		WithdrawalsConnection func(childComplexity int, asOf *string, after *string, first *int) int
 	}
 
 	FarmConnection struct {
@@ -639,8 +655,10 @@ type ComplexityRoot struct {
 	}
 
 	MovementComparison struct {
+		Conception           func(childComplexity int) int
 		Date                 func(childComplexity int) int
 		Kind                 func(childComplexity int) int
+		MovementKind         func(childComplexity int) int
 		Record               func(childComplexity int) int
 		RecordID             func(childComplexity int) int
 		RecordItem           func(childComplexity int) int
@@ -794,7 +812,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		BirthEvidence           func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
+		BirthEvidence           func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate *string, dateOfBirth *string) int
 		BirthPreview            func(childComplexity int, farmID uuid.UUID, id uuid.UUID) int
 		Farm                    func(childComplexity int, id uuid.UUID) int
 		Farms                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) int
@@ -915,6 +933,7 @@ type ComplexityRoot struct {
 		MembershipRecordItemIDs func(childComplexity int) int
 		OverlapIntervals        func(childComplexity int) int
 		Reasons                 func(childComplexity int) int
+		Verdict                 func(childComplexity int) int
 	}
 
 	SireEvidence struct {
@@ -924,6 +943,7 @@ type ComplexityRoot struct {
 		Confidence    func(childComplexity int) int
 		PresumedCross func(childComplexity int) int
 		Provenance    func(childComplexity int) int
+		State         func(childComplexity int) int
 		Status        func(childComplexity int) int
 	}
 
@@ -1028,6 +1048,17 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 	}
 
+	WebhookDeliveryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookDeliveryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	WebhookDeliveryPage struct {
 		Nodes      func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -1039,6 +1070,7 @@ type ComplexityRoot struct {
 
 	WebhookEndpoint struct {
 		CreatedAt      func(childComplexity int) int
+		Deliveries     func(childComplexity int, status *webhookdelivery.Status, after *string, first *int) int
 		Description    func(childComplexity int) int
 		DisabledReason func(childComplexity int) int
 		Enabled        func(childComplexity int) int
@@ -1047,6 +1079,17 @@ type ComplexityRoot struct {
 		ID             func(childComplexity int) int
 		URL            func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	WebhookEndpointConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookEndpointEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	WebhookUpdatePayload struct {
@@ -1133,12 +1176,14 @@ type FarmResolver interface {
 	ThreadsConnection(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) (*ent.ThreadConnection, error)
 	Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error)
 	Withdrawals(ctx context.Context, obj *ent.Farm, asOf *string, skip *int, take *int) (*model.WithdrawalList, error)
+	WithdrawalsConnection(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.AnimalWithdrawalConnection, error)
 	MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error)
 	MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error)
 	TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
+	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
 }
 type FarmSettingsResolver interface {
 	TimeZone(ctx context.Context, obj *herdbook.FarmSettings) (*string, error)
@@ -1236,7 +1281,7 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
-	BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*model.BirthEvidence, error)
+	BirthEvidence(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate *string, dateOfBirth *string) (*model.BirthEvidence, error)
 	BirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.BirthPreview, error)
 	Viewer(ctx context.Context) (*ent.User, error)
 	Farms(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FarmOrder, where *ent.FarmWhereInput) (*ent.FarmConnection, error)
@@ -1262,6 +1307,9 @@ type WebhookDeliveryResolver interface {
 
 	Payload(ctx context.Context, obj *ent.WebhookDelivery) (map[string]any, error)
 	AttemptLog(ctx context.Context, obj *ent.WebhookDelivery) ([]*ent.WebhookAttempt, error)
+}
+type WebhookEndpointResolver interface {
+	Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1611,6 +1659,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AnimalWithdrawal.Treatments(childComplexity), true
 
+	case "AnimalWithdrawalConnection.edges":
+		if e.ComplexityRoot.AnimalWithdrawalConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawalConnection.Edges(childComplexity), true
+	case "AnimalWithdrawalConnection.pageInfo":
+		if e.ComplexityRoot.AnimalWithdrawalConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawalConnection.PageInfo(childComplexity), true
+	case "AnimalWithdrawalConnection.totalCount":
+		if e.ComplexityRoot.AnimalWithdrawalConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawalConnection.TotalCount(childComplexity), true
+
+	case "AnimalWithdrawalEdge.cursor":
+		if e.ComplexityRoot.AnimalWithdrawalEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawalEdge.Cursor(childComplexity), true
+	case "AnimalWithdrawalEdge.node":
+		if e.ComplexityRoot.AnimalWithdrawalEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWithdrawalEdge.Node(childComplexity), true
+
 	case "AuditEntry.action":
 		if e.ComplexityRoot.AuditEntry.Action == nil {
 			break
@@ -1825,6 +1905,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthEvidence.MovementComparisons(childComplexity), true
+	case "BirthEvidence.plannedWindowState":
+		if e.ComplexityRoot.BirthEvidence.PlannedWindowState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.PlannedWindowState(childComplexity), true
 	case "BirthEvidence.plannedWindowStatus":
 		if e.ComplexityRoot.BirthEvidence.PlannedWindowStatus == nil {
 			break
@@ -1837,6 +1923,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BirthEvidence.Settings(childComplexity), true
+	case "BirthEvidence.settingsState":
+		if e.ComplexityRoot.BirthEvidence.SettingsState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BirthEvidence.SettingsState(childComplexity), true
 	case "BirthEvidence.settingsStatus":
 		if e.ComplexityRoot.BirthEvidence.SettingsStatus == nil {
 			break
@@ -2452,6 +2544,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.UpdatedAt(childComplexity), true
+	case "Farm.webhooks":
+		if e.ComplexityRoot.Farm.Webhooks == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_webhooks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Webhooks(childComplexity, args["after"].(*string), args["first"].(*int)), true
 	case "Farm.withdrawals":
 		if e.ComplexityRoot.Farm.Withdrawals == nil {
 			break
@@ -2463,6 +2566,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Withdrawals(childComplexity, args["asOf"].(*string), args["skip"].(*int), args["take"].(*int)), true
+	case "Farm.withdrawalsConnection":
+		if e.ComplexityRoot.Farm.WithdrawalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_withdrawalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.WithdrawalsConnection(childComplexity, args["asOf"].(*string), args["after"].(*string), args["first"].(*int)), true
 
 	case "FarmConnection.edges":
 		if e.ComplexityRoot.FarmConnection.Edges == nil {
@@ -3493,6 +3607,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessagePostPayload.Message(childComplexity), true
 
+	case "MovementComparison.conception":
+		if e.ComplexityRoot.MovementComparison.Conception == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.Conception(childComplexity), true
 	case "MovementComparison.date":
 		if e.ComplexityRoot.MovementComparison.Date == nil {
 			break
@@ -3505,6 +3625,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MovementComparison.Kind(childComplexity), true
+	case "MovementComparison.movementKind":
+		if e.ComplexityRoot.MovementComparison.MovementKind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovementComparison.MovementKind(childComplexity), true
 	case "MovementComparison.record":
 		if e.ComplexityRoot.MovementComparison.Record == nil {
 			break
@@ -4594,7 +4720,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.BirthEvidence(childComplexity, args["farmID"].(uuid.UUID), args["damID"].(uuid.UUID), args["birthDate"].(string)), true
+		return e.ComplexityRoot.Query.BirthEvidence(childComplexity, args["farmID"].(uuid.UUID), args["damID"].(uuid.UUID), args["birthDate"].(*string), args["dateOfBirth"].(*string)), true
 	case "Query.birthPreview":
 		if e.ComplexityRoot.Query.BirthPreview == nil {
 			break
@@ -5150,6 +5276,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SireCandidate.Reasons(childComplexity), true
+	case "SireCandidate.verdict":
+		if e.ComplexityRoot.SireCandidate.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireCandidate.Verdict(childComplexity), true
 
 	case "SireEvidence.animal":
 		if e.ComplexityRoot.SireEvidence.Animal == nil {
@@ -5187,6 +5319,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SireEvidence.Provenance(childComplexity), true
+	case "SireEvidence.state":
+		if e.ComplexityRoot.SireEvidence.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SireEvidence.State(childComplexity), true
 	case "SireEvidence.status":
 		if e.ComplexityRoot.SireEvidence.Status == nil {
 			break
@@ -5584,6 +5722,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
 
+	case "WebhookDeliveryConnection.edges":
+		if e.ComplexityRoot.WebhookDeliveryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.Edges(childComplexity), true
+	case "WebhookDeliveryConnection.pageInfo":
+		if e.ComplexityRoot.WebhookDeliveryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.PageInfo(childComplexity), true
+	case "WebhookDeliveryConnection.totalCount":
+		if e.ComplexityRoot.WebhookDeliveryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.TotalCount(childComplexity), true
+
+	case "WebhookDeliveryEdge.cursor":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Cursor(childComplexity), true
+	case "WebhookDeliveryEdge.node":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Node(childComplexity), true
+
 	case "WebhookDeliveryPage.nodes":
 		if e.ComplexityRoot.WebhookDeliveryPage.Nodes == nil {
 			break
@@ -5610,6 +5780,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpoint.CreatedAt(childComplexity), true
+	case "WebhookEndpoint.deliveries":
+		if e.ComplexityRoot.WebhookEndpoint.Deliveries == nil {
+			break
+		}
+
+		args, err := ec.field_WebhookEndpoint_deliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Deliveries(childComplexity, args["status"].(*webhookdelivery.Status), args["after"].(*string), args["first"].(*int)), true
 	case "WebhookEndpoint.description":
 		if e.ComplexityRoot.WebhookEndpoint.Description == nil {
 			break
@@ -5658,6 +5839,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpoint.UpdatedAt(childComplexity), true
+
+	case "WebhookEndpointConnection.edges":
+		if e.ComplexityRoot.WebhookEndpointConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.Edges(childComplexity), true
+	case "WebhookEndpointConnection.pageInfo":
+		if e.ComplexityRoot.WebhookEndpointConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.PageInfo(childComplexity), true
+	case "WebhookEndpointConnection.totalCount":
+		if e.ComplexityRoot.WebhookEndpointConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.TotalCount(childComplexity), true
+
+	case "WebhookEndpointEdge.cursor":
+		if e.ComplexityRoot.WebhookEndpointEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointEdge.Cursor(childComplexity), true
+	case "WebhookEndpointEdge.node":
+		if e.ComplexityRoot.WebhookEndpointEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointEdge.Node(childComplexity), true
 
 	case "WebhookUpdatePayload.webhook":
 		if e.ComplexityRoot.WebhookUpdatePayload.Webhook == nil {
@@ -6141,6 +6354,28 @@ func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawal", field.Name)
 }
 
+func (ec *executionContext) childFields_AnimalWithdrawalConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AnimalWithdrawalConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AnimalWithdrawalConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AnimalWithdrawalConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawalConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalWithdrawalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AnimalWithdrawalEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AnimalWithdrawalEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalWithdrawalEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6235,8 +6470,12 @@ func (ec *executionContext) childFields_BirthEvidence(ctx context.Context, field
 		return ec.fieldContext_BirthEvidence_settings(ctx, field)
 	case "settingsStatus":
 		return ec.fieldContext_BirthEvidence_settingsStatus(ctx, field)
+	case "settingsState":
+		return ec.fieldContext_BirthEvidence_settingsState(ctx, field)
 	case "plannedWindowStatus":
 		return ec.fieldContext_BirthEvidence_plannedWindowStatus(ctx, field)
+	case "plannedWindowState":
+		return ec.fieldContext_BirthEvidence_plannedWindowState(ctx, field)
 	case "matchingBirthWindows":
 		return ec.fieldContext_BirthEvidence_matchingBirthWindows(ctx, field)
 	case "conceptionWindow":
@@ -6509,6 +6748,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_medicines(ctx, field)
 	case "withdrawals":
 		return ec.fieldContext_Farm_withdrawals(ctx, field)
+	case "withdrawalsConnection":
+		return ec.fieldContext_Farm_withdrawalsConnection(ctx, field)
 	case "medicinePurchases":
 		return ec.fieldContext_Farm_medicinePurchases(ctx, field)
 	case "medicineStock":
@@ -6521,6 +6762,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_matingAdvice(ctx, field)
 	case "settings":
 		return ec.fieldContext_Farm_settings(ctx, field)
+	case "webhooks":
+		return ec.fieldContext_Farm_webhooks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Farm", field.Name)
 }
@@ -7143,10 +7386,14 @@ func (ec *executionContext) childFields_MovementComparison(ctx context.Context, 
 		return ec.fieldContext_MovementComparison_recordItem(ctx, field)
 	case "kind":
 		return ec.fieldContext_MovementComparison_kind(ctx, field)
+	case "movementKind":
+		return ec.fieldContext_MovementComparison_movementKind(ctx, field)
 	case "date":
 		return ec.fieldContext_MovementComparison_date(ctx, field)
 	case "relationToConception":
 		return ec.fieldContext_MovementComparison_relationToConception(ctx, field)
+	case "conception":
+		return ec.fieldContext_MovementComparison_conception(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MovementComparison", field.Name)
 }
@@ -7483,6 +7730,8 @@ func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field
 		return ec.fieldContext_SireCandidate_animal(ctx, field)
 	case "eligibility":
 		return ec.fieldContext_SireCandidate_eligibility(ctx, field)
+	case "verdict":
+		return ec.fieldContext_SireCandidate_verdict(ctx, field)
 	case "reasons":
 		return ec.fieldContext_SireCandidate_reasons(ctx, field)
 	case "exposureRecordIDs":
@@ -7511,6 +7760,8 @@ func (ec *executionContext) childFields_SireEvidence(ctx context.Context, field 
 	switch field.Name {
 	case "status":
 		return ec.fieldContext_SireEvidence_status(ctx, field)
+	case "state":
+		return ec.fieldContext_SireEvidence_state(ctx, field)
 	case "animalID":
 		return ec.fieldContext_SireEvidence_animalID(ctx, field)
 	case "animal":
@@ -7729,6 +7980,28 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookDeliveryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_WebhookDeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
@@ -7767,8 +8040,32 @@ func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, fie
 		return ec.fieldContext_WebhookEndpoint_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_WebhookEndpoint_updatedAt(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_WebhookEndpoint_deliveries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WebhookEndpointConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookEndpointConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WebhookEndpointConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_WebhookEndpointEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_WebhookEndpointEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8616,6 +8913,58 @@ func (ec *executionContext) field_Farm_treatmentConflicts_args(ctx context.Conte
 		return nil, err
 	}
 	args["take"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_webhooks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_withdrawalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -10037,13 +10386,21 @@ func (ec *executionContext) field_Query_birthEvidence_args(ctx context.Context, 
 	}
 	args["damID"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "birthDate",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["birthDate"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dateOfBirth",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dateOfBirth"] = arg3
 	return args, nil
 }
 
@@ -10380,6 +10737,36 @@ func (ec *executionContext) field_Thread_messagesConnection_args(ctx context.Con
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_WebhookEndpoint_deliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*webhookdelivery.Status, error) {
+			return ec.unmarshalOWebhookDeliveryStatus2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋwebhookdeliveryᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -11817,6 +12204,148 @@ func (ec *executionContext) fieldContext_AnimalWithdrawal_treatments(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _AnimalWithdrawalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AnimalWithdrawalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawalConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AnimalWithdrawalEdge) graphql.Marshaler {
+			return ec.marshalNAnimalWithdrawalEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawalConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWithdrawalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWithdrawalEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWithdrawalConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AnimalWithdrawalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawalConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawalConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWithdrawalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWithdrawalConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AnimalWithdrawalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawalConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawalConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawalConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AnimalWithdrawalEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AnimalWithdrawalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawalEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.AnimalWithdrawal) graphql.Marshaler {
+			return ec.marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawalEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWithdrawalEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWithdrawal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWithdrawalEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AnimalWithdrawalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWithdrawalEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWithdrawalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWithdrawalEdge", field, false, false, "String")
+}
+
 func (ec *executionContext) _AuditEntry_id(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12662,6 +13191,29 @@ func (ec *executionContext) fieldContext_BirthEvidence_settingsStatus(_ context.
 	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "SettingsStatus")
 }
 
+func (ec *executionContext) _BirthEvidence_settingsState(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_settingsState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettingsState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EvidenceSettingsState) graphql.Marshaler {
+			return ec.marshalNEvidenceSettingsState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEvidenceSettingsState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_settingsState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "EvidenceSettingsState")
+}
+
 func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12683,6 +13235,29 @@ func (ec *executionContext) _BirthEvidence_plannedWindowStatus(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "PlannedWindowStatus")
+}
+
+func (ec *executionContext) _BirthEvidence_plannedWindowState(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BirthEvidence_plannedWindowState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PlannedWindowState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlannedWindowState) graphql.Marshaler {
+			return ec.marshalNPlannedWindowState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BirthEvidence_plannedWindowState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BirthEvidence", field, false, false, "PlannedWindowState")
 }
 
 func (ec *executionContext) _BirthEvidence_matchingBirthWindows(ctx context.Context, field graphql.CollectedField, obj *model.BirthEvidence) (ret graphql.Marshaler) {
@@ -15093,6 +15668,50 @@ func (ec *executionContext) fieldContext_Farm_withdrawals(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_withdrawalsConnection(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_withdrawalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().WithdrawalsConnection(ctx, obj, fc.Args["asOf"].(*string), fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AnimalWithdrawalConnection) graphql.Marshaler {
+			return ec.marshalNAnimalWithdrawalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_withdrawalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWithdrawalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_withdrawalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_medicinePurchases(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15341,6 +15960,50 @@ func (ec *executionContext) fieldContext_Farm_settings(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FarmSettings(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_webhooks(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_webhooks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Webhooks(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointConnection) graphql.Marshaler {
+			return ec.marshalNWebhookEndpointConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_webhooks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_webhooks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -19687,6 +20350,29 @@ func (ec *executionContext) fieldContext_MovementComparison_kind(_ context.Conte
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "MovementFactKind")
 }
 
+func (ec *executionContext) _MovementComparison_movementKind(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_movementKind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MovementKind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.MovementKind) graphql.Marshaler {
+			return ec.marshalNMovementKind2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_movementKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "MovementKind")
+}
+
 func (ec *executionContext) _MovementComparison_date(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19731,6 +20417,29 @@ func (ec *executionContext) _MovementComparison_relationToConception(ctx context
 }
 func (ec *executionContext) fieldContext_MovementComparison_relationToConception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "ConceptionRelation")
+}
+
+func (ec *executionContext) _MovementComparison_conception(ctx context.Context, field graphql.CollectedField, obj *model.MovementComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MovementComparison_conception(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conception, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ConceptionTiming) graphql.Marshaler {
+			return ec.marshalNConceptionTiming2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionTiming(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MovementComparison_conception(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MovementComparison", field, false, false, "ConceptionTiming")
 }
 
 func (ec *executionContext) _Mutation_createFarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -23976,7 +24685,7 @@ func (ec *executionContext) _Query_birthEvidence(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().BirthEvidence(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(string))
+			return ec.Resolvers.Query().BirthEvidence(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["damID"].(uuid.UUID), fc.Args["birthDate"].(*string), fc.Args["dateOfBirth"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BirthEvidence) graphql.Marshaler {
@@ -26033,6 +26742,29 @@ func (ec *executionContext) fieldContext_SireCandidate_eligibility(_ context.Con
 	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "SireEligibility")
 }
 
+func (ec *executionContext) _SireCandidate_verdict(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireCandidate_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireVerdict) graphql.Marshaler {
+			return ec.marshalNSireVerdict2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireCandidate_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireCandidate", field, false, false, "SireVerdict")
+}
+
 func (ec *executionContext) _SireCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26311,6 +27043,29 @@ func (ec *executionContext) _SireEvidence_status(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_SireEvidence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "SireStatus")
+}
+
+func (ec *executionContext) _SireEvidence_state(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SireEvidence_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SireState) graphql.Marshaler {
+			return ec.marshalNSireState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SireEvidence_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SireEvidence", field, false, false, "SireState")
 }
 
 func (ec *executionContext) _SireEvidence_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireEvidence) (ret graphql.Marshaler) {
@@ -28006,6 +28761,148 @@ func (ec *executionContext) fieldContext_WebhookDelivery_attemptLog(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _WebhookDeliveryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookDeliveryEdge) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryEdge", field, false, false, "String")
+}
+
 func (ec *executionContext) _WebhookDeliveryPage_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28298,6 +29195,192 @@ func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_deliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.WebhookEndpoint().Deliveries(ctx, obj, fc.Args["status"].(*webhookdelivery.Status), fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDeliveryConnection) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpoint",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_WebhookEndpoint_deliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookEndpointEdge) graphql.Marshaler {
+			return ec.marshalNWebhookEndpointEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpointEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookUpdatePayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.WebhookUpdatePayload) (ret graphql.Marshaler) {
@@ -29880,7 +30963,7 @@ func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "tag", "name"}
+	fieldsInOrder := [...]string{"farmID", "tag", "name", "sex", "birthDate", "breed", "damID", "sireID", "eid"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -29908,6 +30991,48 @@ func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context,
 				return it, err
 			}
 			it.Name = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "eid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eid"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Eid = data
 		}
 	}
 	return it, nil
@@ -37337,7 +38462,7 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason", "offLabel"}
+	fieldsInOrder := [...]string{"medicineID", "medicineVersion", "animalID", "groupID", "date", "day", "at", "dose", "unit", "route", "batch", "administeredBy", "withdrawalMeatDays", "withdrawalMilkHours", "quantityPerAnimal", "quantityTotal", "quantityUnit", "prescribingVet", "prescribingPractice", "lastAdministration", "reason", "offLabel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -37374,11 +38499,25 @@ func (ec *executionContext) unmarshalInputTreatmentFact(ctx context.Context, obj
 			it.GroupID = data
 		case "date":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Date = data
+		case "day":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("day"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Day = data
+		case "at":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("at"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.At = data
 		case "dose":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dose"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -38709,6 +39848,87 @@ func (ec *executionContext) _AnimalWithdrawal(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var animalWithdrawalConnectionImplementors = []string{"AnimalWithdrawalConnection"}
+
+func (ec *executionContext) _AnimalWithdrawalConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalWithdrawalConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalWithdrawalConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalWithdrawalConnection")
+		case "edges":
+			out.Values[i] = ec._AnimalWithdrawalConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AnimalWithdrawalConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AnimalWithdrawalConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var animalWithdrawalEdgeImplementors = []string{"AnimalWithdrawalEdge"}
+
+func (ec *executionContext) _AnimalWithdrawalEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AnimalWithdrawalEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalWithdrawalEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalWithdrawalEdge")
+		case "node":
+			out.Values[i] = ec._AnimalWithdrawalEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AnimalWithdrawalEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var auditEntryImplementors = []string{"AuditEntry", "Node"}
 
 func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEntry) graphql.Marshaler {
@@ -39005,8 +40225,18 @@ func (ec *executionContext) _BirthEvidence(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "settingsState":
+			out.Values[i] = ec._BirthEvidence_settingsState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "plannedWindowStatus":
 			out.Values[i] = ec._BirthEvidence_plannedWindowStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "plannedWindowState":
+			out.Values[i] = ec._BirthEvidence_plannedWindowState(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39930,6 +41160,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_withdrawals(ctx, field, obj)
 				})
+		case "withdrawalsConnection":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_withdrawalsConnection(ctx, field, obj)
+				})
 		case "medicinePurchases":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -39965,6 +41201,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_settings(ctx, field, obj)
+				})
+		case "webhooks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_webhooks(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42158,6 +43400,11 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "movementKind":
+			out.Values[i] = ec._MovementComparison_movementKind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "date":
 			out.Values[i] = ec._MovementComparison_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42165,6 +43412,11 @@ func (ec *executionContext) _MovementComparison(ctx context.Context, sel ast.Sel
 			}
 		case "relationToConception":
 			out.Values[i] = ec._MovementComparison_relationToConception(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conception":
+			out.Values[i] = ec._MovementComparison_conception(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -43981,6 +45233,11 @@ func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "verdict":
+			out.Values[i] = ec._SireCandidate_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "reasons":
 			out.Values[i] = ec._SireCandidate_reasons(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -44061,6 +45318,11 @@ func (ec *executionContext) _SireEvidence(ctx context.Context, sel ast.Selection
 			out.Values[i] = graphql.MarshalString("SireEvidence")
 		case "status":
 			out.Values[i] = ec._SireEvidence_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._SireEvidence_state(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -44792,6 +46054,87 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 	return out
 }
 
+var webhookDeliveryConnectionImplementors = []string{"WebhookDeliveryConnection"}
+
+func (ec *executionContext) _WebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryConnection")
+		case "edges":
+			out.Values[i] = ec._WebhookDeliveryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookDeliveryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WebhookDeliveryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookDeliveryEdgeImplementors = []string{"WebhookDeliveryEdge"}
+
+func (ec *executionContext) _WebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryEdge")
+		case "node":
+			out.Values[i] = ec._WebhookDeliveryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._WebhookDeliveryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var webhookDeliveryPageImplementors = []string{"WebhookDeliveryPage"}
 
 func (ec *executionContext) _WebhookDeliveryPage(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryPage) graphql.Marshaler {
@@ -44877,45 +46220,132 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 		case "id":
 			out.Values[i] = ec._WebhookEndpoint_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "farmID":
 			out.Values[i] = ec._WebhookEndpoint_farmID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "url":
 			out.Values[i] = ec._WebhookEndpoint_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._WebhookEndpoint_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventTypes":
 			out.Values[i] = ec._WebhookEndpoint_eventTypes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "enabled":
 			out.Values[i] = ec._WebhookEndpoint_enabled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "disabledReason":
 			out.Values[i] = ec._WebhookEndpoint_disabledReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._WebhookEndpoint_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._WebhookEndpoint_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deliveries":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookEndpoint_deliveries(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointConnectionImplementors = []string{"WebhookEndpointConnection"}
+
+func (ec *executionContext) _WebhookEndpointConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpointConnection")
+		case "edges":
+			out.Values[i] = ec._WebhookEndpointConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookEndpointConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WebhookEndpointConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointEdgeImplementors = []string{"WebhookEndpointEdge"}
+
+func (ec *executionContext) _WebhookEndpointEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpointEdge")
+		case "node":
+			out.Values[i] = ec._WebhookEndpointEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._WebhookEndpointEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45655,6 +47085,38 @@ func (ec *executionContext) marshalNAnimalWithdrawal2ᚖgithubᚗcomᚋherdbook�
 	return ec._AnimalWithdrawal(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAnimalWithdrawalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalConnection(ctx context.Context, sel ast.SelectionSet, v *model.AnimalWithdrawalConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnimalWithdrawalConnection!")
+		return graphql.Null
+	}
+	return ec._AnimalWithdrawalConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAnimalWithdrawalEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AnimalWithdrawalEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAnimalWithdrawalEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAnimalWithdrawalEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐAnimalWithdrawalEdge(ctx context.Context, sel ast.SelectionSet, v *model.AnimalWithdrawalEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnimalWithdrawalEdge!")
+		return graphql.Null
+	}
+	return ec._AnimalWithdrawalEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAuditEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntryConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AuditEntryConnection!")
@@ -45871,6 +47333,16 @@ func (ec *executionContext) marshalNConceptionRelation2githubᚗcomᚋherdbook�
 	return v
 }
 
+func (ec *executionContext) unmarshalNConceptionTiming2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionTiming(ctx context.Context, v any) (model.ConceptionTiming, error) {
+	var res model.ConceptionTiming
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConceptionTiming2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐConceptionTiming(ctx context.Context, sel ast.SelectionSet, v model.ConceptionTiming) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNCreateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCreateFarmInput(ctx context.Context, v any) (model.CreateFarmInput, error) {
 	res, err := ec.unmarshalInputCreateFarmInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -45981,6 +47453,16 @@ func (ec *executionContext) marshalNDeathRecordPayload2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return ec._DeathRecordPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEvidenceSettingsState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEvidenceSettingsState(ctx context.Context, v any) (model.EvidenceSettingsState, error) {
+	var res model.EvidenceSettingsState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEvidenceSettingsState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEvidenceSettingsState(ctx context.Context, sel ast.SelectionSet, v model.EvidenceSettingsState) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNExposureFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFactInput(ctx context.Context, v any) (model.ExposureFactInput, error) {
@@ -46935,6 +48417,16 @@ func (ec *executionContext) marshalNPlannedTask2ᚕgithubᚗcomᚋherdbookᚋher
 	return ret
 }
 
+func (ec *executionContext) unmarshalNPlannedWindowState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowState(ctx context.Context, v any) (model.PlannedWindowState, error) {
+	var res model.PlannedWindowState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPlannedWindowState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowState(ctx context.Context, sel ast.SelectionSet, v model.PlannedWindowState) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNPlannedWindowStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPlannedWindowStatus(ctx context.Context, v any) (model.PlannedWindowStatus, error) {
 	var res model.PlannedWindowStatus
 	err := res.UnmarshalGQL(v)
@@ -47241,6 +48733,16 @@ func (ec *executionContext) marshalNSireEvidence2ᚖgithubᚗcomᚋherdbookᚋhe
 	return ec._SireEvidence(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSireState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireState(ctx context.Context, v any) (model.SireState, error) {
+	var res model.SireState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireState(ctx context.Context, sel ast.SelectionSet, v model.SireState) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, v any) (model.SireStatus, error) {
 	var res model.SireStatus
 	err := res.UnmarshalGQL(v)
@@ -47248,6 +48750,16 @@ func (ec *executionContext) unmarshalNSireStatus2githubᚗcomᚋherdbookᚋherdb
 }
 
 func (ec *executionContext) marshalNSireStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireStatus(ctx context.Context, sel ast.SelectionSet, v model.SireStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSireVerdict2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireVerdict(ctx context.Context, v any) (model.SireVerdict, error) {
+	var res model.SireVerdict
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSireVerdict2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSireVerdict(ctx context.Context, sel ast.SelectionSet, v model.SireVerdict) graphql.Marshaler {
 	return v
 }
 
@@ -47558,6 +49070,38 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbook�
 	return ec._WebhookDelivery(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNWebhookDeliveryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryConnection!")
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookDeliveryEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDeliveryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryEdge!")
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNWebhookDeliveryPage2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryPage(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryPage) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "WebhookDeliveryPage!")
@@ -47611,6 +49155,38 @@ func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookEndpointConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointConnection(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpointConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookEndpointConnection!")
+		return graphql.Null
+	}
+	return ec._WebhookEndpointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookEndpointEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookEndpointEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookEndpointEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookEndpointEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointEdge(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpointEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookEndpointEdge!")
+		return graphql.Null
+	}
+	return ec._WebhookEndpointEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdateInput(ctx context.Context, v any) (model.WebhookUpdateInput, error) {

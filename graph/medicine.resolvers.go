@@ -25,6 +25,11 @@ func (r *farmResolver) Withdrawals(ctx context.Context, obj *ent.Farm, asOf *str
 	return withdrawalList(r.svc.Withdrawals(ctx, obj.ID, orZero(asOf), herdbook.Page{Skip: orZero(skip), Take: take}))
 }
 
+// WithdrawalsConnection is the resolver for the withdrawalsConnection field.
+func (r *farmResolver) WithdrawalsConnection(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.AnimalWithdrawalConnection, error) {
+	return r.withdrawalConnection(ctx, obj.ID, asOf, after, first)
+}
+
 // MedicinePurchases is the resolver for the medicinePurchases field.
 func (r *farmResolver) MedicinePurchases(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicinePurchaseConnection, error) {
 	return r.medicinePurchases(ctx, obj.ID, after, first)

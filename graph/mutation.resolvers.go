@@ -45,7 +45,7 @@ func (r *mutationResolver) MemberDeactivate(ctx context.Context, input model.Mem
 
 // AnimalCreate is the resolver for the animalCreate field.
 func (r *mutationResolver) AnimalCreate(ctx context.Context, input model.AnimalCreateInput) (*model.AnimalCreatePayload, error) {
-	return payload(func(a *ent.Animal) *model.AnimalCreatePayload { return &model.AnimalCreatePayload{Animal: a} })(r.svc.CreateAnimal(ctx, input.FarmID, herdbook.AnimalInput{Tag: input.Tag, Name: input.Name}))
+	return payload(func(a *ent.Animal) *model.AnimalCreatePayload { return &model.AnimalCreatePayload{Animal: a} })(r.svc.CreateAnimal(ctx, input.FarmID, animalCreateInput(input)))
 }
 
 // AnimalUpdate is the resolver for the animalUpdate field.

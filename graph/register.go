@@ -22,6 +22,11 @@ import (
 // parent, whatever the page's size.
 func (r *Resolver) registerAnimals(ctx context.Context, farmID uuid.UUID, w herdbook.Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error) {
 	f := herdbook.AnimalFilter{AsOf: deref(asOf), Q: deref(search)}
+	// The herd list reads by tag, as a farmer's register (and its CSV) does; ent breaks ties
+	// by id, so the order is total and the cursors stable.
+	if order == nil {
+		order = &ent.AnimalOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AnimalOrderFieldTag}
+	}
 	if status != nil {
 		f.Status = strings.ToLower(string(*status))
 	}

@@ -15,6 +15,11 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// Webhooks is the resolver for the webhooks field.
+func (r *farmResolver) Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error) {
+	return r.webhookConnection(ctx, obj.ID, after, first)
+}
+
 // WebhookCreate is the resolver for the webhookCreate field.
 func (r *mutationResolver) WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error) {
 	return createdWebhook(r.svc.CreateWebhook(ctx, input.FarmID, webhookIn(input)))
@@ -65,7 +70,18 @@ func (r *webhookDeliveryResolver) AttemptLog(ctx context.Context, obj *ent.Webho
 	return obj.Edges.AttemptLog, nil
 }
 
+// Deliveries is the resolver for the deliveries field.
+func (r *webhookEndpointResolver) Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error) {
+	return r.deliveryConnection(ctx, obj, status, after, first)
+}
+
 // WebhookDelivery returns WebhookDeliveryResolver implementation.
 func (r *Resolver) WebhookDelivery() WebhookDeliveryResolver { return &webhookDeliveryResolver{r} }
 
-type webhookDeliveryResolver struct{ *Resolver }
+// WebhookEndpoint returns WebhookEndpointResolver implementation.
+func (r *Resolver) WebhookEndpoint() WebhookEndpointResolver { return &webhookEndpointResolver{r} }
+
+type (
+	webhookDeliveryResolver struct{ *Resolver }
+	webhookEndpointResolver struct{ *Resolver }
+)

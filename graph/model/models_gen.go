@@ -27,6 +27,18 @@ type AnimalCreateInput struct {
 	Tag string `json:"tag"`
 	// The animal's name, if any.
 	Name *string `json:"name,omitempty"`
+	// Its sex, recorded as a profile fact dated the birth date (else today).
+	Sex *Sex `json:"sex,omitempty"`
+	// Its day of birth, the farm's local date.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// Its breed (1 to 100 characters), recorded with the profile fact.
+	Breed *string `json:"breed,omitempty"`
+	// Its dam: recorded as a birth fact on birthDate naming the new animal as offspring; needs birthDate.
+	DamID *uuid.UUID `json:"damID,omitempty"`
+	// Its sire: recorded with the dam's birth fact; needs damID and birthDate.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// Its electronic identifier in any reader form (15 digits, or country code and number), recorded from the birth date (else today).
+	Eid *string `json:"eid,omitempty"`
 }
 
 // What animalCreate made.
@@ -121,6 +133,24 @@ type AnimalUpdatePayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// A page of the animals under withdrawal.
+type AnimalWithdrawalConnection struct {
+	// The withdrawals of the page with their cursors.
+	Edges []*AnimalWithdrawalEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many animals are under withdrawal that day.
+	TotalCount int `json:"totalCount"`
+}
+
+// An animal's withdrawal and its cursor.
+type AnimalWithdrawalEdge struct {
+	// The withdrawal.
+	Node *herdbook.AnimalWithdrawal `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
 // The review of a birth: which settings applied, when conception was, and who the sire could be.
 type BirthEvidence struct {
 	// The version of the review rules.
@@ -129,8 +159,12 @@ type BirthEvidence struct {
 	Settings *BirthHistorySettings `json:"settings,omitempty"`
 	// Whether the settings were there.
 	SettingsStatus SettingsStatus `json:"settingsStatus"`
+	// Whether the settings were there.
+	SettingsState EvidenceSettingsState `json:"settingsState"`
 	// Whether the birth falls in a planned window.
 	PlannedWindowStatus PlannedWindowStatus `json:"plannedWindowStatus"`
+	// Whether the birth falls in a planned window.
+	PlannedWindowState PlannedWindowState `json:"plannedWindowState"`
 	// The planned windows the birth falls in.
 	MatchingBirthWindows []*BirthWindow `json:"matchingBirthWindows"`
 	// When conception was, from the gestation range; null without settings.
@@ -973,10 +1007,14 @@ type MovementComparison struct {
 	RecordItem *ent.RecordItem `json:"recordItem"`
 	// Which way the dam moved.
 	Kind MovementFactKind `json:"kind"`
+	// Which way the dam moved.
+	MovementKind MovementKind `json:"movementKind"`
 	// The day it moved.
 	Date string `json:"date"`
 	// When that was, compared with the conception window.
 	RelationToConception ConceptionRelation `json:"relationToConception"`
+	// When that was, compared with the conception window.
+	Conception ConceptionTiming `json:"conception"`
 }
 
 // A movement fact.
@@ -1305,6 +1343,8 @@ type SireCandidate struct {
 	Animal *ent.Animal `json:"animal"`
 	// Whether it could be the sire.
 	Eligibility SireEligibility `json:"eligibility"`
+	// Whether it could be the sire.
+	Verdict SireVerdict `json:"verdict"`
 	// Why it is excluded or unknown, in words.
 	Reasons []string `json:"reasons"`
 	// The ids of the exposure records that put it with the dam.
@@ -1331,6 +1371,8 @@ type SireCandidate struct {
 type SireEvidence struct {
 	// How far the evidence names the sire.
 	Status SireStatus `json:"status"`
+	// How far the evidence names the sire.
+	State SireState `json:"state"`
 	// The presumed sire's id, when status is presumed.
 	AnimalID *uuid.UUID `json:"animalID,omitempty"`
 	// The presumed sire, when status is presumed.
@@ -1418,7 +1460,11 @@ type TreatmentFact struct {
 	// The group, or leave it out and name an animal.
 	GroupID *uuid.UUID `json:"groupID,omitempty"`
 	// A local date of the farm (YYYY-MM-DD; needs the farm's time zone) or an RFC 3339 date-time.
-	Date string `json:"date"`
+	Date *string `json:"date,omitempty"`
+	// The farm's local day it was given (needs the farm's time zone). Give exactly one of day and at.
+	Day *string `json:"day,omitempty"`
+	// The instant it was given, RFC 3339. Give exactly one of day and at.
+	At *time.Time `json:"at,omitempty"`
 	// The dose.
 	Dose *float64 `json:"dose,omitempty"`
 	// The dose's unit.
@@ -1534,6 +1580,24 @@ type WebhookDeletePayload struct {
 }
 
 // A page of a webhook's deliveries.
+type WebhookDeliveryConnection struct {
+	// The deliveries of the page with their cursors.
+	Edges []*WebhookDeliveryEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many deliveries match the filter.
+	TotalCount int `json:"totalCount"`
+}
+
+// A delivery and its cursor.
+type WebhookDeliveryEdge struct {
+	// The delivery.
+	Node *ent.WebhookDelivery `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// A page of a webhook's deliveries.
 type WebhookDeliveryPage struct {
 	// All deliveries matching the filter.
 	TotalCount int `json:"totalCount"`
@@ -1555,6 +1619,24 @@ type WebhookDeliveryReplayInput struct {
 type WebhookDeliveryReplayPayload struct {
 	// The delivery, queued again.
 	Delivery *ent.WebhookDelivery `json:"delivery"`
+}
+
+// A page of a farm's webhooks.
+type WebhookEndpointConnection struct {
+	// The webhooks of the page with their cursors.
+	Edges []*WebhookEndpointEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many webhooks the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A webhook and its cursor.
+type WebhookEndpointEdge struct {
+	// The webhook.
+	Node *ent.WebhookEndpoint `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
 }
 
 // Changes to a webhook; fields left out stay as they are.
@@ -1674,7 +1756,7 @@ func (e AnimalStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// When something happened, compared with the conception window.
+// When something happened, compared with the conception window. Lower-case values: use ConceptionTiming.
 type ConceptionRelation string
 
 const (
@@ -1733,6 +1815,70 @@ func (e *ConceptionRelation) UnmarshalJSON(b []byte) error {
 }
 
 func (e ConceptionRelation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// When something happened, compared with the conception window.
+type ConceptionTiming string
+
+const (
+	// Before the window opened.
+	ConceptionTimingBefore ConceptionTiming = "BEFORE"
+	// Inside the window.
+	ConceptionTimingWithin ConceptionTiming = "WITHIN"
+	// After the window closed.
+	ConceptionTimingAfter ConceptionTiming = "AFTER"
+	// The window is unknown.
+	ConceptionTimingUnknown ConceptionTiming = "UNKNOWN"
+)
+
+var AllConceptionTiming = []ConceptionTiming{
+	ConceptionTimingBefore,
+	ConceptionTimingWithin,
+	ConceptionTimingAfter,
+	ConceptionTimingUnknown,
+}
+
+func (e ConceptionTiming) IsValid() bool {
+	switch e {
+	case ConceptionTimingBefore, ConceptionTimingWithin, ConceptionTimingAfter, ConceptionTimingUnknown:
+		return true
+	}
+	return false
+}
+
+func (e ConceptionTiming) String() string {
+	return string(e)
+}
+
+func (e *ConceptionTiming) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ConceptionTiming(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ConceptionTiming", str)
+	}
+	return nil
+}
+
+func (e ConceptionTiming) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ConceptionTiming) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ConceptionTiming) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -1854,6 +2000,64 @@ func (e DNAResult) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Whether the birth-history settings were there for the review.
+type EvidenceSettingsState string
+
+const (
+	// The farm has settings; the review used them.
+	EvidenceSettingsStateConfigured EvidenceSettingsState = "CONFIGURED"
+	// The farm has no settings; the review could not date conception.
+	EvidenceSettingsStateNotConfigured EvidenceSettingsState = "NOT_CONFIGURED"
+)
+
+var AllEvidenceSettingsState = []EvidenceSettingsState{
+	EvidenceSettingsStateConfigured,
+	EvidenceSettingsStateNotConfigured,
+}
+
+func (e EvidenceSettingsState) IsValid() bool {
+	switch e {
+	case EvidenceSettingsStateConfigured, EvidenceSettingsStateNotConfigured:
+		return true
+	}
+	return false
+}
+
+func (e EvidenceSettingsState) String() string {
+	return string(e)
+}
+
+func (e *EvidenceSettingsState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EvidenceSettingsState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EvidenceSettingsState", str)
+	}
+	return nil
+}
+
+func (e EvidenceSettingsState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EvidenceSettingsState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EvidenceSettingsState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // How an identifier names an animal.
 type IdentifierScheme string
 
@@ -1918,7 +2122,7 @@ func (e IdentifierScheme) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Which way an animal crossed the farm's boundary.
+// Which way an animal crossed the farm's boundary. Lower-case duplicate of MovementKind: use MovementKind.
 type MovementFactKind string
 
 const (
@@ -2041,6 +2245,67 @@ func (e MovementKind) MarshalJSON() ([]byte, error) {
 }
 
 // Whether the birth falls in one of the farm's planned birth windows.
+type PlannedWindowState string
+
+const (
+	// It falls in a planned window.
+	PlannedWindowStateWithin PlannedWindowState = "WITHIN"
+	// It falls outside every planned window.
+	PlannedWindowStateOutside PlannedWindowState = "OUTSIDE"
+	// The farm planned no windows.
+	PlannedWindowStateNotConfigured PlannedWindowState = "NOT_CONFIGURED"
+)
+
+var AllPlannedWindowState = []PlannedWindowState{
+	PlannedWindowStateWithin,
+	PlannedWindowStateOutside,
+	PlannedWindowStateNotConfigured,
+}
+
+func (e PlannedWindowState) IsValid() bool {
+	switch e {
+	case PlannedWindowStateWithin, PlannedWindowStateOutside, PlannedWindowStateNotConfigured:
+		return true
+	}
+	return false
+}
+
+func (e PlannedWindowState) String() string {
+	return string(e)
+}
+
+func (e *PlannedWindowState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PlannedWindowState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PlannedWindowState", str)
+	}
+	return nil
+}
+
+func (e PlannedWindowState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PlannedWindowState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PlannedWindowState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether the birth falls in one of the farm's planned birth windows. Lower-case values: use PlannedWindowState.
 type PlannedWindowStatus string
 
 const (
@@ -2162,7 +2427,7 @@ func (e PreferenceSource) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Whether the birth-history settings were there for the review.
+// Whether the birth-history settings were there for the review. Lower-case values: use EvidenceSettingsState.
 type SettingsStatus string
 
 const (
@@ -2278,7 +2543,7 @@ func (e Sex) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Whether an animal could be the sire.
+// Whether an animal could be the sire. Lower-case values: use SireVerdict.
 type SireEligibility string
 
 const (
@@ -2340,6 +2605,67 @@ func (e SireEligibility) MarshalJSON() ([]byte, error) {
 }
 
 // How far the evidence names the sire.
+type SireState string
+
+const (
+	// No animal could be the sire on the evidence.
+	SireStateUnknown SireState = "UNKNOWN"
+	// Several animals could be; see candidates.
+	SireStateCandidates SireState = "CANDIDATES"
+	// One animal is presumed the sire; see animal and confidence.
+	SireStatePresumed SireState = "PRESUMED"
+)
+
+var AllSireState = []SireState{
+	SireStateUnknown,
+	SireStateCandidates,
+	SireStatePresumed,
+}
+
+func (e SireState) IsValid() bool {
+	switch e {
+	case SireStateUnknown, SireStateCandidates, SireStatePresumed:
+		return true
+	}
+	return false
+}
+
+func (e SireState) String() string {
+	return string(e)
+}
+
+func (e *SireState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SireState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SireState", str)
+	}
+	return nil
+}
+
+func (e SireState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SireState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SireState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How far the evidence names the sire. Lower-case values: use SireState.
 type SireStatus string
 
 const (
@@ -2395,6 +2721,67 @@ func (e *SireStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e SireStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether an animal could be the sire.
+type SireVerdict string
+
+const (
+	// Nothing on record speaks against it.
+	SireVerdictPlausible SireVerdict = "PLAUSIBLE"
+	// Something needed to decide is missing on record.
+	SireVerdictUnknown SireVerdict = "UNKNOWN"
+	// The record rules it out (its reasons say why).
+	SireVerdictExcluded SireVerdict = "EXCLUDED"
+)
+
+var AllSireVerdict = []SireVerdict{
+	SireVerdictPlausible,
+	SireVerdictUnknown,
+	SireVerdictExcluded,
+}
+
+func (e SireVerdict) IsValid() bool {
+	switch e {
+	case SireVerdictPlausible, SireVerdictUnknown, SireVerdictExcluded:
+		return true
+	}
+	return false
+}
+
+func (e SireVerdict) String() string {
+	return string(e)
+}
+
+func (e *SireVerdict) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SireVerdict(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SireVerdict", str)
+	}
+	return nil
+}
+
+func (e SireVerdict) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SireVerdict) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SireVerdict) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

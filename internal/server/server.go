@@ -23,6 +23,7 @@ import (
 	"github.com/herdbook/herdbook/internal/tracing"
 	"github.com/herdbook/herdbook/oauth"
 	"github.com/herdbook/herdbook/rest"
+	"github.com/herdbook/herdbook/web"
 )
 
 // Config is what the wiring needs beyond its dependencies.
@@ -134,9 +135,12 @@ func New(cfg Config, d Deps) http.Handler {
 		}
 		_, _ = w.Write([]byte(`{"status":"ready"}`))
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	noRoute := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 	})
+	// The web app (package web) answers browsers at / and its own routes; what is not the
+	// app's (API paths, JSON clients, other methods) keeps the JSON 404.
+	mux.Handle("/", web.Handler(noRoute))
 
 	var h http.Handler = mux
 	if cfg.Metrics != nil || tracing.On() {

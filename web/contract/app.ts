@@ -15,9 +15,10 @@ import {
   RecordPageDocument,
   TaskBoardDocument,
   UpdateTaskDocument,
-  type ConceptionRelation,
+  type ConceptionTiming,
   type HerdListQuery,
-  type SireEligibility,
+  type MovementKind,
+  type SireVerdict,
   type TaskStatus,
 } from './generated/graphql';
 
@@ -59,8 +60,12 @@ export async function herd(token: string, farmID: string): Promise<string[]> {
     if (!animals.pageInfo.hasNextPage) break;
     after = animals.pageInfo.endCursor ?? null;
   }
-  const created = await run(endpoint, token, CreateAnimalDocument, { input: { farmID, tag: 'A-NEW', name: null } });
-  out.push(created.animalCreate.animal.id);
+  // A calf as the yard form registers it: what REST's POST …/animals takes.
+  const created = await run(endpoint, token, CreateAnimalDocument, {
+    input: { farmID, tag: 'A-NEW', name: null, sex: 'FEMALE', birthDate: '2026-04-20', breed: 'Hereford', eid: '982 000123456789' },
+  });
+  const calf = created.animalCreate.animal;
+  out.push(`${calf.id} ${calf.profile.sex ?? ''} ${calf.profile.birthDate ?? ''} ${calf.profile.dam?.tag ?? ''} ${calf.profile.identifiers.map((i) => i.value).join(',')}`);
   return out;
 }
 
@@ -79,18 +84,19 @@ export async function recordPage(token: string, id: string, farmID: string): Pro
 }
 
 export async function review(token: string, farmID: string, damID: string, birthDate: string): Promise<string[]> {
-  const { birthEvidence: ev } = await run(endpoint, token, BirthEvidenceReviewDocument, { farmID, damID, birthDate });
-  const out = [`sire ${ev.sire.status}${ev.sire.animal ? `: ${ev.sire.animal.tag}` : ''}`];
+  const { birthEvidence: ev } = await run(endpoint, token, BirthEvidenceReviewDocument, { farmID, damID, dateOfBirth: birthDate });
+  const out = [`sire ${ev.sire.state}${ev.sire.animal ? `: ${ev.sire.animal.tag}` : ''}`];
   for (const c of ev.sire.candidates) {
-    const eligibility: SireEligibility = c.eligibility;
+    const eligibility: SireVerdict = c.verdict;
     out.push(`${c.animal.tag}${c.animal.isActive ? '' : ' (deleted)'}: ${eligibility} ${c.reasons.join('; ')}`);
   }
   for (const m of ev.movementComparisons) {
-    const when: ConceptionRelation = m.relationToConception;
-    out.push(`${m.kind} on ${m.date} (${when}): ${m.record.name}, item ${m.recordItem.id}`);
+    const when: ConceptionTiming = m.conception;
+    const kind: MovementKind = m.movementKind;
+    out.push(`${kind} on ${m.date} (${when}): ${m.record.name}, item ${m.recordItem.id}`);
   }
   const { birthPreviewCreate: { birthPreview } } = await run(endpoint, token, CreateBirthPreviewDocument, { input: { farmID, damID, birthDate } });
-  out.push(`preview ${birthPreview.id} of ${birthPreview.dam.tag}: ${birthPreview.tasks.length} tasks, sire ${birthPreview.evidence.sire.status}`);
+  out.push(`preview ${birthPreview.id} of ${birthPreview.dam.tag}: ${birthPreview.tasks.length} tasks, sire ${birthPreview.evidence.sire.state}`);
   const approved = await run(endpoint, token, ApproveBirthPreviewDocument, { input: { farmID, id: birthPreview.id, requestID: crypto.randomUUID() } });
   out.push(...(approved.birthPreviewApprove.birthEvent.tasks ?? []).map((t) => `${t.name} due ${t.dueOn ?? 'undated'}`));
   return out;

@@ -1,0 +1,57 @@
+// The GraphQL client: urql with Graphcache (a normalised cache, so a weight recorded on the
+// weigh screen shows at once on the register and the animal page). Requests carry the
+// in-memory bearer token; a 401 refreshes once (rotation) and retries.
+import { Client, fetchExchange, type AnyVariables, type TypedDocumentNode } from '@urql/core';
+import { cacheExchange } from '@urql/exchange-graphcache';
+import { accessToken, refresh } from './auth';
+
+async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const go = async () => {
+    const headers = new Headers(init?.headers);
+    const token = await accessToken();
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  let res = await go();
+  if (res.status === 401 && (await refresh())) res = await go();
+  return res;
+}
+
+// Types without an id are embedded in their parent, never normalised on their own.
+const embedded = () => null;
+const keyless = [
+  'AnimalProfile', 'AnimalConnection', 'AnimalEdge', 'PageInfo', 'Identifier', 'GroupConnection', 'GroupEdge',
+  'TaskConnection', 'TaskEdge', 'FarmTaskConnection', 'FarmTaskEdge', 'NotificationConnection', 'NotificationEdge',
+  'WithdrawalList', 'AnimalWithdrawal', 'RecordConnection', 'RecordEdge', 'FarmConnection', 'FarmEdge',
+  'MedicineConnection', 'MedicineEdge', 'BirthEvidence', 'SireEvidence', 'SireCandidate', 'DateInterval',
+  'BirthPreviewTask', 'NotificationsMarkReadPayload', 'WeightRecordPayload', 'SaleRecordPayload',
+  'DeathRecordPayload', 'FactCreatePayload', 'BirthPreviewCreatePayload', 'BirthPreviewApprovePayload',
+];
+
+export const client = new Client({
+  url: '/graphql',
+  fetch: authFetch,
+  requestPolicy: 'cache-and-network',
+  preferGetMethod: false,
+  exchanges: [
+    cacheExchange({ keys: Object.fromEntries(keyless.map((k) => [k, embedded])) }),
+    fetchExchange,
+  ],
+});
+
+export interface Outcome<T> { data?: T; code?: string; message?: string; offline?: boolean }
+
+/** send runs a mutation with an Idempotency-Key, so that a retry or replay runs it once. */
+export async function send<T, V extends AnyVariables>(doc: TypedDocumentNode<T, V> | string, variables: V, key: string): Promise<Outcome<T>> {
+  const r = await client.mutation(doc as TypedDocumentNode<T, V>, variables, {
+    fetchOptions: { headers: { 'Idempotency-Key': key } },
+  }).toPromise();
+  if (r.error?.networkError && !r.error.graphQLErrors.length) {
+    return { offline: true, message: r.error.networkError.message };
+  }
+  if (r.error) {
+    const g = r.error.graphQLErrors[0];
+    return { code: String(g?.extensions?.code ?? ''), message: g?.message ?? r.error.message };
+  }
+  return r.data ? { data: r.data } : { message: 'no data' };
+}

@@ -1,0 +1,98 @@
+// One string catalogue: English and French. Dates, numbers and weights (kg or lb) follow the
+// user's choice, kept on the device (preferences, not farm data).
+const en = {
+  appName: 'Herdbook', signIn: 'Sign in', signOut: 'Sign out', signingIn: 'Signing in…',
+  signInLead: 'Your herd book, in the yard and in the office. Sign in with your Herdbook account.',
+  offline: 'Offline: showing the last synced register; writes are queued.',
+  farms: 'Farms', dashboard: 'Dashboard', register: 'Register', weigh: 'Weigh', treat: 'Treat',
+  births: 'Births', settings: 'Settings', skip: 'Skip to content', loading: 'Loading…',
+  noFarms: 'You are not a member of any farm yet.',
+  headCount: 'Head count', onFarm: 'On farm', sold: 'Sold', died: 'Died', movedOut: 'Moved out',
+  groups: 'Groups', tasksDue: 'Tasks due', underWithdrawal: 'Under withdrawal', meatClear: 'meat clear on',
+  milkClear: 'milk clear at', unread: 'Unread notifications', none: 'None', markRead: 'Mark all read',
+  search: 'Search', searchHint: 'Tag, name, EID or last digits', status: 'Status', group: 'Group', sex: 'Sex',
+  any: 'Any', asOf: 'As of', animals: 'animals', tag: 'Tag', name: 'Name', breed: 'Breed',
+  weight: 'Weight', male: 'Male', female: 'Female', ON_FARM: 'On farm', SOLD: 'Sold', DIED: 'Died',
+  MOVED_OUT: 'Moved out', NOT_YET: 'Not yet', lastSynced: 'Last synced',
+  profile: 'Profile', born: 'Born', dam: 'Dam', sire: 'Sire', offspring: 'Offspring', identifiers: 'Identifiers',
+  timeline: 'Timeline', weights: 'Weights', withdrawal: 'Withdrawal', noWithdrawal: 'No withdrawal running.',
+  adg: 'Daily gain', sale: 'Sale', death: 'Death', buyer: 'Buyer', cause: 'Cause', slaughter: 'Slaughtered for food',
+  date: 'Date', save: 'Save', saved: 'Saved.', queued: 'Saved on this device; it will be sent when you are online.',
+  next: 'Next', eidOrTag: 'EID or tag', kg: 'kg', lb: 'lb', notFound: 'No animal matches.', session: 'This session',
+  withdrawalWarning: 'Withdrawal warning', acknowledge: 'I understand: record it anyway', refused: 'Refused',
+  medicine: 'Medicine', dose: 'Dose', unit: 'Unit', animalOrGroup: 'Animal tag (or choose a group)',
+  treatmentSaved: 'Treatment recorded.', outbox: 'Queued writes', sent: 'Sent', failed: 'Failed', dismiss: 'Dismiss',
+  damTag: 'Dam tag', birthDate: 'Birth date', review: 'Review evidence', candidates: 'Sire candidates',
+  conception: 'Conception window', reasons: 'Reasons', preview: 'Preview', approve: 'Approve', approved: 'Approved.',
+  tasks: 'Follow-up tasks', language: 'Language', units: 'Weight unit', dateFormat: 'Date format',
+  dateISO: 'Year-month-day', dateLocal: 'As my language writes it', signInAgain: 'Sign in to send queued writes.',
+  error: 'Something went wrong', open: 'Open', sync: 'Sync now', moveTo: 'Move',
+};
+type Catalogue = typeof en;
+const fr: Catalogue = {
+  appName: 'Herdbook', signIn: 'Se connecter', signOut: 'Se déconnecter', signingIn: 'Connexion…',
+  signInLead: 'Votre registre d’élevage, dans la cour et au bureau. Connectez-vous avec votre compte Herdbook.',
+  offline: 'Hors ligne : dernier registre synchronisé ; les saisies sont mises en file.',
+  farms: 'Exploitations', dashboard: 'Tableau de bord', register: 'Registre', weigh: 'Pesée', treat: 'Traiter',
+  births: 'Naissances', settings: 'Réglages', skip: 'Aller au contenu', loading: 'Chargement…',
+  noFarms: 'Vous n’êtes membre d’aucune exploitation.',
+  headCount: 'Effectif', onFarm: 'Présents', sold: 'Vendus', died: 'Morts', movedOut: 'Sortis',
+  groups: 'Lots', tasksDue: 'Tâches à faire', underWithdrawal: 'En délai d’attente', meatClear: 'viande libre le',
+  milkClear: 'lait libre le', unread: 'Notifications non lues', none: 'Aucune', markRead: 'Tout marquer lu',
+  search: 'Rechercher', searchHint: 'Numéro, nom, IDE ou derniers chiffres', status: 'Statut', group: 'Lot', sex: 'Sexe',
+  any: 'Tous', asOf: 'À la date du', animals: 'animaux', tag: 'Numéro', name: 'Nom', breed: 'Race',
+  weight: 'Poids', male: 'Mâle', female: 'Femelle', ON_FARM: 'Présent', SOLD: 'Vendu', DIED: 'Mort',
+  MOVED_OUT: 'Sorti', NOT_YET: 'Pas encore', lastSynced: 'Dernière synchro',
+  profile: 'Profil', born: 'Né le', dam: 'Mère', sire: 'Père', offspring: 'Descendance', identifiers: 'Identifiants',
+  timeline: 'Historique', weights: 'Poids', withdrawal: 'Délai d’attente', noWithdrawal: 'Aucun délai en cours.',
+  adg: 'GMQ', sale: 'Vente', death: 'Mort', buyer: 'Acheteur', cause: 'Cause', slaughter: 'Abattu pour la consommation',
+  date: 'Date', save: 'Enregistrer', saved: 'Enregistré.', queued: 'Gardé sur l’appareil ; envoyé dès le retour du réseau.',
+  next: 'Suivant', eidOrTag: 'IDE ou numéro', kg: 'kg', lb: 'lb', notFound: 'Aucun animal trouvé.', session: 'Cette séance',
+  withdrawalWarning: 'Alerte délai d’attente', acknowledge: 'J’ai compris : enregistrer quand même', refused: 'Refusé',
+  medicine: 'Médicament', dose: 'Dose', unit: 'Unité', animalOrGroup: 'Numéro de l’animal (ou choisir un lot)',
+  treatmentSaved: 'Traitement enregistré.', outbox: 'Saisies en file', sent: 'Envoyé', failed: 'Échec', dismiss: 'Retirer',
+  damTag: 'Numéro de la mère', birthDate: 'Date de naissance', review: 'Examiner les preuves', candidates: 'Pères possibles',
+  conception: 'Fenêtre de conception', reasons: 'Raisons', preview: 'Aperçu', approve: 'Approuver', approved: 'Approuvé.',
+  tasks: 'Tâches de suivi', language: 'Langue', units: 'Unité de poids', dateFormat: 'Format de date',
+  dateISO: 'Année-mois-jour', dateLocal: 'Selon ma langue', signInAgain: 'Connectez-vous pour envoyer la file.',
+  error: 'Une erreur est survenue', open: 'Ouvrir', sync: 'Synchroniser', moveTo: 'Déplacer',
+};
+export type Key = keyof Catalogue;
+export const catalogues = { en, fr } as const;
+export type Lang = keyof typeof catalogues;
+
+export interface Prefs { lang: Lang; unit: 'kg' | 'lb'; dates: 'iso' | 'local' }
+function load(): Prefs {
+  const saved = JSON.parse(localStorage.getItem('hb.prefs') || '{}') as Partial<Prefs>;
+  const lang: Lang = saved.lang ?? (navigator.language.startsWith('fr') ? 'fr' : 'en');
+  return { lang, unit: saved.unit ?? 'kg', dates: saved.dates ?? 'iso' };
+}
+export let prefs: Prefs = load();
+export function setPrefs(p: Prefs): void {
+  prefs = p;
+  localStorage.setItem('hb.prefs', JSON.stringify(p));
+  document.documentElement.lang = p.lang;
+}
+document.documentElement.lang = prefs.lang;
+
+export const t = (k: Key): string => catalogues[prefs.lang][k];
+
+const LB = 0.45359237; // the international avoirdupois pound, in kg
+export function showWeight(kg: number | null | undefined): string {
+  if (kg == null) return '—';
+  const v = prefs.unit === 'lb' ? kg / LB : kg;
+  return `${new Intl.NumberFormat(prefs.lang, { maximumFractionDigits: 1 }).format(v)} ${prefs.unit}`;
+}
+/** toKg reads a weight typed in the user's unit. */
+export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);
+export function showDate(d: string | null | undefined): string {
+  if (!d) return '—';
+  if (prefs.dates === 'iso') return d.slice(0, 10);
+  const [y, m, day] = d.slice(0, 10).split('-').map(Number);
+  return new Intl.DateTimeFormat(prefs.lang, { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.UTC(y!, m! - 1, day!));
+}
+/** today is the device's local date (YYYY-MM-DD). */
+export function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}

@@ -1,0 +1,100 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { Provider } from '@urql/preact';
+import './style.css';
+import { completeSignIn, onAuthChange, signIn, signOut, signedIn } from './auth';
+import { client } from './client';
+import { prefs, t } from './i18n';
+import { flush } from './outbox';
+import { navigate, onLink, usePath } from './router';
+import { Animal } from './screens/Animal';
+import { Births } from './screens/Births';
+import { Dashboard, Farms } from './screens/Farms';
+import { Outbox } from './screens/Outbox';
+import { Register } from './screens/Register';
+import { Settings } from './screens/Settings';
+import { Treat, Weigh } from './screens/Forms';
+
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
+}
+
+function useOnline(): boolean {
+  const [on, setOn] = useState(navigator.onLine);
+  useEffect(() => {
+    const f = () => setOn(navigator.onLine);
+    addEventListener('online', f); addEventListener('offline', f);
+    return () => { removeEventListener('online', f); removeEventListener('offline', f); };
+  }, []);
+  return on;
+}
+
+function Callback() {
+  const [err, setErr] = useState('');
+  useEffect(() => {
+    completeSignIn().then((to) => { void flush(); navigate(to, true); }, (e: Error) => setErr(e.message));
+  }, []);
+  return err ? <p role="alert" class="alert">{err} <button type="button" onClick={() => void signIn('/')}>{t('signIn')}</button></p> : <p>{t('signingIn')}</p>;
+}
+
+function SignedOut({ offline }: { offline: boolean }) {
+  return (
+    <section class="card narrow" aria-labelledby="signin-title">
+      <h1 id="signin-title">{t('appName')}</h1>
+      <p>{t('signInLead')}</p>
+      <button type="button" id="sign-in" onClick={() => void signIn()} disabled={offline}>{t('signIn')}</button>
+    </section>
+  );
+}
+
+function route(path: string, authed: boolean, online: boolean) {
+  const [p] = path.split('?');
+  const m = (re: RegExp) => p!.match(re);
+  let r: RegExpMatchArray | null;
+  if (p === '/callback') return <Callback />;
+  if (p === '/settings') return <Settings />;
+  if (p === '/outbox') return <Outbox />;
+  if ((r = m(/^\/farms\/([^/]+)\/register$/))) return <Register farmID={r[1]!} />;
+  if (!authed) return <SignedOut offline={!online} />;
+  if (p === '/' || p === '/farms') return <Farms />;
+  if ((r = m(/^\/farms\/([^/]+)$/))) return <Dashboard farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/animals\/([^/]+)$/))) return <Animal farmID={r[1]!} id={r[2]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/treat$/))) return <Treat farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/births$/))) return <Births farmID={r[1]!} />;
+  return <Farms />;
+}
+
+function App() {
+  const path = usePath();
+  const online = useOnline();
+  const [, setTick] = useState(0);
+  useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
+  const authed = signedIn();
+  const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
+  return (
+    <div class="shell" onClick={onLink} lang={prefs.lang}>
+      <a class="skip" href="#main">{t('skip')}</a>
+      <header class="top">
+        <a class="brand" href={farm ? `/farms/${farm}` : '/'}>{t('appName')}</a>
+        <nav aria-label={t('appName')}>
+          {farm && <>
+            <a href={`/farms/${farm}/register`}>{t('register')}</a>
+            <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
+            <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
+            <a href={`/farms/${farm}/births`}>{t('births')}</a>
+          </>}
+          <a href="/outbox">{t('outbox')}</a>
+          <a href="/settings">{t('settings')}</a>
+          {authed && <button type="button" class="link" id="sign-out" onClick={() => void signOut().then(() => navigate('/'))}>{t('signOut')}</button>}
+        </nav>
+      </header>
+      {!online && <p class="banner" role="status" id="offline">{t('offline')}</p>}
+      <main id="main" tabIndex={-1}>{route(path, authed, online)}</main>
+    </div>
+  );
+}
+
+const root = document.getElementById('app')!;
+root.textContent = ''; // the static "loading" line
+render(<Provider value={client}><App /></Provider>, root);

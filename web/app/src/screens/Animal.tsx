@@ -1,0 +1,124 @@
+// An animal: its profile on a day, identifiers, parents, offspring, timeline, a weight chart
+// (inline SVG from the weight facts), its withdrawal, and the sale and death forms.
+import { useQuery } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, SaleDocument } from '../graphql/generated';
+import { showDate, showWeight, t, today } from '../i18n';
+import { write } from '../outbox';
+import { Failed } from './Farms';
+
+interface Point { date: string; kg: number }
+
+export function WeightChart({ points }: { points: Point[] }) {
+  if (points.length < 1) return <p>{t('none')}</p>;
+  const W = 320, H = 140, P = 28;
+  const ts = points.map((p) => Date.parse(p.date));
+  const t0 = Math.min(...ts), t1 = Math.max(...ts) || t0 + 1;
+  const lo = Math.min(...points.map((p) => p.kg)), hi = Math.max(...points.map((p) => p.kg));
+  const x = (v: number) => P + ((v - t0) / Math.max(1, t1 - t0)) * (W - 2 * P);
+  const y = (v: number) => H - P - ((v - lo) / Math.max(1, hi - lo)) * (H - 2 * P);
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(ts[i]!).toFixed(1)},${y(p.kg).toFixed(1)}`).join(' ');
+  return (
+    <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${t('weights')}: ${points.map((p) => `${showDate(p.date)} ${showWeight(p.kg)}`).join(', ')}`}>
+      <line x1={P} y1={H - P} x2={W - P} y2={H - P} class="axis" />
+      <path d={d} class="line" fill="none" />
+      {points.map((p, i) => <circle key={i} cx={x(ts[i]!)} cy={y(p.kg)} r="4" class="dot" />)}
+      <text x={P} y={H - 8} class="lbl">{showDate(points[0]!.date)}</text>
+      <text x={W - P} y={H - 8} class="lbl" text-anchor="end">{showDate(points[points.length - 1]!.date)}</text>
+      <text x={4} y={y(hi) + 4} class="lbl">{showWeight(hi)}</text>
+    </svg>
+  );
+}
+
+function Departure({ farmID, id }: { farmID: string; id: string }) {
+  const [kind, setKind] = useState<'sale' | 'death'>('sale');
+  const [date, setDate] = useState(today());
+  const [buyer, setBuyer] = useState('');
+  const [cause, setCause] = useState('');
+  const [slaughter, setSlaughter] = useState(false);
+  const [warning, setWarning] = useState('');
+  const [ack, setAck] = useState(false);
+  const [msg, setMsg] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setMsg('');
+    const common = { farmID, animalID: id, date, acknowledgeWithdrawal: warning ? ack : null };
+    const out = kind === 'sale'
+      ? await write(`${t('sale')} ${date}`, SaleDocument, { input: { ...common, buyer: buyer || null } })
+      : await write(`${t('death')} ${date}`, DeathDocument, { input: { ...common, cause: cause || null, slaughter } });
+    if (out.queued) { setMsg(t('queued')); return; }
+    if (out.code === 'WITHDRAWAL' || out.code === 'CONFLICT') { setWarning(out.message ?? ''); setAck(false); return; }
+    if (out.code) { setMsg(`${t('error')}: ${out.message}`); return; }
+    setWarning(''); setMsg(t('saved'));
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="dep-title">
+      <h2 id="dep-title">{t('sale')} / {t('death')}</h2>
+      <fieldset class="choice"><legend class="sr">{t('sale')} / {t('death')}</legend>
+        <label><input type="radio" name="kind" checked={kind === 'sale'} onChange={() => setKind('sale')} /> {t('sale')}</label>
+        <label><input type="radio" name="kind" checked={kind === 'death'} onChange={() => setKind('death')} /> {t('death')}</label>
+      </fieldset>
+      <label>{t('date')}<input id="dep-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      {kind === 'sale'
+        ? <label>{t('buyer')}<input id="buyer" type="text" value={buyer} onInput={(e) => setBuyer(e.currentTarget.value)} /></label>
+        : <><label>{t('cause')}<input id="cause" type="text" value={cause} onInput={(e) => setCause(e.currentTarget.value)} /></label>
+          <label class="check"><input type="checkbox" checked={slaughter} onChange={(e) => setSlaughter(e.currentTarget.checked)} /> {t('slaughter')}</label></>}
+      {warning && <div class="warning" role="alert" id="withdrawal-warning">
+        <strong>{t('withdrawalWarning')}</strong><p>{warning}</p>
+        <label class="check"><input id="acknowledge" type="checkbox" checked={ack} onChange={(e) => setAck(e.currentTarget.checked)} /> {t('acknowledge')}</label>
+      </div>}
+      <button type="submit" id="record-departure" disabled={!!warning && !ack}>{t('save')}</button>
+      {msg && <p role="status" id="departure-status">{msg}</p>}
+    </form>
+  );
+}
+
+export function Animal({ farmID, id }: { farmID: string; id: string }) {
+  const [asOf, setAsOf] = useState(today());
+  const [{ data, error }] = useQuery({ query: AnimalDocument, variables: { id, asOf } });
+  const [{ data: wd }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
+  if (error) return <Failed message={error.message} />;
+  const a = data?.node;
+  if (!a || !('tag' in a)) return <p aria-busy="true">{t('loading')}</p>;
+  const p = a.profile;
+  const records = a.timeline.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+  const weights: Point[] = records.flatMap((r) => (r.items ?? []).flatMap((it) => {
+    const f = (it.metadata as { birth_history?: { kind?: string; animal_id?: string; date?: string; kg?: number | string } } | null)?.birth_history;
+    return f?.kind === 'weight' && f.animal_id === id && f.date ? [{ date: f.date, kg: Number(f.kg) }] : [];
+  })).sort((x, y) => x.date.localeCompare(y.date));
+  const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
+  const kids = a.offspring.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+  return (
+    <section aria-labelledby="animal-title">
+      <h1 id="animal-title">{a.tag}{a.name ? ` · ${a.name}` : ''}</h1>
+      <label class="inline">{t('asOf')}<input id="animal-as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
+      <div class="grid">
+        <article class="card" aria-labelledby="pf"><h2 id="pf">{t('profile')}</h2>
+          <dl class="facts">
+            <dt>{t('status')}</dt><dd id="animal-status">{p.status ? t(p.status) : '—'} {p.statusDate && `(${showDate(p.statusDate)})`}</dd>
+            <dt>{t('sex')}</dt><dd>{p.sex === 'MALE' ? t('male') : p.sex === 'FEMALE' ? t('female') : '—'}</dd>
+            <dt>{t('born')}</dt><dd>{showDate(p.birthDate)}</dd>
+            <dt>{t('breed')}</dt><dd>{p.breed ?? '—'}</dd>
+            <dt>{t('weight')}</dt><dd id="animal-weight">{showWeight(p.weightKg)} {p.weighedOn && `(${showDate(p.weighedOn)})`}</dd>
+            <dt>{t('adg')}</dt><dd>{p.adgKg != null ? showWeight(p.adgKg) : '—'}</dd>
+            <dt>{t('dam')}</dt><dd>{p.dam ? <a href={`/farms/${farmID}/animals/${p.dam.id}`}>{p.dam.tag}</a> : '—'}</dd>
+            <dt>{t('sire')}</dt><dd>{p.sire ? <a href={`/farms/${farmID}/animals/${p.sire.id}`}>{p.sire.tag}</a> : '—'}</dd>
+          </dl>
+        </article>
+        <article class="card" aria-labelledby="ids"><h2 id="ids">{t('identifiers')}</h2>
+          <ul>{p.identifiers.map((i) => <li key={i.scheme + i.value}><span class="muted">{i.scheme}</span> <code>{i.value}</code></li>)}</ul>
+          <h2>{t('offspring')} ({a.offspring.totalCount})</h2>
+          {kids.length ? <ul>{kids.map((k) => <li key={k.id}><a href={`/farms/${farmID}/animals/${k.id}`}>{k.tag}</a></li>)}</ul> : <p>{t('none')}</p>}
+        </article>
+        <article class="card" aria-labelledby="wt"><h2 id="wt">{t('weights')}</h2><WeightChart points={weights} /></article>
+        <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
+          {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
+        </article>
+        <article class="card" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({a.timeline.totalCount})</h2>
+          <ol class="timeline">{records.map((r) => <li key={r.id}><time>{showDate(r.appliedAt)}</time> {r.name}</li>)}</ol>
+        </article>
+        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,126 @@
+// Quick forms for the yard: a weigh session at the crush (scan or type an EID, enter the
+// weight, next) and a treatment of an animal or a group. Offline, both queue.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { client } from '../client';
+import { FactDocument, GroupsDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
+import { prefs, showWeight, t, toKg, today } from '../i18n';
+import { write } from '../outbox';
+import { kvGet } from '../store';
+import { matches } from './Register';
+
+export interface Found { id: string; tag: string }
+
+/** find looks an animal up by tag, EID or last digits: the server, or the kept register offline. */
+export async function find(farmID: string, q: string): Promise<Found[]> {
+  const r = await client.query(RegisterDocument, { farmID, first: 5, search: q.trim(), status: 'ON_FARM', asOf: today() }, { requestPolicy: 'network-only' }).toPromise();
+  if (r.data?.farm) return r.data.farm.animals.edges?.flatMap((e) => (e?.node ? [{ id: e.node.id, tag: e.node.tag }] : [])) ?? [];
+  const kept = await kvGet<{ rows: Array<Parameters<typeof matches>[0]> }>(`register:${farmID}`);
+  return (kept?.rows ?? []).filter((x) => matches(x, q)).slice(0, 5).map((x) => ({ id: x.id, tag: x.tag }));
+}
+
+export function Weigh({ farmID }: { farmID: string }) {
+  const [q, setQ] = useState('');
+  const [found, setFound] = useState<Found[] | null>(null);
+  const [animal, setAnimal] = useState<Found | null>(null);
+  const [weight, setWeight] = useState('');
+  const [date, setDate] = useState(today());
+  const [done, setDone] = useState<Array<{ tag: string; kg: number; state: string }>>([]);
+  const [msg, setMsg] = useState('');
+  const eid = useRef<HTMLInputElement>(null);
+  const kg = useRef<HTMLInputElement>(null);
+  useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
+
+  const lookup = async (e: Event) => {
+    e.preventDefault();
+    const list = await find(farmID, q);
+    setFound(list);
+    if (list.length === 1) setAnimal(list[0]!);
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!animal) return;
+    const v = toKg(Number(weight));
+    const out = await write(`${t('weigh')} ${animal.tag}`, WeighDocument, { input: { farmID, animalID: animal.id, date, kg: v } });
+    const state = out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('saved');
+    setDone((d) => [{ tag: animal.tag, kg: v, state }, ...d]);
+    setMsg(state);
+    if (!out.code) { setAnimal(null); setFound(null); setQ(''); setWeight(''); }
+  };
+  return (
+    <section aria-labelledby="weigh-title">
+      <h1 id="weigh-title">{t('weigh')}</h1>
+      <label class="inline">{t('date')}<input id="weigh-date" type="date" value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      {!animal ? (
+        <form class="card" onSubmit={lookup}>
+          <label>{t('eidOrTag')}<input id="weigh-eid" ref={eid} type="text" inputMode="numeric" autoComplete="off" required value={q} onInput={(e) => setQ(e.currentTarget.value)} /></label>
+          <button type="submit" id="weigh-find">{t('search')}</button>
+          {found && found.length === 0 && <p role="status">{t('notFound')}</p>}
+          {found && found.length > 1 && <ul class="choices">{found.map((f) => <li key={f.id}><button type="button" class="secondary" onClick={() => setAnimal(f)}>{f.tag}</button></li>)}</ul>}
+        </form>
+      ) : (
+        <form class="card" onSubmit={save}>
+          <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" onClick={() => setAnimal(null)}>✕</button></p>
+          <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
+          <button type="submit" id="weigh-save">{t('save')} · {t('next')}</button>
+        </form>
+      )}
+      {msg && <p role="status" id="weigh-status">{msg}</p>}
+      {done.length > 0 && <><h2>{t('session')}</h2><ol class="session">{done.map((d, i) => <li key={i}>{d.tag}: {showWeight(d.kg)} · {d.state}</li>)}</ol></>}
+    </section>
+  );
+}
+
+export function Treat({ farmID }: { farmID: string }) {
+  const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
+  const [medicines, setMedicines] = useState<Array<{ id: string; name: string }>>([]);
+  const [tag, setTag] = useState('');
+  const [group, setGroup] = useState('');
+  const [medicine, setMedicine] = useState('');
+  const [date, setDate] = useState(today());
+  const [dose, setDose] = useState('');
+  const [unit, setUnit] = useState('ml');
+  const [msg, setMsg] = useState('');
+  useEffect(() => {
+    void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
+      setGroups(r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
+      const ms = r.data?.farm?.medicines.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+      setMedicines(ms);
+      if (ms[0]) setMedicine(ms[0].id);
+    });
+  }, [farmID]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setMsg('');
+    let animalID: string | null = null;
+    if (!group) {
+      const list = await find(farmID, tag);
+      if (list.length !== 1) { setMsg(t('notFound')); return; }
+      animalID = list[0]!.id;
+    }
+    const out = await write(`${t('treat')} ${group ? groups.find((g) => g.id === group)?.name : tag}`, FactDocument, {
+      input: { farmID, fact: { treatment: { medicineID: medicine, animalID, groupID: group || null, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } },
+    });
+    setMsg(out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('treatmentSaved'));
+  };
+  return (
+    <section aria-labelledby="treat-title">
+      <h1 id="treat-title">{t('treat')}</h1>
+      <form class="card" onSubmit={submit}>
+        <label>{t('group')}<select id="treat-group" value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
+          <option value="">—</option>{groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+        </select></label>
+        {!group && <label>{t('animalOrGroup')}<input id="treat-tag" type="text" required value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+        <label>{t('medicine')}<select id="treat-medicine" required value={medicine} onChange={(e) => setMedicine(e.currentTarget.value)}>
+          {medicines.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
+        </select></label>
+        <label>{t('date')}<input id="treat-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <div class="pair">
+          <label>{t('dose')}<input id="treat-dose" type="number" min="0" step="any" inputMode="decimal" value={dose} onInput={(e) => setDose(e.currentTarget.value)} /></label>
+          <label>{t('unit')}<input id="treat-unit" type="text" value={unit} onInput={(e) => setUnit(e.currentTarget.value)} /></label>
+        </div>
+        <button type="submit" id="treat-save">{t('save')}</button>
+        {msg && <p role="status" id="treat-status">{msg}</p>}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,166 @@
+// The herd register: the server searches (tag, name, EID, last digits) and pages it through
+// the connection's cursor; only the rows in view are drawn, so a 10,000-animal farm scrolls
+// smoothly without loading everything. The last synced register is kept on the device
+// (IndexedDB) and shown offline.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { client } from '../client';
+import { GroupsDocument, RegisterDocument, type AnimalStatus, type RegisterQuery } from '../graphql/generated';
+import { showDate, showWeight, t, today, type Key } from '../i18n';
+import { kvGet, kvPut } from '../store';
+import { Failed } from './Farms';
+
+type Row = NonNullable<NonNullable<NonNullable<RegisterQuery['farm']>['animals']['edges']>[number]>['node'] & {};
+interface Kept { rows: Row[]; total: number; syncedAt: string }
+
+const PAGE = 200;
+const ROW = 56; // px: one row's height (a large touch target)
+const STATUSES: AnimalStatus[] = ['ON_FARM', 'SOLD', 'DIED', 'MOVED_OUT'];
+
+/** matches is the offline search: tag, name, any identifier, or its last digits. */
+export function matches(r: Row, q: string): boolean {
+  const s = q.trim().toLowerCase().replace(/\s+/g, '');
+  if (!s) return true;
+  if (r.tag.toLowerCase().includes(s) || (r.name ?? '').toLowerCase().includes(s)) return true;
+  return (r.profile?.identifiers ?? []).some((i) => {
+    const v = i.value.toLowerCase().replace(/\s+/g, '');
+    return v.includes(s) || v.replace(/\D/g, '').endsWith(s.replace(/\D/g, '') || '\u0000');
+  });
+}
+
+export function Register({ farmID }: { farmID: string }) {
+  const params = new URLSearchParams(location.search);
+  const [search, setSearch] = useState(params.get('q') ?? '');
+  const [status, setStatus] = useState<AnimalStatus | ''>('');
+  const [group, setGroup] = useState('');
+  const [sex, setSex] = useState('');
+  const [asOf, setAsOf] = useState(today());
+  const [rows, setRows] = useState<Row[]>([]);
+  const [total, setTotal] = useState(0);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState('');
+  const [synced, setSynced] = useState('');
+  const [fromDevice, setFromDevice] = useState(false);
+  const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
+  const loading = useRef(false);
+  const gen = useRef(0);
+
+  const fetchPage = async (after: string | null, g: number) => {
+    loading.current = true;
+    const r = await client.query(RegisterDocument, {
+      farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
+    }, { requestPolicy: 'network-only' }).toPromise();
+    loading.current = false;
+    if (g !== gen.current) return null;
+    if (r.error || !r.data?.farm) {
+      if (r.error?.networkError || !navigator.onLine) {
+        const kept = await kvGet<Kept>(`register:${farmID}`);
+        if (kept) {
+          const list = kept.rows.filter((x) => matches(x, search) && (!status || x.profile?.status === status));
+          setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
+          return null;
+        }
+      }
+      setError(r.error?.message ?? 'not found');
+      return null;
+    }
+    const a = r.data.farm.animals;
+    const page = a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+    setTotal(a.totalCount); setCursor(a.pageInfo.endCursor ?? null); setMore(a.pageInfo.hasNextPage);
+    setFromDevice(false);
+    return { page, end: a.pageInfo.endCursor ?? null, next: a.pageInfo.hasNextPage };
+  };
+
+  useEffect(() => {
+    const g = ++gen.current;
+    setRows([]); setError(''); setCursor(null);
+    const timer = setTimeout(() => {
+      void fetchPage(null, g).then((got) => {
+        if (!got) return;
+        setRows(got.page);
+        if (!search.trim() && !status && asOf === today()) {
+          setSynced(new Date().toISOString());
+          void keepAll(farmID, got.page, got.end, got.next, g);
+        }
+      });
+    }, search ? 250 : 0);
+    return () => clearTimeout(timer);
+  }, [farmID, search, status, asOf]);
+
+  // The full register is kept on the device in the background, page by page.
+  const keepAll = async (farm: string, first: Row[], end: string | null, more: boolean, g: number) => {
+    let all = first; let after = end; let next = more;
+    while (next && g === gen.current) {
+      const r = await client.query(RegisterDocument, { farmID: farm, first: 500, after, asOf }, { requestPolicy: 'network-only' }).toPromise();
+      const a = r.data?.farm?.animals;
+      if (!a) return;
+      all = all.concat(a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
+      after = a.pageInfo.endCursor ?? null; next = a.pageInfo.hasNextPage;
+    }
+    await kvPut(`register:${farm}`, { rows: all, total: all.length, syncedAt: new Date().toISOString() } satisfies Kept);
+  };
+
+  useEffect(() => {
+    void client.query(GroupsDocument, { farmID }).toPromise().then((r) =>
+      setGroups(r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []));
+  }, [farmID]);
+
+  const shown = useMemo(() => rows.filter((r) =>
+    (!group || (r.profile?.groupIDs ?? []).includes(group)) && (!sex || r.profile?.sex === sex)), [rows, group, sex]);
+
+  // Virtualised scrolling: only the rows in view (and a few either side) are in the DOM.
+  const box = useRef<HTMLDivElement>(null);
+  const [top, setTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  useEffect(() => { if (box.current) setHeight(box.current.clientHeight || 600); }, [box.current]);
+  const start = Math.max(0, Math.floor(top / ROW) - 10);
+  const end = Math.min(shown.length, Math.ceil((top + height) / ROW) + 10);
+  useEffect(() => {
+    if (more && !loading.current && end >= rows.length - 40) {
+      const g = gen.current;
+      void fetchPage(cursor, g).then((got) => { if (got) setRows((old) => old.concat(got.page)); });
+    }
+  }, [end, more, rows.length]);
+
+  return (
+    <section aria-labelledby="reg-title">
+      <h1 id="reg-title">{t('register')}</h1>
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>{t('search')}<input id="search" type="search" value={search} placeholder={t('searchHint')}
+          onInput={(e) => setSearch(e.currentTarget.value)} autoComplete="off" inputMode="search" /></label>
+        <label>{t('status')}<select id="status" value={status} onChange={(e) => setStatus(e.currentTarget.value as AnimalStatus | '')}>
+          <option value="">{t('any')}</option>
+          {STATUSES.map((s) => <option key={s} value={s}>{t(s as Key)}</option>)}
+        </select></label>
+        <label>{t('group')}<select id="group" value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
+          <option value="">{t('any')}</option>
+          {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+        </select></label>
+        <label>{t('sex')}<select id="sex" value={sex} onChange={(e) => setSex(e.currentTarget.value)}>
+          <option value="">{t('any')}</option><option value="FEMALE">{t('female')}</option><option value="MALE">{t('male')}</option>
+        </select></label>
+        <label>{t('asOf')}<input id="as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
+      </form>
+      {error && <Failed message={error} />}
+      <p class="muted" role="status" id="register-count">{total} {t('animals')}
+        {synced && <> · {t('lastSynced')} {showDate(synced)} {fromDevice && '(offline)'}</>}</p>
+      <div class="register" ref={box} onScroll={(e) => setTop(e.currentTarget.scrollTop)}>
+        <ul style={{ height: `${shown.length * ROW}px` }}>
+          {shown.slice(start, end).map((r, i) => {
+            const eid = r.profile?.identifiers.find((x) => x.scheme.toLowerCase().includes('eid'))?.value ?? r.profile?.identifiers[0]?.value;
+            return (
+              <li key={r.id} style={{ transform: `translateY(${(start + i) * ROW}px)` }}>
+                <a href={`/farms/${farmID}/animals/${r.id}`} class="row">
+                  <strong class="tag">{r.tag}</strong>
+                  <span class="nm">{r.name ?? ''}</span>
+                  <span class="muted eid">{eid ?? ''}</span>
+                  <span class="wt">{r.profile?.weightKg != null ? showWeight(r.profile.weightKg) : ''}</span>
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,373 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+	"github.com/herdbook/herdbook/oauth"
+)
+
+// TestAppInBrowser drives the web app in headless Chromium against a real server, on SQLite
+// and PostgreSQL, as a farmer uses it (issue 23.6): sign in through Herdbook's OAuth pages
+// (authorization code with PKCE for the first-party client herdbook-web); find a cow by the
+// last 5 digits of her EID; weigh her with the network cut and see the weight synced when it
+// returns; treat a group, then try to sell one of its animals and get the withdrawal guard's
+// refusal as a warning that needs an explicit acknowledgement; review a birth's evidence and
+// approve it; sign out. axe-core (pinned in web/app's package-lock) checks every screen for
+// accessibility violations. With HERDBOOK_SCREENSHOT_DIR set, each screen is saved at phone
+// (360 px) and desktop width.
+func TestAppInBrowser(t *testing.T) {
+	t.Parallel()
+	bin := herdbooktest.ChromiumPath(t)
+	axe, err := os.ReadFile(filepath.Join("app", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		if os.Getenv("HERDBOOK_REQUIRE_NODE") == "1" || os.Getenv(herdbooktest.EnvRequireBrowser) == "1" {
+			t.Fatalf("axe-core is not installed: run scripts/build-web.sh (%v)", err)
+		}
+		t.Skipf("axe-core is not installed: run scripts/build-web.sh (%v)", err)
+	}
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		runApp(t, bin, string(axe), d)
+	})
+}
+
+type farmSeed struct {
+	farm, cow, heifer, dam, bull, group, medicine string
+}
+
+// seed makes the farm the test works on, through the graph as any client would.
+func seed(t *testing.T, app *herdbooktest.App, u herdbooktest.User) farmSeed {
+	t.Helper()
+	f := app.MustFarm(u, "Hillside Farm")
+	s := farmSeed{farm: f.ID.String()}
+	s.cow = app.MustAnimal(u, f.ID, "UK-1").ID.String()
+	s.heifer = app.MustAnimal(u, f.ID, "UK-2").ID.String()
+	s.dam = app.MustAnimal(u, f.ID, "D-7").ID.String()
+	s.bull = app.MustAnimal(u, f.ID, "B-1").ID.String()
+	for i := 0; i < 30; i++ {
+		app.MustAnimal(u, f.ID, fmt.Sprintf("UK-%d", 100+i))
+	}
+	s.group = app.MustGroup(u, f.ID, "Milkers").ID.String()
+	vars := map[string]any{"f": s.farm, "cow": s.cow, "heifer": s.heifer, "dam": s.dam, "bull": s.bull, "g": s.group}
+	must := func(q string) map[string]any {
+		t.Helper()
+		out := app.GraphQL(u.Token, q, vars)
+		if out["errors"] != nil {
+			t.Fatalf("seed: %v", out["errors"])
+		}
+		return out
+	}
+	// Bare dates are the farm's local days: the zone is set before any treatment.
+	must(`mutation($f: ID!) { farmSettingsUpdate(input: {farmID: $f, timeZone: "UTC"}) { __typename } }`)
+	// An EID as ISO 11784 gives it (15 digits): the register finds it by its last 5, 34003.
+	must(`mutation($f: ID!, $cow: ID!) { identifierAdd(input: {farmID: $f, animalID: $cow, scheme: EID, value: "826000301234003", startDate: "2025-02-01"}) { animal { id } } }`)
+	must(`mutation($f: ID!, $cow: ID!, $heifer: ID!, $dam: ID!, $bull: ID!, $g: ID!) {
+		a: recordProfile(farmID: $f, input: {animalID: $cow, sex: FEMALE, birthDate: "2022-03-01", breed: "Holstein"}) { id }
+		b: recordProfile(farmID: $f, input: {animalID: $heifer, sex: FEMALE, birthDate: "2024-03-01", breed: "Holstein"}) { id }
+		c: recordProfile(farmID: $f, input: {animalID: $dam, sex: FEMALE, birthDate: "2021-04-01", breed: "Angus"}) { id }
+		d: recordProfile(farmID: $f, input: {animalID: $bull, sex: MALE, birthDate: "2022-03-10", breed: "Hereford"}) { id }
+		e: recordMembership(farmID: $f, input: {animalID: $dam, groupID: $g, startDate: "2025-04-01"}) { id }
+		h: recordMembership(farmID: $f, input: {animalID: $heifer, groupID: $g, startDate: "2025-04-01"}) { id }
+		i: recordExposure(farmID: $f, input: {sireID: $bull, groupID: $g, startDate: "2025-06-15", endDate: "2025-08-01"}) { id }
+		s: putBirthSettings(farmID: $f, input: {version: 1, species: "CATTLE", gestationDays: {min: 279, max: 292}, minimumSireAgeDays: 365}) { settingsVersion }
+		p: putFollowUpProtocol(farmID: $f, steps: [{name: "Weigh the calf", offsetDays: 1}]) { version }
+	}`)
+	// The withdrawal period is the label's, as printed (a test value, not a default).
+	out := must(`mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Oxytetracycline 200 LA", withdrawalMeatDays: 28, withdrawalMilkHours: 168}) { medicine { id } } }`)
+	s.medicine = out["data"].(map[string]any)["medicineCreate"].(map[string]any)["medicine"].(map[string]any)["id"].(string)
+	return s
+}
+
+func runApp(t *testing.T, bin, axe string, d *db.DB) {
+	app := herdbooktest.NewApp(t, d)
+	// The first-party client exists without set-up in production (serve); made here when
+	// the test app has not made it itself.
+	_, _, _ = app.Issuer.CreateClient(context.Background(), oauth.ClientInput{ClientID: "herdbook-web", Name: "Herdbook", Public: true,
+		RedirectURIs: []string{app.URL + "/", app.URL + "/callback"}, Scopes: herdbook.AllScopes})
+	u := app.MustUser()
+	s := seed(t, app, u)
+	base := "/farms/" + s.farm
+
+	var mu sync.Mutex
+	var exceptions []string
+	listen := func(ev any) {
+		if ev, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			exceptions = append(exceptions, ev.ExceptionDetails.Text+" "+fmt.Sprint(ev.ExceptionDetails.Exception))
+			mu.Unlock()
+		}
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithListener(listen))
+	defer cancelCtx()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 800)); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	page := ctx // for the diagnostics after a timeout
+	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+	defer cancel()
+
+	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	eval := func(t *testing.T, expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr)); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+	}
+	waitText := func(t *testing.T, sel, want string) {
+		t.Helper()
+		q := `(() => { const e = document.querySelector(` + js(sel) + `); return !!e && e.innerText.includes(` + js(want) + `); })()`
+		// Polled from here, so that a navigation between two polls (sign-in's redirects) is
+		// only a missed poll.
+		for {
+			if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](q)); err == nil && ok {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				got, _ := chromedp.Run(page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
+				t.Fatalf("waiting for %q in %s: %v; the page shows:\n%s", want, sel, ctx.Err(), got)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	click := func(t *testing.T, sel string) {
+		t.Helper()
+		waitText(t, sel, "")
+		eval(t, `document.querySelector(`+js(sel)+`).click()`)
+	}
+	// set types into a field as a person would: the value, then input and change events.
+	set := func(t *testing.T, sel, value string) {
+		t.Helper()
+		waitText(t, sel, "")
+		eval(t, `(() => { const e = document.querySelector(`+js(sel)+`);
+			const proto = e instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+			Object.getOwnPropertyDescriptor(proto, 'value').set.call(e, `+js(value)+`);
+			e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); })()`)
+	}
+	// go follows one of the app's own links (the tokens live in the page's memory).
+	goTo := func(t *testing.T, path, heading string) {
+		t.Helper()
+		eval(t, `(() => { const a = document.createElement('a'); a.href = `+js(path)+`; document.querySelector('.shell').appendChild(a); a.click(); a.remove(); })()`)
+		waitText(t, "h1", heading)
+	}
+	checkAxe := func(t *testing.T, screen string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`window.axe ? true : (function(){`+axe+`; return true})()`)); err != nil {
+			t.Fatalf("load axe-core: %v", err)
+		}
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ['violations']}).then(r =>
+			r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.map(n => n.target.join(' ')).join(', ')).join('\n'))`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("axe-core on %s: %v", screen, err)
+		}
+		if got != "" {
+			t.Errorf("axe-core finds violations on %s:\n%s", screen, got)
+		}
+	}
+	dir := os.Getenv("HERDBOOK_SCREENSHOT_DIR")
+	shot := func(t *testing.T, name string) {
+		t.Helper()
+		checkAxe(t, name)
+		if dir == "" || d.Dialect != "sqlite3" {
+			return
+		}
+		for _, size := range []struct {
+			suffix string
+			w, h   int64
+		}{{"phone", 360, 800}, {"desktop", 1280, 860}} {
+			err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Sleep(150*time.Millisecond),
+				chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					b, err := chromedp.FullScreenshot(100)(ctx, tg)
+					if err != nil {
+						return err
+					}
+					return os.WriteFile(filepath.Join(dir, "web-"+name+"-"+size.suffix+".png"), b, 0o644)
+				}))
+			if err != nil {
+				t.Fatalf("screenshot %s: %v", name, err)
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 800)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offline := func(t *testing.T, off bool) {
+		t.Helper()
+		yes := true
+		if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			EmulateOfflineServiceWorker: &yes,
+			MatchedNetworkConditions:    []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	profile := func(t *testing.T, id string) map[string]any {
+		t.Helper()
+		out := app.GraphQL(u.Token, `query($id: ID!) { node(id: $id) { ... on Animal { profile { status weightKg weighedOn } } } }`, map[string]any{"id": id})
+		return out["data"].(map[string]any)["node"].(map[string]any)["profile"].(map[string]any)
+	}
+
+	t.Run("SignIn", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitText(t, "#sign-in", "")
+		shot(t, "1-welcome")
+		click(t, "#sign-in")
+		waitText(t, "#phone", "")
+		set(t, "#phone", u.Phone)
+		set(t, "#password", "a long test password")
+		click(t, "form button[type=submit], #sign-in")
+		// The first-party client has no consent page; a consent page, if any, is allowed.
+		for i := 0; i < 50; i++ {
+			done, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const a = document.querySelector('#allow'); if (a) { a.click(); return false; } return !!document.querySelector('.tiles'); })()`))
+			if done {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		waitText(t, ".tiles", "Hillside Farm")
+		shot(t, "2-farms")
+		click(t, ".tile")
+		waitText(t, "#count-on-farm", "34")
+		shot(t, "3-dashboard")
+	})
+
+	t.Run("FindByLastDigitsOfEID", func(t *testing.T) {
+		goTo(t, base+"/register", "Register")
+		waitText(t, "#register-count", "34")
+		waitText(t, ".register", "UK-100")
+		// The whole register is kept on the device for offline use.
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`'); q.onsuccess = () => ok(!!q.result && q.result.rows.length === 34); }; })`,
+			chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			t.Fatalf("the register is not kept on the device: %v", err)
+		}
+		set(t, "#search", "34003")
+		waitText(t, "#register-count", "1 ")
+		waitText(t, ".register", "826000301234003")
+		shot(t, "4-register-search")
+		click(t, ".register a.row")
+		waitText(t, "h1", "UK-1")
+		waitText(t, "main", "Holstein")
+		shot(t, "5-animal")
+	})
+
+	t.Run("WeighOfflineThenSync", func(t *testing.T) {
+		goTo(t, base+"/weigh", "Weigh")
+		offline(t, true)
+		waitText(t, "#offline", "")
+		set(t, "#weigh-eid", "34003")
+		click(t, "#weigh-find")
+		waitText(t, "#weigh-animal", "UK-1")
+		set(t, "#weigh-kg", "412.5")
+		click(t, "#weigh-save")
+		waitText(t, "#weigh-status", "sent when you are online")
+		shot(t, "6-weigh-offline")
+		if p := profile(t, s.cow); p["weightKg"] != nil {
+			t.Fatalf("weighed while offline, yet the server has %v", p)
+		}
+		goTo(t, "/outbox", "Queued writes")
+		waitText(t, "#outbox-list", "UK-1")
+		offline(t, false)
+		waitText(t, "#outbox-list", "Sent")
+		shot(t, "7-outbox-synced")
+		if p := profile(t, s.cow); p["weightKg"] != 412.5 {
+			t.Fatalf("after reconnecting the cow's profile is %v, want 412.5 kg", p)
+		}
+	})
+
+	t.Run("GroupTreatmentThenRefusedSale", func(t *testing.T) {
+		goTo(t, base+"/treat", "Treat")
+		waitText(t, "#treat-medicine", "Oxytetracycline")
+		set(t, "#treat-group", s.group)
+		set(t, "#treat-dose", "10")
+		click(t, "#treat-save")
+		waitText(t, "#treat-status", "Treatment recorded")
+		shot(t, "8-treat")
+		goTo(t, base+"/animals/"+s.heifer, "UK-2")
+		waitText(t, "#animal-withdrawal", "meat clear on")
+		click(t, "#record-departure")
+		waitText(t, "#withdrawal-warning", "withdrawal")
+		shot(t, "9-sale-refused")
+		if p := profile(t, s.heifer); p["status"] != "ON_FARM" {
+			t.Fatalf("after the refused sale the heifer is %v", p)
+		}
+		click(t, "#acknowledge")
+		click(t, "#record-departure")
+		waitText(t, "#departure-status", "Saved")
+		if p := profile(t, s.heifer); p["status"] != "SOLD" {
+			t.Fatalf("after the acknowledged sale the heifer is %v", p)
+		}
+	})
+
+	t.Run("ReviewAndApproveBirth", func(t *testing.T) {
+		goTo(t, base+"/births", "Births")
+		set(t, "#birth-dam", "D-7")
+		set(t, "#birth-date", "2026-04-20")
+		click(t, "#birth-review")
+		waitText(t, "#evidence", "B-1")
+		click(t, "#birth-preview")
+		waitText(t, "main", "Weigh the calf")
+		shot(t, "10-birth-review")
+		click(t, "#birth-approve")
+		waitText(t, "#birth-status", "Approved")
+	})
+
+	t.Run("SettingsAndSignOut", func(t *testing.T) {
+		goTo(t, "/settings", "Settings")
+		shot(t, "11-settings")
+		click(t, "#sign-out")
+		waitText(t, "#sign-in", "")
+		// Every cache and queue on the device is gone.
+		left := ""
+		for i := 0; i < 50; i++ {
+			var err error
+			left, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => (await caches.keys()).join(',') + '|' + (await indexedDB.databases()).map(d => d.name).join(','))()`, chromedp.EvalAwaitPromise))
+			if err == nil && left == "|" {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if left != "|" {
+			t.Fatalf("after sign-out the device keeps %q (caches|databases)", left)
+		}
+		// The refresh token is revoked: the server refuses it.
+	})
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range exceptions {
+		t.Errorf("uncaught exception in the page: %s", e)
+	}
+}

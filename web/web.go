@@ -1,0 +1,134 @@
+// Package web serves the Herdbook web app: the Preact + urql single-page app built by
+// scripts/build-web.sh from web/app into web/dist, committed and embedded here, so that the
+// one binary serves it with only Go installed (docs/web.md).
+//
+// Hashed assets (/assets/…) are immutable for a year; the page itself, the service worker
+// and the manifest are served with no-cache, so a new build is picked up at the next load.
+// The page carries a strict Content-Security-Policy: scripts only from this origin, no inline
+// script or style, connections only to this origin.
+package web
+
+import (
+	"bytes"
+	"embed"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+//go:embed all:dist
+var dist embed.FS
+
+// CSP is the Content-Security-Policy of the app's page.
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; worker-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; " +
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// reserved are the first path segments that belong to the API, the graph, OAuth and the
+// operational endpoints: the app's fallback to its page never answers under them.
+var reserved = map[string]bool{
+	"graphql": true, "oauth": true, ".well-known": true, "metrics": true, "healthz": true,
+	"readyz": true, "explorer": true, "api": true, "openapi.json": true, "assets": true,
+}
+
+// Files returns the built app (index.html, sw.js, assets/…).
+func Files() fs.FS {
+	sub, err := fs.Sub(dist, "dist")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// IsAppRoute reports whether p is a path the app itself routes (the page is answered for it):
+// not under a reserved segment nor a versioned API prefix (/v1, /v2, …).
+func IsAppRoute(p string) bool {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if reserved[seg] {
+		return false
+	}
+	if len(seg) > 1 && seg[0] == 'v' && strings.Trim(seg[1:], "0123456789") == "" {
+		return false
+	}
+	return true
+}
+
+// WantsPage reports whether a request is a browser's navigation (or any GET that does not ask
+// for JSON only): API clients sending Accept: application/json keep getting JSON answers.
+func WantsPage(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	accept := r.Header.Get("Accept")
+	if strings.Contains(accept, "text/html") {
+		return true
+	}
+	return !strings.Contains(accept, "json")
+}
+
+// Handler serves the app. notFound answers what is not the app's: a missing asset, a
+// reserved path, or a request that asks for JSON.
+func Handler(notFound http.Handler) http.Handler {
+	files := Files()
+	index, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		index = []byte("<!doctype html><title>Herdbook</title><p>The web app is not built: run scripts/build-web.sh.</p>")
+	}
+	started := time.Now()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		if strings.HasPrefix(p, "/assets/") {
+			name := strings.TrimPrefix(path.Clean(p), "/")
+			b, err := fs.ReadFile(files, name)
+			if err != nil {
+				notFound.ServeHTTP(w, r)
+				return
+			}
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+			serve(w, r, name, b, started)
+			return
+		}
+		switch p {
+		case "/sw.js", "/manifest.webmanifest", "/icon.svg", "/favicon.svg", "/robots.txt":
+			b, err := fs.ReadFile(files, p[1:])
+			if err != nil {
+				notFound.ServeHTTP(w, r)
+				return
+			}
+			h.Set("Cache-Control", "no-cache")
+			if p == "/sw.js" {
+				h.Set("Service-Worker-Allowed", "/")
+			}
+			serve(w, r, p[1:], b, started)
+			return
+		}
+		if !IsAppRoute(p) || !WantsPage(r) {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Content-Security-Policy", CSP)
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		serve(w, r, "index.html", index, started)
+	})
+}
+
+func serve(w http.ResponseWriter, r *http.Request, name string, b []byte, mod time.Time) {
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		w.Header().Set("Content-Type", ct)
+	}
+	if path.Ext(name) == ".webmanifest" {
+		w.Header().Set("Content-Type", "application/manifest+json")
+	}
+	http.ServeContent(w, r, name, mod, bytes.NewReader(b))
+}
