@@ -100,6 +100,12 @@ func TestHerdReports(t *testing.T) {
 		if res.Status != 200 || !strings.HasPrefix(string(res.Body), "period,start_date,end_date,calvings,percentage,cumulative_percentage\n1,2026-03-01,2026-03-21,1,") {
 			t.Fatalf("csv: %d %s", res.Status, res.Body)
 		}
+		for _, q := range []string{"calving.csv?exposure_from=2025-05-01&exposure_to=2025-08-31&", "scans.csv?", "weaning.csv?", "gain.csv?"} {
+			res := b.app.Do("GET", b.base+"/reports/"+q+"from=2025-01-01&to=2026-12-31", b.reader.Token, nil)
+			if res.Status != 200 || !strings.Contains(string(res.Body), "\n") {
+				t.Fatalf("%s: %d %s", q, res.Status, res.Body)
+			}
+		}
 		for _, tc := range []struct{ name, path, want string }{
 			{"ErrNoPeriod", "scans", "from: is required"},
 			{"ErrBadDate", "scans?from=2026-02-30&to=2026-03-01", "from"},
