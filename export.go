@@ -175,7 +175,12 @@ func (s *Service) AdminFarmOwner(ctx context.Context, farmID uuid.UUID) (uuid.UU
 // (AnimalImportColumns), so that an export imports into another farm as it is, then the
 // read-only ones (AnimalExportOnlyColumns). dam and sire are the parents' tags; group the
 // names of the groups the animal was in on as_of, separated by ';'.
-var AnimalCSVColumns = append(append([]string{}, AnimalImportColumns...), AnimalExportOnlyColumns...)
+// The columns after as_of (weights, group_since, arrival, arrival_date) carry the history an
+// import reads back (docs/csv.md).
+var AnimalCSVColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
+	"status", "status_date", "id", "dam_id", "sire_id", "group_ids", "intact",
+	"identifiers", "weight_kg", "weighed_on", "adg_kg", "as_of",
+	"weights", "group_since", "arrival", "arrival_date"}
 
 // ExportAnimals returns the farm's register as of a day (YYYY-MM-DD; empty is today, UTC):
 // one row per active animal on the register that day (not one born or bought later), by tag
@@ -239,10 +244,16 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 	for i, a := range batch {
 		ids[i] = a.ID
 	}
-	profiles, err := s.profiles(ctx, farmID, ids, asOf)
+	facts, err := s.animalFacts(ctx, farmID, ids)
 	if err != nil {
 		return nil, err
 	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = id.String()
+	}
+	profiles := evidence.ProfilesOf(keys, asOf, facts)
+	hist := csvHistories(facts, asOf)
 	var parents, groups []uuid.UUID
 	for _, p := range profiles {
 		for _, id := range []*string{p.DamID, p.SireID} {
@@ -281,7 +292,8 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 	}
 	rows := make([][]string, len(batch))
 	for i, a := range batch {
-		p := profiles[a.ID]
+		p := profiles[a.ID.String()]
+		h := hist[strings.ToLower(a.ID.String())]
 		row := make([]string, len(AnimalCSVColumns))
 		set := func(col, v string) { row[slices.Index(AnimalCSVColumns, col)] = v }
 		set("tag", a.Tag)
@@ -306,6 +318,20 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 			}
 		}
 		set("group", strings.Join(gnames, listSeparator))
+		if h != nil && len(gnames) > 0 {
+			since := make([]string, 0, len(p.GroupIDs))
+			for _, g := range p.GroupIDs {
+				if _, ok := names[g]; ok {
+					since = append(since, h.since[strings.ToLower(g)])
+				}
+			}
+			set("group_since", strings.Join(since, listSeparator))
+		}
+		if h != nil {
+			set("weights", h.weightsCell())
+			set("arrival", h.arrival)
+			set("arrival_date", h.arrivalDate)
+		}
 		set("group_ids", strings.Join(p.GroupIDs, listSeparator))
 		var idents []string
 		for _, id := range p.Identifiers {

@@ -222,9 +222,24 @@ func (s *Service) RecordFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) 
 	}), nil
 }
 
+// AnimalCursor returns the position of a farm's animals in the change feed, for a register
+// page read after it (GET …/animals answers it as next_cursor): everything numbered up to
+// it has committed, so updated_since=cursor then misses no change made while the page was
+// read.
+func (s *Service) AnimalCursor(ctx context.Context, farmID uuid.UUID) (string, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return "", err
+	}
+	pos, err := s.position(ctx, feedAnimals, farmID)
+	if err != nil {
+		return "", err
+	}
+	return pos.String(), nil
+}
+
 // AnimalFeed lists a farm's animals oldest first, with the position to sync from; with
-// Since, the animals that changed after it, soft-deleted animals included. It serves an
-// animals list (none is on REST yet) the way RecordFeed serves records.
+// Since, the animals that changed after it, soft-deleted animals included. It serves the
+// animals list's updated_since (GET …/animals) the way RecordFeed serves records.
 func (s *Service) AnimalFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) ([]*ent.Animal, int, string, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
 		return nil, 0, "", err

@@ -26,13 +26,13 @@ import (
 // AnimalImportColumns are the columns an animals import reads. Only tag is required; a
 // column may be left out, and an empty cell means "not known / no change", never "clear".
 var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
-	"status", "status_date"}
+	"status", "status_date", "identifiers", "weights", "group_since", "arrival", "arrival_date"}
 
 // AnimalExportOnlyColumns are the columns of the animals export that an import does not
 // read (ids of this farm, and what only the history can say): an import ignores them, so
 // that an export can be imported as it is.
 var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact",
-	"identifiers", "weight_kg", "weighed_on", "adg_kg", "as_of"}
+	"weight_kg", "weighed_on", "adg_kg", "as_of"}
 
 // importStatuses are the status cells an import reads: on_farm (or empty) says nothing new;
 // the departures record a sale, a death, a movement off the farm, or a death by slaughter
@@ -92,6 +92,10 @@ type importRow struct {
 	tag, name, eid, sex, birthDate, breed, dam, sire string
 	groups                                           []string // the group cell, split at ';'
 	status, statusDate                               string   // a departure and its date
+	identifiers                                      []evidence.Identifier
+	weights                                          []csvWeight // the weights cell
+	groupSince                                       []string    // the group_since cell, one date per group
+	arrival, arrivalDate                             string      // purchase or movement_in, and its date
 
 	existing *ent.Animal // the farm's animal of the same tag, if any
 	id       uuid.UUID   // the animal's id: existing, or drawn for a new one
@@ -288,11 +292,22 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 		r := &importRow{row: n, tag: cell("tag"), name: cell("name"), eid: cell("eid"), sex: strings.ToLower(cell("sex")),
 			birthDate: cell("birth_date"), breed: cell("breed"), dam: cell("dam"), sire: cell("sire"),
 			status: strings.ToLower(cell("status")), statusDate: cell("status_date")}
-		for _, g := range strings.Split(cell("group"), listSeparator) {
+		since := splitList(cell("group_since"))
+		for i, g := range strings.Split(cell("group"), listSeparator) {
 			if g = strings.TrimSpace(g); g != "" && !slices.Contains(r.groups, g) {
 				r.groups = append(r.groups, g)
+				if i < len(since) {
+					r.groupSince = append(r.groupSince, since[i])
+				} else {
+					r.groupSince = append(r.groupSince, "")
+				}
 			}
 		}
+		if len(since) > 0 && len(since) != len(strings.Split(cell("group"), listSeparator)) {
+			p.add(n, "group_since", "must give one date per group (separated by ;), in the order of the group cell")
+		}
+		r.arrival, r.arrivalDate = strings.ToLower(cell("arrival")), cell("arrival_date")
+		r.readHistory(&p, cell("identifiers"), cell("weights"))
 		r.check(&p)
 		if r.tag != "" {
 			if first, dup := tags[r.tag]; dup {
@@ -585,10 +600,20 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 			known = append(known, r.id)
 		}
 	}
-	profiles, err := s.profiles(ctx, farmID, known, today)
+	facts, err := s.animalFacts(ctx, farmID, known)
 	if err != nil {
 		return err
 	}
+	keys := make([]string, len(known))
+	for i, id := range known {
+		keys[i] = id.String()
+	}
+	byKey := evidence.ProfilesOf(keys, today, facts)
+	profiles := make(map[uuid.UUID]Profile, len(known))
+	for _, id := range known {
+		profiles[id] = Profile{Profile: byKey[id.String()]}
+	}
+	hist := csvHistories(facts, today)
 	differs := func(have *string, want string) bool { return want != "" && (have == nil || *have != want) }
 	var p importProblems
 	for _, r := range plan.rows {
@@ -644,11 +669,16 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 			in.EID = &r.eid
 		}
 		c.facts = s.registerFacts(r.id, in)
-		for _, g := range r.groups {
+		for i, g := range r.groups {
 			if gid := plan.groups[g]; !slices.Contains(pr.GroupIDs, gid.String()) {
-				c.facts = append(c.facts, evidence.Fact{Kind: evidence.KindMembership, AnimalID: r.id.String(), GroupID: gid.String(), StartDate: today})
+				start := today
+				if r.groupSince[i] != "" {
+					start = r.groupSince[i]
+				}
+				c.facts = append(c.facts, evidence.Fact{Kind: evidence.KindMembership, AnimalID: r.id.String(), GroupID: gid.String(), StartDate: start})
 			}
 		}
+		c.facts = append(c.facts, r.historyFacts(pr, hist[strings.ToLower(r.id.String())], in)...)
 		if kind := r.departure(); kind != "" {
 			// A departure the history already holds (the same status on the same day) adds
 			// nothing, so that an export imports again unchanged.

@@ -312,6 +312,12 @@ func (s *Service) UpdateMedicine(ctx context.Context, farmID, id uuid.UUID, p Me
 			u.SetDryCow(*p.DryCow)
 			changed = true
 		}
+		if !changed && (p.Name == nil || strings.TrimSpace(*p.Name) == old.Name) &&
+			(!p.ActiveSubstance.Set || equalPtr(trimmedPtr(p.ActiveSubstance.Value), old.ActiveSubstance)) {
+			// A write that changes nothing changes nothing: no updated_at, no new version.
+			m = old
+			return nil
+		}
 		if changed {
 			u.SetVersion(old.Version + 1)
 		}
@@ -394,3 +400,12 @@ func LabelPeriod(n int) Optional[int] { return Optional[int]{Set: true, Value: &
 
 // NotAuthorised is the label's dash: no period, the product is not authorised there.
 var NotAuthorised = Optional[int]{Set: true}
+
+// trimmedPtr is the value a write stores for an optional text: trimmed, or absent.
+func trimmedPtr(v *string) *string {
+	if v == nil {
+		return nil
+	}
+	t := strings.TrimSpace(*v)
+	return &t
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -293,24 +294,46 @@ func (s *Service) animalFactsOf(ctx context.Context, farmID uuid.UUID, ids []uui
 		animals = append(animals, id)
 	}
 	// Driven by the fact_animals index and joined to the items and their records, so that
-	// the database reads the page's facts and never the farm's whole history.
+	// the database reads the page's facts and never the farm's whole history. On SQLite the
+	// other terms are written +column, which SQLite never answers from an index: its planner
+	// otherwise drives the join from the farm's records (record_farm_id_created_at_id_active),
+	// from the facts of the kinds asked (recorditem_fact_kind_fact_date) or from every item,
+	// probing the links once per animal of the page, whenever it guesses that cheaper —
+	// without statistics, and with them for a page of 500 animals or an export batch — and
+	// then reads the farm's whole history for every page (TestRegisterPlansOnSQLite).
+	// PostgreSQL plans from its own statistics.
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(func(sel *sql.Selector) {
 			links, recs := sql.Table(factanimal.Table), sql.Table(record.Table)
-			sel.Join(links).On(sel.C(recorditem.FieldID), links.C(factanimal.FieldRecordItemID))
-			sel.Join(recs).On(sel.C(recorditem.FieldRecordID), recs.C(record.FieldID))
+			col := func(c string) string { return c }
+			if sel.Dialect() == dialect.SQLite {
+				col = func(c string) string { return "+" + c }
+			}
+			// item = link (the link never looked up by its item: an item first would probe
+			// the link index once per animal of the page), item → record (the record by
+			// its key, never the items by their record).
+			sel.Join(links).OnP(sql.P(func(b *sql.Builder) {
+				b.WriteString(sel.C(recorditem.FieldID)).WriteOp(sql.OpEQ).WriteString(col(links.C(factanimal.FieldRecordItemID)))
+			}))
+			sel.Join(recs).OnP(sql.P(func(b *sql.Builder) {
+				b.WriteString(col(sel.C(recorditem.FieldRecordID))).WriteOp(sql.OpEQ).WriteString(recs.C(record.FieldID))
+			}))
 			sel.Where(sql.And(
 				sql.In(links.C(factanimal.FieldAnimalID), animals...),
-				sql.EQ(recs.C(record.FieldFarmID), farmID),
+				sql.P(func(b *sql.Builder) {
+					b.WriteString(col(recs.C(record.FieldFarmID))).WriteOp(sql.OpEQ).Arg(farmID)
+				}),
 				liveRecordOf(ctx, recs),
-				sql.NotNull(sel.C(recorditem.FieldFactKind)),
+				sql.P(func(b *sql.Builder) { b.WriteString(col(sel.C(recorditem.FieldFactKind))).WriteOp(sql.OpNotNull) }),
 			))
 			if len(kinds) > 0 {
 				args := make([]any, len(kinds))
 				for i, k := range kinds {
 					args[i] = k
 				}
-				sel.Where(sql.In(sel.C(recorditem.FieldFactKind), args...))
+				sel.Where(sql.P(func(b *sql.Builder) {
+					b.WriteString(col(sel.C(recorditem.FieldFactKind))).WriteOp(sql.OpIn).Wrap(func(b *sql.Builder) { b.Args(args...) })
+				}))
 			}
 		}).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)

@@ -437,6 +437,20 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 				return Errorf(ECONFLICT, "protocol version %d has different steps from the task's version %d", *p.ProtocolVersion, t.ProtocolVersion)
 			}
 		}
+		if string(t.Status) == p.Status && (!p.DueDate.Set || sameDay(due, t.DueDate)) {
+			// A write that changes nothing changes nothing: no updated_at, no place in the
+			// change feed. The request id is still kept, so a retry answers the same.
+			out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals().WithBirthEvent().Only(IncludeInactive(ctx))
+			if err != nil || p.RequestID == "" {
+				return err
+			}
+			snap, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			return constraint(c.TaskUpdate.Create().SetFarmID(farmID).SetRequestID(p.RequestID).SetTaskID(taskID).
+				SetBodyHash(p.hash(taskID)).SetSnapshot(snap).Exec(ctx), "the request id was used at the same time; retry to get its answer")
+		}
 		u := t.Update().SetStatus(farmtask.Status(p.Status))
 		if p.DueDate.Set {
 			if due == nil {
@@ -465,4 +479,12 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 		return nil
 	})
 	return out, err
+}
+
+// sameDay tells whether two optional dates are both absent or the same instant.
+func sameDay(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(*b)
 }

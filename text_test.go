@@ -70,6 +70,8 @@ var textExempt = map[string]string{
 	"LeaseWebhookDeliveries":   "the worker's own lease, not a caller's",
 	"RecordWebhookAttempt":     "a delivery the worker leased and the receiver's answer, not a caller's",
 	"ReleaseWebhookDeliveries": "deliveries the worker leased, not a caller's",
+	"ImportFarmArchive":        "a JSON archive read from a stream, not strings: the body must be valid UTF-8 and every string in it passes the text rule (prose) before anything is written (decodeArchive, textIn), tested over HTTP in rest's TestFarmArchiveRoundTrip (ControlChar, InvalidUTF8)",
+	"ImportFarmArchiveMapped":  "ImportFarmArchive, answering the id map too",
 	"ImportAnimals":            "a streamed CSV file, not strings: every cell passes the text rule as it is read (readAnimalCSV), tested over HTTP in rest's TestImportAnimals (ControlChar)",
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
 	"Inbreeding":               "an animal the graph loaded (its stored tag and name), not a caller's text; nothing is stored",

@@ -280,6 +280,11 @@ func (s *Service) UpdateWebhook(ctx context.Context, farmID, id uuid.UUID, p Web
 		if err != nil {
 			return err
 		}
+		if !p.changes(ep, types) {
+			// A write that changes nothing changes nothing: no updated_at.
+			out = ep
+			return nil
+		}
 		u := s.Client(ctx).WebhookEndpoint.UpdateOne(ep)
 		if p.URL != nil {
 			u.SetURL(*p.URL)
@@ -304,6 +309,26 @@ func (s *Service) UpdateWebhook(ctx context.Context, farmID, id uuid.UUID, p Web
 		return err
 	})
 	return out, err
+}
+
+// changes reports whether p, with its validated event types, would change ep. Event types
+// are a set: the same ones in another order change nothing.
+func (p WebhookPatch) changes(ep *ent.WebhookEndpoint, types []string) bool {
+	if p.URL != nil && *p.URL != ep.URL {
+		return true
+	}
+	if types != nil {
+		a, b := slices.Clone(types), slices.Clone(ep.EventTypes)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return true
+		}
+	}
+	if p.Description.Set && !equalPtr(p.Description.Value, ep.Description) {
+		return true
+	}
+	return p.Enabled != nil && (*p.Enabled != ep.Enabled || (*p.Enabled && ep.DisabledReason != nil))
 }
 
 // DeleteWebhook deletes an endpoint with its deliveries and their log; what was not yet
@@ -416,4 +441,37 @@ func (s *Service) WebhookByURL(ctx context.Context, farmID uuid.UUID, rawURL str
 		return nil, Errorf(ENOTFOUND, "farm %s has no webhook with the URL %s", farmID, rawURL)
 	}
 	return ep, err
+}
+
+// WebhookNode is node(id:) for the webhook types: the endpoint or the delivery (with its
+// event and attempt log) that has the id, when the viewer may manage its farm's webhooks
+// (read:farms and OWNER, as the lists). An id the viewer may not read is not found, as for
+// every node.
+func (s *Service) WebhookNode(ctx context.Context, id uuid.UUID) (any, error) {
+	if _, err := authenticate(ctx); err != nil {
+		return nil, err
+	}
+	c := s.Client(ctx)
+	var farmID uuid.UUID
+	var out any
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).Only(ctx)
+	switch {
+	case err == nil:
+		farmID, out = ep.FarmID, ep
+	case !ent.IsNotFound(err):
+		return nil, err
+	default:
+		d, err := deliveryDetails(c.WebhookDelivery.Query().Where(webhookdelivery.ID(id))).WithEndpoint().Only(ctx)
+		if err != nil {
+			return nil, notFound(err, "node", id)
+		}
+		farmID, out = d.Edges.Endpoint.FarmID, d
+	}
+	if _, err := s.authorizeWebhooks(ctx, farmID, false); err != nil {
+		if code := ErrorCode(err); code == EUNAVAILABLE || code == EINTERNAL {
+			return nil, err
+		}
+		return nil, Errorf(ENOTFOUND, "node %s not found", id)
+	}
+	return out, nil
 }

@@ -31,14 +31,14 @@ func createdWebhook(ep *ent.WebhookEndpoint, secret string, err error) (*model.W
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookCreatePayload{Webhook: ep, Secret: secret}, nil
+	return &model.WebhookCreatePayload{Webhook: model.Endpoint(ep), Secret: secret}, nil
 }
 
 func updatedWebhook(ep *ent.WebhookEndpoint, err error) (*model.WebhookUpdatePayload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookUpdatePayload{Webhook: ep}, nil
+	return &model.WebhookUpdatePayload{Webhook: model.Endpoint(ep)}, nil
 }
 
 func deletedWebhook(id uuid.UUID, err error) (*model.WebhookDeletePayload, error) {
@@ -52,7 +52,7 @@ func replayedDelivery(d *ent.WebhookDelivery, err error) (*model.WebhookDelivery
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookDeliveryReplayPayload{Delivery: d}, nil
+	return &model.WebhookDeliveryReplayPayload{Delivery: &model.WebhookDelivery{WebhookDelivery: d}}, nil
 }
 
 // orNull answers null for an id the viewer may not read, as farm(id:) does.
@@ -63,8 +63,14 @@ func orNull[T any](v *T, err error) (*T, error) {
 	return v, err
 }
 
-func webhookList(eps []*ent.WebhookEndpoint, _ int, err error) ([]*ent.WebhookEndpoint, error) {
-	return eps, err
+func webhookList(eps []*ent.WebhookEndpoint, _ int, err error) ([]*model.WebhookEndpoint, error) {
+	return model.Endpoints(eps), err
+}
+
+// oneWebhook is webhook(farmID, id): null for an id the viewer may not read.
+func oneWebhook(ep *ent.WebhookEndpoint, err error) (*model.WebhookEndpoint, error) {
+	ep, err = orNull(ep, err)
+	return model.Endpoint(ep), err
 }
 
 func deliveryQuery(status *webhookdelivery.Status, skip, take *int) herdbook.WebhookDeliveryQuery {
@@ -83,7 +89,7 @@ func deliveryPage(ds []*ent.WebhookDelivery, total int, err error) (*model.Webho
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookDeliveryPage{TotalCount: total, Nodes: ds}, nil
+	return &model.WebhookDeliveryPage{TotalCount: total, Nodes: model.Deliveries(ds)}, nil
 }
 
 func eventType(d *ent.WebhookDelivery) string {
@@ -130,7 +136,7 @@ func (r *Resolver) webhookConnection(ctx context.Context, farmID uuid.UUID, afte
 	cursors, info := offsetPage(p.Skip, eps, total)
 	out := &model.WebhookEndpointConnection{TotalCount: total, PageInfo: info, Edges: make([]*model.WebhookEndpointEdge, len(eps))}
 	for i, ep := range eps {
-		out.Edges[i] = &model.WebhookEndpointEdge{Node: ep, Cursor: cursors[i]}
+		out.Edges[i] = &model.WebhookEndpointEdge{Node: model.Endpoint(ep), Cursor: cursors[i]}
 	}
 	return out, nil
 }
@@ -149,7 +155,7 @@ func (r *Resolver) deliveryConnection(ctx context.Context, ep *ent.WebhookEndpoi
 	cursors, info := offsetPage(p.Skip, ds, total)
 	out := &model.WebhookDeliveryConnection{TotalCount: total, PageInfo: info, Edges: make([]*model.WebhookDeliveryEdge, len(ds))}
 	for i, d := range ds {
-		out.Edges[i] = &model.WebhookDeliveryEdge{Node: d, Cursor: cursors[i]}
+		out.Edges[i] = &model.WebhookDeliveryEdge{Node: &model.WebhookDelivery{WebhookDelivery: d}, Cursor: cursors[i]}
 	}
 	return out, nil
 }
@@ -170,4 +176,20 @@ func (r *Resolver) withdrawalConnection(ctx context.Context, farmID uuid.UUID, a
 		out.Edges[i] = &model.AnimalWithdrawalEdge{Node: &ws[i], Cursor: cursors[i]}
 	}
 	return out, nil
+}
+
+// webhookNode is node(id:) for the webhook types, tried when no other node has the id;
+// notFound is the error to answer when none of them has it either.
+func (r *Resolver) webhookNode(ctx context.Context, id uuid.UUID, notFound error) (ent.Noder, error) {
+	n, err := r.svc.WebhookNode(ctx, id)
+	switch v := n.(type) {
+	case *ent.WebhookEndpoint:
+		return &model.WebhookEndpoint{WebhookEndpoint: v}, nil
+	case *ent.WebhookDelivery:
+		return &model.WebhookDelivery{WebhookDelivery: v}, nil
+	}
+	if herdbook.ErrorCode(err) == herdbook.ENOTFOUND {
+		return nil, notFound
+	}
+	return nil, err
 }

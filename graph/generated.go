@@ -1474,8 +1474,8 @@ type QueryResolver interface {
 	Farm(ctx context.Context, id uuid.UUID) (*ent.Farm, error)
 	NotificationPreferences(ctx context.Context, farmID *uuid.UUID) (*model.ChannelPreferences, error)
 	Kinship(ctx context.Context, a uuid.UUID, b uuid.UUID) (*model.Kinship, error)
-	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*ent.WebhookEndpoint, error)
-	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.WebhookEndpoint, error)
+	Webhooks(ctx context.Context, farmID uuid.UUID) ([]*model.WebhookEndpoint, error)
+	Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.WebhookEndpoint, error)
 	WebhookDeliveries(ctx context.Context, farmID uuid.UUID, webhookID uuid.UUID, status *webhookdelivery.Status, skip *int, take *int) (*model.WebhookDeliveryPage, error)
 }
 type RecordResolver interface {
@@ -1489,13 +1489,13 @@ type ThreadResolver interface {
 	MessagesConnection(ctx context.Context, obj *ent.Thread, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder) (*ent.MessageConnection, error)
 }
 type WebhookDeliveryResolver interface {
-	EventType(ctx context.Context, obj *ent.WebhookDelivery) (string, error)
+	EventType(ctx context.Context, obj *model.WebhookDelivery) (string, error)
 
-	Payload(ctx context.Context, obj *ent.WebhookDelivery) (map[string]any, error)
-	AttemptLog(ctx context.Context, obj *ent.WebhookDelivery) ([]*ent.WebhookAttempt, error)
+	Payload(ctx context.Context, obj *model.WebhookDelivery) (map[string]any, error)
+	AttemptLog(ctx context.Context, obj *model.WebhookDelivery) ([]*ent.WebhookAttempt, error)
 }
 type WebhookEndpointResolver interface {
-	Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error)
+	Deliveries(ctx context.Context, obj *model.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -28248,8 +28248,8 @@ func (ec *executionContext) _Query_webhooks(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Webhooks(ctx, fc.Args["farmID"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpointᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28292,8 +28292,8 @@ func (ec *executionContext) _Query_webhook(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Webhook(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		false,
@@ -32253,8 +32253,8 @@ func (ec *executionContext) _WebhookCreatePayload_webhook(ctx context.Context, f
 			return obj.Webhook, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -32319,7 +32319,7 @@ func (ec *executionContext) fieldContext_WebhookDeletePayload_deletedWebhookID(_
 	return graphql.NewScalarFieldContext("WebhookDeletePayload", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32342,7 +32342,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_endpointID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32365,7 +32365,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_endpointID(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32388,7 +32388,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventID(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32411,7 +32411,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventType(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "String")
 }
 
-func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32434,7 +32434,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_status(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "WebhookDeliveryStatus")
 }
 
-func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32457,7 +32457,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_attempts(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
-func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32480,7 +32480,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_nextAttemptAt(_ context
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32503,7 +32503,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_lastStatusCode(_ contex
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
 }
 
-func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32526,7 +32526,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_lastError(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32549,7 +32549,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_deliveredAt(_ context.C
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32572,7 +32572,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_payload(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32595,7 +32595,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_payload(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, true, true, "Map")
 }
 
-func (ec *executionContext) _WebhookDelivery_attemptLog(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attemptLog(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32726,8 +32726,8 @@ func (ec *executionContext) _WebhookDeliveryEdge_node(ctx context.Context, field
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, selections, v)
 		},
 		true,
 		true,
@@ -32804,8 +32804,8 @@ func (ec *executionContext) _WebhookDeliveryPage_nodes(ctx context.Context, fiel
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDeliveryᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -32836,8 +32836,8 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload_delivery(ctx context.C
 			return obj.Delivery, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, selections, v)
 		},
 		true,
 		true,
@@ -32856,7 +32856,7 @@ func (ec *executionContext) fieldContext_WebhookDeliveryReplayPayload_delivery(_
 	return fc, nil
 }
 
-func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32879,7 +32879,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_farmID(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32902,7 +32902,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_farmID(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
 }
 
-func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32925,7 +32925,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_url(_ context.Context, 
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32948,7 +32948,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.C
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_eventTypes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32971,7 +32971,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_eventTypes(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32994,7 +32994,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_enabled(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -33017,7 +33017,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_disabledReason(_ contex
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -33040,7 +33040,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -33063,7 +33063,7 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Time")
 }
 
-func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -33206,8 +33206,8 @@ func (ec *executionContext) _WebhookEndpointEdge_node(ctx context.Context, field
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -33261,8 +33261,8 @@ func (ec *executionContext) _WebhookUpdatePayload_webhook(ctx context.Context, f
 			return obj.Webhook, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
-			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
 		},
 		true,
 		true,
@@ -43796,6 +43796,20 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.WebhookEndpoint:
+		return ec._WebhookEndpoint(ctx, sel, &obj)
+	case *model.WebhookEndpoint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookEndpoint(ctx, sel, obj)
+	case model.WebhookDelivery:
+		return ec._WebhookDelivery(ctx, sel, &obj)
+	case *model.WebhookDelivery:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookDelivery(ctx, sel, obj)
 	case *ent.User:
 		if obj == nil {
 			return graphql.Null
@@ -51454,9 +51468,9 @@ func (ec *executionContext) _WebhookDeletePayload(ctx context.Context, sel ast.S
 	return out
 }
 
-var webhookDeliveryImplementors = []string{"WebhookDelivery"}
+var webhookDeliveryImplementors = []string{"WebhookDelivery", "Node"}
 
-func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -51702,9 +51716,9 @@ func (ec *executionContext) _WebhookDeliveryReplayPayload(ctx context.Context, s
 	return out
 }
 
-var webhookEndpointImplementors = []string{"WebhookEndpoint"}
+var webhookEndpointImplementors = []string{"WebhookEndpoint", "Node"}
 
-func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpoint) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -54880,11 +54894,11 @@ func (ec *executionContext) marshalNWebhookDeletePayload2ᚖgithubᚗcomᚋherdb
 	return ec._WebhookDeletePayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookDelivery) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx, sel, v[i])
+		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -54896,7 +54910,7 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋherdboo
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "WebhookDelivery!")
 		return graphql.Null
@@ -54967,11 +54981,11 @@ func (ec *executionContext) marshalNWebhookDeliveryStatus2githubᚗcomᚋherdboo
 	return v
 }
 
-func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookEndpoint) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx, sel, v[i])
+		return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -54983,7 +54997,7 @@ func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖgithubᚗcomᚋherdboo
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "WebhookEndpoint!")
 		return graphql.Null
@@ -56619,7 +56633,7 @@ func (ec *executionContext) marshalOWebhookDeliveryStatus2ᚖgithubᚗcomᚋherd
 	return v
 }
 
-func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {
+func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -100,6 +100,26 @@ func TestWebAppSeams(t *testing.T) {
 				dig(t, res, "data.farm.webhooks.edges.0.node.deliveries.edges.0.node.eventType") != "animal.created" {
 				t.Fatalf("deliveries = %v", dig(t, res, "data.farm.webhooks.edges.0.node.deliveries"))
 			}
+			// The webhook types are Nodes: node(id:) finds an endpoint and a delivery for their
+			// farm's OWNER, and nothing for anyone else.
+			delivery := dig(t, res, "data.farm.webhooks.edges.0.node.deliveries.edges.0.node.id").(string)
+			nq := `query($id: ID!) { node(id: $id) { id ... on WebhookEndpoint { url } ... on WebhookDelivery { eventType attemptLog { id } } } }`
+			res = app.GraphQL(owner.Token, nq, map[string]any{"id": ids[0]})
+			wantNoErrors(t, res)
+			if dig(t, res, "data.node.url") != "https://hooks.example/0" {
+				t.Fatalf("node(webhook) = %v", res)
+			}
+			res = app.GraphQL(owner.Token, nq, map[string]any{"id": delivery})
+			wantNoErrors(t, res)
+			if dig(t, res, "data.node.id") != delivery || dig(t, res, "data.node.eventType") != "animal.created" {
+				t.Fatalf("node(delivery) = %v", res)
+			}
+			stranger := app.MustUser()
+			for _, id := range []string{ids[0], delivery} {
+				if res := app.GraphQL(stranger.Token, nq, map[string]any{"id": id}); errorCode(res) != "NOT_FOUND" {
+					t.Fatalf("another farm's user read node %s: %v", id, res)
+				}
+			}
 			if res := app.GraphQL(owner.Token, q, map[string]any{"f": farm, "a": "not-a-cursor"}); errorCode(res) != "BAD_USER_INPUT" {
 				t.Fatalf("a foreign cursor: %v", res)
 			}
@@ -119,6 +139,29 @@ func TestWebAppSeams(t *testing.T) {
 			wantNoErrors(t, res)
 			if dig(t, res, "data.farm.withdrawalsConnection.totalCount") != float64(0) || dig(t, res, "data.farm.withdrawalsConnection.pageInfo.startCursor") != nil {
 				t.Fatalf("withdrawals = %v", res)
+			}
+		})
+
+		t.Run("TreatmentDays", func(t *testing.T) {
+			farmZone(t, app, owner, f.ID)
+			out := app.GraphQL(owner.Token, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Penicillin", withdrawalMeatDays: 7, withdrawalMilkHours: 72}) { medicine { id } } }`,
+				map[string]any{"f": farm})
+			wantNoErrors(t, out)
+			v := map[string]any{"f": farm, "m": dig(t, out, "data.medicineCreate.medicine.id"), "a": app.MustAnimal(owner, f.ID, "T-1").ID.String()}
+			treat := func(when string) map[string]any {
+				return app.GraphQL(owner.Token, `mutation($f: ID!, $m: ID!, $a: ID!) { factCreate(input: {farmID: $f, fact: {treatment: {medicineID: $m, animalID: $a, `+when+`}}}) { record { id } } }`, v)
+			}
+			wantNoErrors(t, treat(`day: "2026-03-01"`))
+			wantNoErrors(t, treat(`at: "2026-03-02T08:30:00Z"`))
+			wantNoErrors(t, treat(`date: "2026-03-03"`))
+			for when, want := range map[string]string{
+				`day: "2026-02-29"`:                             "day",
+				`day: "2026-03-01", at: "2026-03-01T08:00:00Z"`: "only one of day, at",
+				`dose: 1`: "day (a Date) or at",
+			} {
+				if out := treat(when); errorCode(out) != "BAD_USER_INPUT" || !strings.Contains(fmt.Sprint(out), want) {
+					t.Fatalf("%s: %v", when, out)
+				}
 			}
 		})
 

@@ -41,13 +41,13 @@ func (r *mutationResolver) WebhookDeliveryReplay(ctx context.Context, input mode
 }
 
 // Webhooks is the resolver for the webhooks field.
-func (r *queryResolver) Webhooks(ctx context.Context, farmID uuid.UUID) ([]*ent.WebhookEndpoint, error) {
+func (r *queryResolver) Webhooks(ctx context.Context, farmID uuid.UUID) ([]*model.WebhookEndpoint, error) {
 	return webhookList(r.svc.Webhooks(ctx, farmID, herdbook.Page{}))
 }
 
 // Webhook is the resolver for the webhook field.
-func (r *queryResolver) Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*ent.WebhookEndpoint, error) {
-	return orNull(r.svc.Webhook(ctx, farmID, id))
+func (r *queryResolver) Webhook(ctx context.Context, farmID uuid.UUID, id uuid.UUID) (*model.WebhookEndpoint, error) {
+	return oneWebhook(r.svc.Webhook(ctx, farmID, id))
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
@@ -56,23 +56,23 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, farmID uuid.UUID,
 }
 
 // EventType is the resolver for the eventType field.
-func (r *webhookDeliveryResolver) EventType(ctx context.Context, obj *ent.WebhookDelivery) (string, error) {
-	return eventType(obj), nil
+func (r *webhookDeliveryResolver) EventType(ctx context.Context, obj *model.WebhookDelivery) (string, error) {
+	return eventType(obj.WebhookDelivery), nil
 }
 
 // Payload is the resolver for the payload field.
-func (r *webhookDeliveryResolver) Payload(ctx context.Context, obj *ent.WebhookDelivery) (map[string]any, error) {
-	return eventPayload(obj)
+func (r *webhookDeliveryResolver) Payload(ctx context.Context, obj *model.WebhookDelivery) (map[string]any, error) {
+	return eventPayload(obj.WebhookDelivery)
 }
 
 // AttemptLog is the resolver for the attemptLog field.
-func (r *webhookDeliveryResolver) AttemptLog(ctx context.Context, obj *ent.WebhookDelivery) ([]*ent.WebhookAttempt, error) {
+func (r *webhookDeliveryResolver) AttemptLog(ctx context.Context, obj *model.WebhookDelivery) ([]*ent.WebhookAttempt, error) {
 	return obj.Edges.AttemptLog, nil
 }
 
 // Deliveries is the resolver for the deliveries field.
-func (r *webhookEndpointResolver) Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error) {
-	return r.deliveryConnection(ctx, obj, status, after, first)
+func (r *webhookEndpointResolver) Deliveries(ctx context.Context, obj *model.WebhookEndpoint, status *webhookdelivery.Status, after *string, first *int) (*model.WebhookDeliveryConnection, error) {
+	return r.deliveryConnection(ctx, obj.WebhookEndpoint, status, after, first)
 }
 
 // WebhookDelivery returns WebhookDeliveryResolver implementation.

@@ -66,6 +66,16 @@ func (h *Handler) listAnimals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	if since := updatedSince(r); since != nil {
+		h.animalChanges(w, r, farmID, p, since)
+		return
+	}
+	// The position first: a change made while the page is read comes after it.
+	cursor, err := h.svc.AnimalCursor(r.Context(), farmID)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
 	animals, total, err := h.svc.Animals(r.Context(), farmID, herdbook.AnimalFilter{
 		AsOf: q.Get("as_of"), Status: q.Get("status"), Q: q.Get("q"), Page: p,
 	})
@@ -73,7 +83,43 @@ func (h *Handler) listAnimals(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": animalsJSON(animals)})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": animalsJSON(animals), "next_cursor": cursor})
+}
+
+// animalChanges answers the animals list's change feed (updated_since, docs/api.md#change-feed):
+// the animals that changed after the cursor, in change order, deleted ones included
+// (is_active false), each with today's profile. The register's filters select a day's
+// herd, not changes, and are refused with it.
+func (h *Handler) animalChanges(w http.ResponseWriter, r *http.Request, farmID uuid.UUID, p herdbook.Page, since *string) {
+	var fe fieldList
+	for _, name := range []string{"as_of", "status", "q", "known_at"} {
+		if r.URL.Query().Has(name) {
+			fe.add(name, "cannot be combined with updated_since: the change feed lists every animal that changed")
+		}
+	}
+	if err := fe.err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	changed, total, cursor, err := h.svc.AnimalFeed(r.Context(), farmID, herdbook.FeedPage{Page: p, Since: since})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	ids := make([]uuid.UUID, len(changed))
+	for i, a := range changed {
+		ids[i] = a.ID
+	}
+	profiles, err := h.svc.Profiles(r.Context(), farmID, ids, "")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	out := make([]herdbook.AnimalProfile, len(changed))
+	for i, a := range changed {
+		out[i] = herdbook.AnimalProfile{Animal: a, Profile: profiles[a.ID]}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"total": total, "records": animalsJSON(out), "next_cursor": cursor})
 }
 
 // animalBody is the body of POST and PUT: tag and name, and biological fields written as

@@ -244,3 +244,64 @@ func TestRecordFeedConcurrentWriters(t *testing.T) {
 		}
 	})
 }
+
+// TestAnimalsFeed (issue 22.8): the animals list had no change feed (?updated_since= was
+// ignored and every animal came back). Now the register page answers next_cursor, and
+// updated_since lists the animals that changed after it, in change order, deleted ones
+// with is_active false, each with today's profile; the register's day filters, skip and
+// cursors of other lists or farms are refused naming the parameter.
+func TestAnimalsFeed(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Feed Farm")
+		other := app.MustFarm(owner, "Other Farm")
+		base := "/v1/farm/" + f.ID.String() + "/animals"
+		a := app.MustAnimal(owner, f.ID, "A-1")
+		b := app.MustAnimal(owner, f.ID, "B-1")
+		first := app.Do("GET", base, owner.Token, nil).JSON(t)
+		if first["total"].(float64) != 2 {
+			t.Fatalf("register: %v", first)
+		}
+		c0 := first["next_cursor"].(string)
+		if rows, _ := feed(t, app, owner.Token, base, c0, 10); len(rows) != 0 {
+			t.Fatalf("nothing changed, feed %v", ids(rows))
+		}
+		if res := app.Do("PUT", base+"/"+b.ID.String(), owner.Token, `{"tag":"B-2"}`); res.Status != http.StatusOK {
+			t.Fatalf("update: %d %s", res.Status, res.Body)
+		}
+		if res := app.Do("DELETE", base+"/"+a.ID.String(), owner.Token, nil); res.Status >= 300 {
+			t.Fatalf("delete: %d %s", res.Status, res.Body)
+		}
+		c := app.MustAnimal(owner, f.ID, "C-1")
+		rows, c1 := feed(t, app, owner.Token, base, c0, 2) // two pages: take 2, then 1
+		if got := ids(rows); len(got) != 3 || got[0] != b.ID.String() || got[1] != a.ID.String() || got[2] != c.ID.String() {
+			t.Fatalf("changes %v, want B, A, C in change order", got)
+		}
+		if rows[0]["tag"] != "B-2" || rows[1]["is_active"] != false || rows[2]["profile"] == nil {
+			t.Fatalf("rows %v", rows)
+		}
+		if again, _ := feed(t, app, owner.Token, base, c1, 10); len(again) != 0 {
+			t.Fatalf("read twice: %v", ids(again))
+		}
+		rc := app.Do("GET", "/v1/farm/"+f.ID.String()+"/records", owner.Token, nil).JSON(t)["next_cursor"].(string)
+		otherCursor := app.Do("GET", "/v1/farm/"+other.ID.String()+"/animals", owner.Token, nil).JSON(t)["next_cursor"].(string)
+		for _, tc := range []struct{ name, query, want string }{
+			{"ErrEmpty", "updated_since=", "updated_since"},
+			{"ErrGarbage", "updated_since=not-a-cursor", "updated_since"},
+			{"ErrRecordsCursor", "updated_since=" + rc, "updated_since"},
+			{"ErrOtherFarmsCursor", "updated_since=" + otherCursor, "updated_since"},
+			{"ErrSkip", "skip=1&updated_since=" + c0, "skip: cannot be combined"},
+			{"ErrAsOf", "as_of=2026-01-01&updated_since=" + c0, "as_of: cannot be combined"},
+			{"ErrStatus", "status=on_farm&updated_since=" + c0, "status: cannot be combined"},
+			{"ErrSearch", "q=B&updated_since=" + c0, "q: cannot be combined"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				herdbooktest.WantEnvelope(t, app.Do("GET", base+"?"+tc.query, owner.Token, nil), http.StatusBadRequest, "ValidationError", tc.want)
+			})
+		}
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"?updated_since="+c0, "", nil), http.StatusUnauthorized, "Unauthorized", "")
+		herdbooktest.WantEnvelope(t, app.Do("GET", base+"?updated_since="+c0, app.MustUser().Token, nil), http.StatusNotFound, "ServiceError", "not found")
+	})
+}

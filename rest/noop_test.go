@@ -3,7 +3,9 @@ package rest_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -107,4 +109,85 @@ func splitDots(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// TestNoOpWriteMore (issue 22.8): a PUT of a webhook, a medicine or a farm task that
+// changes nothing ({} where the body allows it, or the values the resource has) answers
+// the resource as it is: updated_at stays, a medicine keeps its version, a task keeps its
+// place in the change feed.
+func TestNoOpWriteMore(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		tasks := seedTasks(t, app, u, 1)
+		farm := strings.TrimSuffix(tasks, "/farm-tasks")
+		hook := app.Do("POST", farm+"/webhooks", u.Token, map[string]any{"url": "https://hooks.example/h", "event_types": []string{"record.created", "animal.updated"}, "description": "Vet"})
+		if hook.Status != http.StatusCreated {
+			t.Fatalf("webhook: %d %s", hook.Status, hook.Body)
+		}
+		hookPath := farm + "/webhooks/" + stamp(t, hook.JSON(t), "webhook.id").(string)
+		med := app.Do("POST", farm+"/medicines", u.Token, map[string]any{"name": "Pen", "active_substance": "benzylpenicillin", "withdrawal_meat_days": 10, "withdrawal_milk_hours": 96})
+		if med.Status != http.StatusCreated {
+			t.Fatalf("medicine: %d %s", med.Status, med.Body)
+		}
+		medPath := farm + "/medicines/" + firstID(med.JSON(t))
+		list := app.Do("GET", tasks+"?take=1", u.Token, nil).JSON(t)
+		cursor := list["next_cursor"].(string)
+		task := list["records"].([]any)[0].(map[string]any)
+		taskPath := tasks + "/" + task["id"].(string)
+		for _, tc := range []struct{ name, path, body, keep string }{
+			{"WebhookEmpty", hookPath, `{}`, "updated_at"},
+			{"WebhookSameValues", hookPath, `{"url":"https://hooks.example/h","event_types":["animal.updated","record.created"],"description":"Vet","enabled":true}`, "updated_at"},
+			{"MedicineEmpty", medPath, `{}`, "updated_at"},
+			{"MedicineSameValues", medPath, `{"name":" Pen ","active_substance":"benzylpenicillin","withdrawal_meat_days":10,"withdrawal_milk_hours":96}`, "updated_at"},
+			{"TaskSameStatus", taskPath, `{"status":"` + task["status"].(string) + `"}`, "updated_at"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				before := app.Do("GET", tc.path, u.Token, nil)
+				if before.Status != http.StatusOK && !strings.HasPrefix(tc.name, "Task") {
+					t.Fatalf("read: %d %s", before.Status, before.Body)
+				}
+				res := app.Do("PUT", tc.path, u.Token, tc.body)
+				if res.Status != http.StatusOK {
+					t.Fatalf("%d %s", res.Status, res.Body)
+				}
+				after := flat(res.JSON(t))
+				if before.Status == http.StatusOK {
+					if b := flat(before.JSON(t)); b[tc.keep] != after[tc.keep] || b["version"] != after["version"] {
+						t.Fatalf("%s moved: %v -> %v (version %v -> %v)", tc.keep, b[tc.keep], after[tc.keep], b["version"], after["version"])
+					}
+				} else if after[tc.keep] != task[tc.keep] {
+					t.Fatalf("%s moved: %v -> %v", tc.keep, task[tc.keep], after[tc.keep])
+				}
+			})
+		}
+		if rows, _ := feed(t, app, u.Token, tasks, cursor, 50); len(rows) != 0 {
+			t.Fatalf("a task that did not change entered the feed: %v", ids(rows))
+		}
+		t.Run("RealChangeStillWrites", func(t *testing.T) {
+			b := flat(app.Do("GET", hookPath, u.Token, nil).JSON(t))
+			time.Sleep(5 * time.Millisecond)
+			res := app.Do("PUT", hookPath, u.Token, `{"description":"Vet practice"}`)
+			if a := flat(res.JSON(t)); a["updated_at"] == b["updated_at"] {
+				t.Fatalf("a real change kept updated_at: %s", res.Body)
+			}
+		})
+	})
+}
+
+// flat returns the resource of an answer: the object itself, or the one object it wraps
+// ({"webhook": {...}}, {"data": {...}}).
+func flat(v map[string]any) map[string]any {
+	if _, ok := v["id"]; ok {
+		return v
+	}
+	for _, x := range v {
+		if m, ok := x.(map[string]any); ok {
+			if _, ok := m["id"]; ok {
+				return m
+			}
+		}
+	}
+	return v
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestUnknownQueryParameter (issue 22.8): REST ignored any query parameter it did not know:
-// ?updated_since= on animals (which has no change feed), ?as_off=2000-01-01 (today's profile
+// ?updated_since= on animals when it had no change feed (groups have none), ?as_off=2000-01-01 (today's profile
 // came back) or ?tak=1 (every row). Each is now a 400 naming it; the parameters an operation
 // takes are those rest/openapi.json declares for it.
 func TestUnknownQueryParameter(t *testing.T) {
@@ -23,7 +23,7 @@ func TestUnknownQueryParameter(t *testing.T) {
 		for _, tc := range []struct{ name, path, field string }{
 			{"ErrMisspeltAsOf", farm + "/animals/" + a.ID.String() + "?as_off=2000-01-01", "as_off"},
 			{"ErrMisspeltTake", farm + "/records?tak=1", "tak"},
-			{"ErrNoChangeFeedHere", farm + "/animals?updated_since=2026-01-01T00:00:00Z", "updated_since"},
+			{"ErrNoChangeFeedHere", farm + "/groups?updated_since=2026-01-01T00:00:00Z", "updated_since"},
 			{"ErrOnAnOperationWithoutParameters", farm + "?verbose=1", "verbose"},
 			{"ErrOtherPrefix", "/api/v1/farm/" + f.ID.String() + "/records?tak=1", "tak"},
 		} {

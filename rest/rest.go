@@ -262,14 +262,18 @@ func page(r *http.Request) (herdbook.Page, error) {
 		fe []herdbook.FieldError
 	)
 	q := r.URL.Query()
-	if s := q.Get("skip"); s != "" {
+	// A parameter given empty (?take=) is refused as any other non-number: it was read as
+	// absent, and the client got every row.
+	if q.Has("skip") {
+		s := q.Get("skip")
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			fe = append(fe, herdbook.FieldError{Field: "skip", Message: "must be a whole number"})
 		}
 		p.Skip = n
 	}
-	if s := q.Get("take"); s != "" {
+	if q.Has("take") {
+		s := q.Get("take")
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			fe = append(fe, herdbook.FieldError{Field: "take", Message: "must be a whole number"})

@@ -36,6 +36,9 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
 	h.handle("GET", "/farm/{farm_id}/animals.csv", h.exportAnimals)
 	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
+	// The lossless farm archive (docs/archive.md): a whole farm out, and into a new farm.
+	h.handle("GET", "/farm/{farm_id}/archive", h.exportArchive)
+	h.handle("POST", "/import", h.importArchive)
 
 	// The herd register (docs/api.md#the-herd-register): animals with profiles as of a date.
 	h.handle("GET", "/farm/{farm_id}/animals", h.asKnown(h.listAnimals, httpapi.WriteError))

@@ -51,8 +51,8 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request) {
 	)
 	query := r.URL.Query()
 	for name, dst := range map[string]**int{"skip": &q.Skip, "take": &q.Take} {
-		if s := query.Get(name); s != "" {
-			n, err := strconv.Atoi(s)
+		if query.Has(name) { // empty is not a number either
+			n, err := strconv.Atoi(query.Get(name))
 			if err != nil {
 				fe.add(name, "must be a whole number")
 				continue

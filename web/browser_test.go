@@ -269,7 +269,8 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, ".register", "UK-100")
 		// The whole register is kept on the device for offline use.
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
-			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`'); q.onsuccess = () => ok(!!q.result && q.result.rows.length === 34); }; })`,
+			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`');
+			q.onsuccess = () => { r.result.close(); ok(!!q.result && q.result.rows.length === 34); }; }; })`,
 			chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
 			t.Fatalf("the register is not kept on the device: %v", err)
 		}
@@ -312,6 +313,8 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, "#treat-medicine", "Oxytetracycline")
 		set(t, "#treat-group", s.group)
 		set(t, "#treat-dose", "10")
+		// The clear dates show before saving: the label's 28 days from today.
+		waitText(t, "#treat-clear", time.Now().AddDate(0, 0, 28).Format(time.DateOnly))
 		click(t, "#treat-save")
 		waitText(t, "#treat-status", "Treatment recorded")
 		shot(t, "8-treat")
@@ -344,6 +347,47 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, "#birth-status", "Approved")
 	})
 
+	t.Run("TaskBoardAndMedicines", func(t *testing.T) {
+		goTo(t, base+"/tasks", "Tasks")
+		waitText(t, "#task-list", "Weigh the calf")
+		shot(t, "13-tasks")
+		click(t, "#task-list .actions button")
+		waitText(t, "#task-status", "Saved")
+		waitText(t, "main", "None")
+		goTo(t, base+"/medicines", "Medicines")
+		waitText(t, "#medicine-list", "Oxytetracycline 200 LA")
+		shot(t, "14-medicines")
+	})
+
+	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {
+		// Back on the register, the kept copy syncs through the change feed: the weight and
+		// the sale recorded since arrive without a full read.
+		goTo(t, base+"/register", "Register")
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`');
+			q.onsuccess = () => { r.result.close(); const rows = (q.result && q.result.rows) || [];
+				ok(rows.some(x => x.tag === 'UK-1' && x.profile.weightKg === 412.5) && rows.some(x => x.tag === 'UK-2' && x.profile.status === 'SOLD')); }; }; })`,
+			chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			t.Fatalf("the kept register did not sync: %v", err)
+		}
+		// The service worker keeps the shell; the register comes from IndexedDB. The tokens
+		// were in memory only, so after the reload the app asks to sign in again.
+		offline(t, true)
+		if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+base+"/register")); err != nil {
+			t.Fatal(err)
+		}
+		waitText(t, "#register-count", "(offline)")
+		waitText(t, ".register", "UK-100")
+		set(t, "#search", "34003")
+		waitText(t, ".register", "412.5 kg")
+		shot(t, "12-register-offline")
+		offline(t, false)
+		goTo(t, "/", "Herdbook")
+		click(t, "#sign-in")
+		// The pages' own session is still there: no password asked, straight back.
+		waitText(t, "#farms-title", "")
+	})
+
 	t.Run("SettingsAndSignOut", func(t *testing.T) {
 		goTo(t, "/settings", "Settings")
 		shot(t, "11-settings")
@@ -362,7 +406,9 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		if left != "|" {
 			t.Fatalf("after sign-out the device keeps %q (caches|databases)", left)
 		}
-		// The refresh token is revoked: the server refuses it.
+		// Signing out revoked the tokens and ended the pages' session: the password is asked again.
+		click(t, "#sign-in")
+		waitText(t, "#password", "")
 	})
 
 	mu.Lock()

@@ -10,6 +10,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
 	"io/fs"
 	"mime"
@@ -72,10 +73,9 @@ func WantsPage(r *http.Request) bool {
 // Handler serves the app. notFound answers what is not the app's: a missing asset, a
 // reserved path, or a request that asks for JSON.
 func Handler(notFound http.Handler) http.Handler {
-	files := Files()
-	index, err := fs.ReadFile(files, "index.html")
-	if err != nil {
-		index = []byte("<!doctype html><title>Herdbook</title><p>The web app is not built: run scripts/build-web.sh.</p>")
+	files := preload(Files())
+	if _, ok := files.raw["index.html"]; !ok {
+		files.raw["index.html"] = []byte("<!doctype html><title>Herdbook</title><p>The web app is not built: run scripts/build-web.sh.</p>")
 	}
 	started := time.Now()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -88,19 +88,17 @@ func Handler(notFound http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		if strings.HasPrefix(p, "/assets/") {
 			name := strings.TrimPrefix(path.Clean(p), "/")
-			b, err := fs.ReadFile(files, name)
-			if err != nil {
+			if _, ok := files.raw[name]; !ok {
 				notFound.ServeHTTP(w, r)
 				return
 			}
 			h.Set("Cache-Control", "public, max-age=31536000, immutable")
-			serve(w, r, name, b, started)
+			files.serve(w, r, name, started)
 			return
 		}
 		switch p {
 		case "/sw.js", "/manifest.webmanifest", "/icon.svg", "/favicon.svg", "/robots.txt":
-			b, err := fs.ReadFile(files, p[1:])
-			if err != nil {
+			if _, ok := files.raw[p[1:]]; !ok {
 				notFound.ServeHTTP(w, r)
 				return
 			}
@@ -108,7 +106,7 @@ func Handler(notFound http.Handler) http.Handler {
 			if p == "/sw.js" {
 				h.Set("Service-Worker-Allowed", "/")
 			}
-			serve(w, r, p[1:], b, started)
+			files.serve(w, r, p[1:], started)
 			return
 		}
 		if !IsAppRoute(p) || !WantsPage(r) {
@@ -119,16 +117,53 @@ func Handler(notFound http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", CSP)
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
-		serve(w, r, "index.html", index, started)
+		files.serve(w, r, "index.html", started)
 	})
 }
 
-func serve(w http.ResponseWriter, r *http.Request, name string, b []byte, mod time.Time) {
+// preloaded holds the built files in memory (the embedded FS copies on every read), each
+// with its gzip form when that is smaller.
+type preloaded struct {
+	raw, gz map[string][]byte
+}
+
+func preload(files fs.FS) *preloaded {
+	p := &preloaded{raw: map[string][]byte{}, gz: map[string][]byte{}}
+	_ = fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		p.raw[name] = b
+		var buf bytes.Buffer
+		z, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = z.Write(b)
+		_ = z.Close()
+		if buf.Len() < len(b) {
+			p.gz[name] = buf.Bytes()
+		}
+		return nil
+	})
+	return p
+}
+
+// serve answers one file, gzip-compressed when the client accepts it (and asks no range).
+func (p *preloaded) serve(w http.ResponseWriter, r *http.Request, name string, mod time.Time) {
+	h := w.Header()
+	h.Add("Vary", "Accept-Encoding")
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
-		w.Header().Set("Content-Type", ct)
+		h.Set("Content-Type", ct)
 	}
 	if path.Ext(name) == ".webmanifest" {
-		w.Header().Set("Content-Type", "application/manifest+json")
+		h.Set("Content-Type", "application/manifest+json")
+	}
+	b := p.raw[name]
+	if gz, ok := p.gz[name]; ok && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") && r.Header.Get("Range") == "" {
+		b = gz
+		h.Set("Content-Encoding", "gzip")
 	}
 	http.ServeContent(w, r, name, mod, bytes.NewReader(b))
 }

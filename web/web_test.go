@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -61,6 +62,19 @@ func TestHandler(t *testing.T) {
 			t.Fatalf("GET %s: %d %q", a, w.Code, w.Header().Get("Cache-Control"))
 		}
 	}
+	// Compressed for clients that accept gzip.
+	r := httptest.NewRequest("GET", assets[0], nil)
+	r.Header.Set("Accept-Encoding", "gzip, br")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Header().Get("Content-Encoding") != "gzip" || !strings.Contains(w.Header().Get("Vary"), "Accept-Encoding") {
+		t.Fatalf("GET %s with gzip: %v", assets[0], w.Header())
+	}
+	if z, err := gzip.NewReader(w.Body); err != nil {
+		t.Fatal(err)
+	} else if b, err := io.ReadAll(z); err != nil || len(b) == 0 {
+		t.Fatalf("gunzip %s: %v", assets[0], err)
+	}
 	if w := get(t, h, "GET", "/sw.js", ""); w.Code != 200 || w.Header().Get("Cache-Control") != "no-cache" || !strings.Contains(w.Header().Get("Content-Type"), "javascript") {
 		t.Fatalf("GET /sw.js: %d %v", w.Code, w.Header())
 	}
@@ -108,4 +122,25 @@ func TestFirstLoadBudget(t *testing.T) {
 		t.Fatalf("first load: %d bytes of compressed JavaScript, want 1 to 250000", total)
 	}
 	t.Logf("first load: %d bytes of compressed JavaScript", total)
+}
+
+// BenchmarkPage measures answering a browser's navigation with the app's page.
+func BenchmarkPage(b *testing.B) {
+	h := web.Handler(http.NotFoundHandler())
+	r := httptest.NewRequest("GET", "/farms/x/register", nil)
+	r.Header.Set("Accept", "text/html")
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+}
+
+// BenchmarkAsset measures answering a hashed, immutable asset to a browser (gzip, precompressed).
+func BenchmarkAsset(b *testing.B) {
+	h := web.Handler(http.NotFoundHandler())
+	page := get(&testing.T{}, h, "GET", "/", "").Body.String()
+	r := httptest.NewRequest("GET", regexp.MustCompile(`/assets/[A-Za-z0-9._-]+\.js`).FindString(page), nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
 }

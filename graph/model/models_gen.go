@@ -1619,7 +1619,7 @@ type WebhookCreateInput struct {
 // What webhookCreate made.
 type WebhookCreatePayload struct {
 	// The new webhook.
-	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	Webhook *WebhookEndpoint `json:"webhook"`
 	// The whsec_ signing secret, shown only here.
 	Secret string `json:"secret"`
 }
@@ -1651,7 +1651,7 @@ type WebhookDeliveryConnection struct {
 // A delivery and its cursor.
 type WebhookDeliveryEdge struct {
 	// The delivery.
-	Node *ent.WebhookDelivery `json:"node"`
+	Node *WebhookDelivery `json:"node"`
 	// Pass it as after to read on from here.
 	Cursor string `json:"cursor"`
 }
@@ -1661,7 +1661,7 @@ type WebhookDeliveryPage struct {
 	// All deliveries matching the filter.
 	TotalCount int `json:"totalCount"`
 	// This page's deliveries.
-	Nodes []*ent.WebhookDelivery `json:"nodes"`
+	Nodes []*WebhookDelivery `json:"nodes"`
 }
 
 // The delivery to send again.
@@ -1677,7 +1677,7 @@ type WebhookDeliveryReplayInput struct {
 // What webhookDeliveryReplay queued.
 type WebhookDeliveryReplayPayload struct {
 	// The delivery, queued again.
-	Delivery *ent.WebhookDelivery `json:"delivery"`
+	Delivery *WebhookDelivery `json:"delivery"`
 }
 
 // A page of a farm's webhooks.
@@ -1693,7 +1693,7 @@ type WebhookEndpointConnection struct {
 // A webhook and its cursor.
 type WebhookEndpointEdge struct {
 	// The webhook.
-	Node *ent.WebhookEndpoint `json:"node"`
+	Node *WebhookEndpoint `json:"node"`
 	// Pass it as after to read on from here.
 	Cursor string `json:"cursor"`
 }
@@ -1717,7 +1717,7 @@ type WebhookUpdateInput struct {
 // What webhookUpdate changed.
 type WebhookUpdatePayload struct {
 	// The webhook as it is now.
-	Webhook *ent.WebhookEndpoint `json:"webhook"`
+	Webhook *WebhookEndpoint `json:"webhook"`
 }
 
 // An animal's weight on a day.

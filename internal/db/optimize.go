@@ -20,12 +20,19 @@ func (d *DB) Optimize(ctx context.Context) error {
 	if d.Dialect != dialect.SQLite {
 		return nil
 	}
-	// 0x10002: also analyze tables never analyzed before, as SQLite advises on a
-	// connection's open; the limit bounds the work on a large database.
-	if _, err := d.SQL.ExecContext(ctx, "PRAGMA analysis_limit=1000"); err != nil {
+	// Both pragmas on one connection: analysis_limit is a connection's setting, and the
+	// pool would otherwise run optimize on another connection, unbounded.
+	conn, err := d.SQL.Conn(ctx)
+	if err != nil {
 		return err
 	}
-	_, err := d.SQL.ExecContext(ctx, "PRAGMA optimize=0x10002")
+	defer conn.Close()
+	// 0x10002: also analyze tables never analyzed before, as SQLite advises on a
+	// connection's open; the limit bounds the work on a large database.
+	if _, err := conn.ExecContext(ctx, "PRAGMA analysis_limit=1000"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "PRAGMA optimize=0x10002")
 	return err
 }
 

@@ -29,7 +29,11 @@ type Options struct {
 	GroupsPerFarm  int
 	RecordsPerFarm int
 	ItemsPerRecord int
-	Seed           uint64 // same seed, same data
+	// WeightsPerAnimal adds that many dated weighings to every animal's history (zero, the
+	// default, leaves the seeded history as it always was): benchmarks grow the facts per
+	// animal with it while the farm's items stay RecordsPerFarm × ItemsPerRecord.
+	WeightsPerAnimal int
+	Seed             uint64 // same seed, same data
 	// Progress, when set, is told after every batch how many rows are written of how many
 	// the options make (Rows).
 	Progress func(done, total int)
@@ -133,7 +137,7 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 			wrote(len(gb))
 		}
 
-		facts := herdFacts(rng, animals, groups, day)
+		facts := herdFacts(rng, animals, groups, day, o.WeightsPerAnimal)
 		fact := func(i int) map[string]any {
 			if i < len(facts) {
 				return facts[i]
@@ -219,8 +223,9 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 // herdFacts is a plausible history: a profile for every animal (one in twenty male), two
 // dated group memberships per female, three group exposures and often a castration per
 // male, and a purchase for one animal in five. Facts come first in the farm's items; the
-// rest of the items are routine notes.
-func herdFacts(rng *rand.Rand, animals, groups []uuid.UUID, day func(int) string) []map[string]any {
+// rest of the items are routine notes. weights adds that many weighings per animal, a month
+// apart from its birth on.
+func herdFacts(rng *rand.Rand, animals, groups []uuid.UUID, day func(int) string, weights int) []map[string]any {
 	var out []map[string]any
 	for _, a := range animals {
 		male := rng.IntN(20) == 0
@@ -231,6 +236,10 @@ func herdFacts(rng *rand.Rand, animals, groups []uuid.UUID, day func(int) string
 		born := rng.IntN(900)
 		out = append(out, map[string]any{"kind": "profile", "animal_id": a.String(), "sex": sex,
 			"birth_date": day(born), "breed": breeds[rng.IntN(len(breeds))]})
+		for k := 0; k < weights; k++ {
+			out = append(out, map[string]any{"kind": "weight", "animal_id": a.String(), "date": day(born + 30*(k+1)),
+				"kg": float64(40 + 25*k + rng.IntN(10))})
+		}
 		if rng.IntN(5) == 0 {
 			out = append(out, map[string]any{"kind": "purchase", "animal_id": a.String(), "date": day(born + 60 + rng.IntN(300))})
 		}

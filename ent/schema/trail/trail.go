@@ -56,6 +56,17 @@ func actorFrom(ctx context.Context) (Actor, bool) {
 
 type actionKey struct{}
 
+type restoringKey struct{}
+
+// Restoring returns a context whose writes copy entries from a farm archive as they were:
+// the entries keep their own authors, times and void stamps, and the trail is copied with
+// them (its entries are written by the importer), so the hooks neither stamp nor append.
+func Restoring(ctx context.Context) context.Context {
+	return context.WithValue(ctx, restoringKey{}, true)
+}
+
+func restoring(ctx context.Context) bool { r, _ := ctx.Value(restoringKey{}).(bool); return r }
+
 type action struct{ name, reason string }
 
 // WithAction returns a context whose changes the trail lists as action (void, amend,
@@ -75,6 +86,9 @@ func actionFrom(ctx context.Context) (action, bool) {
 func Stamp() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if restoring(ctx) {
+				return next.Mutate(ctx, m)
+			}
 			a, known := actorFrom(ctx)
 			switch {
 			case m.Op().Is(ent.OpCreate):
@@ -157,7 +171,7 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			entity := map[string]string{"Record": EntityRecord, "RecordItem": EntityItem}[m.Type()]
-			if entity == "" || m.Op().Is(ent.OpDelete|ent.OpDeleteOne) {
+			if entity == "" || m.Op().Is(ent.OpDelete|ent.OpDeleteOne) || restoring(ctx) {
 				return next.Mutate(ctx, m)
 			}
 			a, hasActor := actorFrom(ctx)
@@ -363,23 +377,33 @@ func add(ctx context.Context, c *gen.Client, unfiltered func(context.Context) co
 // chunk bounds one multi-row insert well below the databases' parameter limits.
 const chunk = 500
 
+// lookupChunk bounds the ids of one lookup of the records' farms.
+const lookupChunk = 5000
+
 // write inserts entries: one query for the farms of items' records, then the inserts.
 func write(ctx context.Context, c *gen.Client, entries []entry) error {
+	// The records whose farm an entry lacks, each once (a seed's transaction holds hundreds
+	// of thousands of items: no quadratic search), looked up in chunks that stay below the
+	// databases' parameter limits (SQLite's 32,766, PostgreSQL's 65,535).
 	var missing []uuid.UUID
+	asked := map[uuid.UUID]bool{}
 	for _, e := range entries {
-		if e.farm == uuid.Nil && !slices.Contains(missing, e.record) {
+		if e.farm == uuid.Nil && !asked[e.record] {
+			asked[e.record] = true
 			missing = append(missing, e.record)
 		}
 	}
-	farms := map[uuid.UUID]uuid.UUID{}
-	if len(missing) > 0 {
-		rows, err := c.Record.Query().Where(record.IDIn(missing...)).Select(record.FieldID, record.FieldFarmID).All(ctx)
+	farms := make(map[uuid.UUID]uuid.UUID, len(missing))
+	for len(missing) > 0 {
+		n := min(len(missing), lookupChunk)
+		rows, err := c.Record.Query().Where(record.IDIn(missing[:n]...)).Select(record.FieldID, record.FieldFarmID).All(ctx)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
 			farms[r.ID] = r.FarmID
 		}
+		missing = missing[n:]
 	}
 	builders := make([]*gen.AuditEntryCreate, 0, len(entries))
 	for _, e := range entries {

@@ -5,7 +5,7 @@ import { Client, fetchExchange, type AnyVariables, type TypedDocumentNode } from
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { accessToken, refresh } from './auth';
 
-async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+export async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const go = async () => {
     const headers = new Headers(init?.headers);
     const token = await accessToken();

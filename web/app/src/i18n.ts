@@ -27,6 +27,10 @@ const en = {
   tasks: 'Follow-up tasks', language: 'Language', units: 'Weight unit', dateFormat: 'Date format',
   dateISO: 'Year-month-day', dateLocal: 'As my language writes it', signInAgain: 'Sign in to send queued writes.',
   error: 'Something went wrong', open: 'Open', sync: 'Sync now', moveTo: 'Move',
+  noLabelMeat: 'The label gives no meat period.', labelNote: 'By the label; the farm’s rules or the vet can make it later.',
+  taskBoard: 'Tasks', task_TODO: 'To do', task_DONE: 'Done', task_CANCELLED: 'Cancelled',
+  medicines: 'Medicines', inspectorBook: 'Open the inspector’s book', meatDays: 'Meat (days)', milkHours: 'Milk (hours)',
+  details: 'Details', withdrawalPlain: 'This animal is under a medicine’s meat withdrawal. Its meat must not enter the food chain before the clear date; the buyer must be told.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -56,6 +60,10 @@ const fr: Catalogue = {
   tasks: 'Tâches de suivi', language: 'Langue', units: 'Unité de poids', dateFormat: 'Format de date',
   dateISO: 'Année-mois-jour', dateLocal: 'Selon ma langue', signInAgain: 'Connectez-vous pour envoyer la file.',
   error: 'Une erreur est survenue', open: 'Ouvrir', sync: 'Synchroniser', moveTo: 'Déplacer',
+  noLabelMeat: 'L’étiquette ne donne pas de délai viande.', labelNote: 'Selon l’étiquette ; les règles de l’exploitation ou le vétérinaire peuvent l’allonger.',
+  taskBoard: 'Tâches', task_TODO: 'À faire', task_DONE: 'Fait', task_CANCELLED: 'Annulé',
+  medicines: 'Médicaments', inspectorBook: 'Ouvrir le registre pour le contrôleur', meatDays: 'Viande (jours)', milkHours: 'Lait (heures)',
+  details: 'Détails', withdrawalPlain: 'Cet animal est en délai d’attente viande. Sa viande ne doit pas entrer dans la chaîne alimentaire avant la date de libération ; l’acheteur doit être prévenu.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

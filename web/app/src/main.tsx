@@ -14,6 +14,7 @@ import { Outbox } from './screens/Outbox';
 import { Register } from './screens/Register';
 import { Settings } from './screens/Settings';
 import { Treat, Weigh } from './screens/Forms';
+import { Medicines, Tasks } from './screens/Tasks';
 
 if ('serviceWorker' in navigator) {
   addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
@@ -62,6 +63,8 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/treat$/))) return <Treat farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/births$/))) return <Births farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/tasks$/))) return <Tasks farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/medicines$/))) return <Medicines farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -83,6 +86,8 @@ function App() {
             <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
             <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
+            <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
+            <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>

@@ -30,7 +30,7 @@ export function WeightChart({ points }: { points: Point[] }) {
   );
 }
 
-function Departure({ farmID, id }: { farmID: string; id: string }) {
+function Departure({ farmID, id, clearOn }: { farmID: string; id: string; clearOn: string | undefined }) {
   const [kind, setKind] = useState<'sale' | 'death'>('sale');
   const [date, setDate] = useState(today());
   const [buyer, setBuyer] = useState('');
@@ -64,7 +64,8 @@ function Departure({ farmID, id }: { farmID: string; id: string }) {
         : <><label>{t('cause')}<input id="cause" type="text" value={cause} onInput={(e) => setCause(e.currentTarget.value)} /></label>
           <label class="check"><input type="checkbox" checked={slaughter} onChange={(e) => setSlaughter(e.currentTarget.checked)} /> {t('slaughter')}</label></>}
       {warning && <div class="warning" role="alert" id="withdrawal-warning">
-        <strong>{t('withdrawalWarning')}</strong><p>{warning}</p>
+        <strong>{t('withdrawalWarning')}</strong><p>{t('withdrawalPlain')}{clearOn && <> ({t('meatClear')} {showDate(clearOn)})</>}</p>
+        <details><summary>{t('details')}</summary><p>{warning}</p></details>
         <label class="check"><input id="acknowledge" type="checkbox" checked={ack} onChange={(e) => setAck(e.currentTarget.checked)} /> {t('acknowledge')}</label>
       </div>}
       <button type="submit" id="record-departure" disabled={!!warning && !ack}>{t('save')}</button>
@@ -106,7 +107,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
           </dl>
         </article>
         <article class="card" aria-labelledby="ids"><h2 id="ids">{t('identifiers')}</h2>
-          <ul>{p.identifiers.map((i) => <li key={i.scheme + i.value}><span class="muted">{i.scheme}</span> <code>{i.value}</code></li>)}</ul>
+          {p.identifiers.length ? <ul>{p.identifiers.map((i) => <li key={i.scheme + i.value}><span class="muted">{i.scheme}</span> <code>{i.value}</code></li>)}</ul> : <p>{t('none')}</p>}
           <h2>{t('offspring')} ({a.offspring.totalCount})</h2>
           {kids.length ? <ul>{kids.map((k) => <li key={k.id}><a href={`/farms/${farmID}/animals/${k.id}`}>{k.tag}</a></li>)}</ul> : <p>{t('none')}</p>}
         </article>
@@ -117,7 +118,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
         <article class="card" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({a.timeline.totalCount})</h2>
           <ol class="timeline">{records.map((r) => <li key={r.id}><time>{showDate(r.appliedAt)}</time> {r.name}</li>)}</ol>
         </article>
-        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} />}
+        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={w?.meatClearOn} />}
       </div>
     </section>
   );

@@ -3,9 +3,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { FactDocument, GroupsDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
-import { prefs, showWeight, t, toKg, today } from '../i18n';
+import { prefs, showDate, showWeight, t, toKg, today } from '../i18n';
 import { write } from '../outbox';
-import { kvGet } from '../store';
+import { kept as keptRegister } from '../sync';
 import { matches } from './Register';
 
 export interface Found { id: string; tag: string }
@@ -14,7 +14,7 @@ export interface Found { id: string; tag: string }
 export async function find(farmID: string, q: string): Promise<Found[]> {
   const r = await client.query(RegisterDocument, { farmID, first: 5, search: q.trim(), status: 'ON_FARM', asOf: today() }, { requestPolicy: 'network-only' }).toPromise();
   if (r.data?.farm) return r.data.farm.animals.edges?.flatMap((e) => (e?.node ? [{ id: e.node.id, tag: e.node.tag }] : [])) ?? [];
-  const kept = await kvGet<{ rows: Array<Parameters<typeof matches>[0]> }>(`register:${farmID}`);
+  const kept = await keptRegister(farmID);
   return (kept?.rows ?? []).filter((x) => matches(x, q)).slice(0, 5).map((x) => ({ id: x.id, tag: x.tag }));
 }
 
@@ -70,9 +70,29 @@ export function Weigh({ farmID }: { farmID: string }) {
   );
 }
 
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** ClearDates shows, before saving, when meat and milk clear by the label's periods (the
+ * farm's rules, a course's last day or the vet's longer periods can only make them later). */
+function ClearDates({ date, medicine }: { date: string; medicine: { withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null } | undefined }) {
+  if (!medicine || !date) return null;
+  const meat = medicine.withdrawalMeatDays, milk = medicine.withdrawalMilkHours;
+  return (
+    <p class="note" id="treat-clear" role="status">
+      {meat != null ? <>{t('meatClear')} {showDate(addDays(date, meat))}</> : t('noLabelMeat')}
+      {milk != null && <> · {t('milkClear')} {showDate(addDays(date, Math.ceil(milk / 24)))}</>}
+      <br /><small>{t('labelNote')}</small>
+    </p>
+  );
+}
+
 export function Treat({ farmID }: { farmID: string }) {
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
-  const [medicines, setMedicines] = useState<Array<{ id: string; name: string }>>([]);
+  const [medicines, setMedicines] = useState<Array<{ id: string; name: string; withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null }>>([]);
   const [tag, setTag] = useState('');
   const [group, setGroup] = useState('');
   const [medicine, setMedicine] = useState('');
@@ -118,6 +138,7 @@ export function Treat({ farmID }: { farmID: string }) {
           <label>{t('dose')}<input id="treat-dose" type="number" min="0" step="any" inputMode="decimal" value={dose} onInput={(e) => setDose(e.currentTarget.value)} /></label>
           <label>{t('unit')}<input id="treat-unit" type="text" value={unit} onInput={(e) => setUnit(e.currentTarget.value)} /></label>
         </div>
+        <ClearDates date={date} medicine={medicines.find((m) => m.id === medicine)} />
         <button type="submit" id="treat-save">{t('save')}</button>
         {msg && <p role="status" id="treat-status">{msg}</p>}
       </form>

@@ -4,13 +4,11 @@
 // (IndexedDB) and shown offline.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
-import { GroupsDocument, RegisterDocument, type AnimalStatus, type RegisterQuery } from '../graphql/generated';
+import { GroupsDocument, RegisterDocument, type AnimalStatus } from '../graphql/generated';
 import { showDate, showWeight, t, today, type Key } from '../i18n';
-import { kvGet, kvPut } from '../store';
+import { kept as keptRegister, syncRegister, type Row } from '../sync';
 import { Failed } from './Farms';
 
-type Row = NonNullable<NonNullable<NonNullable<RegisterQuery['farm']>['animals']['edges']>[number]>['node'] & {};
-interface Kept { rows: Row[]; total: number; syncedAt: string }
 
 const PAGE = 200;
 const ROW = 56; // px: one row's height (a large touch target)
@@ -54,7 +52,7 @@ export function Register({ farmID }: { farmID: string }) {
     if (g !== gen.current) return null;
     if (r.error || !r.data?.farm) {
       if (r.error?.networkError || !navigator.onLine) {
-        const kept = await kvGet<Kept>(`register:${farmID}`);
+        const kept = await keptRegister(farmID);
         if (kept) {
           const list = kept.rows.filter((x) => matches(x, search) && (!status || x.profile?.status === status));
           setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
@@ -79,26 +77,12 @@ export function Register({ farmID }: { farmID: string }) {
         if (!got) return;
         setRows(got.page);
         if (!search.trim() && !status && asOf === today()) {
-          setSynced(new Date().toISOString());
-          void keepAll(farmID, got.page, got.end, got.next, g);
+          void syncRegister(farmID, asOf).then((r) => { if (r.kept && g === gen.current) setSynced(r.kept.syncedAt); }, () => undefined);
         }
       });
     }, search ? 250 : 0);
     return () => clearTimeout(timer);
   }, [farmID, search, status, asOf]);
-
-  // The full register is kept on the device in the background, page by page.
-  const keepAll = async (farm: string, first: Row[], end: string | null, more: boolean, g: number) => {
-    let all = first; let after = end; let next = more;
-    while (next && g === gen.current) {
-      const r = await client.query(RegisterDocument, { farmID: farm, first: 500, after, asOf }, { requestPolicy: 'network-only' }).toPromise();
-      const a = r.data?.farm?.animals;
-      if (!a) return;
-      all = all.concat(a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
-      after = a.pageInfo.endCursor ?? null; next = a.pageInfo.hasNextPage;
-    }
-    await kvPut(`register:${farm}`, { rows: all, total: all.length, syncedAt: new Date().toISOString() } satisfies Kept);
-  };
 
   useEffect(() => {
     void client.query(GroupsDocument, { farmID }).toPromise().then((r) =>

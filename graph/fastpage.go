@@ -1,0 +1,439 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"sync/atomic"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema/timegql"
+	"github.com/herdbook/herdbook/ent/schema/uuidgql"
+)
+
+// A records page (Farm.records, the web app's and the benchmark's hot path) is written here
+// in one pass instead of field by field through the executor. Profiles of the harness's
+// page of 50 records with items and files (docs/performance.md) put two thirds of the
+// server's CPU in gqlgen's per-field machinery for the connection's ~1,300 fields: a field
+// context, a context value, closures and a middleware call per field, a map per object, a
+// goroutine per list element and per record (items and files are methods taking a
+// context), and the garbage of all of it. The connection is still resolved by the
+// resolver (RecordConnection, with its items and files loaded in the same statements), the
+// operation is still validated, measured and held to every limit before it runs, and the
+// answer is still charged to its byte ceiling before it is built, so only the writing
+// changes: the JSON written is byte for byte the executor's (TestFastRecordsPageMatches),
+// because every value goes through the same marshalers the generated code uses, in the
+// order and with the aliases graphql.CollectFields gives. A selection this file does not
+// know (a field with arguments or a resolver of its own, @defer) or a value the executor
+// would answer with an error (a null where the schema says non-null) falls back to the
+// executor for the whole connection.
+
+// slowRecordsPage turns the one-pass writer off; tests that compare the two writers set it.
+var slowRecordsPage atomic.Bool
+
+// recordsPage writes conn, the value of the Farm.records field of fc, as the executor
+// would. ok is false when the selection or a value needs the executor; stopped is true when
+// the answer's byte ceiling was passed while writing (then nothing is returned).
+func recordsPage(ctx context.Context, fc *graphql.FieldContext, conn *ent.RecordConnection, b *answerBudget) (out []byte, ok, stopped bool) {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil || conn == nil {
+		return nil, false, false
+	}
+	w := pageWriter{ctx: ctx, oc: oc, b: b, buf: bytes.NewBuffer(make([]byte, 0, 16<<10))}
+	w.connection(fc.Field.Selections, conn)
+	switch {
+	case w.stopped:
+		return nil, false, true
+	case w.failed:
+		return nil, false, false
+	}
+	return w.buf.Bytes(), true, false
+}
+
+type pageWriter struct {
+	ctx     context.Context
+	oc      *graphql.OperationContext
+	b       *answerBudget
+	buf     *bytes.Buffer
+	failed  bool // the executor must write this page
+	stopped bool // the answer passed its ceiling
+	// edgeCtx are the contexts the items and files methods read their alias from.
+	edgeCtx map[*ast.Field]context.Context
+}
+
+// fields collects the fields of sel for an object of the given implementors, as the
+// generated code does; a deferred fragment needs the executor.
+func (w *pageWriter) fields(sel ast.SelectionSet, implementors []string) []graphql.CollectedField {
+	fs := graphql.CollectFields(w.oc, sel, implementors)
+	for _, f := range fs {
+		if len(f.Deferrables) > 0 {
+			w.failed = true
+		}
+	}
+	return fs
+}
+
+func (w *pageWriter) key(i int, f graphql.CollectedField) {
+	if i > 0 {
+		w.buf.WriteByte(',')
+	}
+	graphql.MarshalString(f.Alias).MarshalGQL(w.buf)
+	w.buf.WriteByte(':')
+}
+
+func (w *pageWriter) null() { w.buf.WriteString("null") }
+
+// nonNull writes m, which the schema says is never null; a null makes the executor answer.
+func (w *pageWriter) nonNull(m graphql.Marshaler) {
+	if m == graphql.Null {
+		w.failed = true
+		return
+	}
+	m.MarshalGQL(w.buf)
+}
+
+func (w *pageWriter) str(s *string) {
+	if s == nil {
+		w.null()
+		return
+	}
+	graphql.MarshalString(*s).MarshalGQL(w.buf)
+}
+
+func (w *pageWriter) id(id *uuid.UUID) {
+	if id == nil {
+		w.null()
+		return
+	}
+	uuidgql.MarshalUUID(*id).MarshalGQL(w.buf)
+}
+
+// overBudget charges nothing yet; it tells whether what is written so far would pass the
+// answer's ceiling, and stops the page if so.
+func (w *pageWriter) overBudget() bool {
+	if w.b != nil && w.b.used.Load()+int64(w.buf.Len()) > w.b.max {
+		w.stopped = true
+	}
+	return w.stopped
+}
+
+func (w *pageWriter) connection(sel ast.SelectionSet, conn *ent.RecordConnection) {
+	fs := w.fields(sel, recordConnectionImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		if w.failed || w.stopped {
+			return
+		}
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("RecordConnection").MarshalGQL(w.buf)
+		case "totalCount":
+			w.nonNull(graphql.MarshalInt(conn.TotalCount))
+		case "pageInfo":
+			w.pageInfo(f.Selections, &conn.PageInfo)
+		case "edges":
+			if conn.Edges == nil {
+				w.null()
+				continue
+			}
+			w.buf.WriteByte('[')
+			for j, e := range conn.Edges {
+				if j > 0 {
+					w.buf.WriteByte(',')
+				}
+				if e == nil {
+					w.null()
+					continue
+				}
+				w.edge(f.Selections, e)
+				if w.failed || w.overBudget() {
+					return
+				}
+			}
+			w.buf.WriteByte(']')
+		default:
+			w.failed = true
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *pageWriter) pageInfo(sel ast.SelectionSet, p *ent.PageInfo) {
+	fs := w.fields(sel, pageInfoImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("PageInfo").MarshalGQL(w.buf)
+		case "hasNextPage":
+			graphql.MarshalBoolean(p.HasNextPage).MarshalGQL(w.buf)
+		case "hasPreviousPage":
+			graphql.MarshalBoolean(p.HasPreviousPage).MarshalGQL(w.buf)
+		case "startCursor":
+			if p.StartCursor == nil {
+				w.null()
+			} else {
+				p.StartCursor.MarshalGQL(w.buf)
+			}
+		case "endCursor":
+			if p.EndCursor == nil {
+				w.null()
+			} else {
+				p.EndCursor.MarshalGQL(w.buf)
+			}
+		default:
+			w.failed = true
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *pageWriter) edge(sel ast.SelectionSet, e *ent.RecordEdge) {
+	fs := w.fields(sel, recordEdgeImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("RecordEdge").MarshalGQL(w.buf)
+		case "cursor":
+			e.Cursor.MarshalGQL(w.buf)
+		case "node":
+			if e.Node == nil {
+				w.null()
+			} else {
+				w.record(f.Selections, e.Node)
+			}
+		default:
+			w.failed = true
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+// methodCtx is the context the generated code gives a method field (items, files): the
+// entgql methods read the field's alias from it to find the edges loaded under that name.
+func (w *pageWriter) methodCtx(f graphql.CollectedField) context.Context {
+	if c, ok := w.edgeCtx[f.Field]; ok {
+		return c
+	}
+	if w.edgeCtx == nil {
+		w.edgeCtx = map[*ast.Field]context.Context{}
+	}
+	c := graphql.WithFieldContext(w.ctx, &graphql.FieldContext{Object: "Record", Field: f, IsMethod: true})
+	w.edgeCtx[f.Field] = c
+	return c
+}
+
+func (w *pageWriter) record(sel ast.SelectionSet, r *ent.Record) {
+	fs := w.fields(sel, recordImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		if w.failed {
+			return
+		}
+		if len(f.Arguments) > 0 {
+			w.failed = true
+			return
+		}
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("Record").MarshalGQL(w.buf)
+		case "id":
+			w.nonNull(uuidgql.MarshalUUID(r.ID))
+		case "createdAt":
+			w.nonNull(timegql.MarshalTime(r.CreatedAt))
+		case "updatedAt":
+			w.nonNull(timegql.MarshalTime(r.UpdatedAt))
+		case "isActive":
+			graphql.MarshalBoolean(r.IsActive).MarshalGQL(w.buf)
+		case "recordedAt":
+			timegql.MarshalTime(r.RecordedAt).MarshalGQL(w.buf)
+		case "recordedByUserID":
+			w.id(r.RecordedByUserID)
+		case "recordedByClientID":
+			w.str(r.RecordedByClientID)
+		case "voidedAt":
+			if r.VoidedAt == nil {
+				w.null()
+			} else {
+				timegql.MarshalTime(*r.VoidedAt).MarshalGQL(w.buf)
+			}
+		case "voidedByUserID":
+			w.id(r.VoidedByUserID)
+		case "voidedByClientID":
+			w.str(r.VoidedByClientID)
+		case "voidReason":
+			w.str(r.VoidReason)
+		case "amendsID":
+			w.id(r.AmendsID)
+		case "supersededByID":
+			w.id(r.SupersededByID)
+		case "farmID":
+			w.nonNull(uuidgql.MarshalUUID(r.FarmID))
+		case "type":
+			r.Type.MarshalGQL(w.buf)
+		case "name":
+			w.nonNull(graphql.MarshalString(r.Name))
+		case "description":
+			w.str(r.Description)
+		case "appliedAt":
+			w.nonNull(timegql.MarshalTime(r.AppliedAt))
+		case "acknowledgeWithdrawal":
+			graphql.MarshalBoolean(r.AcknowledgeWithdrawal).MarshalGQL(w.buf)
+		case "items":
+			items, err := r.Items(w.methodCtx(f))
+			if err != nil {
+				w.failed = true
+				return
+			}
+			if items == nil {
+				w.null()
+				continue
+			}
+			w.buf.WriteByte('[')
+			for j, it := range items {
+				if it == nil {
+					w.failed = true // a null element of [RecordItem!]: the executor's error
+					return
+				}
+				if j > 0 {
+					w.buf.WriteByte(',')
+				}
+				w.item(f.Selections, it)
+				if w.overBudget() {
+					return
+				}
+			}
+			w.buf.WriteByte(']')
+		case "files":
+			files, err := r.Files(w.methodCtx(f))
+			if err != nil {
+				w.failed = true
+				return
+			}
+			if files == nil {
+				w.null()
+				continue
+			}
+			w.buf.WriteByte('[')
+			for j, fl := range files {
+				if fl == nil {
+					w.failed = true
+					return
+				}
+				if j > 0 {
+					w.buf.WriteByte(',')
+				}
+				w.file(f.Selections, fl)
+			}
+			w.buf.WriteByte(']')
+		default: // animals, groups, animalsConnection and anything added later
+			w.failed = true
+			return
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *pageWriter) item(sel ast.SelectionSet, it *ent.RecordItem) {
+	fs := w.fields(sel, recordItemImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		if w.failed {
+			return
+		}
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("RecordItem").MarshalGQL(w.buf)
+		case "id":
+			w.nonNull(uuidgql.MarshalUUID(it.ID))
+		case "createdAt":
+			w.nonNull(timegql.MarshalTime(it.CreatedAt))
+		case "updatedAt":
+			w.nonNull(timegql.MarshalTime(it.UpdatedAt))
+		case "isActive":
+			graphql.MarshalBoolean(it.IsActive).MarshalGQL(w.buf)
+		case "recordedAt":
+			timegql.MarshalTime(it.RecordedAt).MarshalGQL(w.buf)
+		case "recordedByUserID":
+			w.id(it.RecordedByUserID)
+		case "recordedByClientID":
+			w.str(it.RecordedByClientID)
+		case "voidedAt":
+			if it.VoidedAt == nil {
+				w.null()
+			} else {
+				timegql.MarshalTime(*it.VoidedAt).MarshalGQL(w.buf)
+			}
+		case "voidedByUserID":
+			w.id(it.VoidedByUserID)
+		case "voidedByClientID":
+			w.str(it.VoidedByClientID)
+		case "voidReason":
+			w.str(it.VoidReason)
+		case "amendsID":
+			w.id(it.AmendsID)
+		case "supersededByID":
+			w.id(it.SupersededByID)
+		case "recordID":
+			w.nonNull(uuidgql.MarshalUUID(it.RecordID))
+		case "name":
+			w.str(it.Name)
+		case "description":
+			w.str(it.Description)
+		case "metadata":
+			if it.Metadata == nil {
+				w.null()
+			} else {
+				it.Metadata.MarshalGQL(w.buf)
+			}
+		default:
+			w.failed = true
+			return
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *pageWriter) file(sel ast.SelectionSet, fl *ent.File) {
+	fs := w.fields(sel, fileImplementors)
+	w.buf.WriteByte('{')
+	for i, f := range fs {
+		if w.failed {
+			return
+		}
+		w.key(i, f)
+		switch f.Name {
+		case "__typename":
+			graphql.MarshalString("File").MarshalGQL(w.buf)
+		case "id":
+			w.nonNull(uuidgql.MarshalUUID(fl.ID))
+		case "createdAt":
+			w.nonNull(timegql.MarshalTime(fl.CreatedAt))
+		case "updatedAt":
+			w.nonNull(timegql.MarshalTime(fl.UpdatedAt))
+		case "isActive":
+			graphql.MarshalBoolean(fl.IsActive).MarshalGQL(w.buf)
+		case "farmID":
+			w.nonNull(uuidgql.MarshalUUID(fl.FarmID))
+		case "name":
+			w.nonNull(graphql.MarshalString(fl.Name))
+		case "mimeType":
+			w.nonNull(graphql.MarshalString(fl.MimeType))
+		case "size":
+			w.nonNull(graphql.MarshalInt64(fl.Size))
+		default:
+			w.failed = true
+			return
+		}
+	}
+	w.buf.WriteByte('}')
+}
