@@ -145,7 +145,7 @@ func BenchmarkHerdReports(b *testing.B) {
 			app := herdbooktest.NewApp(b, d)
 			u := app.MustUser()
 			res, err := seed.Run(context.Background(), d.Client, seed.Options{
-				Owner: u.ID, Farms: 1, AnimalsPerFarm: 10_000, GroupsPerFarm: 20, RecordsPerFarm: 0, Seed: 11,
+				Owner: u.ID, Farms: 1, AnimalsPerFarm: 10_000, GroupsPerFarm: 20, RecordsPerFarm: 20_000, ItemsPerRecord: 2, Seed: 11,
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -185,11 +185,17 @@ func BenchmarkHerdReports(b *testing.B) {
 func writeFactsREST(b *testing.B, app *herdbooktest.App, token string, farm uuid.UUID, facts []map[string]any) {
 	for lo := 0; lo < len(facts); lo += 200 {
 		var items []any
+		seen := map[any]bool{}
+		var animals []any
 		for _, f := range facts[lo:min(lo+200, len(facts))] {
 			items = append(items, map[string]any{"metadata": map[string]any{"birth_history": f}})
+			if !seen[f["animal_id"]] {
+				seen[f["animal_id"]] = true
+				animals = append(animals, f["animal_id"])
+			}
 		}
 		res := app.Do("POST", "/v1/farm/"+farm.String()+"/records", token, map[string]any{
-			"name": "seed", "type": "GENETIC", "applied_at": "2026-01-01T00:00:00Z", "record_items": items})
+			"animal_ids": animals, "name": "seed", "type": "GENETIC", "applied_at": "2026-01-01T00:00:00Z", "record_items": items})
 		if res.Status != 201 {
 			b.Fatalf("facts: %d %s", res.Status, res.Body)
 		}
