@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -92,6 +93,7 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 	type ref struct {
 		field string
 		id    uuid.UUID
+		index int
 	}
 	var animals, groups []ref
 	for i, f := range facts {
@@ -100,10 +102,10 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 		}
 		p := fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey)
 		for _, id := range f.ReferencedAnimals() {
-			animals = append(animals, ref{p, uuid.MustParse(id)})
+			animals = append(animals, ref{p, uuid.MustParse(id), i})
 		}
 		for _, id := range f.ReferencedGroups() {
-			groups = append(groups, ref{p, uuid.MustParse(id)})
+			groups = append(groups, ref{p, uuid.MustParse(id), i})
 		}
 	}
 	if len(animals)+len(groups) == 0 {
@@ -138,8 +140,57 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 		}
 	}
 	var fe fieldErrors
+	// Ids that are no animal of the farm may be its outside animals where a fact takes a
+	// sire or a donor (one more statement, only then).
+	outside := map[string]bool{}
+	var unknown []uuid.UUID
+	for i, f := range facts {
+		if f == nil {
+			continue
+		}
+		for _, id := range outsideRoles(f) {
+			if u := uuid.MustParse(id); !known[u] {
+				unknown = append(unknown, u)
+				outside[fmt.Sprintf("%d/%s", i, u)] = true
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		found, err := s.outsideAnimals(ctx, farmID, unknown)
+		if err != nil {
+			return err
+		}
+		for key := range outside {
+			u := uuid.MustParse(key[strings.IndexByte(key, '/')+1:])
+			outside[key] = found[u] != nil
+		}
+		// An outside animal has no facts of its own: its recorded sex is what the history
+		// check would read from a profile (a sire is male, a donor female).
+		for i, f := range facts {
+			if f == nil {
+				continue
+			}
+			p := fmt.Sprintf("record_items[%d].metadata.%s", i, FactKey)
+			want := func(field, id, sex, role string) {
+				if u, err := uuid.Parse(id); err == nil && found[u] != nil && found[u].Sex != sex {
+					fe.add(p+"."+field, "outside animal %s (%s) is recorded as %s and cannot be the %s", u, found[u].Name, found[u].Sex, role)
+				}
+			}
+			want("sire_id", f.SireID, evidence.SexMale, "sire")
+			if f.Kind == evidence.KindEmbryoTransfer {
+				want("dam_id", f.DamID, evidence.SexFemale, "donor")
+			}
+			if f.Kind == evidence.KindDNAParentage && f.Result == evidence.ResultQualified {
+				sex := evidence.SexMale
+				if f.Relation == evidence.RelationDam {
+					sex = evidence.SexFemale
+				}
+				want("parent_id", f.ParentID, sex, f.Relation)
+			}
+		}
+	}
 	for _, r := range animals {
-		if !known[r.id] {
+		if !known[r.id] && !outside[fmt.Sprintf("%d/%s", r.index, r.id)] {
 			fe.add(r.field, "animal %s is not an animal of this farm", r.id)
 		}
 	}

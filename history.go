@@ -74,7 +74,7 @@ func (s *Service) historyViolations(ctx context.Context, farmID uuid.UUID, facts
 	// birth date. Other writes spare the statement.
 	var limits evidence.HistoryLimits
 	for _, f := range news {
-		if f.Kind == evidence.KindBirth || f.Kind == evidence.KindProfile {
+		if f.Kind == evidence.KindBirth || f.Kind == evidence.KindProfile || evidence.IsService(f.Kind) {
 			var err error
 			if limits, err = s.historyLimits(ctx, farmID); err != nil {
 				return nil, err

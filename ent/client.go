@@ -44,6 +44,7 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
@@ -121,6 +122,8 @@ type Client struct {
 	OAuthCode *OAuthCodeClient
 	// OAuthGrant is the client for interacting with the OAuthGrant builders.
 	OAuthGrant *OAuthGrantClient
+	// OutsideAnimal is the client for interacting with the OutsideAnimal builders.
+	OutsideAnimal *OutsideAnimalClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
@@ -184,6 +187,7 @@ func (c *Client) init() {
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthCode = NewOAuthCodeClient(c.config)
 	c.OAuthGrant = NewOAuthGrantClient(c.config)
+	c.OutsideAnimal = NewOutsideAnimalClient(c.config)
 	c.Record = NewRecordClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
 	c.RefreshToken = NewRefreshTokenClient(c.config)
@@ -316,6 +320,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthClient:            NewOAuthClientClient(cfg),
 		OAuthCode:              NewOAuthCodeClient(cfg),
 		OAuthGrant:             NewOAuthGrantClient(cfg),
+		OutsideAnimal:          NewOutsideAnimalClient(cfg),
 		Record:                 NewRecordClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
@@ -375,6 +380,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthClient:            NewOAuthClientClient(cfg),
 		OAuthCode:              NewOAuthCodeClient(cfg),
 		OAuthGrant:             NewOAuthGrantClient(cfg),
+		OutsideAnimal:          NewOutsideAnimalClient(cfg),
 		Record:                 NewRecordClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
@@ -421,10 +427,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
 		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread,
-		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
+		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -439,10 +445,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
 		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
 		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.Record,
-		c.RecordItem, c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread,
-		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
+		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
+		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -507,6 +513,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthCode.mutate(ctx, m)
 	case *OAuthGrantMutation:
 		return c.OAuthGrant.mutate(ctx, m)
+	case *OutsideAnimalMutation:
+		return c.OutsideAnimal.mutate(ctx, m)
 	case *RecordMutation:
 		return c.Record.mutate(ctx, m)
 	case *RecordItemMutation:
@@ -4820,6 +4828,139 @@ func (c *OAuthGrantClient) mutate(ctx context.Context, m *OAuthGrantMutation) (V
 	}
 }
 
+// OutsideAnimalClient is a client for the OutsideAnimal schema.
+type OutsideAnimalClient struct {
+	config
+}
+
+// NewOutsideAnimalClient returns a client for the OutsideAnimal from the given config.
+func NewOutsideAnimalClient(c config) *OutsideAnimalClient {
+	return &OutsideAnimalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `outsideanimal.Hooks(f(g(h())))`.
+func (c *OutsideAnimalClient) Use(hooks ...Hook) {
+	c.hooks.OutsideAnimal = append(c.hooks.OutsideAnimal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `outsideanimal.Intercept(f(g(h())))`.
+func (c *OutsideAnimalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OutsideAnimal = append(c.inters.OutsideAnimal, interceptors...)
+}
+
+// Create returns a builder for creating a OutsideAnimal entity.
+func (c *OutsideAnimalClient) Create() *OutsideAnimalCreate {
+	mutation := newOutsideAnimalMutation(c.config, OpCreate)
+	return &OutsideAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OutsideAnimal entities.
+func (c *OutsideAnimalClient) CreateBulk(builders ...*OutsideAnimalCreate) *OutsideAnimalCreateBulk {
+	return &OutsideAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OutsideAnimalClient) MapCreateBulk(slice any, setFunc func(*OutsideAnimalCreate, int)) *OutsideAnimalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OutsideAnimalCreateBulk{err: fmt.Errorf("calling to OutsideAnimalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OutsideAnimalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OutsideAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OutsideAnimal.
+func (c *OutsideAnimalClient) Update() *OutsideAnimalUpdate {
+	mutation := newOutsideAnimalMutation(c.config, OpUpdate)
+	return &OutsideAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OutsideAnimalClient) UpdateOne(_m *OutsideAnimal) *OutsideAnimalUpdateOne {
+	mutation := newOutsideAnimalMutation(c.config, OpUpdateOne, withOutsideAnimal(_m))
+	return &OutsideAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OutsideAnimalClient) UpdateOneID(id uuid.UUID) *OutsideAnimalUpdateOne {
+	mutation := newOutsideAnimalMutation(c.config, OpUpdateOne, withOutsideAnimalID(id))
+	return &OutsideAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OutsideAnimal.
+func (c *OutsideAnimalClient) Delete() *OutsideAnimalDelete {
+	mutation := newOutsideAnimalMutation(c.config, OpDelete)
+	return &OutsideAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OutsideAnimalClient) DeleteOne(_m *OutsideAnimal) *OutsideAnimalDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OutsideAnimalClient) DeleteOneID(id uuid.UUID) *OutsideAnimalDeleteOne {
+	builder := c.Delete().Where(outsideanimal.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OutsideAnimalDeleteOne{builder}
+}
+
+// Query returns a query builder for OutsideAnimal.
+func (c *OutsideAnimalClient) Query() *OutsideAnimalQuery {
+	return &OutsideAnimalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOutsideAnimal},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OutsideAnimal entity by its id.
+func (c *OutsideAnimalClient) Get(ctx context.Context, id uuid.UUID) (*OutsideAnimal, error) {
+	return c.Query().Where(outsideanimal.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OutsideAnimalClient) GetX(ctx context.Context, id uuid.UUID) *OutsideAnimal {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OutsideAnimalClient) Hooks() []Hook {
+	return c.hooks.OutsideAnimal
+}
+
+// Interceptors returns the client interceptors.
+func (c *OutsideAnimalClient) Interceptors() []Interceptor {
+	return c.inters.OutsideAnimal
+}
+
+func (c *OutsideAnimalClient) mutate(ctx context.Context, m *OutsideAnimalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OutsideAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OutsideAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OutsideAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OutsideAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OutsideAnimal mutation op: %q", m.Op())
+	}
+}
+
 // RecordClient is a client for the Record schema.
 type RecordClient struct {
 	config
@@ -6766,8 +6907,8 @@ type (
 		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
-		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		OutsideAnimal, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
+		Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 		WebhookEvent []ent.Hook
 	}
 	inters struct {
@@ -6776,8 +6917,8 @@ type (
 		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
 		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
 		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
-		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		OutsideAnimal, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
+		Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 		WebhookEvent []ent.Interceptor
 	}
 )

@@ -40,6 +40,7 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
@@ -140,6 +141,7 @@ func checkColumn(t, c string) error {
 			oauthclient.Table:            oauthclient.ValidColumn,
 			oauthcode.Table:              oauthcode.ValidColumn,
 			oauthgrant.Table:             oauthgrant.ValidColumn,
+			outsideanimal.Table:          outsideanimal.ValidColumn,
 			record.Table:                 record.ValidColumn,
 			recorditem.Table:             recorditem.ValidColumn,
 			refreshtoken.Table:           refreshtoken.ValidColumn,

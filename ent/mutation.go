@@ -40,6 +40,7 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
@@ -94,6 +95,7 @@ const (
 	TypeOAuthClient            = "OAuthClient"
 	TypeOAuthCode              = "OAuthCode"
 	TypeOAuthGrant             = "OAuthGrant"
+	TypeOutsideAnimal          = "OutsideAnimal"
 	TypeRecord                 = "Record"
 	TypeRecordItem             = "RecordItem"
 	TypeRefreshToken           = "RefreshToken"
@@ -25758,6 +25760,995 @@ func (m *OAuthGrantMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown OAuthGrant edge %s", name)
+}
+
+// OutsideAnimalMutation represents an operation that mutates the OutsideAnimal nodes in the graph.
+type OutsideAnimalMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	farm_id             *uuid.UUID
+	name                *string
+	sex                 *string
+	breed               *string
+	registry            *string
+	registration_number *string
+	batch               *string
+	birth_date          *string
+	created_by          *uuid.UUID
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*OutsideAnimal, error)
+	predicates          []predicate.OutsideAnimal
+}
+
+var _ ent.Mutation = (*OutsideAnimalMutation)(nil)
+
+// outsideanimalOption allows management of the mutation configuration using functional options.
+type outsideanimalOption func(*OutsideAnimalMutation)
+
+// newOutsideAnimalMutation creates new mutation for the OutsideAnimal entity.
+func newOutsideAnimalMutation(c config, op Op, opts ...outsideanimalOption) *OutsideAnimalMutation {
+	m := &OutsideAnimalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOutsideAnimal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOutsideAnimalID sets the ID field of the mutation.
+func withOutsideAnimalID(id uuid.UUID) outsideanimalOption {
+	return func(m *OutsideAnimalMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OutsideAnimal
+		)
+		m.oldValue = func(ctx context.Context) (*OutsideAnimal, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OutsideAnimal.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOutsideAnimal sets the old OutsideAnimal of the mutation.
+func withOutsideAnimal(node *OutsideAnimal) outsideanimalOption {
+	return func(m *OutsideAnimalMutation) {
+		m.oldValue = func(context.Context) (*OutsideAnimal, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OutsideAnimalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OutsideAnimalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OutsideAnimal entities.
+func (m *OutsideAnimalMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OutsideAnimalMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OutsideAnimalMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OutsideAnimal.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OutsideAnimalMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OutsideAnimalMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OutsideAnimalMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OutsideAnimalMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OutsideAnimalMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OutsideAnimalMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *OutsideAnimalMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *OutsideAnimalMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *OutsideAnimalMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *OutsideAnimalMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *OutsideAnimalMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *OutsideAnimalMutation) ResetName() {
+	m.name = nil
+}
+
+// SetSex sets the "sex" field.
+func (m *OutsideAnimalMutation) SetSex(s string) {
+	m.sex = &s
+}
+
+// Sex returns the value of the "sex" field in the mutation.
+func (m *OutsideAnimalMutation) Sex() (r string, exists bool) {
+	v := m.sex
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSex returns the old "sex" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldSex(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSex is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSex requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSex: %w", err)
+	}
+	return oldValue.Sex, nil
+}
+
+// ResetSex resets all changes to the "sex" field.
+func (m *OutsideAnimalMutation) ResetSex() {
+	m.sex = nil
+}
+
+// SetBreed sets the "breed" field.
+func (m *OutsideAnimalMutation) SetBreed(s string) {
+	m.breed = &s
+}
+
+// Breed returns the value of the "breed" field in the mutation.
+func (m *OutsideAnimalMutation) Breed() (r string, exists bool) {
+	v := m.breed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBreed returns the old "breed" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldBreed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBreed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBreed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBreed: %w", err)
+	}
+	return oldValue.Breed, nil
+}
+
+// ClearBreed clears the value of the "breed" field.
+func (m *OutsideAnimalMutation) ClearBreed() {
+	m.breed = nil
+	m.clearedFields[outsideanimal.FieldBreed] = struct{}{}
+}
+
+// BreedCleared returns if the "breed" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) BreedCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldBreed]
+	return ok
+}
+
+// ResetBreed resets all changes to the "breed" field.
+func (m *OutsideAnimalMutation) ResetBreed() {
+	m.breed = nil
+	delete(m.clearedFields, outsideanimal.FieldBreed)
+}
+
+// SetRegistry sets the "registry" field.
+func (m *OutsideAnimalMutation) SetRegistry(s string) {
+	m.registry = &s
+}
+
+// Registry returns the value of the "registry" field in the mutation.
+func (m *OutsideAnimalMutation) Registry() (r string, exists bool) {
+	v := m.registry
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegistry returns the old "registry" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldRegistry(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegistry is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegistry requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegistry: %w", err)
+	}
+	return oldValue.Registry, nil
+}
+
+// ClearRegistry clears the value of the "registry" field.
+func (m *OutsideAnimalMutation) ClearRegistry() {
+	m.registry = nil
+	m.clearedFields[outsideanimal.FieldRegistry] = struct{}{}
+}
+
+// RegistryCleared returns if the "registry" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) RegistryCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldRegistry]
+	return ok
+}
+
+// ResetRegistry resets all changes to the "registry" field.
+func (m *OutsideAnimalMutation) ResetRegistry() {
+	m.registry = nil
+	delete(m.clearedFields, outsideanimal.FieldRegistry)
+}
+
+// SetRegistrationNumber sets the "registration_number" field.
+func (m *OutsideAnimalMutation) SetRegistrationNumber(s string) {
+	m.registration_number = &s
+}
+
+// RegistrationNumber returns the value of the "registration_number" field in the mutation.
+func (m *OutsideAnimalMutation) RegistrationNumber() (r string, exists bool) {
+	v := m.registration_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegistrationNumber returns the old "registration_number" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldRegistrationNumber(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegistrationNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegistrationNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegistrationNumber: %w", err)
+	}
+	return oldValue.RegistrationNumber, nil
+}
+
+// ClearRegistrationNumber clears the value of the "registration_number" field.
+func (m *OutsideAnimalMutation) ClearRegistrationNumber() {
+	m.registration_number = nil
+	m.clearedFields[outsideanimal.FieldRegistrationNumber] = struct{}{}
+}
+
+// RegistrationNumberCleared returns if the "registration_number" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) RegistrationNumberCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldRegistrationNumber]
+	return ok
+}
+
+// ResetRegistrationNumber resets all changes to the "registration_number" field.
+func (m *OutsideAnimalMutation) ResetRegistrationNumber() {
+	m.registration_number = nil
+	delete(m.clearedFields, outsideanimal.FieldRegistrationNumber)
+}
+
+// SetBatch sets the "batch" field.
+func (m *OutsideAnimalMutation) SetBatch(s string) {
+	m.batch = &s
+}
+
+// Batch returns the value of the "batch" field in the mutation.
+func (m *OutsideAnimalMutation) Batch() (r string, exists bool) {
+	v := m.batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatch returns the old "batch" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatch: %w", err)
+	}
+	return oldValue.Batch, nil
+}
+
+// ClearBatch clears the value of the "batch" field.
+func (m *OutsideAnimalMutation) ClearBatch() {
+	m.batch = nil
+	m.clearedFields[outsideanimal.FieldBatch] = struct{}{}
+}
+
+// BatchCleared returns if the "batch" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) BatchCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldBatch]
+	return ok
+}
+
+// ResetBatch resets all changes to the "batch" field.
+func (m *OutsideAnimalMutation) ResetBatch() {
+	m.batch = nil
+	delete(m.clearedFields, outsideanimal.FieldBatch)
+}
+
+// SetBirthDate sets the "birth_date" field.
+func (m *OutsideAnimalMutation) SetBirthDate(s string) {
+	m.birth_date = &s
+}
+
+// BirthDate returns the value of the "birth_date" field in the mutation.
+func (m *OutsideAnimalMutation) BirthDate() (r string, exists bool) {
+	v := m.birth_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBirthDate returns the old "birth_date" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldBirthDate(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBirthDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBirthDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBirthDate: %w", err)
+	}
+	return oldValue.BirthDate, nil
+}
+
+// ClearBirthDate clears the value of the "birth_date" field.
+func (m *OutsideAnimalMutation) ClearBirthDate() {
+	m.birth_date = nil
+	m.clearedFields[outsideanimal.FieldBirthDate] = struct{}{}
+}
+
+// BirthDateCleared returns if the "birth_date" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) BirthDateCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldBirthDate]
+	return ok
+}
+
+// ResetBirthDate resets all changes to the "birth_date" field.
+func (m *OutsideAnimalMutation) ResetBirthDate() {
+	m.birth_date = nil
+	delete(m.clearedFields, outsideanimal.FieldBirthDate)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *OutsideAnimalMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *OutsideAnimalMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the OutsideAnimal entity.
+// If the OutsideAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutsideAnimalMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *OutsideAnimalMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[outsideanimal.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *OutsideAnimalMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[outsideanimal.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *OutsideAnimalMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, outsideanimal.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the OutsideAnimalMutation builder.
+func (m *OutsideAnimalMutation) Where(ps ...predicate.OutsideAnimal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OutsideAnimalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OutsideAnimalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OutsideAnimal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OutsideAnimalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OutsideAnimalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OutsideAnimal).
+func (m *OutsideAnimalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OutsideAnimalMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, outsideanimal.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, outsideanimal.FieldUpdatedAt)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, outsideanimal.FieldFarmID)
+	}
+	if m.name != nil {
+		fields = append(fields, outsideanimal.FieldName)
+	}
+	if m.sex != nil {
+		fields = append(fields, outsideanimal.FieldSex)
+	}
+	if m.breed != nil {
+		fields = append(fields, outsideanimal.FieldBreed)
+	}
+	if m.registry != nil {
+		fields = append(fields, outsideanimal.FieldRegistry)
+	}
+	if m.registration_number != nil {
+		fields = append(fields, outsideanimal.FieldRegistrationNumber)
+	}
+	if m.batch != nil {
+		fields = append(fields, outsideanimal.FieldBatch)
+	}
+	if m.birth_date != nil {
+		fields = append(fields, outsideanimal.FieldBirthDate)
+	}
+	if m.created_by != nil {
+		fields = append(fields, outsideanimal.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OutsideAnimalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case outsideanimal.FieldCreatedAt:
+		return m.CreatedAt()
+	case outsideanimal.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case outsideanimal.FieldFarmID:
+		return m.FarmID()
+	case outsideanimal.FieldName:
+		return m.Name()
+	case outsideanimal.FieldSex:
+		return m.Sex()
+	case outsideanimal.FieldBreed:
+		return m.Breed()
+	case outsideanimal.FieldRegistry:
+		return m.Registry()
+	case outsideanimal.FieldRegistrationNumber:
+		return m.RegistrationNumber()
+	case outsideanimal.FieldBatch:
+		return m.Batch()
+	case outsideanimal.FieldBirthDate:
+		return m.BirthDate()
+	case outsideanimal.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OutsideAnimalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case outsideanimal.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case outsideanimal.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case outsideanimal.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case outsideanimal.FieldName:
+		return m.OldName(ctx)
+	case outsideanimal.FieldSex:
+		return m.OldSex(ctx)
+	case outsideanimal.FieldBreed:
+		return m.OldBreed(ctx)
+	case outsideanimal.FieldRegistry:
+		return m.OldRegistry(ctx)
+	case outsideanimal.FieldRegistrationNumber:
+		return m.OldRegistrationNumber(ctx)
+	case outsideanimal.FieldBatch:
+		return m.OldBatch(ctx)
+	case outsideanimal.FieldBirthDate:
+		return m.OldBirthDate(ctx)
+	case outsideanimal.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown OutsideAnimal field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OutsideAnimalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case outsideanimal.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case outsideanimal.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case outsideanimal.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case outsideanimal.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case outsideanimal.FieldSex:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSex(v)
+		return nil
+	case outsideanimal.FieldBreed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBreed(v)
+		return nil
+	case outsideanimal.FieldRegistry:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegistry(v)
+		return nil
+	case outsideanimal.FieldRegistrationNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegistrationNumber(v)
+		return nil
+	case outsideanimal.FieldBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatch(v)
+		return nil
+	case outsideanimal.FieldBirthDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBirthDate(v)
+		return nil
+	case outsideanimal.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OutsideAnimal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OutsideAnimalMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OutsideAnimalMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OutsideAnimalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OutsideAnimal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OutsideAnimalMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(outsideanimal.FieldBreed) {
+		fields = append(fields, outsideanimal.FieldBreed)
+	}
+	if m.FieldCleared(outsideanimal.FieldRegistry) {
+		fields = append(fields, outsideanimal.FieldRegistry)
+	}
+	if m.FieldCleared(outsideanimal.FieldRegistrationNumber) {
+		fields = append(fields, outsideanimal.FieldRegistrationNumber)
+	}
+	if m.FieldCleared(outsideanimal.FieldBatch) {
+		fields = append(fields, outsideanimal.FieldBatch)
+	}
+	if m.FieldCleared(outsideanimal.FieldBirthDate) {
+		fields = append(fields, outsideanimal.FieldBirthDate)
+	}
+	if m.FieldCleared(outsideanimal.FieldCreatedBy) {
+		fields = append(fields, outsideanimal.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OutsideAnimalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OutsideAnimalMutation) ClearField(name string) error {
+	switch name {
+	case outsideanimal.FieldBreed:
+		m.ClearBreed()
+		return nil
+	case outsideanimal.FieldRegistry:
+		m.ClearRegistry()
+		return nil
+	case outsideanimal.FieldRegistrationNumber:
+		m.ClearRegistrationNumber()
+		return nil
+	case outsideanimal.FieldBatch:
+		m.ClearBatch()
+		return nil
+	case outsideanimal.FieldBirthDate:
+		m.ClearBirthDate()
+		return nil
+	case outsideanimal.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown OutsideAnimal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OutsideAnimalMutation) ResetField(name string) error {
+	switch name {
+	case outsideanimal.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case outsideanimal.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case outsideanimal.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case outsideanimal.FieldName:
+		m.ResetName()
+		return nil
+	case outsideanimal.FieldSex:
+		m.ResetSex()
+		return nil
+	case outsideanimal.FieldBreed:
+		m.ResetBreed()
+		return nil
+	case outsideanimal.FieldRegistry:
+		m.ResetRegistry()
+		return nil
+	case outsideanimal.FieldRegistrationNumber:
+		m.ResetRegistrationNumber()
+		return nil
+	case outsideanimal.FieldBatch:
+		m.ResetBatch()
+		return nil
+	case outsideanimal.FieldBirthDate:
+		m.ResetBirthDate()
+		return nil
+	case outsideanimal.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown OutsideAnimal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OutsideAnimalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OutsideAnimalMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OutsideAnimalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OutsideAnimalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OutsideAnimalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OutsideAnimalMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OutsideAnimalMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OutsideAnimal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OutsideAnimalMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OutsideAnimal edge %s", name)
 }
 
 // RecordMutation represents an operation that mutates the Record nodes in the graph.

@@ -70,6 +70,8 @@ type Tx struct {
 	OAuthCode *OAuthCodeClient
 	// OAuthGrant is the client for interacting with the OAuthGrant builders.
 	OAuthGrant *OAuthGrantClient
+	// OutsideAnimal is the client for interacting with the OutsideAnimal builders.
+	OutsideAnimal *OutsideAnimalClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
 	// RecordItem is the client for interacting with the RecordItem builders.
@@ -253,6 +255,7 @@ func (tx *Tx) init() {
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthCode = NewOAuthCodeClient(tx.config)
 	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
+	tx.OutsideAnimal = NewOutsideAnimalClient(tx.config)
 	tx.Record = NewRecordClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)

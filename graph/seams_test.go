@@ -186,3 +186,54 @@ func TestWebAppSeams(t *testing.T) {
 		})
 	})
 }
+
+// TestWebhookConnectionStatements: a page of the farm's webhooks costs the same statements
+// for one webhook as for five (the deliveries, when selected, are one query per webhook: a
+// farm has at most 20).
+func TestWebhookConnectionStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		counts := map[int]int64{}
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		for _, n := range []int{1, 5} {
+			f := app.MustFarm(owner, fmt.Sprintf("Hooks %d", n))
+			for i := range n {
+				wantNoErrors(t, app.GraphQL(owner.Token, `mutation($f: ID!, $u: String!) { webhookCreate(input: {farmID: $f, url: $u, eventTypes: ["animal.created"]}) { secret } }`,
+					map[string]any{"f": f.ID.String(), "u": fmt.Sprintf("https://hooks.example/%d", i)}))
+			}
+			counts[n] = app.Queries(func() {
+				wantNoErrors(t, app.GraphQL(owner.Token, webhooksQuery, map[string]any{"f": f.ID.String()}))
+			})
+		}
+		if counts[1] != counts[5] {
+			t.Fatalf("statements for 1 and 5 webhooks: %d and %d", counts[1], counts[5])
+		}
+	})
+}
+
+const webhooksQuery = `query($f: ID!) { farm(id: $f) { webhooks(first: 20) { totalCount edges { cursor node { id url eventTypes enabled } } }
+	withdrawalsConnection(first: 50) { totalCount edges { node { animalTag } } } } }`
+
+func BenchmarkWebhookConnectionGraphQL(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			f := app.MustFarm(u, "Bench")
+			for i := range 20 {
+				if out := app.GraphQL(u.Token, `mutation($f: ID!, $u: String!) { webhookCreate(input: {farmID: $f, url: $u, eventTypes: ["animal.created"]}) { secret } }`,
+					map[string]any{"f": f.ID.String(), "u": fmt.Sprintf("https://hooks.example/%d", i)}); out["errors"] != nil {
+					b.Fatal(out["errors"])
+				}
+			}
+			vars := map[string]any{"f": f.ID.String()}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if out := app.GraphQL(u.Token, webhooksQuery, vars); out["errors"] != nil {
+					b.Fatal(out["errors"])
+				}
+			}
+		})
+	}
+}

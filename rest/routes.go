@@ -115,6 +115,15 @@ func (h *Handler) birthRoutes() {
 	h.handle("GET", "/farm/{farm_id}/birth-history/previews/{preview_id}", h.getPreview)
 	h.handle("POST", "/farm/{farm_id}/birth-history/previews/{preview_id}/approve", h.approvePreview)
 
+	// Outside sires and donors (docs/birth-history.md#outside-sires-and-donors).
+	h.handle("GET", "/farm/{farm_id}/outside-animals", h.listOutsideAnimals)
+	h.handle("POST", "/farm/{farm_id}/outside-animals", h.createOutsideAnimal)
+	h.handle("GET", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.getOutsideAnimal)
+	h.handle("PUT", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.updateOutsideAnimal)
+	h.handle("DELETE", "/farm/{farm_id}/outside-animals/{outside_animal_id}", h.deleteOutsideAnimal)
+	// The due list: pregnant females by expected calving date (docs/birth-history.md#the-due-list).
+	h.handle("GET", "/farm/{farm_id}/due", h.listDue)
+	h.handle("GET", "/farm/{farm_id}/due.csv", h.dueCSV)
 	h.handle("GET", "/farm/{farm_id}/farm-tasks", h.listTasks)
 	h.handle("PUT", "/farm/{farm_id}/farm-tasks/{task_id}", h.updateTask)
 }

@@ -345,6 +345,18 @@ func (f OAuthGrantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthGrantMutation", m)
 }
 
+// The OutsideAnimalFunc type is an adapter to allow the use of ordinary
+// function as OutsideAnimal mutator.
+type OutsideAnimalFunc func(context.Context, *ent.OutsideAnimalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OutsideAnimalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OutsideAnimalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OutsideAnimalMutation", m)
+}
+
 // The RecordFunc type is an adapter to allow the use of ordinary
 // function as Record mutator.
 type RecordFunc func(context.Context, *ent.RecordMutation) (ent.Value, error)

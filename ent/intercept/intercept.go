@@ -36,6 +36,7 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
@@ -863,6 +864,33 @@ func (f TraverseOAuthGrant) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthGrantQuery", q)
 }
 
+// The OutsideAnimalFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OutsideAnimalFunc func(context.Context, *ent.OutsideAnimalQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OutsideAnimalFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OutsideAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OutsideAnimalQuery", q)
+}
+
+// The TraverseOutsideAnimal type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOutsideAnimal func(context.Context, *ent.OutsideAnimalQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOutsideAnimal) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOutsideAnimal) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OutsideAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OutsideAnimalQuery", q)
+}
+
 // The RecordFunc type is an adapter to allow the use of ordinary function as a Querier.
 type RecordFunc func(context.Context, *ent.RecordQuery) (ent.Value, error)
 
@@ -1246,6 +1274,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OAuthCodeQuery, predicate.OAuthCode, oauthcode.OrderOption]{typ: ent.TypeOAuthCode, tq: q}, nil
 	case *ent.OAuthGrantQuery:
 		return &query[*ent.OAuthGrantQuery, predicate.OAuthGrant, oauthgrant.OrderOption]{typ: ent.TypeOAuthGrant, tq: q}, nil
+	case *ent.OutsideAnimalQuery:
+		return &query[*ent.OutsideAnimalQuery, predicate.OutsideAnimal, outsideanimal.OrderOption]{typ: ent.TypeOutsideAnimal, tq: q}, nil
 	case *ent.RecordQuery:
 		return &query[*ent.RecordQuery, predicate.Record, record.OrderOption]{typ: ent.TypeRecord, tq: q}, nil
 	case *ent.RecordItemQuery:

@@ -995,6 +995,34 @@ var (
 			},
 		},
 	}
+	// OutsideAnimalsColumns holds the columns for the "outside_animals" table.
+	OutsideAnimalsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "sex", Type: field.TypeString, Size: 6},
+		{Name: "breed", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "registry", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "registration_number", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "batch", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "birth_date", Type: field.TypeString, Nullable: true, Size: 10},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// OutsideAnimalsTable holds the schema information for the "outside_animals" table.
+	OutsideAnimalsTable = &schema.Table{
+		Name:       "outside_animals",
+		Columns:    OutsideAnimalsColumns,
+		PrimaryKey: []*schema.Column{OutsideAnimalsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "outsideanimal_farm_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{OutsideAnimalsColumns[3], OutsideAnimalsColumns[4]},
+			},
+		},
+	}
 	// RecordsColumns holds the columns for the "records" table.
 	RecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1595,6 +1623,7 @@ var (
 		OauthClientsTable,
 		OauthCodesTable,
 		OauthGrantsTable,
+		OutsideAnimalsTable,
 		RecordsTable,
 		RecordItemsTable,
 		RefreshTokensTable,

@@ -90,6 +90,9 @@ type OAuthCode func(*sql.Selector)
 // OAuthGrant is the predicate function for oauthgrant builders.
 type OAuthGrant func(*sql.Selector)
 
+// OutsideAnimal is the predicate function for outsideanimal builders.
+type OutsideAnimal func(*sql.Selector)
+
 // Record is the predicate function for record builders.
 type Record func(*sql.Selector)
 

@@ -34,6 +34,7 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthclient"
 	"github.com/herdbook/herdbook/ent/oauthcode"
 	"github.com/herdbook/herdbook/ent/oauthgrant"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
@@ -1198,6 +1199,67 @@ func init() {
 	oauthgrantDescID := oauthgrantMixinFields0[0].Descriptor()
 	// oauthgrant.DefaultID holds the default value on creation for the id field.
 	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() uuid.UUID)
+	outsideanimalMixin := schema.OutsideAnimal{}.Mixin()
+	outsideanimalMixinFields0 := outsideanimalMixin[0].Fields()
+	_ = outsideanimalMixinFields0
+	outsideanimalFields := schema.OutsideAnimal{}.Fields()
+	_ = outsideanimalFields
+	// outsideanimalDescCreatedAt is the schema descriptor for created_at field.
+	outsideanimalDescCreatedAt := outsideanimalMixinFields0[1].Descriptor()
+	// outsideanimal.DefaultCreatedAt holds the default value on creation for the created_at field.
+	outsideanimal.DefaultCreatedAt = outsideanimalDescCreatedAt.Default.(func() time.Time)
+	// outsideanimalDescUpdatedAt is the schema descriptor for updated_at field.
+	outsideanimalDescUpdatedAt := outsideanimalMixinFields0[2].Descriptor()
+	// outsideanimal.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	outsideanimal.DefaultUpdatedAt = outsideanimalDescUpdatedAt.Default.(func() time.Time)
+	// outsideanimal.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	outsideanimal.UpdateDefaultUpdatedAt = outsideanimalDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// outsideanimalDescName is the schema descriptor for name field.
+	outsideanimalDescName := outsideanimalFields[1].Descriptor()
+	// outsideanimal.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	outsideanimal.NameValidator = func() func(string) error {
+		validators := outsideanimalDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// outsideanimalDescSex is the schema descriptor for sex field.
+	outsideanimalDescSex := outsideanimalFields[2].Descriptor()
+	// outsideanimal.SexValidator is a validator for the "sex" field. It is called by the builders before save.
+	outsideanimal.SexValidator = outsideanimalDescSex.Validators[0].(func(string) error)
+	// outsideanimalDescBreed is the schema descriptor for breed field.
+	outsideanimalDescBreed := outsideanimalFields[3].Descriptor()
+	// outsideanimal.BreedValidator is a validator for the "breed" field. It is called by the builders before save.
+	outsideanimal.BreedValidator = outsideanimalDescBreed.Validators[0].(func(string) error)
+	// outsideanimalDescRegistry is the schema descriptor for registry field.
+	outsideanimalDescRegistry := outsideanimalFields[4].Descriptor()
+	// outsideanimal.RegistryValidator is a validator for the "registry" field. It is called by the builders before save.
+	outsideanimal.RegistryValidator = outsideanimalDescRegistry.Validators[0].(func(string) error)
+	// outsideanimalDescRegistrationNumber is the schema descriptor for registration_number field.
+	outsideanimalDescRegistrationNumber := outsideanimalFields[5].Descriptor()
+	// outsideanimal.RegistrationNumberValidator is a validator for the "registration_number" field. It is called by the builders before save.
+	outsideanimal.RegistrationNumberValidator = outsideanimalDescRegistrationNumber.Validators[0].(func(string) error)
+	// outsideanimalDescBatch is the schema descriptor for batch field.
+	outsideanimalDescBatch := outsideanimalFields[6].Descriptor()
+	// outsideanimal.BatchValidator is a validator for the "batch" field. It is called by the builders before save.
+	outsideanimal.BatchValidator = outsideanimalDescBatch.Validators[0].(func(string) error)
+	// outsideanimalDescBirthDate is the schema descriptor for birth_date field.
+	outsideanimalDescBirthDate := outsideanimalFields[7].Descriptor()
+	// outsideanimal.BirthDateValidator is a validator for the "birth_date" field. It is called by the builders before save.
+	outsideanimal.BirthDateValidator = outsideanimalDescBirthDate.Validators[0].(func(string) error)
+	// outsideanimalDescID is the schema descriptor for id field.
+	outsideanimalDescID := outsideanimalMixinFields0[0].Descriptor()
+	// outsideanimal.DefaultID holds the default value on creation for the id field.
+	outsideanimal.DefaultID = outsideanimalDescID.Default.(func() uuid.UUID)
 	recordMixin := schema.Record{}.Mixin()
 	recordMixinHooks2 := recordMixin[2].Hooks()
 	recordHooks := schema.Record{}.Hooks()
