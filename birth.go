@@ -632,6 +632,9 @@ func (s *Service) PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, ste
 	for i, st := range steps {
 		p := fmt.Sprintf("steps[%d]", i)
 		validateName(&fe, p+".name", st.Name, 1, 200)
+		if st.Sex != "" && st.Sex != evidence.SexMale && st.Sex != evidence.SexFemale {
+			fe.add(p+".sex", "must be male or female, or left out for a step of the dam")
+		}
 		if st.OffsetDays < MinOffsetDays || st.OffsetDays > MaxOffsetDays {
 			fe.add(p+".offset_days", "must be between %d and %d", MinOffsetDays, MaxOffsetDays)
 		}
@@ -674,11 +677,8 @@ func (s *Service) CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damI
 	if err != nil {
 		return nil, err
 	}
-	born, _ := time.Parse(time.DateOnly, birthDate)
-	tasks := make([]schematype.PlannedTask, len(proto.Steps))
-	for i, st := range proto.Steps {
-		tasks[i] = schematype.PlannedTask{Name: st.Name, OffsetDays: st.OffsetDays, DueDate: born.AddDate(0, 0, st.OffsetDays).Format(time.DateOnly)}
-	}
+	// A calf's step (one with a sex) waits for the calving operation, which knows the calves.
+	tasks := plannedTasks(proto.Steps, birthDate, false)
 	return s.Client(ctx).BirthPreview.Create().SetFarmID(farmID).SetDamID(uuid.MustParse(strings.ToLower(damID))).
 		SetBirthDate(birthDate).SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).
 		SetEvidence(ev).SetTasks(tasks).SetCreatedBy(v.UserID).Save(ctx)
@@ -690,7 +690,23 @@ func (s *Service) BirthPreview(ctx context.Context, farmID, id uuid.UUID) (*ent.
 		return nil, err
 	}
 	p, err := s.Client(ctx).BirthPreview.Query().Where(birthpreview.FarmID(farmID), birthpreview.ID(id)).Only(ctx)
-	return p, notFound(err, "preview", id)
+	if err != nil {
+		return nil, notFound(err, "preview", id)
+	}
+	if !p.Stale && p.ApprovedAt == nil {
+		// A preview whose evidence changed since is answered stale (and stays so).
+		changed, err := s.evidenceChanged(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			if err := s.Client(ctx).BirthPreview.UpdateOneID(p.ID).SetStale(true).Exec(ctx); err != nil {
+				return nil, err
+			}
+			p.Stale = true
+		}
+	}
+	return p, nil
 }
 
 // RecordFact records one birth_history fact as a record with one item, linked to the
@@ -754,4 +770,40 @@ func (s *Service) RecordFactWith(ctx context.Context, farmID uuid.UUID, f eviden
 		AcknowledgeWithdrawal: opt.AcknowledgeWithdrawal,
 		Items:                 []RecordItemInput{{Name: &name, Metadata: map[string]any{FactKey: fact}}},
 	})
+}
+
+// evidenceChanged reports whether the evidence under a preview changed after it was made: a
+// fact of the dam, of a candidate sire, or of a group either was ever a member of, recorded,
+// voided or amended since (two statements). A preview whose evidence changed is stale, as
+// one made before a settings change is.
+func (s *Service) evidenceChanged(ctx context.Context, p *ent.BirthPreview) (bool, error) {
+	ids := []uuid.UUID{p.DamID}
+	for _, c := range p.Evidence.Sire.Candidates {
+		if u, err := uuid.Parse(c.AnimalID); err == nil {
+			ids = append(ids, u)
+		}
+	}
+	ids = dedupe(ids)
+	c := s.Client(ctx)
+	groups, err := c.RecordItem.Query().Where(recorditem.FactKind(string(evidence.KindMembership)),
+		recorditem.FactSubjectIn(ids...), recorditem.HasRecordWith(record.FarmID(p.FarmID)), recorditem.FactGroupNotNil()).
+		Unique(true).Select(recorditem.FieldFactGroup).Strings(ctx)
+	if err != nil {
+		return false, err
+	}
+	about := []predicate.RecordItem{recorditem.FactSubjectIn(ids...), recorditem.FactDamIn(ids...)}
+	if len(groups) > 0 {
+		gs := make([]uuid.UUID, 0, len(groups))
+		for _, g := range groups {
+			if u, err := uuid.Parse(g); err == nil {
+				gs = append(gs, u)
+			}
+		}
+		about = append(about, recorditem.FactGroupIn(gs...))
+	}
+	t := p.CreatedAt
+	return c.RecordItem.Query().Where(recorditem.FactKindNotNil(), recorditem.Or(about...),
+		recorditem.Or(recorditem.CreatedAtGT(t), recorditem.UpdatedAtGT(t),
+			recorditem.HasRecordWith(record.FarmID(p.FarmID), record.UpdatedAtGT(t))),
+		recorditem.HasRecordWith(record.FarmID(p.FarmID))).Exist(IncludeInactive(ctx))
 }

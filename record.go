@@ -50,6 +50,8 @@ type RecordInput struct {
 	// AcknowledgeWithdrawal lets a record that sends an animal off the farm, for sale or for
 	// slaughter during a meat withdrawal through; the record keeps the acknowledgement.
 	AcknowledgeWithdrawal bool
+	// id, when set, is the new record's id: a calving's record shares its birth's id.
+	id uuid.UUID
 }
 
 // RecordPatch changes a record. AnimalIDs and GroupIDs are added to the existing
@@ -209,7 +211,11 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 			return err
 		}
 		normalizeFacts(in.Items, facts)
-		r, err = s.Client(ctx).Record.Create().
+		rc := s.Client(ctx).Record.Create()
+		if in.id != uuid.Nil {
+			rc.SetID(in.id)
+		}
+		r, err = rc.
 			SetFarmID(farmID).
 			SetName(strings.TrimSpace(in.Name)).
 			SetType(record.Type(in.Type)).

@@ -699,7 +699,7 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 			switch f.Kind {
 			case evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale:
 				typ = record.TypeMOVEMENT
-			case evidence.KindDeath, evidence.KindWeight:
+			case evidence.KindDeath, evidence.KindWeight, evidence.KindWeaning:
 				typ = record.TypeHEALTH
 			}
 			applied := s.nowUTC()

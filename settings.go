@@ -2,6 +2,8 @@ package herdbook
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farmsettings"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // Withdrawal rule sets a farm may name in its settings: the statutory schemes for the
@@ -53,6 +56,12 @@ type FarmSettings struct {
 	AllowTestTags              bool
 	MinimumBreedingAgeDays     BreedingAges
 	MinimumCalvingIntervalDays *int
+	// CalvingEaseScale is the farm's calving-ease scale, nil until set: a calving's calving
+	// ease must be one of its codes, and is refused while it is unset (docs/breeding.md).
+	CalvingEaseScale []schematype.CalvingEaseGrade
+	// WeaningAgeOfDam are the farm's age-of-dam adjustments of the 205-day weaning weight,
+	// nil until set: none is applied then.
+	WeaningAgeOfDam []schematype.AgeOfDamAdjustment
 	// UpdatedAt is when the settings last changed; zero when the farm never set any.
 	UpdatedAt time.Time
 }
@@ -86,7 +95,19 @@ type FarmSettingsPatch struct {
 	MinimumBreedingAgeFemaleDays Optional[int]
 	MinimumBreedingAgeMaleDays   Optional[int]
 	MinimumCalvingIntervalDays   Optional[int]
+	CalvingEaseScale             Optional[[]schematype.CalvingEaseGrade]
+	WeaningAgeOfDam              Optional[[]schematype.AgeOfDamAdjustment]
 }
+
+// Bounds of the breeding settings.
+const (
+	MaxCalvingEaseGrades  = 20
+	maxCalvingEaseCode    = 20
+	maxCalvingEaseLabel   = 200
+	MaxAgeOfDamLines      = 20
+	maxAgeOfDamDays       = 36500
+	maxAgeOfDamAdjustment = 500.0
+)
 
 // Validate checks a FarmSettingsPatch, naming each field as the REST body spells it.
 func (p FarmSettingsPatch) Validate() error {
@@ -102,7 +123,57 @@ func (p FarmSettingsPatch) Validate() error {
 	dayCount(&fe, "minimum_breeding_age_days.female", p.MinimumBreedingAgeFemaleDays.Value, maxBreedingAgeDays)
 	dayCount(&fe, "minimum_breeding_age_days.male", p.MinimumBreedingAgeMaleDays.Value, maxBreedingAgeDays)
 	dayCount(&fe, "minimum_calving_interval_days", p.MinimumCalvingIntervalDays.Value, maxCalvingIntervalDays)
+	if v := p.CalvingEaseScale.Value; v != nil {
+		validateEaseScale(&fe, *v)
+	}
+	if v := p.WeaningAgeOfDam.Value; v != nil {
+		validateAgeOfDam(&fe, *v)
+	}
 	return fe.err()
+}
+
+func validateEaseScale(fe *fieldErrors, scale []schematype.CalvingEaseGrade) {
+	if len(scale) < 1 || len(scale) > MaxCalvingEaseGrades {
+		fe.add("calving_ease_scale", "must have 1 to %d grades, or be null", MaxCalvingEaseGrades)
+	}
+	seen := map[string]bool{}
+	for i, g := range scale {
+		at := fmt.Sprintf("calving_ease_scale[%d]", i)
+		validateName(fe, at+".code", g.Code, 1, maxCalvingEaseCode)
+		validateName(fe, at+".label", g.Label, 1, maxCalvingEaseLabel)
+		if seen[g.Code] {
+			fe.add(at+".code", "repeats an earlier grade's code")
+		}
+		seen[g.Code] = true
+	}
+}
+
+func validateAgeOfDam(fe *fieldErrors, lines []schematype.AgeOfDamAdjustment) {
+	if len(lines) < 1 || len(lines) > MaxAgeOfDamLines {
+		fe.add("weaning_age_of_dam", "must have 1 to %d lines, or be null", MaxAgeOfDamLines)
+	}
+	for i, l := range lines {
+		at := fmt.Sprintf("weaning_age_of_dam[%d]", i)
+		if l.MinDays < 0 || l.MinDays > maxAgeOfDamDays {
+			fe.add(at+".min_days", "must be a whole number of days from 0 to %d", maxAgeOfDamDays)
+		}
+		if l.MaxDays < l.MinDays || l.MaxDays > maxAgeOfDamDays {
+			fe.add(at+".max_days", "must be from min_days to %d", maxAgeOfDamDays)
+		}
+		for _, kg := range []struct {
+			name string
+			v    float64
+		}{{"male_kg", l.MaleKG}, {"female_kg", l.FemaleKG}} {
+			if math.IsNaN(kg.v) || math.Abs(kg.v) > maxAgeOfDamAdjustment {
+				fe.add(at+"."+kg.name, "must be between -%g and %g", maxAgeOfDamAdjustment, maxAgeOfDamAdjustment)
+			}
+		}
+		for j := range i {
+			if o := lines[j]; l.MinDays <= o.MaxDays && o.MinDays <= l.MaxDays {
+				fe.add(at, "overlaps weaning_age_of_dam[%d]: a dam's age must match one line at most", j)
+			}
+		}
+	}
 }
 
 func dayCount(fe *fieldErrors, field string, v *int, max int) {
@@ -148,6 +219,8 @@ func settingsFromRow(row *ent.FarmSettings) FarmSettings {
 		AllowTestTags:              row.AllowTestTags,
 		MinimumBreedingAgeDays:     BreedingAges{Female: row.MinimumBreedingAgeFemaleDays, Male: row.MinimumBreedingAgeMaleDays},
 		MinimumCalvingIntervalDays: row.MinimumCalvingIntervalDays,
+		CalvingEaseScale:           row.CalvingEaseScale,
+		WeaningAgeOfDam:            row.WeaningAgeOfDam,
 		UpdatedAt:                  row.UpdatedAt,
 	}
 	if row.TimeZone != nil {
@@ -206,6 +279,16 @@ func (s *Service) UpdateFarmSettings(ctx context.Context, farmID uuid.UUID, p Fa
 		if next.MinimumCalvingIntervalDays == nil {
 			u.ClearMinimumCalvingIntervalDays()
 		}
+		if next.CalvingEaseScale == nil {
+			u.ClearCalvingEaseScale()
+		} else {
+			u.SetCalvingEaseScale(next.CalvingEaseScale)
+		}
+		if next.WeaningAgeOfDam == nil {
+			u.ClearWeaningAgeOfDam()
+		} else {
+			u.SetWeaningAgeOfDam(next.WeaningAgeOfDam)
+		}
 		if next.TimeZone == "" {
 			u.ClearTimeZone()
 		} else {
@@ -256,6 +339,18 @@ func applySettingsPatch(cur FarmSettings, p FarmSettingsPatch) FarmSettings {
 	if p.MinimumCalvingIntervalDays.Set {
 		next.MinimumCalvingIntervalDays = p.MinimumCalvingIntervalDays.Value
 	}
+	if p.CalvingEaseScale.Set {
+		next.CalvingEaseScale = nil
+		if v := p.CalvingEaseScale.Value; v != nil {
+			next.CalvingEaseScale = slices.Clone(*v)
+		}
+	}
+	if p.WeaningAgeOfDam.Set {
+		next.WeaningAgeOfDam = nil
+		if v := p.WeaningAgeOfDam.Value; v != nil {
+			next.WeaningAgeOfDam = slices.Clone(*v)
+		}
+	}
 	return next
 }
 
@@ -264,7 +359,9 @@ func sameSettings(a, b FarmSettings) bool {
 		a.Organic == b.Organic && a.AllowTestTags == b.AllowTestTags &&
 		sameInt(a.MinimumBreedingAgeDays.Female, b.MinimumBreedingAgeDays.Female) &&
 		sameInt(a.MinimumBreedingAgeDays.Male, b.MinimumBreedingAgeDays.Male) &&
-		sameInt(a.MinimumCalvingIntervalDays, b.MinimumCalvingIntervalDays)
+		sameInt(a.MinimumCalvingIntervalDays, b.MinimumCalvingIntervalDays) &&
+		(a.CalvingEaseScale == nil) == (b.CalvingEaseScale == nil) && slices.Equal(a.CalvingEaseScale, b.CalvingEaseScale) &&
+		(a.WeaningAgeOfDam == nil) == (b.WeaningAgeOfDam == nil) && slices.Equal(a.WeaningAgeOfDam, b.WeaningAgeOfDam)
 }
 
 func sameInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -54,6 +54,17 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 		if p.Stale {
 			return Errorf(ECONFLICT, "the preview is stale: the birth-history settings changed after it was made; make a new preview")
 		}
+		if p.ApprovedAt == nil {
+			changed, err := s.evidenceChanged(ctx, p)
+			if err != nil {
+				return err
+			}
+			if changed {
+				// Marked outside this transaction's rollback would be lost; the answer says
+				// why, and the next read of the preview marks it.
+				return Errorf(ECONFLICT, "the preview is stale: facts under its evidence (of the dam, a candidate sire or their groups) were recorded after it was made; make a new preview")
+			}
+		}
 		if p.ApprovedAt != nil {
 			return Errorf(ECONFLICT, "the preview was already approved with another request id")
 		}

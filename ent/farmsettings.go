@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/farmsettings"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // FarmSettings is the model entity for the FarmSettings schema.
@@ -39,6 +41,10 @@ type FarmSettings struct {
 	MinimumBreedingAgeMaleDays *int `json:"minimum_breeding_age_male_days,omitempty"`
 	// MinimumCalvingIntervalDays holds the value of the "minimum_calving_interval_days" field.
 	MinimumCalvingIntervalDays *int `json:"minimum_calving_interval_days,omitempty"`
+	// The farm's calving-ease scale; unset (null) until the farm sets one, and calving ease is refused until then.
+	CalvingEaseScale []schematype.CalvingEaseGrade `json:"calving_ease_scale,omitempty"`
+	// The farm's age-of-dam adjustments of the 205-day weaning weight; none applied while unset.
+	WeaningAgeOfDam []schematype.AgeOfDamAdjustment `json:"weaning_age_of_dam,omitempty"`
 	// UpdatedBy holds the value of the "updated_by" field.
 	UpdatedBy    *uuid.UUID `json:"updated_by,omitempty"`
 	selectValues sql.SelectValues
@@ -51,6 +57,8 @@ func (*FarmSettings) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case farmsettings.FieldUpdatedBy:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
+		case farmsettings.FieldCalvingEaseScale, farmsettings.FieldWeaningAgeOfDam:
+			values[i] = new([]byte)
 		case farmsettings.FieldOrganic, farmsettings.FieldAllowTestTags:
 			values[i] = new(sql.NullBool)
 		case farmsettings.FieldMinimumBreedingAgeFemaleDays, farmsettings.FieldMinimumBreedingAgeMaleDays, farmsettings.FieldMinimumCalvingIntervalDays:
@@ -147,6 +155,22 @@ func (_m *FarmSettings) assignValues(columns []string, values []any) error {
 				_m.MinimumCalvingIntervalDays = new(int)
 				*_m.MinimumCalvingIntervalDays = int(value.Int64)
 			}
+		case farmsettings.FieldCalvingEaseScale:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field calving_ease_scale", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.CalvingEaseScale); err != nil {
+					return fmt.Errorf("unmarshal field calving_ease_scale: %w", err)
+				}
+			}
+		case farmsettings.FieldWeaningAgeOfDam:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field weaning_age_of_dam", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.WeaningAgeOfDam); err != nil {
+					return fmt.Errorf("unmarshal field weaning_age_of_dam: %w", err)
+				}
+			}
 		case farmsettings.FieldUpdatedBy:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field updated_by", values[i])
@@ -229,6 +253,12 @@ func (_m *FarmSettings) String() string {
 		builder.WriteString("minimum_calving_interval_days=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("calving_ease_scale=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CalvingEaseScale))
+	builder.WriteString(", ")
+	builder.WriteString("weaning_age_of_dam=")
+	builder.WriteString(fmt.Sprintf("%v", _m.WeaningAgeOfDam))
 	builder.WriteString(", ")
 	if v := _m.UpdatedBy; v != nil {
 		builder.WriteString("updated_by=")

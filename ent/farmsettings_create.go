@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/farmsettings"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // FarmSettingsCreate is the builder for creating a FarmSettings entity.
@@ -153,6 +154,18 @@ func (_c *FarmSettingsCreate) SetNillableMinimumCalvingIntervalDays(v *int) *Far
 	if v != nil {
 		_c.SetMinimumCalvingIntervalDays(*v)
 	}
+	return _c
+}
+
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (_c *FarmSettingsCreate) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsCreate {
+	_c.mutation.SetCalvingEaseScale(v)
+	return _c
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (_c *FarmSettingsCreate) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsCreate {
+	_c.mutation.SetWeaningAgeOfDam(v)
 	return _c
 }
 
@@ -333,6 +346,14 @@ func (_c *FarmSettingsCreate) createSpec() (*FarmSettings, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.MinimumCalvingIntervalDays(); ok {
 		_spec.SetField(farmsettings.FieldMinimumCalvingIntervalDays, field.TypeInt, value)
 		_node.MinimumCalvingIntervalDays = &value
+	}
+	if value, ok := _c.mutation.CalvingEaseScale(); ok {
+		_spec.SetField(farmsettings.FieldCalvingEaseScale, field.TypeJSON, value)
+		_node.CalvingEaseScale = value
+	}
+	if value, ok := _c.mutation.WeaningAgeOfDam(); ok {
+		_spec.SetField(farmsettings.FieldWeaningAgeOfDam, field.TypeJSON, value)
+		_node.WeaningAgeOfDam = value
 	}
 	if value, ok := _c.mutation.UpdatedBy(); ok {
 		_spec.SetField(farmsettings.FieldUpdatedBy, field.TypeUUID, value)
@@ -531,6 +552,42 @@ func (u *FarmSettingsUpsert) AddMinimumCalvingIntervalDays(v int) *FarmSettingsU
 // ClearMinimumCalvingIntervalDays clears the value of the "minimum_calving_interval_days" field.
 func (u *FarmSettingsUpsert) ClearMinimumCalvingIntervalDays() *FarmSettingsUpsert {
 	u.SetNull(farmsettings.FieldMinimumCalvingIntervalDays)
+	return u
+}
+
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (u *FarmSettingsUpsert) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpsert {
+	u.Set(farmsettings.FieldCalvingEaseScale, v)
+	return u
+}
+
+// UpdateCalvingEaseScale sets the "calving_ease_scale" field to the value that was provided on create.
+func (u *FarmSettingsUpsert) UpdateCalvingEaseScale() *FarmSettingsUpsert {
+	u.SetExcluded(farmsettings.FieldCalvingEaseScale)
+	return u
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (u *FarmSettingsUpsert) ClearCalvingEaseScale() *FarmSettingsUpsert {
+	u.SetNull(farmsettings.FieldCalvingEaseScale)
+	return u
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsert) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpsert {
+	u.Set(farmsettings.FieldWeaningAgeOfDam, v)
+	return u
+}
+
+// UpdateWeaningAgeOfDam sets the "weaning_age_of_dam" field to the value that was provided on create.
+func (u *FarmSettingsUpsert) UpdateWeaningAgeOfDam() *FarmSettingsUpsert {
+	u.SetExcluded(farmsettings.FieldWeaningAgeOfDam)
+	return u
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsert) ClearWeaningAgeOfDam() *FarmSettingsUpsert {
+	u.SetNull(farmsettings.FieldWeaningAgeOfDam)
 	return u
 }
 
@@ -771,6 +828,48 @@ func (u *FarmSettingsUpsertOne) UpdateMinimumCalvingIntervalDays() *FarmSettings
 func (u *FarmSettingsUpsertOne) ClearMinimumCalvingIntervalDays() *FarmSettingsUpsertOne {
 	return u.Update(func(s *FarmSettingsUpsert) {
 		s.ClearMinimumCalvingIntervalDays()
+	})
+}
+
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (u *FarmSettingsUpsertOne) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.SetCalvingEaseScale(v)
+	})
+}
+
+// UpdateCalvingEaseScale sets the "calving_ease_scale" field to the value that was provided on create.
+func (u *FarmSettingsUpsertOne) UpdateCalvingEaseScale() *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.UpdateCalvingEaseScale()
+	})
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (u *FarmSettingsUpsertOne) ClearCalvingEaseScale() *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.ClearCalvingEaseScale()
+	})
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsertOne) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.SetWeaningAgeOfDam(v)
+	})
+}
+
+// UpdateWeaningAgeOfDam sets the "weaning_age_of_dam" field to the value that was provided on create.
+func (u *FarmSettingsUpsertOne) UpdateWeaningAgeOfDam() *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.UpdateWeaningAgeOfDam()
+	})
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsertOne) ClearWeaningAgeOfDam() *FarmSettingsUpsertOne {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.ClearWeaningAgeOfDam()
 	})
 }
 
@@ -1181,6 +1280,48 @@ func (u *FarmSettingsUpsertBulk) UpdateMinimumCalvingIntervalDays() *FarmSetting
 func (u *FarmSettingsUpsertBulk) ClearMinimumCalvingIntervalDays() *FarmSettingsUpsertBulk {
 	return u.Update(func(s *FarmSettingsUpsert) {
 		s.ClearMinimumCalvingIntervalDays()
+	})
+}
+
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (u *FarmSettingsUpsertBulk) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.SetCalvingEaseScale(v)
+	})
+}
+
+// UpdateCalvingEaseScale sets the "calving_ease_scale" field to the value that was provided on create.
+func (u *FarmSettingsUpsertBulk) UpdateCalvingEaseScale() *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.UpdateCalvingEaseScale()
+	})
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (u *FarmSettingsUpsertBulk) ClearCalvingEaseScale() *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.ClearCalvingEaseScale()
+	})
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsertBulk) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.SetWeaningAgeOfDam(v)
+	})
+}
+
+// UpdateWeaningAgeOfDam sets the "weaning_age_of_dam" field to the value that was provided on create.
+func (u *FarmSettingsUpsertBulk) UpdateWeaningAgeOfDam() *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.UpdateWeaningAgeOfDam()
+	})
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (u *FarmSettingsUpsertBulk) ClearWeaningAgeOfDam() *FarmSettingsUpsertBulk {
+	return u.Update(func(s *FarmSettingsUpsert) {
+		s.ClearWeaningAgeOfDam()
 	})
 }
 

@@ -10,10 +10,12 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // FarmSettingsUpdate is the builder for updating FarmSettings entities.
@@ -184,6 +186,42 @@ func (_u *FarmSettingsUpdate) ClearMinimumCalvingIntervalDays() *FarmSettingsUpd
 	return _u
 }
 
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdate) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpdate {
+	_u.mutation.SetCalvingEaseScale(v)
+	return _u
+}
+
+// AppendCalvingEaseScale appends value to the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdate) AppendCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpdate {
+	_u.mutation.AppendCalvingEaseScale(v)
+	return _u
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdate) ClearCalvingEaseScale() *FarmSettingsUpdate {
+	_u.mutation.ClearCalvingEaseScale()
+	return _u
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdate) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpdate {
+	_u.mutation.SetWeaningAgeOfDam(v)
+	return _u
+}
+
+// AppendWeaningAgeOfDam appends value to the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdate) AppendWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpdate {
+	_u.mutation.AppendWeaningAgeOfDam(v)
+	return _u
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdate) ClearWeaningAgeOfDam() *FarmSettingsUpdate {
+	_u.mutation.ClearWeaningAgeOfDam()
+	return _u
+}
+
 // SetUpdatedBy sets the "updated_by" field.
 func (_u *FarmSettingsUpdate) SetUpdatedBy(v uuid.UUID) *FarmSettingsUpdate {
 	_u.mutation.SetUpdatedBy(v)
@@ -301,6 +339,28 @@ func (_u *FarmSettingsUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.MinimumCalvingIntervalDaysCleared() {
 		_spec.ClearField(farmsettings.FieldMinimumCalvingIntervalDays, field.TypeInt)
+	}
+	if value, ok := _u.mutation.CalvingEaseScale(); ok {
+		_spec.SetField(farmsettings.FieldCalvingEaseScale, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedCalvingEaseScale(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, farmsettings.FieldCalvingEaseScale, value)
+		})
+	}
+	if _u.mutation.CalvingEaseScaleCleared() {
+		_spec.ClearField(farmsettings.FieldCalvingEaseScale, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.WeaningAgeOfDam(); ok {
+		_spec.SetField(farmsettings.FieldWeaningAgeOfDam, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedWeaningAgeOfDam(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, farmsettings.FieldWeaningAgeOfDam, value)
+		})
+	}
+	if _u.mutation.WeaningAgeOfDamCleared() {
+		_spec.ClearField(farmsettings.FieldWeaningAgeOfDam, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.UpdatedBy(); ok {
 		_spec.SetField(farmsettings.FieldUpdatedBy, field.TypeUUID, value)
@@ -483,6 +543,42 @@ func (_u *FarmSettingsUpdateOne) ClearMinimumCalvingIntervalDays() *FarmSettings
 	return _u
 }
 
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdateOne) SetCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpdateOne {
+	_u.mutation.SetCalvingEaseScale(v)
+	return _u
+}
+
+// AppendCalvingEaseScale appends value to the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdateOne) AppendCalvingEaseScale(v []schematype.CalvingEaseGrade) *FarmSettingsUpdateOne {
+	_u.mutation.AppendCalvingEaseScale(v)
+	return _u
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (_u *FarmSettingsUpdateOne) ClearCalvingEaseScale() *FarmSettingsUpdateOne {
+	_u.mutation.ClearCalvingEaseScale()
+	return _u
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdateOne) SetWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpdateOne {
+	_u.mutation.SetWeaningAgeOfDam(v)
+	return _u
+}
+
+// AppendWeaningAgeOfDam appends value to the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdateOne) AppendWeaningAgeOfDam(v []schematype.AgeOfDamAdjustment) *FarmSettingsUpdateOne {
+	_u.mutation.AppendWeaningAgeOfDam(v)
+	return _u
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (_u *FarmSettingsUpdateOne) ClearWeaningAgeOfDam() *FarmSettingsUpdateOne {
+	_u.mutation.ClearWeaningAgeOfDam()
+	return _u
+}
+
 // SetUpdatedBy sets the "updated_by" field.
 func (_u *FarmSettingsUpdateOne) SetUpdatedBy(v uuid.UUID) *FarmSettingsUpdateOne {
 	_u.mutation.SetUpdatedBy(v)
@@ -630,6 +726,28 @@ func (_u *FarmSettingsUpdateOne) sqlSave(ctx context.Context) (_node *FarmSettin
 	}
 	if _u.mutation.MinimumCalvingIntervalDaysCleared() {
 		_spec.ClearField(farmsettings.FieldMinimumCalvingIntervalDays, field.TypeInt)
+	}
+	if value, ok := _u.mutation.CalvingEaseScale(); ok {
+		_spec.SetField(farmsettings.FieldCalvingEaseScale, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedCalvingEaseScale(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, farmsettings.FieldCalvingEaseScale, value)
+		})
+	}
+	if _u.mutation.CalvingEaseScaleCleared() {
+		_spec.ClearField(farmsettings.FieldCalvingEaseScale, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.WeaningAgeOfDam(); ok {
+		_spec.SetField(farmsettings.FieldWeaningAgeOfDam, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedWeaningAgeOfDam(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, farmsettings.FieldWeaningAgeOfDam, value)
+		})
+	}
+	if _u.mutation.WeaningAgeOfDamCleared() {
+		_spec.ClearField(farmsettings.FieldWeaningAgeOfDam, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.UpdatedBy(); ok {
 		_spec.SetField(farmsettings.FieldUpdatedBy, field.TypeUUID, value)

@@ -11488,6 +11488,10 @@ type FarmSettingsMutation struct {
 	addminimum_breeding_age_male_days   *int
 	minimum_calving_interval_days       *int
 	addminimum_calving_interval_days    *int
+	calving_ease_scale                  *[]schematype.CalvingEaseGrade
+	appendcalving_ease_scale            []schematype.CalvingEaseGrade
+	weaning_age_of_dam                  *[]schematype.AgeOfDamAdjustment
+	appendweaning_age_of_dam            []schematype.AgeOfDamAdjustment
 	updated_by                          *uuid.UUID
 	clearedFields                       map[string]struct{}
 	done                                bool
@@ -12087,6 +12091,136 @@ func (m *FarmSettingsMutation) ResetMinimumCalvingIntervalDays() {
 	delete(m.clearedFields, farmsettings.FieldMinimumCalvingIntervalDays)
 }
 
+// SetCalvingEaseScale sets the "calving_ease_scale" field.
+func (m *FarmSettingsMutation) SetCalvingEaseScale(seg []schematype.CalvingEaseGrade) {
+	m.calving_ease_scale = &seg
+	m.appendcalving_ease_scale = nil
+}
+
+// CalvingEaseScale returns the value of the "calving_ease_scale" field in the mutation.
+func (m *FarmSettingsMutation) CalvingEaseScale() (r []schematype.CalvingEaseGrade, exists bool) {
+	v := m.calving_ease_scale
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCalvingEaseScale returns the old "calving_ease_scale" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldCalvingEaseScale(ctx context.Context) (v []schematype.CalvingEaseGrade, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCalvingEaseScale is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCalvingEaseScale requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCalvingEaseScale: %w", err)
+	}
+	return oldValue.CalvingEaseScale, nil
+}
+
+// AppendCalvingEaseScale adds seg to the "calving_ease_scale" field.
+func (m *FarmSettingsMutation) AppendCalvingEaseScale(seg []schematype.CalvingEaseGrade) {
+	m.appendcalving_ease_scale = append(m.appendcalving_ease_scale, seg...)
+}
+
+// AppendedCalvingEaseScale returns the list of values that were appended to the "calving_ease_scale" field in this mutation.
+func (m *FarmSettingsMutation) AppendedCalvingEaseScale() ([]schematype.CalvingEaseGrade, bool) {
+	if len(m.appendcalving_ease_scale) == 0 {
+		return nil, false
+	}
+	return m.appendcalving_ease_scale, true
+}
+
+// ClearCalvingEaseScale clears the value of the "calving_ease_scale" field.
+func (m *FarmSettingsMutation) ClearCalvingEaseScale() {
+	m.calving_ease_scale = nil
+	m.appendcalving_ease_scale = nil
+	m.clearedFields[farmsettings.FieldCalvingEaseScale] = struct{}{}
+}
+
+// CalvingEaseScaleCleared returns if the "calving_ease_scale" field was cleared in this mutation.
+func (m *FarmSettingsMutation) CalvingEaseScaleCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldCalvingEaseScale]
+	return ok
+}
+
+// ResetCalvingEaseScale resets all changes to the "calving_ease_scale" field.
+func (m *FarmSettingsMutation) ResetCalvingEaseScale() {
+	m.calving_ease_scale = nil
+	m.appendcalving_ease_scale = nil
+	delete(m.clearedFields, farmsettings.FieldCalvingEaseScale)
+}
+
+// SetWeaningAgeOfDam sets the "weaning_age_of_dam" field.
+func (m *FarmSettingsMutation) SetWeaningAgeOfDam(soda []schematype.AgeOfDamAdjustment) {
+	m.weaning_age_of_dam = &soda
+	m.appendweaning_age_of_dam = nil
+}
+
+// WeaningAgeOfDam returns the value of the "weaning_age_of_dam" field in the mutation.
+func (m *FarmSettingsMutation) WeaningAgeOfDam() (r []schematype.AgeOfDamAdjustment, exists bool) {
+	v := m.weaning_age_of_dam
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWeaningAgeOfDam returns the old "weaning_age_of_dam" field's value of the FarmSettings entity.
+// If the FarmSettings object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FarmSettingsMutation) OldWeaningAgeOfDam(ctx context.Context) (v []schematype.AgeOfDamAdjustment, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWeaningAgeOfDam is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWeaningAgeOfDam requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWeaningAgeOfDam: %w", err)
+	}
+	return oldValue.WeaningAgeOfDam, nil
+}
+
+// AppendWeaningAgeOfDam adds soda to the "weaning_age_of_dam" field.
+func (m *FarmSettingsMutation) AppendWeaningAgeOfDam(soda []schematype.AgeOfDamAdjustment) {
+	m.appendweaning_age_of_dam = append(m.appendweaning_age_of_dam, soda...)
+}
+
+// AppendedWeaningAgeOfDam returns the list of values that were appended to the "weaning_age_of_dam" field in this mutation.
+func (m *FarmSettingsMutation) AppendedWeaningAgeOfDam() ([]schematype.AgeOfDamAdjustment, bool) {
+	if len(m.appendweaning_age_of_dam) == 0 {
+		return nil, false
+	}
+	return m.appendweaning_age_of_dam, true
+}
+
+// ClearWeaningAgeOfDam clears the value of the "weaning_age_of_dam" field.
+func (m *FarmSettingsMutation) ClearWeaningAgeOfDam() {
+	m.weaning_age_of_dam = nil
+	m.appendweaning_age_of_dam = nil
+	m.clearedFields[farmsettings.FieldWeaningAgeOfDam] = struct{}{}
+}
+
+// WeaningAgeOfDamCleared returns if the "weaning_age_of_dam" field was cleared in this mutation.
+func (m *FarmSettingsMutation) WeaningAgeOfDamCleared() bool {
+	_, ok := m.clearedFields[farmsettings.FieldWeaningAgeOfDam]
+	return ok
+}
+
+// ResetWeaningAgeOfDam resets all changes to the "weaning_age_of_dam" field.
+func (m *FarmSettingsMutation) ResetWeaningAgeOfDam() {
+	m.weaning_age_of_dam = nil
+	m.appendweaning_age_of_dam = nil
+	delete(m.clearedFields, farmsettings.FieldWeaningAgeOfDam)
+}
+
 // SetUpdatedBy sets the "updated_by" field.
 func (m *FarmSettingsMutation) SetUpdatedBy(u uuid.UUID) {
 	m.updated_by = &u
@@ -12170,7 +12304,7 @@ func (m *FarmSettingsMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FarmSettingsMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, farmsettings.FieldCreatedAt)
 	}
@@ -12200,6 +12334,12 @@ func (m *FarmSettingsMutation) Fields() []string {
 	}
 	if m.minimum_calving_interval_days != nil {
 		fields = append(fields, farmsettings.FieldMinimumCalvingIntervalDays)
+	}
+	if m.calving_ease_scale != nil {
+		fields = append(fields, farmsettings.FieldCalvingEaseScale)
+	}
+	if m.weaning_age_of_dam != nil {
+		fields = append(fields, farmsettings.FieldWeaningAgeOfDam)
 	}
 	if m.updated_by != nil {
 		fields = append(fields, farmsettings.FieldUpdatedBy)
@@ -12232,6 +12372,10 @@ func (m *FarmSettingsMutation) Field(name string) (ent.Value, bool) {
 		return m.MinimumBreedingAgeMaleDays()
 	case farmsettings.FieldMinimumCalvingIntervalDays:
 		return m.MinimumCalvingIntervalDays()
+	case farmsettings.FieldCalvingEaseScale:
+		return m.CalvingEaseScale()
+	case farmsettings.FieldWeaningAgeOfDam:
+		return m.WeaningAgeOfDam()
 	case farmsettings.FieldUpdatedBy:
 		return m.UpdatedBy()
 	}
@@ -12263,6 +12407,10 @@ func (m *FarmSettingsMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldMinimumBreedingAgeMaleDays(ctx)
 	case farmsettings.FieldMinimumCalvingIntervalDays:
 		return m.OldMinimumCalvingIntervalDays(ctx)
+	case farmsettings.FieldCalvingEaseScale:
+		return m.OldCalvingEaseScale(ctx)
+	case farmsettings.FieldWeaningAgeOfDam:
+		return m.OldWeaningAgeOfDam(ctx)
 	case farmsettings.FieldUpdatedBy:
 		return m.OldUpdatedBy(ctx)
 	}
@@ -12343,6 +12491,20 @@ func (m *FarmSettingsMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetMinimumCalvingIntervalDays(v)
+		return nil
+	case farmsettings.FieldCalvingEaseScale:
+		v, ok := value.([]schematype.CalvingEaseGrade)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCalvingEaseScale(v)
+		return nil
+	case farmsettings.FieldWeaningAgeOfDam:
+		v, ok := value.([]schematype.AgeOfDamAdjustment)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWeaningAgeOfDam(v)
 		return nil
 	case farmsettings.FieldUpdatedBy:
 		v, ok := value.(uuid.UUID)
@@ -12435,6 +12597,12 @@ func (m *FarmSettingsMutation) ClearedFields() []string {
 	if m.FieldCleared(farmsettings.FieldMinimumCalvingIntervalDays) {
 		fields = append(fields, farmsettings.FieldMinimumCalvingIntervalDays)
 	}
+	if m.FieldCleared(farmsettings.FieldCalvingEaseScale) {
+		fields = append(fields, farmsettings.FieldCalvingEaseScale)
+	}
+	if m.FieldCleared(farmsettings.FieldWeaningAgeOfDam) {
+		fields = append(fields, farmsettings.FieldWeaningAgeOfDam)
+	}
 	if m.FieldCleared(farmsettings.FieldUpdatedBy) {
 		fields = append(fields, farmsettings.FieldUpdatedBy)
 	}
@@ -12466,6 +12634,12 @@ func (m *FarmSettingsMutation) ClearField(name string) error {
 		return nil
 	case farmsettings.FieldMinimumCalvingIntervalDays:
 		m.ClearMinimumCalvingIntervalDays()
+		return nil
+	case farmsettings.FieldCalvingEaseScale:
+		m.ClearCalvingEaseScale()
+		return nil
+	case farmsettings.FieldWeaningAgeOfDam:
+		m.ClearWeaningAgeOfDam()
 		return nil
 	case farmsettings.FieldUpdatedBy:
 		m.ClearUpdatedBy()
@@ -12507,6 +12681,12 @@ func (m *FarmSettingsMutation) ResetField(name string) error {
 		return nil
 	case farmsettings.FieldMinimumCalvingIntervalDays:
 		m.ResetMinimumCalvingIntervalDays()
+		return nil
+	case farmsettings.FieldCalvingEaseScale:
+		m.ResetCalvingEaseScale()
+		return nil
+	case farmsettings.FieldWeaningAgeOfDam:
+		m.ResetWeaningAgeOfDam()
 		return nil
 	case farmsettings.FieldUpdatedBy:
 		m.ResetUpdatedBy()

@@ -78,6 +78,10 @@ const (
 	KindEmbryoTransfer Kind = "embryo_transfer"
 	// KindPregnancyCheck records a pregnancy diagnosis (scan, palpation or blood test).
 	KindPregnancyCheck Kind = "pregnancy_check"
+	// KindWeaning records that a calf was weaned on a date, with its weaning weight and,
+	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
+	// weight). Its weight counts as a weight of the animal on that date.
+	KindWeaning Kind = "weaning"
 )
 
 // ServiceKinds are the kinds that date a service of a dam by a sire.
@@ -110,7 +114,7 @@ var (
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
 	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment,
-	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck}
+	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning}
 
 // The sexes a profile may record.
 const (
@@ -332,6 +336,7 @@ var kindFields = map[Kind][numFields]use{
 	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
 	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
 	KindWeight:        {fAnimal: required, fDate: required, fKG: required},
+	KindWeaning:       {fAnimal: required, fDate: required, fKG: required, fGroup: optional},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
 		fLab: optional, fDate: required},
 	KindTreatment: {fMedicine: required, fAnimal: optional, fGroup: optional, fDate: required,

@@ -37,7 +37,7 @@ func TestParseFact(t *testing.T) {
 		{name: "ErrNull", raw: `null`, fields: []string{"birth_history"}},
 		{name: "ErrMalformedJSON", raw: `{"kind":`, fields: []string{"birth_history"}},
 		{name: "ErrKindMissing", raw: fmt.Sprintf(`{"animal_id":%q}`, a), fields: []string{"birth_history.kind"}},
-		{name: "ErrKindUnknown", raw: `{"kind":"weaning"}`, fields: []string{"birth_history.kind"}},
+		{name: "ErrKindUnknown", raw: `{"kind":"calving"}`, fields: []string{"birth_history.kind"}},
 		{name: "ErrKindNotString", raw: `{"kind":7}`, fields: []string{"birth_history.kind"}},
 		{name: "ErrUnknownField", raw: fmt.Sprintf(`{"kind":"castration","animal_id":%q,"date":"2025-01-01","end":"x"}`, a), fields: []string{"birth_history.end"}},
 		{name: "ErrFieldNotString", raw: `{"kind":"castration","animal_id":12,"date":"2025-01-01"}`, fields: []string{"birth_history.animal_id"}},

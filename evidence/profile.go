@@ -234,7 +234,7 @@ func (st *profileState) add(p *pfact) {
 		st.memberEnds = append(st.memberEnds, p)
 	case KindIdentifier:
 		st.identifiers = append(st.identifiers, p)
-	case KindWeight:
+	case KindWeight, KindWeaning:
 		st.weights = append(st.weights, p)
 	}
 }

@@ -242,6 +242,10 @@ func protocolOut(p herdbook.FollowUpProtocol, err error) (*model.FollowUpProtoco
 	out := &model.FollowUpProtocolVersion{Version: p.Version, Steps: make([]*model.ProtocolStep, len(p.Steps))}
 	for i, s := range p.Steps {
 		out.Steps[i] = &model.ProtocolStep{Name: s.Name, OffsetDays: s.OffsetDays}
+		if s.Sex != "" {
+			sex := s.Sex
+			out.Steps[i].Sex = &sex
+		}
 	}
 	return out, nil
 }
@@ -250,6 +254,9 @@ func stepsIn(in []*model.ProtocolStepInput) []schematype.ProtocolStep {
 	out := make([]schematype.ProtocolStep, len(in))
 	for i, s := range in {
 		out[i] = schematype.ProtocolStep{Name: s.Name, OffsetDays: s.OffsetDays}
+		if s.Sex != nil {
+			out[i].Sex = *s.Sex
+		}
 	}
 	return out
 }

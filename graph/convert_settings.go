@@ -6,6 +6,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/graph/model"
 )
 
@@ -26,6 +27,26 @@ func farmSettingsPatch(in model.FarmSettingsUpdateInput) herdbook.FarmSettingsPa
 		MinimumBreedingAgeFemaleDays: omitted(in.MinimumBreedingAgeFemaleDays),
 		MinimumBreedingAgeMaleDays:   omitted(in.MinimumBreedingAgeMaleDays),
 		MinimumCalvingIntervalDays:   omitted(in.MinimumCalvingIntervalDays),
+	}
+	if v, ok := in.CalvingEaseScale.ValueOK(); ok {
+		p.CalvingEaseScale.Set = true
+		if v != nil {
+			scale := make([]schematype.CalvingEaseGrade, 0, len(v))
+			for _, g := range v {
+				scale = append(scale, *g)
+			}
+			p.CalvingEaseScale.Value = &scale
+		}
+	}
+	if v, ok := in.WeaningAgeOfDam.ValueOK(); ok {
+		p.WeaningAgeOfDam.Set = true
+		if v != nil {
+			lines := make([]schematype.AgeOfDamAdjustment, 0, len(v))
+			for _, l := range v {
+				lines = append(lines, *l)
+			}
+			p.WeaningAgeOfDam.Value = &lines
+		}
 	}
 	if v, ok := in.WithdrawalRules.ValueOK(); ok {
 		p.WithdrawalRules.Set = true

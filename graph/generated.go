@@ -48,12 +48,14 @@ type ResolverRoot interface {
 	AnimalProfile() AnimalProfileResolver
 	BirthEvent() BirthEventResolver
 	BirthPreview() BirthPreviewResolver
+	Calf() CalfResolver
 	ChannelPreferences() ChannelPreferencesResolver
 	CreateFarmPayload() CreateFarmPayloadResolver
 	Farm() FarmResolver
 	FarmSettings() FarmSettingsResolver
 	FollowUpTask() FollowUpTaskResolver
 	Group() GroupResolver
+	HerdReports() HerdReportsResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Record() RecordResolver
@@ -67,23 +69,44 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AdjustedWeaning struct {
+		AdjustedKG           func(childComplexity int) int
+		AgeDays              func(childComplexity int) int
+		AgeOfDamAdjustmentKG func(childComplexity int) int
+		AgeOfDamDays         func(childComplexity int) int
+		BirthDate            func(childComplexity int) int
+		BirthKG              func(childComplexity int) int
+		GroupID              func(childComplexity int) int
+		WeaningDate          func(childComplexity int) int
+		WeaningKG            func(childComplexity int) int
+	}
+
+	AgeOfDamAdjustment struct {
+		FemaleKG func(childComplexity int) int
+		MaleKG   func(childComplexity int) int
+		MaxDays  func(childComplexity int) int
+		MinDays  func(childComplexity int) int
+	}
+
 	Animal struct {
-		CreatedAt   func(childComplexity int) int
-		Dam         func(childComplexity int) int
-		FarmID      func(childComplexity int) int
-		Groups      func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Identifiers func(childComplexity int) int
-		Inbreeding  func(childComplexity int) int
-		IsActive    func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Offspring   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
-		Pedigree    func(childComplexity int, depth *int) int
-		Profile     func(childComplexity int, asOf *string) int
-		Sire        func(childComplexity int) int
-		Tag         func(childComplexity int) int
-		Timeline    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
-		UpdatedAt   func(childComplexity int) int
+		AdjustedWeaningWeight func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		Dam                   func(childComplexity int) int
+		FarmID                func(childComplexity int) int
+		Groups                func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Identifiers           func(childComplexity int) int
+		Inbreeding            func(childComplexity int) int
+		IsActive              func(childComplexity int) int
+		Name                  func(childComplexity int) int
+		Offspring             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		Pedigree              func(childComplexity int, depth *int) int
+		Profile               func(childComplexity int, asOf *string) int
+		Sire                  func(childComplexity int) int
+		Tag                   func(childComplexity int) int
+		Timeline              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		UpdatedAt             func(childComplexity int) int
+		Weights               func(childComplexity int) int
 	}
 
 	AnimalConnection struct {
@@ -133,6 +156,13 @@ type ComplexityRoot struct {
 
 	AnimalUpdatePayload struct {
 		Animal func(childComplexity int) int
+	}
+
+	AnimalWeights struct {
+		AdjustedWeaningMissing func(childComplexity int) int
+		AdjustedWeaningWeight  func(childComplexity int) int
+		Gains                  func(childComplexity int) int
+		Weights                func(childComplexity int) int
 	}
 
 	AnimalWithdrawal struct {
@@ -275,6 +305,60 @@ type ComplexityRoot struct {
 		Male   func(childComplexity int) int
 	}
 
+	Calf struct {
+		AnimalID       func(childComplexity int) int
+		BirthWeight    func(childComplexity int) int
+		CalvingEase    func(childComplexity int) int
+		EID            func(childComplexity int) int
+		Freemartin     func(childComplexity int) int
+		GeneticDamID   func(childComplexity int) int
+		Sex            func(childComplexity int) int
+		Status         func(childComplexity int) int
+		SurrogateDamID func(childComplexity int) int
+		Tag            func(childComplexity int) int
+		Twin           func(childComplexity int) int
+	}
+
+	Calving struct {
+		Calves    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		DamID     func(childComplexity int) int
+		Date      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Sire      func(childComplexity int) int
+		Tasks     func(childComplexity int) int
+	}
+
+	CalvingEaseGrade struct {
+		Code  func(childComplexity int) int
+		Label func(childComplexity int) int
+	}
+
+	CalvingRecordPayload struct {
+		Calving func(childComplexity int) int
+		Created func(childComplexity int) int
+	}
+
+	CalvingReport struct {
+		CalvesBorn        func(childComplexity int) int
+		CalvesBornAlive   func(childComplexity int) int
+		CalvingPercentage func(childComplexity int) int
+		Calvings          func(childComplexity int) int
+		ExposureFrom      func(childComplexity int) int
+		ExposureTo        func(childComplexity int) int
+		FemalesExposed    func(childComplexity int) int
+		From              func(childComplexity int) int
+		Stillborn         func(childComplexity int) int
+		To                func(childComplexity int) int
+	}
+
+	CalvingSire struct {
+		AnimalID   func(childComplexity int) int
+		Basis      func(childComplexity int) int
+		Provenance func(childComplexity int) int
+		Status     func(childComplexity int) int
+	}
+
 	ChannelPreferences struct {
 		Email        func(childComplexity int) int
 		EmailAddress func(childComplexity int) int
@@ -338,6 +422,7 @@ type ComplexityRoot struct {
 		Name                  func(childComplexity int) int
 		Notifications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
 		Records               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
+		Reports               func(childComplexity int) int
 		Settings              func(childComplexity int) int
 		Species               func(childComplexity int) int
 		SpeciesOther          func(childComplexity int) int
@@ -385,11 +470,13 @@ type ComplexityRoot struct {
 
 	FarmSettings struct {
 		AllowTestTags              func(childComplexity int) int
+		CalvingEaseScale           func(childComplexity int) int
 		MinimumBreedingAgeDays     func(childComplexity int) int
 		MinimumCalvingIntervalDays func(childComplexity int) int
 		Organic                    func(childComplexity int) int
 		TimeZone                   func(childComplexity int) int
 		UpdatedAt                  func(childComplexity int) int
+		WeaningAgeOfDam            func(childComplexity int) int
 		WithdrawalRules            func(childComplexity int) int
 	}
 
@@ -465,6 +552,12 @@ type ComplexityRoot struct {
 		Total   func(childComplexity int) int
 	}
 
+	GainReport struct {
+		From   func(childComplexity int) int
+		Groups func(childComplexity int) int
+		To     func(childComplexity int) int
+	}
+
 	GestationDays struct {
 		Max func(childComplexity int) int
 		Min func(childComplexity int) int
@@ -503,6 +596,20 @@ type ComplexityRoot struct {
 	GroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	GroupGain struct {
+		Animals         func(childComplexity int) int
+		GroupID         func(childComplexity int) int
+		MeanDailyGainKG func(childComplexity int) int
+	}
+
+	HerdReports struct {
+		Calving       func(childComplexity int, from string, to string, exposureFrom string, exposureTo string) int
+		CalvingSpread func(childComplexity int, from string, to string) int
+		Gain          func(childComplexity int, from string, to string) int
+		Scans         func(childComplexity int, from string, to string) int
+		Weaning       func(childComplexity int, from string, to string) int
 	}
 
 	Identifier struct {
@@ -675,6 +782,7 @@ type ComplexityRoot struct {
 		BirthPreviewApprove           func(childComplexity int, input model.BirthPreviewApproveInput) int
 		BirthPreviewCreate            func(childComplexity int, input model.BirthPreviewCreateInput) int
 		BirthSettingsUpdate           func(childComplexity int, input model.BirthSettingsUpdateInput) int
+		CalvingRecord                 func(childComplexity int, input model.CalvingRecordInput) int
 		CreateAnimal                  func(childComplexity int, farmID uuid.UUID, input model.AnimalInput) int
 		CreateBirthPreview            func(childComplexity int, farmID uuid.UUID, damID uuid.UUID, birthDate string) int
 		CreateFarm                    func(childComplexity int, input model.CreateFarmInput) int
@@ -809,6 +917,7 @@ type ComplexityRoot struct {
 	ProtocolStep struct {
 		Name       func(childComplexity int) int
 		OffsetDays func(childComplexity int) int
+		Sex        func(childComplexity int) int
 	}
 
 	Query struct {
@@ -919,6 +1028,17 @@ type ComplexityRoot struct {
 		Record func(childComplexity int) int
 	}
 
+	ScanReport struct {
+		AnimalsChecked func(childComplexity int) int
+		Checks         func(childComplexity int) int
+		Empty          func(childComplexity int) int
+		From           func(childComplexity int) int
+		PregnancyRate  func(childComplexity int) int
+		Pregnant       func(childComplexity int) int
+		Recheck        func(childComplexity int) int
+		To             func(childComplexity int) int
+	}
+
 	SireCandidate struct {
 		Animal                  func(childComplexity int) int
 		AnimalID                func(childComplexity int) int
@@ -953,6 +1073,23 @@ type ComplexityRoot struct {
 		Species             func(childComplexity int) int
 		WithdrawalMeatDays  func(childComplexity int) int
 		WithdrawalMilkHours func(childComplexity int) int
+	}
+
+	SpreadPeriod struct {
+		Calvings             func(childComplexity int) int
+		CumulativePercentage func(childComplexity int) int
+		EndDate              func(childComplexity int) int
+		Percentage           func(childComplexity int) int
+		Period               func(childComplexity int) int
+		StartDate            func(childComplexity int) int
+	}
+
+	SpreadReport struct {
+		Calvings     func(childComplexity int) int
+		FirstCalving func(childComplexity int) int
+		From         func(childComplexity int) int
+		Periods      func(childComplexity int) int
+		To           func(childComplexity int) int
 	}
 
 	TaskUpdatePayload struct {
@@ -1012,6 +1149,15 @@ type ComplexityRoot struct {
 		IsActive         func(childComplexity int) int
 		PhoneNumberLocal func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
+	}
+
+	WeaningReport struct {
+		ByDamAge func(childComplexity int) int
+		BySire   func(childComplexity int) int
+		Calves   func(childComplexity int) int
+		From     func(childComplexity int) int
+		Missing  func(childComplexity int) int
+		To       func(childComplexity int) int
 	}
 
 	WebhookAttempt struct {
@@ -1096,6 +1242,31 @@ type ComplexityRoot struct {
 		Webhook func(childComplexity int) int
 	}
 
+	WeightGain struct {
+		DailyGainKG func(childComplexity int) int
+		Days        func(childComplexity int) int
+		From        func(childComplexity int) int
+		FromKG      func(childComplexity int) int
+		To          func(childComplexity int) int
+		ToKG        func(childComplexity int) int
+	}
+
+	WeightGroup struct {
+		Calves         func(childComplexity int) int
+		DamAgeYears    func(childComplexity int) int
+		MaxAdjustedKG  func(childComplexity int) int
+		MeanAdjustedKG func(childComplexity int) int
+		MinAdjustedKG  func(childComplexity int) int
+		SireID         func(childComplexity int) int
+	}
+
+	WeightPoint struct {
+		Date     func(childComplexity int) int
+		KG       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		RecordID func(childComplexity int) int
+	}
+
 	WeightRecordPayload struct {
 		Animal func(childComplexity int) int
 		Record func(childComplexity int) int
@@ -1130,6 +1301,8 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AnimalResolver interface {
+	Weights(ctx context.Context, obj *ent.Animal) (*herdbook.AnimalWeights, error)
+	AdjustedWeaningWeight(ctx context.Context, obj *ent.Animal) (*herdbook.AdjustedWeaning, error)
 	Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error)
 	Inbreeding(ctx context.Context, obj *ent.Animal) (float64, error)
 	Pedigree(ctx context.Context, obj *ent.Animal, depth *int) (*model.AnimalPedigree, error)
@@ -1156,6 +1329,10 @@ type BirthPreviewResolver interface {
 
 	BirthEvent(ctx context.Context, obj *ent.BirthPreview) (*ent.BirthEvent, error)
 }
+type CalfResolver interface {
+	GeneticDamID(ctx context.Context, obj *herdbook.Calf) (*uuid.UUID, error)
+	SurrogateDamID(ctx context.Context, obj *herdbook.Calf) (*uuid.UUID, error)
+}
 type ChannelPreferencesResolver interface {
 	Farm(ctx context.Context, obj *model.ChannelPreferences) (*ent.Farm, error)
 }
@@ -1168,6 +1345,7 @@ type FarmResolver interface {
 	FollowUpProtocol(ctx context.Context, obj *ent.Farm) (*model.FollowUpProtocolVersion, error)
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
 	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
+	Reports(ctx context.Context, obj *ent.Farm) (*model.HerdReports, error)
 	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
@@ -1203,6 +1381,13 @@ type GroupResolver interface {
 	AnimalsConnection(ctx context.Context, obj *ent.Group, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput) (*ent.AnimalConnection, error)
 	Members(ctx context.Context, obj *ent.Group, asOf *string, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
 }
+type HerdReportsResolver interface {
+	Calving(ctx context.Context, obj *model.HerdReports, from string, to string, exposureFrom string, exposureTo string) (*herdbook.CalvingReport, error)
+	CalvingSpread(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.SpreadReport, error)
+	Scans(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.ScanReport, error)
+	Weaning(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.WeaningReport, error)
+	Gain(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.GainReport, error)
+}
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
 	UpdateFarm(ctx context.Context, id uuid.UUID, input model.UpdateFarmInput) (*ent.Farm, error)
@@ -1236,6 +1421,7 @@ type MutationResolver interface {
 	RecordMembership(ctx context.Context, farmID uuid.UUID, input model.MembershipFactInput) (*ent.Record, error)
 	RecordMovement(ctx context.Context, farmID uuid.UUID, input model.MovementFactInput) (*ent.Record, error)
 	RecordBirth(ctx context.Context, farmID uuid.UUID, input model.BirthFactInput) (*ent.Record, error)
+	CalvingRecord(ctx context.Context, input model.CalvingRecordInput) (*model.CalvingRecordPayload, error)
 	MedicineCreate(ctx context.Context, input model.MedicineCreateInput) (*model.MedicineCreatePayload, error)
 	MedicineUpdate(ctx context.Context, input model.MedicineUpdateInput) (*model.MedicineUpdatePayload, error)
 	MedicineDelete(ctx context.Context, input model.MedicineDeleteInput) (*model.MedicineDeletePayload, error)
@@ -1330,6 +1516,92 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "AdjustedWeaning.adjustedKG":
+		if e.ComplexityRoot.AdjustedWeaning.AdjustedKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.AdjustedKG(childComplexity), true
+	case "AdjustedWeaning.ageDays":
+		if e.ComplexityRoot.AdjustedWeaning.AgeDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.AgeDays(childComplexity), true
+	case "AdjustedWeaning.ageOfDamAdjustmentKG":
+		if e.ComplexityRoot.AdjustedWeaning.AgeOfDamAdjustmentKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.AgeOfDamAdjustmentKG(childComplexity), true
+	case "AdjustedWeaning.ageOfDamDays":
+		if e.ComplexityRoot.AdjustedWeaning.AgeOfDamDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.AgeOfDamDays(childComplexity), true
+	case "AdjustedWeaning.birthDate":
+		if e.ComplexityRoot.AdjustedWeaning.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.BirthDate(childComplexity), true
+	case "AdjustedWeaning.birthKG":
+		if e.ComplexityRoot.AdjustedWeaning.BirthKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.BirthKG(childComplexity), true
+	case "AdjustedWeaning.groupID":
+		if e.ComplexityRoot.AdjustedWeaning.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.GroupID(childComplexity), true
+	case "AdjustedWeaning.weaningDate":
+		if e.ComplexityRoot.AdjustedWeaning.WeaningDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.WeaningDate(childComplexity), true
+	case "AdjustedWeaning.weaningKG":
+		if e.ComplexityRoot.AdjustedWeaning.WeaningKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdjustedWeaning.WeaningKG(childComplexity), true
+
+	case "AgeOfDamAdjustment.femaleKG":
+		if e.ComplexityRoot.AgeOfDamAdjustment.FemaleKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgeOfDamAdjustment.FemaleKG(childComplexity), true
+	case "AgeOfDamAdjustment.maleKG":
+		if e.ComplexityRoot.AgeOfDamAdjustment.MaleKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgeOfDamAdjustment.MaleKG(childComplexity), true
+	case "AgeOfDamAdjustment.maxDays":
+		if e.ComplexityRoot.AgeOfDamAdjustment.MaxDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgeOfDamAdjustment.MaxDays(childComplexity), true
+	case "AgeOfDamAdjustment.minDays":
+		if e.ComplexityRoot.AgeOfDamAdjustment.MinDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgeOfDamAdjustment.MinDays(childComplexity), true
+
+	case "Animal.adjustedWeaningWeight":
+		if e.ComplexityRoot.Animal.AdjustedWeaningWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.AdjustedWeaningWeight(childComplexity), true
 	case "Animal.createdAt":
 		if e.ComplexityRoot.Animal.CreatedAt == nil {
 			break
@@ -1446,6 +1718,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.UpdatedAt(childComplexity), true
+	case "Animal.weights":
+		if e.ComplexityRoot.Animal.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Animal.Weights(childComplexity), true
 
 	case "AnimalConnection.edges":
 		if e.ComplexityRoot.AnimalConnection.Edges == nil {
@@ -1621,6 +1899,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalUpdatePayload.Animal(childComplexity), true
+
+	case "AnimalWeights.adjustedWeaningMissing":
+		if e.ComplexityRoot.AnimalWeights.AdjustedWeaningMissing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWeights.AdjustedWeaningMissing(childComplexity), true
+	case "AnimalWeights.adjustedWeaningWeight":
+		if e.ComplexityRoot.AnimalWeights.AdjustedWeaningWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWeights.AdjustedWeaningWeight(childComplexity), true
+	case "AnimalWeights.gains":
+		if e.ComplexityRoot.AnimalWeights.Gains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWeights.Gains(childComplexity), true
+	case "AnimalWeights.weights":
+		if e.ComplexityRoot.AnimalWeights.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalWeights.Weights(childComplexity), true
 
 	case "AnimalWithdrawal.animalID":
 		if e.ComplexityRoot.AnimalWithdrawal.AnimalID == nil {
@@ -2173,6 +2476,228 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BreedingAges.Male(childComplexity), true
 
+	case "Calf.animalID":
+		if e.ComplexityRoot.Calf.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.AnimalID(childComplexity), true
+	case "Calf.birthWeight":
+		if e.ComplexityRoot.Calf.BirthWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.BirthWeight(childComplexity), true
+	case "Calf.calvingEase":
+		if e.ComplexityRoot.Calf.CalvingEase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.CalvingEase(childComplexity), true
+	case "Calf.eid":
+		if e.ComplexityRoot.Calf.EID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.EID(childComplexity), true
+	case "Calf.freemartin":
+		if e.ComplexityRoot.Calf.Freemartin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.Freemartin(childComplexity), true
+	case "Calf.geneticDamID":
+		if e.ComplexityRoot.Calf.GeneticDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.GeneticDamID(childComplexity), true
+	case "Calf.sex":
+		if e.ComplexityRoot.Calf.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.Sex(childComplexity), true
+	case "Calf.status":
+		if e.ComplexityRoot.Calf.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.Status(childComplexity), true
+	case "Calf.surrogateDamID":
+		if e.ComplexityRoot.Calf.SurrogateDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.SurrogateDamID(childComplexity), true
+	case "Calf.tag":
+		if e.ComplexityRoot.Calf.Tag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.Tag(childComplexity), true
+	case "Calf.twin":
+		if e.ComplexityRoot.Calf.Twin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calf.Twin(childComplexity), true
+
+	case "Calving.calves":
+		if e.ComplexityRoot.Calving.Calves == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.Calves(childComplexity), true
+	case "Calving.createdAt":
+		if e.ComplexityRoot.Calving.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.CreatedAt(childComplexity), true
+	case "Calving.damID":
+		if e.ComplexityRoot.Calving.DamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.DamID(childComplexity), true
+	case "Calving.date":
+		if e.ComplexityRoot.Calving.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.Date(childComplexity), true
+	case "Calving.id":
+		if e.ComplexityRoot.Calving.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.ID(childComplexity), true
+	case "Calving.sire":
+		if e.ComplexityRoot.Calving.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.Sire(childComplexity), true
+	case "Calving.tasks":
+		if e.ComplexityRoot.Calving.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calving.Tasks(childComplexity), true
+
+	case "CalvingEaseGrade.code":
+		if e.ComplexityRoot.CalvingEaseGrade.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingEaseGrade.Code(childComplexity), true
+	case "CalvingEaseGrade.label":
+		if e.ComplexityRoot.CalvingEaseGrade.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingEaseGrade.Label(childComplexity), true
+
+	case "CalvingRecordPayload.calving":
+		if e.ComplexityRoot.CalvingRecordPayload.Calving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingRecordPayload.Calving(childComplexity), true
+	case "CalvingRecordPayload.created":
+		if e.ComplexityRoot.CalvingRecordPayload.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingRecordPayload.Created(childComplexity), true
+
+	case "CalvingReport.calvesBorn":
+		if e.ComplexityRoot.CalvingReport.CalvesBorn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.CalvesBorn(childComplexity), true
+	case "CalvingReport.calvesBornAlive":
+		if e.ComplexityRoot.CalvingReport.CalvesBornAlive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.CalvesBornAlive(childComplexity), true
+	case "CalvingReport.calvingPercentage":
+		if e.ComplexityRoot.CalvingReport.CalvingPercentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.CalvingPercentage(childComplexity), true
+	case "CalvingReport.calvings":
+		if e.ComplexityRoot.CalvingReport.Calvings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.Calvings(childComplexity), true
+	case "CalvingReport.exposureFrom":
+		if e.ComplexityRoot.CalvingReport.ExposureFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.ExposureFrom(childComplexity), true
+	case "CalvingReport.exposureTo":
+		if e.ComplexityRoot.CalvingReport.ExposureTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.ExposureTo(childComplexity), true
+	case "CalvingReport.femalesExposed":
+		if e.ComplexityRoot.CalvingReport.FemalesExposed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.FemalesExposed(childComplexity), true
+	case "CalvingReport.from":
+		if e.ComplexityRoot.CalvingReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.From(childComplexity), true
+	case "CalvingReport.stillborn":
+		if e.ComplexityRoot.CalvingReport.Stillborn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.Stillborn(childComplexity), true
+	case "CalvingReport.to":
+		if e.ComplexityRoot.CalvingReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.To(childComplexity), true
+
+	case "CalvingSire.animalID":
+		if e.ComplexityRoot.CalvingSire.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingSire.AnimalID(childComplexity), true
+	case "CalvingSire.basis":
+		if e.ComplexityRoot.CalvingSire.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingSire.Basis(childComplexity), true
+	case "CalvingSire.provenance":
+		if e.ComplexityRoot.CalvingSire.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingSire.Provenance(childComplexity), true
+	case "CalvingSire.status":
+		if e.ComplexityRoot.CalvingSire.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingSire.Status(childComplexity), true
+
 	case "ChannelPreferences.email":
 		if e.ComplexityRoot.ChannelPreferences.Email == nil {
 			break
@@ -2481,6 +3006,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Records(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.RecordOrder), args["where"].(*ent.RecordWhereInput)), true
+	case "Farm.reports":
+		if e.ComplexityRoot.Farm.Reports == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Farm.Reports(childComplexity), true
 	case "Farm.settings":
 		if e.ComplexityRoot.Farm.Settings == nil {
 			break
@@ -2691,6 +3222,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FarmSettings.AllowTestTags(childComplexity), true
+	case "FarmSettings.calvingEaseScale":
+		if e.ComplexityRoot.FarmSettings.CalvingEaseScale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.CalvingEaseScale(childComplexity), true
 	case "FarmSettings.minimumBreedingAgeDays":
 		if e.ComplexityRoot.FarmSettings.MinimumBreedingAgeDays == nil {
 			break
@@ -2721,6 +3258,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FarmSettings.UpdatedAt(childComplexity), true
+	case "FarmSettings.weaningAgeOfDam":
+		if e.ComplexityRoot.FarmSettings.WeaningAgeOfDam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FarmSettings.WeaningAgeOfDam(childComplexity), true
 	case "FarmSettings.withdrawalRules":
 		if e.ComplexityRoot.FarmSettings.WithdrawalRules == nil {
 			break
@@ -2973,6 +3516,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FollowUpTaskPage.Total(childComplexity), true
 
+	case "GainReport.from":
+		if e.ComplexityRoot.GainReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GainReport.From(childComplexity), true
+	case "GainReport.groups":
+		if e.ComplexityRoot.GainReport.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GainReport.Groups(childComplexity), true
+	case "GainReport.to":
+		if e.ComplexityRoot.GainReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GainReport.To(childComplexity), true
+
 	case "GestationDays.max":
 		if e.ComplexityRoot.GestationDays.Max == nil {
 			break
@@ -3103,6 +3665,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "GroupGain.animals":
+		if e.ComplexityRoot.GroupGain.Animals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupGain.Animals(childComplexity), true
+	case "GroupGain.groupID":
+		if e.ComplexityRoot.GroupGain.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupGain.GroupID(childComplexity), true
+	case "GroupGain.meanDailyGainKG":
+		if e.ComplexityRoot.GroupGain.MeanDailyGainKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupGain.MeanDailyGainKG(childComplexity), true
+
+	case "HerdReports.calving":
+		if e.ComplexityRoot.HerdReports.Calving == nil {
+			break
+		}
+
+		args, err := ec.field_HerdReports_calving_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HerdReports.Calving(childComplexity, args["from"].(string), args["to"].(string), args["exposureFrom"].(string), args["exposureTo"].(string)), true
+	case "HerdReports.calvingSpread":
+		if e.ComplexityRoot.HerdReports.CalvingSpread == nil {
+			break
+		}
+
+		args, err := ec.field_HerdReports_calvingSpread_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HerdReports.CalvingSpread(childComplexity, args["from"].(string), args["to"].(string)), true
+	case "HerdReports.gain":
+		if e.ComplexityRoot.HerdReports.Gain == nil {
+			break
+		}
+
+		args, err := ec.field_HerdReports_gain_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HerdReports.Gain(childComplexity, args["from"].(string), args["to"].(string)), true
+	case "HerdReports.scans":
+		if e.ComplexityRoot.HerdReports.Scans == nil {
+			break
+		}
+
+		args, err := ec.field_HerdReports_scans_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HerdReports.Scans(childComplexity, args["from"].(string), args["to"].(string)), true
+	case "HerdReports.weaning":
+		if e.ComplexityRoot.HerdReports.Weaning == nil {
+			break
+		}
+
+		args, err := ec.field_HerdReports_weaning_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HerdReports.Weaning(childComplexity, args["from"].(string), args["to"].(string)), true
 
 	case "Identifier.scheme":
 		if e.ComplexityRoot.Identifier.Scheme == nil {
@@ -3750,6 +4387,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.BirthSettingsUpdate(childComplexity, args["input"].(model.BirthSettingsUpdateInput)), true
+	case "Mutation.calvingRecord":
+		if e.ComplexityRoot.Mutation.CalvingRecord == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_calvingRecord_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CalvingRecord(childComplexity, args["input"].(model.CalvingRecordInput)), true
 	case "Mutation.createAnimal":
 		if e.ComplexityRoot.Mutation.CreateAnimal == nil {
 			break
@@ -4709,6 +5357,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProtocolStep.OffsetDays(childComplexity), true
+	case "ProtocolStep.sex":
+		if e.ComplexityRoot.ProtocolStep.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProtocolStep.Sex(childComplexity), true
 
 	case "Query.birthEvidence":
 		if e.ComplexityRoot.Query.BirthEvidence == nil {
@@ -5198,6 +5852,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SaleRecordPayload.Record(childComplexity), true
 
+	case "ScanReport.animalsChecked":
+		if e.ComplexityRoot.ScanReport.AnimalsChecked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.AnimalsChecked(childComplexity), true
+	case "ScanReport.checks":
+		if e.ComplexityRoot.ScanReport.Checks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.Checks(childComplexity), true
+	case "ScanReport.empty":
+		if e.ComplexityRoot.ScanReport.Empty == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.Empty(childComplexity), true
+	case "ScanReport.from":
+		if e.ComplexityRoot.ScanReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.From(childComplexity), true
+	case "ScanReport.pregnancyRate":
+		if e.ComplexityRoot.ScanReport.PregnancyRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.PregnancyRate(childComplexity), true
+	case "ScanReport.pregnant":
+		if e.ComplexityRoot.ScanReport.Pregnant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.Pregnant(childComplexity), true
+	case "ScanReport.recheck":
+		if e.ComplexityRoot.ScanReport.Recheck == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.Recheck(childComplexity), true
+	case "ScanReport.to":
+		if e.ComplexityRoot.ScanReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanReport.To(childComplexity), true
+
 	case "SireCandidate.animal":
 		if e.ComplexityRoot.SireCandidate.Animal == nil {
 			break
@@ -5362,6 +6065,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeciesWithdrawal.WithdrawalMilkHours(childComplexity), true
+
+	case "SpreadPeriod.calvings":
+		if e.ComplexityRoot.SpreadPeriod.Calvings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.Calvings(childComplexity), true
+	case "SpreadPeriod.cumulativePercentage":
+		if e.ComplexityRoot.SpreadPeriod.CumulativePercentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.CumulativePercentage(childComplexity), true
+	case "SpreadPeriod.endDate":
+		if e.ComplexityRoot.SpreadPeriod.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.EndDate(childComplexity), true
+	case "SpreadPeriod.percentage":
+		if e.ComplexityRoot.SpreadPeriod.Percentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.Percentage(childComplexity), true
+	case "SpreadPeriod.period":
+		if e.ComplexityRoot.SpreadPeriod.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.Period(childComplexity), true
+	case "SpreadPeriod.startDate":
+		if e.ComplexityRoot.SpreadPeriod.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadPeriod.StartDate(childComplexity), true
+
+	case "SpreadReport.calvings":
+		if e.ComplexityRoot.SpreadReport.Calvings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadReport.Calvings(childComplexity), true
+	case "SpreadReport.firstCalving":
+		if e.ComplexityRoot.SpreadReport.FirstCalving == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadReport.FirstCalving(childComplexity), true
+	case "SpreadReport.from":
+		if e.ComplexityRoot.SpreadReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadReport.From(childComplexity), true
+	case "SpreadReport.periods":
+		if e.ComplexityRoot.SpreadReport.Periods == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadReport.Periods(childComplexity), true
+	case "SpreadReport.to":
+		if e.ComplexityRoot.SpreadReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpreadReport.To(childComplexity), true
 
 	case "TaskUpdatePayload.task":
 		if e.ComplexityRoot.TaskUpdatePayload.Task == nil {
@@ -5585,6 +6356,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.UpdatedAt(childComplexity), true
+
+	case "WeaningReport.byDamAge":
+		if e.ComplexityRoot.WeaningReport.ByDamAge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.ByDamAge(childComplexity), true
+	case "WeaningReport.bySire":
+		if e.ComplexityRoot.WeaningReport.BySire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.BySire(childComplexity), true
+	case "WeaningReport.calves":
+		if e.ComplexityRoot.WeaningReport.Calves == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.Calves(childComplexity), true
+	case "WeaningReport.from":
+		if e.ComplexityRoot.WeaningReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.From(childComplexity), true
+	case "WeaningReport.missing":
+		if e.ComplexityRoot.WeaningReport.Missing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.Missing(childComplexity), true
+	case "WeaningReport.to":
+		if e.ComplexityRoot.WeaningReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeaningReport.To(childComplexity), true
 
 	case "WebhookAttempt.createdAt":
 		if e.ComplexityRoot.WebhookAttempt.CreatedAt == nil {
@@ -5879,6 +6687,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookUpdatePayload.Webhook(childComplexity), true
 
+	case "WeightGain.dailyGainKG":
+		if e.ComplexityRoot.WeightGain.DailyGainKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.DailyGainKG(childComplexity), true
+	case "WeightGain.days":
+		if e.ComplexityRoot.WeightGain.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.Days(childComplexity), true
+	case "WeightGain.from":
+		if e.ComplexityRoot.WeightGain.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.From(childComplexity), true
+	case "WeightGain.fromKG":
+		if e.ComplexityRoot.WeightGain.FromKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.FromKG(childComplexity), true
+	case "WeightGain.to":
+		if e.ComplexityRoot.WeightGain.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.To(childComplexity), true
+	case "WeightGain.toKG":
+		if e.ComplexityRoot.WeightGain.ToKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGain.ToKG(childComplexity), true
+
+	case "WeightGroup.calves":
+		if e.ComplexityRoot.WeightGroup.Calves == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.Calves(childComplexity), true
+	case "WeightGroup.damAgeYears":
+		if e.ComplexityRoot.WeightGroup.DamAgeYears == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.DamAgeYears(childComplexity), true
+	case "WeightGroup.maxAdjustedKG":
+		if e.ComplexityRoot.WeightGroup.MaxAdjustedKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.MaxAdjustedKG(childComplexity), true
+	case "WeightGroup.meanAdjustedKG":
+		if e.ComplexityRoot.WeightGroup.MeanAdjustedKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.MeanAdjustedKG(childComplexity), true
+	case "WeightGroup.minAdjustedKG":
+		if e.ComplexityRoot.WeightGroup.MinAdjustedKG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.MinAdjustedKG(childComplexity), true
+	case "WeightGroup.sireID":
+		if e.ComplexityRoot.WeightGroup.SireID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightGroup.SireID(childComplexity), true
+
+	case "WeightPoint.date":
+		if e.ComplexityRoot.WeightPoint.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightPoint.Date(childComplexity), true
+	case "WeightPoint.kg":
+		if e.ComplexityRoot.WeightPoint.KG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightPoint.KG(childComplexity), true
+	case "WeightPoint.kind":
+		if e.ComplexityRoot.WeightPoint.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightPoint.Kind(childComplexity), true
+	case "WeightPoint.recordID":
+		if e.ComplexityRoot.WeightPoint.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightPoint.RecordID(childComplexity), true
+
 	case "WeightRecordPayload.animal":
 		if e.ComplexityRoot.WeightRecordPayload.Animal == nil {
 			break
@@ -6005,6 +6912,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AgeOfDamAdjustmentInput", ec.unmarshalInputAgeOfDamAdjustmentInput),
 			graphql.NewInputUnmarshaler("AnimalCreateInput", ec.unmarshalInputAnimalCreateInput),
 			graphql.NewInputUnmarshaler("AnimalDeleteInput", ec.unmarshalInputAnimalDeleteInput),
 			graphql.NewInputUnmarshaler("AnimalInput", ec.unmarshalInputAnimalInput),
@@ -6021,6 +6929,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BirthWindowCreateInput", ec.unmarshalInputBirthWindowCreateInput),
 			graphql.NewInputUnmarshaler("BirthWindowInput", ec.unmarshalInputBirthWindowInput),
 			graphql.NewInputUnmarshaler("BreedGestationInput", ec.unmarshalInputBreedGestationInput),
+			graphql.NewInputUnmarshaler("CalfInput", ec.unmarshalInputCalfInput),
+			graphql.NewInputUnmarshaler("CalvingEaseGradeInput", ec.unmarshalInputCalvingEaseGradeInput),
+			graphql.NewInputUnmarshaler("CalvingRecordInput", ec.unmarshalInputCalvingRecordInput),
 			graphql.NewInputUnmarshaler("CastrationFact", ec.unmarshalInputCastrationFact),
 			graphql.NewInputUnmarshaler("CastrationFactInput", ec.unmarshalInputCastrationFactInput),
 			graphql.NewInputUnmarshaler("ChannelPreferencesInput", ec.unmarshalInputChannelPreferencesInput),
@@ -6170,7 +7081,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6184,6 +7095,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "audit.graphqls", Input: sourceData("audit.graphqls"), BuiltIn: false},
 	{Name: "birth.graphqls", Input: sourceData("birth.graphqls"), BuiltIn: false},
+	{Name: "breeding.graphqls", Input: sourceData("breeding.graphqls"), BuiltIn: false},
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 	{Name: "herdbook.graphqls", Input: sourceData("herdbook.graphqls"), BuiltIn: false},
 	{Name: "medicine.graphqls", Input: sourceData("medicine.graphqls"), BuiltIn: false},
@@ -6199,6 +7111,44 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AdjustedWeaning(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "birthDate":
+		return ec.fieldContext_AdjustedWeaning_birthDate(ctx, field)
+	case "birthKG":
+		return ec.fieldContext_AdjustedWeaning_birthKG(ctx, field)
+	case "weaningDate":
+		return ec.fieldContext_AdjustedWeaning_weaningDate(ctx, field)
+	case "weaningKG":
+		return ec.fieldContext_AdjustedWeaning_weaningKG(ctx, field)
+	case "ageDays":
+		return ec.fieldContext_AdjustedWeaning_ageDays(ctx, field)
+	case "ageOfDamDays":
+		return ec.fieldContext_AdjustedWeaning_ageOfDamDays(ctx, field)
+	case "ageOfDamAdjustmentKG":
+		return ec.fieldContext_AdjustedWeaning_ageOfDamAdjustmentKG(ctx, field)
+	case "adjustedKG":
+		return ec.fieldContext_AdjustedWeaning_adjustedKG(ctx, field)
+	case "groupID":
+		return ec.fieldContext_AdjustedWeaning_groupID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AdjustedWeaning", field.Name)
+}
+
+func (ec *executionContext) childFields_AgeOfDamAdjustment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "minDays":
+		return ec.fieldContext_AgeOfDamAdjustment_minDays(ctx, field)
+	case "maxDays":
+		return ec.fieldContext_AgeOfDamAdjustment_maxDays(ctx, field)
+	case "maleKG":
+		return ec.fieldContext_AgeOfDamAdjustment_maleKG(ctx, field)
+	case "femaleKG":
+		return ec.fieldContext_AgeOfDamAdjustment_femaleKG(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgeOfDamAdjustment", field.Name)
+}
 
 func (ec *executionContext) childFields_Animal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -6216,6 +7166,10 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_tag(ctx, field)
 	case "name":
 		return ec.fieldContext_Animal_name(ctx, field)
+	case "weights":
+		return ec.fieldContext_Animal_weights(ctx, field)
+	case "adjustedWeaningWeight":
+		return ec.fieldContext_Animal_adjustedWeaningWeight(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
 	case "inbreeding":
@@ -6334,6 +7288,20 @@ func (ec *executionContext) childFields_AnimalUpdatePayload(ctx context.Context,
 		return ec.fieldContext_AnimalUpdatePayload_animal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnimalUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AnimalWeights(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weights":
+		return ec.fieldContext_AnimalWeights_weights(ctx, field)
+	case "gains":
+		return ec.fieldContext_AnimalWeights_gains(ctx, field)
+	case "adjustedWeaningWeight":
+		return ec.fieldContext_AnimalWeights_adjustedWeaningWeight(ctx, field)
+	case "adjustedWeaningMissing":
+		return ec.fieldContext_AnimalWeights_adjustedWeaningMissing(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnimalWeights", field.Name)
 }
 
 func (ec *executionContext) childFields_AnimalWithdrawal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6616,6 +7584,114 @@ func (ec *executionContext) childFields_BreedingAges(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type BreedingAges", field.Name)
 }
 
+func (ec *executionContext) childFields_Calf(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_Calf_animalID(ctx, field)
+	case "tag":
+		return ec.fieldContext_Calf_tag(ctx, field)
+	case "eid":
+		return ec.fieldContext_Calf_eid(ctx, field)
+	case "sex":
+		return ec.fieldContext_Calf_sex(ctx, field)
+	case "birthWeight":
+		return ec.fieldContext_Calf_birthWeight(ctx, field)
+	case "status":
+		return ec.fieldContext_Calf_status(ctx, field)
+	case "calvingEase":
+		return ec.fieldContext_Calf_calvingEase(ctx, field)
+	case "twin":
+		return ec.fieldContext_Calf_twin(ctx, field)
+	case "freemartin":
+		return ec.fieldContext_Calf_freemartin(ctx, field)
+	case "geneticDamID":
+		return ec.fieldContext_Calf_geneticDamID(ctx, field)
+	case "surrogateDamID":
+		return ec.fieldContext_Calf_surrogateDamID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Calf", field.Name)
+}
+
+func (ec *executionContext) childFields_Calving(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Calving_id(ctx, field)
+	case "damID":
+		return ec.fieldContext_Calving_damID(ctx, field)
+	case "date":
+		return ec.fieldContext_Calving_date(ctx, field)
+	case "sire":
+		return ec.fieldContext_Calving_sire(ctx, field)
+	case "calves":
+		return ec.fieldContext_Calving_calves(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Calving_tasks(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Calving_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Calving", field.Name)
+}
+
+func (ec *executionContext) childFields_CalvingEaseGrade(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_CalvingEaseGrade_code(ctx, field)
+	case "label":
+		return ec.fieldContext_CalvingEaseGrade_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingEaseGrade", field.Name)
+}
+
+func (ec *executionContext) childFields_CalvingRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calving":
+		return ec.fieldContext_CalvingRecordPayload_calving(ctx, field)
+	case "created":
+		return ec.fieldContext_CalvingRecordPayload_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingRecordPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CalvingReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_CalvingReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_CalvingReport_to(ctx, field)
+	case "exposureFrom":
+		return ec.fieldContext_CalvingReport_exposureFrom(ctx, field)
+	case "exposureTo":
+		return ec.fieldContext_CalvingReport_exposureTo(ctx, field)
+	case "femalesExposed":
+		return ec.fieldContext_CalvingReport_femalesExposed(ctx, field)
+	case "calvings":
+		return ec.fieldContext_CalvingReport_calvings(ctx, field)
+	case "calvesBorn":
+		return ec.fieldContext_CalvingReport_calvesBorn(ctx, field)
+	case "calvesBornAlive":
+		return ec.fieldContext_CalvingReport_calvesBornAlive(ctx, field)
+	case "stillborn":
+		return ec.fieldContext_CalvingReport_stillborn(ctx, field)
+	case "calvingPercentage":
+		return ec.fieldContext_CalvingReport_calvingPercentage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingReport", field.Name)
+}
+
+func (ec *executionContext) childFields_CalvingSire(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_CalvingSire_animalID(ctx, field)
+	case "basis":
+		return ec.fieldContext_CalvingSire_basis(ctx, field)
+	case "status":
+		return ec.fieldContext_CalvingSire_status(ctx, field)
+	case "provenance":
+		return ec.fieldContext_CalvingSire_provenance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingSire", field.Name)
+}
+
 func (ec *executionContext) childFields_ChannelPreferences(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "farmID":
@@ -6732,6 +7808,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_farmTasks(ctx, field)
 	case "tasks":
 		return ec.fieldContext_Farm_tasks(ctx, field)
+	case "reports":
+		return ec.fieldContext_Farm_reports(ctx, field)
 	case "animals":
 		return ec.fieldContext_Farm_animals(ctx, field)
 	case "groups":
@@ -6848,6 +7926,10 @@ func (ec *executionContext) childFields_FarmSettings(ctx context.Context, field 
 		return ec.fieldContext_FarmSettings_minimumCalvingIntervalDays(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_FarmSettings_updatedAt(ctx, field)
+	case "calvingEaseScale":
+		return ec.fieldContext_FarmSettings_calvingEaseScale(ctx, field)
+	case "weaningAgeOfDam":
+		return ec.fieldContext_FarmSettings_weaningAgeOfDam(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FarmSettings", field.Name)
 }
@@ -6996,6 +8078,18 @@ func (ec *executionContext) childFields_FollowUpTaskPage(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type FollowUpTaskPage", field.Name)
 }
 
+func (ec *executionContext) childFields_GainReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_GainReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_GainReport_to(ctx, field)
+	case "groups":
+		return ec.fieldContext_GainReport_groups(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GainReport", field.Name)
+}
+
 func (ec *executionContext) childFields_GestationDays(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "min":
@@ -7074,6 +8168,34 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupGain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "groupID":
+		return ec.fieldContext_GroupGain_groupID(ctx, field)
+	case "animals":
+		return ec.fieldContext_GroupGain_animals(ctx, field)
+	case "meanDailyGainKG":
+		return ec.fieldContext_GroupGain_meanDailyGainKG(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupGain", field.Name)
+}
+
+func (ec *executionContext) childFields_HerdReports(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calving":
+		return ec.fieldContext_HerdReports_calving(ctx, field)
+	case "calvingSpread":
+		return ec.fieldContext_HerdReports_calvingSpread(ctx, field)
+	case "scans":
+		return ec.fieldContext_HerdReports_scans(ctx, field)
+	case "weaning":
+		return ec.fieldContext_HerdReports_weaning(ctx, field)
+	case "gain":
+		return ec.fieldContext_HerdReports_gain(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HerdReports", field.Name)
 }
 
 func (ec *executionContext) childFields_Identifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7532,6 +8654,8 @@ func (ec *executionContext) childFields_ProtocolStep(ctx context.Context, field 
 		return ec.fieldContext_ProtocolStep_name(ctx, field)
 	case "offsetDays":
 		return ec.fieldContext_ProtocolStep_offsetDays(ctx, field)
+	case "sex":
+		return ec.fieldContext_ProtocolStep_sex(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProtocolStep", field.Name)
 }
@@ -7722,6 +8846,28 @@ func (ec *executionContext) childFields_SaleRecordPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type SaleRecordPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ScanReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_ScanReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ScanReport_to(ctx, field)
+	case "checks":
+		return ec.fieldContext_ScanReport_checks(ctx, field)
+	case "animalsChecked":
+		return ec.fieldContext_ScanReport_animalsChecked(ctx, field)
+	case "pregnant":
+		return ec.fieldContext_ScanReport_pregnant(ctx, field)
+	case "empty":
+		return ec.fieldContext_ScanReport_empty(ctx, field)
+	case "recheck":
+		return ec.fieldContext_ScanReport_recheck(ctx, field)
+	case "pregnancyRate":
+		return ec.fieldContext_ScanReport_pregnancyRate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScanReport", field.Name)
+}
+
 func (ec *executionContext) childFields_SireCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "animalID":
@@ -7792,6 +8938,40 @@ func (ec *executionContext) childFields_SpeciesWithdrawal(ctx context.Context, f
 		return ec.fieldContext_SpeciesWithdrawal_withdrawalMilkHours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeciesWithdrawal", field.Name)
+}
+
+func (ec *executionContext) childFields_SpreadPeriod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "period":
+		return ec.fieldContext_SpreadPeriod_period(ctx, field)
+	case "startDate":
+		return ec.fieldContext_SpreadPeriod_startDate(ctx, field)
+	case "endDate":
+		return ec.fieldContext_SpreadPeriod_endDate(ctx, field)
+	case "calvings":
+		return ec.fieldContext_SpreadPeriod_calvings(ctx, field)
+	case "percentage":
+		return ec.fieldContext_SpreadPeriod_percentage(ctx, field)
+	case "cumulativePercentage":
+		return ec.fieldContext_SpreadPeriod_cumulativePercentage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpreadPeriod", field.Name)
+}
+
+func (ec *executionContext) childFields_SpreadReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_SpreadReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_SpreadReport_to(ctx, field)
+	case "firstCalving":
+		return ec.fieldContext_SpreadReport_firstCalving(ctx, field)
+	case "calvings":
+		return ec.fieldContext_SpreadReport_calvings(ctx, field)
+	case "periods":
+		return ec.fieldContext_SpreadReport_periods(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpreadReport", field.Name)
 }
 
 func (ec *executionContext) childFields_TaskUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7910,6 +9090,24 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_email(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_WeaningReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_WeaningReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_WeaningReport_to(ctx, field)
+	case "calves":
+		return ec.fieldContext_WeaningReport_calves(ctx, field)
+	case "missing":
+		return ec.fieldContext_WeaningReport_missing(ctx, field)
+	case "bySire":
+		return ec.fieldContext_WeaningReport_bySire(ctx, field)
+	case "byDamAge":
+		return ec.fieldContext_WeaningReport_byDamAge(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeaningReport", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8074,6 +9272,56 @@ func (ec *executionContext) childFields_WebhookUpdatePayload(ctx context.Context
 		return ec.fieldContext_WebhookUpdatePayload_webhook(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_WeightGain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_WeightGain_from(ctx, field)
+	case "to":
+		return ec.fieldContext_WeightGain_to(ctx, field)
+	case "days":
+		return ec.fieldContext_WeightGain_days(ctx, field)
+	case "fromKG":
+		return ec.fieldContext_WeightGain_fromKG(ctx, field)
+	case "toKG":
+		return ec.fieldContext_WeightGain_toKG(ctx, field)
+	case "dailyGainKG":
+		return ec.fieldContext_WeightGain_dailyGainKG(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeightGain", field.Name)
+}
+
+func (ec *executionContext) childFields_WeightGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sireID":
+		return ec.fieldContext_WeightGroup_sireID(ctx, field)
+	case "damAgeYears":
+		return ec.fieldContext_WeightGroup_damAgeYears(ctx, field)
+	case "calves":
+		return ec.fieldContext_WeightGroup_calves(ctx, field)
+	case "meanAdjustedKG":
+		return ec.fieldContext_WeightGroup_meanAdjustedKG(ctx, field)
+	case "minAdjustedKG":
+		return ec.fieldContext_WeightGroup_minAdjustedKG(ctx, field)
+	case "maxAdjustedKG":
+		return ec.fieldContext_WeightGroup_maxAdjustedKG(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeightGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_WeightPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_WeightPoint_date(ctx, field)
+	case "kg":
+		return ec.fieldContext_WeightPoint_kg(ctx, field)
+	case "kind":
+		return ec.fieldContext_WeightPoint_kind(ctx, field)
+	case "recordID":
+		return ec.fieldContext_WeightPoint_recordID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeightPoint", field.Name)
 }
 
 func (ec *executionContext) childFields_WeightRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9082,6 +10330,132 @@ func (ec *executionContext) field_Group_members_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_HerdReports_calvingSpread_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_HerdReports_calving_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "exposureFrom",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["exposureFrom"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "exposureTo",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["exposureTo"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_HerdReports_gain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_HerdReports_scans_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_HerdReports_weaning_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNDate2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9218,6 +10592,20 @@ func (ec *executionContext) field_Mutation_birthSettingsUpdate_args(ctx context.
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.BirthSettingsUpdateInput, error) {
 			return ec.unmarshalNBirthSettingsUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBirthSettingsUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_calvingRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalvingRecordInput, error) {
+			return ec.unmarshalNCalvingRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingRecordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10844,6 +12232,305 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _AdjustedWeaning_birthDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Date")
+}
+
+func (ec *executionContext) _AdjustedWeaning_birthKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_birthKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_birthKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AdjustedWeaning_weaningDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_weaningDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeaningDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_weaningDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Date")
+}
+
+func (ec *executionContext) _AdjustedWeaning_weaningKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_weaningKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeaningKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_weaningKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AdjustedWeaning_ageDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_ageDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgeDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_ageDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AdjustedWeaning_ageOfDamDays(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_ageOfDamDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgeOfDamDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_ageOfDamDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AdjustedWeaning_ageOfDamAdjustmentKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_ageOfDamAdjustmentKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgeOfDamAdjustmentKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_ageOfDamAdjustmentKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AdjustedWeaning_adjustedKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_adjustedKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdjustedKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_adjustedKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AdjustedWeaning_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.AdjustedWeaning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdjustedWeaning_groupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdjustedWeaning_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdjustedWeaning", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AgeOfDamAdjustment_minDays(ctx context.Context, field graphql.CollectedField, obj *schematype.AgeOfDamAdjustment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgeOfDamAdjustment_minDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgeOfDamAdjustment_minDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgeOfDamAdjustment", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AgeOfDamAdjustment_maxDays(ctx context.Context, field graphql.CollectedField, obj *schematype.AgeOfDamAdjustment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgeOfDamAdjustment_maxDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgeOfDamAdjustment_maxDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgeOfDamAdjustment", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AgeOfDamAdjustment_maleKG(ctx context.Context, field graphql.CollectedField, obj *schematype.AgeOfDamAdjustment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgeOfDamAdjustment_maleKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaleKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgeOfDamAdjustment_maleKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgeOfDamAdjustment", field, false, false, "Float")
+}
+
+func (ec *executionContext) _AgeOfDamAdjustment_femaleKG(ctx context.Context, field graphql.CollectedField, obj *schematype.AgeOfDamAdjustment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgeOfDamAdjustment_femaleKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FemaleKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgeOfDamAdjustment_femaleKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgeOfDamAdjustment", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Animal_id(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11003,6 +12690,70 @@ func (ec *executionContext) _Animal_name(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Animal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Animal", field, false, false, "String")
+}
+
+func (ec *executionContext) _Animal_weights(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().Weights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.AnimalWeights) graphql.Marshaler {
+			return ec.marshalNAnimalWeights2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWeights(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWeights(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_adjustedWeaningWeight(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_adjustedWeaningWeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Animal().AdjustedWeaningWeight(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.AdjustedWeaning) graphql.Marshaler {
+			return ec.marshalOAdjustedWeaning2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAdjustedWeaning(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_adjustedWeaningWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AdjustedWeaning(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Animal_groups(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
@@ -12055,6 +13806,125 @@ func (ec *executionContext) fieldContext_AnimalUpdatePayload_animal(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWeights_weights(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWeights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWeights_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.WeightPoint) graphql.Marshaler {
+			return ec.marshalNWeightPoint2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWeightPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWeights_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWeights",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWeights_gains(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWeights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWeights_gains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gains, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.Gain) graphql.Marshaler {
+			return ec.marshalNWeightGain2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐGainᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWeights_gains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWeights",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightGain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWeights_adjustedWeaningWeight(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWeights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWeights_adjustedWeaningWeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdjustedWeaningWeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.AdjustedWeaning) graphql.Marshaler {
+			return ec.marshalOAdjustedWeaning2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAdjustedWeaning(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWeights_adjustedWeaningWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnimalWeights",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AdjustedWeaning(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnimalWeights_adjustedWeaningMissing(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWeights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalWeights_adjustedWeaningMissing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdjustedWeaningMissing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalWeights_adjustedWeaningMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalWeights", field, false, false, "String")
 }
 
 func (ec *executionContext) _AnimalWithdrawal_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.AnimalWithdrawal) (ret graphql.Marshaler) {
@@ -14338,6 +16208,870 @@ func (ec *executionContext) fieldContext_BreedingAges_male(_ context.Context, fi
 	return graphql.NewScalarFieldContext("BreedingAges", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Calf_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Calf_tag(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_tag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "String")
+}
+
+func (ec *executionContext) _Calf_eid(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_eid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_eid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "String")
+}
+
+func (ec *executionContext) _Calf_sex(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "String")
+}
+
+func (ec *executionContext) _Calf_birthWeight(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_birthWeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthWeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_birthWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Calf_status(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "String")
+}
+
+func (ec *executionContext) _Calf_calvingEase(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_calvingEase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvingEase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_calvingEase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "String")
+}
+
+func (ec *executionContext) _Calf_twin(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_twin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Twin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_twin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Calf_freemartin(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_freemartin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Freemartin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_freemartin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Calf_geneticDamID(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_geneticDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calf().GeneticDamID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_geneticDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Calf_surrogateDamID(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calf_surrogateDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calf().SurrogateDamID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calf_surrogateDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calf", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Calving_id(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calving", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Calving_damID(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_damID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_damID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calving", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Calving_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calving", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Calving_sire(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sire, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.CalvingSire) graphql.Marshaler {
+			return ec.marshalOCalvingSire2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalvingSire(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calving",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingSire(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calving_calves(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_calves(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calves, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.Calf) graphql.Marshaler {
+			return ec.marshalNCalf2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐCalfᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_calves(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calving",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calf(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calving_tasks(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FarmTask) graphql.Marshaler {
+			return ec.marshalNFollowUpTask2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐFarmTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calving",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FollowUpTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calving_createdAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.Calving) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calving_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calving_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calving", field, false, false, "Time")
+}
+
+func (ec *executionContext) _CalvingEaseGrade_code(ctx context.Context, field graphql.CollectedField, obj *schematype.CalvingEaseGrade) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingEaseGrade_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingEaseGrade_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingEaseGrade", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalvingEaseGrade_label(ctx context.Context, field graphql.CollectedField, obj *schematype.CalvingEaseGrade) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingEaseGrade_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingEaseGrade_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingEaseGrade", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalvingRecordPayload_calving(ctx context.Context, field graphql.CollectedField, obj *model.CalvingRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingRecordPayload_calving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.Calving) graphql.Marshaler {
+			return ec.marshalNCalving2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalving(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingRecordPayload_calving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalvingRecordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calving(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalvingRecordPayload_created(ctx context.Context, field graphql.CollectedField, obj *model.CalvingRecordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingRecordPayload_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingRecordPayload_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingRecordPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CalvingReport_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CalvingReport_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CalvingReport_exposureFrom(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_exposureFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExposureFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_exposureFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CalvingReport_exposureTo(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_exposureTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExposureTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_exposureTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CalvingReport_femalesExposed(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_femalesExposed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FemalesExposed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_femalesExposed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalvingReport_calvings(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_calvings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calvings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_calvings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalvingReport_calvesBorn(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_calvesBorn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvesBorn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_calvesBorn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalvingReport_calvesBornAlive(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_calvesBornAlive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvesBornAlive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_calvesBornAlive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalvingReport_stillborn(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_stillborn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stillborn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_stillborn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalvingReport_calvingPercentage(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_calvingPercentage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvingPercentage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_calvingPercentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CalvingSire_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingSire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingSire_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingSire_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingSire", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CalvingSire_basis(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingSire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingSire_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingSire_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingSire", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalvingSire_status(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingSire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingSire_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingSire_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingSire", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalvingSire_provenance(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingSire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingSire_provenance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Provenance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingSire_provenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingSire", field, false, false, "String")
+}
+
 func (ec *executionContext) _ChannelPreferences_farmID(ctx context.Context, field graphql.CollectedField, obj *model.ChannelPreferences) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15324,6 +18058,38 @@ func (ec *executionContext) fieldContext_Farm_tasks(ctx context.Context, field g
 	if fc.Args, err = ec.field_Farm_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_reports(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_reports(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Farm().Reports(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HerdReports) graphql.Marshaler {
+			return ec.marshalNHerdReports2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHerdReports(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_reports(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HerdReports(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -16632,6 +19398,70 @@ func (ec *executionContext) fieldContext_FarmSettings_updatedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("FarmSettings", field, true, true, "Time")
 }
 
+func (ec *executionContext) _FarmSettings_calvingEaseScale(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_calvingEaseScale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvingEaseScale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []schematype.CalvingEaseGrade) graphql.Marshaler {
+			return ec.marshalOCalvingEaseGrade2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGradeᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_calvingEaseScale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingEaseGrade(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FarmSettings_weaningAgeOfDam(ctx context.Context, field graphql.CollectedField, obj *herdbook.FarmSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FarmSettings_weaningAgeOfDam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeaningAgeOfDam, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []schematype.AgeOfDamAdjustment) graphql.Marshaler {
+			return ec.marshalOAgeOfDamAdjustment2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustmentᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FarmSettings_weaningAgeOfDam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FarmSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgeOfDamAdjustment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FarmSettingsUpdatePayload_settings(ctx context.Context, field graphql.CollectedField, obj *model.FarmSettingsUpdatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17646,6 +20476,84 @@ func (ec *executionContext) fieldContext_FollowUpTaskPage_records(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _GainReport_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.GainReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GainReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GainReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GainReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _GainReport_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.GainReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GainReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GainReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GainReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _GainReport_groups(ctx context.Context, field graphql.CollectedField, obj *herdbook.GainReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GainReport_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.GroupGain) graphql.Marshaler {
+			return ec.marshalNGroupGain2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐGroupGainᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GainReport_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GainReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupGain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GestationDays_min(ctx context.Context, field graphql.CollectedField, obj *model.GestationDays) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18177,6 +21085,295 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_GroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GroupEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _GroupGain_groupID(ctx context.Context, field graphql.CollectedField, obj *herdbook.GroupGain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupGain_groupID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupGain_groupID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupGain", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GroupGain_animals(ctx context.Context, field graphql.CollectedField, obj *herdbook.GroupGain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupGain_animals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Animals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupGain_animals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupGain", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GroupGain_meanDailyGainKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.GroupGain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupGain_meanDailyGainKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanDailyGainKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupGain_meanDailyGainKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupGain", field, false, false, "Float")
+}
+
+func (ec *executionContext) _HerdReports_calving(ctx context.Context, field graphql.CollectedField, obj *model.HerdReports) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HerdReports_calving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.HerdReports().Calving(ctx, obj, fc.Args["from"].(string), fc.Args["to"].(string), fc.Args["exposureFrom"].(string), fc.Args["exposureTo"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.CalvingReport) graphql.Marshaler {
+			return ec.marshalNCalvingReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalvingReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HerdReports_calving(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HerdReports",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HerdReports_calving_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HerdReports_calvingSpread(ctx context.Context, field graphql.CollectedField, obj *model.HerdReports) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HerdReports_calvingSpread(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.HerdReports().CalvingSpread(ctx, obj, fc.Args["from"].(string), fc.Args["to"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.SpreadReport) graphql.Marshaler {
+			return ec.marshalNSpreadReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐSpreadReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HerdReports_calvingSpread(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HerdReports",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpreadReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HerdReports_calvingSpread_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HerdReports_scans(ctx context.Context, field graphql.CollectedField, obj *model.HerdReports) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HerdReports_scans(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.HerdReports().Scans(ctx, obj, fc.Args["from"].(string), fc.Args["to"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.ScanReport) graphql.Marshaler {
+			return ec.marshalNScanReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐScanReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HerdReports_scans(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HerdReports",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScanReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HerdReports_scans_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HerdReports_weaning(ctx context.Context, field graphql.CollectedField, obj *model.HerdReports) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HerdReports_weaning(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.HerdReports().Weaning(ctx, obj, fc.Args["from"].(string), fc.Args["to"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.WeaningReport) graphql.Marshaler {
+			return ec.marshalNWeaningReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐWeaningReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HerdReports_weaning(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HerdReports",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeaningReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HerdReports_weaning_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HerdReports_gain(ctx context.Context, field graphql.CollectedField, obj *model.HerdReports) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HerdReports_gain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.HerdReports().Gain(ctx, obj, fc.Args["from"].(string), fc.Args["to"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.GainReport) graphql.Marshaler {
+			return ec.marshalNGainReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐGainReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HerdReports_gain(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HerdReports",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GainReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HerdReports_gain_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
@@ -21850,6 +25047,50 @@ func (ec *executionContext) fieldContext_Mutation_recordBirth(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_calvingRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_calvingRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CalvingRecord(ctx, fc.Args["input"].(model.CalvingRecordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalvingRecordPayload) graphql.Marshaler {
+			return ec.marshalNCalvingRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingRecordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_calvingRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingRecordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_calvingRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_medicineCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24587,6 +27828,29 @@ func (ec *executionContext) fieldContext_ProtocolStep_offsetDays(_ context.Conte
 	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ProtocolStep_sex(ctx context.Context, field graphql.CollectedField, obj *model.ProtocolStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProtocolStep_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProtocolStep_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProtocolStep", field, false, false, "String")
+}
+
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26664,6 +29928,190 @@ func (ec *executionContext) fieldContext_SaleRecordPayload_animal(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ScanReport_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ScanReport_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ScanReport_checks(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_checks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Checks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_checks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScanReport_animalsChecked(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_animalsChecked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalsChecked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_animalsChecked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScanReport_pregnant(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_pregnant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pregnant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_pregnant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScanReport_empty(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_empty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Empty, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_empty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScanReport_recheck(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_recheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recheck, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_recheck(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScanReport_pregnancyRate(ctx context.Context, field graphql.CollectedField, obj *herdbook.ScanReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScanReport_pregnancyRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PregnancyRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScanReport_pregnancyRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScanReport", field, false, false, "Float")
+}
+
 func (ec *executionContext) _SireCandidate_animalID(ctx context.Context, field graphql.CollectedField, obj *model.SireCandidate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27346,6 +30794,268 @@ func (ec *executionContext) _SpeciesWithdrawal_withdrawalMilkHours(ctx context.C
 }
 func (ec *executionContext) fieldContext_SpeciesWithdrawal_withdrawalMilkHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SpeciesWithdrawal", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SpreadPeriod_period(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_period(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Period, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SpreadPeriod_startDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SpreadPeriod_endDate(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SpreadPeriod_calvings(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_calvings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calvings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_calvings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SpreadPeriod_percentage(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_percentage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Percentage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_percentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SpreadPeriod_cumulativePercentage(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadPeriod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadPeriod_cumulativePercentage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CumulativePercentage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadPeriod_cumulativePercentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadPeriod", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SpreadReport_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SpreadReport_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SpreadReport_firstCalving(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadReport_firstCalving(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstCalving, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadReport_firstCalving(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SpreadReport_calvings(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadReport_calvings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calvings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadReport_calvings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpreadReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SpreadReport_periods(ctx context.Context, field graphql.CollectedField, obj *herdbook.SpreadReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpreadReport_periods(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Periods, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.SpreadPeriod) graphql.Marshaler {
+			return ec.marshalNSpreadPeriod2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐSpreadPeriodᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpreadReport_periods(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpreadReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpreadPeriod(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _TaskUpdatePayload_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskUpdatePayload) (ret graphql.Marshaler) {
@@ -28235,6 +31945,162 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, "String")
+}
+
+func (ec *executionContext) _WeaningReport_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeaningReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WeaningReport_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeaningReport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WeaningReport_calves(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_calves(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calves, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_calves(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeaningReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeaningReport_missing(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_missing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Missing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_missing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeaningReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeaningReport_bySire(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_bySire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BySire, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.WeightGroup) graphql.Marshaler {
+			return ec.marshalNWeightGroup2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWeightGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_bySire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeaningReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WeaningReport_byDamAge(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeaningReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeaningReport_byDamAge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByDamAge, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []herdbook.WeightGroup) graphql.Marshaler {
+			return ec.marshalNWeightGroup2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWeightGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeaningReport_byDamAge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeaningReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightGroup(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _WebhookAttempt_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookAttempt) (ret graphql.Marshaler) {
@@ -29413,6 +33279,374 @@ func (ec *executionContext) fieldContext_WebhookUpdatePayload_webhook(_ context.
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _WeightGain_from(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WeightGain_to(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WeightGain_days(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeightGain_fromKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_fromKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_fromKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightGain_toKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_toKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_toKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightGain_dailyGainKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.Gain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGain_dailyGainKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DailyGainKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGain_dailyGainKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGain", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightGroup_sireID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_sireID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SireID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "ID")
+}
+
+func (ec *executionContext) _WeightGroup_damAgeYears(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_damAgeYears(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DamAgeYears, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_damAgeYears(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeightGroup_calves(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_calves(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calves, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_calves(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeightGroup_meanAdjustedKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_meanAdjustedKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanAdjustedKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_meanAdjustedKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightGroup_minAdjustedKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_minAdjustedKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinAdjustedKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_minAdjustedKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightGroup_maxAdjustedKG(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightGroup_maxAdjustedKG(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAdjustedKG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightGroup_maxAdjustedKG(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightGroup", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightPoint_date(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightPoint_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightPoint_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightPoint", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WeightPoint_kg(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightPoint_kg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KG, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightPoint_kg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightPoint_kind(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightPoint_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightPoint_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightPoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _WeightPoint_recordID(ctx context.Context, field graphql.CollectedField, obj *herdbook.WeightPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightPoint_recordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightPoint_recordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightPoint", field, false, false, "ID")
 }
 
 func (ec *executionContext) _WeightRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.WeightRecordPayload) (ret graphql.Marshaler) {
@@ -30952,6 +35186,69 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAgeOfDamAdjustmentInput(ctx context.Context, obj any) (schematype.AgeOfDamAdjustment, error) {
+	var it schematype.AgeOfDamAdjustment
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"minDays", "maxDays", "maleKG", "femaleKG"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "minDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minDays"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinDays = data
+		case "maxDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxDays"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxDays = data
+		case "maleKG":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maleKG"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaleKG = data
+		case "femaleKG":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("femaleKG"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FemaleKG = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAgeOfDamAdjustmentInput unmarshals raw into the AgeOfDamAdjustmentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAgeOfDamAdjustmentInput(ctx context.Context, raw any) (schematype.AgeOfDamAdjustment, error) {
+	var out schematype.AgeOfDamAdjustment
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AgeOfDamAdjustmentInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAnimalCreateInput(ctx context.Context, obj any) (model.AnimalCreateInput, error) {
 	var it model.AnimalCreateInput
 	if obj == nil {
@@ -32332,6 +36629,244 @@ func UnmarshalBreedGestationInput(ctx context.Context, raw any) (model.BreedGest
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCalfInput(ctx context.Context, obj any) (model.CalfInput, error) {
+	var it model.CalfInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tag", "eid", "sex", "birthWeight", "status", "calvingEase", "twin", "freemartin", "geneticDamID", "surrogateDamID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "eid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eid"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Eid = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthWeight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthWeight"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthWeight = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "calvingEase":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calvingEase"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalvingEase = data
+		case "twin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("twin"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Twin = data
+		case "freemartin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("freemartin"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Freemartin = data
+		case "geneticDamID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("geneticDamID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GeneticDamID = data
+		case "surrogateDamID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("surrogateDamID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SurrogateDamID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCalfInput unmarshals raw into the CalfInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCalfInput(ctx context.Context, raw any) (model.CalfInput, error) {
+	var out model.CalfInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CalfInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCalvingEaseGradeInput(ctx context.Context, obj any) (schematype.CalvingEaseGrade, error) {
+	var it schematype.CalvingEaseGrade
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"code", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCalvingEaseGradeInput unmarshals raw into the CalvingEaseGradeInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCalvingEaseGradeInput(ctx context.Context, raw any) (schematype.CalvingEaseGrade, error) {
+	var out schematype.CalvingEaseGrade
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CalvingEaseGradeInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCalvingRecordInput(ctx context.Context, obj any) (model.CalvingRecordInput, error) {
+	var it model.CalvingRecordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "damID", "date", "sireID", "sireBasis", "dnaLab", "calves"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "sireBasis":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireBasis"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireBasis = data
+		case "dnaLab":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dnaLab"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DnaLab = data
+		case "calves":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calves"))
+			data, err := ec.unmarshalNCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calves = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCalvingRecordInput unmarshals raw into the CalvingRecordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCalvingRecordInput(ctx context.Context, raw any) (model.CalvingRecordInput, error) {
+	var out model.CalvingRecordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CalvingRecordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCastrationFact(ctx context.Context, obj any) (model.CastrationFact, error) {
 	var it model.CastrationFact
 	if obj == nil {
@@ -33352,7 +37887,7 @@ func (ec *executionContext) unmarshalInputFarmSettingsUpdateInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "timeZone", "withdrawalRules", "organic", "allowTestTags", "minimumBreedingAgeFemaleDays", "minimumBreedingAgeMaleDays", "minimumCalvingIntervalDays"}
+	fieldsInOrder := [...]string{"farmID", "timeZone", "withdrawalRules", "organic", "allowTestTags", "minimumBreedingAgeFemaleDays", "minimumBreedingAgeMaleDays", "minimumCalvingIntervalDays", "calvingEaseScale", "weaningAgeOfDam"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33415,6 +37950,20 @@ func (ec *executionContext) unmarshalInputFarmSettingsUpdateInput(ctx context.Co
 				return it, err
 			}
 			it.MinimumCalvingIntervalDays = graphql.OmittableOf(data)
+		case "calvingEaseScale":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calvingEaseScale"))
+			data, err := ec.unmarshalOCalvingEaseGradeInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGradeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalvingEaseScale = graphql.OmittableOf(data)
+		case "weaningAgeOfDam":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weaningAgeOfDam"))
+			data, err := ec.unmarshalOAgeOfDamAdjustmentInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustmentᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WeaningAgeOfDam = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -36028,7 +40577,7 @@ func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "offsetDays"}
+	fieldsInOrder := [...]string{"name", "offsetDays", "sex"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -36049,6 +40598,13 @@ func (ec *executionContext) unmarshalInputProtocolStepInput(ctx context.Context,
 				return it, err
 			}
 			it.OffsetDays = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
 		}
 	}
 	return it, nil
@@ -39349,6 +43905,127 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var adjustedWeaningImplementors = []string{"AdjustedWeaning"}
+
+func (ec *executionContext) _AdjustedWeaning(ctx context.Context, sel ast.SelectionSet, obj *herdbook.AdjustedWeaning) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, adjustedWeaningImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AdjustedWeaning")
+		case "birthDate":
+			out.Values[i] = ec._AdjustedWeaning_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthKG":
+			out.Values[i] = ec._AdjustedWeaning_birthKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weaningDate":
+			out.Values[i] = ec._AdjustedWeaning_weaningDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weaningKG":
+			out.Values[i] = ec._AdjustedWeaning_weaningKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ageDays":
+			out.Values[i] = ec._AdjustedWeaning_ageDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ageOfDamDays":
+			out.Values[i] = ec._AdjustedWeaning_ageOfDamDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ageOfDamAdjustmentKG":
+			out.Values[i] = ec._AdjustedWeaning_ageOfDamAdjustmentKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "adjustedKG":
+			out.Values[i] = ec._AdjustedWeaning_adjustedKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupID":
+			out.Values[i] = ec._AdjustedWeaning_groupID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ageOfDamAdjustmentImplementors = []string{"AgeOfDamAdjustment"}
+
+func (ec *executionContext) _AgeOfDamAdjustment(ctx context.Context, sel ast.SelectionSet, obj *schematype.AgeOfDamAdjustment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ageOfDamAdjustmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgeOfDamAdjustment")
+		case "minDays":
+			out.Values[i] = ec._AgeOfDamAdjustment_minDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxDays":
+			out.Values[i] = ec._AgeOfDamAdjustment_maxDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maleKG":
+			out.Values[i] = ec._AgeOfDamAdjustment_maleKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "femaleKG":
+			out.Values[i] = ec._AgeOfDamAdjustment_femaleKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var animalImplementors = []string{"Animal", "Node"}
 
 func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, obj *ent.Animal) graphql.Marshaler {
@@ -39395,6 +44072,18 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "weights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_weights(ctx, field, obj)
+				})
+		case "adjustedWeaningWeight":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_adjustedWeaningWeight(ctx, field, obj)
+				})
 		case "groups":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -39784,6 +44473,54 @@ func (ec *executionContext) _AnimalUpdatePayload(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("AnimalUpdatePayload")
 		case "animal":
 			out.Values[i] = ec._AnimalUpdatePayload_animal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var animalWeightsImplementors = []string{"AnimalWeights"}
+
+func (ec *executionContext) _AnimalWeights(ctx context.Context, sel ast.SelectionSet, obj *herdbook.AnimalWeights) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, animalWeightsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnimalWeights")
+		case "weights":
+			out.Values[i] = ec._AnimalWeights_weights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gains":
+			out.Values[i] = ec._AnimalWeights_gains(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "adjustedWeaningWeight":
+			out.Values[i] = ec._AnimalWeights_adjustedWeaningWeight(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "adjustedWeaningMissing":
+			out.Values[i] = ec._AnimalWeights_adjustedWeaningMissing(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -40731,6 +45468,356 @@ func (ec *executionContext) _BreedingAges(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var calfImplementors = []string{"Calf"}
+
+func (ec *executionContext) _Calf(ctx context.Context, sel ast.SelectionSet, obj *herdbook.Calf) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calfImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Calf")
+		case "animalID":
+			out.Values[i] = ec._Calf_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tag":
+			out.Values[i] = ec._Calf_tag(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eid":
+			out.Values[i] = ec._Calf_eid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sex":
+			out.Values[i] = ec._Calf_sex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "birthWeight":
+			out.Values[i] = ec._Calf_birthWeight(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Calf_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "calvingEase":
+			out.Values[i] = ec._Calf_calvingEase(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "twin":
+			out.Values[i] = ec._Calf_twin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "freemartin":
+			out.Values[i] = ec._Calf_freemartin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "geneticDamID":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Calf_geneticDamID(ctx, field, obj)
+				})
+		case "surrogateDamID":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Calf_surrogateDamID(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingImplementors = []string{"Calving"}
+
+func (ec *executionContext) _Calving(ctx context.Context, sel ast.SelectionSet, obj *herdbook.Calving) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Calving")
+		case "id":
+			out.Values[i] = ec._Calving_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "damID":
+			out.Values[i] = ec._Calving_damID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._Calving_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sire":
+			out.Values[i] = ec._Calving_sire(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "calves":
+			out.Values[i] = ec._Calving_calves(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tasks":
+			out.Values[i] = ec._Calving_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Calving_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingEaseGradeImplementors = []string{"CalvingEaseGrade"}
+
+func (ec *executionContext) _CalvingEaseGrade(ctx context.Context, sel ast.SelectionSet, obj *schematype.CalvingEaseGrade) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingEaseGradeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingEaseGrade")
+		case "code":
+			out.Values[i] = ec._CalvingEaseGrade_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._CalvingEaseGrade_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingRecordPayloadImplementors = []string{"CalvingRecordPayload"}
+
+func (ec *executionContext) _CalvingRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalvingRecordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingRecordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingRecordPayload")
+		case "calving":
+			out.Values[i] = ec._CalvingRecordPayload_calving(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._CalvingRecordPayload_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingReportImplementors = []string{"CalvingReport"}
+
+func (ec *executionContext) _CalvingReport(ctx context.Context, sel ast.SelectionSet, obj *herdbook.CalvingReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingReport")
+		case "from":
+			out.Values[i] = ec._CalvingReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._CalvingReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exposureFrom":
+			out.Values[i] = ec._CalvingReport_exposureFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exposureTo":
+			out.Values[i] = ec._CalvingReport_exposureTo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "femalesExposed":
+			out.Values[i] = ec._CalvingReport_femalesExposed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvings":
+			out.Values[i] = ec._CalvingReport_calvings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvesBorn":
+			out.Values[i] = ec._CalvingReport_calvesBorn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvesBornAlive":
+			out.Values[i] = ec._CalvingReport_calvesBornAlive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stillborn":
+			out.Values[i] = ec._CalvingReport_stillborn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvingPercentage":
+			out.Values[i] = ec._CalvingReport_calvingPercentage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingSireImplementors = []string{"CalvingSire"}
+
+func (ec *executionContext) _CalvingSire(ctx context.Context, sel ast.SelectionSet, obj *herdbook.CalvingSire) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingSireImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingSire")
+		case "animalID":
+			out.Values[i] = ec._CalvingSire_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "basis":
+			out.Values[i] = ec._CalvingSire_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CalvingSire_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "provenance":
+			out.Values[i] = ec._CalvingSire_provenance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var channelPreferencesImplementors = []string{"ChannelPreferences"}
 
 func (ec *executionContext) _ChannelPreferences(ctx context.Context, sel ast.SelectionSet, obj *model.ChannelPreferences) graphql.Marshaler {
@@ -41126,6 +46213,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_tasks(ctx, field, obj)
 				})
+		case "reports":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_reports(ctx, field, obj)
+				})
 		case "animals":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -41516,6 +46609,16 @@ func (ec *executionContext) _FarmSettings(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._FarmSettings_updatedAt(ctx, field, obj)
 				})
+		case "calvingEaseScale":
+			out.Values[i] = ec._FarmSettings_calvingEaseScale(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weaningAgeOfDam":
+			out.Values[i] = ec._FarmSettings_weaningAgeOfDam(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42040,6 +47143,49 @@ func (ec *executionContext) _FollowUpTaskPage(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var gainReportImplementors = []string{"GainReport"}
+
+func (ec *executionContext) _GainReport(ctx context.Context, sel ast.SelectionSet, obj *herdbook.GainReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gainReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GainReport")
+		case "from":
+			out.Values[i] = ec._GainReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._GainReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groups":
+			out.Values[i] = ec._GainReport_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var gestationDaysImplementors = []string{"GestationDays"}
 
 func (ec *executionContext) _GestationDays(ctx context.Context, sel ast.SelectionSet, obj *model.GestationDays) graphql.Marshaler {
@@ -42317,6 +47463,107 @@ func (ec *executionContext) _GroupEdge(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var groupGainImplementors = []string{"GroupGain"}
+
+func (ec *executionContext) _GroupGain(ctx context.Context, sel ast.SelectionSet, obj *herdbook.GroupGain) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupGainImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupGain")
+		case "groupID":
+			out.Values[i] = ec._GroupGain_groupID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animals":
+			out.Values[i] = ec._GroupGain_animals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meanDailyGainKG":
+			out.Values[i] = ec._GroupGain_meanDailyGainKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var herdReportsImplementors = []string{"HerdReports"}
+
+func (ec *executionContext) _HerdReports(ctx context.Context, sel ast.SelectionSet, obj *model.HerdReports) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, herdReportsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HerdReports")
+		case "calving":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HerdReports_calving(ctx, field, obj)
+				})
+		case "calvingSpread":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HerdReports_calvingSpread(ctx, field, obj)
+				})
+		case "scans":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HerdReports_scans(ctx, field, obj)
+				})
+		case "weaning":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HerdReports_weaning(ctx, field, obj)
+				})
+		case "gain":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HerdReports_gain(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43694,6 +48941,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "calvingRecord":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_calvingRecord(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "medicineCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_medicineCreate(ctx, field)
@@ -44454,6 +49708,11 @@ func (ec *executionContext) _ProtocolStep(ctx context.Context, sel ast.Selection
 		case "offsetDays":
 			out.Values[i] = ec._ProtocolStep_offsetDays(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sex":
+			out.Values[i] = ec._ProtocolStep_sex(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -45221,6 +50480,74 @@ func (ec *executionContext) _SaleRecordPayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var scanReportImplementors = []string{"ScanReport"}
+
+func (ec *executionContext) _ScanReport(ctx context.Context, sel ast.SelectionSet, obj *herdbook.ScanReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scanReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScanReport")
+		case "from":
+			out.Values[i] = ec._ScanReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._ScanReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checks":
+			out.Values[i] = ec._ScanReport_checks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalsChecked":
+			out.Values[i] = ec._ScanReport_animalsChecked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pregnant":
+			out.Values[i] = ec._ScanReport_pregnant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "empty":
+			out.Values[i] = ec._ScanReport_empty(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recheck":
+			out.Values[i] = ec._ScanReport_recheck(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pregnancyRate":
+			out.Values[i] = ec._ScanReport_pregnancyRate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sireCandidateImplementors = []string{"SireCandidate"}
 
 func (ec *executionContext) _SireCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.SireCandidate) graphql.Marshaler {
@@ -45424,6 +50751,117 @@ func (ec *executionContext) _SpeciesWithdrawal(ctx context.Context, sel ast.Sele
 			out.Values[i] = ec._SpeciesWithdrawal_withdrawalMilkHours(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var spreadPeriodImplementors = []string{"SpreadPeriod"}
+
+func (ec *executionContext) _SpreadPeriod(ctx context.Context, sel ast.SelectionSet, obj *herdbook.SpreadPeriod) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, spreadPeriodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpreadPeriod")
+		case "period":
+			out.Values[i] = ec._SpreadPeriod_period(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startDate":
+			out.Values[i] = ec._SpreadPeriod_startDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endDate":
+			out.Values[i] = ec._SpreadPeriod_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvings":
+			out.Values[i] = ec._SpreadPeriod_calvings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "percentage":
+			out.Values[i] = ec._SpreadPeriod_percentage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cumulativePercentage":
+			out.Values[i] = ec._SpreadPeriod_cumulativePercentage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var spreadReportImplementors = []string{"SpreadReport"}
+
+func (ec *executionContext) _SpreadReport(ctx context.Context, sel ast.SelectionSet, obj *herdbook.SpreadReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, spreadReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpreadReport")
+		case "from":
+			out.Values[i] = ec._SpreadReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._SpreadReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstCalving":
+			out.Values[i] = ec._SpreadReport_firstCalving(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "calvings":
+			out.Values[i] = ec._SpreadReport_calvings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "periods":
+			out.Values[i] = ec._SpreadReport_periods(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -45824,6 +51262,64 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "email":
 			out.Values[i] = ec._User_email(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var weaningReportImplementors = []string{"WeaningReport"}
+
+func (ec *executionContext) _WeaningReport(ctx context.Context, sel ast.SelectionSet, obj *herdbook.WeaningReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weaningReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeaningReport")
+		case "from":
+			out.Values[i] = ec._WeaningReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._WeaningReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calves":
+			out.Values[i] = ec._WeaningReport_calves(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "missing":
+			out.Values[i] = ec._WeaningReport_missing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bySire":
+			out.Values[i] = ec._WeaningReport_bySire(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byDamAge":
+			out.Values[i] = ec._WeaningReport_byDamAge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -46413,6 +51909,170 @@ func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var weightGainImplementors = []string{"WeightGain"}
+
+func (ec *executionContext) _WeightGain(ctx context.Context, sel ast.SelectionSet, obj *herdbook.Gain) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightGainImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeightGain")
+		case "from":
+			out.Values[i] = ec._WeightGain_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._WeightGain_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._WeightGain_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromKG":
+			out.Values[i] = ec._WeightGain_fromKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "toKG":
+			out.Values[i] = ec._WeightGain_toKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dailyGainKG":
+			out.Values[i] = ec._WeightGain_dailyGainKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var weightGroupImplementors = []string{"WeightGroup"}
+
+func (ec *executionContext) _WeightGroup(ctx context.Context, sel ast.SelectionSet, obj *herdbook.WeightGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeightGroup")
+		case "sireID":
+			out.Values[i] = ec._WeightGroup_sireID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "damAgeYears":
+			out.Values[i] = ec._WeightGroup_damAgeYears(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "calves":
+			out.Values[i] = ec._WeightGroup_calves(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meanAdjustedKG":
+			out.Values[i] = ec._WeightGroup_meanAdjustedKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minAdjustedKG":
+			out.Values[i] = ec._WeightGroup_minAdjustedKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxAdjustedKG":
+			out.Values[i] = ec._WeightGroup_maxAdjustedKG(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var weightPointImplementors = []string{"WeightPoint"}
+
+func (ec *executionContext) _WeightPoint(ctx context.Context, sel ast.SelectionSet, obj *herdbook.WeightPoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeightPoint")
+		case "date":
+			out.Values[i] = ec._WeightPoint_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kg":
+			out.Values[i] = ec._WeightPoint_kg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._WeightPoint_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordID":
+			out.Values[i] = ec._WeightPoint_recordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var weightRecordPayloadImplementors = []string{"WeightRecordPayload"}
 
 func (ec *executionContext) _WeightRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WeightRecordPayload) graphql.Marshaler {
@@ -46954,6 +52614,15 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAgeOfDamAdjustment2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustment(ctx context.Context, sel ast.SelectionSet, v schematype.AgeOfDamAdjustment) graphql.Marshaler {
+	return ec._AgeOfDamAdjustment(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNAgeOfDamAdjustmentInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustment(ctx context.Context, v any) (*schematype.AgeOfDamAdjustment, error) {
+	res, err := ec.unmarshalInputAgeOfDamAdjustmentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -47068,6 +52737,14 @@ func (ec *executionContext) marshalNAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbo
 		return graphql.Null
 	}
 	return ec._AnimalUpdatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAnimalWeights2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWeights(ctx context.Context, sel ast.SelectionSet, v *herdbook.AnimalWeights) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AnimalWeights!")
+		return graphql.Null
+	}
+	return ec._AnimalWeights(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAnimalWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalWhereInput(ctx context.Context, v any) (*ent.AnimalWhereInput, error) {
@@ -47317,6 +52994,83 @@ func (ec *executionContext) marshalNBreedingAges2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._BreedingAges(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalf2githubᚗcomᚋherdbookᚋherdbookᚐCalf(ctx context.Context, sel ast.SelectionSet, v herdbook.Calf) graphql.Marshaler {
+	return ec._Calf(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCalf2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐCalfᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.Calf) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalf2githubᚗcomᚋherdbookᚋherdbookᚐCalf(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx context.Context, v any) ([]*model.CalfInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CalfInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalfInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNCalfInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInput(ctx context.Context, v any) (*model.CalfInput, error) {
+	res, err := ec.unmarshalInputCalfInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCalving2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalving(ctx context.Context, sel ast.SelectionSet, v *herdbook.Calving) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Calving!")
+		return graphql.Null
+	}
+	return ec._Calving(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalvingEaseGrade2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx context.Context, sel ast.SelectionSet, v schematype.CalvingEaseGrade) graphql.Marshaler {
+	return ec._CalvingEaseGrade(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNCalvingEaseGradeInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx context.Context, v any) (*schematype.CalvingEaseGrade, error) {
+	res, err := ec.unmarshalInputCalvingEaseGradeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCalvingRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingRecordInput(ctx context.Context, v any) (model.CalvingRecordInput, error) {
+	res, err := ec.unmarshalInputCalvingRecordInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCalvingRecordPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingRecordPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalvingRecordPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalvingRecordPayload!")
+		return graphql.Null
+	}
+	return ec._CalvingRecordPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalvingReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalvingReport(ctx context.Context, sel ast.SelectionSet, v *herdbook.CalvingReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalvingReport!")
+		return graphql.Null
+	}
+	return ec._CalvingReport(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCastrationFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFactInput(ctx context.Context, v any) (model.CastrationFactInput, error) {
@@ -47744,6 +53498,14 @@ func (ec *executionContext) marshalNFollowUpTaskPage2ᚖgithubᚗcomᚋherdbook�
 	return ec._FollowUpTaskPage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGainReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐGainReport(ctx context.Context, sel ast.SelectionSet, v *herdbook.GainReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GainReport!")
+		return graphql.Null
+	}
+	return ec._GainReport(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNGroup2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroup(ctx context.Context, sel ast.SelectionSet, v *ent.Group) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Group!")
@@ -47799,6 +53561,26 @@ func (ec *executionContext) marshalNGroupDeletePayload2ᚖgithubᚗcomᚋherdboo
 	return ec._GroupDeletePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGroupGain2githubᚗcomᚋherdbookᚋherdbookᚐGroupGain(ctx context.Context, sel ast.SelectionSet, v herdbook.GroupGain) graphql.Marshaler {
+	return ec._GroupGain(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNGroupGain2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐGroupGainᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.GroupGain) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGroupGain2githubᚗcomᚋherdbookᚋherdbookᚐGroupGain(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNGroupInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupInput(ctx context.Context, v any) (model.GroupInput, error) {
 	res, err := ec.unmarshalInputGroupInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -47821,6 +53603,14 @@ func (ec *executionContext) marshalNGroupOrderField2ᚖgithubᚗcomᚋherdbook�
 func (ec *executionContext) unmarshalNGroupWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐGroupWhereInput(ctx context.Context, v any) (*ent.GroupWhereInput, error) {
 	res, err := ec.unmarshalInputGroupWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNHerdReports2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHerdReports(ctx context.Context, sel ast.SelectionSet, v *model.HerdReports) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "HerdReports!")
+		return graphql.Null
+	}
+	return ec._HerdReports(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
@@ -48685,6 +54475,14 @@ func (ec *executionContext) marshalNSaleRecordPayload2ᚖgithubᚗcomᚋherdbook
 	return ec._SaleRecordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNScanReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐScanReport(ctx context.Context, sel ast.SelectionSet, v *herdbook.ScanReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ScanReport!")
+		return graphql.Null
+	}
+	return ec._ScanReport(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNSettingsStatus2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSettingsStatus(ctx context.Context, v any) (model.SettingsStatus, error) {
 	var res model.SettingsStatus
 	err := res.UnmarshalGQL(v)
@@ -48800,6 +54598,34 @@ func (ec *executionContext) marshalNSpeciesWithdrawal2ᚕgithubᚗcomᚋherdbook
 func (ec *executionContext) unmarshalNSpeciesWithdrawalInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSpeciesWithdrawalInput(ctx context.Context, v any) (*model.SpeciesWithdrawalInput, error) {
 	res, err := ec.unmarshalInputSpeciesWithdrawalInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSpreadPeriod2githubᚗcomᚋherdbookᚋherdbookᚐSpreadPeriod(ctx context.Context, sel ast.SelectionSet, v herdbook.SpreadPeriod) graphql.Marshaler {
+	return ec._SpreadPeriod(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSpreadPeriod2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐSpreadPeriodᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.SpreadPeriod) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSpreadPeriod2githubᚗcomᚋherdbookᚋherdbookᚐSpreadPeriod(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSpreadReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐSpreadReport(ctx context.Context, sel ast.SelectionSet, v *herdbook.SpreadReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SpreadReport!")
+		return graphql.Null
+	}
+	return ec._SpreadReport(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -49010,6 +54836,14 @@ func (ec *executionContext) marshalNUserOrderField2ᚖgithubᚗcomᚋherdbookᚋ
 	return v
 }
 
+func (ec *executionContext) marshalNWeaningReport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐWeaningReport(ctx context.Context, sel ast.SelectionSet, v *herdbook.WeaningReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WeaningReport!")
+		return graphql.Null
+	}
+	return ec._WeaningReport(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐWebhookAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookAttempt) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -49216,6 +55050,66 @@ func (ec *executionContext) marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdb
 	return ec._WebhookUpdatePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNWeightGain2githubᚗcomᚋherdbookᚋherdbookᚐGain(ctx context.Context, sel ast.SelectionSet, v herdbook.Gain) graphql.Marshaler {
+	return ec._WeightGain(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWeightGain2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐGainᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.Gain) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeightGain2githubᚗcomᚋherdbookᚋherdbookᚐGain(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWeightGroup2githubᚗcomᚋherdbookᚋherdbookᚐWeightGroup(ctx context.Context, sel ast.SelectionSet, v herdbook.WeightGroup) graphql.Marshaler {
+	return ec._WeightGroup(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWeightGroup2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWeightGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.WeightGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeightGroup2githubᚗcomᚋherdbookᚋherdbookᚐWeightGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWeightPoint2githubᚗcomᚋherdbookᚋherdbookᚐWeightPoint(ctx context.Context, sel ast.SelectionSet, v herdbook.WeightPoint) graphql.Marshaler {
+	return ec._WeightPoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWeightPoint2ᚕgithubᚗcomᚋherdbookᚋherdbookᚐWeightPointᚄ(ctx context.Context, sel ast.SelectionSet, v []herdbook.WeightPoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeightPoint2githubᚗcomᚋherdbookᚋherdbookᚐWeightPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNWeightRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightRecordInput(ctx context.Context, v any) (model.WeightRecordInput, error) {
 	res, err := ec.unmarshalInputWeightRecordInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -49397,6 +55291,49 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalOAdjustedWeaning2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAdjustedWeaning(ctx context.Context, sel ast.SelectionSet, v *herdbook.AdjustedWeaning) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AdjustedWeaning(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAgeOfDamAdjustment2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustmentᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.AgeOfDamAdjustment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgeOfDamAdjustment2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOAgeOfDamAdjustmentInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustmentᚄ(ctx context.Context, v any) ([]*schematype.AgeOfDamAdjustment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*schematype.AgeOfDamAdjustment, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAgeOfDamAdjustmentInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐAgeOfDamAdjustment(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOAnimal2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAnimalᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Animal) graphql.Marshaler {
@@ -49629,6 +55566,49 @@ func (ec *executionContext) unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋh
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOCalvingEaseGrade2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGradeᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.CalvingEaseGrade) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalvingEaseGrade2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCalvingEaseGradeInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGradeᚄ(ctx context.Context, v any) ([]*schematype.CalvingEaseGrade, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*schematype.CalvingEaseGrade, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalvingEaseGradeInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCalvingSire2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalvingSire(ctx context.Context, sel ast.SelectionSet, v *herdbook.CalvingSire) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CalvingSire(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCastrationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCastrationFact(ctx context.Context, v any) (*model.CastrationFact, error) {

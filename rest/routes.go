@@ -1,6 +1,9 @@
 package rest
 
-import "github.com/herdbook/herdbook/internal/httpapi"
+import (
+	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
+)
 
 // routes lists the whole REST surface. Each path is served under every prefix in Prefixes.
 func (h *Handler) routes() {
@@ -46,6 +49,15 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
 	// Pedigree, kinship and inbreeding under uncertain paternity (docs/pedigree.md).
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/pedigree", h.animalPedigree)
+	// The calving operation and growth (docs/breeding.md).
+	h.handle("GET", "/farm/{farm_id}/calvings", h.listCalvings)
+	h.handle("POST", "/farm/{farm_id}/calvings", h.createCalving)
+	h.handle("GET", "/farm/{farm_id}/calvings/{calving_id}", h.getCalving)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/weights", h.animalWeights)
+	for _, name := range herdbook.Reports {
+		h.handle("GET", "/farm/{farm_id}/reports/"+name, h.report(name))
+		h.handle("GET", "/farm/{farm_id}/reports/"+name+".csv", h.reportCSV(name))
+	}
 	h.handle("GET", "/farm/{farm_id}/kinship", h.kinship)
 	h.handle("GET", "/farm/{farm_id}/groups", h.listGroups)
 	h.handle("POST", "/farm/{farm_id}/groups", h.createGroup)

@@ -7,19 +7,22 @@ import (
 	"time"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // farmSettingsJSON is the farm settings resource (docs/settings.md): every field is present, an
 // unset limit as null.
 type farmSettingsJSON struct {
-	TimeZone                   *string          `json:"time_zone"`
-	WithdrawalRules            *string          `json:"withdrawal_rules"`
-	Organic                    bool             `json:"organic"`
-	AllowTestTags              bool             `json:"allow_test_tags"`
-	MinimumBreedingAgeDays     breedingAgesJSON `json:"minimum_breeding_age_days"`
-	MinimumCalvingIntervalDays *int             `json:"minimum_calving_interval_days"`
-	UpdatedAt                  *time.Time       `json:"updated_at"`
+	TimeZone                   *string                         `json:"time_zone"`
+	WithdrawalRules            *string                         `json:"withdrawal_rules"`
+	Organic                    bool                            `json:"organic"`
+	AllowTestTags              bool                            `json:"allow_test_tags"`
+	MinimumBreedingAgeDays     breedingAgesJSON                `json:"minimum_breeding_age_days"`
+	MinimumCalvingIntervalDays *int                            `json:"minimum_calving_interval_days"`
+	CalvingEaseScale           []schematype.CalvingEaseGrade   `json:"calving_ease_scale"`
+	WeaningAgeOfDam            []schematype.AgeOfDamAdjustment `json:"weaning_age_of_dam"`
+	UpdatedAt                  *time.Time                      `json:"updated_at"`
 }
 
 type breedingAgesJSON struct {
@@ -33,6 +36,8 @@ func newFarmSettingsJSON(s herdbook.FarmSettings) farmSettingsJSON {
 		AllowTestTags:              s.AllowTestTags,
 		MinimumBreedingAgeDays:     breedingAgesJSON{Female: s.MinimumBreedingAgeDays.Female, Male: s.MinimumBreedingAgeDays.Male},
 		MinimumCalvingIntervalDays: s.MinimumCalvingIntervalDays,
+		CalvingEaseScale:           s.CalvingEaseScale,
+		WeaningAgeOfDam:            s.WeaningAgeOfDam,
 	}
 	if s.TimeZone != "" {
 		out.TimeZone = &s.TimeZone
@@ -48,12 +53,14 @@ func newFarmSettingsJSON(s herdbook.FarmSettings) farmSettingsJSON {
 }
 
 type farmSettingsBody struct {
-	TimeZone                   nullable[string]                `json:"time_zone"`
-	WithdrawalRules            nullable[string]                `json:"withdrawal_rules"`
-	Organic                    nullable[bool]                  `json:"organic"`
-	AllowTestTags              nullable[bool]                  `json:"allow_test_tags"`
-	MinimumBreedingAgeDays     nullable[breedingAgesPatchBody] `json:"minimum_breeding_age_days"`
-	MinimumCalvingIntervalDays nullable[int]                   `json:"minimum_calving_interval_days"`
+	TimeZone                   nullable[string]                          `json:"time_zone"`
+	WithdrawalRules            nullable[string]                          `json:"withdrawal_rules"`
+	Organic                    nullable[bool]                            `json:"organic"`
+	AllowTestTags              nullable[bool]                            `json:"allow_test_tags"`
+	MinimumBreedingAgeDays     nullable[breedingAgesPatchBody]           `json:"minimum_breeding_age_days"`
+	MinimumCalvingIntervalDays nullable[int]                             `json:"minimum_calving_interval_days"`
+	CalvingEaseScale           nullable[[]schematype.CalvingEaseGrade]   `json:"calving_ease_scale"`
+	WeaningAgeOfDam            nullable[[]schematype.AgeOfDamAdjustment] `json:"weaning_age_of_dam"`
 }
 
 type breedingAgesPatchBody struct {
@@ -101,6 +108,8 @@ func (h *Handler) putFarmSettings(w http.ResponseWriter, r *http.Request) {
 		Organic:                    notNull(&fe, "organic", b.Organic),
 		AllowTestTags:              notNull(&fe, "allow_test_tags", b.AllowTestTags),
 		MinimumCalvingIntervalDays: b.MinimumCalvingIntervalDays.optional(),
+		CalvingEaseScale:           b.CalvingEaseScale.optional(),
+		WeaningAgeOfDam:            b.WeaningAgeOfDam.optional(),
 	}
 	if ages := b.MinimumBreedingAgeDays; ages.Set {
 		if ages.Null { // null unsets both limits

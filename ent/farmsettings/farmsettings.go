@@ -34,6 +34,10 @@ const (
 	FieldMinimumBreedingAgeMaleDays = "minimum_breeding_age_male_days"
 	// FieldMinimumCalvingIntervalDays holds the string denoting the minimum_calving_interval_days field in the database.
 	FieldMinimumCalvingIntervalDays = "minimum_calving_interval_days"
+	// FieldCalvingEaseScale holds the string denoting the calving_ease_scale field in the database.
+	FieldCalvingEaseScale = "calving_ease_scale"
+	// FieldWeaningAgeOfDam holds the string denoting the weaning_age_of_dam field in the database.
+	FieldWeaningAgeOfDam = "weaning_age_of_dam"
 	// FieldUpdatedBy holds the string denoting the updated_by field in the database.
 	FieldUpdatedBy = "updated_by"
 	// Table holds the table name of the farmsettings in the database.
@@ -53,6 +57,8 @@ var Columns = []string{
 	FieldMinimumBreedingAgeFemaleDays,
 	FieldMinimumBreedingAgeMaleDays,
 	FieldMinimumCalvingIntervalDays,
+	FieldCalvingEaseScale,
+	FieldWeaningAgeOfDam,
 	FieldUpdatedBy,
 }
 

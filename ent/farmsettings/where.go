@@ -550,6 +550,26 @@ func MinimumCalvingIntervalDaysNotNil() predicate.FarmSettings {
 	return predicate.FarmSettings(sql.FieldNotNull(FieldMinimumCalvingIntervalDays))
 }
 
+// CalvingEaseScaleIsNil applies the IsNil predicate on the "calving_ease_scale" field.
+func CalvingEaseScaleIsNil() predicate.FarmSettings {
+	return predicate.FarmSettings(sql.FieldIsNull(FieldCalvingEaseScale))
+}
+
+// CalvingEaseScaleNotNil applies the NotNil predicate on the "calving_ease_scale" field.
+func CalvingEaseScaleNotNil() predicate.FarmSettings {
+	return predicate.FarmSettings(sql.FieldNotNull(FieldCalvingEaseScale))
+}
+
+// WeaningAgeOfDamIsNil applies the IsNil predicate on the "weaning_age_of_dam" field.
+func WeaningAgeOfDamIsNil() predicate.FarmSettings {
+	return predicate.FarmSettings(sql.FieldIsNull(FieldWeaningAgeOfDam))
+}
+
+// WeaningAgeOfDamNotNil applies the NotNil predicate on the "weaning_age_of_dam" field.
+func WeaningAgeOfDamNotNil() predicate.FarmSettings {
+	return predicate.FarmSettings(sql.FieldNotNull(FieldWeaningAgeOfDam))
+}
+
 // UpdatedByEQ applies the EQ predicate on the "updated_by" field.
 func UpdatedByEQ(v uuid.UUID) predicate.FarmSettings {
 	return predicate.FarmSettings(sql.FieldEQ(FieldUpdatedBy, v))

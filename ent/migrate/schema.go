@@ -489,6 +489,8 @@ var (
 		{Name: "minimum_breeding_age_female_days", Type: field.TypeInt, Nullable: true},
 		{Name: "minimum_breeding_age_male_days", Type: field.TypeInt, Nullable: true},
 		{Name: "minimum_calving_interval_days", Type: field.TypeInt, Nullable: true},
+		{Name: "calving_ease_scale", Type: field.TypeJSON, Nullable: true},
+		{Name: "weaning_age_of_dam", Type: field.TypeJSON, Nullable: true},
 		{Name: "updated_by", Type: field.TypeUUID, Nullable: true},
 	}
 	// FarmSettingsTable holds the schema information for the "farm_settings" table.

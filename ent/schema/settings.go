@@ -7,6 +7,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // FarmSettings holds a farm's own rules for its herd book and medicine book: its time zone,
@@ -31,6 +33,10 @@ func (FarmSettings) Fields() []ent.Field {
 		field.Int("minimum_breeding_age_female_days").Optional().Nillable(),
 		field.Int("minimum_breeding_age_male_days").Optional().Nillable(),
 		field.Int("minimum_calving_interval_days").Optional().Nillable(),
+		field.JSON("calving_ease_scale", []schematype.CalvingEaseGrade{}).Optional().
+			Comment("The farm's calving-ease scale; unset (null) until the farm sets one, and calving ease is refused until then."),
+		field.JSON("weaning_age_of_dam", []schematype.AgeOfDamAdjustment{}).Optional().
+			Comment("The farm's age-of-dam adjustments of the 205-day weaning weight; none applied while unset."),
 		field.UUID("updated_by", uuid.UUID{}).Optional().Nillable(),
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
 )
 
 // A new animal.
@@ -349,6 +350,56 @@ type BreedGestationInput struct {
 	Max int `json:"max"`
 }
 
+// One calf of calvingRecord.
+type CalfInput struct {
+	// The calf's tag; the EID stands in when it is left out.
+	Tag *string `json:"tag,omitempty"`
+	// The calf's electronic identifier.
+	Eid *string `json:"eid,omitempty"`
+	// male or female.
+	Sex string `json:"sex"`
+	// The birth weight in kilograms (more than 0, at most 1000).
+	BirthWeight *float64 `json:"birthWeight,omitempty"`
+	// alive or stillborn.
+	Status string `json:"status"`
+	// A code of the farm's calving-ease scale.
+	CalvingEase *string `json:"calvingEase,omitempty"`
+	// Whether the calf is a twin.
+	Twin *bool `json:"twin,omitempty"`
+	// Whether the calf is a freemartin.
+	Freemartin *bool `json:"freemartin,omitempty"`
+	// The genetic dam of an embryo-transfer calf.
+	GeneticDamID *uuid.UUID `json:"geneticDamID,omitempty"`
+	// The cow that rears the calf.
+	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
+}
+
+// A calving: the dam, the day, the calves and the sire with its basis.
+type CalvingRecordInput struct {
+	// The farm.
+	FarmID uuid.UUID `json:"farmID"`
+	// The dam that calved.
+	DamID uuid.UUID `json:"damID"`
+	// The day of the calving.
+	Date string `json:"date"`
+	// The sire, with sireBasis.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// service, review or dna.
+	SireBasis *string `json:"sireBasis,omitempty"`
+	// The laboratory whose DNA result qualified the sire (sireBasis dna).
+	DnaLab *string `json:"dnaLab,omitempty"`
+	// The calves, 1 to 8.
+	Calves []*CalfInput `json:"calves"`
+}
+
+// What calvingRecord recorded, or the calving already recorded for the dam and day.
+type CalvingRecordPayload struct {
+	// The calving.
+	Calving *herdbook.Calving `json:"calving"`
+	// True the first time; false when the dam's calving of that day was already recorded (nothing was written).
+	Created bool `json:"created"`
+}
+
 // A castration fact.
 type CastrationFact struct {
 	// The animal.
@@ -615,6 +666,10 @@ type FarmSettingsUpdateInput struct {
 	MinimumBreedingAgeMaleDays graphql.Omittable[*int] `json:"minimumBreedingAgeMaleDays,omitempty"`
 	// Fewest days between two births of one dam, 1 to 1000.
 	MinimumCalvingIntervalDays graphql.Omittable[*int] `json:"minimumCalvingIntervalDays,omitempty"`
+	// The calving-ease scale, 1 to 20 grades; null unsets it.
+	CalvingEaseScale graphql.Omittable[[]*schematype.CalvingEaseGrade] `json:"calvingEaseScale,omitempty"`
+	// The age-of-dam adjustments of the 205-day weaning weight, 1 to 20 lines; null unsets them.
+	WeaningAgeOfDam graphql.Omittable[[]*schematype.AgeOfDamAdjustment] `json:"weaningAgeOfDam,omitempty"`
 }
 
 // What farmSettingsUpdate changed.
@@ -1127,6 +1182,8 @@ type ProtocolStep struct {
 	Name string `json:"name"`
 	// How many days after the birth it is due.
 	OffsetDays int `json:"offsetDays"`
+	// male or female: a calf's step, one task per live calf of that sex when calvingRecord records a calving; null: the dam's step.
+	Sex *string `json:"sex,omitempty"`
 }
 
 // A step of the follow-up protocol.
@@ -1135,6 +1192,8 @@ type ProtocolStepInput struct {
 	Name string `json:"name"`
 	// How many days after the birth it is due (0 or more).
 	OffsetDays int `json:"offsetDays"`
+	// male or female for a calf's step (one task per live calf of that sex); left out for the dam's.
+	Sex *string `json:"sex,omitempty"`
 }
 
 // The corrected record: fields given replace the old record's, fields left out are copied.

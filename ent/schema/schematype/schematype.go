@@ -4,9 +4,31 @@
 package schematype
 
 // ProtocolStep is one follow-up step: a task named Name due OffsetDays after the birth.
+//
+// Sex, when set (male or female), makes the step a calf's: a calving recorded with the
+// calving operation opens one task per live calf of that sex, naming the calf. A step
+// without a sex is the dam's, as before.
 type ProtocolStep struct {
 	Name       string `json:"name"`
 	OffsetDays int    `json:"offset_days"`
+	Sex        string `json:"sex,omitempty"`
+}
+
+// CalvingEaseGrade is one grade of a farm's calving-ease scale: the code a calving records
+// and what it means on the farm's scale (BIF Guidelines score 1 to 5, or the farm's own).
+type CalvingEaseGrade struct {
+	Code  string `json:"code"`
+	Label string `json:"label"`
+}
+
+// AgeOfDamAdjustment is one line of a farm's age-of-dam adjustments for the 205-day weaning
+// weight (BIF Guidelines): the kilograms added to a calf's adjusted weight when its dam's age
+// at calving, in days, lies in [MinDays, MaxDays], by the calf's sex.
+type AgeOfDamAdjustment struct {
+	MinDays  int     `json:"min_days"`
+	MaxDays  int     `json:"max_days"`
+	MaleKG   float64 `json:"male_kg"`
+	FemaleKG float64 `json:"female_kg"`
 }
 
 // PlannedTask is a task a birth preview would create on approval.

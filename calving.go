@@ -1,0 +1,593 @@
+package herdbook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/evidence"
+)
+
+// The calving operation (docs/breeding.md): one request records a dam's calving, creates
+// each calf as an animal with its profile facts and parents, and opens the follow-up tasks
+// of the farm's protocol, in one transaction. A calving is an approved birth (a BirthEvent,
+// whose id is the calving's) with a record of the same id that keeps the calving as it was
+// written under the item metadata key CalvingKey.
+
+// CalvingKey is the record-item metadata key under which a calving is kept.
+const CalvingKey = "calving"
+
+// The sire bases of a calving: a service fact of the dam that fits the birth, a review that
+// presumes the sire and that the farmer confirms, or a laboratory's DNA result.
+const (
+	SireBasisService = "service"
+	SireBasisReview  = "review"
+	SireBasisDNA     = "dna"
+)
+
+// SireBases lists the sire bases.
+var SireBases = []string{SireBasisService, SireBasisReview, SireBasisDNA}
+
+// The statuses of a calf at birth.
+const (
+	CalfAlive     = "alive"
+	CalfStillborn = "stillborn"
+)
+
+// Bounds of a calving.
+const (
+	MaxCalves        = 8
+	MaxBirthWeightKG = 1000.0
+	MaxDNALab        = 200
+)
+
+// CalfInput is one calf of a calving.
+type CalfInput struct {
+	Tag            string   `json:"tag,omitempty"`
+	EID            string   `json:"eid,omitempty"`
+	Sex            string   `json:"sex"`
+	BirthWeight    *float64 `json:"birth_weight,omitempty"`
+	Status         string   `json:"status"`
+	CalvingEase    *string  `json:"calving_ease,omitempty"`
+	Twin           bool     `json:"twin"`
+	Freemartin     bool     `json:"freemartin"`
+	GeneticDamID   *string  `json:"genetic_dam_id,omitempty"`
+	SurrogateDamID *string  `json:"surrogate_dam_id,omitempty"`
+}
+
+// CalvingInput is a calving as the farmer writes it.
+type CalvingInput struct {
+	DamID     string
+	Date      string
+	SireID    *string
+	SireBasis *string
+	// DNALab names the laboratory whose result qualified the sire (sire_basis dna).
+	DNALab *string
+	Calves []CalfInput
+}
+
+// Calf is one calf of a recorded calving.
+type Calf struct {
+	AnimalID uuid.UUID `json:"animal_id"`
+	CalfInput
+}
+
+// CalvingSire is the sire a calving names, and how far it is known.
+type CalvingSire struct {
+	AnimalID uuid.UUID `json:"animal_id"`
+	Basis    string    `json:"basis"`
+	// Status is "recorded" (a fitting service or a DNA result: the calves' parent) or
+	// "presumed" (a review the farmer confirmed: never a parent, never proven).
+	Status string `json:"status"`
+	// Provenance names what the sire rests on: the service or DNA fact, or the review's
+	// provenance (record ids).
+	Provenance []string `json:"provenance"`
+}
+
+// Calving is a recorded calving.
+type Calving struct {
+	ID        uuid.UUID    `json:"id"`
+	DamID     uuid.UUID    `json:"dam_id"`
+	Date      string       `json:"date"`
+	Sire      *CalvingSire `json:"sire"`
+	Calves    []Calf       `json:"calves"`
+	CreatedAt time.Time    `json:"created_at"`
+	// Tasks are the follow-up tasks the calving opened (not stored with the calving).
+	Tasks []*ent.FarmTask `json:"-"`
+}
+
+// validate checks the shape of a calving against the farm's settings.
+func (in CalvingInput) validate(st FarmSettings) error {
+	var fe fieldErrors
+	if _, err := uuid.Parse(in.DamID); err != nil {
+		fe.add("dam_id", "must be an id")
+	}
+	if _, err := time.Parse(time.DateOnly, in.Date); err != nil || len(in.Date) != 10 {
+		fe.add("date", "must be a calendar date in the form YYYY-MM-DD")
+	}
+	switch {
+	case in.SireID != nil && in.SireBasis == nil:
+		fe.add("sire_basis", "is required with sire_id: one of %s", strings.Join(SireBases, ", "))
+	case in.SireID == nil && in.SireBasis != nil:
+		fe.add("sire_id", "is required with sire_basis")
+	case in.SireID != nil:
+		if _, err := uuid.Parse(*in.SireID); err != nil {
+			fe.add("sire_id", "must be an id")
+		}
+		if !slices.Contains(SireBases, *in.SireBasis) {
+			fe.add("sire_basis", "must be one of %s", strings.Join(SireBases, ", "))
+		}
+		if *in.SireBasis == SireBasisDNA {
+			if in.DNALab == nil {
+				fe.add("dna_lab", "is required with sire_basis dna: the laboratory whose result qualified the sire")
+			} else {
+				validateName(&fe, "dna_lab", *in.DNALab, 1, MaxDNALab)
+			}
+		}
+	}
+	if in.DNALab != nil && (in.SireBasis == nil || *in.SireBasis != SireBasisDNA) {
+		fe.add("dna_lab", "is only taken with sire_basis dna")
+	}
+	if len(in.Calves) < 1 || len(in.Calves) > MaxCalves {
+		fe.add("calves", "must have 1 to %d calves", MaxCalves)
+	}
+	tags := map[string]int{}
+	for i, c := range in.Calves {
+		at := fmt.Sprintf("calves[%d]", i)
+		if c.Tag == "" && c.EID == "" {
+			fe.add(at+".tag", "is required when eid is not given")
+		}
+		if c.Tag != "" {
+			validateName(&fe, at+".tag", c.Tag, 1, 100)
+			if _, err := normalizeTag(c.Tag); err != nil {
+				fe.add(at+".tag", "%s", err.Error())
+			}
+			if j, ok := tags[strings.ToLower(c.Tag)]; ok {
+				fe.add(at+".tag", "repeats calves[%d]'s tag", j)
+			}
+			tags[strings.ToLower(c.Tag)] = i
+		}
+		if c.EID != "" {
+			validateName(&fe, at+".eid", c.EID, 1, 100)
+		}
+		if c.Sex != evidence.SexMale && c.Sex != evidence.SexFemale {
+			fe.add(at+".sex", "must be male or female")
+		}
+		if c.Status != CalfAlive && c.Status != CalfStillborn {
+			fe.add(at+".status", "must be alive or stillborn")
+		}
+		if w := c.BirthWeight; w != nil && (math.IsNaN(*w) || *w <= 0 || *w > MaxBirthWeightKG) {
+			fe.add(at+".birth_weight", "must be more than 0 and at most %g kg", MaxBirthWeightKG)
+		}
+		if e := c.CalvingEase; e != nil {
+			switch {
+			case st.CalvingEaseScale == nil:
+				fe.add(at+".calving_ease", "the farm has no calving-ease scale: set calving_ease_scale in the farm's settings first")
+			case !slices.ContainsFunc(st.CalvingEaseScale, func(g schematype.CalvingEaseGrade) bool { return g.Code == *e }):
+				codes := make([]string, len(st.CalvingEaseScale))
+				for i, g := range st.CalvingEaseScale {
+					codes[i] = g.Code
+				}
+				fe.add(at+".calving_ease", "must be a code of the farm's calving-ease scale: %s", strings.Join(codes, ", "))
+			}
+		}
+		if c.Twin && len(in.Calves) < 2 {
+			fe.add(at+".twin", "a twin needs another calf in the same calving")
+		}
+		if c.Freemartin && (c.Sex != evidence.SexFemale || !c.Twin) {
+			fe.add(at+".freemartin", "only a female twin can be a freemartin")
+		}
+		for _, d := range []struct {
+			name string
+			id   *string
+		}{{"genetic_dam_id", c.GeneticDamID}, {"surrogate_dam_id", c.SurrogateDamID}} {
+			if d.id == nil {
+				continue
+			}
+			if u, err := uuid.Parse(*d.id); err != nil {
+				fe.add(at+"."+d.name, "must be an id")
+			} else if u.String() == strings.ToLower(in.DamID) {
+				fe.add(at+"."+d.name, "is the calving's dam: leave it out")
+			}
+		}
+	}
+	return fe.err()
+}
+
+// calvingRequestID is the request id of a calving's birth event: one per dam and day, so
+// that the unique (farm, request id) index keeps a second calving of the same dam and day
+// from being recorded twice even by two requests at once.
+func calvingRequestID(dam uuid.UUID, date string) string {
+	return "calving:" + dam.String() + ":" + date
+}
+
+// RecordCalving records a calving. It is idempotent on (dam, date): the second call answers
+// the calving already recorded (created false) and writes nothing.
+func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in CalvingInput) (*Calving, bool, error) {
+	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords, ScopeWriteAnimals)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := checkTextIn(in); err != nil {
+		return nil, false, err
+	}
+	st, err := s.settings(ctx, farmID)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := in.validate(st); err != nil {
+		return nil, false, err
+	}
+	dam := uuid.MustParse(strings.ToLower(in.DamID))
+	var out *Calving
+	created := false
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		c := s.Client(ctx)
+		if first, err := s.sameBirth(ctx, farmID, dam, in.Date); err != nil {
+			return err
+		} else if first != nil {
+			out, err = s.calving(ctx, farmID, first.ID)
+			if ErrorCode(err) == ENOTFOUND {
+				return Errorf(ECONFLICT, "a birth of this dam on %s was already approved from a birth preview, without its calves", in.Date)
+			}
+			return err
+		}
+		ev, settingsVersion, err := s.review(ctx, farmID, in.DamID, in.Date)
+		if err != nil {
+			return err
+		}
+		if err := s.checkCalvingDams(ctx, farmID, in); err != nil {
+			return err
+		}
+		sire, err := calvingSire(in, ev)
+		if err != nil {
+			return err
+		}
+		if err := s.checkBirthHistory(ctx, farmID, dam, in.Date); err != nil {
+			return err
+		}
+		proto, err := s.protocol(ctx, farmID, 0)
+		if err != nil {
+			return err
+		}
+		prev, err := c.BirthPreview.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
+			SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).SetEvidence(ev).
+			SetTasks(plannedTasks(proto.Steps, in.Date, false)).SetCreatedBy(v.UserID).
+			SetApprovedAt(s.nowUTC()).Save(ctx)
+		if err != nil {
+			return err
+		}
+		be, err := c.BirthEvent.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
+			SetPreviewID(prev.ID).SetRequestID(calvingRequestID(dam, in.Date)).SetSettingsVersion(settingsVersion).
+			SetProtocolVersion(proto.Version).SetCreatedBy(v.UserID).Save(ctx)
+		if err != nil {
+			return constraint(err, "this calving was recorded at the same time; retry to get its answer")
+		}
+		if err := prev.Update().SetBirthEventID(be.ID).Exec(ctx); err != nil {
+			return err
+		}
+		out = &Calving{ID: be.ID, DamID: dam, Date: in.Date, Sire: sire, CreatedAt: be.CreatedAt}
+		// The calves: each an animal with its profile, identifier and birth facts (the
+		// sire on the birth fact only when the basis makes him a parent).
+		var parentSire *uuid.UUID
+		if sire != nil && sire.Basis == SireBasisService {
+			parentSire = &sire.AnimalID
+		}
+		sex := func(s string) *string { return &s }
+		animals := []uuid.UUID{dam}
+		var items []RecordItemInput
+		item := func(name string, f evidence.Fact) {
+			b, _ := json.Marshal(f)
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			items = append(items, RecordItemInput{Name: &name, Metadata: map[string]any{FactKey: m}})
+		}
+		for i, cin := range in.Calves {
+			tag := cin.Tag
+			if tag == "" {
+				tag = cin.EID
+			}
+			ain := AnimalInput{Tag: tag, Sex: sex(cin.Sex), BirthDate: &in.Date, DamID: &dam, SireID: parentSire}
+			if cin.EID != "" {
+				e := cin.EID
+				ain.EID = &e
+			}
+			a, err := s.CreateAnimal(ctx, farmID, ain)
+			if err != nil {
+				return prefixFields(err, fmt.Sprintf("calves[%d].", i))
+			}
+			animals = append(animals, a.ID)
+			out.Calves = append(out.Calves, Calf{AnimalID: a.ID, CalfInput: cin})
+			if cin.BirthWeight != nil {
+				item("Calving: birth weight", evidence.Fact{Kind: evidence.KindWeight, AnimalID: a.ID.String(), Date: in.Date,
+					KG: json.Number(formatKG(*cin.BirthWeight))})
+			}
+			if cin.Status == CalfStillborn {
+				item("Calving: stillborn", evidence.Fact{Kind: evidence.KindDeath, AnimalID: a.ID.String(), Date: in.Date, Cause: "stillborn"})
+			}
+			if sire != nil && sire.Basis == SireBasisDNA {
+				item("Calving: DNA parentage", evidence.Fact{Kind: evidence.KindDNAParentage, OffspringID: a.ID.String(),
+					ParentID: sire.AnimalID.String(), Relation: evidence.RelationSire, Result: evidence.ResultQualified,
+					Lab: *in.DNALab, Date: in.Date})
+			}
+		}
+		kept, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		var keptMap map[string]any
+		if err := json.Unmarshal(kept, &keptMap); err != nil {
+			return err
+		}
+		name := "Calving"
+		items = append(items, RecordItemInput{Name: &name, Metadata: map[string]any{CalvingKey: keptMap}})
+		applied, _ := time.Parse(time.DateOnly, in.Date)
+		if _, err := s.CreateRecord(ctx, farmID, RecordInput{id: be.ID, AnimalIDs: animals, Name: "Calving",
+			Type: "GENETIC", AppliedAt: &applied, Items: items}); err != nil {
+			return err
+		}
+		// The follow-up tasks: a step without a sex is the dam's, once; a step with one is
+		// each live calf's of that sex.
+		var builders []*ent.FarmTaskCreate
+		born, _ := time.Parse(time.DateOnly, in.Date)
+		for i, step := range proto.Steps {
+			due := born.AddDate(0, 0, step.OffsetDays)
+			task := func(animal uuid.UUID) *ent.FarmTaskCreate {
+				return c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(be.ID).SetName(step.Name).
+					SetDueDate(due).SetProtocolVersion(proto.Version).SetStep(i).AddAnimalIDs(animal)
+			}
+			if step.Sex == "" {
+				builders = append(builders, task(dam))
+				continue
+			}
+			for _, calf := range out.Calves {
+				if calf.Sex == step.Sex && calf.Status == CalfAlive {
+					builders = append(builders, task(calf.AnimalID))
+				}
+			}
+		}
+		if len(builders) > 0 {
+			if err := c.FarmTask.CreateBulk(builders...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if created {
+		// Read back as any later call reads it, tasks included.
+		out, err = s.calving(ctx, farmID, out.ID)
+	}
+	return out, created, err
+}
+
+// formatKG spells a weight as the facts keep it: its shortest decimal.
+func formatKG(kg float64) string { return fmt.Sprintf("%g", kg) }
+
+// prefixFields names an invalid calf's fields under its place in the calving.
+func prefixFields(err error, prefix string) error {
+	fields := ErrorFields(err)
+	if len(fields) == 0 {
+		return err
+	}
+	var fe fieldErrors
+	for _, f := range fields {
+		fe.add(prefix+f.Field, "%s", f.Message)
+	}
+	return fe.err()
+}
+
+// checkCalvingDams checks that the genetic and surrogate dams and the sire are animals of the
+// farm, in one statement.
+func (s *Service) checkCalvingDams(ctx context.Context, farmID uuid.UUID, in CalvingInput) error {
+	var ids []uuid.UUID
+	for _, c := range in.Calves {
+		for _, d := range []*string{c.GeneticDamID, c.SurrogateDamID} {
+			if d != nil {
+				ids = append(ids, uuid.MustParse(strings.ToLower(*d)))
+			}
+		}
+	}
+	if in.SireID != nil {
+		ids = append(ids, uuid.MustParse(strings.ToLower(*in.SireID)))
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ids = dedupe(ids)
+	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(ids...)).IDs(IncludeInactive(ctx))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			return Errorf(ENOTFOUND, "animal %s is not an animal of this farm", id)
+		}
+	}
+	return nil
+}
+
+// calvingSire checks the sire a calving names against its basis and the review of the
+// birth: a service the review finds fitting (a plausible candidate whose exposure or
+// service placed him with the dam in the conception window), the review's own presumption,
+// or a DNA result. Nil when the calving names no sire.
+func calvingSire(in CalvingInput, ev evidence.Evidence) (*CalvingSire, error) {
+	if in.SireID == nil {
+		return nil, nil
+	}
+	sire := uuid.MustParse(strings.ToLower(*in.SireID))
+	out := &CalvingSire{AnimalID: sire, Basis: *in.SireBasis, Status: "recorded", Provenance: []string{}}
+	switch *in.SireBasis {
+	case SireBasisService:
+		if ev.ConceptionWindow == nil {
+			return nil, Invalid(FieldError{Field: "sire_basis", Message: "a service cannot be judged to fit this birth: the farm's birth-history settings have no gestation_days"})
+		}
+		for _, c := range ev.Sire.Candidates {
+			if c.AnimalID == sire.String() && c.Eligibility != evidence.EligibilityExcluded && len(c.ExposureRecordIDs) > 0 {
+				out.Provenance = append(out.Provenance, c.ExposureRecordIDs...)
+				return out, nil
+			}
+		}
+		return nil, Invalid(FieldError{Field: "sire_id", Message: "no service of the dam by this sire fits the birth (see the birth evidence)"})
+	case SireBasisReview:
+		if ev.Sire.Status != evidence.SirePresumed || ev.Sire.AnimalID != sire.String() {
+			return nil, Invalid(FieldError{Field: "sire_id", Message: "the birth review does not presume this sire (see the birth evidence)"})
+		}
+		out.Status = "presumed"
+		if ev.Sire.Provenance != "" {
+			out.Provenance = append(out.Provenance, ev.Sire.Provenance)
+		}
+		return out, nil
+	default: // dna
+		out.Provenance = append(out.Provenance, "dna:"+*in.DNALab)
+		return out, nil
+	}
+}
+
+// plannedTasks are the tasks of steps for a birth on day; with calves false, only the dam's
+// steps (a step with a sex waits for calves a preview does not know).
+func plannedTasks(steps []schematype.ProtocolStep, day string, calves bool) []schematype.PlannedTask {
+	born, _ := time.Parse(time.DateOnly, day)
+	tasks := []schematype.PlannedTask{}
+	for _, st := range steps {
+		if st.Sex != "" && !calves {
+			continue
+		}
+		tasks = append(tasks, schematype.PlannedTask{Name: st.Name, OffsetDays: st.OffsetDays, DueDate: born.AddDate(0, 0, st.OffsetDays).Format(time.DateOnly)})
+	}
+	return tasks
+}
+
+// Calving returns one calving of the farm.
+func (s *Service) Calving(ctx context.Context, farmID, id uuid.UUID) (*Calving, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	return s.calving(ctx, farmID, id)
+}
+
+func (s *Service) calving(ctx context.Context, farmID, id uuid.UUID) (*Calving, error) {
+	out, err := s.calvings(ctx, farmID, []uuid.UUID{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, Errorf(ENOTFOUND, "calving %s not found", id)
+	}
+	return out[0], nil
+}
+
+// CalvingQuery pages the calving list: newest calving first.
+type CalvingQuery struct {
+	Skip, Take *int
+	From, To   string
+}
+
+// Calvings lists the farm's calvings, newest first, in three statements whatever the page.
+func (s *Service) Calvings(ctx context.Context, farmID uuid.UUID, q CalvingQuery) ([]*Calving, int, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, 0, err
+	}
+	skip, take, err := farmTaskBounds(FarmTaskQuery{Skip: q.Skip, Take: q.Take})
+	fe := fieldErrors(ErrorFields(err))
+	checkPeriod(&fe, q.From, q.To)
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	query := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.RequestIDHasPrefix("calving:"))
+	if q.From != "" {
+		query.Where(birthevent.BirthDateGTE(q.From))
+	}
+	if q.To != "" {
+		query.Where(birthevent.BirthDateLTE(q.To))
+	}
+	total, err := query.Clone().Count(ctx)
+	if err != nil || skip >= total {
+		return []*Calving{}, total, err
+	}
+	ids, err := query.Order(ent.Desc(birthevent.FieldBirthDate), ent.Asc(birthevent.FieldID)).Offset(skip).Limit(take).IDs(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := s.calvings(ctx, farmID, ids)
+	return out, total, err
+}
+
+// checkPeriod checks optional from and to dates.
+func checkPeriod(fe *fieldErrors, from, to string) {
+	for _, d := range []struct{ name, v string }{{"from", from}, {"to", to}} {
+		if d.v == "" {
+			continue
+		}
+		if t, err := time.Parse(time.DateOnly, d.v); err != nil || t.Format(time.DateOnly) != d.v {
+			fe.add(d.name, "must be a calendar date in the form YYYY-MM-DD")
+		}
+	}
+	if from != "" && to != "" && to < from {
+		fe.add("to", "must not be before from")
+	}
+}
+
+// calvings loads the calvings of ids, in their order, with their tasks: two statements.
+func (s *Service) calvings(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]*Calving, error) {
+	c := s.Client(ctx)
+	items, err := c.RecordItem.Query().Where(recorditem.RecordIDIn(ids...), recorditem.FactKindIsNil(),
+		recorditem.HasRecordWith(record.FarmID(farmID))).
+		All(IncludeInactive(ctx))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[uuid.UUID]*Calving{}
+	for _, it := range items {
+		raw := it.Metadata.Field(CalvingKey)
+		if raw == nil {
+			continue
+		}
+		var cv Calving
+		if err := json.Unmarshal(raw, &cv); err != nil {
+			return nil, err
+		}
+		if cv.ID != it.RecordID {
+			continue
+		}
+		cv.Tasks = []*ent.FarmTask{}
+		byID[cv.ID] = &cv
+	}
+	if len(byID) == 0 {
+		return []*Calving{}, nil
+	}
+	tasks, err := c.FarmTask.Query().Where(farmtask.FarmID(farmID), farmtask.BirthEventIDIn(ids...)).
+		Order(ent.Asc(farmtask.FieldStep), ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).
+		WithAnimals().All(IncludeInactive(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		if cv := byID[t.BirthEventID]; cv != nil {
+			cv.Tasks = append(cv.Tasks, t)
+		}
+	}
+	out := make([]*Calving, 0, len(ids))
+	for _, id := range ids {
+		if cv := byID[id]; cv != nil {
+			out = append(out, cv)
+		}
+	}
+	return out, nil
+}

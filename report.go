@@ -1,0 +1,655 @@
+package herdbook
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/evidence"
+)
+
+// Herd reports (docs/breeding.md): calving percentage, calving spread, scan results, 205-day
+// weights by sire and by dam age, and daily gain by group. Each report reads the farm's
+// facts of the kinds it needs in one statement (after the permission check and the
+// settings), whatever the size of the farm, and computes in memory.
+
+// The reports.
+const (
+	ReportCalving       = "calving"
+	ReportCalvingSpread = "calving-spread"
+	ReportScans         = "scans"
+	ReportWeaning       = "weaning"
+	ReportGain          = "gain"
+)
+
+// Reports lists the report names.
+var Reports = []string{ReportCalving, ReportCalvingSpread, ReportScans, ReportWeaning, ReportGain}
+
+// SpreadPeriodDays is the length of a calving-spread period: one oestrous cycle of the cow,
+// the period BIF and the beef extension services count calving distribution in.
+const SpreadPeriodDays = 21
+
+// ReportQuery is the period of a report; ExposureFrom and ExposureTo are the breeding season
+// of the calving report.
+type ReportQuery struct {
+	From, To                 string
+	ExposureFrom, ExposureTo string
+}
+
+// CalvingReport is the calving percentage: calves born alive in the period over the females
+// exposed in the breeding season.
+type CalvingReport struct {
+	From              string   `json:"from"`
+	To                string   `json:"to"`
+	ExposureFrom      string   `json:"exposure_from"`
+	ExposureTo        string   `json:"exposure_to"`
+	FemalesExposed    int      `json:"females_exposed"`
+	Calvings          int      `json:"calvings"`
+	CalvesBorn        int      `json:"calves_born"`
+	CalvesBornAlive   int      `json:"calves_born_alive"`
+	Stillborn         int      `json:"stillborn"`
+	CalvingPercentage *float64 `json:"calving_percentage"`
+}
+
+// SpreadPeriod is one 21-day period of the calving spread.
+type SpreadPeriod struct {
+	Period               int     `json:"period"`
+	StartDate            string  `json:"start_date"`
+	EndDate              string  `json:"end_date"`
+	Calvings             int     `json:"calvings"`
+	Percentage           float64 `json:"percentage"`
+	CumulativePercentage float64 `json:"cumulative_percentage"`
+}
+
+// SpreadReport is the calving spread in 21-day periods from the first calving of the period.
+type SpreadReport struct {
+	From         string         `json:"from"`
+	To           string         `json:"to"`
+	FirstCalving *string        `json:"first_calving"`
+	Calvings     int            `json:"calvings"`
+	Periods      []SpreadPeriod `json:"periods"`
+}
+
+// ScanReport counts the pregnancy checks of the period, each animal by its last check.
+type ScanReport struct {
+	From           string         `json:"from"`
+	To             string         `json:"to"`
+	Checks         int            `json:"checks"`
+	AnimalsChecked int            `json:"animals_checked"`
+	Pregnant       int            `json:"pregnant"`
+	Empty          int            `json:"empty"`
+	Recheck        int            `json:"recheck"`
+	ByMethod       map[string]int `json:"by_method"`
+	PregnancyRate  *float64       `json:"pregnancy_rate"`
+}
+
+// WeightGroup is a mean of 205-day adjusted weaning weights.
+type WeightGroup struct {
+	SireID         *uuid.UUID `json:"sire_id,omitempty"`
+	DamAgeYears    *int       `json:"dam_age_years,omitempty"`
+	Calves         int        `json:"calves"`
+	MeanAdjustedKG float64    `json:"mean_adjusted_kg"`
+	MinAdjustedKG  float64    `json:"min_adjusted_kg"`
+	MaxAdjustedKG  float64    `json:"max_adjusted_kg"`
+}
+
+// WeaningReport is the 205-day adjusted weaning weights of the calves weaned in the period,
+// by sire and by the dam's age in whole years at calving.
+type WeaningReport struct {
+	From      string        `json:"from"`
+	To        string        `json:"to"`
+	Calves    int           `json:"calves"`
+	Missing   int           `json:"missing"`
+	BySire    []WeightGroup `json:"by_sire"`
+	ByDamAge  []WeightGroup `json:"by_dam_age"`
+	UnknownBy struct {
+		Sire   int `json:"sire"`
+		DamAge int `json:"dam_age"`
+	} `json:"unknown"`
+}
+
+// GroupGain is the mean daily gain of a group's animals over a period.
+type GroupGain struct {
+	GroupID         uuid.UUID `json:"group_id"`
+	Animals         int       `json:"animals"`
+	MeanDailyGainKG float64   `json:"mean_daily_gain_kg"`
+}
+
+// GainReport is the daily gain by group: each animal that was a member of the group in the
+// period, from its first to its last weighing in the period (two dates at least).
+type GainReport struct {
+	From   string      `json:"from"`
+	To     string      `json:"to"`
+	Groups []GroupGain `json:"groups"`
+}
+
+// Report answers one herd report: a *CalvingReport, *SpreadReport, *ScanReport,
+// *WeaningReport or *GainReport.
+func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q ReportQuery) (any, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	if err := CheckText("report", name); err != nil {
+		return nil, err
+	}
+	if err := checkTextIn(q); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	if !slices.Contains(Reports, name) {
+		return nil, Errorf(ENOTFOUND, "no report %q: the reports are calving, calving-spread, scans, weaning and gain", name)
+	}
+	for _, p := range []struct{ name, v string }{{"from", q.From}, {"to", q.To}} {
+		if p.v == "" {
+			fe.add(p.name, "is required: a report covers a period")
+		}
+	}
+	checkPeriod(&fe, q.From, q.To)
+	if name == ReportCalving {
+		for _, p := range []struct{ name, v string }{{"exposure_from", q.ExposureFrom}, {"exposure_to", q.ExposureTo}} {
+			if p.v == "" {
+				fe.add(p.name, "is required: the calving percentage divides by the females exposed in the breeding season")
+			}
+		}
+		var pe fieldErrors
+		checkPeriod(&pe, q.ExposureFrom, q.ExposureTo)
+		for _, e := range pe {
+			fe.add("exposure_"+e.Field, "%s", e.Message)
+		}
+	} else if q.ExposureFrom != "" || q.ExposureTo != "" {
+		fe.add("exposure_from", "is only taken by the calving report")
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	switch name {
+	case ReportCalving:
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
+			evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer)
+		if err != nil {
+			return nil, err
+		}
+		return calvingReport(facts, q), nil
+	case ReportCalvingSpread:
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindBirth)
+		if err != nil {
+			return nil, err
+		}
+		return spreadReport(facts, q), nil
+	case ReportScans:
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindPregnancyCheck)
+		if err != nil {
+			return nil, err
+		}
+		return scanReport(facts, q), nil
+	case ReportWeaning:
+		st, err := s.settings(ctx, farmID)
+		if err != nil {
+			return nil, err
+		}
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindWeight,
+			evidence.KindWeaning, evidence.KindDNAParentage)
+		if err != nil {
+			return nil, err
+		}
+		return weaningReport(facts, q, st), nil
+	default:
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindWeight, evidence.KindWeaning, evidence.KindMembership, evidence.KindMembershipEnd)
+		if err != nil {
+			return nil, err
+		}
+		return gainReport(facts, q), nil
+	}
+}
+
+// farmFacts loads the farm's active facts of kinds in one statement, through the
+// (fact_kind, fact_date) index.
+func (s *Service) farmFacts(ctx context.Context, farmID uuid.UUID, kinds ...evidence.Kind) ([]evidence.Fact, error) {
+	ks := make([]string, len(kinds))
+	for i, k := range kinds {
+		ks[i] = string(k)
+	}
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindIn(ks...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), liveItem(ctx)).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return factsOf(items), nil
+}
+
+func in(day, from, to string) bool { return day >= from && day <= to }
+
+func pct(n, d int) *float64 {
+	if d == 0 {
+		return nil
+	}
+	v := math.Round(float64(n)/float64(d)*10000) / 100
+	return &v
+}
+
+// birthsOf are the farm's births (a dam and a date once, whatever the number of birth
+// facts that record it), each with its calves.
+type birthOf struct {
+	dam, date string
+	calves    []string
+}
+
+func birthsOf(facts []evidence.Fact) []*birthOf {
+	by := map[[2]string]*birthOf{}
+	var out []*birthOf
+	for _, f := range facts {
+		if f.Kind != evidence.KindBirth {
+			continue
+		}
+		k := [2]string{f.DamID, f.Date}
+		b := by[k]
+		if b == nil {
+			b = &birthOf{dam: f.DamID, date: f.Date}
+			by[k] = b
+			out = append(out, b)
+		}
+		for _, o := range f.OffspringIDs {
+			if !slices.Contains(b.calves, o) {
+				b.calves = append(b.calves, o)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].date != out[j].date {
+			return out[i].date < out[j].date
+		}
+		return out[i].dam < out[j].dam
+	})
+	return out
+}
+
+// span is a dated stay [start, end] ("" end: open) of an animal in a group.
+type span struct{ animal, group, start, end string }
+
+// memberships are the membership spans, each cut by the first membership_end of the animal
+// in the group on or after its start (the day before it).
+func memberships(facts []evidence.Fact) []span {
+	ends := map[[2]string][]string{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindMembershipEnd {
+			k := [2]string{f.AnimalID, f.GroupID}
+			ends[k] = append(ends[k], f.Date)
+		}
+	}
+	var out []span
+	for _, f := range facts {
+		if f.Kind != evidence.KindMembership {
+			continue
+		}
+		sp := span{f.AnimalID, f.GroupID, f.StartDate, f.EndDate}
+		for _, e := range ends[[2]string{f.AnimalID, f.GroupID}] {
+			if e > sp.start && (sp.end == "" || e <= sp.end) {
+				sp.end = addDays(e, -1)
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func addDays(day string, n int) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return t.AddDate(0, 0, n).Format(time.DateOnly)
+}
+
+// overlap is the overlap of [a1, a2] and [b1, b2] ("" ends are open).
+func overlap(a1, a2, b1, b2 string) (string, string, bool) {
+	s := max(a1, b1)
+	e := a2
+	if e == "" || (b2 != "" && b2 < e) {
+		e = b2
+	}
+	return s, e, e == "" || s <= e
+}
+
+func calvingReport(facts []evidence.Fact, q ReportQuery) *CalvingReport {
+	out := &CalvingReport{From: q.From, To: q.To, ExposureFrom: q.ExposureFrom, ExposureTo: q.ExposureTo}
+	sex := map[string]string{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindProfile && f.Sex != "" {
+			sex[f.AnimalID] = f.Sex
+		}
+	}
+	exposed := map[string]bool{}
+	mark := func(id string) {
+		if id != "" && sex[id] != evidence.SexMale {
+			exposed[id] = true
+		}
+	}
+	spans := memberships(facts)
+	byGroup := map[string][]span{}
+	for _, sp := range spans {
+		byGroup[sp.group] = append(byGroup[sp.group], sp)
+	}
+	for _, f := range facts {
+		switch f.Kind {
+		case evidence.KindExposure:
+			s, e, ok := overlap(f.StartDate, f.EndDate, q.ExposureFrom, q.ExposureTo)
+			if !ok {
+				continue
+			}
+			if f.DamID != "" {
+				mark(f.DamID)
+			}
+			for _, sp := range byGroup[f.GroupID] {
+				if f.GroupID != "" {
+					if _, _, ok := overlap(sp.start, sp.end, s, e); ok {
+						mark(sp.animal)
+					}
+				}
+			}
+		case evidence.KindInsemination, evidence.KindHandMating:
+			if in(f.Date, q.ExposureFrom, q.ExposureTo) {
+				mark(f.DamID)
+			}
+		case evidence.KindEmbryoTransfer:
+			if in(f.Date, q.ExposureFrom, q.ExposureTo) {
+				mark(f.RecipientID)
+			}
+		}
+	}
+	// A bull's membership of a group is exposure of every female member for the days they
+	// were both in it (issue 21.2).
+	for _, group := range byGroup {
+		for _, bull := range group {
+			if sex[bull.animal] != evidence.SexMale {
+				continue
+			}
+			s, e, ok := overlap(bull.start, bull.end, q.ExposureFrom, q.ExposureTo)
+			if !ok {
+				continue
+			}
+			for _, cow := range group {
+				if cow.animal != bull.animal {
+					if _, _, ok := overlap(cow.start, cow.end, s, e); ok {
+						mark(cow.animal)
+					}
+				}
+			}
+		}
+	}
+	out.FemalesExposed = len(exposed)
+	stillborn := map[string]string{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindDeath {
+			stillborn[f.AnimalID] = f.Date
+		}
+	}
+	for _, b := range birthsOf(facts) {
+		if !in(b.date, q.From, q.To) {
+			continue
+		}
+		out.Calvings++
+		if len(b.calves) == 0 {
+			out.CalvesBorn++
+			out.CalvesBornAlive++ // a birth that names no calf counts as one live calf
+			continue
+		}
+		for _, c := range b.calves {
+			out.CalvesBorn++
+			if d, ok := stillborn[c]; ok && d == b.date {
+				out.Stillborn++
+			} else {
+				out.CalvesBornAlive++
+			}
+		}
+	}
+	out.CalvingPercentage = pct(out.CalvesBornAlive, out.FemalesExposed)
+	return out
+}
+
+func spreadReport(facts []evidence.Fact, q ReportQuery) *SpreadReport {
+	out := &SpreadReport{From: q.From, To: q.To, Periods: []SpreadPeriod{}}
+	var days []string
+	for _, b := range birthsOf(facts) {
+		if in(b.date, q.From, q.To) {
+			days = append(days, b.date)
+		}
+	}
+	if len(days) == 0 {
+		return out
+	}
+	first := days[0]
+	out.FirstCalving, out.Calvings = &first, len(days)
+	counts := map[int]int{}
+	last := 0
+	for _, d := range days {
+		p := daysBetween(first, d) / SpreadPeriodDays
+		counts[p]++
+		last = max(last, p)
+	}
+	cum := 0
+	for p := 0; p <= last; p++ {
+		cum += counts[p]
+		out.Periods = append(out.Periods, SpreadPeriod{Period: p + 1, StartDate: addDays(first, p*SpreadPeriodDays),
+			EndDate: addDays(first, (p+1)*SpreadPeriodDays-1), Calvings: counts[p],
+			Percentage: *pct(counts[p], len(days)), CumulativePercentage: *pct(cum, len(days))})
+	}
+	return out
+}
+
+func scanReport(facts []evidence.Fact, q ReportQuery) *ScanReport {
+	out := &ScanReport{From: q.From, To: q.To, ByMethod: map[string]int{}}
+	last := map[string]evidence.Fact{}
+	for _, f := range facts {
+		if f.Kind != evidence.KindPregnancyCheck || !in(f.Date, q.From, q.To) {
+			continue
+		}
+		out.Checks++
+		out.ByMethod[f.Method]++
+		// The last check of the animal in the period; on one date, the order of the results
+		// (pregnant, recheck, empty) decides, never the order of recording.
+		if p, ok := last[f.AnimalID]; !ok || f.Date > p.Date || (f.Date == p.Date && f.Result < p.Result) {
+			last[f.AnimalID] = f
+		}
+	}
+	out.AnimalsChecked = len(last)
+	for _, f := range last {
+		switch f.Result {
+		case "pregnant":
+			out.Pregnant++
+		case "empty":
+			out.Empty++
+		default:
+			out.Recheck++
+		}
+	}
+	out.PregnancyRate = pct(out.Pregnant, out.Pregnant+out.Empty)
+	return out
+}
+
+func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *WeaningReport {
+	out := &WeaningReport{From: q.From, To: q.To, BySire: []WeightGroup{}, ByDamAge: []WeightGroup{}}
+	// The facts of each animal, and each animal's dam's facts with them.
+	byAnimal := map[string][]evidence.Fact{}
+	var weaned []string
+	for _, f := range facts {
+		for _, id := range f.ReferencedAnimals() {
+			byAnimal[id] = append(byAnimal[id], f)
+		}
+		if f.Kind == evidence.KindWeaning && in(f.Date, q.From, q.To) && !slices.Contains(weaned, f.AnimalID) {
+			weaned = append(weaned, f.AnimalID)
+		}
+	}
+	sort.Strings(weaned)
+	type acc struct {
+		n             int
+		sum, min, max float64
+	}
+	sires, ages := map[string]*acc{}, map[int]*acc{}
+	add := func(a *acc, v float64) {
+		if a.n == 0 || v < a.min {
+			a.min = v
+		}
+		if a.n == 0 || v > a.max {
+			a.max = v
+		}
+		a.n++
+		a.sum += v
+	}
+	for _, id := range weaned {
+		own := byAnimal[id]
+		p := evidence.ProfileOf(id, "9999-12-31", own)
+		if p.DamID != nil {
+			own = append(slices.Clone(own), byAnimal[*p.DamID]...)
+		}
+		g := growthOf(uuid.MustParse(id), own, st.WeaningAgeOfDam)
+		w := g.AdjustedWeaningWeight
+		if w == nil || !in(w.WeaningDate, q.From, q.To) {
+			out.Missing++
+			continue
+		}
+		out.Calves++
+		if p.SireID != nil {
+			if sires[*p.SireID] == nil {
+				sires[*p.SireID] = &acc{}
+			}
+			add(sires[*p.SireID], w.AdjustedKG)
+		} else {
+			out.UnknownBy.Sire++
+		}
+		if w.AgeOfDamDays != nil {
+			y := int(float64(*w.AgeOfDamDays) / 365.25)
+			if ages[y] == nil {
+				ages[y] = &acc{}
+			}
+			add(ages[y], w.AdjustedKG)
+		} else {
+			out.UnknownBy.DamAge++
+		}
+	}
+	group := func(a *acc) WeightGroup {
+		return WeightGroup{Calves: a.n, MeanAdjustedKG: round3(a.sum / float64(a.n)), MinAdjustedKG: a.min, MaxAdjustedKG: a.max}
+	}
+	for id, a := range sires {
+		g := group(a)
+		if u, err := uuid.Parse(id); err == nil {
+			g.SireID = &u
+		}
+		out.BySire = append(out.BySire, g)
+	}
+	sort.Slice(out.BySire, func(i, j int) bool { return out.BySire[i].SireID.String() < out.BySire[j].SireID.String() })
+	for y, a := range ages {
+		g := group(a)
+		g.DamAgeYears = &y
+		out.ByDamAge = append(out.ByDamAge, g)
+	}
+	sort.Slice(out.ByDamAge, func(i, j int) bool { return *out.ByDamAge[i].DamAgeYears < *out.ByDamAge[j].DamAgeYears })
+	return out
+}
+
+func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
+	out := &GainReport{From: q.From, To: q.To, Groups: []GroupGain{}}
+	points := map[string][]WeightPoint{}
+	for _, f := range facts {
+		if (f.Kind == evidence.KindWeight || f.Kind == evidence.KindWeaning) && in(f.Date, q.From, q.To) {
+			var kg float64
+			if v, err := f.KG.Float64(); err == nil {
+				kg = v
+			}
+			points[f.AnimalID] = append(points[f.AnimalID], WeightPoint{Date: f.Date, KG: kg})
+		}
+	}
+	gain := map[string]*float64{}
+	for id, ps := range points {
+		sort.Slice(ps, func(i, j int) bool {
+			return ps[i].Date < ps[j].Date || (ps[i].Date == ps[j].Date && ps[i].KG < ps[j].KG)
+		})
+		days := byDate(ps)
+		if len(days) < 2 {
+			continue
+		}
+		g := gainOf(days[0], days[len(days)-1]).DailyGainKG
+		gain[id] = &g
+	}
+	members := map[string]map[string]bool{}
+	for _, sp := range memberships(facts) {
+		if _, _, ok := overlap(sp.start, sp.end, q.From, q.To); ok && gain[sp.animal] != nil {
+			if members[sp.group] == nil {
+				members[sp.group] = map[string]bool{}
+			}
+			members[sp.group][sp.animal] = true
+		}
+	}
+	for g, m := range members {
+		sum := 0.0
+		for id := range m {
+			sum += *gain[id]
+		}
+		gid, err := uuid.Parse(g)
+		if err != nil {
+			continue
+		}
+		out.Groups = append(out.Groups, GroupGain{GroupID: gid, Animals: len(m), MeanDailyGainKG: round3(sum / float64(len(m)))})
+	}
+	sort.Slice(out.Groups, func(i, j int) bool { return out.Groups[i].GroupID.String() < out.Groups[j].GroupID.String() })
+	return out
+}
+
+// ReportTable answers a report as a table for CSV: one row per period, group or summary.
+func (s *Service) ReportTable(ctx context.Context, farmID uuid.UUID, name string, q ReportQuery) (*Table, error) {
+	rep, err := s.Report(ctx, farmID, name, q)
+	if err != nil {
+		return nil, err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	fp := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	i := strconv.Itoa
+	var header []string
+	var rows [][]string
+	switch r := rep.(type) {
+	case *CalvingReport:
+		header = []string{"from", "to", "exposure_from", "exposure_to", "females_exposed", "calvings", "calves_born", "calves_born_alive", "stillborn", "calving_percentage"}
+		rows = [][]string{{r.From, r.To, r.ExposureFrom, r.ExposureTo, i(r.FemalesExposed), i(r.Calvings), i(r.CalvesBorn), i(r.CalvesBornAlive), i(r.Stillborn), fp(r.CalvingPercentage)}}
+	case *SpreadReport:
+		header = []string{"period", "start_date", "end_date", "calvings", "percentage", "cumulative_percentage"}
+		for _, p := range r.Periods {
+			rows = append(rows, []string{i(p.Period), p.StartDate, p.EndDate, i(p.Calvings), f(p.Percentage), f(p.CumulativePercentage)})
+		}
+	case *ScanReport:
+		header = []string{"from", "to", "checks", "animals_checked", "pregnant", "empty", "recheck", "pregnancy_rate"}
+		rows = [][]string{{r.From, r.To, i(r.Checks), i(r.AnimalsChecked), i(r.Pregnant), i(r.Empty), i(r.Recheck), fp(r.PregnancyRate)}}
+	case *WeaningReport:
+		header = []string{"by", "sire_id", "dam_age_years", "calves", "mean_adjusted_kg", "min_adjusted_kg", "max_adjusted_kg"}
+		for _, g := range r.BySire {
+			rows = append(rows, []string{"sire", g.SireID.String(), "", i(g.Calves), f(g.MeanAdjustedKG), f(g.MinAdjustedKG), f(g.MaxAdjustedKG)})
+		}
+		for _, g := range r.ByDamAge {
+			rows = append(rows, []string{"dam_age", "", i(*g.DamAgeYears), i(g.Calves), f(g.MeanAdjustedKG), f(g.MinAdjustedKG), f(g.MaxAdjustedKG)})
+		}
+	case *GainReport:
+		header = []string{"group_id", "animals", "mean_daily_gain_kg"}
+		for _, g := range r.Groups {
+			rows = append(rows, []string{g.GroupID.String(), i(g.Animals), f(g.MeanDailyGainKG)})
+		}
+	}
+	return &Table{Header: header, Rows: func(fn func(row []string) error) error {
+		for _, row := range rows {
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, nil
+}
