@@ -556,6 +556,56 @@ type DoseBandInput struct {
 	Max float64 `json:"max"`
 }
 
+// A female a pregnancy check found pregnant that has not given birth since: when she is expected to, and from what.
+type DueEntry struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The record of her newest pregnancy check.
+	CheckRecordID uuid.UUID `json:"checkRecordID"`
+	// The day of that check.
+	CheckDate string `json:"checkDate"`
+	// How the check was made: scan, palpation or blood.
+	Method string `json:"method"`
+	// What dates the expected birth: service (the service that fits the check), foetal_age, or unknown.
+	Basis string `json:"basis"`
+	// The kind of the fitting service (insemination, hand_mating, embryo_transfer), when basis is service.
+	ServiceKind *string `json:"serviceKind,omitempty"`
+	// The day of the fitting service.
+	ServiceDate *string `json:"serviceDate,omitempty"`
+	// The record of the fitting service.
+	ServiceRecordID *uuid.UUID `json:"serviceRecordID,omitempty"`
+	// The sire the fitting service names.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// The middle of expectedFrom..expectedTo; null when the farm's gestation is not set or nothing dates conception.
+	ExpectedDate *string `json:"expectedDate,omitempty"`
+	// The earliest day the gestation range allows.
+	ExpectedFrom *string `json:"expectedFrom,omitempty"`
+	// The latest day the gestation range allows.
+	ExpectedTo *string `json:"expectedTo,omitempty"`
+	// The gestation range used: the sire breed's, else the farm's.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// The sire breed whose own gestation was used, when one was.
+	GestationBreed *string `json:"gestationBreed,omitempty"`
+}
+
+// A page of the due list.
+type DueEntryConnection struct {
+	// The entries of the page with their cursors.
+	Edges []*DueEntryEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many females are due.
+	TotalCount int `json:"totalCount"`
+}
+
+// A due entry and its cursor.
+type DueEntryEdge struct {
+	// The entry.
+	Node *DueEntry `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
 // An exposure fact: a sire was with a dam or a group.
 type ExposureFact struct {
 	// The sire.
@@ -1138,6 +1188,92 @@ type OffsetPageInfo struct {
 	StartCursor *string `json:"startCursor,omitempty"`
 	// The last element's cursor; null on an empty page.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// A page of a farm's outside animals, by name.
+type OutsideAnimalConnection struct {
+	// The outside animals of the page with their cursors.
+	Edges []*OutsideAnimalEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many outside animals the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new outside animal.
+type OutsideAnimalCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// Its name, 1 to 200 characters.
+	Name string `json:"name"`
+	// male or female.
+	Sex string `json:"sex"`
+	// Its breed, 1 to 100 characters.
+	Breed *string `json:"breed,omitempty"`
+	// The registry, 1 to 200 characters.
+	Registry *string `json:"registry,omitempty"`
+	// The registration number, 1 to 64 characters.
+	RegistrationNumber *string `json:"registrationNumber,omitempty"`
+	// The semen or embryo batch, 1 to 200 characters.
+	Batch *string `json:"batch,omitempty"`
+	// Its birth date.
+	BirthDate *string `json:"birthDate,omitempty"`
+}
+
+// What outsideAnimalCreate made.
+type OutsideAnimalCreatePayload struct {
+	// The new outside animal.
+	OutsideAnimal *OutsideAnimal `json:"outsideAnimal"`
+}
+
+// The outside animal to delete.
+type OutsideAnimalDeleteInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The outside animal's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What outsideAnimalDelete deleted.
+type OutsideAnimalDeletePayload struct {
+	// The deleted outside animal's id.
+	DeletedOutsideAnimalID uuid.UUID `json:"deletedOutsideAnimalID"`
+}
+
+// An outside animal and its cursor.
+type OutsideAnimalEdge struct {
+	// The outside animal.
+	Node *OutsideAnimal `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// An outside animal's fields, replaced whole as REST's PUT does: an optional field left out is cleared.
+type OutsideAnimalUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The outside animal's id.
+	ID uuid.UUID `json:"id"`
+	// Its name, 1 to 200 characters.
+	Name string `json:"name"`
+	// male or female; it cannot change while facts name the animal.
+	Sex string `json:"sex"`
+	// Its breed; left out clears it.
+	Breed *string `json:"breed,omitempty"`
+	// The registry; left out clears it.
+	Registry *string `json:"registry,omitempty"`
+	// The registration number; left out clears it.
+	RegistrationNumber *string `json:"registrationNumber,omitempty"`
+	// The semen or embryo batch; left out clears it.
+	Batch *string `json:"batch,omitempty"`
+	// Its birth date; left out clears it.
+	BirthDate *string `json:"birthDate,omitempty"`
+}
+
+// What outsideAnimalUpdate changed.
+type OutsideAnimalUpdatePayload struct {
+	// The outside animal as it is now.
+	OutsideAnimal *OutsideAnimal `json:"outsideAnimal"`
 }
 
 // One place in an animal's pedigree chart.
