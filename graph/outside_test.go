@@ -3,6 +3,7 @@ package graph_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // graphFact records one birth-history fact over REST, as the web app's record form does.
-func graphFact(t *testing.T, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, animal string, f map[string]any) {
+func graphFact(t testing.TB, app *herdbooktest.App, u herdbooktest.User, farmID uuid.UUID, animal string, f map[string]any) {
 	t.Helper()
 	res := app.Do("POST", "/v1/farm/"+farmID.String()+"/records", u.Token, map[string]any{"animal_ids": []string{animal}, "name": "fact",
 		"type": "GENETIC", "applied_at": "2025-01-01T00:00:00Z", "record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": f}}}})
@@ -245,4 +246,61 @@ func TestDueGraphQL(t *testing.T) {
 			t.Fatalf("a stranger reads the due list: %v", out)
 		}
 	})
+}
+
+// BenchmarkFarmDueGraphQL reads Farm.due of 100 scanned cows, each served by an outside
+// sire, with the farm's outside animals, through the whole GraphQL stack.
+func BenchmarkFarmDueGraphQL(b *testing.B) {
+	for _, dia := range herdbooktest.Dialects() {
+		b.Run(dia, func(b *testing.B) {
+			app := herdbooktest.NewApp(b, herdbooktest.MustDB(b, dia))
+			u := app.MustUser()
+			f := app.MustFarm(u, "Bench Due")
+			ctx := app.Ctx(u)
+			if _, err := app.Service.PutBirthSettings(ctx, f.ID, evidence.Settings{Version: 1, Species: "CATTLE",
+				GestationDays: &evidence.Range{Min: 279, Max: 292}}); err != nil {
+				b.Fatal(err)
+			}
+			var sires []string
+			for i := range 5 {
+				s, err := app.Service.CreateOutsideAnimal(ctx, f.ID, herdbook.OutsideAnimalInput{Name: strp(fmt.Sprint("AI ", i)), Sex: strp("male")})
+				if err != nil {
+					b.Fatal(err)
+				}
+				sires = append(sires, s.ID.String())
+			}
+			at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := range 100 {
+				cow := app.MustAnimal(u, f.ID, fmt.Sprint("B-", i))
+				var items []herdbook.RecordItemInput
+				for _, fact := range []map[string]any{
+					{"kind": "profile", "animal_id": cow.ID.String(), "sex": "female", "birth_date": "2020-04-01"},
+					{"kind": "insemination", "dam_id": cow.ID.String(), "sire_id": sires[i%len(sires)], "date": fmt.Sprintf("2025-07-%02d", 1+i%28)},
+					{"kind": "pregnancy_check", "animal_id": cow.ID.String(), "date": "2025-09-01", "method": "scan", "result": "pregnant"},
+				} {
+					items = append(items, herdbook.RecordItemInput{Metadata: map[string]any{"birth_history": fact}})
+				}
+				if _, err := app.Service.CreateRecord(ctx, f.ID, herdbook.RecordInput{AnimalIDs: []uuid.UUID{cow.ID}, Name: "facts", Type: "GENETIC",
+					AppliedAt: &at, Items: items}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			const q = `query($f: ID!) { farm(id: $f) { due(first: 100) { totalCount edges { node { animalID basis expectedDate sireID } } }
+				outsideAnimals(first: 20) { totalCount edges { node { id name } } } } }`
+			vars := map[string]any{"f": f.ID.String()}
+			out := app.GraphQL(u.Token, q, vars)
+			if out["errors"] != nil {
+				b.Fatal(out["errors"])
+			}
+			if total := out["data"].(map[string]any)["farm"].(map[string]any)["due"].(map[string]any)["totalCount"]; total != 100.0 {
+				b.Fatalf("due totalCount = %v, want 100", total)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if out := app.GraphQL(u.Token, q, vars); out["errors"] != nil {
+					b.Fatal(out["errors"])
+				}
+			}
+		})
+	}
 }
