@@ -7307,6 +7307,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DNAParentageRecordInput", ec.unmarshalInputDNAParentageRecordInput),
 			graphql.NewInputUnmarshaler("DeathRecordInput", ec.unmarshalInputDeathRecordInput),
 			graphql.NewInputUnmarshaler("DoseBandInput", ec.unmarshalInputDoseBandInput),
+			graphql.NewInputUnmarshaler("EmbryoTransferFact", ec.unmarshalInputEmbryoTransferFact),
 			graphql.NewInputUnmarshaler("ExposureFact", ec.unmarshalInputExposureFact),
 			graphql.NewInputUnmarshaler("ExposureFactInput", ec.unmarshalInputExposureFactInput),
 			graphql.NewInputUnmarshaler("FactCreateInput", ec.unmarshalInputFactCreateInput),
@@ -7327,7 +7328,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("GroupInput", ec.unmarshalInputGroupInput),
 			graphql.NewInputUnmarshaler("GroupOrder", ec.unmarshalInputGroupOrder),
 			graphql.NewInputUnmarshaler("GroupWhereInput", ec.unmarshalInputGroupWhereInput),
+			graphql.NewInputUnmarshaler("HandMatingFact", ec.unmarshalInputHandMatingFact),
+			graphql.NewInputUnmarshaler("HeatFact", ec.unmarshalInputHeatFact),
 			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
+			graphql.NewInputUnmarshaler("InseminationFact", ec.unmarshalInputInseminationFact),
 			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
 			graphql.NewInputUnmarshaler("MedicineDeleteInput", ec.unmarshalInputMedicineDeleteInput),
 			graphql.NewInputUnmarshaler("MedicinePurchaseCreateInput", ec.unmarshalInputMedicinePurchaseCreateInput),
@@ -7347,6 +7351,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("OutsideAnimalCreateInput", ec.unmarshalInputOutsideAnimalCreateInput),
 			graphql.NewInputUnmarshaler("OutsideAnimalDeleteInput", ec.unmarshalInputOutsideAnimalDeleteInput),
 			graphql.NewInputUnmarshaler("OutsideAnimalUpdateInput", ec.unmarshalInputOutsideAnimalUpdateInput),
+			graphql.NewInputUnmarshaler("PregnancyCheckFact", ec.unmarshalInputPregnancyCheckFact),
 			graphql.NewInputUnmarshaler("ProfileFact", ec.unmarshalInputProfileFact),
 			graphql.NewInputUnmarshaler("ProfileFactInput", ec.unmarshalInputProfileFactInput),
 			graphql.NewInputUnmarshaler("ProtocolStepInput", ec.unmarshalInputProtocolStepInput),
@@ -7371,6 +7376,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateRecordInput", ec.unmarshalInputUpdateRecordInput),
 			graphql.NewInputUnmarshaler("UpdateTaskInput", ec.unmarshalInputUpdateTaskInput),
 			graphql.NewInputUnmarshaler("UserOrder", ec.unmarshalInputUserOrder),
+			graphql.NewInputUnmarshaler("WeaningFact", ec.unmarshalInputWeaningFact),
 			graphql.NewInputUnmarshaler("WebhookCreateInput", ec.unmarshalInputWebhookCreateInput),
 			graphql.NewInputUnmarshaler("WebhookDeleteInput", ec.unmarshalInputWebhookDeleteInput),
 			graphql.NewInputUnmarshaler("WebhookDeliveryReplayInput", ec.unmarshalInputWebhookDeliveryReplayInput),
@@ -7451,7 +7457,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7474,6 +7480,7 @@ var sources = []*ast.Source{
 	{Name: "outside.graphqls", Input: sourceData("outside.graphqls"), BuiltIn: false},
 	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
+	{Name: "service.graphqls", Input: sourceData("service.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
@@ -39158,6 +39165,76 @@ func UnmarshalDoseBandInput(ctx context.Context, raw any) (model.DoseBandInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputEmbryoTransferFact(ctx context.Context, obj any) (model.EmbryoTransferFact, error) {
+	var it model.EmbryoTransferFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"donorID", "sireID", "recipientID", "date", "embryo"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "donorID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("donorID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DonorID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "recipientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipientID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecipientID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "embryo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("embryo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Embryo = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEmbryoTransferFact unmarshals raw into the EmbryoTransferFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEmbryoTransferFact(ctx context.Context, raw any) (model.EmbryoTransferFact, error) {
+	var out model.EmbryoTransferFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EmbryoTransferFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
 	var it model.ExposureFact
 	if obj == nil {
@@ -39365,7 +39442,7 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment"}
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment", "heat", "insemination", "handMating", "embryoTransfer", "pregnancyCheck", "weaning"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39421,6 +39498,48 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Treatment = data
+		case "heat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("heat"))
+			data, err := ec.unmarshalOHeatFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHeatFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Heat = data
+		case "insemination":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("insemination"))
+			data, err := ec.unmarshalOInseminationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐInseminationFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Insemination = data
+		case "handMating":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("handMating"))
+			data, err := ec.unmarshalOHandMatingFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHandMatingFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HandMating = data
+		case "embryoTransfer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("embryoTransfer"))
+			data, err := ec.unmarshalOEmbryoTransferFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEmbryoTransferFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmbryoTransfer = data
+		case "pregnancyCheck":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pregnancyCheck"))
+			data, err := ec.unmarshalOPregnancyCheckFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PregnancyCheck = data
+		case "weaning":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weaning"))
+			data, err := ec.unmarshalOWeaningFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeaningFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weaning = data
 		}
 	}
 	return it, nil
@@ -41127,6 +41246,111 @@ func UnmarshalGroupWhereInput(ctx context.Context, raw any) (ent.GroupWhereInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputHandMatingFact(ctx context.Context, obj any) (model.HandMatingFact, error) {
+	var it model.HandMatingFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "sireID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHandMatingFact unmarshals raw into the HandMatingFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHandMatingFact(ctx context.Context, raw any) (model.HandMatingFact, error) {
+	var out model.HandMatingFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HandMatingFact", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHeatFact(ctx context.Context, obj any) (model.HeatFact, error) {
+	var it model.HeatFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHeatFact unmarshals raw into the HeatFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHeatFact(ctx context.Context, raw any) (model.HeatFact, error) {
+	var out model.HeatFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HeatFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context, obj any) (model.IdentifierAddInput, error) {
 	var it model.IdentifierAddInput
 	if obj == nil {
@@ -41201,6 +41425,76 @@ func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context
 func UnmarshalIdentifierAddInput(ctx context.Context, raw any) (model.IdentifierAddInput, error) {
 	var out model.IdentifierAddInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "IdentifierAddInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputInseminationFact(ctx context.Context, obj any) (model.InseminationFact, error) {
+	var it model.InseminationFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "sireID", "date", "straw", "technician"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "straw":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("straw"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Straw = data
+		case "technician":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("technician"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Technician = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalInseminationFact unmarshals raw into the InseminationFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInseminationFact(ctx context.Context, raw any) (model.InseminationFact, error) {
+	var out model.InseminationFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InseminationFact", raw, &out)
 	return out, err
 }
 
@@ -42441,6 +42735,90 @@ func (ec *executionContext) unmarshalInputOutsideAnimalUpdateInput(ctx context.C
 func UnmarshalOutsideAnimalUpdateInput(ctx context.Context, raw any) (model.OutsideAnimalUpdateInput, error) {
 	var out model.OutsideAnimalUpdateInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "OutsideAnimalUpdateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context, obj any) (model.PregnancyCheckFact, error) {
+	var it model.PregnancyCheckFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "method":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("method"))
+			data, err := ec.unmarshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Method = data
+		case "result":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("result"))
+			data, err := ec.unmarshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Result = data
+		case "foetalAgeDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeDays = data
+		case "foetalAgeMinDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeMinDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeMinDays = data
+		case "foetalAgeMaxDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeMaxDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeMaxDays = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPregnancyCheckFact unmarshals raw into the PregnancyCheckFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPregnancyCheckFact(ctx context.Context, raw any) (model.PregnancyCheckFact, error) {
+	var out model.PregnancyCheckFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PregnancyCheckFact", raw, &out)
 	return out, err
 }
 
@@ -45474,6 +45852,69 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 func UnmarshalUserOrder(ctx context.Context, raw any) (ent.UserOrder, error) {
 	var out ent.UserOrder
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UserOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputWeaningFact(ctx context.Context, obj any) (model.WeaningFact, error) {
+	var it model.WeaningFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date", "kg", "groupID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "kg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kg"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kg = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalWeaningFact unmarshals raw into the WeaningFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWeaningFact(ctx context.Context, raw any) (model.WeaningFact, error) {
+	var out model.WeaningFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WeaningFact", raw, &out)
 	return out, err
 }
 
@@ -56856,6 +57297,26 @@ func (ec *executionContext) marshalNPreferenceSource2githubᚗcomᚋherdbookᚋh
 	return v
 }
 
+func (ec *executionContext) unmarshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx context.Context, v any) (model.PregnancyCheckMethod, error) {
+	var res model.PregnancyCheckMethod
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx context.Context, sel ast.SelectionSet, v model.PregnancyCheckMethod) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx context.Context, v any) (model.PregnancyCheckResult, error) {
+	var res model.PregnancyCheckResult
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx context.Context, sel ast.SelectionSet, v model.PregnancyCheckResult) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNProfileFactInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFactInput(ctx context.Context, v any) (model.ProfileFactInput, error) {
 	res, err := ec.unmarshalInputProfileFactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -58280,6 +58741,14 @@ func (ec *executionContext) unmarshalODoseBandInput2ᚖgithubᚗcomᚋherdbook�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOEmbryoTransferFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEmbryoTransferFact(ctx context.Context, v any) (*model.EmbryoTransferFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEmbryoTransferFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx context.Context, v any) (*model.ExposureFact, error) {
 	if v == nil {
 		return nil, nil
@@ -58611,6 +59080,22 @@ func (ec *executionContext) unmarshalOGroupWhereInput2ᚖgithubᚗcomᚋherdbook
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOHandMatingFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHandMatingFact(ctx context.Context, v any) (*model.HandMatingFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputHandMatingFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOHeatFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHeatFact(ctx context.Context, v any) (*model.HeatFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputHeatFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx context.Context, v any) ([]uuid.UUID, error) {
 	if v == nil {
 		return nil, nil
@@ -58662,6 +59147,14 @@ func (ec *executionContext) marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ct
 	_ = ctx
 	res := uuidgql.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInseminationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐInseminationFact(ctx context.Context, v any) (*model.InseminationFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInseminationFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -58842,6 +59335,14 @@ func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOPregnancyCheckFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckFact(ctx context.Context, v any) (*model.PregnancyCheckFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPregnancyCheckFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx context.Context, v any) (*model.ProfileFact, error) {
@@ -59219,6 +59720,14 @@ func (ec *executionContext) unmarshalOTreatmentFact2ᚖgithubᚗcomᚋherdbook�
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTreatmentFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWeaningFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeaningFact(ctx context.Context, v any) (*model.WeaningFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWeaningFact(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -606,6 +606,20 @@ type DueEntryEdge struct {
 	Cursor string `json:"cursor"`
 }
 
+// An embryo transfer fact.
+type EmbryoTransferFact struct {
+	// The donor (the genetic dam): a herd animal or an outside animal.
+	DonorID uuid.UUID `json:"donorID"`
+	// The sire: a herd animal or an outside animal.
+	SireID uuid.UUID `json:"sireID"`
+	// The female the embryo was placed in.
+	RecipientID uuid.UUID `json:"recipientID"`
+	// The day.
+	Date string `json:"date"`
+	// The embryo's batch or id.
+	Embryo *string `json:"embryo,omitempty"`
+}
+
 // An exposure fact: a sire was with a dam or a group.
 type ExposureFact struct {
 	// The sire.
@@ -666,6 +680,18 @@ type FactInput struct {
 	Birth *BirthFact `json:"birth,omitempty"`
 	// A medicine given.
 	Treatment *TreatmentFact `json:"treatment,omitempty"`
+	// A female seen in heat.
+	Heat *HeatFact `json:"heat,omitempty"`
+	// An artificial insemination.
+	Insemination *InseminationFact `json:"insemination,omitempty"`
+	// A supervised natural service.
+	HandMating *HandMatingFact `json:"handMating,omitempty"`
+	// An embryo of a donor and a sire placed in a recipient.
+	EmbryoTransfer *EmbryoTransferFact `json:"embryoTransfer,omitempty"`
+	// A pregnancy diagnosis.
+	PregnancyCheck *PregnancyCheckFact `json:"pregnancyCheck,omitempty"`
+	// A calf weaned, with its weight.
+	Weaning *WeaningFact `json:"weaning,omitempty"`
 }
 
 // A new farm.
@@ -846,6 +872,24 @@ type GroupInput struct {
 	Name string `json:"name"`
 }
 
+// A hand mating fact.
+type HandMatingFact struct {
+	// The female served.
+	DamID uuid.UUID `json:"damID"`
+	// The sire.
+	SireID uuid.UUID `json:"sireID"`
+	// The day.
+	Date string `json:"date"`
+}
+
+// A heat (oestrus) fact.
+type HeatFact struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+}
+
 // An identifier valid on a profile's day.
 type Identifier struct {
 	// The scheme.
@@ -876,6 +920,20 @@ type IdentifierAddPayload struct {
 	Record *ent.Record `json:"record"`
 	// The animal whose profile changed.
 	Animal *ent.Animal `json:"animal"`
+}
+
+// An insemination fact.
+type InseminationFact struct {
+	// The female served.
+	DamID uuid.UUID `json:"damID"`
+	// The sire: a herd animal or an outside animal.
+	SireID uuid.UUID `json:"sireID"`
+	// The day.
+	Date string `json:"date"`
+	// The straw or semen batch.
+	Straw *string `json:"straw,omitempty"`
+	// Who inseminated.
+	Technician *string `json:"technician,omitempty"`
 }
 
 // The coancestry of two animals of one farm.
@@ -1286,6 +1344,24 @@ type PedigreeAncestor struct {
 	Relation string `json:"relation"`
 	// The probability that this animal stands in this place: 1 unless a sire on the path is uncertain.
 	Probability float64 `json:"probability"`
+}
+
+// A pregnancy check fact. A foetal age is one number of days or a range, and only with PREGNANT.
+type PregnancyCheckFact struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+	// How it was diagnosed.
+	Method PregnancyCheckMethod `json:"method"`
+	// What it found.
+	Result PregnancyCheckResult `json:"result"`
+	// The foetal age in days.
+	FoetalAgeDays *int `json:"foetalAgeDays,omitempty"`
+	// The least foetal age of a range, in days.
+	FoetalAgeMinDays *int `json:"foetalAgeMinDays,omitempty"`
+	// The greatest foetal age of a range, in days.
+	FoetalAgeMaxDays *int `json:"foetalAgeMaxDays,omitempty"`
 }
 
 // An animal's profile fact.
@@ -1736,6 +1812,18 @@ type UpdateTaskInput struct {
 	PreviewID *uuid.UUID `json:"previewID,omitempty"`
 	// Refused unless the task came from this protocol version.
 	ProtocolVersion *int `json:"protocolVersion,omitempty"`
+}
+
+// A weaning fact.
+type WeaningFact struct {
+	// The calf.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+	// The weaning weight in kilograms.
+	Kg float64 `json:"kg"`
+	// The group it was weaned into.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
 }
 
 // A new webhook.
@@ -2617,6 +2705,128 @@ func (e *PreferenceSource) UnmarshalJSON(b []byte) error {
 }
 
 func (e PreferenceSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a pregnancy was diagnosed.
+type PregnancyCheckMethod string
+
+const (
+	// Ultrasound scan.
+	PregnancyCheckMethodScan PregnancyCheckMethod = "SCAN"
+	// Rectal palpation.
+	PregnancyCheckMethodPalpation PregnancyCheckMethod = "PALPATION"
+	// Blood test.
+	PregnancyCheckMethodBlood PregnancyCheckMethod = "BLOOD"
+)
+
+var AllPregnancyCheckMethod = []PregnancyCheckMethod{
+	PregnancyCheckMethodScan,
+	PregnancyCheckMethodPalpation,
+	PregnancyCheckMethodBlood,
+}
+
+func (e PregnancyCheckMethod) IsValid() bool {
+	switch e {
+	case PregnancyCheckMethodScan, PregnancyCheckMethodPalpation, PregnancyCheckMethodBlood:
+		return true
+	}
+	return false
+}
+
+func (e PregnancyCheckMethod) String() string {
+	return string(e)
+}
+
+func (e *PregnancyCheckMethod) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PregnancyCheckMethod(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PregnancyCheckMethod", str)
+	}
+	return nil
+}
+
+func (e PregnancyCheckMethod) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PregnancyCheckMethod) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PregnancyCheckMethod) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a pregnancy check found.
+type PregnancyCheckResult string
+
+const (
+	// In calf.
+	PregnancyCheckResultPregnant PregnancyCheckResult = "PREGNANT"
+	// Not in calf.
+	PregnancyCheckResultEmpty PregnancyCheckResult = "EMPTY"
+	// Check again.
+	PregnancyCheckResultRecheck PregnancyCheckResult = "RECHECK"
+)
+
+var AllPregnancyCheckResult = []PregnancyCheckResult{
+	PregnancyCheckResultPregnant,
+	PregnancyCheckResultEmpty,
+	PregnancyCheckResultRecheck,
+}
+
+func (e PregnancyCheckResult) IsValid() bool {
+	switch e {
+	case PregnancyCheckResultPregnant, PregnancyCheckResultEmpty, PregnancyCheckResultRecheck:
+		return true
+	}
+	return false
+}
+
+func (e PregnancyCheckResult) String() string {
+	return string(e)
+}
+
+func (e *PregnancyCheckResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PregnancyCheckResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PregnancyCheckResult", str)
+	}
+	return nil
+}
+
+func (e PregnancyCheckResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PregnancyCheckResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PregnancyCheckResult) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
