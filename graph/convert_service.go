@@ -1,10 +1,14 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
+
+	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/graph/model"
 )
@@ -37,4 +41,28 @@ func serviceFacts(in *model.FactInput) []evidence.Fact {
 			KG: json.Number(strconv.FormatFloat(w.Kg, 'f', -1, 64)), GroupID: idString(w.GroupID)})
 	}
 	return out
+}
+
+// calvings pages Farm.calvings over the service's list (newest first), with the medicines'
+// offset cursors.
+func (r *Resolver) calvings(ctx context.Context, farmID uuid.UUID, from, to, after *string, first *int) (*model.CalvingConnection, error) {
+	p, err := medicinePage(after, first)
+	if err != nil {
+		return nil, err
+	}
+	skip := p.Skip
+	cs, total, err := r.svc.Calvings(ctx, farmID, herdbook.CalvingQuery{Skip: &skip, Take: p.Take, From: deref(from), To: deref(to)})
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.CalvingConnection{TotalCount: total, Edges: make([]*model.CalvingEdge, len(cs)),
+		PageInfo: &model.OffsetPageInfo{HasPreviousPage: skip > 0, HasNextPage: skip+len(cs) < total}}
+	for i, c := range cs {
+		conn.Edges[i] = &model.CalvingEdge{Node: c, Cursor: medicineCursor(skip + i)}
+	}
+	if len(cs) > 0 {
+		first, last := conn.Edges[0].Cursor, conn.Edges[len(cs)-1].Cursor
+		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &first, &last
+	}
+	return conn, nil
 }

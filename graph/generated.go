@@ -329,9 +329,20 @@ type ComplexityRoot struct {
 		Tasks     func(childComplexity int) int
 	}
 
+	CalvingConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	CalvingEaseGrade struct {
 		Code  func(childComplexity int) int
 		Label func(childComplexity int) int
+	}
+
+	CalvingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	CalvingRecordPayload struct {
@@ -434,6 +445,7 @@ type ComplexityRoot struct {
 		Animals               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
 		Audit                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
 		BirthSettings         func(childComplexity int) int
+		Calvings              func(childComplexity int, from *string, to *string, first *int, after *string) int
 		CreatedAt             func(childComplexity int) int
 		CurrentMonthStart     func(childComplexity int) int
 		Due                   func(childComplexity int, after *string, first *int) int
@@ -1432,6 +1444,7 @@ type FarmResolver interface {
 	OutsideAnimals(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.OutsideAnimalConnection, error)
 	Due(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.DueEntryConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
+	Calvings(ctx context.Context, obj *ent.Farm, from *string, to *string, first *int, after *string) (*model.CalvingConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
 }
@@ -2661,6 +2674,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Calving.Tasks(childComplexity), true
 
+	case "CalvingConnection.edges":
+		if e.ComplexityRoot.CalvingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingConnection.Edges(childComplexity), true
+	case "CalvingConnection.pageInfo":
+		if e.ComplexityRoot.CalvingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingConnection.PageInfo(childComplexity), true
+	case "CalvingConnection.totalCount":
+		if e.ComplexityRoot.CalvingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingConnection.TotalCount(childComplexity), true
+
 	case "CalvingEaseGrade.code":
 		if e.ComplexityRoot.CalvingEaseGrade.Code == nil {
 			break
@@ -2673,6 +2705,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalvingEaseGrade.Label(childComplexity), true
+
+	case "CalvingEdge.cursor":
+		if e.ComplexityRoot.CalvingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingEdge.Cursor(childComplexity), true
+	case "CalvingEdge.node":
+		if e.ComplexityRoot.CalvingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingEdge.Node(childComplexity), true
 
 	case "CalvingRecordPayload.calving":
 		if e.ComplexityRoot.CalvingRecordPayload.Calving == nil {
@@ -3057,6 +3102,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.BirthSettings(childComplexity), true
+	case "Farm.calvings":
+		if e.ComplexityRoot.Farm.Calvings == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_calvings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Calvings(childComplexity, args["from"].(*string), args["to"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Farm.createdAt":
 		if e.ComplexityRoot.Farm.CreatedAt == nil {
 			break
@@ -8010,6 +8066,18 @@ func (ec *executionContext) childFields_Calving(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Calving", field.Name)
 }
 
+func (ec *executionContext) childFields_CalvingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CalvingConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CalvingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CalvingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_CalvingEaseGrade(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -8018,6 +8086,16 @@ func (ec *executionContext) childFields_CalvingEaseGrade(ctx context.Context, fi
 		return ec.fieldContext_CalvingEaseGrade_label(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalvingEaseGrade", field.Name)
+}
+
+func (ec *executionContext) childFields_CalvingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CalvingEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CalvingEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalvingEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_CalvingRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8276,6 +8354,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_due(ctx, field)
 	case "matingAdvice":
 		return ec.fieldContext_Farm_matingAdvice(ctx, field)
+	case "calvings":
+		return ec.fieldContext_Farm_calvings(ctx, field)
 	case "settings":
 		return ec.fieldContext_Farm_settings(ctx, field)
 	case "webhooks":
@@ -10233,6 +10313,44 @@ func (ec *executionContext) field_Farm_audit_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["to"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_calvings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -17247,6 +17365,93 @@ func (ec *executionContext) fieldContext_Calving_createdAt(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Calving", field, false, false, "Time")
 }
 
+func (ec *executionContext) _CalvingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CalvingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CalvingEdge) graphql.Marshaler {
+			return ec.marshalNCalvingEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalvingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalvingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CalvingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalvingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalvingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CalvingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingConnection", field, false, false, "Int")
+}
+
 func (ec *executionContext) _CalvingEaseGrade_code(ctx context.Context, field graphql.CollectedField, obj *schematype.CalvingEaseGrade) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17291,6 +17496,61 @@ func (ec *executionContext) _CalvingEaseGrade_label(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_CalvingEaseGrade_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalvingEaseGrade", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalvingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CalvingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.Calving) graphql.Marshaler {
+			return ec.marshalNCalving2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐCalving(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalvingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calving(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalvingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CalvingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalvingEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _CalvingRecordPayload_calving(ctx context.Context, field graphql.CollectedField, obj *model.CalvingRecordPayload) (ret graphql.Marshaler) {
@@ -19851,6 +20111,50 @@ func (ec *executionContext) fieldContext_Farm_matingAdvice(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_matingAdvice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_calvings(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_calvings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Calvings(ctx, obj, fc.Args["from"].(*string), fc.Args["to"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalvingConnection) graphql.Marshaler {
+			return ec.marshalNCalvingConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_calvings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalvingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_calvings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -48068,6 +48372,49 @@ func (ec *executionContext) _Calving(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var calvingConnectionImplementors = []string{"CalvingConnection"}
+
+func (ec *executionContext) _CalvingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CalvingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingConnection")
+		case "edges":
+			out.Values[i] = ec._CalvingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CalvingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CalvingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var calvingEaseGradeImplementors = []string{"CalvingEaseGrade"}
 
 func (ec *executionContext) _CalvingEaseGrade(ctx context.Context, sel ast.SelectionSet, obj *schematype.CalvingEaseGrade) graphql.Marshaler {
@@ -48086,6 +48433,44 @@ func (ec *executionContext) _CalvingEaseGrade(ctx context.Context, sel ast.Selec
 			}
 		case "label":
 			out.Values[i] = ec._CalvingEaseGrade_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calvingEdgeImplementors = []string{"CalvingEdge"}
+
+func (ec *executionContext) _CalvingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CalvingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calvingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalvingEdge")
+		case "node":
+			out.Values[i] = ec._CalvingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CalvingEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -48945,6 +49330,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_matingAdvice(ctx, field, obj)
+				})
+		case "calvings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_calvings(ctx, field, obj)
 				})
 		case "settings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -55970,6 +56361,14 @@ func (ec *executionContext) marshalNCalving2ᚖgithubᚗcomᚋherdbookᚋherdboo
 	return ec._Calving(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCalvingConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingConnection(ctx context.Context, sel ast.SelectionSet, v *model.CalvingConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalvingConnection!")
+		return graphql.Null
+	}
+	return ec._CalvingConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCalvingEaseGrade2githubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx context.Context, sel ast.SelectionSet, v schematype.CalvingEaseGrade) graphql.Marshaler {
 	return ec._CalvingEaseGrade(ctx, sel, &v)
 }
@@ -55977,6 +56376,30 @@ func (ec *executionContext) marshalNCalvingEaseGrade2githubᚗcomᚋherdbookᚋh
 func (ec *executionContext) unmarshalNCalvingEaseGradeInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGrade(ctx context.Context, v any) (*schematype.CalvingEaseGrade, error) {
 	res, err := ec.unmarshalInputCalvingEaseGradeInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCalvingEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CalvingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalvingEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalvingEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingEdge(ctx context.Context, sel ast.SelectionSet, v *model.CalvingEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalvingEdge!")
+		return graphql.Null
+	}
+	return ec._CalvingEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCalvingRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalvingRecordInput(ctx context.Context, v any) (model.CalvingRecordInput, error) {

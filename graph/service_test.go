@@ -102,3 +102,57 @@ func TestServiceFactsGraphQL(t *testing.T) {
 func containsField(out map[string]any, field string) bool {
 	return strings.Contains(fmt.Sprint(out["errors"]), field)
 }
+
+// TestCalvingsGraphQL: Farm.calvings lists what calvingRecord recorded, newest first, paged by
+// cursor and bounded by from and to, in the same statements for one calving as for four.
+func TestCalvingsGraphQL(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner, stranger := app.MustUser(), app.MustUser()
+		f := app.MustFarm(owner, "Calvings Farm")
+		v := map[string]any{"f": f.ID.String()}
+		record := func(n int, day string) {
+			t.Helper()
+			dam := app.MustAnimal(owner, f.ID, fmt.Sprint("DAM-", n)).ID.String()
+			graphFact(t, app, owner, f.ID, dam, map[string]any{"kind": "profile", "animal_id": dam, "sex": "female", "birth_date": "2020-04-01"})
+			out := app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!, $day: Date!, $tag: String!) { calvingRecord(input: {farmID: $f, damID: $dam, date: $day,
+				calves: [{tag: $tag, sex: "female", status: "alive"}]}) { created } }`, map[string]any{"f": f.ID.String(), "dam": dam, "day": day, "tag": fmt.Sprint("CALF-", n)})
+			wantNoErrors(t, out)
+		}
+		const query = `query($f: ID!, $from: Date, $after: String) { node(id: $f) { ... on Farm { calvings(from: $from, first: 2, after: $after) {
+			totalCount pageInfo { hasNextPage endCursor } edges { node { date calves { tag } } } } } } }`
+		record(1, "2026-02-10")
+		few := app.Queries(func() { wantNoErrors(t, app.GraphQL(owner.Token, query, v)) })
+		record(2, "2026-03-01")
+		record(3, "2026-02-20")
+		record(4, "2026-01-05")
+		var out map[string]any
+		many := app.Queries(func() { out = app.GraphQL(owner.Token, query, v) })
+		wantNoErrors(t, out)
+		if few != many {
+			t.Fatalf("statements: %d for one calving, %d for four", few, many)
+		}
+		if dig(t, out, "data.node.calvings.totalCount") != float64(4) || dig(t, out, "data.node.calvings.edges.0.node.date") != "2026-03-01" ||
+			dig(t, out, "data.node.calvings.edges.1.node.calves.0.tag") != "CALF-3" || dig(t, out, "data.node.calvings.pageInfo.hasNextPage") != true {
+			t.Fatalf("calvings = %v", out)
+		}
+		v["after"] = dig(t, out, "data.node.calvings.pageInfo.endCursor")
+		out = app.GraphQL(owner.Token, query, v)
+		wantNoErrors(t, out)
+		if dig(t, out, "data.node.calvings.edges.1.node.date") != "2026-01-05" || dig(t, out, "data.node.calvings.pageInfo.hasNextPage") != false {
+			t.Fatalf("second page = %v", out)
+		}
+		out = app.GraphQL(owner.Token, query, map[string]any{"f": f.ID.String(), "from": "2026-02-15"})
+		wantNoErrors(t, out)
+		if dig(t, out, "data.node.calvings.totalCount") != float64(2) {
+			t.Fatalf("from 2026-02-15 = %v", out)
+		}
+		if out := app.GraphQL(owner.Token, query, map[string]any{"f": f.ID.String(), "after": "nonsense"}); errorCode(out) != "BAD_USER_INPUT" {
+			t.Fatalf("a bad cursor: %v", out)
+		}
+		if out := app.GraphQL(stranger.Token, query, map[string]any{"f": f.ID.String()}); errorCode(out) == "" {
+			t.Fatalf("a stranger lists the calvings: %v", out)
+		}
+	})
+}

@@ -374,6 +374,24 @@ type CalfInput struct {
 	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
 }
 
+// A page of calvings.
+type CalvingConnection struct {
+	// The calvings of the page with their cursors.
+	Edges []*CalvingEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many calvings match.
+	TotalCount int `json:"totalCount"`
+}
+
+// A calving and its cursor.
+type CalvingEdge struct {
+	// The calving.
+	Node *herdbook.Calving `json:"node"`
+	// Where it lies in the list.
+	Cursor string `json:"cursor"`
+}
+
 // A calving: the dam, the day, the calves and the sire with its basis.
 type CalvingRecordInput struct {
 	// The farm.
