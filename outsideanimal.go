@@ -226,3 +226,23 @@ func sortedIDs(ids []string) []string {
 	}
 	return out
 }
+
+// OutsideAnimalNode returns an outside animal by id alone, for the graph's node(id:), when
+// the viewer is a member of its farm with read:animals (as OutsideAnimalByID). An id the
+// viewer may not read is not found, as for every node.
+func (s *Service) OutsideAnimalNode(ctx context.Context, id uuid.UUID) (*ent.OutsideAnimal, error) {
+	if _, err := authenticate(ctx); err != nil {
+		return nil, err
+	}
+	a, err := s.Client(ctx).OutsideAnimal.Query().Where(outsideanimal.ID(id)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "node", id)
+	}
+	if _, _, err := s.authorizeFarm(ctx, a.FarmID, RoleReader, ScopeReadAnimals); err != nil {
+		if code := ErrorCode(err); code == EUNAVAILABLE || code == EINTERNAL {
+			return nil, err
+		}
+		return nil, Errorf(ENOTFOUND, "node %s not found", id)
+	}
+	return a, nil
+}

@@ -200,7 +200,7 @@ func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	}
 	m, merr := r.svc.MedicineNode(ctx, id)
 	if herdbook.ErrorCode(merr) == herdbook.ENOTFOUND {
-		return r.webhookNode(ctx, id, err)
+		return r.outsideNode(ctx, id, err)
 	}
 	if merr != nil {
 		return nil, merr

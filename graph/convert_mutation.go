@@ -109,6 +109,7 @@ func factIn(in *model.FactInput) (evidence.Fact, error) {
 		}
 		facts = append(facts, f)
 	}
+	facts = append(facts, serviceFacts(in)...)
 	if len(facts) != 1 {
 		return evidence.Fact{}, herdbook.Invalid(herdbook.FieldError{Field: "fact", Message: "must give exactly one kind of fact"})
 	}

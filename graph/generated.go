@@ -397,6 +397,34 @@ type ComplexityRoot struct {
 		Unit func(childComplexity int) int
 	}
 
+	DueEntry struct {
+		AnimalID        func(childComplexity int) int
+		Basis           func(childComplexity int) int
+		CheckDate       func(childComplexity int) int
+		CheckRecordID   func(childComplexity int) int
+		ExpectedDate    func(childComplexity int) int
+		ExpectedFrom    func(childComplexity int) int
+		ExpectedTo      func(childComplexity int) int
+		GestationBreed  func(childComplexity int) int
+		GestationDays   func(childComplexity int) int
+		Method          func(childComplexity int) int
+		ServiceDate     func(childComplexity int) int
+		ServiceKind     func(childComplexity int) int
+		ServiceRecordID func(childComplexity int) int
+		SireID          func(childComplexity int) int
+	}
+
+	DueEntryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	DueEntryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	FactCreatePayload struct {
 		Record func(childComplexity int) int
 	}
@@ -408,6 +436,7 @@ type ComplexityRoot struct {
 		BirthSettings         func(childComplexity int) int
 		CreatedAt             func(childComplexity int) int
 		CurrentMonthStart     func(childComplexity int) int
+		Due                   func(childComplexity int, after *string, first *int) int
 		FarmTasks             func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
 		Files                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
 		FollowUpProtocol      func(childComplexity int) int
@@ -421,6 +450,7 @@ type ComplexityRoot struct {
 		Members               func(childComplexity int) int
 		Name                  func(childComplexity int) int
 		Notifications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
+		OutsideAnimals        func(childComplexity int, after *string, first *int) int
 		Records               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Reports               func(childComplexity int) int
 		Settings              func(childComplexity int) int
@@ -817,6 +847,9 @@ type ComplexityRoot struct {
 		MessagePost                   func(childComplexity int, input model.MessagePostInput) int
 		NotificationPreferencesUpdate func(childComplexity int, input model.NotificationPreferencesUpdateInput) int
 		NotificationsMarkRead         func(childComplexity int, input model.NotificationsMarkReadInput) int
+		OutsideAnimalCreate           func(childComplexity int, input model.OutsideAnimalCreateInput) int
+		OutsideAnimalDelete           func(childComplexity int, input model.OutsideAnimalDeleteInput) int
+		OutsideAnimalUpdate           func(childComplexity int, input model.OutsideAnimalUpdateInput) int
 		PostMessage                   func(childComplexity int, threadID uuid.UUID, body string) int
 		PutBirthSettings              func(childComplexity int, farmID uuid.UUID, input model.BirthHistorySettingsInput) int
 		PutFollowUpProtocol           func(childComplexity int, farmID uuid.UUID, steps []*model.ProtocolStepInput) int
@@ -892,6 +925,43 @@ type ComplexityRoot struct {
 		HasNextPage     func(childComplexity int) int
 		HasPreviousPage func(childComplexity int) int
 		StartCursor     func(childComplexity int) int
+	}
+
+	OutsideAnimal struct {
+		Batch              func(childComplexity int) int
+		BirthDate          func(childComplexity int) int
+		Breed              func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		FarmID             func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Name               func(childComplexity int) int
+		RegistrationNumber func(childComplexity int) int
+		Registry           func(childComplexity int) int
+		Sex                func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+	}
+
+	OutsideAnimalConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	OutsideAnimalCreatePayload struct {
+		OutsideAnimal func(childComplexity int) int
+	}
+
+	OutsideAnimalDeletePayload struct {
+		DeletedOutsideAnimalID func(childComplexity int) int
+	}
+
+	OutsideAnimalEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	OutsideAnimalUpdatePayload struct {
+		OutsideAnimal func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -1359,6 +1429,8 @@ type FarmResolver interface {
 	MedicineStock(ctx context.Context, obj *ent.Farm, asOf *string) (*herdbook.MedicineStock, error)
 	TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
+	OutsideAnimals(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.OutsideAnimalConnection, error)
+	Due(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.DueEntryConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
@@ -1453,6 +1525,9 @@ type MutationResolver interface {
 	NotificationPreferencesUpdate(ctx context.Context, input model.NotificationPreferencesUpdateInput) (*model.NotificationPreferencesUpdatePayload, error)
 	MarkNotificationsRead(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) (int, error)
 	SetNotificationPreferences(ctx context.Context, farmID *uuid.UUID, input model.ChannelPreferencesInput) (*model.ChannelPreferences, error)
+	OutsideAnimalCreate(ctx context.Context, input model.OutsideAnimalCreateInput) (*model.OutsideAnimalCreatePayload, error)
+	OutsideAnimalUpdate(ctx context.Context, input model.OutsideAnimalUpdateInput) (*model.OutsideAnimalUpdatePayload, error)
+	OutsideAnimalDelete(ctx context.Context, input model.OutsideAnimalDeleteInput) (*model.OutsideAnimalDeletePayload, error)
 	IdentifierAdd(ctx context.Context, input model.IdentifierAddInput) (*model.IdentifierAddPayload, error)
 	DeathRecord(ctx context.Context, input model.DeathRecordInput) (*model.DeathRecordPayload, error)
 	SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error)
@@ -2824,6 +2899,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DoseBand.Unit(childComplexity), true
 
+	case "DueEntry.animalID":
+		if e.ComplexityRoot.DueEntry.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.AnimalID(childComplexity), true
+	case "DueEntry.basis":
+		if e.ComplexityRoot.DueEntry.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.Basis(childComplexity), true
+	case "DueEntry.checkDate":
+		if e.ComplexityRoot.DueEntry.CheckDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.CheckDate(childComplexity), true
+	case "DueEntry.checkRecordID":
+		if e.ComplexityRoot.DueEntry.CheckRecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.CheckRecordID(childComplexity), true
+	case "DueEntry.expectedDate":
+		if e.ComplexityRoot.DueEntry.ExpectedDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ExpectedDate(childComplexity), true
+	case "DueEntry.expectedFrom":
+		if e.ComplexityRoot.DueEntry.ExpectedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ExpectedFrom(childComplexity), true
+	case "DueEntry.expectedTo":
+		if e.ComplexityRoot.DueEntry.ExpectedTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ExpectedTo(childComplexity), true
+	case "DueEntry.gestationBreed":
+		if e.ComplexityRoot.DueEntry.GestationBreed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.GestationBreed(childComplexity), true
+	case "DueEntry.gestationDays":
+		if e.ComplexityRoot.DueEntry.GestationDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.GestationDays(childComplexity), true
+	case "DueEntry.method":
+		if e.ComplexityRoot.DueEntry.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.Method(childComplexity), true
+	case "DueEntry.serviceDate":
+		if e.ComplexityRoot.DueEntry.ServiceDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceDate(childComplexity), true
+	case "DueEntry.serviceKind":
+		if e.ComplexityRoot.DueEntry.ServiceKind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceKind(childComplexity), true
+	case "DueEntry.serviceRecordID":
+		if e.ComplexityRoot.DueEntry.ServiceRecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceRecordID(childComplexity), true
+	case "DueEntry.sireID":
+		if e.ComplexityRoot.DueEntry.SireID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.SireID(childComplexity), true
+
+	case "DueEntryConnection.edges":
+		if e.ComplexityRoot.DueEntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntryConnection.Edges(childComplexity), true
+	case "DueEntryConnection.pageInfo":
+		if e.ComplexityRoot.DueEntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntryConnection.PageInfo(childComplexity), true
+	case "DueEntryConnection.totalCount":
+		if e.ComplexityRoot.DueEntryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntryConnection.TotalCount(childComplexity), true
+
+	case "DueEntryEdge.cursor":
+		if e.ComplexityRoot.DueEntryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntryEdge.Cursor(childComplexity), true
+	case "DueEntryEdge.node":
+		if e.ComplexityRoot.DueEntryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntryEdge.Node(childComplexity), true
+
 	case "FactCreatePayload.record":
 		if e.ComplexityRoot.FactCreatePayload.Record == nil {
 			break
@@ -2877,6 +3069,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.CurrentMonthStart(childComplexity), true
+	case "Farm.due":
+		if e.ComplexityRoot.Farm.Due == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_due_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Due(childComplexity, args["after"].(*string), args["first"].(*int)), true
 	case "Farm.farmTasks":
 		if e.ComplexityRoot.Farm.FarmTasks == nil {
 			break
@@ -2995,6 +3198,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Notifications(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.NotificationOrder), args["status"].(*notification.Status), args["unread"].(*bool), args["mine"].(*bool)), true
+	case "Farm.outsideAnimals":
+		if e.ComplexityRoot.Farm.OutsideAnimals == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_outsideAnimals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.OutsideAnimals(childComplexity, args["after"].(*string), args["first"].(*int)), true
 	case "Farm.records":
 		if e.ComplexityRoot.Farm.Records == nil {
 			break
@@ -4772,6 +4986,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.NotificationsMarkRead(childComplexity, args["input"].(model.NotificationsMarkReadInput)), true
+	case "Mutation.outsideAnimalCreate":
+		if e.ComplexityRoot.Mutation.OutsideAnimalCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_outsideAnimalCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.OutsideAnimalCreate(childComplexity, args["input"].(model.OutsideAnimalCreateInput)), true
+	case "Mutation.outsideAnimalDelete":
+		if e.ComplexityRoot.Mutation.OutsideAnimalDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_outsideAnimalDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.OutsideAnimalDelete(childComplexity, args["input"].(model.OutsideAnimalDeleteInput)), true
+	case "Mutation.outsideAnimalUpdate":
+		if e.ComplexityRoot.Mutation.OutsideAnimalUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_outsideAnimalUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.OutsideAnimalUpdate(childComplexity, args["input"].(model.OutsideAnimalUpdateInput)), true
 	case "Mutation.postMessage":
 		if e.ComplexityRoot.Mutation.PostMessage == nil {
 			break
@@ -5275,6 +5522,126 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OffsetPageInfo.StartCursor(childComplexity), true
+
+	case "OutsideAnimal.batch":
+		if e.ComplexityRoot.OutsideAnimal.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.Batch(childComplexity), true
+	case "OutsideAnimal.birthDate":
+		if e.ComplexityRoot.OutsideAnimal.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.BirthDate(childComplexity), true
+	case "OutsideAnimal.breed":
+		if e.ComplexityRoot.OutsideAnimal.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.Breed(childComplexity), true
+	case "OutsideAnimal.createdAt":
+		if e.ComplexityRoot.OutsideAnimal.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.CreatedAt(childComplexity), true
+	case "OutsideAnimal.farmID":
+		if e.ComplexityRoot.OutsideAnimal.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.FarmID(childComplexity), true
+	case "OutsideAnimal.id":
+		if e.ComplexityRoot.OutsideAnimal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.ID(childComplexity), true
+	case "OutsideAnimal.name":
+		if e.ComplexityRoot.OutsideAnimal.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.Name(childComplexity), true
+	case "OutsideAnimal.registrationNumber":
+		if e.ComplexityRoot.OutsideAnimal.RegistrationNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.RegistrationNumber(childComplexity), true
+	case "OutsideAnimal.registry":
+		if e.ComplexityRoot.OutsideAnimal.Registry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.Registry(childComplexity), true
+	case "OutsideAnimal.sex":
+		if e.ComplexityRoot.OutsideAnimal.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.Sex(childComplexity), true
+	case "OutsideAnimal.updatedAt":
+		if e.ComplexityRoot.OutsideAnimal.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimal.UpdatedAt(childComplexity), true
+
+	case "OutsideAnimalConnection.edges":
+		if e.ComplexityRoot.OutsideAnimalConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalConnection.Edges(childComplexity), true
+	case "OutsideAnimalConnection.pageInfo":
+		if e.ComplexityRoot.OutsideAnimalConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalConnection.PageInfo(childComplexity), true
+	case "OutsideAnimalConnection.totalCount":
+		if e.ComplexityRoot.OutsideAnimalConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalConnection.TotalCount(childComplexity), true
+
+	case "OutsideAnimalCreatePayload.outsideAnimal":
+		if e.ComplexityRoot.OutsideAnimalCreatePayload.OutsideAnimal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalCreatePayload.OutsideAnimal(childComplexity), true
+
+	case "OutsideAnimalDeletePayload.deletedOutsideAnimalID":
+		if e.ComplexityRoot.OutsideAnimalDeletePayload.DeletedOutsideAnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalDeletePayload.DeletedOutsideAnimalID(childComplexity), true
+
+	case "OutsideAnimalEdge.cursor":
+		if e.ComplexityRoot.OutsideAnimalEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalEdge.Cursor(childComplexity), true
+	case "OutsideAnimalEdge.node":
+		if e.ComplexityRoot.OutsideAnimalEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalEdge.Node(childComplexity), true
+
+	case "OutsideAnimalUpdatePayload.outsideAnimal":
+		if e.ComplexityRoot.OutsideAnimalUpdatePayload.OutsideAnimal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OutsideAnimalUpdatePayload.OutsideAnimal(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -6940,6 +7307,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DNAParentageRecordInput", ec.unmarshalInputDNAParentageRecordInput),
 			graphql.NewInputUnmarshaler("DeathRecordInput", ec.unmarshalInputDeathRecordInput),
 			graphql.NewInputUnmarshaler("DoseBandInput", ec.unmarshalInputDoseBandInput),
+			graphql.NewInputUnmarshaler("EmbryoTransferFact", ec.unmarshalInputEmbryoTransferFact),
 			graphql.NewInputUnmarshaler("ExposureFact", ec.unmarshalInputExposureFact),
 			graphql.NewInputUnmarshaler("ExposureFactInput", ec.unmarshalInputExposureFactInput),
 			graphql.NewInputUnmarshaler("FactCreateInput", ec.unmarshalInputFactCreateInput),
@@ -6960,7 +7328,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("GroupInput", ec.unmarshalInputGroupInput),
 			graphql.NewInputUnmarshaler("GroupOrder", ec.unmarshalInputGroupOrder),
 			graphql.NewInputUnmarshaler("GroupWhereInput", ec.unmarshalInputGroupWhereInput),
+			graphql.NewInputUnmarshaler("HandMatingFact", ec.unmarshalInputHandMatingFact),
+			graphql.NewInputUnmarshaler("HeatFact", ec.unmarshalInputHeatFact),
 			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
+			graphql.NewInputUnmarshaler("InseminationFact", ec.unmarshalInputInseminationFact),
 			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
 			graphql.NewInputUnmarshaler("MedicineDeleteInput", ec.unmarshalInputMedicineDeleteInput),
 			graphql.NewInputUnmarshaler("MedicinePurchaseCreateInput", ec.unmarshalInputMedicinePurchaseCreateInput),
@@ -6977,6 +7348,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("NotificationOrder", ec.unmarshalInputNotificationOrder),
 			graphql.NewInputUnmarshaler("NotificationPreferencesUpdateInput", ec.unmarshalInputNotificationPreferencesUpdateInput),
 			graphql.NewInputUnmarshaler("NotificationsMarkReadInput", ec.unmarshalInputNotificationsMarkReadInput),
+			graphql.NewInputUnmarshaler("OutsideAnimalCreateInput", ec.unmarshalInputOutsideAnimalCreateInput),
+			graphql.NewInputUnmarshaler("OutsideAnimalDeleteInput", ec.unmarshalInputOutsideAnimalDeleteInput),
+			graphql.NewInputUnmarshaler("OutsideAnimalUpdateInput", ec.unmarshalInputOutsideAnimalUpdateInput),
+			graphql.NewInputUnmarshaler("PregnancyCheckFact", ec.unmarshalInputPregnancyCheckFact),
 			graphql.NewInputUnmarshaler("ProfileFact", ec.unmarshalInputProfileFact),
 			graphql.NewInputUnmarshaler("ProfileFactInput", ec.unmarshalInputProfileFactInput),
 			graphql.NewInputUnmarshaler("ProtocolStepInput", ec.unmarshalInputProtocolStepInput),
@@ -7001,6 +7376,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateRecordInput", ec.unmarshalInputUpdateRecordInput),
 			graphql.NewInputUnmarshaler("UpdateTaskInput", ec.unmarshalInputUpdateTaskInput),
 			graphql.NewInputUnmarshaler("UserOrder", ec.unmarshalInputUserOrder),
+			graphql.NewInputUnmarshaler("WeaningFact", ec.unmarshalInputWeaningFact),
 			graphql.NewInputUnmarshaler("WebhookCreateInput", ec.unmarshalInputWebhookCreateInput),
 			graphql.NewInputUnmarshaler("WebhookDeleteInput", ec.unmarshalInputWebhookDeleteInput),
 			graphql.NewInputUnmarshaler("WebhookDeliveryReplayInput", ec.unmarshalInputWebhookDeliveryReplayInput),
@@ -7081,7 +7457,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "pedigree.graphqls" "register.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7101,8 +7477,10 @@ var sources = []*ast.Source{
 	{Name: "medicine.graphqls", Input: sourceData("medicine.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
+	{Name: "outside.graphqls", Input: sourceData("outside.graphqls"), BuiltIn: false},
 	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
+	{Name: "service.graphqls", Input: sourceData("service.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
 }
@@ -7768,6 +8146,62 @@ func (ec *executionContext) childFields_DoseBand(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type DoseBand", field.Name)
 }
 
+func (ec *executionContext) childFields_DueEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_DueEntry_animalID(ctx, field)
+	case "checkRecordID":
+		return ec.fieldContext_DueEntry_checkRecordID(ctx, field)
+	case "checkDate":
+		return ec.fieldContext_DueEntry_checkDate(ctx, field)
+	case "method":
+		return ec.fieldContext_DueEntry_method(ctx, field)
+	case "basis":
+		return ec.fieldContext_DueEntry_basis(ctx, field)
+	case "serviceKind":
+		return ec.fieldContext_DueEntry_serviceKind(ctx, field)
+	case "serviceDate":
+		return ec.fieldContext_DueEntry_serviceDate(ctx, field)
+	case "serviceRecordID":
+		return ec.fieldContext_DueEntry_serviceRecordID(ctx, field)
+	case "sireID":
+		return ec.fieldContext_DueEntry_sireID(ctx, field)
+	case "expectedDate":
+		return ec.fieldContext_DueEntry_expectedDate(ctx, field)
+	case "expectedFrom":
+		return ec.fieldContext_DueEntry_expectedFrom(ctx, field)
+	case "expectedTo":
+		return ec.fieldContext_DueEntry_expectedTo(ctx, field)
+	case "gestationDays":
+		return ec.fieldContext_DueEntry_gestationDays(ctx, field)
+	case "gestationBreed":
+		return ec.fieldContext_DueEntry_gestationBreed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DueEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_DueEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_DueEntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_DueEntryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_DueEntryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DueEntryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_DueEntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_DueEntryEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_DueEntryEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DueEntryEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_FactCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "record":
@@ -7836,6 +8270,10 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_treatmentConflicts(ctx, field)
 	case "notifications":
 		return ec.fieldContext_Farm_notifications(ctx, field)
+	case "outsideAnimals":
+		return ec.fieldContext_Farm_outsideAnimals(ctx, field)
+	case "due":
+		return ec.fieldContext_Farm_due(ctx, field)
 	case "matingAdvice":
 		return ec.fieldContext_Farm_matingAdvice(ctx, field)
 	case "settings":
@@ -8606,6 +9044,80 @@ func (ec *executionContext) childFields_OffsetPageInfo(ctx context.Context, fiel
 		return ec.fieldContext_OffsetPageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OffsetPageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OutsideAnimal_id(ctx, field)
+	case "farmID":
+		return ec.fieldContext_OutsideAnimal_farmID(ctx, field)
+	case "name":
+		return ec.fieldContext_OutsideAnimal_name(ctx, field)
+	case "sex":
+		return ec.fieldContext_OutsideAnimal_sex(ctx, field)
+	case "breed":
+		return ec.fieldContext_OutsideAnimal_breed(ctx, field)
+	case "registry":
+		return ec.fieldContext_OutsideAnimal_registry(ctx, field)
+	case "registrationNumber":
+		return ec.fieldContext_OutsideAnimal_registrationNumber(ctx, field)
+	case "batch":
+		return ec.fieldContext_OutsideAnimal_batch(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_OutsideAnimal_birthDate(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_OutsideAnimal_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_OutsideAnimal_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimal", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimalConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_OutsideAnimalConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_OutsideAnimalConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_OutsideAnimalConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimalConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimalCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outsideAnimal":
+		return ec.fieldContext_OutsideAnimalCreatePayload_outsideAnimal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimalCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimalDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedOutsideAnimalID":
+		return ec.fieldContext_OutsideAnimalDeletePayload_deletedOutsideAnimalID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimalDeletePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_OutsideAnimalEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_OutsideAnimalEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_OutsideAnimalUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outsideAnimal":
+		return ec.fieldContext_OutsideAnimalUpdatePayload_outsideAnimal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OutsideAnimalUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9724,6 +10236,28 @@ func (ec *executionContext) field_Farm_audit_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_due_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_farmTasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9993,6 +10527,28 @@ func (ec *executionContext) field_Farm_notifications_args(ctx context.Context, r
 		return nil, err
 	}
 	args["mine"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Farm_outsideAnimals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -11154,6 +11710,48 @@ func (ec *executionContext) field_Mutation_notificationsMarkRead_args(ctx contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.NotificationsMarkReadInput, error) {
 			return ec.unmarshalNNotificationsMarkReadInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNotificationsMarkReadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_outsideAnimalCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.OutsideAnimalCreateInput, error) {
+			return ec.unmarshalNOutsideAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_outsideAnimalDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.OutsideAnimalDeleteInput, error) {
+			return ec.unmarshalNOutsideAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_outsideAnimalUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.OutsideAnimalUpdateInput, error) {
+			return ec.unmarshalNOutsideAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalUpdateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17595,6 +18193,479 @@ func (ec *executionContext) fieldContext_DoseBand_max(_ context.Context, field g
 	return graphql.NewScalarFieldContext("DoseBand", field, false, false, "Float")
 }
 
+func (ec *executionContext) _DueEntry_animalID(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_checkRecordID(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_checkRecordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckRecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_checkRecordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_checkDate(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_checkDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_checkDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_method(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _DueEntry_basis(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _DueEntry_serviceKind(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceKind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceKind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _DueEntry_serviceDate(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_serviceRecordID(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceRecordID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceRecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceRecordID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_sireID(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_sireID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SireID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_expectedDate(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_expectedDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_expectedDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_expectedFrom(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_expectedFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_expectedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_expectedTo(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_expectedTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_expectedTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_gestationDays(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_gestationDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GestationDays) graphql.Marshaler {
+			return ec.marshalOGestationDays2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGestationDays(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_gestationDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DueEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GestationDays(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DueEntry_gestationBreed(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_gestationBreed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GestationBreed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_gestationBreed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _DueEntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DueEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DueEntryEdge) graphql.Marshaler {
+			return ec.marshalNDueEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DueEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DueEntryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DueEntryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.DueEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DueEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DueEntryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.DueEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DueEntryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.DueEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DueEntry) graphql.Marshaler {
+			return ec.marshalNDueEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DueEntryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DueEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DueEntryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.DueEntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntryEdge", field, false, false, "String")
+}
+
 func (ec *executionContext) _FactCreatePayload_record(ctx context.Context, field graphql.CollectedField, obj *model.FactCreatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18648,6 +19719,94 @@ func (ec *executionContext) fieldContext_Farm_notifications(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_outsideAnimals(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_outsideAnimals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().OutsideAnimals(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimalConnection) graphql.Marshaler {
+			return ec.marshalNOutsideAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_outsideAnimals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_outsideAnimals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_due(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_due(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Due(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DueEntryConnection) graphql.Marshaler {
+			return ec.marshalNDueEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_due(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DueEntryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_due_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26455,6 +27614,138 @@ func (ec *executionContext) fieldContext_Mutation_setNotificationPreferences(ctx
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_outsideAnimalCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_outsideAnimalCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().OutsideAnimalCreate(ctx, fc.Args["input"].(model.OutsideAnimalCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimalCreatePayload) graphql.Marshaler {
+			return ec.marshalNOutsideAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_outsideAnimalCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimalCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_outsideAnimalCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_outsideAnimalUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_outsideAnimalUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().OutsideAnimalUpdate(ctx, fc.Args["input"].(model.OutsideAnimalUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimalUpdatePayload) graphql.Marshaler {
+			return ec.marshalNOutsideAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_outsideAnimalUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimalUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_outsideAnimalUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_outsideAnimalDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_outsideAnimalDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().OutsideAnimalDelete(ctx, fc.Args["input"].(model.OutsideAnimalDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimalDeletePayload) graphql.Marshaler {
+			return ec.marshalNOutsideAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_outsideAnimalDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimalDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_outsideAnimalDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_identifierAdd(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27527,6 +28818,488 @@ func (ec *executionContext) _OffsetPageInfo_endCursor(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_OffsetPageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("OffsetPageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_id(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "ID")
+}
+
+func (ec *executionContext) _OutsideAnimal_farmID(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_farmID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_farmID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "ID")
+}
+
+func (ec *executionContext) _OutsideAnimal_name(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_sex(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_breed(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_registry(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_registry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Registry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_registry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_registrationNumber(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_registrationNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RegistrationNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_registrationNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_batch(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimal_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "Date")
+}
+
+func (ec *executionContext) _OutsideAnimal_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "Time")
+}
+
+func (ec *executionContext) _OutsideAnimal_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimal_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimal_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimal", field, false, false, "Time")
+}
+
+func (ec *executionContext) _OutsideAnimalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.OutsideAnimalEdge) graphql.Marshaler {
+			return ec.marshalNOutsideAnimalEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OutsideAnimalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimalEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OutsideAnimalConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OffsetPageInfo) graphql.Marshaler {
+			return ec.marshalNOffsetPageInfo2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOffsetPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OutsideAnimalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OffsetPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OutsideAnimalConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimalConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _OutsideAnimalCreatePayload_outsideAnimal(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalCreatePayload_outsideAnimal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutsideAnimal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimal) graphql.Marshaler {
+			return ec.marshalNOutsideAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalCreatePayload_outsideAnimal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OutsideAnimalCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OutsideAnimalDeletePayload_deletedOutsideAnimalID(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalDeletePayload_deletedOutsideAnimalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedOutsideAnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalDeletePayload_deletedOutsideAnimalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimalDeletePayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _OutsideAnimalEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimal) graphql.Marshaler {
+			return ec.marshalNOutsideAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OutsideAnimalEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OutsideAnimalEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OutsideAnimalEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _OutsideAnimalUpdatePayload_outsideAnimal(ctx context.Context, field graphql.CollectedField, obj *model.OutsideAnimalUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OutsideAnimalUpdatePayload_outsideAnimal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutsideAnimal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OutsideAnimal) graphql.Marshaler {
+			return ec.marshalNOutsideAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OutsideAnimalUpdatePayload_outsideAnimal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OutsideAnimalUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutsideAnimal(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -37392,6 +39165,76 @@ func UnmarshalDoseBandInput(ctx context.Context, raw any) (model.DoseBandInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputEmbryoTransferFact(ctx context.Context, obj any) (model.EmbryoTransferFact, error) {
+	var it model.EmbryoTransferFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"donorID", "sireID", "recipientID", "date", "embryo"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "donorID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("donorID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DonorID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "recipientID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipientID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecipientID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "embryo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("embryo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Embryo = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEmbryoTransferFact unmarshals raw into the EmbryoTransferFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEmbryoTransferFact(ctx context.Context, raw any) (model.EmbryoTransferFact, error) {
+	var out model.EmbryoTransferFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EmbryoTransferFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputExposureFact(ctx context.Context, obj any) (model.ExposureFact, error) {
 	var it model.ExposureFact
 	if obj == nil {
@@ -37599,7 +39442,7 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment"}
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment", "heat", "insemination", "handMating", "embryoTransfer", "pregnancyCheck", "weaning"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -37655,6 +39498,48 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Treatment = data
+		case "heat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("heat"))
+			data, err := ec.unmarshalOHeatFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHeatFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Heat = data
+		case "insemination":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("insemination"))
+			data, err := ec.unmarshalOInseminationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐInseminationFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Insemination = data
+		case "handMating":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("handMating"))
+			data, err := ec.unmarshalOHandMatingFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHandMatingFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HandMating = data
+		case "embryoTransfer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("embryoTransfer"))
+			data, err := ec.unmarshalOEmbryoTransferFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEmbryoTransferFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmbryoTransfer = data
+		case "pregnancyCheck":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pregnancyCheck"))
+			data, err := ec.unmarshalOPregnancyCheckFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PregnancyCheck = data
+		case "weaning":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weaning"))
+			data, err := ec.unmarshalOWeaningFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeaningFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weaning = data
 		}
 	}
 	return it, nil
@@ -39361,6 +41246,111 @@ func UnmarshalGroupWhereInput(ctx context.Context, raw any) (ent.GroupWhereInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputHandMatingFact(ctx context.Context, obj any) (model.HandMatingFact, error) {
+	var it model.HandMatingFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "sireID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHandMatingFact unmarshals raw into the HandMatingFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHandMatingFact(ctx context.Context, raw any) (model.HandMatingFact, error) {
+	var out model.HandMatingFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HandMatingFact", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHeatFact(ctx context.Context, obj any) (model.HeatFact, error) {
+	var it model.HeatFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHeatFact unmarshals raw into the HeatFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHeatFact(ctx context.Context, raw any) (model.HeatFact, error) {
+	var out model.HeatFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HeatFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context, obj any) (model.IdentifierAddInput, error) {
 	var it model.IdentifierAddInput
 	if obj == nil {
@@ -39435,6 +41425,76 @@ func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context
 func UnmarshalIdentifierAddInput(ctx context.Context, raw any) (model.IdentifierAddInput, error) {
 	var out model.IdentifierAddInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "IdentifierAddInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputInseminationFact(ctx context.Context, obj any) (model.InseminationFact, error) {
+	var it model.InseminationFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"damID", "sireID", "date", "straw", "technician"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "damID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("damID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DamID = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "straw":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("straw"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Straw = data
+		case "technician":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("technician"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Technician = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalInseminationFact unmarshals raw into the InseminationFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInseminationFact(ctx context.Context, raw any) (model.InseminationFact, error) {
+	var out model.InseminationFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InseminationFact", raw, &out)
 	return out, err
 }
 
@@ -40437,6 +42497,328 @@ func (ec *executionContext) unmarshalInputNotificationsMarkReadInput(ctx context
 func UnmarshalNotificationsMarkReadInput(ctx context.Context, raw any) (model.NotificationsMarkReadInput, error) {
 	var out model.NotificationsMarkReadInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationsMarkReadInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOutsideAnimalCreateInput(ctx context.Context, obj any) (model.OutsideAnimalCreateInput, error) {
+	var it model.OutsideAnimalCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "name", "sex", "breed", "registry", "registrationNumber", "batch", "birthDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		case "registry":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("registry"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Registry = data
+		case "registrationNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("registrationNumber"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RegistrationNumber = data
+		case "batch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("batch"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Batch = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOutsideAnimalCreateInput unmarshals raw into the OutsideAnimalCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOutsideAnimalCreateInput(ctx context.Context, raw any) (model.OutsideAnimalCreateInput, error) {
+	var out model.OutsideAnimalCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OutsideAnimalCreateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOutsideAnimalDeleteInput(ctx context.Context, obj any) (model.OutsideAnimalDeleteInput, error) {
+	var it model.OutsideAnimalDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOutsideAnimalDeleteInput unmarshals raw into the OutsideAnimalDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOutsideAnimalDeleteInput(ctx context.Context, raw any) (model.OutsideAnimalDeleteInput, error) {
+	var out model.OutsideAnimalDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OutsideAnimalDeleteInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOutsideAnimalUpdateInput(ctx context.Context, obj any) (model.OutsideAnimalUpdateInput, error) {
+	var it model.OutsideAnimalUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "id", "name", "sex", "breed", "registry", "registrationNumber", "batch", "birthDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		case "registry":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("registry"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Registry = data
+		case "registrationNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("registrationNumber"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RegistrationNumber = data
+		case "batch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("batch"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Batch = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOutsideAnimalUpdateInput unmarshals raw into the OutsideAnimalUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOutsideAnimalUpdateInput(ctx context.Context, raw any) (model.OutsideAnimalUpdateInput, error) {
+	var out model.OutsideAnimalUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OutsideAnimalUpdateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context, obj any) (model.PregnancyCheckFact, error) {
+	var it model.PregnancyCheckFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "method":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("method"))
+			data, err := ec.unmarshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Method = data
+		case "result":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("result"))
+			data, err := ec.unmarshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Result = data
+		case "foetalAgeDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeDays = data
+		case "foetalAgeMinDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeMinDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeMinDays = data
+		case "foetalAgeMaxDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("foetalAgeMaxDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FoetalAgeMaxDays = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPregnancyCheckFact unmarshals raw into the PregnancyCheckFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPregnancyCheckFact(ctx context.Context, raw any) (model.PregnancyCheckFact, error) {
+	var out model.PregnancyCheckFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PregnancyCheckFact", raw, &out)
 	return out, err
 }
 
@@ -43473,6 +45855,69 @@ func UnmarshalUserOrder(ctx context.Context, raw any) (ent.UserOrder, error) {
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputWeaningFact(ctx context.Context, obj any) (model.WeaningFact, error) {
+	var it model.WeaningFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "date", "kg", "groupID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "kg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kg"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kg = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalWeaningFact unmarshals raw into the WeaningFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWeaningFact(ctx context.Context, raw any) (model.WeaningFact, error) {
+	var out model.WeaningFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WeaningFact", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputWebhookCreateInput(ctx context.Context, obj any) (model.WebhookCreateInput, error) {
 	var it model.WebhookCreateInput
 	if obj == nil {
@@ -43830,6 +46275,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Record(ctx, sel, obj)
+	case model.OutsideAnimal:
+		return ec._OutsideAnimal(ctx, sel, &obj)
+	case *model.OutsideAnimal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._OutsideAnimal(ctx, sel, obj)
 	case *ent.Notification:
 		if obj == nil {
 			return graphql.Null
@@ -46088,6 +48540,185 @@ func (ec *executionContext) _DoseBand(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var dueEntryImplementors = []string{"DueEntry"}
+
+func (ec *executionContext) _DueEntry(ctx context.Context, sel ast.SelectionSet, obj *model.DueEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dueEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DueEntry")
+		case "animalID":
+			out.Values[i] = ec._DueEntry_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkRecordID":
+			out.Values[i] = ec._DueEntry_checkRecordID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkDate":
+			out.Values[i] = ec._DueEntry_checkDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "method":
+			out.Values[i] = ec._DueEntry_method(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "basis":
+			out.Values[i] = ec._DueEntry_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serviceKind":
+			out.Values[i] = ec._DueEntry_serviceKind(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "serviceDate":
+			out.Values[i] = ec._DueEntry_serviceDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "serviceRecordID":
+			out.Values[i] = ec._DueEntry_serviceRecordID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sireID":
+			out.Values[i] = ec._DueEntry_sireID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expectedDate":
+			out.Values[i] = ec._DueEntry_expectedDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expectedFrom":
+			out.Values[i] = ec._DueEntry_expectedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expectedTo":
+			out.Values[i] = ec._DueEntry_expectedTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gestationDays":
+			out.Values[i] = ec._DueEntry_gestationDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gestationBreed":
+			out.Values[i] = ec._DueEntry_gestationBreed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dueEntryConnectionImplementors = []string{"DueEntryConnection"}
+
+func (ec *executionContext) _DueEntryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.DueEntryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dueEntryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DueEntryConnection")
+		case "edges":
+			out.Values[i] = ec._DueEntryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._DueEntryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._DueEntryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dueEntryEdgeImplementors = []string{"DueEntryEdge"}
+
+func (ec *executionContext) _DueEntryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.DueEntryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dueEntryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DueEntryEdge")
+		case "node":
+			out.Values[i] = ec._DueEntryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._DueEntryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var factCreatePayloadImplementors = []string{"FactCreatePayload"}
 
 func (ec *executionContext) _FactCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.FactCreatePayload) graphql.Marshaler {
@@ -46296,6 +48927,18 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_notifications(ctx, field, obj)
+				})
+		case "outsideAnimals":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_outsideAnimals(ctx, field, obj)
+				})
+		case "due":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_due(ctx, field, obj)
 				})
 		case "matingAdvice":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -49165,6 +51808,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "outsideAnimalCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_outsideAnimalCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outsideAnimalUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_outsideAnimalUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outsideAnimalDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_outsideAnimalDelete(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "identifierAdd":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_identifierAdd(ctx, field)
@@ -49531,6 +52195,269 @@ func (ec *executionContext) _OffsetPageInfo(ctx context.Context, sel ast.Selecti
 		case "endCursor":
 			out.Values[i] = ec._OffsetPageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalImplementors = []string{"OutsideAnimal", "Node"}
+
+func (ec *executionContext) _OutsideAnimal(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimal")
+		case "id":
+			out.Values[i] = ec._OutsideAnimal_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmID":
+			out.Values[i] = ec._OutsideAnimal_farmID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._OutsideAnimal_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sex":
+			out.Values[i] = ec._OutsideAnimal_sex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "breed":
+			out.Values[i] = ec._OutsideAnimal_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "registry":
+			out.Values[i] = ec._OutsideAnimal_registry(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "registrationNumber":
+			out.Values[i] = ec._OutsideAnimal_registrationNumber(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._OutsideAnimal_batch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "birthDate":
+			out.Values[i] = ec._OutsideAnimal_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._OutsideAnimal_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._OutsideAnimal_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalConnectionImplementors = []string{"OutsideAnimalConnection"}
+
+func (ec *executionContext) _OutsideAnimalConnection(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimalConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimalConnection")
+		case "edges":
+			out.Values[i] = ec._OutsideAnimalConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._OutsideAnimalConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._OutsideAnimalConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalCreatePayloadImplementors = []string{"OutsideAnimalCreatePayload"}
+
+func (ec *executionContext) _OutsideAnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimalCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimalCreatePayload")
+		case "outsideAnimal":
+			out.Values[i] = ec._OutsideAnimalCreatePayload_outsideAnimal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalDeletePayloadImplementors = []string{"OutsideAnimalDeletePayload"}
+
+func (ec *executionContext) _OutsideAnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimalDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimalDeletePayload")
+		case "deletedOutsideAnimalID":
+			out.Values[i] = ec._OutsideAnimalDeletePayload_deletedOutsideAnimalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalEdgeImplementors = []string{"OutsideAnimalEdge"}
+
+func (ec *executionContext) _OutsideAnimalEdge(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimalEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimalEdge")
+		case "node":
+			out.Values[i] = ec._OutsideAnimalEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._OutsideAnimalEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outsideAnimalUpdatePayloadImplementors = []string{"OutsideAnimalUpdatePayload"}
+
+func (ec *executionContext) _OutsideAnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.OutsideAnimalUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outsideAnimalUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OutsideAnimalUpdatePayload")
+		case "outsideAnimal":
+			out.Values[i] = ec._OutsideAnimalUpdatePayload_outsideAnimal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -53223,6 +56150,46 @@ func (ec *executionContext) marshalNDeathRecordPayload2ᚖgithubᚗcomᚋherdboo
 	return ec._DeathRecordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDueEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntry(ctx context.Context, sel ast.SelectionSet, v *model.DueEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DueEntry!")
+		return graphql.Null
+	}
+	return ec._DueEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDueEntryConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryConnection(ctx context.Context, sel ast.SelectionSet, v *model.DueEntryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DueEntryConnection!")
+		return graphql.Null
+	}
+	return ec._DueEntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDueEntryEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DueEntryEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDueEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDueEntryEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDueEntryEdge(ctx context.Context, sel ast.SelectionSet, v *model.DueEntryEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DueEntryEdge!")
+		return graphql.Null
+	}
+	return ec._DueEntryEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNEvidenceSettingsState2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEvidenceSettingsState(ctx context.Context, v any) (model.EvidenceSettingsState, error) {
 	var res model.EvidenceSettingsState
 	err := res.UnmarshalGQL(v)
@@ -54173,6 +57140,85 @@ func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgql
 	return v
 }
 
+func (ec *executionContext) marshalNOutsideAnimal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimal(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimal) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimal!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimal(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOutsideAnimalConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalConnection(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimalConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimalConnection!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimalConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOutsideAnimalCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalCreateInput(ctx context.Context, v any) (model.OutsideAnimalCreateInput, error) {
+	res, err := ec.unmarshalInputOutsideAnimalCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOutsideAnimalCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimalCreatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimalCreatePayload!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimalCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOutsideAnimalDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalDeleteInput(ctx context.Context, v any) (model.OutsideAnimalDeleteInput, error) {
+	res, err := ec.unmarshalInputOutsideAnimalDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOutsideAnimalDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimalDeletePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimalDeletePayload!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimalDeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOutsideAnimalEdge2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.OutsideAnimalEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOutsideAnimalEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOutsideAnimalEdge2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalEdge(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimalEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimalEdge!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimalEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOutsideAnimalUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalUpdateInput(ctx context.Context, v any) (model.OutsideAnimalUpdateInput, error) {
+	res, err := ec.unmarshalInputOutsideAnimalUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOutsideAnimalUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐOutsideAnimalUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.OutsideAnimalUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OutsideAnimalUpdatePayload!")
+		return graphql.Null
+	}
+	return ec._OutsideAnimalUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
 }
@@ -54248,6 +57294,26 @@ func (ec *executionContext) unmarshalNPreferenceSource2githubᚗcomᚋherdbook�
 }
 
 func (ec *executionContext) marshalNPreferenceSource2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPreferenceSource(ctx context.Context, sel ast.SelectionSet, v model.PreferenceSource) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx context.Context, v any) (model.PregnancyCheckMethod, error) {
+	var res model.PregnancyCheckMethod
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPregnancyCheckMethod2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckMethod(ctx context.Context, sel ast.SelectionSet, v model.PregnancyCheckMethod) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx context.Context, v any) (model.PregnancyCheckResult, error) {
+	var res model.PregnancyCheckResult
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPregnancyCheckResult2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckResult(ctx context.Context, sel ast.SelectionSet, v model.PregnancyCheckResult) graphql.Marshaler {
 	return v
 }
 
@@ -55675,6 +58741,14 @@ func (ec *executionContext) unmarshalODoseBandInput2ᚖgithubᚗcomᚋherdbook�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOEmbryoTransferFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐEmbryoTransferFact(ctx context.Context, v any) (*model.EmbryoTransferFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEmbryoTransferFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOExposureFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐExposureFact(ctx context.Context, v any) (*model.ExposureFact, error) {
 	if v == nil {
 		return nil, nil
@@ -56006,6 +59080,22 @@ func (ec *executionContext) unmarshalOGroupWhereInput2ᚖgithubᚗcomᚋherdbook
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOHandMatingFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHandMatingFact(ctx context.Context, v any) (*model.HandMatingFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputHandMatingFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOHeatFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHeatFact(ctx context.Context, v any) (*model.HeatFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputHeatFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx context.Context, v any) ([]uuid.UUID, error) {
 	if v == nil {
 		return nil, nil
@@ -56057,6 +59147,14 @@ func (ec *executionContext) marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ct
 	_ = ctx
 	res := uuidgql.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInseminationFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐInseminationFact(ctx context.Context, v any) (*model.InseminationFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInseminationFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -56237,6 +59335,14 @@ func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOPregnancyCheckFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckFact(ctx context.Context, v any) (*model.PregnancyCheckFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPregnancyCheckFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProfileFact(ctx context.Context, v any) (*model.ProfileFact, error) {
@@ -56614,6 +59720,14 @@ func (ec *executionContext) unmarshalOTreatmentFact2ᚖgithubᚗcomᚋherdbook�
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTreatmentFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWeaningFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeaningFact(ctx context.Context, v any) (*model.WeaningFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWeaningFact(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

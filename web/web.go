@@ -28,11 +28,11 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 	"connect-src 'self'; worker-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// reserved are the first path segments that belong to the API, the graph, OAuth and the
-// operational endpoints: the app's fallback to its page never answers under them.
-var reserved = map[string]bool{
-	"graphql": true, "oauth": true, ".well-known": true, "metrics": true, "healthz": true,
-	"readyz": true, "explorer": true, "api": true, "openapi.json": true, "assets": true,
+// appRoutes are the first path segments the app routes itself (web/app/src/main.tsx): the
+// page is answered for them and nothing else, so an unknown path, an API path or a typo keeps
+// its JSON 404 and never turns into a page with status 200.
+var appRoutes = map[string]bool{
+	"": true, "farms": true, "callback": true, "settings": true, "outbox": true,
 }
 
 // Files returns the built app (index.html, sw.js, assets/…).
@@ -45,16 +45,11 @@ func Files() fs.FS {
 }
 
 // IsAppRoute reports whether p is a path the app itself routes (the page is answered for it):
-// not under a reserved segment nor a versioned API prefix (/v1, /v2, …).
+// "/", /farms/…, /callback, /settings and /outbox. Everything else (the API under /v1, the
+// graph, OAuth, the operational endpoints, unknown paths) is left to the fallback.
 func IsAppRoute(p string) bool {
 	seg, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-	if reserved[seg] {
-		return false
-	}
-	if len(seg) > 1 && seg[0] == 'v' && strings.Trim(seg[1:], "0123456789") == "" {
-		return false
-	}
-	return true
+	return appRoutes[seg]
 }
 
 // WantsPage reports whether a request is a browser's navigation (or any GET that does not ask

@@ -90,6 +90,9 @@ func TestHandler(t *testing.T) {
 		{"GET", "/farms", "application/json"},
 		{"POST", "/", "text/html"},
 		{"DELETE", "/farms", ""},
+		{"GET", "/no/such/path", ""},
+		{"GET", "/farmsx", "text/html"},
+		{"GET", "/openapi.json", "text/html"},
 	} {
 		if w := get(t, h, c.method, c.path, c.accept); w.Code != http.StatusTeapot {
 			t.Errorf("%s %s (Accept %q) answered %d, want the fallback", c.method, c.path, c.accept, w.Code)

@@ -556,6 +556,70 @@ type DoseBandInput struct {
 	Max float64 `json:"max"`
 }
 
+// A female a pregnancy check found pregnant that has not given birth since: when she is expected to, and from what.
+type DueEntry struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The record of her newest pregnancy check.
+	CheckRecordID uuid.UUID `json:"checkRecordID"`
+	// The day of that check.
+	CheckDate string `json:"checkDate"`
+	// How the check was made: scan, palpation or blood.
+	Method string `json:"method"`
+	// What dates the expected birth: service (the service that fits the check), foetal_age, or unknown.
+	Basis string `json:"basis"`
+	// The kind of the fitting service (insemination, hand_mating, embryo_transfer), when basis is service.
+	ServiceKind *string `json:"serviceKind,omitempty"`
+	// The day of the fitting service.
+	ServiceDate *string `json:"serviceDate,omitempty"`
+	// The record of the fitting service.
+	ServiceRecordID *uuid.UUID `json:"serviceRecordID,omitempty"`
+	// The sire the fitting service names.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// The middle of expectedFrom..expectedTo; null when the farm's gestation is not set or nothing dates conception.
+	ExpectedDate *string `json:"expectedDate,omitempty"`
+	// The earliest day the gestation range allows.
+	ExpectedFrom *string `json:"expectedFrom,omitempty"`
+	// The latest day the gestation range allows.
+	ExpectedTo *string `json:"expectedTo,omitempty"`
+	// The gestation range used: the sire breed's, else the farm's.
+	GestationDays *GestationDays `json:"gestationDays,omitempty"`
+	// The sire breed whose own gestation was used, when one was.
+	GestationBreed *string `json:"gestationBreed,omitempty"`
+}
+
+// A page of the due list.
+type DueEntryConnection struct {
+	// The entries of the page with their cursors.
+	Edges []*DueEntryEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many females are due.
+	TotalCount int `json:"totalCount"`
+}
+
+// A due entry and its cursor.
+type DueEntryEdge struct {
+	// The entry.
+	Node *DueEntry `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// An embryo transfer fact.
+type EmbryoTransferFact struct {
+	// The donor (the genetic dam): a herd animal or an outside animal.
+	DonorID uuid.UUID `json:"donorID"`
+	// The sire: a herd animal or an outside animal.
+	SireID uuid.UUID `json:"sireID"`
+	// The female the embryo was placed in.
+	RecipientID uuid.UUID `json:"recipientID"`
+	// The day.
+	Date string `json:"date"`
+	// The embryo's batch or id.
+	Embryo *string `json:"embryo,omitempty"`
+}
+
 // An exposure fact: a sire was with a dam or a group.
 type ExposureFact struct {
 	// The sire.
@@ -616,6 +680,18 @@ type FactInput struct {
 	Birth *BirthFact `json:"birth,omitempty"`
 	// A medicine given.
 	Treatment *TreatmentFact `json:"treatment,omitempty"`
+	// A female seen in heat.
+	Heat *HeatFact `json:"heat,omitempty"`
+	// An artificial insemination.
+	Insemination *InseminationFact `json:"insemination,omitempty"`
+	// A supervised natural service.
+	HandMating *HandMatingFact `json:"handMating,omitempty"`
+	// An embryo of a donor and a sire placed in a recipient.
+	EmbryoTransfer *EmbryoTransferFact `json:"embryoTransfer,omitempty"`
+	// A pregnancy diagnosis.
+	PregnancyCheck *PregnancyCheckFact `json:"pregnancyCheck,omitempty"`
+	// A calf weaned, with its weight.
+	Weaning *WeaningFact `json:"weaning,omitempty"`
 }
 
 // A new farm.
@@ -796,6 +872,24 @@ type GroupInput struct {
 	Name string `json:"name"`
 }
 
+// A hand mating fact.
+type HandMatingFact struct {
+	// The female served.
+	DamID uuid.UUID `json:"damID"`
+	// The sire.
+	SireID uuid.UUID `json:"sireID"`
+	// The day.
+	Date string `json:"date"`
+}
+
+// A heat (oestrus) fact.
+type HeatFact struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+}
+
 // An identifier valid on a profile's day.
 type Identifier struct {
 	// The scheme.
@@ -826,6 +920,20 @@ type IdentifierAddPayload struct {
 	Record *ent.Record `json:"record"`
 	// The animal whose profile changed.
 	Animal *ent.Animal `json:"animal"`
+}
+
+// An insemination fact.
+type InseminationFact struct {
+	// The female served.
+	DamID uuid.UUID `json:"damID"`
+	// The sire: a herd animal or an outside animal.
+	SireID uuid.UUID `json:"sireID"`
+	// The day.
+	Date string `json:"date"`
+	// The straw or semen batch.
+	Straw *string `json:"straw,omitempty"`
+	// Who inseminated.
+	Technician *string `json:"technician,omitempty"`
 }
 
 // The coancestry of two animals of one farm.
@@ -1140,6 +1248,92 @@ type OffsetPageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of a farm's outside animals, by name.
+type OutsideAnimalConnection struct {
+	// The outside animals of the page with their cursors.
+	Edges []*OutsideAnimalEdge `json:"edges"`
+	// Where the page lies.
+	PageInfo *OffsetPageInfo `json:"pageInfo"`
+	// How many outside animals the farm has.
+	TotalCount int `json:"totalCount"`
+}
+
+// A new outside animal.
+type OutsideAnimalCreateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// Its name, 1 to 200 characters.
+	Name string `json:"name"`
+	// male or female.
+	Sex string `json:"sex"`
+	// Its breed, 1 to 100 characters.
+	Breed *string `json:"breed,omitempty"`
+	// The registry, 1 to 200 characters.
+	Registry *string `json:"registry,omitempty"`
+	// The registration number, 1 to 64 characters.
+	RegistrationNumber *string `json:"registrationNumber,omitempty"`
+	// The semen or embryo batch, 1 to 200 characters.
+	Batch *string `json:"batch,omitempty"`
+	// Its birth date.
+	BirthDate *string `json:"birthDate,omitempty"`
+}
+
+// What outsideAnimalCreate made.
+type OutsideAnimalCreatePayload struct {
+	// The new outside animal.
+	OutsideAnimal *OutsideAnimal `json:"outsideAnimal"`
+}
+
+// The outside animal to delete.
+type OutsideAnimalDeleteInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The outside animal's id.
+	ID uuid.UUID `json:"id"`
+}
+
+// What outsideAnimalDelete deleted.
+type OutsideAnimalDeletePayload struct {
+	// The deleted outside animal's id.
+	DeletedOutsideAnimalID uuid.UUID `json:"deletedOutsideAnimalID"`
+}
+
+// An outside animal and its cursor.
+type OutsideAnimalEdge struct {
+	// The outside animal.
+	Node *OutsideAnimal `json:"node"`
+	// Pass it as after to read on from here.
+	Cursor string `json:"cursor"`
+}
+
+// An outside animal's fields, replaced whole as REST's PUT does: an optional field left out is cleared.
+type OutsideAnimalUpdateInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The outside animal's id.
+	ID uuid.UUID `json:"id"`
+	// Its name, 1 to 200 characters.
+	Name string `json:"name"`
+	// male or female; it cannot change while facts name the animal.
+	Sex string `json:"sex"`
+	// Its breed; left out clears it.
+	Breed *string `json:"breed,omitempty"`
+	// The registry; left out clears it.
+	Registry *string `json:"registry,omitempty"`
+	// The registration number; left out clears it.
+	RegistrationNumber *string `json:"registrationNumber,omitempty"`
+	// The semen or embryo batch; left out clears it.
+	Batch *string `json:"batch,omitempty"`
+	// Its birth date; left out clears it.
+	BirthDate *string `json:"birthDate,omitempty"`
+}
+
+// What outsideAnimalUpdate changed.
+type OutsideAnimalUpdatePayload struct {
+	// The outside animal as it is now.
+	OutsideAnimal *OutsideAnimal `json:"outsideAnimal"`
+}
+
 // One place in an animal's pedigree chart.
 type PedigreeAncestor struct {
 	// The ancestor: an animal of the farm, or one from outside it named as a parent.
@@ -1150,6 +1344,24 @@ type PedigreeAncestor struct {
 	Relation string `json:"relation"`
 	// The probability that this animal stands in this place: 1 unless a sire on the path is uncertain.
 	Probability float64 `json:"probability"`
+}
+
+// A pregnancy check fact. A foetal age is one number of days or a range, and only with PREGNANT.
+type PregnancyCheckFact struct {
+	// The female.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+	// How it was diagnosed.
+	Method PregnancyCheckMethod `json:"method"`
+	// What it found.
+	Result PregnancyCheckResult `json:"result"`
+	// The foetal age in days.
+	FoetalAgeDays *int `json:"foetalAgeDays,omitempty"`
+	// The least foetal age of a range, in days.
+	FoetalAgeMinDays *int `json:"foetalAgeMinDays,omitempty"`
+	// The greatest foetal age of a range, in days.
+	FoetalAgeMaxDays *int `json:"foetalAgeMaxDays,omitempty"`
 }
 
 // An animal's profile fact.
@@ -1600,6 +1812,18 @@ type UpdateTaskInput struct {
 	PreviewID *uuid.UUID `json:"previewID,omitempty"`
 	// Refused unless the task came from this protocol version.
 	ProtocolVersion *int `json:"protocolVersion,omitempty"`
+}
+
+// A weaning fact.
+type WeaningFact struct {
+	// The calf.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The day.
+	Date string `json:"date"`
+	// The weaning weight in kilograms.
+	Kg float64 `json:"kg"`
+	// The group it was weaned into.
+	GroupID *uuid.UUID `json:"groupID,omitempty"`
 }
 
 // A new webhook.
@@ -2481,6 +2705,128 @@ func (e *PreferenceSource) UnmarshalJSON(b []byte) error {
 }
 
 func (e PreferenceSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a pregnancy was diagnosed.
+type PregnancyCheckMethod string
+
+const (
+	// Ultrasound scan.
+	PregnancyCheckMethodScan PregnancyCheckMethod = "SCAN"
+	// Rectal palpation.
+	PregnancyCheckMethodPalpation PregnancyCheckMethod = "PALPATION"
+	// Blood test.
+	PregnancyCheckMethodBlood PregnancyCheckMethod = "BLOOD"
+)
+
+var AllPregnancyCheckMethod = []PregnancyCheckMethod{
+	PregnancyCheckMethodScan,
+	PregnancyCheckMethodPalpation,
+	PregnancyCheckMethodBlood,
+}
+
+func (e PregnancyCheckMethod) IsValid() bool {
+	switch e {
+	case PregnancyCheckMethodScan, PregnancyCheckMethodPalpation, PregnancyCheckMethodBlood:
+		return true
+	}
+	return false
+}
+
+func (e PregnancyCheckMethod) String() string {
+	return string(e)
+}
+
+func (e *PregnancyCheckMethod) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PregnancyCheckMethod(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PregnancyCheckMethod", str)
+	}
+	return nil
+}
+
+func (e PregnancyCheckMethod) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PregnancyCheckMethod) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PregnancyCheckMethod) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a pregnancy check found.
+type PregnancyCheckResult string
+
+const (
+	// In calf.
+	PregnancyCheckResultPregnant PregnancyCheckResult = "PREGNANT"
+	// Not in calf.
+	PregnancyCheckResultEmpty PregnancyCheckResult = "EMPTY"
+	// Check again.
+	PregnancyCheckResultRecheck PregnancyCheckResult = "RECHECK"
+)
+
+var AllPregnancyCheckResult = []PregnancyCheckResult{
+	PregnancyCheckResultPregnant,
+	PregnancyCheckResultEmpty,
+	PregnancyCheckResultRecheck,
+}
+
+func (e PregnancyCheckResult) IsValid() bool {
+	switch e {
+	case PregnancyCheckResultPregnant, PregnancyCheckResultEmpty, PregnancyCheckResultRecheck:
+		return true
+	}
+	return false
+}
+
+func (e PregnancyCheckResult) String() string {
+	return string(e)
+}
+
+func (e *PregnancyCheckResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PregnancyCheckResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PregnancyCheckResult", str)
+	}
+	return nil
+}
+
+func (e PregnancyCheckResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PregnancyCheckResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PregnancyCheckResult) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,40 @@
+package graph
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/graph/model"
+)
+
+// serviceFact turns factCreate's breeding-year inputs (heat, services, pregnancy checks,
+// weaning) into the facts REST's records carry; the service validates them like any other.
+func serviceFacts(in *model.FactInput) []evidence.Fact {
+	var out []evidence.Fact
+	if h := in.Heat; h != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindHeat, AnimalID: h.AnimalID.String(), Date: h.Date})
+	}
+	if s := in.Insemination; s != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindInsemination, DamID: s.DamID.String(), SireID: s.SireID.String(),
+			Date: s.Date, Straw: deref(s.Straw), Technician: deref(s.Technician)})
+	}
+	if s := in.HandMating; s != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindHandMating, DamID: s.DamID.String(), SireID: s.SireID.String(), Date: s.Date})
+	}
+	if s := in.EmbryoTransfer; s != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindEmbryoTransfer, DamID: s.DonorID.String(), SireID: s.SireID.String(),
+			RecipientID: s.RecipientID.String(), Date: s.Date, Embryo: deref(s.Embryo)})
+	}
+	if c := in.PregnancyCheck; c != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindPregnancyCheck, AnimalID: c.AnimalID.String(), Date: c.Date,
+			Method: strings.ToLower(string(c.Method)), Result: strings.ToLower(string(c.Result)),
+			FoetalAgeDays: c.FoetalAgeDays, FoetalAgeMinDays: c.FoetalAgeMinDays, FoetalAgeMaxDays: c.FoetalAgeMaxDays})
+	}
+	if w := in.Weaning; w != nil {
+		out = append(out, evidence.Fact{Kind: evidence.KindWeaning, AnimalID: w.AnimalID.String(), Date: w.Date,
+			KG: json.Number(strconv.FormatFloat(w.Kg, 'f', -1, 64)), GroupID: idString(w.GroupID)})
+	}
+	return out
+}
