@@ -72,12 +72,15 @@ type parentageLoad struct {
 	err  error
 }
 
-// parentageKinds are the fact kinds the parentage reads: births and DNA results for the
-// parents, and what the birth review and the profiles of bulls need.
+// parentageKinds are the fact kinds the parentage reads: births, DNA results and embryo
+// transfers for the parents, and what the birth review (services, scans, memberships) and the
+// profiles of bulls need.
 var parentageKinds = []string{string(evidence.KindBirth), string(evidence.KindDNAParentage),
 	string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindExposure),
 	string(evidence.KindMembership), string(evidence.KindPurchase), string(evidence.KindMovementIn),
-	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
+	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath),
+	string(evidence.KindEmbryoTransfer), string(evidence.KindInsemination), string(evidence.KindHandMating),
+	string(evidence.KindMembershipEnd), string(evidence.KindPregnancyCheck)}
 
 // parentage returns the farm's parentage as of today, from the request's scope when it was
 // loaded already: two statements (the settings and the facts) otherwise. The caller checked
@@ -126,8 +129,10 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 // buildParentage works out every animal's dam and sires from the facts, as of day.
 func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fact) (*farmParentage, error) {
 	// The offspring any birth or DNA fact names, and the births by offspring.
-	type birth struct{ dam, date string }
-	births := map[string][]birth{}
+	births := map[string][]pedigreeBirth{}
+	// Embryo transfers by recipient: a calf she carried is the donor's and the transfer's
+	// sire's (genetic parents), not hers.
+	transfers := map[string][]evidence.Fact{}
 	var offspring []string
 	seen := map[string]bool{}
 	note := func(id string) {
@@ -145,11 +150,15 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 			}
 			for _, o := range f.OffspringIDs {
 				note(o)
-				births[strings.ToLower(o)] = append(births[strings.ToLower(o)], birth{strings.ToLower(f.DamID), f.Date})
+				births[strings.ToLower(o)] = append(births[strings.ToLower(o)], pedigreeBirth{strings.ToLower(f.DamID), f.Date})
 			}
 		case evidence.KindDNAParentage:
 			if f.Date <= day {
 				note(f.OffspringID)
+			}
+		case evidence.KindEmbryoTransfer:
+			if f.Date <= day {
+				transfers[strings.ToLower(f.RecipientID)] = append(transfers[strings.ToLower(f.RecipientID)], f)
 			}
 		}
 	}
@@ -164,20 +173,25 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 		if p.DamID != nil {
 			a.Dam = *p.DamID
 		}
+		// The newest birth of this dam that names the animal.
+		var on string
+		for _, b := range births[id] {
+			if b.dam == a.Dam && b.date > on {
+				on = b.date
+			}
+		}
+		if et := transferCarried(transfers[a.Dam], births, a.Dam, on, settings); et != nil {
+			a.Dam = strings.ToLower(et.DamID)
+			if p.SireID == nil {
+				a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
+			}
+		}
 		switch {
 		case p.SireID != nil:
 			a.Sires = []pedigree.Sire{{ID: *p.SireID, Probability: 1}}
-		case a.Dam != "" && settings != nil && settings.GestationDays != nil:
-			// The newest birth of this dam that names the animal.
-			var on string
-			for _, b := range births[id] {
-				if b.dam == a.Dam && b.date > on {
-					on = b.date
-				}
-			}
-			if on == "" {
-				break
-			}
+		case a.Sires != nil:
+			// The embryo transfer's sire.
+		case a.Dam != "" && on != "" && settings != nil && settings.GestationDays != nil:
 			if rv == nil {
 				rv = newReviews(settings, facts)
 			}
@@ -195,6 +209,44 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 	}
 	fp.ped = ped
 	return fp, nil
+}
+
+// pedigreeBirth is a birth as the pedigree reads it: the dam that gave birth, and the day.
+type pedigreeBirth struct{ dam, date string }
+
+// transferCarried returns the embryo transfer that gave the calf its recipient dam bore on
+// the day born: her newest transfer before that birth and after her previous one, no further
+// back than the farm's longest gestation when that is set. Nil when she carried her own calf
+// (no transfer), or when the birth is not known (born empty).
+func transferCarried(ets []evidence.Fact, births map[string][]pedigreeBirth, dam, born string, settings *evidence.Settings) *evidence.Fact {
+	if born == "" || len(ets) == 0 {
+		return nil
+	}
+	var previous string // her newest other birth before this one
+	for _, bs := range births {
+		for _, b := range bs {
+			if b.dam == dam && b.date < born && b.date > previous {
+				previous = b.date
+			}
+		}
+	}
+	var earliest string
+	if settings != nil && settings.GestationDays != nil {
+		if t, err := time.Parse(time.DateOnly, born); err == nil {
+			earliest = t.AddDate(0, 0, -settings.GestationDays.Max).Format(time.DateOnly)
+		}
+	}
+	var out *evidence.Fact
+	for i := range ets {
+		et := &ets[i]
+		if et.Date >= born || et.Date <= previous || et.Date < earliest {
+			continue
+		}
+		if out == nil || et.Date > out.Date {
+			out = et
+		}
+	}
+	return out
 }
 
 // reviews runs the birth review in memory over the farm's facts, for births without a sire.

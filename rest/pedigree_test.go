@@ -147,3 +147,72 @@ func sortedPair(a, b string) []string {
 	}
 	return []string{a, b}
 }
+
+// TestPedigreeEmbryoTransfer: a calf carried by a recipient after an embryo transfer is the
+// donor's and the transfer sire's (issue 21: genetic and surrogate dams). The bull S sired the
+// donor D; D's embryo by S, placed in the unrelated recipient R, makes a calf X of a
+// sire–daughter mating: F(X) = ½ a(S, D) = ½ · ½ = ¼ (Falconer & Mackay, ch. 5), with D and
+// S its parents and R none of its ancestors. R's next calf, with no transfer since her
+// previous calving, is her own.
+func TestPedigreeEmbryoTransfer(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "ET Farm")
+		ctx := app.Ctx(owner)
+		base := "/v1/farm/" + f.ID.String()
+		if _, err := app.Service.PutBirthSettings(ctx, f.ID, evidence.Settings{Version: 1, Species: "CATTLE",
+			GestationDays: &evidence.Range{Min: 270, Max: 295}}); err != nil {
+			t.Fatal(err)
+		}
+		mk := func(tag, sex, born string, parents ...any) string {
+			t.Helper()
+			body := map[string]any{"tag": tag, "sex": sex, "birth_date": born}
+			if len(parents) > 0 {
+				body["dam_id"] = parents[0]
+			}
+			if len(parents) > 1 {
+				body["sire_id"] = parents[1]
+			}
+			return wantStatus(t, app.Do("POST", base+"/animals", owner.Token, body), http.StatusCreated)["id"].(string)
+		}
+		s := mk("S", "male", "2015-03-01")
+		b := mk("B", "female", "2014-03-01")
+		donor := mk("D", "female", "2018-03-01", b, s)
+		recipient := mk("R", "female", "2019-03-01")
+		if _, err := app.Service.RecordFact(ctx, f.ID, evidence.Fact{Kind: evidence.KindEmbryoTransfer, DamID: donor, SireID: s,
+			RecipientID: recipient, Date: "2025-06-10", Embryo: "E-1"}); err != nil {
+			t.Fatal(err)
+		}
+		x := mk("X", "female", "2026-03-10", recipient)
+		y := mk("Y", "female", "2027-04-01", recipient)
+
+		ped := wantStatus(t, app.Do("GET", base+"/animals/"+x+"/pedigree?depth=1", owner.Token, nil), http.StatusOK)
+		if math.Abs(ped["inbreeding"].(float64)-0.25) > 1e-12 || len(ped["uncertain_ancestors"].([]any)) != 0 {
+			t.Fatalf("pedigree of the ET calf: %v", ped)
+		}
+		parents := map[string]string{}
+		for _, e := range ped["ancestors"].([]any) {
+			m := e.(map[string]any)
+			parents[m["relation"].(string)] = m["animal_id"].(string)
+			if m["probability"] != 1.0 {
+				t.Errorf("ancestor %v is not certain", m)
+			}
+		}
+		if parents["dam"] != donor || parents["sire"] != s {
+			t.Fatalf("the ET calf's parents = %v, want the donor %s and the sire %s", parents, donor, s)
+		}
+		ped = wantStatus(t, app.Do("GET", base+"/animals/"+y+"/pedigree?depth=1", owner.Token, nil), http.StatusOK)
+		for _, e := range ped["ancestors"].([]any) {
+			if m := e.(map[string]any); m["relation"] == "dam" && m["animal_id"] != recipient {
+				t.Fatalf("the recipient's own calf has dam %v", m)
+			}
+		}
+		k := wantStatus(t, app.Do("GET", base+"/kinship?a="+x+"&b="+donor, owner.Token, nil), http.StatusOK)
+		// a(X, D) = ½ (a(D, D) + a(S, D)) = ½ (1 + ½) = ¾: coancestry ⅜.
+		if math.Abs(k["coancestry"].(float64)-0.375) > 1e-12 {
+			t.Fatalf("coancestry of the ET calf and its donor = %v", k)
+		}
+	})
+}
