@@ -62,7 +62,7 @@ export function FarmSettings({ farmID }: { farmID: string }) {
       <p class="muted">{data.farm.name} · {s.updatedAt ? `${t('lastChanged')} ${showDate(s.updatedAt)}` : t('neverSet')}</p>
       {!owner && <p class="note" id="fs-readonly">{t('ownerOnly')}</p>}
       <form class="card" onSubmit={save} id="fs-form">
-        <fieldset disabled={!owner}>
+        <fieldset class="plain" disabled={!owner}>
           <legend class="sr">{t('farmSettings')}</legend>
           <label>{t('timeZone')}<input id="fs-zone" type="text" autoComplete="off" placeholder="Europe/London" value={zone} onInput={(e) => setZone(e.currentTarget.value)} /></label>
           <label>{t('withdrawalRules')}<select id="fs-rules" value={rules} onChange={(e) => setRules(e.currentTarget.value)}>
@@ -113,13 +113,12 @@ export function Members({ farmID }: { farmID: string }) {
       {!owner && <p class="note">{t('ownerOnly')}</p>}
       <table class="table" id="member-list">
         <caption class="sr">{t('members')}</caption>
-        <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('phone')}</th><th scope="col">{t('role')}</th>{owner && <th scope="col"><span class="sr">{t('removeMember')}</span></th>}</tr></thead>
+        <thead><tr><th scope="col">{t('name')} · {t('phone')}</th><th scope="col">{t('role')}</th>{owner && <th scope="col"><span class="sr">{t('removeMember')}</span></th>}</tr></thead>
         <tbody>{members.map((m) => {
           const who = m.user.fullName || m.user.phoneNumberLocal;
           return (
             <tr key={m.id}>
-              <td>{m.user.fullName ?? '—'}{m.userID === data.viewer.id && <small class="muted"> ({t('you')})</small>}</td>
-              <td>{m.user.phoneNumberLocal}</td>
+              <td>{m.user.fullName ?? '—'}{m.userID === data.viewer.id && <small class="muted"> ({t('you')})</small>}<br /><small>{m.user.phoneNumberLocal}</small></td>
               <td>{owner ? (
                 <select aria-label={`${t('role')}: ${who}`} value={m.role} onChange={(e) => void setMemberRole(m.id, e.currentTarget.value as FarmMemberRole)}>
                   {ROLES.map((r) => <option key={r} value={r}>{t(`role_${r}` as Key)}</option>)}

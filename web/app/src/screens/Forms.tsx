@@ -240,12 +240,10 @@ export function Calving({ farmID }: { farmID: string }) {
       <form class="card" onSubmit={submit} id="calving-form">
         <label>{t('damTag')}<input id="calving-dam" type="text" autoComplete="off" required value={dam} onInput={(e) => setDam(e.currentTarget.value)} /></label>
         <label>{t('date')}<input id="calving-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
-        <div class="pair">
-          <label>{t('sireTag')}<input id="calving-sire" type="text" autoComplete="off" value={sire} onInput={(e) => setSire(e.currentTarget.value)} /></label>
-          <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
-            {['service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
+        <label>{t('sireTag')}<input id="calving-sire" type="text" autoComplete="off" value={sire} onInput={(e) => setSire(e.currentTarget.value)} /></label>
+        <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
+          {['service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
           </select></label>
-        </div>
         <fieldset>
           <legend>{t('calf')}</legend>
           <label>{t('tag')}<input id="calf-tag" type="text" autoComplete="off" value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>
