@@ -164,7 +164,7 @@ func TestBreedingCSV(t *testing.T) {
 			want("kind,date,animal_tag\nheat,2025-06-01,C-1\nsneeze,2025-06-02,C-1\nheat,2025-06-03,NOPE\nheat,2025-13-03,C-1\n", "",
 				`"message":"row 3, kind:`, `"message":"row 4, animal_tag:`, `"message":"row 5, date:`)
 			// The history check of every fact write: a bull is no served dam.
-			want("kind,date,animal_tag,sire_tag\ninsemination,2025-06-01,B-1,Outside Bull\n", "", `"message":"row 2, animal_tag:`)
+			want("kind,date,animal_tag,sire_tag\ninsemination,2025-06-01,B-1,Outside Bull\n", "", `"message":"row 2, animal_tag:`, "is recorded as male")
 			// Another farm's id names no animal here.
 			want("kind,date,animal_id\nheat,2025-06-01,"+a.ids["C-1"]+"\n", "", `"message":"row 2, animal_tag:`, "not an animal of this farm")
 			want("kind,date,animal_tag\nheat,2025-06-01,C\x01-1\n", "", "control characters")
