@@ -206,7 +206,7 @@ func BenchmarkExportBreeding(b *testing.B) {
 			h := newBreedingHerd(b, app, owner, "Bench")
 			for i := 0; i < 300; i++ {
 				if _, err := app.Service.RecordFact(app.Ctx(owner), h.farm, evidence.Fact{Kind: evidence.KindHeat, AnimalID: h.ids["C-1"],
-					Date: fmt.Sprintf("%d-%02d-%02d", 2010+i/336, 1+i/28%12, 1+i%28)}); err != nil {
+					Date: fmt.Sprintf("%d-%02d-%02d", 2021+i/336, 1+i/28%12, 1+i%28)}); err != nil {
 					b.Fatal(err)
 				}
 			}
