@@ -2,13 +2,16 @@ package herdbook
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // AnimalInput creates or changes an animal. Biological facts (sex, birth date, breed, dam,
@@ -84,6 +87,15 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if err := s.checkParents(ctx, a.FarmID, a.ID, in); err != nil {
 			return err
 		}
+		facts, err := s.changingFacts(ctx, a.FarmID, a.ID, s.registerFacts(a.ID, in))
+		if err != nil {
+			return err
+		}
+		if len(facts) == 0 && tagValue(in.Tag) == a.Tag && equalPtr(in.Name, a.Name) {
+			// A write that changes nothing changes nothing (issue 22.8): no fact, no
+			// updated_at, no place in the change feed, no animal.updated webhook.
+			return nil
+		}
 		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(tagValue(in.Tag))
 		if in.Name != nil {
 			u.SetName(*in.Name)
@@ -93,10 +105,55 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		if a, err = u.Save(ctx); err != nil {
 			return err
 		}
-		facts := s.registerFacts(a.ID, in)
 		return registerField(eidField(s.writeFacts(ctx, a.FarmID, facts, false)), facts)
 	})
 	return a, err
+}
+
+// changingFacts keeps the register facts of an animal update that would change something
+// (issue 22.8): a profile fact whose sex, breed and birth date the animal's profile on the
+// fact's date already has changes no profile on that date or after, so it is left out; so
+// is a birth fact the animal's facts already hold (same dam, sire and date), and an EID the
+// animal already carries on the fact's start date and today. One statement.
+func (s *Service) changingFacts(ctx context.Context, farmID, animalID uuid.UUID, facts []evidence.Fact) ([]evidence.Fact, error) {
+	if len(facts) == 0 {
+		return nil, nil
+	}
+	have, err := s.animalFacts(ctx, farmID, []uuid.UUID{animalID})
+	if err != nil {
+		return nil, err
+	}
+	id := animalID.String()
+	today := s.nowUTC().Format(time.DateOnly)
+	same := func(field *string, v string) bool { return v == "" || (field != nil && *field == v) }
+	carries := func(day string, v evidence.Identifier) bool {
+		return slices.Contains(evidence.ProfileOf(id, day, have).Identifiers, v)
+	}
+	var out []evidence.Fact
+	for _, f := range facts {
+		switch f.Kind {
+		case evidence.KindProfile:
+			p := evidence.ProfileOf(id, f.Date, have)
+			if same(p.Sex, f.Sex) && same(p.Breed, f.Breed) && same(p.BirthDate, f.BirthDate) {
+				continue
+			}
+		case evidence.KindBirth:
+			if slices.ContainsFunc(have, func(h evidence.Fact) bool {
+				return h.Kind == evidence.KindBirth && strings.EqualFold(h.DamID, f.DamID) &&
+					strings.EqualFold(h.SireID, f.SireID) && h.Date == f.Date &&
+					slices.ContainsFunc(h.OffspringIDs, func(o string) bool { return strings.EqualFold(o, id) })
+			}) {
+				continue
+			}
+		case evidence.KindIdentifier:
+			v := evidence.Identifier{Scheme: f.Scheme, Value: f.Value}
+			if carries(f.StartDate, v) && carries(today, v) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // DeleteAnimal soft-deletes an animal; records that name it keep their history.

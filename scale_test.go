@@ -194,8 +194,26 @@ func scaleFarm(b *testing.B, dia string, cell scaleCell) (*herdbooktest.App, uui
 		if _, err := d.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
 			b.Fatal(err)
 		}
-		// NewApp registers its OAuth client again on every run.
+		// NewApp registers its OAuth client again on every run: the previous run's tokens,
+		// grants and codes of that client go first (they reference it).
+		const client = "(SELECT id FROM oauth_clients WHERE client_id = 'test-client')"
+		for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants"} {
+			if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE client_id IN "+client); err != nil {
+				b.Fatal(err)
+			}
+		}
 		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM oauth_clients WHERE client_id = 'test-client'"); err != nil {
+			b.Fatal(err)
+		}
+		// And the previous run's owner (MustUser numbers its users from 1 on every run).
+		const owners = "(SELECT id FROM users WHERE phone_number_local LIKE '+1555%')"
+		for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants",
+			"api_keys", "browser_sessions", "farm_members"} {
+			if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE user_id IN "+owners); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM users WHERE id IN "+owners); err != nil {
 			b.Fatal(err)
 		}
 	default:

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -190,4 +191,113 @@ func flat(v map[string]any) map[string]any {
 		}
 	}
 	return v
+}
+
+// TestNoOpWriteAnimalsGroups (issue 22.8): a PUT of an animal with the values it has (its
+// tag, name, sex, breed, birth date, dam, sire and EID) and a group membership set equal to
+// the group's members write no fact, keep updated_at and the animal's place in the change
+// feed, and send no webhook, through REST and GraphQL alike; a real change still writes.
+func TestNoOpWriteAnimalsGroups(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		u := app.MustUser()
+		f := app.MustFarm(u, "Still Farm")
+		base := "/v1/farm/" + f.ID.String()
+		if res := app.Do("POST", base+"/webhooks", u.Token, map[string]any{"url": "https://hooks.example/still", "event_types": []string{"animal.updated", "record.created"}}); res.Status != http.StatusCreated {
+			t.Fatalf("webhook: %d %s", res.Status, res.Body)
+		}
+		dam := wantStatus(t, app.Do("POST", base+"/animals", u.Token, map[string]any{"tag": "D-7", "sex": "female", "birth_date": "2020-04-02", "breed": "Angus"}), 201)
+		body := map[string]any{"tag": "C-7", "name": "Clover", "sex": "female", "birth_date": "2025-04-02", "breed": "Angus",
+			"dam_id": dam["id"], "eid": "982 000123456780"}
+		calf := wantStatus(t, app.Do("POST", base+"/animals", u.Token, body), 201)
+		calfID := uuid.MustParse(calf["id"].(string))
+		calfPath := base + "/animals/" + calfID.String()
+		g := app.MustGroup(u, f.ID, "Heifers")
+		groupPath := base + "/groups/" + g.ID.String() + "/animals"
+		members := map[string]any{"animal_ids": []string{calfID.String(), dam["id"].(string)}}
+		wantStatus(t, app.Do("PUT", groupPath, u.Token, members), 200)
+
+		ctx := context.Background()
+		type snapshot struct {
+			seq             int64
+			updated         time.Time
+			records, events int
+		}
+		state := func() snapshot {
+			t.Helper()
+			a, err := d.Client.Animal.Get(ctx, calfID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := d.Client.Record.Query().Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := d.Client.WebhookEvent.Query().Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return snapshot{a.ChangeSeq, a.UpdatedAt, recs, events}
+		}
+		gql := func(query string, in map[string]any) {
+			t.Helper()
+			if res := app.GraphQL(u.Token, query, map[string]any{"in": in}); res["errors"] != nil {
+				t.Fatalf("graphql: %v", res["errors"])
+			}
+		}
+		before := wantStatus(t, app.Do("GET", calfPath, u.Token, nil), 200)
+		for _, tc := range []struct {
+			name string
+			do   func()
+		}{
+			{"AnimalSameValues", func() {
+				after := wantStatus(t, app.Do("PUT", calfPath, u.Token, body), 200)
+				if fmt.Sprint(after) != fmt.Sprint(before) {
+					t.Fatalf("the answer changed:\n%v\n%v", before, after)
+				}
+			}},
+			{"AnimalTagAndName", func() {
+				wantStatus(t, app.Do("PUT", calfPath, u.Token, map[string]any{"tag": " C-7 ", "name": "Clover"}), 200)
+			}},
+			{"AnimalUpdateGraphQL", func() {
+				gql(`mutation($in: AnimalUpdateInput!) { animalUpdate(input: $in) { animal { id } } }`, map[string]any{"id": calfID, "tag": "C-7", "name": "Clover"})
+			}},
+			{"GroupSameMembers", func() {
+				wantStatus(t, app.Do("PUT", groupPath, u.Token, map[string]any{"animal_ids": []string{dam["id"].(string), calfID.String(), calfID.String()}}), 200)
+			}},
+			{"GroupAnimalsSetGraphQL", func() {
+				gql(`mutation($in: GroupAnimalsSetInput!) { groupAnimalsSet(input: $in) { group { id } } }`, map[string]any{"id": g.ID, "animalIDs": []any{calfID, dam["id"]}})
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := state()
+				tc.do()
+				if s2 := state(); s2 != s {
+					t.Fatalf("a write that changed nothing left a trace: %+v -> %+v", s, s2)
+				}
+			})
+		}
+		t.Run("RealChangeStillWrites", func(t *testing.T) {
+			s := state()
+			changed := map[string]any{}
+			for k, v := range body {
+				changed[k] = v
+			}
+			changed["breed"] = "Angus cross"
+			after := wantStatus(t, app.Do("PUT", calfPath, u.Token, changed), 200)
+			if p := after["profile"].(map[string]any); p["breed"] != "Angus cross" {
+				t.Fatalf("breed not changed: %v", p)
+			}
+			s2 := state()
+			if s2.seq == s.seq || s2.records != s.records+1 || s2.events == s.events {
+				t.Fatalf("a real change left too little or too much: %+v -> %+v", s, s2)
+			}
+			s = s2
+			wantStatus(t, app.Do("PUT", groupPath, u.Token, map[string]any{"animal_ids": []string{calfID.String()}}), 200)
+			if s3 := state(); s3.records != s.records+1 {
+				t.Fatalf("a member left out wrote no membership_end: %+v -> %+v", s, s3)
+			}
+		})
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
@@ -357,6 +359,78 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		goTo(t, base+"/medicines", "Medicines")
 		waitText(t, "#medicine-list", "Oxytetracycline 200 LA")
 		shot(t, "14-medicines")
+	})
+
+	t.Run("FarmSettingsMembersAndMove", func(t *testing.T) {
+		// Farm settings: the OWNER edits them (docs/settings.md); an empty limit stays unset.
+		goTo(t, base+"/settings", "Farm settings")
+		waitText(t, "#fs-form", "")
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('#fs-zone').value === 'UTC'`, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			t.Fatalf("the settings screen does not show the farm's time zone: %v", err)
+		}
+		set(t, "#fs-interval", "300")
+		click(t, "#fs-save")
+		waitText(t, "#fs-status", "Saved")
+		shot(t, "15-farm-settings")
+		out := app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { settings { timeZone minimumCalvingIntervalDays minimumBreedingAgeDays { female } } } }`, map[string]any{"f": s.farm})
+		got := out["data"].(map[string]any)["farm"].(map[string]any)["settings"].(map[string]any)
+		if got["timeZone"] != "UTC" || got["minimumCalvingIntervalDays"] != 300.0 || got["minimumBreedingAgeDays"].(map[string]any)["female"] != nil {
+			t.Fatalf("after saving the settings the server has %v", got)
+		}
+
+		// Members and roles: the OWNER adds a reader by phone number, then makes them an editor.
+		other := app.MustUser()
+		goTo(t, base+"/members", "Members")
+		waitText(t, "#member-list", u.Phone)
+		set(t, "#member-phone", other.Phone)
+		set(t, "#member-role", "READER")
+		click(t, "#member-save")
+		waitText(t, "#member-list", other.Phone)
+		shot(t, "16-members")
+		eval(t, `(() => { const row = [...document.querySelectorAll('#member-list tbody tr')].find(r => r.innerText.includes(`+js(other.Phone)+`));
+			const e = row.querySelector('select'); e.value = 'EDITOR'; e.dispatchEvent(new Event('change', {bubbles: true})); })()`)
+		// The role change is sent at once; the server shows it within a moment.
+		roles := map[string]any{}
+		for i := 0; i < 50; i++ {
+			out = app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { members { role user { phoneNumberLocal } } } }`, map[string]any{"f": s.farm})
+			roles = map[string]any{}
+			for _, m := range out["data"].(map[string]any)["farm"].(map[string]any)["members"].([]any) {
+				m := m.(map[string]any)
+				roles[m["user"].(map[string]any)["phoneNumberLocal"].(string)] = m["role"]
+			}
+			if len(roles) == 2 && roles[other.Phone] == "EDITOR" && roles[u.Phone] == "OWNER" {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(roles) != 2 || roles[other.Phone] != "EDITOR" || roles[u.Phone] != "OWNER" {
+			t.Fatalf("after adding a reader and making them an editor the members are %v", roles)
+		}
+
+		// Move to a group, by keyboard alone: Enter on the skip link, Tab to the tags, type
+		// them, Enter submits (the group and today's date are the form's first values).
+		goTo(t, base+"/move", "Move to a group")
+		waitText(t, "#move-group", "Milkers")
+		checkAxe(t, "move")
+		// The focus starts where a page's first Tab puts it, on the skip link.
+		eval(t, `document.querySelector('a.skip').focus()`)
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter), chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`)); id != "move-tags" {
+			t.Fatalf("Enter on the skip link, Tab: the focus is on %q, want the tags field", id)
+		}
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("UK-100, UK-101"), chromedp.KeyEvent(kb.Enter)); err != nil {
+			t.Fatal(err)
+		}
+		waitText(t, "#move-status", "UK-100: moved")
+		waitText(t, "#move-status", "UK-101: moved")
+		shot(t, "17-move")
+		out = app.GraphQL(u.Token, `query($g: ID!) { node(id: $g) { ... on Group { animalsConnection(first: 50) { edges { node { tag } } } } } }`, map[string]any{"g": s.group})
+		tags := fmt.Sprint(out["data"])
+		if !strings.Contains(tags, "UK-100") || !strings.Contains(tags, "UK-101") {
+			t.Fatalf("after the move the group holds %s", tags)
+		}
 	})
 
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {

@@ -26,6 +26,8 @@ const keyless = [
   'MedicineConnection', 'MedicineEdge', 'BirthEvidence', 'SireEvidence', 'SireCandidate', 'DateInterval',
   'BirthPreviewTask', 'NotificationsMarkReadPayload', 'WeightRecordPayload', 'SaleRecordPayload',
   'DeathRecordPayload', 'FactCreatePayload', 'BirthPreviewCreatePayload', 'BirthPreviewApprovePayload',
+  'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
+  'MemberDeactivatePayload',
 ];
 
 export const client = new Client({

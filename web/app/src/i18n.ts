@@ -30,6 +30,15 @@ const en = {
   noLabelMeat: 'The label gives no meat period.', labelNote: 'By the label; the farm’s rules or the vet can make it later.',
   taskBoard: 'Tasks', task_TODO: 'To do', task_DONE: 'Done', task_CANCELLED: 'Cancelled',
   medicines: 'Medicines', inspectorBook: 'Open the inspector’s book', meatDays: 'Meat (days)', milkHours: 'Milk (hours)',
+  farmSettings: 'Farm settings', members: 'Members', timeZone: 'Time zone (IANA, such as Europe/London)',
+  withdrawalRules: 'Off-label withdrawal rules', rules_GB_VMR_2013: 'Great Britain: VMR 2013, Schedule 4', rules_EU_2019_6: 'EU: Regulation 2019/6, Article 115',
+  organic: 'Organic farm (withdrawal periods doubled)', allowTestTags: 'Accept test transponders (country code 999)',
+  breedingAgeFemale: 'Youngest dam at birth (days)', breedingAgeMale: 'Youngest sire (days)', calvingInterval: 'Fewest days between two births of a dam',
+  unset: 'Not set', unsetNote: 'Herdbook has no defaults: a limit left empty is not checked.', ownerOnly: 'Only an owner can change this.',
+  lastChanged: 'last changed', neverSet: 'never set', role: 'Role', role_OWNER: 'Owner', role_EDITOR: 'Editor', role_READER: 'Reader',
+  phone: 'Phone number', you: 'you', addMember: 'Add a member', removeMember: 'Remove', addMemberNote: 'They need a Herdbook account with this phone number.',
+  moveToGroup: 'Move to a group', animalTags: 'Animal tags or EIDs (separated by spaces or commas)', from: 'From', moved: 'moved.',
+  moveNote: 'Each animal joins the group from that day; the herd book keeps where it was before.',
   details: 'Details', withdrawalPlain: 'This animal is under a medicine’s meat withdrawal. Its meat must not enter the food chain before the clear date; the buyer must be told.',
 };
 type Catalogue = typeof en;
@@ -63,6 +72,15 @@ const fr: Catalogue = {
   noLabelMeat: 'L’étiquette ne donne pas de délai viande.', labelNote: 'Selon l’étiquette ; les règles de l’exploitation ou le vétérinaire peuvent l’allonger.',
   taskBoard: 'Tâches', task_TODO: 'À faire', task_DONE: 'Fait', task_CANCELLED: 'Annulé',
   medicines: 'Médicaments', inspectorBook: 'Ouvrir le registre pour le contrôleur', meatDays: 'Viande (jours)', milkHours: 'Lait (heures)',
+  farmSettings: 'Réglages de l’exploitation', members: 'Membres', timeZone: 'Fuseau horaire (IANA, par exemple Europe/Paris)',
+  withdrawalRules: 'Règles de délai hors AMM', rules_GB_VMR_2013: 'Grande-Bretagne : VMR 2013, annexe 4', rules_EU_2019_6: 'UE : règlement 2019/6, article 115',
+  organic: 'Exploitation bio (délais doublés)', allowTestTags: 'Accepter les transpondeurs de test (code pays 999)',
+  breedingAgeFemale: 'Âge minimal de la mère à la mise bas (jours)', breedingAgeMale: 'Âge minimal du père (jours)', calvingInterval: 'Écart minimal entre deux mises bas (jours)',
+  unset: 'Non défini', unsetNote: 'Herdbook n’a pas de valeur par défaut : une limite vide n’est pas vérifiée.', ownerOnly: 'Seul un propriétaire peut modifier ceci.',
+  lastChanged: 'modifié le', neverSet: 'jamais défini', role: 'Rôle', role_OWNER: 'Propriétaire', role_EDITOR: 'Éditeur', role_READER: 'Lecteur',
+  phone: 'Numéro de téléphone', you: 'vous', addMember: 'Ajouter un membre', removeMember: 'Retirer', addMemberNote: 'Il lui faut un compte Herdbook avec ce numéro.',
+  moveToGroup: 'Changer de lot', animalTags: 'Numéros ou IDE des animaux (séparés par des espaces ou des virgules)', from: 'À partir du', moved: 'déplacé.',
+  moveNote: 'Chaque animal entre dans le lot ce jour-là ; le registre garde où il était avant.',
   details: 'Détails', withdrawalPlain: 'Cet animal est en délai d’attente viande. Sa viande ne doit pas entrer dans la chaîne alimentaire avant la date de libération ; l’acheteur doit être prévenu.',
 };
 export type Key = keyof Catalogue;

@@ -13,7 +13,8 @@ import { Dashboard, Farms } from './screens/Farms';
 import { Outbox } from './screens/Outbox';
 import { Register } from './screens/Register';
 import { Settings } from './screens/Settings';
-import { Treat, Weigh } from './screens/Forms';
+import { Move, Treat, Weigh } from './screens/Forms';
+import { FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
 
 if ('serviceWorker' in navigator) {
@@ -65,6 +66,9 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/births$/))) return <Births farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/tasks$/))) return <Tasks farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/medicines$/))) return <Medicines farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/move$/))) return <Move farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/settings$/))) return <FarmSettings farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -85,9 +89,12 @@ function App() {
             <a href={`/farms/${farm}/register`}>{t('register')}</a>
             <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
             <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
+            <a href={`/farms/${farm}/move`}>{t('moveTo')}</a>
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
             <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
+            <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
+            <a href={`/farms/${farm}/members`}>{t('members')}</a>
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>

@@ -25,6 +25,8 @@ export function onLink(e: MouseEvent): void {
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.target) return;
   const url = new URL(a.href);
   if (url.origin !== location.origin || /^\/(oauth|graphql|v\d+)\b/.test(url.pathname)) return;
+  // An in-page link (the skip link) is the browser's: it moves the focus to its target.
+  if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
   e.preventDefault();
   navigate(url.pathname + url.search);
 }

@@ -2,7 +2,7 @@
 // weight, next) and a treatment of an animal or a group. Offline, both queue.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
-import { FactDocument, GroupsDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
+import { FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
 import { prefs, showDate, showWeight, t, toKg, today } from '../i18n';
 import { write } from '../outbox';
 import { kept as keptRegister } from '../sync';
@@ -142,6 +142,52 @@ export function Treat({ farmID }: { farmID: string }) {
         <button type="submit" id="treat-save">{t('save')}</button>
         {msg && <p role="status" id="treat-status">{msg}</p>}
       </form>
+    </section>
+  );
+}
+
+/** Move puts animals into a group from a day on: one dated membership fact each (the herd
+ * book keeps the history; other groups' memberships are left as they are). Queued offline. */
+export function Move({ farmID }: { farmID: string }) {
+  const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
+  const [tags, setTags] = useState('');
+  const [group, setGroup] = useState('');
+  const [date, setDate] = useState(today());
+  const [lines, setLines] = useState<string[]>([]);
+  useEffect(() => {
+    void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
+      const gs = r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+      setGroups(gs);
+      if (gs[0]) setGroup((g) => g || gs[0]!.id);
+    });
+  }, [farmID]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const name = groups.find((g) => g.id === group)?.name ?? '';
+    const out: string[] = [];
+    for (const q of tags.split(/[\s,;]+/).filter(Boolean)) {
+      const list = await find(farmID, q);
+      const exact = list.length === 1 ? list[0] : list.find((x) => x.tag === q);
+      if (!exact) { out.push(`${q}: ${t('notFound')}`); continue; }
+      const r = await write(`${t('moveTo')} ${exact.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: exact.id, groupID: group, startDate: date } } } });
+      out.push(`${exact.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('moved')}`);
+    }
+    setLines(out);
+    if (out.every((l) => !l.includes(t('notFound')))) setTags('');
+  };
+  return (
+    <section aria-labelledby="move-title">
+      <h1 id="move-title">{t('moveToGroup')}</h1>
+      <form class="card" onSubmit={submit} id="move-form">
+        <label>{t('animalTags')}<input id="move-tags" type="text" autoComplete="off" required value={tags} onInput={(e) => setTags(e.currentTarget.value)} /></label>
+        <label>{t('group')}<select id="move-group" required value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
+          {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+        </select></label>
+        <label>{t('from')}<input id="move-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <p class="note">{t('moveNote')}</p>
+        <button type="submit" id="move-save">{t('moveTo')}</button>
+      </form>
+      <div role="status" id="move-status">{lines.length > 0 && <ul>{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
     </section>
   );
 }
