@@ -361,7 +361,7 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		shot(t, "14-medicines")
 	})
 
-	t.Run("FarmSettingsMembersAndMove", func(t *testing.T) {
+	t.Run("FarmSettingsMembersMoveAndAudit", func(t *testing.T) {
 		// Farm settings: the OWNER edits them (docs/settings.md); an empty limit stays unset.
 		goTo(t, base+"/settings", "Farm settings")
 		waitText(t, "#fs-form", "")
@@ -431,6 +431,12 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		if !strings.Contains(tags, "UK-100") || !strings.Contains(tags, "UK-101") {
 			t.Fatalf("after the move the group holds %s", tags)
 		}
+
+		// The audit trail lists the book's changes, the move's included, with who made them.
+		goTo(t, base+"/audit", "Audit trail")
+		waitText(t, "#audit-list", "Created")
+		waitText(t, "#audit-list", "Test User")
+		shot(t, "18-audit")
 	})
 
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {

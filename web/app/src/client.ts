@@ -27,7 +27,7 @@ const keyless = [
   'BirthPreviewTask', 'NotificationsMarkReadPayload', 'WeightRecordPayload', 'SaleRecordPayload',
   'DeathRecordPayload', 'FactCreatePayload', 'BirthPreviewCreatePayload', 'BirthPreviewApprovePayload',
   'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
-  'MemberDeactivatePayload',
+  'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
 ];
 
 export const client = new Client({

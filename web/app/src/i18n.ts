@@ -39,6 +39,9 @@ const en = {
   phone: 'Phone number', you: 'you', addMember: 'Add a member', removeMember: 'Remove', addMemberNote: 'They need a Herdbook account with this phone number.',
   moveToGroup: 'Move to a group', animalTags: 'Animal tags or EIDs (separated by spaces or commas)', from: 'From', moved: 'moved.',
   moveNote: 'Each animal joins the group from that day; the herd book keeps where it was before.',
+  audit: 'Audit trail', until: 'Until', show: 'Show', more: 'Show more', reason: 'Reason', before: 'Before', after: 'After',
+  audit_create: 'Created', audit_update: 'Changed', audit_delete: 'Deleted', audit_void: 'Voided', audit_amend: 'Amended',
+  auditRecord: 'record', auditItem: 'record item', operator: 'operator (command line)',
   details: 'Details', withdrawalPlain: 'This animal is under a medicine’s meat withdrawal. Its meat must not enter the food chain before the clear date; the buyer must be told.',
 };
 type Catalogue = typeof en;
@@ -81,6 +84,9 @@ const fr: Catalogue = {
   phone: 'Numéro de téléphone', you: 'vous', addMember: 'Ajouter un membre', removeMember: 'Retirer', addMemberNote: 'Il lui faut un compte Herdbook avec ce numéro.',
   moveToGroup: 'Changer de lot', animalTags: 'Numéros ou IDE des animaux (séparés par des espaces ou des virgules)', from: 'À partir du', moved: 'déplacé.',
   moveNote: 'Chaque animal entre dans le lot ce jour-là ; le registre garde où il était avant.',
+  audit: 'Journal des modifications', until: 'Jusqu’au', show: 'Afficher', more: 'Afficher plus', reason: 'Motif', before: 'Avant', after: 'Après',
+  audit_create: 'Créé', audit_update: 'Modifié', audit_delete: 'Supprimé', audit_void: 'Annulé', audit_amend: 'Rectifié',
+  auditRecord: 'enregistrement', auditItem: 'élément d’enregistrement', operator: 'opérateur (ligne de commande)',
   details: 'Détails', withdrawalPlain: 'Cet animal est en délai d’attente viande. Sa viande ne doit pas entrer dans la chaîne alimentaire avant la date de libération ; l’acheteur doit être prévenu.',
 };
 export type Key = keyof Catalogue;

@@ -14,7 +14,7 @@ import { Outbox } from './screens/Outbox';
 import { Register } from './screens/Register';
 import { Settings } from './screens/Settings';
 import { Move, Treat, Weigh } from './screens/Forms';
-import { FarmSettings, Members } from './screens/Farm';
+import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
 
 if ('serviceWorker' in navigator) {
@@ -69,6 +69,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/move$/))) return <Move farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/settings$/))) return <FarmSettings farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/audit$/))) return <Audit farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -95,6 +96,7 @@ function App() {
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
             <a href={`/farms/${farm}/members`}>{t('members')}</a>
+            <a href={`/farms/${farm}/audit`}>{t('audit')}</a>
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>

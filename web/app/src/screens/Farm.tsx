@@ -3,8 +3,9 @@
 // An OWNER edits both; other members read them (the server refuses them anyway).
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
+import { client } from '../client';
 import {
-  FarmSettingsDocument, FarmSettingsSaveDocument, MemberAddDocument, MemberRemoveDocument, MemberRoleDocument,
+  AuditDocument, type AuditQuery, FarmSettingsDocument, FarmSettingsSaveDocument, MemberAddDocument, MemberRemoveDocument, MemberRoleDocument,
   MembersDocument, type FarmMemberRole, type WithdrawalRuleSet,
 } from '../graphql/generated';
 import { showDate, t, type Key } from '../i18n';
@@ -141,6 +142,64 @@ export function Members({ farmID }: { farmID: string }) {
           <button type="submit" id="member-save">{t('addMember')}</button>
         </form>
       )}
+    </section>
+  );
+}
+
+type Entry = NonNullable<NonNullable<NonNullable<NonNullable<AuditQuery['farm']>['audit']['edges']>[number]>['node']>;
+
+/** Audit lists the farm's audit trail, oldest first, 100 at a time, between two local days. */
+export function Audit({ farmID }: { farmID: string }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [rows, setRows] = useState<Entry[]>([]);
+  const [who, setWho] = useState<Record<string, string>>({});
+  const [page, setPage] = useState<{ total: number; next: string | null }>({ total: 0, next: null });
+  const [state, setState] = useState<'loading' | 'ready' | string>('loading');
+  const load = async (after: string | null) => {
+    setState('loading');
+    // The days are the device's local days, sent as moments (start of from, end of to).
+    const vars = {
+      farmID, after, from: from ? new Date(`${from}T00:00:00`).toISOString() : null,
+      to: to ? new Date(`${to}T23:59:59.999`).toISOString() : null,
+    };
+    const r = await client.query(AuditDocument, vars, { requestPolicy: 'network-only' }).toPromise();
+    if (r.error || !r.data?.farm) { setState(r.error?.message ?? t('error')); return; }
+    const f = r.data.farm;
+    setWho(Object.fromEntries((f.members ?? []).map((m) => [m.userID, m.user.fullName || m.user.phoneNumberLocal])));
+    const got = f.audit.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+    setRows((old) => (after ? [...old, ...got] : got));
+    setPage({ total: f.audit.totalCount, next: f.audit.pageInfo.hasNextPage ? f.audit.pageInfo.endCursor ?? null : null });
+    setState('ready');
+  };
+  useEffect(() => { void load(null); }, [farmID]);
+  const filter = (e: Event) => { e.preventDefault(); void load(null); };
+  const when = (at: string) => `${showDate(at.slice(0, 10))} ${at.slice(11, 16)} UTC`;
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">{t('audit')}</h1>
+      <form class="card" onSubmit={filter} id="audit-filter">
+        <div class="pair">
+          <label>{t('from')}<input id="audit-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} /></label>
+          <label>{t('until')}<input id="audit-to" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} /></label>
+        </div>
+        <button type="submit" id="audit-show">{t('show')}</button>
+      </form>
+      {state !== 'ready' && state !== 'loading' && <Failed message={state} />}
+      <p role="status" id="audit-count">{state === 'loading' ? t('loading') : `${rows.length} / ${page.total}`}</p>
+      {rows.length === 0 && state === 'ready' ? <p>{t('none')}</p> : (
+        <ol class="outbox" id="audit-list">{rows.map((a) => (
+          <li key={a.id}>
+            <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong> · {a.entity === 'record' ? t('auditRecord') : t('auditItem')} · {when(a.at)} · {a.userID ? who[a.userID] ?? a.userID : t('operator')}
+            {a.reason && <p>{t('reason')}: {a.reason}</p>}
+            <details><summary>{t('details')}</summary>
+              {a.oldValue && <><h2>{t('before')}</h2><pre>{JSON.stringify(a.oldValue, null, 1)}</pre></>}
+              {a.newValue && <><h2>{t('after')}</h2><pre>{JSON.stringify(a.newValue, null, 1)}</pre></>}
+            </details>
+          </li>
+        ))}</ol>
+      )}
+      {page.next && <button type="button" id="audit-more" class="secondary" disabled={state === 'loading'} onClick={() => void load(page.next)}>{t('more')}</button>}
     </section>
   );
 }
