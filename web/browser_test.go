@@ -361,7 +361,7 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		shot(t, "14-medicines")
 	})
 
-	t.Run("FarmSettingsMembersMoveAndAudit", func(t *testing.T) {
+	t.Run("FarmSettingsMembersMoveAuditCalving", func(t *testing.T) {
 		// Farm settings: the OWNER edits them (docs/settings.md); an empty limit stays unset.
 		goTo(t, base+"/settings", "Farm settings")
 		waitText(t, "#fs-form", "")
@@ -437,6 +437,21 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		waitText(t, "#audit-list", "Created")
 		waitText(t, "#audit-list", "Test User")
 		shot(t, "18-audit")
+
+		// A calving: the cow UK-1 has a heifer calf; the calf is an animal of the farm.
+		goTo(t, base+"/calving", "Calving")
+		waitText(t, "#calving-form", "no calving-ease scale")
+		set(t, "#calving-dam", "UK-1")
+		set(t, "#calf-tag", "UK-900")
+		set(t, "#calf-weight", "38")
+		click(t, "#calving-save")
+		waitText(t, "#calving-status", "Calving recorded")
+		waitText(t, "#calving-list", "UK-900")
+		shot(t, "19-calving")
+		out = app.GraphQL(u.Token, `query($f: ID!) { farm(id: $f) { calvings(first: 5) { edges { node { damID calves { tag sex status birthWeight } } } } } }`, map[string]any{"f": s.farm})
+		if c := fmt.Sprint(out["data"]); !strings.Contains(c, s.cow) || !strings.Contains(c, "UK-900") || !strings.Contains(c, "female") || !strings.Contains(c, "38") {
+			t.Fatalf("after the calving form the farm's calvings are %s", c)
+		}
 	})
 
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {

@@ -28,6 +28,7 @@ const keyless = [
   'DeathRecordPayload', 'FactCreatePayload', 'BirthPreviewCreatePayload', 'BirthPreviewApprovePayload',
   'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
   'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
+  'CalvingEaseGrade', 'CalvingConnection', 'CalvingEdge', 'Calf', 'CalvingRecordPayload',
 ];
 
 export const client = new Client({

@@ -42,6 +42,9 @@ const en = {
   audit: 'Audit trail', until: 'Until', show: 'Show', more: 'Show more', reason: 'Reason', before: 'Before', after: 'After',
   audit_create: 'Created', audit_update: 'Changed', audit_delete: 'Deleted', audit_void: 'Voided', audit_amend: 'Amended',
   auditRecord: 'record', auditItem: 'record item', operator: 'operator (command line)',
+  calving: 'Calving', sireTag: 'Sire tag (optional)', sireBasis: 'Sire known by', basis_service: 'Service', basis_review: 'Birth review', basis_dna: 'DNA',
+  calf: 'The calf', weightAtBirth: 'Birth weight', alive: 'Alive', stillborn: 'Stillborn', calvingEase: 'Calving ease', noEaseScale: 'The farm has no calving-ease scale yet (farm settings).',
+  calvingSaved: 'Calving recorded.', calvingKnown: 'This calving was already recorded: nothing changed.', recentCalvings: 'Latest calvings',
   details: 'Details', withdrawalPlain: 'This animal is under a medicine’s meat withdrawal. Its meat must not enter the food chain before the clear date; the buyer must be told.',
 };
 type Catalogue = typeof en;
@@ -87,6 +90,9 @@ const fr: Catalogue = {
   audit: 'Journal des modifications', until: 'Jusqu’au', show: 'Afficher', more: 'Afficher plus', reason: 'Motif', before: 'Avant', after: 'Après',
   audit_create: 'Créé', audit_update: 'Modifié', audit_delete: 'Supprimé', audit_void: 'Annulé', audit_amend: 'Rectifié',
   auditRecord: 'enregistrement', auditItem: 'élément d’enregistrement', operator: 'opérateur (ligne de commande)',
+  calving: 'Vêlage', sireTag: 'Numéro du père (facultatif)', sireBasis: 'Père connu par', basis_service: 'Saillie', basis_review: 'Examen de la naissance', basis_dna: 'ADN',
+  calf: 'Le veau', weightAtBirth: 'Poids de naissance', alive: 'Vivant', stillborn: 'Mort-né', calvingEase: 'Facilité de vêlage', noEaseScale: 'L’exploitation n’a pas encore de grille de facilité de vêlage (réglages).',
+  calvingSaved: 'Vêlage enregistré.', calvingKnown: 'Ce vêlage était déjà enregistré : rien n’a changé.', recentCalvings: 'Derniers vêlages',
   details: 'Détails', withdrawalPlain: 'Cet animal est en délai d’attente viande. Sa viande ne doit pas entrer dans la chaîne alimentaire avant la date de libération ; l’acheteur doit être prévenu.',
 };
 export type Key = keyof Catalogue;

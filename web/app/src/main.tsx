@@ -13,7 +13,7 @@ import { Dashboard, Farms } from './screens/Farms';
 import { Outbox } from './screens/Outbox';
 import { Register } from './screens/Register';
 import { Settings } from './screens/Settings';
-import { Move, Treat, Weigh } from './screens/Forms';
+import { Calving, Move, Treat, Weigh } from './screens/Forms';
 import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
 
@@ -70,6 +70,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/settings$/))) return <FarmSettings farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/audit$/))) return <Audit farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -92,6 +93,7 @@ function App() {
             <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
             <a href={`/farms/${farm}/move`}>{t('moveTo')}</a>
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
+            <a href={`/farms/${farm}/calving`}>{t('calving')}</a>
             <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>

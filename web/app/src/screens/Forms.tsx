@@ -2,8 +2,9 @@
 // weight, next) and a treatment of an animal or a group. Offline, both queue.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
-import { FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
-import { prefs, showDate, showWeight, t, toKg, today } from '../i18n';
+import { useQuery } from '@urql/preact';
+import { CalvingDocument, CalvingFormDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
+import { prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { kept as keptRegister } from '../sync';
 import { matches } from './Register';
@@ -188,6 +189,85 @@ export function Move({ farmID }: { farmID: string }) {
         <button type="submit" id="move-save">{t('moveTo')}</button>
       </form>
       <div role="status" id="move-status">{lines.length > 0 && <ul>{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
+    </section>
+  );
+}
+
+/** Calving records a dam's calving with one calf (calvingRecord): the calf becomes an animal
+ * with its birth facts and parents. The calving-ease grades are the farm's own scale. */
+export function Calving({ farmID }: { farmID: string }) {
+  const [{ data }, again] = useQuery({ query: CalvingFormDocument, variables: { farmID } });
+  const [dam, setDam] = useState('');
+  const [date, setDate] = useState(today());
+  const [sire, setSire] = useState('');
+  const [basis, setBasis] = useState('service');
+  const [tag, setTag] = useState('');
+  const [sex, setSex] = useState('female');
+  const [status, setStatus] = useState('alive');
+  const [weight, setWeight] = useState('');
+  const [ease, setEase] = useState('');
+  const [msg, setMsg] = useState('');
+  const scale = data?.farm?.settings.calvingEaseScale ?? [];
+  const recent = data?.farm?.calvings.edges.map((e) => e.node) ?? [];
+  const one = async (q: string): Promise<Found | null> => {
+    const list = await find(farmID, q);
+    return list.length === 1 ? list[0]! : list.find((x) => x.tag === q.trim()) ?? null;
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setMsg('');
+    const d = await one(dam);
+    if (!d) { setMsg(`${t('dam')}: ${t('notFound')}`); return; }
+    const s = sire.trim() ? await one(sire) : null;
+    if (sire.trim() && !s) { setMsg(`${t('sire')}: ${t('notFound')}`); return; }
+    const out = await write(`${t('calving')} ${d.tag}`, CalvingDocument, {
+      input: {
+        farmID, damID: d.id, date, sireID: s?.id ?? null, sireBasis: s ? basis : null,
+        calves: [{ tag: tag.trim() || null, sex, status, birthWeight: weight ? toKg(Number(weight)) : null, calvingEase: ease || null }],
+      },
+    });
+    if (out.queued) setMsg(t('queued'));
+    else if (out.code) setMsg(`${t('refused')}: ${out.message}`);
+    else {
+      setMsg(out.data?.calvingRecord.created ? t('calvingSaved') : t('calvingKnown'));
+      setTag(''); setWeight('');
+      again({ requestPolicy: 'network-only' });
+    }
+  };
+  return (
+    <section aria-labelledby="calving-title">
+      <h1 id="calving-title">{t('calving')}</h1>
+      <form class="card" onSubmit={submit} id="calving-form">
+        <label>{t('damTag')}<input id="calving-dam" type="text" autoComplete="off" required value={dam} onInput={(e) => setDam(e.currentTarget.value)} /></label>
+        <label>{t('date')}<input id="calving-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <div class="pair">
+          <label>{t('sireTag')}<input id="calving-sire" type="text" autoComplete="off" value={sire} onInput={(e) => setSire(e.currentTarget.value)} /></label>
+          <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
+            {['service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
+          </select></label>
+        </div>
+        <fieldset>
+          <legend>{t('calf')}</legend>
+          <label>{t('tag')}<input id="calf-tag" type="text" autoComplete="off" value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>
+          <label>{t('sex')}<select id="calf-sex" value={sex} onChange={(e) => setSex(e.currentTarget.value)}>
+            <option value="female">{t('female')}</option><option value="male">{t('male')}</option></select></label>
+          <label>{t('status')}<select id="calf-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="alive">{t('alive')}</option><option value="stillborn">{t('stillborn')}</option></select></label>
+          <label>{t('weightAtBirth')} ({prefs.unit})<input id="calf-weight" type="number" min="0.1" step="0.1" inputMode="decimal" value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
+          <label>{t('calvingEase')}<select id="calf-ease" value={ease} onChange={(e) => setEase(e.currentTarget.value)}>
+            <option value="">—</option>{scale.map((g) => <option key={g.code} value={g.code}>{g.code} · {g.label}</option>)}
+          </select></label>
+          {scale.length === 0 && <p class="note">{t('noEaseScale')}</p>}
+        </fieldset>
+        <button type="submit" id="calving-save">{t('save')}</button>
+        {msg && <p role="status" id="calving-status">{msg}</p>}
+      </form>
+      <h2>{t('recentCalvings')}</h2>
+      {recent.length === 0 ? <p>{t('none')}</p> : (
+        <ul class="outbox" id="calving-list">{recent.map((c) => (
+          <li key={c.id}>{showDate(c.date)} · {c.calves.map((k) => <a key={k.animalID} href={`/farms/${farmID}/animals/${k.animalID}`}>{k.tag ?? '—'} ({t(k.sex === 'male' ? 'male' : 'female')}, {k.status === 'alive' ? t('alive') : t('stillborn')}{k.birthWeight != null && <>, {showWeight(k.birthWeight)}</>}) </a>)}</li>
+        ))}</ul>
+      )}
     </section>
   );
 }
