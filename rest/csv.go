@@ -200,3 +200,50 @@ func (h *Handler) exportAnimals(w http.ResponseWriter, r *http.Request) {
 	}
 	writeCSV(w, r, t, "animals.csv")
 }
+
+func (h *Handler) exportBreeding(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	t, err := h.svc.ExportBreeding(r.Context(), farmID, q.Get("from"), q.Get("to"))
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	writeCSV(w, r, t, "breeding.csv")
+}
+
+func (h *Handler) importBreeding(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	dry := false
+	switch v := r.URL.Query().Get("dry_run"); v {
+	case "", "false":
+	case "true":
+		dry = true
+	default:
+		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "dry_run", Message: "must be true or false"}))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBody)
+	file := &importFile{}
+	if file.mr, file.err = r.MultipartReader(); file.err != nil {
+		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, the CSV in the part named file")
+	}
+	res, err := h.svc.ImportBreeding(r.Context(), farmID, file, dry)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	status := http.StatusCreated
+	if res.DryRun {
+		status = http.StatusOK
+	}
+	httpapi.WriteJSON(w, status, map[string]any{"dry_run": res.DryRun, "rows": res.Rows, "created": res.Created, "skipped": res.Skipped})
+}

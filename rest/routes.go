@@ -36,6 +36,8 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/records.csv", h.exportRecords)
 	h.handle("GET", "/farm/{farm_id}/animals.csv", h.exportAnimals)
 	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
+	h.handle("GET", "/farm/{farm_id}/breeding.csv", h.exportBreeding)
+	h.handle("POST", "/farm/{farm_id}/breeding/import", h.importBreeding)
 	// The lossless farm archive (docs/archive.md): a whole farm out, and into a new farm.
 	h.handle("GET", "/farm/{farm_id}/archive", h.exportArchive)
 	h.handle("POST", "/import", h.importArchive)

@@ -269,3 +269,58 @@ func (a *adminCmd) warnDeprecatedOut() {
 		}
 	})
 }
+
+func (e env) exportBreeding(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("export breeding")
+	from := c.fs.String("from", "", "the first fact date (YYYY-MM-DD) to include")
+	to := c.fs.String("to", "", "the last fact date (YYYY-MM-DD) to include")
+	return c.export(ctx, args, "breeding", func(ctx context.Context, svc *herdbook.Service, farmID uuid.UUID) (*herdbook.Table, error) {
+		return svc.ExportBreeding(ctx, farmID, *from, *to)
+	})
+}
+
+func (e env) importBreeding(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("import breeding")
+	dry := c.fs.Bool("dry-run", false, "check and record the whole file in a transaction that is rolled back, writing nothing")
+	flags, files := splitArgs(c.fs, args)
+	if len(files) != 1 {
+		if err := c.parse(c.fs, flags); err != nil {
+			return err
+		}
+		return fmt.Errorf("import breeding: name one CSV file (- for standard input)\nRun \"herdbook import breeding -h\" for its flags.")
+	}
+	d, svc, err := c.open(ctx, flags)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	farmID, vctx, err := c.viewer(ctx, svc)
+	if err != nil {
+		return err
+	}
+	var in io.Reader = c.stdin
+	if files[0] != "-" {
+		f, err := os.Open(files[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	start := time.Now()
+	res, err := svc.ImportBreeding(vctx, farmID, in, *dry)
+	if err != nil {
+		if !c.c.JSON && herdbook.ErrorCode(err) == herdbook.EINVALID {
+			return invalidLines(err)
+		}
+		return err
+	}
+	elapsed := time.Since(start)
+	verb := "imported"
+	if res.DryRun {
+		verb = "checked (dry run, nothing written)"
+	}
+	return c.print(map[string]any{"ok": true, "dry_run": res.DryRun, "written": !res.DryRun, "rows": res.Rows,
+		"created": res.Created, "skipped": res.Skipped, "seconds": elapsed.Seconds()},
+		"%s %d rows in %s: %d facts created, %d already held", verb, res.Rows, elapsed.Round(time.Millisecond), res.Created, res.Skipped)
+}

@@ -93,3 +93,39 @@ func TestImportExportCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestBreedingCommands: import breeding and export breeding (docs/csv.md) on both databases.
+func TestBreedingCommands(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			c := newCLI(t, dia)
+			c.mustJSON("", "admin", "user", "create", "--phone", "+4790000012")
+			s := c.mustJSON("", "admin", "seed", "--owner", "+4790000012", "--farms", "1", "--animals", "0", "--groups", "0", "--records", "0")
+			farmID := s["farm_ids"].([]any)[0].(string)
+			c.mustJSON("tag,sex,birth_date\nC-1,female,2020-04-02\n", "import", "animals", "--farm", farmID, "-")
+			file := "kind,date,animal_tag\nheat,2025-06-01,C-1\n"
+			if dry := c.mustJSON(file, "import", "breeding", "--farm", farmID, "-", "--dry-run"); dry["dry_run"] != true || dry["created"] != 1.0 {
+				t.Fatalf("dry run = %v", dry)
+			}
+			if res := c.mustJSON(file, "import", "breeding", "--farm", farmID, "-"); res["created"] != 1.0 {
+				t.Fatalf("import = %v", res)
+			}
+			if res := c.mustJSON(file, "import", "breeding", "--farm", farmID, "-"); res["created"] != 0.0 || res["skipped"] != 1.0 {
+				t.Fatalf("again = %v", res)
+			}
+			if _, err := c.run("kind,date,animal_tag\nheat,2025-06-01,NOPE\n", "import", "breeding", "--farm", farmID, "-"); err == nil ||
+				!strings.Contains(err.Error(), "nothing was written:\n  row 2, animal_tag: NOPE is neither") {
+				t.Fatalf("bad file: %v", err)
+			}
+			out := filepath.Join(t.TempDir(), "breeding.csv")
+			if ex := c.mustJSON("", "export", "breeding", "--farm", farmID, "--output", out); ex["rows"] != 1.0 {
+				t.Fatalf("export = %v", ex)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil || !strings.Contains(string(b), "\nheat,2025-06-01,C-1,") {
+				t.Fatalf("breeding.csv: %v\n%s", err, b)
+			}
+		})
+	}
+}

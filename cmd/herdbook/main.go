@@ -104,11 +104,13 @@ func init() {
 		}},
 		{name: "import", summary: "import a CSV file into a farm, or a farm archive into a new farm (all or nothing)", subs: []*command{
 			{name: "animals", summary: "import animals from a CSV file: new tags are created, known tags get new dated facts", run: env.importAnimals},
+			{name: "breeding", summary: "import breeding facts (heats, services, pregnancy checks, weanings) from breeding.csv (docs/csv.md)", run: env.importBreeding},
 			{name: "farm", summary: "import a farm archive into a new farm, every id remapped (docs/archive.md)", run: env.importFarm},
 		}},
 		{name: "export", summary: "export a farm as CSV (streamed), or the whole farm as an archive", subs: []*command{
 			{name: "animals", summary: "export the herd register as of a day as CSV", run: env.exportAnimals},
 			{name: "records", summary: "export records between two days as CSV, one row per record item", run: env.exportRecords},
+			{name: "breeding", summary: "export heats, services, pregnancy checks and weanings between two days as CSV", run: env.exportBreeding},
 			{name: "medicine-book", summary: "the medicine book as CSV, for an inspector (docs/medicines.md)", run: env.exportMedicineBook},
 			{name: "farm", summary: "the whole farm as a lossless archive (JSON, ICAR vocabulary; docs/archive.md)", run: env.exportFarm},
 		}},
