@@ -43,14 +43,10 @@ func medicineConnection(skip int, ms []*ent.Medicine, total int, err error) (*mo
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.MedicineConnection{TotalCount: total, Edges: make([]*model.MedicineEdge, len(ms)), PageInfo: &model.OffsetPageInfo{
-		HasPreviousPage: skip > 0, HasNextPage: skip+len(ms) < total}}
+	cursors, info := offsetPage(skip, ms, total)
+	conn := &model.MedicineConnection{TotalCount: total, Edges: make([]*model.MedicineEdge, len(ms)), PageInfo: info}
 	for i, m := range ms {
-		conn.Edges[i] = &model.MedicineEdge{Node: &model.Medicine{Medicine: m}, Cursor: medicineCursor(skip + i)}
-	}
-	if len(ms) > 0 {
-		first, last := conn.Edges[0].Cursor, conn.Edges[len(ms)-1].Cursor
-		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &first, &last
+		conn.Edges[i] = &model.MedicineEdge{Node: &model.Medicine{Medicine: m}, Cursor: cursors[i]}
 	}
 	return conn, nil
 }

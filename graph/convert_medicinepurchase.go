@@ -18,14 +18,10 @@ func (r *Resolver) medicinePurchases(ctx context.Context, farmID uuid.UUID, afte
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.MedicinePurchaseConnection{TotalCount: total, Edges: make([]*model.MedicinePurchaseEdge, len(ps)),
-		PageInfo: &model.OffsetPageInfo{HasPreviousPage: p.Skip > 0, HasNextPage: p.Skip+len(ps) < total}}
+	cursors, info := offsetPage(p.Skip, ps, total)
+	conn := &model.MedicinePurchaseConnection{TotalCount: total, Edges: make([]*model.MedicinePurchaseEdge, len(ps)), PageInfo: info}
 	for i, mp := range ps {
-		conn.Edges[i] = &model.MedicinePurchaseEdge{Node: mp, Cursor: medicineCursor(p.Skip + i)}
-	}
-	if len(ps) > 0 {
-		first, last := conn.Edges[0].Cursor, conn.Edges[len(ps)-1].Cursor
-		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &first, &last
+		conn.Edges[i] = &model.MedicinePurchaseEdge{Node: mp, Cursor: cursors[i]}
 	}
 	return conn, nil
 }

@@ -55,14 +55,10 @@ func (r *Resolver) calvings(ctx context.Context, farmID uuid.UUID, from, to, aft
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.CalvingConnection{TotalCount: total, Edges: make([]*model.CalvingEdge, len(cs)),
-		PageInfo: &model.OffsetPageInfo{HasPreviousPage: skip > 0, HasNextPage: skip+len(cs) < total}}
+	cursors, info := offsetPage(skip, cs, total)
+	conn := &model.CalvingConnection{TotalCount: total, Edges: make([]*model.CalvingEdge, len(cs)), PageInfo: info}
 	for i, c := range cs {
-		conn.Edges[i] = &model.CalvingEdge{Node: c, Cursor: medicineCursor(skip + i)}
-	}
-	if len(cs) > 0 {
-		first, last := conn.Edges[0].Cursor, conn.Edges[len(cs)-1].Cursor
-		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &first, &last
+		conn.Edges[i] = &model.CalvingEdge{Node: c, Cursor: cursors[i]}
 	}
 	return conn, nil
 }
