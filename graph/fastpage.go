@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -253,28 +254,6 @@ func (w *pageWriter) record(sel ast.SelectionSet, r *ent.Record) {
 			w.nonNull(timegql.MarshalTime(r.UpdatedAt))
 		case "isActive":
 			graphql.MarshalBoolean(r.IsActive).MarshalGQL(w.buf)
-		case "recordedAt":
-			timegql.MarshalTime(r.RecordedAt).MarshalGQL(w.buf)
-		case "recordedByUserID":
-			w.id(r.RecordedByUserID)
-		case "recordedByClientID":
-			w.str(r.RecordedByClientID)
-		case "voidedAt":
-			if r.VoidedAt == nil {
-				w.null()
-			} else {
-				timegql.MarshalTime(*r.VoidedAt).MarshalGQL(w.buf)
-			}
-		case "voidedByUserID":
-			w.id(r.VoidedByUserID)
-		case "voidedByClientID":
-			w.str(r.VoidedByClientID)
-		case "voidReason":
-			w.str(r.VoidReason)
-		case "amendsID":
-			w.id(r.AmendsID)
-		case "supersededByID":
-			w.id(r.SupersededByID)
 		case "farmID":
 			w.nonNull(uuidgql.MarshalUUID(r.FarmID))
 		case "type":
@@ -334,9 +313,11 @@ func (w *pageWriter) record(sel ast.SelectionSet, r *ent.Record) {
 				w.file(f.Selections, fl)
 			}
 			w.buf.WriteByte(']')
-		default: // animals, groups, animalsConnection and anything added later
-			w.failed = true
-			return
+		default: // the trail's fields; animals, groups, animalsConnection and anything added later fail
+			if !w.trail(f.Name, bookTrail{r.RecordedAt, r.RecordedByUserID, r.RecordedByClientID, r.VoidedAt,
+				r.VoidedByUserID, r.VoidedByClientID, r.VoidReason, r.AmendsID, r.SupersededByID}) {
+				return
+			}
 		}
 	}
 	w.buf.WriteByte('}')
@@ -361,28 +342,6 @@ func (w *pageWriter) item(sel ast.SelectionSet, it *ent.RecordItem) {
 			w.nonNull(timegql.MarshalTime(it.UpdatedAt))
 		case "isActive":
 			graphql.MarshalBoolean(it.IsActive).MarshalGQL(w.buf)
-		case "recordedAt":
-			timegql.MarshalTime(it.RecordedAt).MarshalGQL(w.buf)
-		case "recordedByUserID":
-			w.id(it.RecordedByUserID)
-		case "recordedByClientID":
-			w.str(it.RecordedByClientID)
-		case "voidedAt":
-			if it.VoidedAt == nil {
-				w.null()
-			} else {
-				timegql.MarshalTime(*it.VoidedAt).MarshalGQL(w.buf)
-			}
-		case "voidedByUserID":
-			w.id(it.VoidedByUserID)
-		case "voidedByClientID":
-			w.str(it.VoidedByClientID)
-		case "voidReason":
-			w.str(it.VoidReason)
-		case "amendsID":
-			w.id(it.AmendsID)
-		case "supersededByID":
-			w.id(it.SupersededByID)
 		case "recordID":
 			w.nonNull(uuidgql.MarshalUUID(it.RecordID))
 		case "name":
@@ -396,11 +355,59 @@ func (w *pageWriter) item(sel ast.SelectionSet, it *ent.RecordItem) {
 				it.Metadata.MarshalGQL(w.buf)
 			}
 		default:
-			w.failed = true
-			return
+			if !w.trail(f.Name, bookTrail{it.RecordedAt, it.RecordedByUserID, it.RecordedByClientID, it.VoidedAt,
+				it.VoidedByUserID, it.VoidedByClientID, it.VoidReason, it.AmendsID, it.SupersededByID}) {
+				return
+			}
 		}
 	}
 	w.buf.WriteByte('}')
+}
+
+// bookTrail is the audit trail a record and an item both carry (ent/schema/trail's
+// BookMixin): who recorded them and when, a void, and the amendment links.
+type bookTrail struct {
+	recordedAt               time.Time
+	recordedByUserID         *uuid.UUID
+	recordedByClientID       *string
+	voidedAt                 *time.Time
+	voidedByUserID           *uuid.UUID
+	voidedByClientID         *string
+	voidReason               *string
+	amendsID, supersededByID *uuid.UUID
+}
+
+// trail writes the trail's field name; for any other name it marks the page failed (the
+// executor answers) and reports false.
+func (w *pageWriter) trail(name string, t bookTrail) bool {
+	switch name {
+	case "recordedAt":
+		timegql.MarshalTime(t.recordedAt).MarshalGQL(w.buf)
+	case "recordedByUserID":
+		w.id(t.recordedByUserID)
+	case "recordedByClientID":
+		w.str(t.recordedByClientID)
+	case "voidedAt":
+		if t.voidedAt == nil {
+			w.null()
+		} else {
+			timegql.MarshalTime(*t.voidedAt).MarshalGQL(w.buf)
+		}
+	case "voidedByUserID":
+		w.id(t.voidedByUserID)
+	case "voidedByClientID":
+		w.str(t.voidedByClientID)
+	case "voidReason":
+		w.str(t.voidReason)
+	case "amendsID":
+		w.id(t.amendsID)
+	case "supersededByID":
+		w.id(t.supersededByID)
+	default:
+		w.failed = true
+		return false
+	}
+	return true
 }
 
 func (w *pageWriter) file(sel ast.SelectionSet, fl *ent.File) {
