@@ -129,10 +129,12 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 // buildParentage works out every animal's dam and sires from the facts, as of day.
 func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fact) (*farmParentage, error) {
 	// The offspring any birth or DNA fact names, and the births by offspring.
-	births := map[string][]pedigreeBirth{}
+	type birth struct{ dam, date string }
+	births := map[string][]birth{}
 	// Embryo transfers by recipient: a calf she carried is the donor's and the transfer's
 	// sire's (genetic parents), not hers.
 	transfers := map[string][]evidence.Fact{}
+	calved := map[string][]string{} // the days each dam gave birth to a calf the facts name
 	var offspring []string
 	seen := map[string]bool{}
 	note := func(id string) {
@@ -150,7 +152,8 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 			}
 			for _, o := range f.OffspringIDs {
 				note(o)
-				births[strings.ToLower(o)] = append(births[strings.ToLower(o)], pedigreeBirth{strings.ToLower(f.DamID), f.Date})
+				births[strings.ToLower(o)] = append(births[strings.ToLower(o)], birth{strings.ToLower(f.DamID), f.Date})
+				calved[strings.ToLower(f.DamID)] = append(calved[strings.ToLower(f.DamID)], f.Date)
 			}
 		case evidence.KindDNAParentage:
 			if f.Date <= day {
@@ -180,7 +183,7 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 				on = b.date
 			}
 		}
-		if et := transferCarried(transfers[a.Dam], births, a.Dam, on, settings); et != nil {
+		if et := transferCarried(transfers[a.Dam], calved[a.Dam], on, settings); et != nil {
 			a.Dam = strings.ToLower(et.DamID)
 			if p.SireID == nil {
 				a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
@@ -211,23 +214,18 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 	return fp, nil
 }
 
-// pedigreeBirth is a birth as the pedigree reads it: the dam that gave birth, and the day.
-type pedigreeBirth struct{ dam, date string }
-
 // transferCarried returns the embryo transfer that gave the calf its recipient dam bore on
 // the day born: her newest transfer before that birth and after her previous one, no further
 // back than the farm's longest gestation when that is set. Nil when she carried her own calf
 // (no transfer), or when the birth is not known (born empty).
-func transferCarried(ets []evidence.Fact, births map[string][]pedigreeBirth, dam, born string, settings *evidence.Settings) *evidence.Fact {
+func transferCarried(ets []evidence.Fact, calved []string, born string, settings *evidence.Settings) *evidence.Fact {
 	if born == "" || len(ets) == 0 {
 		return nil
 	}
 	var previous string // her newest other birth before this one
-	for _, bs := range births {
-		for _, b := range bs {
-			if b.dam == dam && b.date < born && b.date > previous {
-				previous = b.date
-			}
+	for _, day := range calved {
+		if day < born && day > previous {
+			previous = day
 		}
 	}
 	var earliest string
