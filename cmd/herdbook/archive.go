@@ -71,12 +71,9 @@ func (e env) exportFarm(ctx context.Context, args []string) error {
 func (e env) importFarm(ctx context.Context, args []string) error {
 	c := e.newAdmin("import farm")
 	owner := c.fs.String("user", "", "the new farm's OWNER (user id or phone number; required)")
-	flags, files := splitArgs(c.fs, args)
-	if len(files) != 1 {
-		if err := c.parse(c.fs, flags); err != nil {
-			return err
-		}
-		return fmt.Errorf("import farm: name one archive file (- for standard input)\nRun \"herdbook import farm -h\" for its flags.")
+	flags, file, err := c.oneFile(args, "import farm", "archive file")
+	if err != nil {
+		return err
 	}
 	d, svc, err := c.open(ctx, flags)
 	if err != nil {
@@ -92,15 +89,11 @@ func (e env) importFarm(ctx context.Context, args []string) error {
 	}
 	vctx := herdbook.WithViewer(ctx, &herdbook.Viewer{UserID: userID, ClientID: "herdbook-cli",
 		Scopes: herdbook.AllScopes, Credential: herdbook.CredentialOAuth})
-	var in io.Reader = c.stdin
-	if files[0] != "-" {
-		f, err := os.Open(files[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := c.input(file)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	start := time.Now()
 	f, err := svc.ImportFarmArchive(vctx, in, herdbook.ArchiveOptions{Progress: c.progress(start)})
 	if err != nil {

@@ -34,6 +34,32 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, positional []string) {
 	}
 }
 
+// oneFile separates a command's flags from the one file it reads ("-": standard input).
+// Without exactly one file it still parses the flags, so -h and a bad flag answer as for any
+// command, and says what is missing; what names the kind of file.
+func (a *adminCmd) oneFile(args []string, path, what string) (flags []string, file string, err error) {
+	flags, files := splitArgs(a.fs, args)
+	if len(files) != 1 {
+		if err := a.parse(a.fs, flags); err != nil {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("%s: name one %s (- for standard input)\nRun \"herdbook %s -h\" for its flags.", path, what, path)
+	}
+	return flags, files[0], nil
+}
+
+// input opens the file oneFile named, or standard input for "-"; release closes it.
+func (a *adminCmd) input(file string) (in io.Reader, release func(), err error) {
+	if file == "-" {
+		return a.stdin, func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
 // farmCmd is an admin command that acts on one farm as one of its members.
 type farmCmd struct {
 	*adminCmd
@@ -85,12 +111,9 @@ func invalidLines(err error) error {
 func (e env) importAnimals(ctx context.Context, args []string) error {
 	c := e.newFarmCmd("import animals")
 	dry := c.fs.Bool("dry-run", false, "check the whole file and say what would change, writing nothing")
-	flags, files := splitArgs(c.fs, args)
-	if len(files) != 1 {
-		if err := c.parse(c.fs, flags); err != nil {
-			return err
-		}
-		return fmt.Errorf("import animals: name one CSV file (- for standard input)\nRun \"herdbook import animals -h\" for its flags.")
+	flags, file, err := c.oneFile(args, "import animals", "CSV file")
+	if err != nil {
+		return err
 	}
 	d, svc, err := c.open(ctx, flags)
 	if err != nil {
@@ -101,15 +124,11 @@ func (e env) importAnimals(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var in io.Reader = c.stdin
-	if files[0] != "-" {
-		f, err := os.Open(files[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := c.input(file)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	start := time.Now()
 	opts := herdbook.ImportOptions{DryRun: *dry}
 	if !c.c.JSON && isTerminal(c.stderr) {
@@ -282,12 +301,9 @@ func (e env) exportBreeding(ctx context.Context, args []string) error {
 func (e env) importBreeding(ctx context.Context, args []string) error {
 	c := e.newFarmCmd("import breeding")
 	dry := c.fs.Bool("dry-run", false, "check and record the whole file in a transaction that is rolled back, writing nothing")
-	flags, files := splitArgs(c.fs, args)
-	if len(files) != 1 {
-		if err := c.parse(c.fs, flags); err != nil {
-			return err
-		}
-		return fmt.Errorf("import breeding: name one CSV file (- for standard input)\nRun \"herdbook import breeding -h\" for its flags.")
+	flags, file, err := c.oneFile(args, "import breeding", "CSV file")
+	if err != nil {
+		return err
 	}
 	d, svc, err := c.open(ctx, flags)
 	if err != nil {
@@ -298,15 +314,11 @@ func (e env) importBreeding(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var in io.Reader = c.stdin
-	if files[0] != "-" {
-		f, err := os.Open(files[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := c.input(file)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	start := time.Now()
 	res, err := svc.ImportBreeding(vctx, farmID, in, *dry)
 	if err != nil {
