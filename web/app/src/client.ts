@@ -44,6 +44,19 @@ export const client = new Client({
   ],
 });
 
+/**
+ * direct is a client without the normalised cache, for reads whose answers only the device's
+ * kept copy needs (the register's background sync): writing 10,000 animals into Graphcache
+ * would cost the screen's frames and memory for nothing.
+ */
+export const direct = new Client({
+  url: '/graphql',
+  fetch: authFetch,
+  requestPolicy: 'network-only',
+  preferGetMethod: false,
+  exchanges: [fetchExchange],
+});
+
 export interface Outcome<T> { data?: T; code?: string; message?: string; offline?: boolean }
 
 /** send runs a mutation with an Idempotency-Key, so that a retry or replay runs it once. */

@@ -54,31 +54,35 @@ export function Register({ farmID }: { farmID: string }) {
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
 
-  const fetchPage = async (after: string | null, g: number) => {
+  // fetchPage loads the page after the cursor (the first when null) and sets the rows, the
+  // count, the cursor and whether more follow together, so that no render sees a cursor
+  // without its rows (and asks for the next page too early). It answers whether it loaded.
+  const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
     loading.current = true;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
       sex: sex || null, groupID: group || null,
     }, { requestPolicy: 'network-only' }).toPromise();
     loading.current = false;
-    if (g !== gen.current) return null;
+    if (g !== gen.current) return false;
     if (r.error || !r.data?.farm) {
       if (r.error?.networkError || !navigator.onLine) {
         const kept = await keptRegister(farmID);
         if (kept) {
           const list = kept.rows.filter((x) => keptMatches(x, { search, status, group, sex }));
           setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
-          return null;
+          return false;
         }
       }
       setError(r.error?.message ?? 'not found');
-      return null;
+      return false;
     }
     const a = r.data.farm.animals;
     const page = a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+    setRows((old) => (after === null ? page : old.concat(page)));
     setTotal(a.totalCount); setCursor(a.pageInfo.endCursor ?? null); setMore(a.pageInfo.hasNextPage);
     setFromDevice(false);
-    return { page, end: a.pageInfo.endCursor ?? null, next: a.pageInfo.hasNextPage };
+    return true;
   };
 
   useEffect(() => {
@@ -88,7 +92,6 @@ export function Register({ farmID }: { farmID: string }) {
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
         if (!got) return;
-        setRows(got.page);
         if (!search.trim() && !status && !group && !sex && asOf === today()) {
           void syncRegister(farmID, asOf).then((r) => { if (r.kept && g === gen.current) setSynced(r.kept.syncedAt); }, () => undefined);
         }
@@ -110,7 +113,7 @@ export function Register({ farmID }: { farmID: string }) {
   useEffect(() => {
     if (more && !loading.current && end >= rows.length - 40) {
       const g = gen.current;
-      void fetchPage(cursor, g).then((got) => { if (got) setRows((old) => old.concat(got.page)); });
+      void fetchPage(cursor, g);
     }
   }, [end, more, rows.length]);
 
