@@ -45,6 +45,16 @@ const en = {
   calving: 'Calving', sireTag: 'Sire tag (optional)', sireBasis: 'Sire known by', basis_service: 'Service', basis_review: 'Birth review', basis_dna: 'DNA',
   calf: 'The calf', weightAtBirth: 'Birth weight', alive: 'Alive', stillborn: 'Stillborn', calvingEase: 'Calving ease', noEaseScale: 'The farm has no calving-ease scale yet (farm settings).',
   calvingSaved: 'Calving recorded.', calvingKnown: 'This calving was already recorded: nothing changed.', recentCalvings: 'Latest calvings',
+  correct: 'Correct', whatToDo: 'What to correct', item: 'Entry', amendItem: 'Correct the values', voidItem: 'Void this entry only', voidRecord: 'Void the whole record',
+  fact_date: 'Day', fact_start_date: 'First day', fact_end_date: 'Last day', saveCorrection: 'Save the correction', void: 'Void', amended: 'Corrected: the old entry is kept, marked superseded.', voided: 'Voided: the entry stays in the book, marked voided.',
+  amendNote: 'The herd book keeps the old entry, marked superseded and linked to the correction, with your name, the time and the reason.',
+  voidNote: 'The entry stays in the book, marked voided, with your name, the time and the reason; it no longer counts.',
+  correctNote: 'A correction needs a reason and leaves a trace:', endMembership: 'End membership', leftOn: 'Left the group on', membershipEnded: 'Membership ended.',
+  endNote: 'Its last day in the group is the day before. The membership stays in the herd book; nothing is deleted.',
+  notifications: 'Notifications', unreadCount: 'unread', unreadOne: 'Unread', readOn: 'Read on', markOneRead: 'Mark read', markedRead: 'Marked read.', allNotifications: 'All notifications and channels',
+  channels: 'Channels', channelsFarm: 'Channels for', channelsDefault: 'Default channels for other farms', emailAddress: 'Email address (for every farm)',
+  noEmailAddress: 'Without an email address no email is sent.', channel_IN_APP: 'In the app', channel_EMAIL: 'Email', channel_SMS: 'Text message (SMS)',
+  source_FARM: 'Your choice for this farm.', source_DEFAULT: 'Your default applies until you choose for this farm.', source_ROLE: 'Nothing chosen yet: your role’s defaults apply.',
   details: 'Details', withdrawalPlain: 'This animal is under a medicine’s meat withdrawal. Its meat must not enter the food chain before the clear date; the buyer must be told.',
 };
 type Catalogue = typeof en;
@@ -93,6 +103,16 @@ const fr: Catalogue = {
   calving: 'Vêlage', sireTag: 'Numéro du père (facultatif)', sireBasis: 'Père connu par', basis_service: 'Saillie', basis_review: 'Examen de la naissance', basis_dna: 'ADN',
   calf: 'Le veau', weightAtBirth: 'Poids de naissance', alive: 'Vivant', stillborn: 'Mort-né', calvingEase: 'Facilité de vêlage', noEaseScale: 'L’exploitation n’a pas encore de grille de facilité de vêlage (réglages).',
   calvingSaved: 'Vêlage enregistré.', calvingKnown: 'Ce vêlage était déjà enregistré : rien n’a changé.', recentCalvings: 'Derniers vêlages',
+  correct: 'Corriger', whatToDo: 'Que corriger', item: 'Ligne', amendItem: 'Corriger les valeurs', voidItem: 'Annuler cette ligne seulement', voidRecord: 'Annuler tout l’enregistrement',
+  fact_date: 'Jour', fact_start_date: 'Premier jour', fact_end_date: 'Dernier jour', saveCorrection: 'Enregistrer la correction', void: 'Annuler', amended: 'Corrigé : l’ancienne ligne est conservée, marquée remplacée.', voided: 'Annulé : la ligne reste au registre, marquée annulée.',
+  amendNote: 'Le registre garde l’ancienne ligne, marquée remplacée et liée à la correction, avec votre nom, l’heure et le motif.',
+  voidNote: 'La ligne reste au registre, marquée annulée, avec votre nom, l’heure et le motif ; elle ne compte plus.',
+  correctNote: 'Une correction demande un motif et laisse une trace :', endMembership: 'Terminer l’appartenance', leftOn: 'A quitté le lot le', membershipEnded: 'Appartenance terminée.',
+  endNote: 'Son dernier jour dans le lot est la veille. L’appartenance reste au registre ; rien n’est effacé.',
+  notifications: 'Notifications', unreadCount: 'non lues', unreadOne: 'Non lue', readOn: 'Lue le', markOneRead: 'Marquer lue', markedRead: 'Marquées lues.', allNotifications: 'Toutes les notifications et canaux',
+  channels: 'Canaux', channelsFarm: 'Canaux pour', channelsDefault: 'Canaux par défaut des autres exploitations', emailAddress: 'Adresse e-mail (pour toutes les exploitations)',
+  noEmailAddress: 'Sans adresse e-mail, aucun e-mail n’est envoyé.', channel_IN_APP: 'Dans l’application', channel_EMAIL: 'E-mail', channel_SMS: 'SMS',
+  source_FARM: 'Votre choix pour cette exploitation.', source_DEFAULT: 'Votre choix par défaut s’applique tant que vous n’avez pas choisi pour cette exploitation.', source_ROLE: 'Rien n’est encore choisi : les réglages de votre rôle s’appliquent.',
   details: 'Détails', withdrawalPlain: 'Cet animal est en délai d’attente viande. Sa viande ne doit pas entrer dans la chaîne alimentaire avant la date de libération ; l’acheteur doit être prévenu.',
 };
 export type Key = keyof Catalogue;
