@@ -29,16 +29,16 @@ export interface Entry { id: string; name: string; appliedAt: string; items?: It
 export const factOf = (it: Item): Fact | undefined => (it.metadata as { birth_history?: Fact } | null)?.birth_history;
 const DATES = ['date', 'start_date', 'end_date'] as const;
 
-/** summary is an item's values as a person reads them: a weight, the days of its fact. */
-function summary(it: Item): string {
+/** values are an item's fact values as a person reads them: a weight, the days of its fact. */
+function values(it: Item): string {
   const f = factOf(it);
-  const name = it.name ?? f?.kind ?? '—';
-  if (!f) return name;
+  if (!f) return '';
   const parts: string[] = [];
   if (f.kg != null) parts.push(showWeight(Number(f.kg)));
   for (const d of DATES) if (typeof f[d] === 'string') parts.push(showDate(f[d] as string));
-  return parts.length ? `${name}: ${parts.join(' – ')}` : name;
+  return parts.join(' · ');
 }
+const summary = (it: Item): string => [it.name ?? factOf(it)?.kind ?? '—', values(it)].filter(Boolean).join(': ');
 
 type Action = 'amend' | 'voidItem' | 'voidRecord';
 
@@ -50,13 +50,13 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
   const [itemID, setItemID] = useState((amendable[0] ?? items[0])?.id ?? '');
   const item = items.find((it) => it.id === itemID);
   const fact = item ? factOf(item) : undefined;
-  const [values, setValues] = useState<Record<string, string>>({});
+  const [typed, setTyped] = useState<Record<string, string>>({});
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
-  const value = (k: string): string => values[`${itemID}:${k}`] ?? (k === 'kg'
+  const value = (k: string): string => typed[`${itemID}:${k}`] ?? (k === 'kg'
     ? (fact?.kg != null ? String(Math.round((prefs.unit === 'lb' ? Number(fact.kg) / 0.45359237 : Number(fact.kg)) * 10) / 10) : '')
     : typeof fact?.[k] === 'string' ? (fact[k] as string) : '');
-  const setValue = (k: string, v: string) => setValues((o) => ({ ...o, [`${itemID}:${k}`]: v }));
+  const setValue = (k: string, v: string) => setTyped((o) => ({ ...o, [`${itemID}:${k}`]: v }));
   const id = `fix-${entry.id}`;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -117,7 +117,7 @@ export function Timeline({ farmID, records, total, editor, changed }: { farmID: 
       <ol class="timeline" id="timeline">{records.map((r) => (
         <li key={r.id}>
           <time>{showDate(r.appliedAt)}</time> {r.name}
-          {(r.items ?? []).some((it) => factOf(it)) && <small class="muted"> · {(r.items ?? []).map(summary).join('; ')}</small>}
+          {(r.items ?? []).some((it) => values(it)) && <small class="muted"> · {(r.items ?? []).map(values).filter(Boolean).join('; ')}</small>}
           {editor && <Fix farmID={farmID} entry={r} done={done} />}
         </li>
       ))}</ol>
