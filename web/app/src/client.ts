@@ -30,6 +30,8 @@ const keyless = [
   'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
   'CalvingEaseGrade', 'CalvingConnection', 'CalvingEdge', 'Calf', 'CalvingRecordPayload',
   'RecordVoidPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
+  'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
+  'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
 ];
 
 export const client = new Client({
