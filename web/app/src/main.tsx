@@ -98,12 +98,17 @@ function App() {
   useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
   const authed = signedIn();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
+  // On a phone the links fold behind one Menu button (the screen is for the work, not for
+  // thirteen links); a new screen folds them again.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [path]);
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
       <header class="top">
         <a class="brand" href={farm ? `/farms/${farm}` : '/'}>{t('appName')}</a>
-        <nav aria-label={t('appName')}>
+        <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
+        <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
             <a href={`/farms/${farm}/register`}>{t('register')}</a>
             <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
