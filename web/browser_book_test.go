@@ -17,8 +17,9 @@ import (
 // TestBookCorrectionsInBrowser corrects the herd book from the web app, on SQLite and
 // PostgreSQL (issue 23, item 3): an EDITOR weighs a cow, amends the weight with a reason on
 // her timeline and sees the server's profile change and the audit trail show the amendment;
-// voids another record with a reason; ends her group membership from a day (the group holds
-// her the day before, not that day); marks a notification read and changes a channel. Made a
+// voids another record with a reason; amends a third offline (queued in the outbox, sent
+// when the network returns); ends her group membership from a day (the group holds her the
+// day before, not that day); marks a notification read and changes a channel. Made a
 // READER, the same forms are refused with the server's words, and then no longer offered.
 // axe-core checks every screen and every open form.
 func TestBookCorrectionsInBrowser(t *testing.T) {
@@ -35,6 +36,7 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			p: factCreate(input: {farmID: $f, fact: {profile: {animalID: $cow, sex: FEMALE, birthDate: "2023-03-01", breed: "Angus"}}}) { record { id } }
 			m: factCreate(input: {farmID: $f, fact: {membership: {animalID: $cow, groupID: $g, startDate: "2025-04-01"}}}) { record { id } }
 			w: weightRecord(input: {farmID: $f, animalID: $cow, date: "2025-05-01", kg: 350}) { animal { id } }
+			x: weightRecord(input: {farmID: $f, animalID: $cow, date: "2025-06-01", kg: 360}) { animal { id } }
 		}`, v)
 		herdbooktest.InTx(t, d.Client, func(ctx context.Context, c *ent.Client) error {
 			at := time.Date(2026, 3, 10, 6, 0, 0, 0, time.UTC)
@@ -122,6 +124,27 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			b.goTo(t, base+"/audit", "Audit trail")
 			b.waitText(t, "#audit-list", "Voided")
 			b.waitText(t, "#audit-list", "Weighed the wrong cow.")
+		})
+
+		t.Run("AmendOfflineThenSent", func(t *testing.T) {
+			rec := weights(t)["2025-06-01"]
+			b.goTo(t, base+"/animals/"+cow, "BK-1")
+			fix := "#fix-" + rec
+			b.click(t, fix+" summary")
+			b.set(t, fix+" .fix-kg", "365")
+			b.set(t, fix+" .fix-reason", "Typed 360 for 365.")
+			b.offline(t, true)
+			b.click(t, fix+" .fix-save")
+			b.waitText(t, "#fix-status", "sent when you are online")
+			b.offline(t, false)
+			b.goTo(t, "/outbox", "Queued writes")
+			b.waitText(t, "#outbox-list", "Sent")
+			out := b.gql(t, `query($r: ID!) { node(id: $r) { ... on Record { items { metadata } } } }`, map[string]any{"r": rec})
+			items := out["node"].(map[string]any)["items"].([]any)
+			fact := items[len(items)-1].(map[string]any)["metadata"].(map[string]any)["birth_history"].(map[string]any)
+			if len(items) != 1 || fact["kg"] != float64(365) || fact["date"] != "2025-06-01" {
+				t.Fatalf("the record's items in force after the queued amendment = %v", items)
+			}
 		})
 
 		t.Run("EndMembership", func(t *testing.T) {
