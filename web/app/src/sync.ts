@@ -3,7 +3,7 @@
 // changed since (GET …/records?updated_since=), read again only the animals its facts name,
 // and keep the new cursor. A feed that refuses the cursor, or a kept copy older than a day,
 // gets a full read again (animals made without a record are not in the feed).
-import { authFetch, client } from './client';
+import { authFetch, bulkClient, client } from './client';
 import { RegisterDocument, RegisterNodesDocument, type RegisterQuery, type RegisterRowFragment } from './graphql/generated';
 import { kvGet, kvPut } from './store';
 
@@ -41,7 +41,7 @@ async function full(farmID: string, asOf: string): Promise<Kept | null> {
   let rows: Row[] = [];
   let after: string | null = null;
   for (;;) {
-    const r = await client.query(RegisterDocument, { farmID, first: 500, after, asOf }, { requestPolicy: 'network-only' }).toPromise();
+    const r = await bulkClient.query(RegisterDocument, { farmID, first: 500, after, asOf }, { requestPolicy: 'network-only' }).toPromise();
     const a: NonNullable<RegisterQuery['farm']>['animals'] | undefined = r.data?.farm?.animals;
     if (!a) return null;
     rows = rows.concat(a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
