@@ -1,25 +1,16 @@
 package web_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
-	"github.com/herdbook/herdbook/oauth"
 )
 
 // TestAppInBrowser drives the web app in headless Chromium against a real server, on SQLite
@@ -33,16 +24,9 @@ import (
 // (360 px) and desktop width.
 func TestAppInBrowser(t *testing.T) {
 	t.Parallel()
-	bin := herdbooktest.ChromiumPath(t)
-	axe, err := os.ReadFile(filepath.Join("app", "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		if os.Getenv("HERDBOOK_REQUIRE_NODE") == "1" || os.Getenv(herdbooktest.EnvRequireBrowser) == "1" {
-			t.Fatalf("axe-core is not installed: run scripts/build-web.sh (%v)", err)
-		}
-		t.Skipf("axe-core is not installed: run scripts/build-web.sh (%v)", err)
-	}
+	browserTools(t)
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
-		runApp(t, bin, string(axe), d)
+		runApp(t, d)
 	})
 }
 
@@ -93,146 +77,14 @@ func seed(t *testing.T, app *herdbooktest.App, u herdbooktest.User) farmSeed {
 	return s
 }
 
-func runApp(t *testing.T, bin, axe string, d *db.DB) {
-	app := herdbooktest.NewApp(t, d)
-	// The first-party client exists without set-up in production (serve); made here when
-	// the test app has not made it itself.
-	_, _, _ = app.Issuer.CreateClient(context.Background(), oauth.ClientInput{ClientID: "herdbook-web", Name: "Herdbook", Public: true,
-		RedirectURIs: []string{app.URL + "/", app.URL + "/callback"}, Scopes: herdbook.AllScopes})
-	u := app.MustUser()
+func runApp(t *testing.T, d *db.DB) {
+	b := newBrowser(t, d, 40*time.Second)
+	app, u, ctx := b.app, b.user, b.ctx
 	s := seed(t, app, u)
 	base := "/farms/" + s.farm
-
-	var mu sync.Mutex
-	var exceptions []string
-	listen := func(ev any) {
-		if ev, ok := ev.(*runtime.EventExceptionThrown); ok {
-			mu.Lock()
-			exceptions = append(exceptions, ev.ExceptionDetails.Text+" "+fmt.Sprint(ev.ExceptionDetails.Exception))
-			mu.Unlock()
-		}
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithListener(listen))
-	defer cancelCtx()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 800)); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	page := ctx // for the diagnostics after a timeout
-	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
-	defer cancel()
-
-	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	eval := func(t *testing.T, expr string) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr)); err != nil {
-			t.Fatalf("%s: %v", expr, err)
-		}
-	}
-	waitText := func(t *testing.T, sel, want string) {
-		t.Helper()
-		q := `(() => { const e = document.querySelector(` + js(sel) + `); return !!e && e.innerText.includes(` + js(want) + `); })()`
-		// Polled from here, so that a navigation between two polls (sign-in's redirects) is
-		// only a missed poll.
-		for {
-			if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](q)); err == nil && ok {
-				return
-			}
-			select {
-			case <-ctx.Done():
-				got, _ := chromedp.Run(page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
-				t.Fatalf("waiting for %q in %s: %v; the page shows:\n%s", want, sel, ctx.Err(), got)
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
-	click := func(t *testing.T, sel string) {
-		t.Helper()
-		waitText(t, sel, "")
-		eval(t, `document.querySelector(`+js(sel)+`).click()`)
-	}
-	// set types into a field as a person would: the value, then input and change events.
-	set := func(t *testing.T, sel, value string) {
-		t.Helper()
-		waitText(t, sel, "")
-		eval(t, `(() => { const e = document.querySelector(`+js(sel)+`);
-			const proto = e instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-			Object.getOwnPropertyDescriptor(proto, 'value').set.call(e, `+js(value)+`);
-			e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); })()`)
-	}
-	// go follows one of the app's own links (the tokens live in the page's memory).
-	goTo := func(t *testing.T, path, heading string) {
-		t.Helper()
-		eval(t, `(() => { const a = document.createElement('a'); a.href = `+js(path)+`; document.querySelector('.shell').appendChild(a); a.click(); a.remove(); })()`)
-		waitText(t, "h1", heading)
-	}
-	checkAxe := func(t *testing.T, screen string) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`window.axe ? true : (function(){`+axe+`; return true})()`)); err != nil {
-			t.Fatalf("load axe-core: %v", err)
-		}
-		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ['violations']}).then(r =>
-			r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.map(n => n.target.join(' ')).join(', ')).join('\n'))`, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("axe-core on %s: %v", screen, err)
-		}
-		if got != "" {
-			t.Errorf("axe-core finds violations on %s:\n%s", screen, got)
-		}
-	}
-	dir := os.Getenv("HERDBOOK_SCREENSHOT_DIR")
-	shot := func(t *testing.T, name string) {
-		t.Helper()
-		checkAxe(t, name)
-		if dir == "" || d.Dialect != "sqlite3" {
-			return
-		}
-		for _, size := range []struct {
-			suffix string
-			w, h   int64
-		}{{"phone", 360, 800}, {"desktop", 1280, 860}} {
-			err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Sleep(150*time.Millisecond),
-				chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-					b, err := chromedp.FullScreenshot(100)(ctx, tg)
-					if err != nil {
-						return err
-					}
-					return os.WriteFile(filepath.Join(dir, "web-"+name+"-"+size.suffix+".png"), b, 0o644)
-				}))
-			if err != nil {
-				t.Fatalf("screenshot %s: %v", name, err)
-			}
-		}
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 800)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	offline := func(t *testing.T, off bool) {
-		t.Helper()
-		yes := true
-		if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
-			EmulateOfflineServiceWorker: &yes,
-			MatchedNetworkConditions:    []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	js := jsString
+	eval, waitText, click, set, goTo := b.eval, b.waitText, b.click, b.set, b.goTo
+	checkAxe, shot, offline := b.checkAxe, b.shot, b.offline
 	profile := func(t *testing.T, id string) map[string]any {
 		t.Helper()
 		out := app.GraphQL(u.Token, `query($id: ID!) { node(id: $id) { ... on Animal { profile { status weightKg weighedOn } } } }`, map[string]any{"id": id})
@@ -240,24 +92,7 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 	}
 
 	t.Run("SignIn", func(t *testing.T) {
-		if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+"/")); err != nil {
-			t.Fatal(err)
-		}
-		waitText(t, "#sign-in", "")
-		shot(t, "1-welcome")
-		click(t, "#sign-in")
-		waitText(t, "#phone", "")
-		set(t, "#phone", u.Phone)
-		set(t, "#password", "a long test password")
-		click(t, "form button[type=submit], #sign-in")
-		// The first-party client has no consent page; a consent page, if any, is allowed.
-		for i := 0; i < 50; i++ {
-			done, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const a = document.querySelector('#allow'); if (a) { a.click(); return false; } return !!document.querySelector('.tiles'); })()`))
-			if done {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		b.signIn(t, func() { shot(t, "1-welcome") }, nil)
 		waitText(t, ".tiles", "Hillside Farm")
 		shot(t, "2-farms")
 		click(t, ".tile")
@@ -468,9 +303,7 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		// The service worker keeps the shell; the register comes from IndexedDB. The tokens
 		// were in memory only, so after the reload the app asks to sign in again.
 		offline(t, true)
-		if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+base+"/register")); err != nil {
-			t.Fatal(err)
-		}
+		b.navigate(t, base+"/register")
 		waitText(t, "#register-count", "(offline)")
 		waitText(t, ".register", "UK-100")
 		set(t, "#search", "34003")
@@ -505,10 +338,4 @@ func runApp(t *testing.T, bin, axe string, d *db.DB) {
 		click(t, "#sign-in")
 		waitText(t, "#password", "")
 	})
-
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range exceptions {
-		t.Errorf("uncaught exception in the page: %s", e)
-	}
 }

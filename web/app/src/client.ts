@@ -29,6 +29,8 @@ const keyless = [
   'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
   'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
   'CalvingEaseGrade', 'CalvingConnection', 'CalvingEdge', 'Calf', 'CalvingRecordPayload',
+  'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
+  'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
 ];
 
 export const client = new Client({

@@ -31,6 +31,20 @@ function useOnline(): boolean {
   return on;
 }
 
+// Screens loaded on demand: their code is a chunk of its own, fetched at the first visit (the
+// service worker then keeps it). Once online, the app fetches them in the background, so a
+// screen opened first while offline is there too.
+const breeding = () => import('./screens/Breeding');
+addEventListener('load', () => { setTimeout(() => { if (navigator.onLine) void breeding().catch(() => undefined); }, 3000); });
+
+function BreedingScreen({ farmID }: { farmID: string }) {
+  const [m, setM] = useState<Awaited<ReturnType<typeof breeding>> | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { breeding().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? <m.Breeding farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
+}
+
 function Callback() {
   const [err, setErr] = useState('');
   useEffect(() => {
@@ -71,6 +85,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/audit$/))) return <Audit farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -81,18 +96,24 @@ function App() {
   useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
   const authed = signedIn();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
+  // On a phone the links fold behind one Menu button (the screen is for the work, not for
+  // thirteen links); a new screen folds them again.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [path]);
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
       <header class="top">
         <a class="brand" href={farm ? `/farms/${farm}` : '/'}>{t('appName')}</a>
-        <nav aria-label={t('appName')}>
+        <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
+        <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
             <a href={`/farms/${farm}/register`}>{t('register')}</a>
             <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
             <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
             <a href={`/farms/${farm}/move`}>{t('moveTo')}</a>
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
+            <a href={`/farms/${farm}/breeding`}>{t('breeding')}</a>
             <a href={`/farms/${farm}/calving`}>{t('calving')}</a>
             <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>

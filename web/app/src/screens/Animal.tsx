@@ -6,6 +6,7 @@ import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, SaleDocument }
 import { showDate, showWeight, t, today } from '../i18n';
 import { write } from '../outbox';
 import { Failed } from './Farms';
+import { Pedigree } from './Pedigree';
 
 interface Point { date: string; kg: number }
 
@@ -111,6 +112,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
           <h2>{t('offspring')} ({a.offspring.totalCount})</h2>
           {kids.length ? <ul>{kids.map((k) => <li key={k.id}><a href={`/farms/${farmID}/animals/${k.id}`}>{k.tag}</a></li>)}</ul> : <p>{t('none')}</p>}
         </article>
+        <Pedigree farmID={farmID} id={id} />
         <article class="card" aria-labelledby="wt"><h2 id="wt">{t('weights')}</h2><WeightChart points={weights} /></article>
         <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
           {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}

@@ -19,6 +19,52 @@ const RULES: WithdrawalRuleSet[] = ['GB_VMR_2013', 'EU_2019_6'];
 const days = (v: string): number | null => (v.trim() === '' ? null : Number(v));
 const str = (n: number | null | undefined): string => (n == null ? '' : String(n));
 
+interface Grade { code: string; label: string }
+interface AgeLine { minDays: string; maxDays: string; maleKG: string; femaleKG: string }
+
+/** Grades edits the farm's calving-ease scale: its own codes and what they mean. No grade
+ * at all is sent as null (unset): Herdbook ships no scale. */
+function Grades({ rows, set }: { rows: Grade[]; set: (g: Grade[]) => void }) {
+  const put = (i: number, k: keyof Grade, v: string) => set(rows.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
+  return (
+    <fieldset id="fs-ease">
+      <legend>{t('easeScale')}</legend>
+      <p class="note">{t('easeNote')}</p>
+      {rows.map((r, i) => (
+        <div class="row-edit" key={i}>
+          <label>{t('code')}<input id={`fs-ease-code-${i}`} type="text" required maxLength={20} autoComplete="off" value={r.code} onInput={(e) => put(i, 'code', e.currentTarget.value)} /></label>
+          <label>{t('meaning')}<input id={`fs-ease-label-${i}`} type="text" required maxLength={200} autoComplete="off" value={r.label} onInput={(e) => put(i, 'label', e.currentTarget.value)} /></label>
+          <button type="button" class="secondary" aria-label={`${t('removeGrade')} ${r.code || i + 1}`} onClick={() => set(rows.filter((_, j) => j !== i))}>✕</button>
+        </div>
+      ))}
+      <button type="button" class="secondary" id="fs-ease-add" onClick={() => set([...rows, { code: '', label: '' }])}>{t('addGrade')}</button>
+    </fieldset>
+  );
+}
+
+/** AgeOfDam edits the age-of-dam adjustments of the 205-day weaning weight (kg added by the
+ * dam's age at calving, in days). None is sent as null: no adjustment is applied. */
+function AgeOfDam({ rows, set }: { rows: AgeLine[]; set: (g: AgeLine[]) => void }) {
+  const put = (i: number, k: keyof AgeLine, v: string) => set(rows.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
+  const field = (i: number, k: keyof AgeLine, kg: boolean) => (
+    <label>{t(k)}<input id={`fs-aod-${k}-${i}`} type="number" required inputMode="decimal" step={kg ? 'any' : '1'} min={kg ? -500 : 0} max={kg ? 500 : undefined}
+      value={rows[i]![k]} onInput={(e) => put(i, k, e.currentTarget.value)} /></label>
+  );
+  return (
+    <fieldset id="fs-aod">
+      <legend>{t('ageOfDam')}</legend>
+      <p class="note">{t('ageOfDamNote')}</p>
+      {rows.map((_, i) => (
+        <div class="row-edit four" key={i}>
+          {field(i, 'minDays', false)}{field(i, 'maxDays', false)}{field(i, 'maleKG', true)}{field(i, 'femaleKG', true)}
+          <button type="button" class="secondary" aria-label={`${t('removeLine')} ${i + 1}`} onClick={() => set(rows.filter((_, j) => j !== i))}>✕</button>
+        </div>
+      ))}
+      <button type="button" class="secondary" id="fs-aod-add" onClick={() => set([...rows, { minDays: '', maxDays: '', maleKG: '', femaleKG: '' }])}>{t('addLine')}</button>
+    </fieldset>
+  );
+}
+
 function outcome(out: { queued?: boolean; code?: string; message?: string }): string {
   return out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('saved');
 }
@@ -33,12 +79,16 @@ export function FarmSettings({ farmID }: { farmID: string }) {
   const [female, setFemale] = useState('');
   const [male, setMale] = useState('');
   const [interval, setGap] = useState('');
+  const [grades, setGrades] = useState<Grade[]>([]);
+  const [ages, setAges] = useState<AgeLine[]>([]);
   const [msg, setMsg] = useState('');
   useEffect(() => {
     if (!s) return;
     setZone(s.timeZone ?? ''); setRules(s.withdrawalRules ?? ''); setOrganic(s.organic); setTestTags(s.allowTestTags);
     setFemale(str(s.minimumBreedingAgeDays.female)); setMale(str(s.minimumBreedingAgeDays.male));
     setGap(str(s.minimumCalvingIntervalDays));
+    setGrades((s.calvingEaseScale ?? []).map((g) => ({ code: g.code, label: g.label })));
+    setAges((s.weaningAgeOfDam ?? []).map((a) => ({ minDays: str(a.minDays), maxDays: str(a.maxDays), maleKG: str(a.maleKG), femaleKG: str(a.femaleKG) })));
   }, [s]);
   if (error) return <Failed message={error.message} />;
   if (!data?.farm || !s) return <p aria-busy="true">{t('loading')}</p>;
@@ -51,6 +101,8 @@ export function FarmSettings({ farmID }: { farmID: string }) {
         farmID, timeZone: zone.trim() || null, withdrawalRules: (rules || null) as WithdrawalRuleSet | null,
         organic, allowTestTags: testTags, minimumBreedingAgeFemaleDays: days(female),
         minimumBreedingAgeMaleDays: days(male), minimumCalvingIntervalDays: days(interval),
+        calvingEaseScale: grades.length ? grades.map((g) => ({ code: g.code.trim(), label: g.label.trim() })) : null,
+        weaningAgeOfDam: ages.length ? ages.map((a) => ({ minDays: Number(a.minDays), maxDays: Number(a.maxDays), maleKG: Number(a.maleKG), femaleKG: Number(a.femaleKG) })) : null,
       },
     });
     setMsg(outcome(out));
@@ -76,6 +128,8 @@ export function FarmSettings({ farmID }: { farmID: string }) {
           </div>
           <label>{t('calvingInterval')}<input id="fs-interval" type="number" min="1" max="1000" step="1" inputMode="numeric" value={interval} onInput={(e) => setGap(e.currentTarget.value)} /></label>
           <p class="note">{t('unsetNote')}</p>
+          <Grades rows={grades} set={setGrades} />
+          <AgeOfDam rows={ages} set={setAges} />
           <button type="submit" id="fs-save">{t('save')}</button>
         </fieldset>
         {msg && <p role="status" id="fs-status">{msg}</p>}

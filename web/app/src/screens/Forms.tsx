@@ -19,6 +19,12 @@ export async function find(farmID: string, q: string): Promise<Found[]> {
   return (kept?.rows ?? []).filter((x) => matches(x, q)).slice(0, 5).map((x) => ({ id: x.id, tag: x.tag }));
 }
 
+/** findOne is the one animal a tag, EID or last digits name: the only match, or the exact tag. */
+export async function findOne(farmID: string, q: string): Promise<Found | null> {
+  const list = await find(farmID, q);
+  return list.length === 1 ? list[0]! : list.find((x) => x.tag === q.trim()) ?? null;
+}
+
 export function Weigh({ farmID }: { farmID: string }) {
   const [q, setQ] = useState('');
   const [found, setFound] = useState<Found[] | null>(null);
@@ -193,44 +199,77 @@ export function Move({ farmID }: { farmID: string }) {
   );
 }
 
-/** Calving records a dam's calving with one calf (calvingRecord): the calf becomes an animal
- * with its birth facts and parents. The calving-ease grades are the farm's own scale. */
+interface CalfState { tag: string; sex: string; status: string; weight: string; ease: string; freemartin: boolean }
+const newCalf = (): CalfState => ({ tag: '', sex: 'female', status: 'alive', weight: '', ease: '', freemartin: false });
+
+/** CalfFields is one calf of the calving form; the first calf's fields keep the ids calf-*,
+ * the second's are calf2-*. A freemartin is offered only for a heifer twin. */
+function CalfFields({ n, calf, set, scale, twins }: {
+  n: number; calf: CalfState; set: (c: CalfState) => void; scale: Array<{ code: string; label: string }>; twins: boolean;
+}) {
+  const id = (f: string) => `calf${n === 0 ? '' : n + 1}-${f}`;
+  const put = (k: keyof CalfState) => (e: Event) => {
+    const el = e.currentTarget as HTMLInputElement;
+    set({ ...calf, [k]: el.type === 'checkbox' ? el.checked : el.value });
+  };
+  return (
+    <fieldset id={id('fields')}>
+      <legend>{t(n === 0 ? 'calf' : 'calf2')}</legend>
+      <label>{t('tag')}<input id={id('tag')} type="text" autoComplete="off" value={calf.tag} onInput={put('tag')} /></label>
+      <label>{t('sex')}<select id={id('sex')} value={calf.sex} onChange={put('sex')}>
+        <option value="female">{t('female')}</option><option value="male">{t('male')}</option></select></label>
+      <label>{t('status')}<select id={id('status')} value={calf.status} onChange={put('status')}>
+        <option value="alive">{t('alive')}</option><option value="stillborn">{t('stillborn')}</option></select></label>
+      <label>{t('weightAtBirth')} ({prefs.unit})<input id={id('weight')} type="number" min="0.1" step="0.1" inputMode="decimal" value={calf.weight} onInput={put('weight')} /></label>
+      <label>{t('calvingEase')}<select id={id('ease')} value={calf.ease} onChange={put('ease')}>
+        <option value="">—</option>{scale.map((g) => <option key={g.code} value={g.code}>{g.code} · {g.label}</option>)}
+      </select></label>
+      {twins && calf.sex === 'female' && <label class="check"><input id={id('freemartin')} type="checkbox" checked={calf.freemartin} onChange={put('freemartin')} />{t('freemartin')}</label>}
+    </fieldset>
+  );
+}
+
+/** Calving records a dam's calving (calvingRecord): one calf or twins, each becoming an animal
+ * with its birth facts and parents; an embryo-transfer calf names its genetic dam. The
+ * calving-ease grades are the farm's own scale. */
 export function Calving({ farmID }: { farmID: string }) {
   const [{ data }, again] = useQuery({ query: CalvingFormDocument, variables: { farmID } });
   const [dam, setDam] = useState('');
   const [date, setDate] = useState(today());
   const [sire, setSire] = useState('');
   const [basis, setBasis] = useState('service');
-  const [tag, setTag] = useState('');
-  const [sex, setSex] = useState('female');
-  const [status, setStatus] = useState('alive');
-  const [weight, setWeight] = useState('');
-  const [ease, setEase] = useState('');
+  const [lab, setLab] = useState('');
+  const [calves, setCalves] = useState<CalfState[]>([newCalf()]);
+  const [et, setET] = useState(false);
+  const [donor, setDonor] = useState('');
   const [msg, setMsg] = useState('');
   const scale = data?.farm?.settings.calvingEaseScale ?? [];
   const recent = data?.farm?.calvings.edges.map((e) => e.node) ?? [];
-  const one = async (q: string): Promise<Found | null> => {
-    const list = await find(farmID, q);
-    return list.length === 1 ? list[0]! : list.find((x) => x.tag === q.trim()) ?? null;
-  };
+  const twins = calves.length > 1;
+  const setCalf = (i: number) => (c: CalfState) => setCalves((all) => all.map((x, j) => (j === i ? c : x)));
   const submit = async (e: Event) => {
     e.preventDefault();
     setMsg('');
-    const d = await one(dam);
+    const d = await findOne(farmID, dam);
     if (!d) { setMsg(`${t('dam')}: ${t('notFound')}`); return; }
-    const s = sire.trim() ? await one(sire) : null;
+    const s = sire.trim() ? await findOne(farmID, sire) : null;
     if (sire.trim() && !s) { setMsg(`${t('sire')}: ${t('notFound')}`); return; }
+    const g = et && donor.trim() ? await findOne(farmID, donor) : null;
+    if (et && donor.trim() && !g) { setMsg(`${t('geneticDam')}: ${t('notFound')}`); return; }
     const out = await write(`${t('calving')} ${d.tag}`, CalvingDocument, {
       input: {
-        farmID, damID: d.id, date, sireID: s?.id ?? null, sireBasis: s ? basis : null,
-        calves: [{ tag: tag.trim() || null, sex, status, birthWeight: weight ? toKg(Number(weight)) : null, calvingEase: ease || null }],
+        farmID, damID: d.id, date, sireID: s?.id ?? null, sireBasis: s ? basis : null, dnaLab: s && basis === 'dna' ? lab.trim() || null : null,
+        calves: calves.map((c) => ({
+          tag: c.tag.trim() || null, sex: c.sex, status: c.status, birthWeight: c.weight ? toKg(Number(c.weight)) : null,
+          calvingEase: c.ease || null, twin: twins, freemartin: twins && c.sex === 'female' && c.freemartin, geneticDamID: g?.id ?? null,
+        })),
       },
     });
     if (out.queued) setMsg(t('queued'));
     else if (out.code) setMsg(`${t('refused')}: ${out.message}`);
     else {
       setMsg(out.data?.calvingRecord.created ? t('calvingSaved') : t('calvingKnown'));
-      setTag(''); setWeight('');
+      setCalves((all) => all.map((c) => ({ ...c, tag: '', weight: '' })));
       again({ requestPolicy: 'network-only' });
     }
   };
@@ -244,26 +283,26 @@ export function Calving({ farmID }: { farmID: string }) {
         <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
           {['service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
           </select></label>
-        <fieldset>
-          <legend>{t('calf')}</legend>
-          <label>{t('tag')}<input id="calf-tag" type="text" autoComplete="off" value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>
-          <label>{t('sex')}<select id="calf-sex" value={sex} onChange={(e) => setSex(e.currentTarget.value)}>
-            <option value="female">{t('female')}</option><option value="male">{t('male')}</option></select></label>
-          <label>{t('status')}<select id="calf-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="alive">{t('alive')}</option><option value="stillborn">{t('stillborn')}</option></select></label>
-          <label>{t('weightAtBirth')} ({prefs.unit})<input id="calf-weight" type="number" min="0.1" step="0.1" inputMode="decimal" value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
-          <label>{t('calvingEase')}<select id="calf-ease" value={ease} onChange={(e) => setEase(e.currentTarget.value)}>
-            <option value="">—</option>{scale.map((g) => <option key={g.code} value={g.code}>{g.code} · {g.label}</option>)}
-          </select></label>
-          {scale.length === 0 && <p class="note">{t('noEaseScale')}</p>}
-        </fieldset>
-        <button type="submit" id="calving-save">{t('save')}</button>
+        {basis === 'dna' && <label>{t('dnaLab')}<input id="calving-lab" type="text" required={!!sire.trim()} value={lab} onInput={(e) => setLab(e.currentTarget.value)} /></label>}
+        <label class="check"><input id="calving-et" type="checkbox" checked={et} onChange={(e) => setET(e.currentTarget.checked)} />{t('etCalving')}</label>
+        {et && <>
+          <label>{t('geneticDam')}<input id="calving-donor" type="text" autoComplete="off" value={donor} onInput={(e) => setDonor(e.currentTarget.value)} /></label>
+          <p class="note">{t('etNote')}</p>
+        </>}
+        {calves.map((c, i) => <CalfFields key={i} n={i} calf={c} set={setCalf(i)} scale={scale} twins={twins} />)}
+        {scale.length === 0 && <p class="note">{t('noEaseScale')}</p>}
+        <div class="actions">
+          {twins
+            ? <button type="button" class="secondary" id="calf-remove" onClick={() => setCalves((all) => all.slice(0, 1))}>{t('removeCalf')}</button>
+            : <button type="button" class="secondary" id="calf-add" onClick={() => setCalves((all) => [...all, newCalf()])}>{t('addCalf')}</button>}
+          <button type="submit" id="calving-save">{t('save')}</button>
+        </div>
         {msg && <p role="status" id="calving-status">{msg}</p>}
       </form>
       <h2>{t('recentCalvings')}</h2>
       {recent.length === 0 ? <p>{t('none')}</p> : (
         <ul class="outbox" id="calving-list">{recent.map((c) => (
-          <li key={c.id}>{showDate(c.date)} · {c.calves.map((k) => <a key={k.animalID} href={`/farms/${farmID}/animals/${k.animalID}`}>{k.tag ?? '—'} ({t(k.sex === 'male' ? 'male' : 'female')}, {k.status === 'alive' ? t('alive') : t('stillborn')}{k.birthWeight != null && <>, {showWeight(k.birthWeight)}</>}) </a>)}</li>
+          <li key={c.id}>{showDate(c.date)}{c.calves.length > 1 && <> · {t('twins')}</>} · {c.calves.map((k) => <a key={k.animalID} href={`/farms/${farmID}/animals/${k.animalID}`}>{k.tag ?? '—'} ({t(k.sex === 'male' ? 'male' : 'female')}, {k.status === 'alive' ? t('alive') : t('stillborn')}{k.birthWeight != null && <>, {showWeight(k.birthWeight)}</>}{k.freemartin && <>, {t('freemartin')}</>}) </a>)}</li>
         ))}</ul>
       )}
     </section>

@@ -1,0 +1,222 @@
+// The breeding screen (docs/birth-history.md): record a service (insemination, hand mating or
+// embryo transfer; the sire or donor a herd animal or an outside one), record a pregnancy
+// check, and read the due list. Every write goes through the outbox like the other forms.
+// Loaded on demand (main.tsx), so it costs the first load nothing.
+import { useQuery } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import {
+  BreedingDocument, BreedingFactDocument, OutsideAnimalAddDocument, type BreedingQuery, type FactInput,
+  type PregnancyCheckMethod, type PregnancyCheckResult,
+} from '../graphql/generated';
+import { showDate, t, today, type Key } from '../i18n';
+import { write, type WriteOutcome } from '../outbox';
+import { Failed } from './Farms';
+import { findOne } from './Forms';
+import { useNames } from './Pedigree';
+
+type Outside = NonNullable<BreedingQuery['farm']>['outsideAnimals']['edges'][number]['node'];
+type Kind = 'insemination' | 'hand_mating' | 'embryo_transfer';
+const KINDS: Kind[] = ['insemination', 'hand_mating', 'embryo_transfer'];
+const METHODS: PregnancyCheckMethod[] = ['SCAN', 'PALPATION', 'BLOOD'];
+const RESULTS: PregnancyCheckResult[] = ['PREGNANT', 'EMPTY', 'RECHECK'];
+
+function outcome(out: WriteOutcome<unknown>, ok: Key): string {
+  return out.queued ? t('queued') : out.code || out.message ? `${t('refused')}: ${out.message}` : t(ok);
+}
+
+/** Parent picks a sire or a donor: a herd animal by its tag, or one of the outside animals. */
+function Parent({ id, label, outside, pick, setPick, tag, setTag }: {
+  id: string; label: string; outside: Outside[]; pick: string; setPick: (v: string) => void; tag: string; setTag: (v: string) => void;
+}) {
+  return (
+    <div>
+      <label>{label}<select id={id} value={pick} onChange={(e) => setPick(e.currentTarget.value)}>
+        <option value="">{t('herdAnimal')}</option>
+        {outside.length > 0 && <optgroup label={t('outsideAnimals')}>
+          {outside.map((o) => <option key={o.id} value={o.id}>{o.name}{o.breed ? ` · ${o.breed}` : ''}{o.batch ? ` · ${o.batch}` : ''}</option>)}
+        </optgroup>}
+      </select></label>
+      {pick === '' && <label>{label}: {t('tagOf')}<input id={`${id}-tag`} type="text" autoComplete="off" required value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+    </div>
+  );
+}
+
+function ServiceForm({ farmID, outside, saved }: { farmID: string; outside: Outside[]; saved: () => void }) {
+  const [kind, setKind] = useState<Kind>('insemination');
+  const [female, setFemale] = useState('');
+  const [date, setDate] = useState(today());
+  const [sire, setSire] = useState('');
+  const [sireTag, setSireTag] = useState('');
+  const [donor, setDonor] = useState('');
+  const [donorTag, setDonorTag] = useState('');
+  const [straw, setStraw] = useState('');
+  const [technician, setTechnician] = useState('');
+  const [embryo, setEmbryo] = useState('');
+  const [msg, setMsg] = useState('');
+  const males = outside.filter((o) => o.sex === 'male');
+  const females = outside.filter((o) => o.sex === 'female');
+  const pickSire = (v: string) => {
+    setSire(v);
+    // The straw is usually the batch the farm holds of that bull.
+    const b = outside.find((o) => o.id === v)?.batch;
+    if (b && !straw) setStraw(b);
+  };
+  const parent = async (pick: string, tag: string, what: Key): Promise<string | null> => {
+    if (pick) return pick;
+    const a = await findOne(farmID, tag);
+    if (!a) setMsg(`${t(what)}: ${t('notFound')}`);
+    return a?.id ?? null;
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setMsg('');
+    const f = await findOne(farmID, female);
+    if (!f) { setMsg(`${t(kind === 'embryo_transfer' ? 'recipientTag' : 'femaleTag')}: ${t('notFound')}`); return; }
+    const sireID = await parent(sire, sireTag, 'sire');
+    if (!sireID) return;
+    let fact: FactInput;
+    if (kind === 'insemination') {
+      fact = { insemination: { damID: f.id, sireID, date, straw: straw.trim() || null, technician: technician.trim() || null } };
+    } else if (kind === 'hand_mating') {
+      fact = { handMating: { damID: f.id, sireID, date } };
+    } else {
+      const donorID = await parent(donor, donorTag, 'donor');
+      if (!donorID) return;
+      fact = { embryoTransfer: { donorID, sireID, recipientID: f.id, date, embryo: embryo.trim() || null } };
+    }
+    const out = await write(`${t(`kind_${kind}` as Key)} ${f.tag}`, BreedingFactDocument, { input: { farmID, fact } });
+    setMsg(outcome(out, 'serviceSaved'));
+    if (!out.code && !out.message) { setFemale(''); saved(); }
+  };
+  return (
+    <form class="card" onSubmit={submit} id="service-form" aria-labelledby="service-title">
+      <h2 id="service-title">{t('recordService')}</h2>
+      <label>{t('serviceKind')}<select id="service-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
+        {KINDS.map((k) => <option key={k} value={k}>{t(`kind_${k}` as Key)}</option>)}
+      </select></label>
+      <label>{t(kind === 'embryo_transfer' ? 'recipientTag' : 'femaleTag')}<input id="service-female" type="text" autoComplete="off" required value={female} onInput={(e) => setFemale(e.currentTarget.value)} /></label>
+      <label>{t('date')}<input id="service-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <Parent id="service-sire" label={t('sire')} outside={males} pick={sire} setPick={pickSire} tag={sireTag} setTag={setSireTag} />
+      {kind === 'insemination' && <div class="pair">
+        <label>{t('straw')}<input id="service-straw" type="text" autoComplete="off" value={straw} onInput={(e) => setStraw(e.currentTarget.value)} /></label>
+        <label>{t('technician')}<input id="service-technician" type="text" value={technician} onInput={(e) => setTechnician(e.currentTarget.value)} /></label>
+      </div>}
+      {kind === 'embryo_transfer' && <>
+        <Parent id="service-donor" label={t('donor')} outside={females} pick={donor} setPick={setDonor} tag={donorTag} setTag={setDonorTag} />
+        <label>{t('embryo')}<input id="service-embryo" type="text" autoComplete="off" value={embryo} onInput={(e) => setEmbryo(e.currentTarget.value)} /></label>
+      </>}
+      <button type="submit" id="service-save">{t('save')}</button>
+      {msg && <p role="status" id="service-status">{msg}</p>}
+    </form>
+  );
+}
+
+function ScanForm({ farmID, saved }: { farmID: string; saved: () => void }) {
+  const [female, setFemale] = useState('');
+  const [date, setDate] = useState(today());
+  const [method, setMethod] = useState<PregnancyCheckMethod>('SCAN');
+  const [result, setResult] = useState<PregnancyCheckResult>('PREGNANT');
+  const [age, setAge] = useState('');
+  const [msg, setMsg] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setMsg('');
+    const f = await findOne(farmID, female);
+    if (!f) { setMsg(`${t('femaleTag')}: ${t('notFound')}`); return; }
+    // A foetal age goes only with a pregnant result.
+    const foetalAgeDays = result === 'PREGNANT' && age.trim() ? Number(age) : null;
+    const out = await write(`${t('recordScan')} ${f.tag}`, BreedingFactDocument, {
+      input: { farmID, fact: { pregnancyCheck: { animalID: f.id, date, method, result, foetalAgeDays } } },
+    });
+    setMsg(outcome(out, 'scanSaved'));
+    if (!out.code && !out.message) { setFemale(''); setAge(''); saved(); }
+  };
+  return (
+    <form class="card" onSubmit={submit} id="scan-form" aria-labelledby="scan-title">
+      <h2 id="scan-title">{t('recordScan')}</h2>
+      <label>{t('femaleTag')}<input id="scan-female" type="text" autoComplete="off" required value={female} onInput={(e) => setFemale(e.currentTarget.value)} /></label>
+      <label>{t('date')}<input id="scan-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <div class="pair even">
+        <label>{t('method')}<select id="scan-method" value={method} onChange={(e) => setMethod(e.currentTarget.value as PregnancyCheckMethod)}>
+          {METHODS.map((m) => <option key={m} value={m}>{t(`method_${m}` as Key)}</option>)}
+        </select></label>
+        <label>{t('result')}<select id="scan-result" value={result} onChange={(e) => setResult(e.currentTarget.value as PregnancyCheckResult)}>
+          {RESULTS.map((r) => <option key={r} value={r}>{t(`result_${r}` as Key)}</option>)}
+        </select></label>
+      </div>
+      {result === 'PREGNANT' && <label>{t('foetalAge')}<input id="scan-age" type="number" min="1" max="300" step="1" inputMode="numeric" value={age} onInput={(e) => setAge(e.currentTarget.value)} /></label>}
+      <button type="submit" id="scan-save">{t('save')}</button>
+      {msg && <p role="status" id="scan-status">{msg}</p>}
+    </form>
+  );
+}
+
+function OutsideForm({ farmID, saved }: { farmID: string; saved: () => void }) {
+  const [name, setName] = useState('');
+  const [sex, setSex] = useState('male');
+  const [breed, setBreed] = useState('');
+  const [batch, setBatch] = useState('');
+  const [msg, setMsg] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const out = await write(`${t('addOutside')}: ${name}`, OutsideAnimalAddDocument, {
+      input: { farmID, name: name.trim(), sex, breed: breed.trim() || null, batch: batch.trim() || null },
+    });
+    setMsg(outcome(out, 'outsideSaved'));
+    if (!out.code && !out.message) { setName(''); setBreed(''); setBatch(''); saved(); }
+  };
+  return (
+    <details class="card" id="outside">
+      <summary>{t('addOutside')}</summary>
+      <form onSubmit={submit} id="outside-form">
+        <p class="note">{t('outsideNote')}</p>
+        <label>{t('name')}<input id="outside-name" type="text" autoComplete="off" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+        <label>{t('sex')}<select id="outside-sex" value={sex} onChange={(e) => setSex(e.currentTarget.value)}>
+          <option value="male">{t('male')}</option><option value="female">{t('female')}</option>
+        </select></label>
+        <div class="pair even">
+          <label>{t('breed')}<input id="outside-breed" type="text" value={breed} onInput={(e) => setBreed(e.currentTarget.value)} /></label>
+          <label>{t('straw')}<input id="outside-batch" type="text" autoComplete="off" value={batch} onInput={(e) => setBatch(e.currentTarget.value)} /></label>
+        </div>
+        <button type="submit" id="outside-save">{t('save')}</button>
+        {msg && <p role="status" id="outside-status">{msg}</p>}
+      </form>
+    </details>
+  );
+}
+
+export function Breeding({ farmID }: { farmID: string }) {
+  const [{ data, error }, again] = useQuery({ query: BreedingDocument, variables: { farmID } });
+  const outside = data?.farm?.outsideAnimals.edges.map((e) => e.node) ?? [];
+  const due = data?.farm?.due.edges.map((e) => e.node) ?? [];
+  const names = useNames(due.flatMap((d) => [d.animalID, d.sireID]));
+  const reload = () => again({ requestPolicy: 'network-only' });
+  if (error) return <Failed message={error.message} />;
+  return (
+    <section aria-labelledby="breeding-title">
+      <h1 id="breeding-title">{t('breeding')}</h1>
+      <div class="grid">
+        <ServiceForm farmID={farmID} outside={outside} saved={reload} />
+        <ScanForm farmID={farmID} saved={reload} />
+      </div>
+      <OutsideForm farmID={farmID} saved={reload} />
+      <h2 id="due-title">{t('dueList')} {data?.farm && <span class="muted">({data.farm.due.totalCount})</span>}</h2>
+      <p class="note">{t('dueNote')}</p>
+      {!data?.farm ? <p aria-busy="true">{t('loading')}</p> : due.length === 0 ? <p id="due-list">{t('none')}</p> : (
+        <table class="table" id="due-list" aria-labelledby="due-title">
+          <thead><tr><th scope="col">{t('dam')}</th><th scope="col">{t('expected')}</th><th scope="col">{t('datedBy')}</th></tr></thead>
+          <tbody>{due.map((d) => (
+            <tr key={d.animalID}>
+              <th scope="row"><a href={`/farms/${farmID}/animals/${d.animalID}`}>{names[d.animalID]?.label ?? '…'}</a></th>
+              <td><strong>{showDate(d.expectedDate)}</strong>
+                {d.expectedFrom && d.expectedTo && <><br /><small class="muted">{showDate(d.expectedFrom)} – {showDate(d.expectedTo)}</small></>}</td>
+              <td>{t(`due_${d.basis}` as Key) ?? d.basis}
+                {d.basis === 'service' && d.serviceKind && <><br /><small>{t(`kind_${d.serviceKind}` as Key)} {showDate(d.serviceDate)}{d.sireID && <> · {names[d.sireID]?.label ?? ''}</>}</small></>}
+                <br /><small class="muted">{t('checked')} {showDate(d.checkDate)} ({t(`method_${d.method.toUpperCase()}` as Key) ?? d.method})</small></td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )}
+    </section>
+  );
+}
