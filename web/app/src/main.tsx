@@ -16,6 +16,7 @@ import { Settings } from './screens/Settings';
 import { Calving, Move, Treat, Weigh } from './screens/Forms';
 import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
+import { Notifications } from './screens/Notifications';
 
 if ('serviceWorker' in navigator) {
   addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
@@ -85,6 +86,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/audit$/))) return <Audit farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/notifications$/))) return <Notifications farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
   return <Farms />;
 }
@@ -120,6 +122,7 @@ function App() {
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
             <a href={`/farms/${farm}/members`}>{t('members')}</a>
             <a href={`/farms/${farm}/audit`}>{t('audit')}</a>
+            <a href={`/farms/${farm}/notifications`}>{t('notifications')}</a>
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>
