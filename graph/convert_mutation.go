@@ -96,6 +96,9 @@ func factIn(in *model.FactInput) (evidence.Fact, error) {
 	if m := in.Membership; m != nil {
 		facts = append(facts, membershipFact(model.MembershipFactInput{AnimalID: m.AnimalID, GroupID: m.GroupID, StartDate: m.StartDate, EndDate: m.EndDate}))
 	}
+	if m := in.MembershipEnd; m != nil {
+		facts = append(facts, evidence.Fact{Kind: evidence.KindMembershipEnd, AnimalID: m.AnimalID.String(), GroupID: m.GroupID.String(), Date: m.Date})
+	}
 	if m := in.Movement; m != nil {
 		facts = append(facts, movementFact(model.MovementFactInput{Kind: m.Kind, AnimalID: m.AnimalID, Date: m.Date}))
 	}

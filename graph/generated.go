@@ -7395,6 +7395,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MemberAddInput", ec.unmarshalInputMemberAddInput),
 			graphql.NewInputUnmarshaler("MemberDeactivateInput", ec.unmarshalInputMemberDeactivateInput),
 			graphql.NewInputUnmarshaler("MemberUpdateInput", ec.unmarshalInputMemberUpdateInput),
+			graphql.NewInputUnmarshaler("MembershipEndFact", ec.unmarshalInputMembershipEndFact),
 			graphql.NewInputUnmarshaler("MembershipFact", ec.unmarshalInputMembershipFact),
 			graphql.NewInputUnmarshaler("MembershipFactInput", ec.unmarshalInputMembershipFactInput),
 			graphql.NewInputUnmarshaler("MessageOrder", ec.unmarshalInputMessageOrder),
@@ -39746,7 +39747,7 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "movement", "birth", "treatment", "heat", "insemination", "handMating", "embryoTransfer", "pregnancyCheck", "weaning"}
+	fieldsInOrder := [...]string{"profile", "castration", "exposure", "membership", "membershipEnd", "movement", "birth", "treatment", "heat", "insemination", "handMating", "embryoTransfer", "pregnancyCheck", "weaning"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39781,6 +39782,13 @@ func (ec *executionContext) unmarshalInputFactInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Membership = data
+		case "membershipEnd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("membershipEnd"))
+			data, err := ec.unmarshalOMembershipEndFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipEndFact(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MembershipEnd = data
 		case "movement":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("movement"))
 			data, err := ec.unmarshalOMovementFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMovementFact(ctx, v)
@@ -42282,6 +42290,62 @@ func (ec *executionContext) unmarshalInputMemberUpdateInput(ctx context.Context,
 func UnmarshalMemberUpdateInput(ctx context.Context, raw any) (model.MemberUpdateInput, error) {
 	var out model.MemberUpdateInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "MemberUpdateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMembershipEndFact(ctx context.Context, obj any) (model.MembershipEndFact, error) {
+	var it model.MembershipEndFact
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"animalID", "groupID", "date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "animalID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("animalID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnimalID = data
+		case "groupID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMembershipEndFact unmarshals raw into the MembershipEndFact input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMembershipEndFact(ctx context.Context, raw any) (model.MembershipEndFact, error) {
+	var out model.MembershipEndFact
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MembershipEndFact", raw, &out)
 	return out, err
 }
 
@@ -59630,6 +59694,14 @@ func (ec *executionContext) marshalOMap2map(ctx context.Context, sel ast.Selecti
 	_ = ctx
 	res := graphql.MarshalMap(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOMembershipEndFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipEndFact(ctx context.Context, v any) (*model.MembershipEndFact, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMembershipEndFact(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOMembershipFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMembershipFact(ctx context.Context, v any) (*model.MembershipFact, error) {

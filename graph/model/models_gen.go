@@ -692,6 +692,8 @@ type FactInput struct {
 	Exposure *ExposureFact `json:"exposure,omitempty"`
 	// An animal in a group.
 	Membership *MembershipFact `json:"membership,omitempty"`
+	// An animal leaving a group: its memberships of the group end the day before.
+	MembershipEnd *MembershipEndFact `json:"membershipEnd,omitempty"`
 	// An arrival or a departure.
 	Movement *MovementFact `json:"movement,omitempty"`
 	// A birth.
@@ -1136,6 +1138,16 @@ type MemberUpdateInput struct {
 type MemberUpdatePayload struct {
 	// The membership as it is now.
 	Member *ent.FarmMember `json:"member"`
+}
+
+// A membership_end fact: the animal left the group on a day. Its memberships of that group that began on or before the day and still ran end the day before; the facts that opened them stay as they are.
+type MembershipEndFact struct {
+	// The animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// The group it left.
+	GroupID uuid.UUID `json:"groupID"`
+	// The day it left: its last day in the group is the day before.
+	Date string `json:"date"`
 }
 
 // A group membership fact.

@@ -29,6 +29,7 @@ const keyless = [
   'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
   'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
   'CalvingEaseGrade', 'CalvingConnection', 'CalvingEdge', 'Calf', 'CalvingRecordPayload',
+  'RecordVoidPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
   'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
 ];

@@ -16,6 +16,7 @@ import { Settings } from './screens/Settings';
 import { Calving, Move, Treat, Weigh } from './screens/Forms';
 import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
+import { Notifications } from './screens/Notifications';
 
 if ('serviceWorker' in navigator) {
   addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
@@ -85,6 +86,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/members$/))) return <Members farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/audit$/))) return <Audit farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/notifications$/))) return <Notifications farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
   return <Farms />;
 }
@@ -96,12 +98,17 @@ function App() {
   useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
   const authed = signedIn();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
+  // On a phone the links fold behind one Menu button (the screen is for the work, not for
+  // thirteen links); a new screen folds them again.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [path]);
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
       <header class="top">
         <a class="brand" href={farm ? `/farms/${farm}` : '/'}>{t('appName')}</a>
-        <nav aria-label={t('appName')}>
+        <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
+        <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
             <a href={`/farms/${farm}/register`}>{t('register')}</a>
             <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
@@ -115,6 +122,7 @@ function App() {
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
             <a href={`/farms/${farm}/members`}>{t('members')}</a>
             <a href={`/farms/${farm}/audit`}>{t('audit')}</a>
+            <a href={`/farms/${farm}/notifications`}>{t('notifications')}</a>
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>

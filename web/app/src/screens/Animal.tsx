@@ -2,9 +2,10 @@
 // (inline SVG from the weight facts), its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, SaleDocument } from '../graphql/generated';
+import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
 import { showDate, showWeight, t, today } from '../i18n';
 import { write } from '../outbox';
+import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
 import { Pedigree } from './Pedigree';
 
@@ -77,8 +78,12 @@ function Departure({ farmID, id, clearOn }: { farmID: string; id: string; clearO
 
 export function Animal({ farmID, id }: { farmID: string; id: string }) {
   const [asOf, setAsOf] = useState(today());
-  const [{ data, error }] = useQuery({ query: AnimalDocument, variables: { id, asOf } });
-  const [{ data: wd }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
+  const [{ data, error }, again] = useQuery({ query: AnimalDocument, variables: { id, asOf } });
+  const [{ data: wd }, againWd] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
+  const [{ data: gd }] = useQuery({ query: GroupsDocument, variables: { farmID } });
+  const editor = useEditor(farmID);
+  // After a correction the profile, timeline and withdrawal are read again from the server.
+  const changed = () => { again({ requestPolicy: 'network-only' }); againWd({ requestPolicy: 'network-only' }); };
   if (error) return <Failed message={error.message} />;
   const a = data?.node;
   if (!a || !('tag' in a)) return <p aria-busy="true">{t('loading')}</p>;
@@ -117,9 +122,9 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
         <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
           {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
         </article>
-        <article class="card" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({a.timeline.totalCount})</h2>
-          <ol class="timeline">{records.map((r) => <li key={r.id}><time>{showDate(r.appliedAt)}</time> {r.name}</li>)}</ol>
-        </article>
+        <Groups farmID={farmID} animalID={id} asOf={asOf} groupIDs={p.groupIDs} editor={editor} changed={changed}
+          names={Object.fromEntries((gd?.farm?.groups.edges ?? []).flatMap((e) => (e?.node ? [[e.node.id, e.node.name]] : [])))} />
+        <Timeline farmID={farmID} records={records} total={a.timeline.totalCount} editor={editor} changed={changed} />
         {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={w?.meatClearOn} />}
       </div>
     </section>

@@ -66,6 +66,7 @@ export function Dashboard({ farmID }: { farmID: string }) {
           <h2 id="un">{t('unread')} ({f.notifications.totalCount})</h2>
           {notes.length ? <><ul>{notes.map((n) => <li key={n.id}><strong>{n.title}</strong> {n.body}</li>)}</ul>
             <button type="button" class="secondary" onClick={() => void markRead()}>{t('markRead')}</button></> : <p>{t('none')}</p>}
+          <p><a href={`/farms/${farmID}/notifications`}>{t('allNotifications')}</a></p>
         </article>
       </div>
     </section>

@@ -1,0 +1,166 @@
+// Correcting the herd book from the app (docs/audit.md): on an animal's timeline an EDITOR
+// voids a record or one of its items, or amends an item's values, always with a reason; the
+// old entry stays in the book, marked, and the audit trail shows who, when and why. The
+// animal's groups on a day, each ended by a dated membership_end fact. READERs see neither
+// form (the server refuses them anyway; its refusal is shown as it is).
+import { useQuery } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocument, RecordVoidDocument } from '../graphql/generated';
+import { prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
+import { write, type WriteOutcome } from '../outbox';
+
+/** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). */
+export function useEditor(farmID: string): boolean {
+  const [{ data }] = useQuery({ query: MyRoleDocument, variables: { farmID } });
+  const me = data?.farm?.members?.find((m) => m.isActive && m.userID === data.viewer.id);
+  return me?.role === 'OWNER' || me?.role === 'EDITOR';
+}
+
+/** said is what a write's outcome tells the user: sent, queued, or the server's refusal. */
+export function said(out: WriteOutcome<unknown>, ok: Key): string {
+  if (out.queued) return t('queued');
+  return out.data !== undefined && !out.code ? t(ok) : `${t('refused')}: ${out.message ?? t('error')}`;
+}
+
+type Fact = Record<string, unknown> & { kind?: string };
+export interface Item { id: string; name?: string | null; metadata?: unknown }
+export interface Entry { id: string; name: string; appliedAt: string; items?: Item[] | null }
+
+export const factOf = (it: Item): Fact | undefined => (it.metadata as { birth_history?: Fact } | null)?.birth_history;
+const DATES = ['date', 'start_date', 'end_date'] as const;
+
+/** values are an item's fact values as a person reads them: a weight, the days of its fact. */
+function values(it: Item): string {
+  const f = factOf(it);
+  if (!f) return '';
+  const parts: string[] = [];
+  if (f.kg != null) parts.push(showWeight(Number(f.kg)));
+  for (const d of DATES) if (typeof f[d] === 'string') parts.push(showDate(f[d] as string));
+  return parts.join(' · ');
+}
+const summary = (it: Item): string => [it.name ?? factOf(it)?.kind ?? '—', values(it)].filter(Boolean).join(': ');
+
+type Action = 'amend' | 'voidItem' | 'voidRecord';
+
+/** Fix is the correction form of one timeline entry: amend an item, void it, or void the record. */
+function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg: string, changed: boolean) => void }) {
+  const items = entry.items ?? [];
+  const amendable = items.filter((it) => { const f = factOf(it); return !!f && (f.kg != null || DATES.some((d) => typeof f[d] === 'string')); });
+  const [action, setAction] = useState<Action>(amendable.length ? 'amend' : 'voidRecord');
+  const [itemID, setItemID] = useState((amendable[0] ?? items[0])?.id ?? '');
+  const item = items.find((it) => it.id === itemID);
+  const fact = item ? factOf(item) : undefined;
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const value = (k: string): string => typed[`${itemID}:${k}`] ?? (k === 'kg'
+    ? (fact?.kg != null ? String(Math.round((prefs.unit === 'lb' ? Number(fact.kg) / 0.45359237 : Number(fact.kg)) * 10) / 10) : '')
+    : typeof fact?.[k] === 'string' ? (fact[k] as string) : '');
+  const setValue = (k: string, v: string) => setTyped((o) => ({ ...o, [`${itemID}:${k}`]: v }));
+  const id = `fix-${entry.id}`;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    let out: WriteOutcome<unknown>;
+    if (action === 'voidRecord') {
+      out = await write(`${t('voidRecord')} ${entry.name}`, RecordVoidDocument, { input: { farmID, id: entry.id, reason } });
+    } else if (action === 'voidItem') {
+      out = await write(`${t('voidItem')} ${item?.name ?? ''}`, ItemVoidDocument, { input: { farmID, recordID: entry.id, id: itemID, reason } });
+    } else {
+      const next: Fact = { ...fact };
+      for (const d of DATES) if (typeof fact?.[d] === 'string') next[d] = value(d);
+      if (fact?.kg != null) next.kg = toKg(Number(value('kg')));
+      const metadata = { ...(item?.metadata as Record<string, unknown>), birth_history: next };
+      out = await write(`${t('amendItem')} ${item?.name ?? ''}`, ItemAmendDocument, { input: { farmID, recordID: entry.id, id: itemID, reason, metadata } });
+    }
+    setBusy(false);
+    const ok = !out.code && !out.queued && out.data !== undefined;
+    if (ok) setReason('');
+    done(said(out, action === 'amend' ? 'amended' : 'voided'), ok);
+  };
+  return (
+    <details class="fix" id={id}>
+      <summary>{t('correct')}<span class="sr"> {entry.name} {showDate(entry.appliedAt)}</span></summary>
+      <form onSubmit={submit} aria-label={`${t('correct')}: ${entry.name}`}>
+        <fieldset class="choice stack"><legend>{t('whatToDo')}</legend>
+          {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => { setAction('amend'); setItemID(amendable[0]!.id); }} /> {t('amendItem')}</label>}
+          {items.length > 1 && <label><input type="radio" name={`${id}-action`} value="voidItem" checked={action === 'voidItem'} onChange={() => setAction('voidItem')} /> {t('voidItem')}</label>}
+          <label><input type="radio" name={`${id}-action`} value="voidRecord" checked={action === 'voidRecord'} onChange={() => setAction('voidRecord')} /> {t('voidRecord')}</label>
+        </fieldset>
+        {action !== 'voidRecord' && items.length > 1 && (
+          <label>{t('item')}<select class="fix-item" value={itemID} onChange={(e) => setItemID(e.currentTarget.value)}>
+            {(action === 'amend' ? amendable : items).map((it) => <option key={it.id} value={it.id}>{summary(it)}</option>)}
+          </select></label>
+        )}
+        {action === 'amend' && fact && <>
+          {fact.kg != null && <label>{t('weight')} ({prefs.unit})<input class="fix-kg" type="number" inputMode="decimal" min="0.1" step="0.1" required value={value('kg')} onInput={(e) => setValue('kg', e.currentTarget.value)} /></label>}
+          {DATES.filter((d) => typeof fact[d] === 'string').map((d) => (
+            <label key={d}>{t(`fact_${d}` as Key)}<input class={`fix-${d}`} type="date" required value={value(d)} onChange={(e) => setValue(d, e.currentTarget.value)} /></label>
+          ))}
+        </>}
+        <label>{t('reason')}<textarea class="fix-reason" required maxLength={1000} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} /></label>
+        <p class="note">{action === 'amend' ? t('amendNote') : t('voidNote')}</p>
+        <button type="submit" class="fix-save" disabled={busy}>{action === 'amend' ? t('saveCorrection') : t('void')}</button>
+      </form>
+    </details>
+  );
+}
+
+/** Timeline lists the animal's records in force, each with its values and, for an EDITOR, its correction form. */
+export function Timeline({ farmID, records, total, editor, changed }: { farmID: string; records: Entry[]; total: number; editor: boolean; changed: () => void }) {
+  const [msg, setMsg] = useState('');
+  const done = (m: string, ok: boolean) => { setMsg(m); if (ok) changed(); };
+  return (
+    <article class="card wide" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({total})</h2>
+      {editor && <p class="note">{t('correctNote')} <a href={`/farms/${farmID}/audit`}>{t('audit')}</a></p>}
+      <div role="status" id="fix-status">{msg}</div>
+      <ol class="timeline" id="timeline">{records.map((r) => (
+        <li key={r.id}>
+          <time>{showDate(r.appliedAt)}</time> {r.name}
+          {(r.items ?? []).some((it) => values(it)) && <small class="muted"> · {(r.items ?? []).map(values).filter(Boolean).join('; ')}</small>}
+          {editor && <Fix farmID={farmID} entry={r} done={done} />}
+        </li>
+      ))}</ol>
+    </article>
+  );
+}
+
+/** Groups lists the groups the animal is in on the page's day; an EDITOR ends a membership
+ * from a day on (a membership_end fact: the last day in the group is the day before). */
+export function Groups({ farmID, animalID, asOf, groupIDs, names, editor, changed }: {
+  farmID: string; animalID: string; asOf: string; groupIDs: string[]; names: Record<string, string>; editor: boolean; changed: () => void;
+}) {
+  const [msg, setMsg] = useState('');
+  const [day, setDay] = useState<Record<string, string>>({});
+  const end = async (e: Event, groupID: string) => {
+    e.preventDefault();
+    const date = day[groupID] ?? asOf;
+    const out = await write(`${t('endMembership')} ${names[groupID] ?? ''}`, MembershipEndDocument, {
+      input: { farmID, fact: { membershipEnd: { animalID, groupID, date } } },
+    });
+    setMsg(said(out, 'membershipEnded'));
+    if (!out.code && !out.queued && out.data !== undefined) changed();
+  };
+  return (
+    <article class="card" aria-labelledby="gr"><h2 id="gr">{t('groups')} ({showDate(asOf)})</h2>
+      {groupIDs.length === 0 ? <p>{t('none')}</p> : (
+        <ul class="plain" id="animal-groups">{groupIDs.map((g) => (
+          <li key={g}>
+            <strong>{names[g] ?? g}</strong>
+            {editor && (
+              <details class="fix" id={`end-${g}`}>
+                <summary>{t('endMembership')}<span class="sr">: {names[g] ?? g}</span></summary>
+                <form onSubmit={(e) => void end(e, g)} aria-label={`${t('endMembership')}: ${names[g] ?? g}`}>
+                  <label>{t('leftOn')}<input class="end-date" type="date" required value={day[g] ?? asOf} onChange={(e) => { const v = e.currentTarget.value; setDay((o) => ({ ...o, [g]: v })); }} /></label>
+                  <p class="note">{t('endNote')}</p>
+                  <button type="submit" class="end-save">{t('endMembership')}</button>
+                </form>
+              </details>
+            )}
+          </li>
+        ))}</ul>
+      )}
+      <div role="status" id="groups-status">{msg}</div>
+    </article>
+  );
+}
