@@ -2,10 +2,10 @@
 // a full read keeps the records feed's cursor taken before it; later syncs ask the feed what
 // changed since (GET …/records?updated_since=), read again only the animals its facts name,
 // and keep the new cursor. A feed that refuses the cursor, or a kept copy older than a day,
-// gets a full read again (animals made without a record are not in the feed). The reads
-// bypass the normalised cache (direct) and yield to the page between pages, so that the
+// gets a full read again (animals made without a record are not in the feed). The full read
+// goes past Graphcache (bulkClient) and yields to the page between its pages, so that the
 // register of a 10,000-animal farm scrolls smoothly while its copy syncs.
-import { authFetch, direct } from './client';
+import { authFetch, bulkClient, client } from './client';
 import { RegisterDocument, RegisterNodesDocument, type RegisterQuery, type RegisterRowFragment } from './graphql/generated';
 import { kvGet, kvPut } from './store';
 
@@ -43,7 +43,7 @@ async function full(farmID: string, asOf: string): Promise<Kept | null> {
   const rows: Row[] = [];
   let after: string | null = null;
   for (;;) {
-    const r = await direct.query(RegisterDocument, { farmID, first: 500, after, asOf }).toPromise();
+    const r = await bulkClient.query(RegisterDocument, { farmID, first: 500, after, asOf }, { requestPolicy: 'network-only' }).toPromise();
     const a: NonNullable<RegisterQuery['farm']>['animals'] | undefined = r.data?.farm?.animals;
     if (!a) return null;
     for (const e of a.edges ?? []) if (e?.node) rows.push(e.node);
@@ -64,7 +64,7 @@ export async function syncRegister(farmID: string, asOf: string): Promise<{ kept
   if (!changed) return { kept: await full(farmID, asOf), how: 'full' };
   let rows = k.rows;
   if (changed.ids.size) {
-    const r = await direct.query(RegisterNodesDocument, { ids: [...changed.ids], asOf }).toPromise();
+    const r = await client.query(RegisterNodesDocument, { ids: [...changed.ids], asOf }, { requestPolicy: 'network-only' }).toPromise();
     const fresh = new Map((r.data?.nodes ?? []).flatMap((n) => (n && 'tag' in n ? [[n.id, n as Row] as const] : [])));
     rows = rows.map((x) => fresh.get(x.id) ?? x);
     const known = new Set(rows.map((x) => x.id));
