@@ -30,7 +30,7 @@ func TestBreedingInBrowser(t *testing.T) {
 // breedingSeed is the farm of the breeding test: two cows, the older one's parents, and a
 // bull who is her half-brother (both out of GD-1), so that their calf is inbred.
 type breedingSeed struct {
-	farm, cow1, cow2, granddam, grandsire, bull string
+	farm, cow1, cow2, cow3, granddam, grandsire, bull string
 }
 
 func seedBreeding(t *testing.T, b *browser) breedingSeed {
@@ -40,19 +40,21 @@ func seedBreeding(t *testing.T, b *browser) breedingSeed {
 	s := breedingSeed{farm: f.ID.String()}
 	s.cow1 = b.app.MustAnimal(u, f.ID, "COW-1").ID.String()
 	s.cow2 = b.app.MustAnimal(u, f.ID, "COW-2").ID.String()
+	s.cow3 = b.app.MustAnimal(u, f.ID, "COW-3").ID.String()
 	s.granddam = b.app.MustAnimal(u, f.ID, "GD-1").ID.String()
 	s.grandsire = b.app.MustAnimal(u, f.ID, "B-OLD").ID.String()
 	s.bull = b.app.MustAnimal(u, f.ID, "B-1").ID.String()
-	vars := map[string]any{"f": s.farm, "c1": s.cow1, "c2": s.cow2, "gd": s.granddam, "gs": s.grandsire, "b": s.bull}
+	vars := map[string]any{"f": s.farm, "c1": s.cow1, "c2": s.cow2, "c3": s.cow3, "gd": s.granddam, "gs": s.grandsire, "b": s.bull}
 	b.gql(t, `mutation($f: ID!) { farmSettingsUpdate(input: {farmID: $f, timeZone: "UTC"}) { __typename } }`, vars)
 	// The gestation range is the farm's (a test value, not a default): the due list dates
 	// a calving from a service with it.
-	b.gql(t, `mutation($f: ID!, $c1: ID!, $c2: ID!, $gd: ID!, $gs: ID!, $b: ID!) {
+	b.gql(t, `mutation($f: ID!, $c1: ID!, $c2: ID!, $c3: ID!, $gd: ID!, $gs: ID!, $b: ID!) {
 		p1: recordProfile(farmID: $f, input: {animalID: $gd, sex: FEMALE, birthDate: "2016-02-01", breed: "Angus"}) { id }
 		p2: recordProfile(farmID: $f, input: {animalID: $gs, sex: MALE, birthDate: "2014-05-01", breed: "Angus"}) { id }
 		p3: recordProfile(farmID: $f, input: {animalID: $b, sex: MALE, birthDate: "2020-03-01", breed: "Angus"}) { id }
 		p4: recordProfile(farmID: $f, input: {animalID: $c1, sex: FEMALE, birthDate: "2021-03-10", breed: "Angus"}) { id }
 		p5: recordProfile(farmID: $f, input: {animalID: $c2, sex: FEMALE, birthDate: "2022-04-01", breed: "Angus"}) { id }
+		p6: recordProfile(farmID: $f, input: {animalID: $c3, sex: FEMALE, birthDate: "2021-05-01", breed: "Hereford"}) { id }
 		b1: recordBirth(farmID: $f, input: {damID: $gd, date: "2020-03-01", offspringIDs: [$b]}) { id }
 		b2: recordBirth(farmID: $f, input: {damID: $gd, date: "2021-03-10", offspringIDs: [$c1], sireID: $gs}) { id }
 		s: putBirthSettings(farmID: $f, input: {version: 1, species: "CATTLE", gestationDays: {min: 279, max: 292}}) { settingsVersion }
@@ -126,6 +128,33 @@ func runBreeding(t *testing.T, b *browser) {
 		}
 	})
 
+	t.Run("OfflineCheckQueued", func(t *testing.T) {
+		// Offline, the breeding screen finds the cow in the kept register and queues the
+		// check in the outbox; back online it is sent, once.
+		b.goTo(t, base+"/register", "Register")
+		b.poll(t, "the register kept on the device", `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`');
+			q.onsuccess = () => { r.result.close(); ok(!!q.result && q.result.rows.length === 6); }; }; })`)
+		b.goTo(t, base+"/breeding", "Breeding")
+		b.waitText(t, "#due-list", "COW-2")
+		b.offline(t, true)
+		b.waitText(t, "#offline", "")
+		b.set(t, "#scan-female", "COW-2")
+		b.set(t, "#scan-date", day(10))
+		b.set(t, "#scan-method", "PALPATION")
+		b.set(t, "#scan-result", "PREGNANT")
+		b.click(t, "#scan-save")
+		b.waitText(t, "#scan-status", "sent when you are online")
+		b.goTo(t, "/outbox", "Queued writes")
+		b.waitText(t, "#outbox-list", "Record a pregnancy check COW-2")
+		b.offline(t, false)
+		b.waitText(t, "#outbox-list", "Sent")
+		out := b.gql(t, `query($f: ID!) { farm(id: $f) { due { totalCount edges { node { animalID checkDate method basis } } } } }`, map[string]any{"f": s.farm})
+		if got := fmt.Sprint(out["farm"]); got != "map[due:map[edges:[map[node:map[animalID:"+s.cow2+" basis:service checkDate:"+day(10)+" method:palpation]]] totalCount:1]]" {
+			t.Fatalf("after the queued check was sent the due list is %s", got)
+		}
+	})
+
 	t.Run("CalvingEaseScaleAndTwins", func(t *testing.T) {
 		// The farm's own calving-ease grades, and one age-of-dam line (test values).
 		b.goTo(t, base+"/settings", "Farm settings")
@@ -194,5 +223,51 @@ func runBreeding(t *testing.T, b *browser) {
 		}
 		b.waitText(t, "#animal-inbreeding", "12.5%")
 		b.shot(t, "23-pedigree")
+	})
+
+	t.Run("EmbryoTransferPedigree", func(t *testing.T) {
+		// An embryo of an outside donor by the outside AI sire, placed in COW-3: her calf's
+		// pedigree names the donor and the sire, not the cow that carried it.
+		b.goTo(t, base+"/breeding", "Breeding")
+		b.click(t, "#outside summary")
+		b.set(t, "#outside-name", "Donor Queen")
+		b.set(t, "#outside-sex", "female")
+		b.click(t, "#outside-save")
+		b.waitText(t, "#outside-status", "Outside animal recorded")
+		out := b.gql(t, `query($f: ID!) { farm(id: $f) { outsideAnimals { edges { node { id name } } } } }`, map[string]any{"f": s.farm})
+		ids := map[string]string{}
+		for _, e := range out["farm"].(map[string]any)["outsideAnimals"].(map[string]any)["edges"].([]any) {
+			n := e.(map[string]any)["node"].(map[string]any)
+			ids[n["name"].(string)] = n["id"].(string)
+		}
+		b.set(t, "#service-kind", "embryo_transfer")
+		b.set(t, "#service-female", "COW-3")
+		b.set(t, "#service-date", day(283))
+		b.waitText(t, "#service-sire", "Ice Storm")
+		b.set(t, "#service-sire", ids["Ice Storm"])
+		b.waitText(t, "#service-donor", "Donor Queen")
+		b.set(t, "#service-donor", ids["Donor Queen"])
+		b.set(t, "#service-embryo", "DQ-7")
+		b.checkAxe(t, "breeding (embryo transfer)")
+		b.click(t, "#service-save")
+		b.waitText(t, "#service-status", "Service recorded")
+
+		b.goTo(t, base+"/calving", "Calving")
+		b.set(t, "#calving-dam", "COW-3")
+		b.click(t, "#calving-et")
+		b.waitText(t, "#calving-form", "embryo transfer recorded on the breeding screen")
+		b.set(t, "#calf-tag", "E-1")
+		b.click(t, "#calving-save")
+		b.waitText(t, "#calving-status", "Calving recorded")
+		b.waitText(t, "#calving-list", "E-1")
+		b.eval(t, `[...document.querySelectorAll('#calving-list a')].find(a => a.innerText.startsWith('E-1')).click()`)
+		b.waitText(t, "h1", "E-1")
+		b.waitText(t, "#pedigree", "Donor Queen")
+		b.waitText(t, "#pedigree", "Ice Storm")
+		b.waitText(t, "#pedigree", "outside the farm")
+		b.waitText(t, "#animal-inbreeding", "0%")
+		if got := b.evalString(t, `document.querySelector('#pedigree').innerText`); strings.Contains(got, "COW-3") {
+			t.Fatalf("the embryo-transfer calf's pedigree names the recipient: %s", got)
+		}
 	})
 }

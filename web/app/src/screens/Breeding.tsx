@@ -190,8 +190,8 @@ export function Breeding({ farmID }: { farmID: string }) {
   const outside = data?.farm?.outsideAnimals.edges.map((e) => e.node) ?? [];
   const due = data?.farm?.due.edges.map((e) => e.node) ?? [];
   const names = useNames(due.flatMap((d) => [d.animalID, d.sireID]));
-  const reload = () => again({ requestPolicy: 'network-only' });
-  if (error) return <Failed message={error.message} />;
+  // Offline, the forms stay (their writes are queued) and the due list says why it is missing.
+  const reload = () => { if (navigator.onLine) again({ requestPolicy: 'network-only' }); };
   return (
     <section aria-labelledby="breeding-title">
       <h1 id="breeding-title">{t('breeding')}</h1>
@@ -202,7 +202,7 @@ export function Breeding({ farmID }: { farmID: string }) {
       <OutsideForm farmID={farmID} saved={reload} />
       <h2 id="due-title">{t('dueList')} {data?.farm && <span class="muted">({data.farm.due.totalCount})</span>}</h2>
       <p class="note">{t('dueNote')}</p>
-      {!data?.farm ? <p aria-busy="true">{t('loading')}</p> : due.length === 0 ? <p id="due-list">{t('none')}</p> : (
+      {!data?.farm ? (error ? <Failed message={error.message} /> : <p aria-busy="true">{t('loading')}</p>) : due.length === 0 ? <p id="due-list">{t('none')}</p> : (
         <table class="table" id="due-list" aria-labelledby="due-title">
           <thead><tr><th scope="col">{t('dam')}</th><th scope="col">{t('expected')}</th><th scope="col">{t('datedBy')}</th></tr></thead>
           <tbody>{due.map((d) => (
