@@ -103,6 +103,8 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			b.goTo(t, base+"/audit", "Audit trail")
 			b.waitText(t, "#audit-list", "Amended")
 			b.waitText(t, "#audit-list", "The scale was read wrong.")
+			// An entry about the cow leads to her page, where it is corrected.
+			b.waitText(t, `#audit-list a[href$="/animals/`+cow+`"]`, "Correct it on the animal’s page")
 			b.checkAxe(t, "audit after the amendment")
 		})
 
