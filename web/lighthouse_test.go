@@ -76,9 +76,13 @@ type lighthouseReport struct {
 // signing in, on a farm of 1,200 animals: the median of three runs per page (five when the
 // first three are not enough) must score at least 0.90 for performance and accessibility.
 // When the machine is slower than Lighthouse expects (a benchmark index under 1000, as other
-// tests' load makes it), the simulated CPU slowdown is scaled down with it (measure.mjs). SQLite only: the app and its queries are
-// the same on PostgreSQL, and two databases would double a test that already takes a minute.
-// Without node or web/lighthouse's node_modules it skips, unless HERDBOOK_REQUIRE_BROWSER=1.
+// tests' load makes it), the simulated CPU slowdown is scaled down with it (measure.mjs).
+// SQLite only: the app and its queries are the same on PostgreSQL, and two databases would
+// double a test that already takes a minute. Without node or web/lighthouse's node_modules
+// it skips, unless HERDBOOK_REQUIRE_BROWSER=1.
+//
+// Not parallel on purpose: the package's other browser tests wait until it is done, so that
+// they do not load the two cores while Lighthouse times the page.
 func TestLighthouse(t *testing.T) {
 	bin := herdbooktest.ChromiumPath(t)
 	node, err := exec.LookPath("node")
