@@ -32,6 +32,8 @@ const keyless = [
   'RecordVoidPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
   'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
+  'HerdReports', 'CalvingReport', 'SpreadReport', 'SpreadPeriod', 'ScanReport', 'WeaningReport', 'WeightGroup',
+  'GainReport', 'GroupGain', 'AnimalWeights', 'AdjustedWeaning', 'WeightPoint', 'WeightGain',
 ];
 
 export const client = new Client({

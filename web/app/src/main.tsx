@@ -36,7 +36,10 @@ function useOnline(): boolean {
 // service worker then keeps it). Once online, the app fetches them in the background, so a
 // screen opened first while offline is there too.
 const breeding = () => import('./screens/Breeding');
-addEventListener('load', () => { setTimeout(() => { if (navigator.onLine) void breeding().catch(() => undefined); }, 3000); });
+const reports = () => import('./screens/Reports');
+addEventListener('load', () => {
+  setTimeout(() => { if (navigator.onLine) { void breeding().catch(() => undefined); void reports().catch(() => undefined); } }, 3000);
+});
 
 function BreedingScreen({ farmID }: { farmID: string }) {
   const [m, setM] = useState<Awaited<ReturnType<typeof breeding>> | null>(null);
@@ -44,6 +47,14 @@ function BreedingScreen({ farmID }: { farmID: string }) {
   useEffect(() => { breeding().then(setM, (e: Error) => setErr(e.message)); }, []);
   if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
   return m ? <m.Breeding farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
+}
+
+function ReportsScreen({ farmID }: { farmID: string }) {
+  const [m, setM] = useState<Awaited<ReturnType<typeof reports>> | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { reports().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? <m.Reports farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
 }
 
 function Callback() {
@@ -88,6 +99,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/notifications$/))) return <Notifications farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/reports$/))) return <ReportsScreen farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -117,6 +129,7 @@ function App() {
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
             <a href={`/farms/${farm}/breeding`}>{t('breeding')}</a>
             <a href={`/farms/${farm}/calving`}>{t('calving')}</a>
+            <a href={`/farms/${farm}/reports`}>{t('reports')}</a>
             <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
