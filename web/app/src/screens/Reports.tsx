@@ -60,7 +60,8 @@ function SpreadChart({ spread }: { spread: Spread }) {
   const ps = spread.periods;
   if (ps.length === 0) return null;
   const W = 320, H = 150, P = 24, top = 16;
-  const step = (W - 2 * P) / ps.length;
+  // At least six slots, so that a season of one or two periods does not draw one wide slab.
+  const step = (W - 2 * P) / Math.max(ps.length, 6);
   const hi = Math.max(...ps.map((p) => p.percentage), 1);
   const h = (v: number) => (v / hi) * (H - P - top);
   const label = `${t('spreadChart')}: ${ps.map((p) => `${t('period')} ${p.period} ${pct(p.percentage)}`).join(', ')}`;
@@ -107,10 +108,10 @@ function WeightTable<G extends WeightGroup>({ id, caption, head, lines, name }: 
   return (
     <table class="table" id={id}>
       <caption>{caption}</caption>
-      <thead><tr><th scope="col">{head}</th><th scope="col">{t('calves')}</th><th scope="col">{t('meanAdjusted')}</th><th scope="col">{t('lightest')}</th><th scope="col">{t('heaviest')}</th></tr></thead>
+      <thead><tr><th scope="col">{head}</th><th scope="col">{t('calves')}</th><th scope="col">{t('meanAdjusted')}</th><th scope="col">{t('range')}</th></tr></thead>
       <tbody>{lines.map((g, i) => (
         <tr key={i}><th scope="row">{name(g)}</th><td>{g.calves}</td><td>{showWeight(g.meanAdjustedKG)}</td>
-          <td>{showWeight(g.minAdjustedKG)}</td><td>{showWeight(g.maxAdjustedKG)}</td></tr>
+          <td>{showWeight(g.minAdjustedKG)} – {showWeight(g.maxAdjustedKG)}</td></tr>
       ))}</tbody>
     </table>
   );
@@ -160,7 +161,7 @@ function ReportView({ report, reports }: { report: Report; reports: Reports }) {
     return (
       <table class="table" id="report-table">
         <caption>{t('report_gain')}: {showDate(g.from)} – {showDate(g.to)}</caption>
-        <thead><tr><th scope="col">{t('group')}</th><th scope="col">{t('animals')}</th><th scope="col">{t('meanGain')}</th></tr></thead>
+        <thead><tr><th scope="col">{t('group')}</th><th scope="col">{t('animalsGained')}</th><th scope="col">{t('meanGain')}</th></tr></thead>
         <tbody>{g.groups.map((x) => (
           <tr key={x.groupID}><th scope="row">{names[x.groupID] ?? '…'}</th><td>{x.animals}</td><td>{gain(x.meanDailyGainKG)}</td></tr>
         ))}</tbody>
@@ -208,7 +209,7 @@ function WeaningForm({ farmID, saved }: { farmID: string; saved: () => void }) {
     <form class="card" onSubmit={submit} id="weaning-form" aria-labelledby="weaning-title">
       <h2 id="weaning-title">{t('recordWeaning')}</h2>
       <label>{t('calfTag')}<input id="weaning-calf" type="text" autoComplete="off" required value={calf} onInput={(e) => setCalf(e.currentTarget.value)} /></label>
-      <div class="pair even">
+      <div class="dates">
         <label>{t('date')}<input id="weaning-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
         <label>{t('weaningWeight')} ({prefs.unit})<input id="weaning-kg" type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
       </div>
@@ -268,15 +269,15 @@ export function Reports({ farmID }: { farmID: string }) {
   return (
     <section aria-labelledby="reports-title">
       <h1 id="reports-title">{t('reports')}</h1>
-      <form class="card" id="report-form" onSubmit={(e) => { e.preventDefault(); reload(); }}>
+      <form class="card report-form" id="report-form" onSubmit={(e) => { e.preventDefault(); reload(); }}>
         <label>{t('report')}<select id="report-kind" value={report} onChange={(e) => setReport(e.currentTarget.value as Report)}>
           {REPORTS.map((r) => <option key={r} value={r}>{t(`report_${r}` as Key)}</option>)}
         </select></label>
-        <div class="pair even">
+        <div class="dates">
           <label>{t(report === 'calving' ? 'calvingFrom' : 'from')}<input id="report-from" type="date" required value={from} onChange={(e) => setFrom(e.currentTarget.value)} /></label>
           <label>{t('until')}<input id="report-to" type="date" required value={to} onChange={(e) => setTo(e.currentTarget.value)} /></label>
         </div>
-        {report === 'calving' && <div class="pair even">
+        {report === 'calving' && <div class="dates">
           <label>{t('seasonFrom')}<input id="report-exposure-from" type="date" required value={exFrom} onChange={(e) => setExFrom(e.currentTarget.value)} /></label>
           <label>{t('until')}<input id="report-exposure-to" type="date" required value={exTo} onChange={(e) => setExTo(e.currentTarget.value)} /></label>
         </div>}
