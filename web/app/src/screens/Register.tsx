@@ -50,6 +50,9 @@ export function Register({ farmID }: { farmID: string }) {
   const [fromDevice, setFromDevice] = useState(false);
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
+  // The cursor last asked for: an effect of a render made before a page arrived still holds
+  // the cursor that page came from, and must not ask for it twice.
+  const asked = useRef<string | null | undefined>(undefined);
   const gen = useRef(0);
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -58,6 +61,8 @@ export function Register({ farmID }: { farmID: string }) {
   // count, the cursor and whether more follow together, so that no render sees a cursor
   // without its rows (and asks for the next page too early). It answers whether it loaded.
   const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
+    if (after !== null && after === asked.current) return false;
+    asked.current = after;
     loading.current = true;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
@@ -66,6 +71,7 @@ export function Register({ farmID }: { farmID: string }) {
     loading.current = false;
     if (g !== gen.current) return false;
     if (r.error || !r.data?.farm) {
+      asked.current = undefined; // a failed page may be asked for again
       if (r.error?.networkError || !navigator.onLine) {
         const kept = await keptRegister(farmID);
         if (kept) {
@@ -87,7 +93,7 @@ export function Register({ farmID }: { farmID: string }) {
 
   useEffect(() => {
     const g = ++gen.current;
-    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0); asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
