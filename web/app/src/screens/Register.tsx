@@ -50,6 +50,9 @@ export function Register({ farmID }: { farmID: string }) {
   const [fromDevice, setFromDevice] = useState(false);
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
+  // asked is the cursor of the last page asked for: an effect of an earlier render runs after
+  // paint, possibly once that page has come, and must not ask for it again.
+  const asked = useRef<string | null | undefined>(undefined);
   const gen = useRef(0);
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -88,6 +91,7 @@ export function Register({ farmID }: { farmID: string }) {
   useEffect(() => {
     const g = ++gen.current;
     setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
@@ -111,9 +115,9 @@ export function Register({ farmID }: { farmID: string }) {
   const start = Math.max(0, Math.floor(top / ROW) - 10);
   const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
   useEffect(() => {
-    if (more && !loading.current && end >= rows.length - 40) {
-      const g = gen.current;
-      void fetchPage(cursor, g);
+    if (more && !loading.current && asked.current !== cursor && end >= rows.length - 40) {
+      asked.current = cursor;
+      void fetchPage(cursor, gen.current);
     }
   }, [end, more, rows.length]);
 
