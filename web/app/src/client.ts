@@ -34,6 +34,7 @@ const keyless = [
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
   'HerdReports', 'CalvingReport', 'SpreadReport', 'SpreadPeriod', 'ScanReport', 'WeaningReport', 'WeightGroup',
   'GainReport', 'GroupGain', 'AnimalWeights', 'AdjustedWeaning', 'WeightPoint', 'WeightGain',
+  'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
 ];
 
 export const client = new Client({

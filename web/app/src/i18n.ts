@@ -98,6 +98,11 @@ const en = {
   weaningGroup: 'Weaning group (optional)', weaningSaved: 'Weaning recorded.', adjusted205: '205-day adjusted weight',
   weanedAt: 'weaned at', daysOld: 'days', ageOfDamAdded: 'age-of-dam adjustment', noAdjusted: 'no adjusted weight yet; it lacks:',
   missing_birth_date: 'the birth date', missing_birth_weight: 'the birth weight', missing_weaning: 'a weaning',
+  recordHeat: 'Record a heat', heatSaved: 'Heat recorded.', edit: 'Edit', delete: 'Delete', cancel: 'Cancel',
+  editOutside: 'Edit outside animal', deleteOutside: 'Delete outside animal', outsideEdited: 'Outside animal changed.',
+  outsideDeleted: 'Outside animal deleted.', deleteSure: 'Delete for good?', registry: 'Registry', registrationNumber: 'Registration number',
+  matingAdvice: 'Mating advice', matingNote: 'The farm’s bulls that may serve her today, with the calf’s expected inbreeding (F), lowest first.',
+  advise: 'Show the bulls', matingFor: 'Bulls for', calfInbreeding: 'Calf’s inbreeding (F)', noBulls: 'No bull of the farm may serve her today.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -198,6 +203,11 @@ const fr: Catalogue = {
   weaningGroup: 'Lot de sevrage (facultatif)', weaningSaved: 'Sevrage enregistré.', adjusted205: 'poids ajusté à 205 jours',
   weanedAt: 'sevré à', daysOld: 'jours', ageOfDamAdded: 'ajustement selon l’âge de la mère', noAdjusted: 'pas encore de poids ajusté ; il manque :',
   missing_birth_date: 'la date de naissance', missing_birth_weight: 'le poids de naissance', missing_weaning: 'un sevrage',
+  recordHeat: 'Enregistrer des chaleurs', heatSaved: 'Chaleurs enregistrées.', edit: 'Modifier', delete: 'Supprimer', cancel: 'Annuler',
+  editOutside: 'Modifier l’animal extérieur', deleteOutside: 'Supprimer l’animal extérieur', outsideEdited: 'Animal extérieur modifié.',
+  outsideDeleted: 'Animal extérieur supprimé.', deleteSure: 'Supprimer définitivement ?', registry: 'Livre généalogique', registrationNumber: 'Numéro d’inscription',
+  matingAdvice: 'Conseil d’accouplement', matingNote: 'Les taureaux de l’exploitation qui peuvent la saillir aujourd’hui, avec la consanguinité attendue du veau (F), la plus faible d’abord.',
+  advise: 'Voir les taureaux', matingFor: 'Taureaux pour', calfInbreeding: 'Consanguinité du veau (F)', noBulls: 'Aucun taureau de l’exploitation ne peut la saillir aujourd’hui.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

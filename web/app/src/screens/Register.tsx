@@ -50,8 +50,8 @@ export function Register({ farmID }: { farmID: string }) {
   const [fromDevice, setFromDevice] = useState(false);
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
-  // The cursor last asked for: an effect of a render made before a page arrived still holds
-  // the cursor that page came from, and must not ask for it twice.
+  // asked is the cursor of the last page asked for: an effect of an earlier render runs after
+  // paint, possibly once that page has come, and must not ask for it again.
   const asked = useRef<string | null | undefined>(undefined);
   const gen = useRef(0);
   const box = useRef<HTMLDivElement>(null);
@@ -61,8 +61,6 @@ export function Register({ farmID }: { farmID: string }) {
   // count, the cursor and whether more follow together, so that no render sees a cursor
   // without its rows (and asks for the next page too early). It answers whether it loaded.
   const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
-    if (after !== null && after === asked.current) return false;
-    asked.current = after;
     loading.current = true;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
@@ -71,7 +69,6 @@ export function Register({ farmID }: { farmID: string }) {
     loading.current = false;
     if (g !== gen.current) return false;
     if (r.error || !r.data?.farm) {
-      asked.current = undefined; // a failed page may be asked for again
       if (r.error?.networkError || !navigator.onLine) {
         const kept = await keptRegister(farmID);
         if (kept) {
@@ -93,7 +90,8 @@ export function Register({ farmID }: { farmID: string }) {
 
   useEffect(() => {
     const g = ++gen.current;
-    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0); asked.current = undefined;
+    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
@@ -117,9 +115,9 @@ export function Register({ farmID }: { farmID: string }) {
   const start = Math.max(0, Math.floor(top / ROW) - 10);
   const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
   useEffect(() => {
-    if (more && !loading.current && end >= rows.length - 40) {
-      const g = gen.current;
-      void fetchPage(cursor, g);
+    if (more && !loading.current && asked.current !== cursor && end >= rows.length - 40) {
+      asked.current = cursor;
+      void fetchPage(cursor, gen.current);
     }
   }, [end, more, rows.length]);
 
