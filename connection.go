@@ -286,9 +286,10 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 }
 
 // RegisterAnimalConnection pages through a farm's active animals like AnimalConnection,
-// keeping those with status on f.AsOf (when f.Status is set) and those f.Q finds by tag,
-// name or any identifier they ever had (an EID in any reader form). f.Page is not used:
-// the window pages. The filters cost a constant number of statements.
+// keeping those with status on f.AsOf (when f.Status is set), those f.Q finds by tag,
+// name or any identifier they ever had (an EID in any reader form), and those of f.Sex and
+// in f.Group on f.AsOf (when set). f.Page is not used: the window pages. The filters cost
+// a constant number of statements.
 func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID, w Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput, f AnimalFilter) (*ent.AnimalConnection, error) {
 	q, err := s.AnimalQuery(ctx, farmID)
 	if err != nil {
@@ -303,6 +304,9 @@ func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID
 		fe.add("search", "must be at most 200 characters")
 	} else if f.Q != "" {
 		fe.line("search", f.Q)
+	}
+	if f.Sex != "" && f.Sex != evidence.SexMale && f.Sex != evidence.SexFemale {
+		fe.add("sex", "must be male or female")
 	}
 	if err := fe.err(); err != nil {
 		return nil, err
@@ -325,6 +329,9 @@ func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID
 		return nil, err
 	}
 	q.Where(p)
+	if err := s.sexAndGroup(ctx, q, farmID, asOf, f); err != nil {
+		return nil, err
+	}
 	first, last := w.page()
 	c, err := q.Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 	notePageAnimals(ctx, c)

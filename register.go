@@ -49,8 +49,15 @@ type AnimalFilter struct {
 	Status string
 	// Q keeps the animals whose tag or name contains it (case-insensitive) or that an
 	// identifier with this value named at any time (an EID in any reader form).
-	Q    string
-	Page Page
+	Q string
+	// Sex keeps the animals whose profile on AsOf records this sex (male or female): the
+	// newest profile fact dated on or before AsOf that records one. "" keeps every sex,
+	// unknown included.
+	Sex string
+	// Group keeps the animals that membership facts place in this group on AsOf (uuid.Nil
+	// keeps every animal); a group of another farm keeps none.
+	Group uuid.UUID
+	Page  Page
 }
 
 // asOf validates an as_of value; "" is today in UTC.
@@ -81,6 +88,9 @@ func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter)
 	} else if f.Q != "" {
 		fe.line("q", f.Q)
 	}
+	if f.Sex != "" && f.Sex != evidence.SexMale && f.Sex != evidence.SexFemale {
+		fe.add("sex", "must be male or female")
+	}
 	offset, limit, err := s.bounds(f.Page)
 	if err != nil {
 		fe = append(fe, ErrorFields(err)...)
@@ -101,6 +111,9 @@ func (s *Service) Animals(ctx context.Context, farmID uuid.UUID, f AnimalFilter)
 		return nil, 0, err
 	}
 	q.Where(p)
+	if err := s.sexAndGroup(ctx, q, farmID, asOf, f); err != nil {
+		return nil, 0, err
+	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil || limit == 0 {
 		return []AnimalProfile{}, total, err
@@ -149,6 +162,54 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 		p = animal.Or(p, animal.IDIn(dedupe(named)...))
 	}
 	return p, nil
+}
+
+// sexAndGroup narrows q to f.Sex and f.Group on asOf, when they are set: one statement for
+// the sex (sexPredicate) and three for the group (groupMembersOn), whatever the farm's size.
+func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uuid.UUID, asOf string, f AnimalFilter) error {
+	if f.Sex != "" {
+		p, err := s.sexPredicate(ctx, farmID, asOf, f.Sex)
+		if err != nil {
+			return err
+		}
+		q.Where(p)
+	}
+	if f.Group != uuid.Nil {
+		members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
+		if err != nil {
+			return err
+		}
+		q.Where(animal.IDIn(members[f.Group]...))
+	}
+	return nil
+}
+
+// sexPredicate keeps the animals whose profile on asOf records sex. Only profile facts
+// record a sex, so one statement loads the farm's profile facts and evidence.ProfilesOf
+// decides each animal's sex on asOf from them (the newest one dated on or before asOf that
+// records a sex), as it does for a whole profile.
+func (s *Service) sexPredicate(ctx context.Context, farmID uuid.UUID, asOf, sex string) (predicate.Animal, error) {
+	items, err := s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKind(string(evidence.KindProfile)),
+			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	facts := factsOf(items)
+	ids := make([]string, 0, len(facts))
+	for _, f := range facts {
+		ids = append(ids, f.AnimalID)
+	}
+	matching := []uuid.UUID{}
+	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
+		if p.Sex != nil && *p.Sex == sex {
+			if u, err := uuid.Parse(id); err == nil {
+				matching = append(matching, u)
+			}
+		}
+	}
+	return animal.IDIn(matching...), nil
 }
 
 // statusKinds are the facts that set an animal's status.

@@ -442,7 +442,7 @@ type ComplexityRoot struct {
 
 	Farm struct {
 		AllowPrivateThreads   func(childComplexity int) int
-		Animals               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) int
+		Animals               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string, sex *model.Sex, groupID *uuid.UUID) int
 		Audit                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, animalID *uuid.UUID, recordID *uuid.UUID, userID *uuid.UUID, from *time.Time, to *time.Time) int
 		BirthSettings         func(childComplexity int) int
 		Calvings              func(childComplexity int, from *string, to *string, first *int, after *string) int
@@ -1428,7 +1428,7 @@ type FarmResolver interface {
 	FarmTasks(ctx context.Context, obj *ent.Farm, skip *int, take *int, status *farmtask.Status) (*model.FollowUpTaskPage, error)
 	Tasks(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) (*ent.FollowUpTaskConnection, error)
 	Reports(ctx context.Context, obj *ent.Farm) (*model.HerdReports, error)
-	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error)
+	Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string, sex *model.Sex, groupID *uuid.UUID) (*ent.AnimalConnection, error)
 	Groups(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) (*ent.GroupConnection, error)
 	Records(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) (*ent.RecordConnection, error)
 	Files(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) (*ent.FileConnection, error)
@@ -3084,7 +3084,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string)), true
+		return e.ComplexityRoot.Farm.Animals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AnimalOrder), args["where"].(*ent.AnimalWhereInput), args["asOf"].(*string), args["status"].(*model.AnimalStatus), args["search"].(*string), args["sex"].(*model.Sex), args["groupID"].(*uuid.UUID)), true
 	case "Farm.audit":
 		if e.ComplexityRoot.Farm.Audit == nil {
 			break
@@ -10236,6 +10236,22 @@ func (ec *executionContext) field_Farm_animals_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["search"] = arg8
+	arg9, err := graphql.ProcessArgField(ctx, rawArgs, "sex",
+		func(ctx context.Context, v any) (*model.Sex, error) {
+			return ec.unmarshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sex"] = arg9
+	arg10, err := graphql.ProcessArgField(ctx, rawArgs, "groupID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupID"] = arg10
 	return args, nil
 }
 
@@ -19436,7 +19452,7 @@ func (ec *executionContext) _Farm_animals(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput), fc.Args["asOf"].(*string), fc.Args["status"].(*model.AnimalStatus), fc.Args["search"].(*string))
+			return ec.Resolvers.Farm().Animals(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AnimalOrder), fc.Args["where"].(*ent.AnimalWhereInput), fc.Args["asOf"].(*string), fc.Args["status"].(*model.AnimalStatus), fc.Args["search"].(*string), fc.Args["sex"].(*model.Sex), fc.Args["groupID"].(*uuid.UUID))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.AnimalConnection) graphql.Marshaler {

@@ -27,8 +27,8 @@ func (r *createFarmPayloadResolver) WelcomeThread(ctx context.Context, obj *mode
 }
 
 // Animals is the resolver for the animals field.
-func (r *farmResolver) Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error) {
-	return r.registerAnimals(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where, asOf, status, search)
+func (r *farmResolver) Animals(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string, sex *model.Sex, groupID *uuid.UUID) (*ent.AnimalConnection, error) {
+	return r.registerAnimals(ctx, obj.ID, herdbook.Window{After: after, First: first, Before: before, Last: last}, orderBy, where, registerFilter{asOf, status, search, sex, groupID})
 }
 
 // Groups is the resolver for the groups field.

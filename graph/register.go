@@ -16,19 +16,34 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// registerFilter is Farm.animals' register arguments, as the schema names them.
+type registerFilter struct {
+	asOf    *string
+	status  *model.AnimalStatus
+	search  *string
+	sex     *model.Sex
+	groupID *uuid.UUID
+}
+
 // registerAnimals pages through a farm's register and, when the operation asks for the
 // nodes' profiles, parents or identifiers, loads them for the whole page at once: one
 // Profiles call per distinct day the operation names, and one AnimalsByID for every
 // parent, whatever the page's size.
-func (r *Resolver) registerAnimals(ctx context.Context, farmID uuid.UUID, w herdbook.Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput, asOf *string, status *model.AnimalStatus, search *string) (*ent.AnimalConnection, error) {
-	f := herdbook.AnimalFilter{AsOf: deref(asOf), Q: deref(search)}
+func (r *Resolver) registerAnimals(ctx context.Context, farmID uuid.UUID, w herdbook.Window, order *ent.AnimalOrder, where *ent.AnimalWhereInput, args registerFilter) (*ent.AnimalConnection, error) {
+	f := herdbook.AnimalFilter{AsOf: deref(args.asOf), Q: deref(args.search)}
 	// The herd list reads by tag, as a farmer's register (and its CSV) does; ent breaks ties
 	// by id, so the order is total and the cursors stable.
 	if order == nil {
 		order = &ent.AnimalOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AnimalOrderFieldTag}
 	}
-	if status != nil {
-		f.Status = strings.ToLower(string(*status))
+	if args.status != nil {
+		f.Status = strings.ToLower(string(*args.status))
+	}
+	if args.sex != nil {
+		f.Sex = strings.ToLower(string(*args.sex))
+	}
+	if args.groupID != nil {
+		f.Group = *args.groupID
 	}
 	conn, err := r.svc.RegisterAnimalConnection(ctx, farmID, w, order, where, f)
 	if err != nil || len(conn.Edges) == 0 {

@@ -76,9 +76,14 @@ func (h *Handler) listAnimals(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	animals, total, err := h.svc.Animals(r.Context(), farmID, herdbook.AnimalFilter{
-		AsOf: q.Get("as_of"), Status: q.Get("status"), Q: q.Get("q"), Page: p,
-	})
+	f := herdbook.AnimalFilter{AsOf: q.Get("as_of"), Status: q.Get("status"), Q: q.Get("q"), Sex: q.Get("sex"), Page: p}
+	if q.Get("group_id") != "" {
+		if f.Group, err = queryID(r, "group_id"); err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+	}
+	animals, total, err := h.svc.Animals(r.Context(), farmID, f)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -92,7 +97,7 @@ func (h *Handler) listAnimals(w http.ResponseWriter, r *http.Request) {
 // herd, not changes, and are refused with it.
 func (h *Handler) animalChanges(w http.ResponseWriter, r *http.Request, farmID uuid.UUID, p herdbook.Page, since *string) {
 	var fe fieldList
-	for _, name := range []string{"as_of", "status", "q", "known_at"} {
+	for _, name := range []string{"as_of", "status", "q", "sex", "group_id", "known_at"} {
 		if r.URL.Query().Has(name) {
 			fe.add(name, "cannot be combined with updated_since: the change feed lists every animal that changed")
 		}

@@ -107,6 +107,20 @@ func TestAnimalRegister(t *testing.T) {
 		if g := wantStatus(t, app.Do("GET", base+"/groups/"+herdID.String()+"?as_of=2026-07-01", reader.Token, nil), 200); len(g["members"].([]any)) != 0 {
 			t.Fatalf("group on 2026-07-01 %v", g)
 		}
+		// The register's sex and group filters judge the profile on as_of: the sire's sex
+		// is recorded only from today, and the group holds the calf on 2026-05-01 only.
+		for query, want := range map[string]float64{
+			"sex=female&as_of=2026-05-01": 2, "sex=male&as_of=2026-05-01": 0, "sex=male": 1,
+			"group_id=" + herdID.String() + "&as_of=2026-05-01":            1,
+			"group_id=" + herdID.String() + "&as_of=2026-05-01&sex=female": 1,
+			"group_id=" + herdID.String() + "&as_of=2026-05-01&sex=male":   0,
+			"group_id=" + herdID.String() + "&as_of=2026-07-01":            0,
+		} {
+			l := wantStatus(t, app.Do("GET", base+"/animals?"+query, reader.Token, nil), 200)
+			if l["total"] != want || float64(len(l["records"].([]any))) != want {
+				t.Fatalf("%s: %v, want %v", query, l, want)
+			}
+		}
 		if p := one("2026-05-01"); fmt.Sprint(p["group_ids"]) != "["+herdID.String()+"]" {
 			t.Fatalf("group_ids %v", p["group_ids"])
 		}
@@ -200,6 +214,9 @@ func TestAnimalRegisterBadInput(t *testing.T) {
 			{"ListSkip", "GET", base + "/animals?skip=-1", nil, "skip"},
 			{"ListTake", "GET", base + "/animals?take=many", nil, "take"},
 			{"ListQTooLong", "GET", base + "/animals?q=" + strings.Repeat("q", 201), nil, "q"},
+			{"ListSex", "GET", base + "/animals?sex=steer", nil, "sex"},
+			{"ListGroupNotUUID", "GET", base + "/animals?group_id=herd", nil, "group_id"},
+			{"ListSexWithFeed", "GET", base + "/animals?sex=male&updated_since=x", nil, "sex"},
 			{"GetAsOf", "GET", animalPath + "?as_of=yesterday", nil, "as_of"},
 			{"GetAnimalNotUUID", "GET", base + "/animals/cow", nil, "animal_id"},
 			{"TimelineTake", "GET", animalPath + "/timeline?take=-2", nil, "take"},

@@ -1,10 +1,11 @@
-// The herd register: the server searches (tag, name, EID, last digits) and pages it through
-// the connection's cursor; only the rows in view are drawn, so a 10,000-animal farm scrolls
-// smoothly without loading everything. The last synced register is kept on the device
-// (IndexedDB) and shown offline.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+// The herd register: the server searches (tag, name, EID, last digits), filters (status, sex,
+// group on the as-of day) and counts, and pages it through the connection's cursor; only the
+// rows in view are drawn, so a 10,000-animal farm scrolls smoothly without loading
+// everything. The last synced register is kept on the device (IndexedDB) and shown offline,
+// with the same search and filters run on the device.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
-import { GroupsDocument, RegisterDocument, type AnimalStatus } from '../graphql/generated';
+import { GroupsDocument, RegisterDocument, type AnimalStatus, type Sex } from '../graphql/generated';
 import { showDate, showWeight, t, today, type Key } from '../i18n';
 import { kept as keptRegister, syncRegister, type Row } from '../sync';
 import { Failed } from './Farms';
@@ -25,12 +26,20 @@ export function matches(r: Row, q: string): boolean {
   });
 }
 
+export interface Filters { search: string; status: AnimalStatus | ''; group: string; sex: Sex | '' }
+
+/** keptMatches is the register's filter run on the device over the kept rows (offline). */
+export function keptMatches(r: Row, f: Filters): boolean {
+  return matches(r, f.search) && (!f.status || r.profile?.status === f.status) &&
+    (!f.group || (r.profile?.groupIDs ?? []).includes(f.group)) && (!f.sex || r.profile?.sex === f.sex);
+}
+
 export function Register({ farmID }: { farmID: string }) {
   const params = new URLSearchParams(location.search);
   const [search, setSearch] = useState(params.get('q') ?? '');
   const [status, setStatus] = useState<AnimalStatus | ''>('');
   const [group, setGroup] = useState('');
-  const [sex, setSex] = useState('');
+  const [sex, setSex] = useState<Sex | ''>('');
   const [asOf, setAsOf] = useState(today());
   const [rows, setRows] = useState<Row[]>([]);
   const [total, setTotal] = useState(0);
@@ -42,67 +51,69 @@ export function Register({ farmID }: { farmID: string }) {
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
   const gen = useRef(0);
+  const box = useRef<HTMLDivElement>(null);
+  const [top, setTop] = useState(0);
 
-  const fetchPage = async (after: string | null, g: number) => {
+  // fetchPage loads the page after the cursor (the first when null) and sets the rows, the
+  // count, the cursor and whether more follow together, so that no render sees a cursor
+  // without its rows (and asks for the next page too early). It answers whether it loaded.
+  const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
     loading.current = true;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
+      sex: sex || null, groupID: group || null,
     }, { requestPolicy: 'network-only' }).toPromise();
     loading.current = false;
-    if (g !== gen.current) return null;
+    if (g !== gen.current) return false;
     if (r.error || !r.data?.farm) {
       if (r.error?.networkError || !navigator.onLine) {
         const kept = await keptRegister(farmID);
         if (kept) {
-          const list = kept.rows.filter((x) => matches(x, search) && (!status || x.profile?.status === status));
+          const list = kept.rows.filter((x) => keptMatches(x, { search, status, group, sex }));
           setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
-          return null;
+          return false;
         }
       }
       setError(r.error?.message ?? 'not found');
-      return null;
+      return false;
     }
     const a = r.data.farm.animals;
     const page = a.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+    setRows((old) => (after === null ? page : old.concat(page)));
     setTotal(a.totalCount); setCursor(a.pageInfo.endCursor ?? null); setMore(a.pageInfo.hasNextPage);
     setFromDevice(false);
-    return { page, end: a.pageInfo.endCursor ?? null, next: a.pageInfo.hasNextPage };
+    return true;
   };
 
   useEffect(() => {
     const g = ++gen.current;
-    setRows([]); setError(''); setCursor(null);
+    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
         if (!got) return;
-        setRows(got.page);
-        if (!search.trim() && !status && asOf === today()) {
+        if (!search.trim() && !status && !group && !sex && asOf === today()) {
           void syncRegister(farmID, asOf).then((r) => { if (r.kept && g === gen.current) setSynced(r.kept.syncedAt); }, () => undefined);
         }
       });
     }, search ? 250 : 0);
     return () => clearTimeout(timer);
-  }, [farmID, search, status, asOf]);
+  }, [farmID, search, status, group, sex, asOf]);
 
   useEffect(() => {
     void client.query(GroupsDocument, { farmID }).toPromise().then((r) =>
       setGroups(r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []));
   }, [farmID]);
 
-  const shown = useMemo(() => rows.filter((r) =>
-    (!group || (r.profile?.groupIDs ?? []).includes(group)) && (!sex || r.profile?.sex === sex)), [rows, group, sex]);
-
   // Virtualised scrolling: only the rows in view (and a few either side) are in the DOM.
-  const box = useRef<HTMLDivElement>(null);
-  const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
   useEffect(() => { if (box.current) setHeight(box.current.clientHeight || 600); }, [box.current]);
   const start = Math.max(0, Math.floor(top / ROW) - 10);
-  const end = Math.min(shown.length, Math.ceil((top + height) / ROW) + 10);
+  const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
   useEffect(() => {
     if (more && !loading.current && end >= rows.length - 40) {
       const g = gen.current;
-      void fetchPage(cursor, g).then((got) => { if (got) setRows((old) => old.concat(got.page)); });
+      void fetchPage(cursor, g);
     }
   }, [end, more, rows.length]);
 
@@ -120,7 +131,7 @@ export function Register({ farmID }: { farmID: string }) {
           <option value="">{t('any')}</option>
           {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
         </select></label>
-        <label>{t('sex')}<select id="sex" value={sex} onChange={(e) => setSex(e.currentTarget.value)}>
+        <label>{t('sex')}<select id="sex" value={sex} onChange={(e) => setSex(e.currentTarget.value as Sex | '')}>
           <option value="">{t('any')}</option><option value="FEMALE">{t('female')}</option><option value="MALE">{t('male')}</option>
         </select></label>
         <label>{t('asOf')}<input id="as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
@@ -129,8 +140,8 @@ export function Register({ farmID }: { farmID: string }) {
       <p class="muted" role="status" id="register-count">{total} {t('animals')}
         {synced && <> · {t('lastSynced')} {showDate(synced)} {fromDevice && '(offline)'}</>}</p>
       <div class="register" ref={box} onScroll={(e) => setTop(e.currentTarget.scrollTop)}>
-        <ul style={{ height: `${shown.length * ROW}px` }}>
-          {shown.slice(start, end).map((r, i) => {
+        <ul style={{ height: `${rows.length * ROW}px` }}>
+          {rows.slice(start, end).map((r, i) => {
             const eid = r.profile?.identifiers.find((x) => x.scheme.toLowerCase().includes('eid'))?.value ?? r.profile?.identifiers[0]?.value;
             return (
               <li key={r.id} style={{ transform: `translateY(${(start + i) * ROW}px)` }}>
