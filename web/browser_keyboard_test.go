@@ -403,6 +403,8 @@ func runKeyboard(t *testing.T, b *browser) {
 		b.tabTo(t, "#task-list .actions button")
 		b.press(t, kb.Enter)
 		b.waitText(t, "#task-status", "Saved")
+		// The task left the list with its button: the focus goes to the message, not the page's body.
+		b.poll(t, "the focus on the task's message", `document.activeElement.id === 'task-status' && !document.querySelector('#task-list')`)
 		eventually(t, "the task done", func() (bool, string) {
 			got := b.graphOf(t, `query($f: ID!) { farm(id: $f) { tasks(first: 10) { edges { node { name status } } } } }`, v)
 			return strings.Contains(got, "status:DONE"), got
@@ -454,7 +456,15 @@ func runKeyboard(t *testing.T, b *browser) {
 		b.goTo(t, base+"/calving", "Calving")
 		b.waitText(t, "#calving-form", "no calving-ease scale")
 		b.walkTabs(t, "calving")
-		b.tabTo(t, "#calving-dam")
+		// Twins and back: the button that adds the second calf becomes the one that removes
+		// it, and keeps the focus.
+		b.tabTo(t, "#calf-add")
+		b.press(t, kb.Enter)
+		b.waitText(t, "#calf2-fields", "")
+		b.poll(t, "the focus on Remove the second calf", `document.activeElement.id === 'calf-remove'`)
+		b.press(t, " ")
+		b.poll(t, "one calf again, the focus on Add", `!document.querySelector('#calf2-fields') && document.activeElement.id === 'calf-add'`)
+		b.tabTo(t, "#calving-dam", true)
 		b.press(t, "UK-1")
 		b.tabTo(t, "#calf-tag")
 		b.press(t, "UK-901")
@@ -600,6 +610,7 @@ func runKeyboard(t *testing.T, b *browser) {
 		b.tabTo(t, "#fix-"+rec+" .fix-save")
 		b.press(t, kb.Enter)
 		b.waitText(t, "#fix-status", "Corrected")
+		b.poll(t, "the focus back on the correction", `document.activeElement.id === 'fix-status' || !!document.activeElement.closest('#fix-`+rec+`')`)
 		eventually(t, "the corrected weight", func() (bool, string) {
 			p := profile(s.cow)
 			return p["weightKg"] == 410.0, fmt.Sprint(p)

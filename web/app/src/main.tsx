@@ -5,6 +5,7 @@ import './style.css';
 import { completeSignIn, onAuthChange, signIn, signOut, signedIn } from './auth';
 import { client } from './client';
 import { onPrefs, prefs, t } from './i18n';
+import { keepFocus } from './focus';
 import { flush } from './outbox';
 import { navigate, onLink, usePath } from './router';
 import { Animal } from './screens/Animal';
@@ -152,3 +153,4 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = ''; // the static "loading" line
 render(<Provider value={client}><App /></Provider>, root);
+keepFocus(root);
