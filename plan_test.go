@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -166,12 +167,18 @@ func TestRegisterPlansOnSQLite(t *testing.T) {
 	owner := app.MustUser()
 	app.MustMember(farmID, owner, herdbook.RoleOwner)
 	take50, take500 := 50, 500
+	groupID, err := d.Client.Group.Query().Where(group.FarmID(farmID)).FirstID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := observeSelects(d, func() {
 		for _, f := range []herdbook.AnimalFilter{
 			{Page: herdbook.Page{Take: &take50}},
 			{Page: herdbook.Page{Skip: 100, Take: &take500}},
 			{AsOf: "2021-06-01", Page: herdbook.Page{Take: &take50}},
 			{Q: "F1-0001", Page: herdbook.Page{Take: &take50}},
+			{Sex: "male", Page: herdbook.Page{Take: &take50}},
+			{Group: groupID, AsOf: "2022-06-01", Page: herdbook.Page{Take: &take50}},
 		} {
 			if _, _, err := app.Service.Animals(ctx, farmID, f); err != nil {
 				t.Fatal(err)

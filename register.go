@@ -164,8 +164,9 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 	return p, nil
 }
 
-// sexAndGroup narrows q to f.Sex and f.Group on asOf, when they are set: one statement for
-// the sex (sexPredicate) and three for the group (groupMembersOn), whatever the farm's size.
+// sexAndGroup narrows q to f.Sex and f.Group on asOf, when they are set: two statements for
+// the sex (sexPredicate, and one more per 5,000 animals) and three for the group
+// (groupMembersOn), whatever the page's size.
 func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uuid.UUID, asOf string, f AnimalFilter) error {
 	if f.Sex != "" {
 		p, err := s.sexPredicate(ctx, farmID, asOf, f.Sex)
@@ -185,18 +186,24 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 }
 
 // sexPredicate keeps the animals whose profile on asOf records sex. Only profile facts
-// record a sex, so one statement loads the farm's profile facts and evidence.ProfilesOf
-// decides each animal's sex on asOf from them (the newest one dated on or before asOf that
-// records a sex), as it does for a whole profile.
+// record a sex, so they are loaded for the farm's animals, through the animals' fact links
+// (animalFactsOf: the farm's own facts, never every farm's facts of a kind), and
+// evidence.ProfilesOf decides each animal's sex on asOf from them (the newest one dated on or
+// before asOf that records a sex), as it does for a whole profile. Two statements (the
+// farm's animals, their profile facts), and one more per 5,000 animals.
 func (s *Service) sexPredicate(ctx context.Context, farmID uuid.UUID, asOf, sex string) (predicate.Animal, error) {
-	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKind(string(evidence.KindProfile)),
-			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
-		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	all, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID)).IDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	facts := factsOf(items)
+	var facts []evidence.Fact
+	for lo := 0; lo < len(all); lo += historyIDBatch {
+		got, err := s.animalFactsOf(ctx, farmID, all[lo:min(lo+historyIDBatch, len(all))], []string{string(evidence.KindProfile)})
+		if err != nil {
+			return nil, err
+		}
+		facts = append(facts, got...)
+	}
 	ids := make([]string, 0, len(facts))
 	for _, f := range facts {
 		ids = append(ids, f.AnimalID)

@@ -17,8 +17,8 @@ import (
 // TestBookCorrectionsInBrowser corrects the herd book from the web app, on SQLite and
 // PostgreSQL (issue 23, item 3): an EDITOR weighs a cow, amends the weight with a reason on
 // her timeline and sees the server's profile change and the audit trail show the amendment;
-// voids another record with a reason; amends a third offline (queued in the outbox, sent
-// when the network returns); ends her group membership from a day (the group holds her the
+// voids another record with a reason; corrects a third one's weight offline (queued in the
+// outbox, sent when the network returns), then its day (the corrected record carries it); ends her group membership from a day (the group holds her the
 // day before, not that day); marks a notification read and changes a channel. Made a
 // READER, the same forms are refused with the server's words, and then no longer offered.
 // axe-core checks every screen and every open form.
@@ -103,6 +103,8 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			b.goTo(t, base+"/audit", "Audit trail")
 			b.waitText(t, "#audit-list", "Amended")
 			b.waitText(t, "#audit-list", "The scale was read wrong.")
+			// An entry about the cow leads to her page, where it is corrected.
+			b.waitText(t, `#audit-list a[href$="/animals/`+cow+`"]`, "Correct it on the animal’s page")
 			b.checkAxe(t, "audit after the amendment")
 		})
 
@@ -144,6 +146,44 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			fact := items[len(items)-1].(map[string]any)["metadata"].(map[string]any)["birth_history"].(map[string]any)
 			if len(items) != 1 || fact["kg"] != float64(365) || fact["date"] != "2025-06-01" {
 				t.Fatalf("the record's items in force after the queued amendment = %v", items)
+			}
+		})
+
+		t.Run("CorrectDay", func(t *testing.T) {
+			rec := weights(t)["2025-06-01"]
+			b.goTo(t, base+"/animals/"+cow, "BK-1")
+			// The page shows what it kept first, then the server's answer with the corrected item.
+			b.waitText(t, "#timeline", "365 kg")
+			fix := "#fix-" + rec
+			b.click(t, fix+" summary")
+			b.set(t, fix+" .fix-date", "2025-06-02")
+			b.set(t, fix+" .fix-reason", "Weighed on the 2nd.")
+			b.click(t, fix+" .fix-save")
+			b.waitText(t, "#fix-status", "Corrected")
+			b.waitText(t, "#timeline", "2025-06-02")
+			// The record was dated by its one fact, so the corrected record carries the new day
+			// and names the old one, which is superseded and leaves the answers.
+			w := weights(t)
+			if _, ok := w["2025-06-01"]; ok || w["2025-06-02"] == "" || w["2025-06-02"] == rec {
+				t.Fatalf("the weights in force after the correction = %v", w)
+			}
+			out := b.gql(t, `query($f: ID!, $r: ID!, $old: ID!) {
+				r: node(id: $r) { ... on Record { appliedAt amendsID items { metadata } } }
+				farm(id: $f) { audit(recordID: $old, first: 50) { edges { node { action entity reason } } } } }`, map[string]any{"f": v["f"], "r": w["2025-06-02"], "old": rec})
+			r := out["r"].(map[string]any)
+			items := r["items"].([]any)
+			fact := items[0].(map[string]any)["metadata"].(map[string]any)["birth_history"].(map[string]any)
+			if r["appliedAt"] != "2025-06-02T00:00:00Z" || r["amendsID"] != rec || len(items) != 1 || fact["kg"] != float64(365) {
+				t.Errorf("the corrected record = %v", r)
+			}
+			// The old record stays in the book: the trail lists its amendment with the reason.
+			amended := false
+			for _, e := range out["farm"].(map[string]any)["audit"].(map[string]any)["edges"].([]any) {
+				n := e.(map[string]any)["node"].(map[string]any)
+				amended = amended || n["action"] == "amend" && n["entity"] == "record" && n["reason"] == "Weighed on the 2nd."
+			}
+			if !amended {
+				t.Errorf("the old record's trail = %v", out["farm"])
 			}
 		})
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -290,15 +291,25 @@ func runApp(t *testing.T, d *db.DB) {
 	})
 
 	t.Run("ReloadOfflineShowsKeptRegister", func(t *testing.T) {
-		// Back on the register, the kept copy syncs through the change feed: the weight and
-		// the sale recorded since arrive without a full read.
+		// Back on the register, the kept copy syncs through the change feeds without a full
+		// read: the weight and the sale recorded since arrive by the records feed, and an
+		// animal made without any record (UK-777) and a deleted one (UK-129) by the animals feed.
+		keptCopy := `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+			const q = r.result.transaction('kv').objectStore('kv').get('register:` + s.farm + `');
+			q.onsuccess = () => { r.result.close(); ok(q.result || {rows: []}); }; }; })`
+		readAt := b.evalString(t, keptCopy+`.then(k => k.readAt || '')`)
+		if readAt == "" {
+			t.Fatal("the kept register has no full read's time")
+		}
+		app.MustAnimal(u, uuid.MustParse(s.farm), "UK-777")
+		gone := b.gql(t, `query($f: ID!) { farm(id: $f) { animals(first: 1, where: {tag: "UK-129"}) { edges { node { id } } } } }`, map[string]any{"f": s.farm})
+		goneID := gone["farm"].(map[string]any)["animals"].(map[string]any)["edges"].([]any)[0].(map[string]any)["node"].(map[string]any)["id"]
+		b.gql(t, `mutation($id: ID!) { animalDelete(input: {id: $id}) { __typename } }`, map[string]any{"id": goneID})
 		goTo(t, base+"/register", "Register")
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
-			const q = r.result.transaction('kv').objectStore('kv').get('register:`+s.farm+`');
-			q.onsuccess = () => { r.result.close(); const rows = (q.result && q.result.rows) || [];
-				ok(rows.some(x => x.tag === 'UK-1' && x.profile.weightKg === 412.5) && rows.some(x => x.tag === 'UK-2' && x.profile.status === 'SOLD')); }; }; })`,
-			chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
-			t.Fatalf("the kept register did not sync: %v", err)
+		b.poll(t, "the kept register to sync", keptCopy+`.then(k => k.rows.some(x => x.tag === 'UK-1' && x.profile.weightKg === 412.5) &&
+			k.rows.some(x => x.tag === 'UK-2' && x.profile.status === 'SOLD') && k.rows.some(x => x.tag === 'UK-777') && !k.rows.some(x => x.tag === 'UK-129'))`)
+		if again := b.evalString(t, keptCopy+`.then(k => k.readAt || '')`); again != readAt {
+			t.Fatalf("the kept register was read again in full (%s, then %s), not synced by the feeds", readAt, again)
 		}
 		// The service worker keeps the shell; the register comes from IndexedDB. The tokens
 		// were in memory only, so after the reload the app asks to sign in again.

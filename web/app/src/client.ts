@@ -29,7 +29,7 @@ const keyless = [
   'FarmSettings', 'BreedingAges', 'FarmSettingsUpdatePayload', 'MemberAddPayload', 'MemberUpdatePayload',
   'MemberDeactivatePayload', 'AuditEntryConnection', 'AuditEntryEdge',
   'CalvingEaseGrade', 'CalvingConnection', 'CalvingEdge', 'Calf', 'CalvingRecordPayload',
-  'RecordVoidPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
+  'RecordVoidPayload', 'RecordAmendPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
   'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
 ];
@@ -63,7 +63,10 @@ export async function send<T, V extends AnyVariables>(doc: TypedDocumentNode<T, 
   }
   if (r.error) {
     const g = r.error.graphQLErrors[0];
-    return { code: String(g?.extensions?.code ?? ''), message: g?.message ?? r.error.message };
+    // A refused input names its fields: shown with the message, so the user knows what to fix.
+    const fields = (g?.extensions?.fields as Array<{ field?: string; message?: string }> | undefined) ?? [];
+    const why = fields.map((f) => `${f.field ?? ''}: ${f.message ?? ''}`).join('; ');
+    return { code: String(g?.extensions?.code ?? ''), message: (g?.message ?? r.error.message) + (why ? ` (${why})` : '') };
   }
   return r.data ? { data: r.data } : { message: 'no data' };
 }

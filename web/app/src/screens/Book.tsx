@@ -5,7 +5,8 @@
 // form (the server refuses them anyway; its refusal is shown as it is).
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocument, RecordVoidDocument } from '../graphql/generated';
+import { client } from '../client';
+import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocument, RecordAmendDocument, RecordItemTextsDocument, RecordVoidDocument } from '../graphql/generated';
 import { prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 
@@ -28,6 +29,9 @@ export interface Entry { id: string; name: string; appliedAt: string; items?: It
 
 export const factOf = (it: Item): Fact | undefined => (it.metadata as { birth_history?: Fact } | null)?.birth_history;
 const DATES = ['date', 'start_date', 'end_date'] as const;
+/** day is the day a fact dates its record by (the server's rule: date, else start_date). */
+const day = (f: Fact | undefined): string | undefined =>
+  typeof f?.date === 'string' ? f.date : typeof f?.start_date === 'string' ? f.start_date : undefined;
 
 /** values are an item's fact values as a person reads them: a weight, the days of its fact. */
 function values(it: Item): string {
@@ -47,8 +51,11 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
   const items = entry.items ?? [];
   const amendable = items.filter((it) => { const f = factOf(it); return !!f && (f.kg != null || DATES.some((d) => typeof f[d] === 'string')); });
   const [action, setAction] = useState<Action>(amendable.length ? 'amend' : 'voidRecord');
-  const [itemID, setItemID] = useState((amendable[0] ?? items[0])?.id ?? '');
-  const item = items.find((it) => it.id === itemID);
+  const [chosen, setItemID] = useState('');
+  // The chosen item, or the first one: the list may change under the form (a correction sent
+  // from the outbox replaces an item, and the page reads the record again).
+  const item = items.find((it) => it.id === chosen && (action !== 'amend' || amendable.includes(it))) ?? (action === 'amend' ? amendable[0] : items[0]);
+  const itemID = item?.id ?? '';
   const fact = item ? factOf(item) : undefined;
   const [typed, setTyped] = useState<Record<string, string>>({});
   const [reason, setReason] = useState('');
@@ -71,19 +78,33 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
       for (const d of DATES) if (typeof fact?.[d] === 'string') next[d] = value(d);
       if (fact?.kg != null) next.kg = toKg(Number(value('kg')));
       const metadata = { ...(item?.metadata as Record<string, unknown>), birth_history: next };
-      out = await write(`${t('amendItem')} ${item?.name ?? ''}`, ItemAmendDocument, { input: { farmID, recordID: entry.id, id: itemID, reason, metadata } });
+      const was = day(fact), now = day(next), label = `${t('amendItem')} ${item?.name ?? ''}`;
+      // A record dated by its one fact gets the new day too (recordAmend), its item's text
+      // read first and kept; offline, or when that read fails, the item alone is corrected.
+      const texts = items.length === 1 && was && now && now !== was && entry.appliedAt.slice(0, 10) === was
+        ? await client.query(RecordItemTextsDocument, { id: entry.id }, { requestPolicy: 'network-only' }).toPromise() : null;
+      const node = texts?.data?.node;
+      if (node && 'items' in node && node.items?.length === 1 && node.items[0]!.id === itemID) {
+        out = await write(label, RecordAmendDocument, { input: {
+          farmID, id: entry.id, reason, appliedAt: now + entry.appliedAt.slice(10),
+          items: [{ name: item?.name ?? null, description: node.items[0]!.description ?? null, metadata }],
+        } });
+      } else {
+        out = await write(label, ItemAmendDocument, { input: { farmID, recordID: entry.id, id: itemID, reason, metadata } });
+      }
     }
     setBusy(false);
     const ok = !out.code && !out.queued && out.data !== undefined;
     if (ok) setReason('');
-    done(said(out, action === 'amend' ? 'amended' : 'voided'), ok);
+    // After a refusal too the page is read again: the entry may have changed meanwhile.
+    done(said(out, action === 'amend' ? 'amended' : 'voided'), ok || !!out.code);
   };
   return (
     <details class="fix" id={id}>
       <summary>{t('correct')}<span class="sr"> {entry.name} {showDate(entry.appliedAt)}</span></summary>
       <form onSubmit={submit} aria-label={`${t('correct')}: ${entry.name}`}>
         <fieldset class="choice stack"><legend>{t('whatToDo')}</legend>
-          {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => { setAction('amend'); setItemID(amendable[0]!.id); }} /> {t('amendItem')}</label>}
+          {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => setAction('amend')} /> {t('amendItem')}</label>}
           {items.length > 1 && <label><input type="radio" name={`${id}-action`} value="voidItem" checked={action === 'voidItem'} onChange={() => setAction('voidItem')} /> {t('voidItem')}</label>}
           <label><input type="radio" name={`${id}-action`} value="voidRecord" checked={action === 'voidRecord'} onChange={() => setAction('voidRecord')} /> {t('voidRecord')}</label>
         </fieldset>
@@ -109,7 +130,7 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
 /** Timeline lists the animal's records in force, each with its values and, for an EDITOR, its correction form. */
 export function Timeline({ farmID, records, total, editor, changed }: { farmID: string; records: Entry[]; total: number; editor: boolean; changed: () => void }) {
   const [msg, setMsg] = useState('');
-  const done = (m: string, ok: boolean) => { setMsg(m); if (ok) changed(); };
+  const done = (m: string, reread: boolean) => { setMsg(m); if (reread) changed(); };
   return (
     <article class="card wide" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({total})</h2>
       {editor && <p class="note">{t('correctNote')} <a href={`/farms/${farmID}/audit`}>{t('audit')}</a></p>}

@@ -10,6 +10,7 @@ import {
 } from '../graphql/generated';
 import { showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
+import { useEditor } from './Book';
 import { Failed } from './Farms';
 
 const ROLES: FarmMemberRole[] = ['OWNER', 'EDITOR', 'READER'];
@@ -199,10 +200,19 @@ export function Members({ farmID }: { farmID: string }) {
   );
 }
 
+/** animalsOf names the animals an entry's values are about (a record's animal_ids, an item's
+ * fact), for a link to the page where it is corrected. */
+function animalsOf(v: unknown): string[] {
+  const o = (v ?? {}) as { animal_ids?: unknown; metadata?: { birth_history?: { animal_id?: unknown } } };
+  const ids = Array.isArray(o.animal_ids) ? o.animal_ids : [o.metadata?.birth_history?.animal_id];
+  return [...new Set(ids.filter((x): x is string => typeof x === 'string'))].slice(0, 5);
+}
+
 type Entry = NonNullable<NonNullable<NonNullable<NonNullable<AuditQuery['farm']>['audit']['edges']>[number]>['node']>;
 
 /** Audit lists the farm's audit trail, oldest first, 100 at a time, between two local days. */
 export function Audit({ farmID }: { farmID: string }) {
+  const editor = useEditor(farmID);
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [rows, setRows] = useState<Entry[]>([]);
@@ -245,6 +255,7 @@ export function Audit({ farmID }: { farmID: string }) {
           <li key={a.id}>
             <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong> · {a.entity === 'record' ? t('auditRecord') : t('auditItem')} · {when(a.at)} · {a.userID ? who[a.userID] ?? a.userID : t('operator')}
             {a.reason && <p>{t('reason')}: {a.reason}</p>}
+            {editor && a.action === 'create' && animalsOf(a.newValue).map((id, i, all) => <p key={id}><a href={`/farms/${farmID}/animals/${id}`}>{t('correctOnAnimal')}{all.length > 1 ? ` (${i + 1})` : ''}</a></p>)}
             <details><summary>{t('details')}</summary>
               {a.oldValue && <><h2>{t('before')}</h2><pre>{JSON.stringify(a.oldValue, null, 1)}</pre></>}
               {a.newValue && <><h2>{t('after')}</h2><pre>{JSON.stringify(a.newValue, null, 1)}</pre></>}
