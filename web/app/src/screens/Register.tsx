@@ -50,6 +50,9 @@ export function Register({ farmID }: { farmID: string }) {
   const [fromDevice, setFromDevice] = useState(false);
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
+  // The cursor last asked for: an effect of a render drawn before a page arrived still holds
+  // the cursor before it, and must not ask for that page again once the load is over.
+  const asked = useRef<string | null | undefined>(undefined);
   const gen = useRef(0);
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -59,6 +62,7 @@ export function Register({ farmID }: { farmID: string }) {
   // without its rows (and asks for the next page too early). It answers whether it loaded.
   const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
     loading.current = true;
+    asked.current = after;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
       sex: sex || null, groupID: group || null,
@@ -87,7 +91,7 @@ export function Register({ farmID }: { farmID: string }) {
 
   useEffect(() => {
     const g = ++gen.current;
-    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0); asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
@@ -111,7 +115,7 @@ export function Register({ farmID }: { farmID: string }) {
   const start = Math.max(0, Math.floor(top / ROW) - 10);
   const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
   useEffect(() => {
-    if (more && !loading.current && end >= rows.length - 40) {
+    if (more && !loading.current && cursor !== asked.current && end >= rows.length - 40) {
       const g = gen.current;
       void fetchPage(cursor, g);
     }
