@@ -19,8 +19,8 @@ const bigHerd = 10000
 // is one page of 200, not the herd; the DOM holds fewer than 100 rows however far one
 // scrolls; a scripted scroll while the kept register syncs in the background has no long task
 // over 200 ms (the figures are logged); scrolling to the end reaches the last tag through
-// successive pages; and the sex and group filters, run on the server on the as-of day, show
-// the server's count and rows. axe-core checks the screen; with HERDBOOK_SCREENSHOT_DIR set it
+// successive pages; the sex and group filters, run on the server on the as-of day, show
+// the server's count and rows; and offline the same filters run over the kept register. axe-core checks the screen; with HERDBOOK_SCREENSHOT_DIR set it
 // is saved as web-20-register-10000.
 func TestRegisterInBrowser(t *testing.T) {
 	t.Parallel()
@@ -184,7 +184,17 @@ func runRegister(t *testing.T, b *browser) {
 		}
 		p := b.probe(t)
 		if want := bigHerd / 200; p.registerPages() != want {
-			t.Errorf("%d register pages of 200 to reach the end, want %d", p.registerPages(), want)
+			var afters []string
+			for _, r := range p.Requests {
+				if r.Op == "Register" && r.First != nil && *r.First == 200 {
+					a := "null"
+					if r.After != nil {
+						a = *r.After
+					}
+					afters = append(afters, fmt.Sprintf("%s sex=%v group=%v", a, r.Sex, r.GroupID))
+				}
+			}
+			t.Errorf("%d register pages of 200 to reach the end, want %d: after %v", p.registerPages(), want, afters)
 		}
 		if p.MaxRows >= 100 {
 			t.Errorf("the DOM held %d rows at most, want fewer than 100", p.MaxRows)
@@ -235,5 +245,21 @@ func runRegister(t *testing.T, b *browser) {
 			t.Fatalf("the group filter was not sent to the server: %+v", lastReq)
 		}
 		b.checkAxe(t, "register filtered by group")
+	})
+
+	t.Run("OfflineFilters", func(t *testing.T) {
+		// The kept register (synced in the background during the scroll) answers offline,
+		// with the same filters run on the device over the kept profiles.
+		b.waitText(t, "#register-count", "Last synced")
+		b.offline(t, true)
+		defer b.offline(t, false)
+		b.set(t, "#sex", "MALE")
+		want := h.Count(func(i int) bool { return h.Male(i) && h.InGroup(i) })
+		b.waitText(t, "#register-count", fmt.Sprintf("%d ", want))
+		b.waitText(t, "#register-count", "(offline)")
+		b.waitText(t, ".register li:first-child", h.Tag(12))
+		b.set(t, "#group", "")
+		b.waitText(t, "#register-count", fmt.Sprintf("%d ", h.Count(h.Male)))
+		b.waitText(t, ".register li:first-child", h.Tag(3))
 	})
 }

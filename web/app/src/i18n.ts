@@ -190,11 +190,21 @@ document.documentElement.lang = prefs.lang;
 
 export const t = (k: Key): string => catalogues[prefs.lang][k];
 
+// Intl formatters are made once per language and kept: making one costs far more than
+// formatting with it (every register row and chart label formats a weight or a date).
+const formats = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function format<F extends Intl.NumberFormat | Intl.DateTimeFormat>(kind: string, make: (lang: Lang) => F): F {
+  const key = `${kind}:${prefs.lang}`;
+  let f = formats.get(key) as F | undefined;
+  if (!f) { f = make(prefs.lang); formats.set(key, f); }
+  return f;
+}
+
 const LB = 0.45359237; // the international avoirdupois pound, in kg
 export function showWeight(kg: number | null | undefined): string {
   if (kg == null) return '—';
   const v = prefs.unit === 'lb' ? kg / LB : kg;
-  return `${new Intl.NumberFormat(prefs.lang, { maximumFractionDigits: 1 }).format(v)} ${prefs.unit}`;
+  return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(v)} ${prefs.unit}`;
 }
 /** toKg reads a weight typed in the user's unit. */
 export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);
@@ -202,7 +212,7 @@ export function showDate(d: string | null | undefined): string {
   if (!d) return '—';
   if (prefs.dates === 'iso') return d.slice(0, 10);
   const [y, m, day] = d.slice(0, 10).split('-').map(Number);
-  return new Intl.DateTimeFormat(prefs.lang, { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.UTC(y!, m! - 1, day!));
+  return format('date', (lang) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' })).format(Date.UTC(y!, m! - 1, day!));
 }
 /** today is the device's local date (YYYY-MM-DD). */
 export function today(): string {

@@ -89,10 +89,12 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
   if (!a || !('tag' in a)) return <p aria-busy="true">{t('loading')}</p>;
   const p = a.profile;
   const records = a.timeline.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+  // The weights by day: ISO days sort as plain strings (localeCompare would load a collator
+  // first, about 10 ms on a phone, for nothing).
   const weights: Point[] = records.flatMap((r) => (r.items ?? []).flatMap((it) => {
     const f = (it.metadata as { birth_history?: { kind?: string; animal_id?: string; date?: string; kg?: number | string } } | null)?.birth_history;
     return f?.kind === 'weight' && f.animal_id === id && f.date ? [{ date: f.date, kg: Number(f.kg) }] : [];
-  })).sort((x, y) => x.date.localeCompare(y.date));
+  })).sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : 0));
   const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
   const kids = a.offspring.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
   return (

@@ -50,8 +50,8 @@ export function Register({ farmID }: { farmID: string }) {
   const [fromDevice, setFromDevice] = useState(false);
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const loading = useRef(false);
-  // The cursor last asked for: an effect of a render drawn before a page arrived still holds
-  // the cursor before it, and must not ask for that page again once the load is over.
+  // asked is the cursor of the last page asked for: an effect of an earlier render runs after
+  // paint, possibly once that page has come, and must not ask for it again.
   const asked = useRef<string | null | undefined>(undefined);
   const gen = useRef(0);
   const box = useRef<HTMLDivElement>(null);
@@ -62,7 +62,6 @@ export function Register({ farmID }: { farmID: string }) {
   // without its rows (and asks for the next page too early). It answers whether it loaded.
   const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
     loading.current = true;
-    asked.current = after;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
       sex: sex || null, groupID: group || null,
@@ -91,7 +90,8 @@ export function Register({ farmID }: { farmID: string }) {
 
   useEffect(() => {
     const g = ++gen.current;
-    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0); asked.current = undefined;
+    setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
+    asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
@@ -115,9 +115,9 @@ export function Register({ farmID }: { farmID: string }) {
   const start = Math.max(0, Math.floor(top / ROW) - 10);
   const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
   useEffect(() => {
-    if (more && !loading.current && cursor !== asked.current && end >= rows.length - 40) {
-      const g = gen.current;
-      void fetchPage(cursor, g);
+    if (more && !loading.current && asked.current !== cursor && end >= rows.length - 40) {
+      asked.current = cursor;
+      void fetchPage(cursor, gen.current);
     }
   }, [end, more, rows.length]);
 
