@@ -8,6 +8,9 @@
 let trail: Element[] = [];
 let pending = 0;
 let tries = 0;
+// taken: the control that has the focus was disabled or removed since it got it. Only then is
+// the focus brought back: a person who tabbed out of the page to the browser keeps it there.
+let taken = false;
 
 function ancestors(e: Element): Element[] {
   const out: Element[] = [];
@@ -27,7 +30,7 @@ function check(): void {
   pending = 0;
   const a = document.activeElement;
   const gone = trail[0];
-  if ((a && a !== document.body) || !gone) return;
+  if ((a && a !== document.body) || !gone || !taken) return;
   if (usable(gone)) { gone.focus(); return; }
   if (gone.isConnected && ++tries < 40) { pending = window.setTimeout(check, 250); return; }
   for (const home of trail) {
@@ -43,10 +46,13 @@ function check(): void {
 
 /** keepFocus watches root's changes from now on. */
 export function keepFocus(root: Element): void {
-  document.addEventListener('focusin', (e) => { if (e.target instanceof Element) trail = ancestors(e.target); });
+  document.addEventListener('focusin', (e) => { if (e.target instanceof Element) { trail = ancestors(e.target); taken = false; } });
   // A click puts the focus where the pointer is (the body, on a blank spot): nothing to keep.
-  document.addEventListener('pointerdown', () => { trail = []; }, true);
+  document.addEventListener('pointerdown', () => { trail = []; taken = false; }, true);
+  // Kept cheap: the register's rows change at every scroll.
   new MutationObserver(() => {
-    if (!pending) { tries = 0; pending = window.setTimeout(check, 250); }
-  }).observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'open', 'hidden', 'class'] });
+    const gone = trail[0];
+    if (gone && (!gone.isConnected || (gone as HTMLButtonElement).disabled)) taken = true;
+    if (taken && !pending) { tries = 0; pending = window.setTimeout(check, 250); }
+  }).observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'open', 'hidden'] });
 }
