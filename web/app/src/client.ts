@@ -32,6 +32,7 @@ const keyless = [
   'RecordVoidPayload', 'RecordAmendPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
   'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
+  'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
 ];
 
 export const client = new Client({

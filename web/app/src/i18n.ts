@@ -80,6 +80,11 @@ const en = {
   ageOfDam: 'Age-of-dam adjustments (weaning weight)', ageOfDamNote: 'Added to the 205-day adjusted weaning weight by the dam’s age at calving (BIF Guidelines). None: no adjustment.',
   line: 'Line', minDays: 'Dam’s age from (days)', maxDays: 'to (days)', maleKG: 'Bull calf (kg)', femaleKG: 'Heifer calf (kg)',
   addLine: 'Add a line', removeLine: 'Remove line',
+  recordHeat: 'Record a heat', heatSaved: 'Heat recorded.', edit: 'Edit', delete: 'Delete', cancel: 'Cancel',
+  editOutside: 'Edit outside animal', deleteOutside: 'Delete outside animal', outsideEdited: 'Outside animal changed.',
+  outsideDeleted: 'Outside animal deleted.', deleteSure: 'Delete for good?', registry: 'Registry', registrationNumber: 'Registration number',
+  matingAdvice: 'Mating advice', matingNote: 'The farm’s bulls that may serve her today, with the calf’s expected inbreeding (F), lowest first.',
+  advise: 'Show the bulls', matingFor: 'Bulls for', calfInbreeding: 'Calf’s inbreeding (F)', noBulls: 'No bull of the farm may serve her today.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -162,6 +167,11 @@ const fr: Catalogue = {
   ageOfDam: 'Ajustements selon l’âge de la mère (poids au sevrage)', ageOfDamNote: 'Ajoutés au poids au sevrage ajusté à 205 jours selon l’âge de la mère au vêlage (BIF). Aucun : pas d’ajustement.',
   line: 'Ligne', minDays: 'Âge de la mère de (jours)', maxDays: 'à (jours)', maleKG: 'Veau mâle (kg)', femaleKG: 'Velle (kg)',
   addLine: 'Ajouter une ligne', removeLine: 'Retirer la ligne',
+  recordHeat: 'Enregistrer des chaleurs', heatSaved: 'Chaleurs enregistrées.', edit: 'Modifier', delete: 'Supprimer', cancel: 'Annuler',
+  editOutside: 'Modifier l’animal extérieur', deleteOutside: 'Supprimer l’animal extérieur', outsideEdited: 'Animal extérieur modifié.',
+  outsideDeleted: 'Animal extérieur supprimé.', deleteSure: 'Supprimer définitivement ?', registry: 'Livre généalogique', registrationNumber: 'Numéro d’inscription',
+  matingAdvice: 'Conseil d’accouplement', matingNote: 'Les taureaux de l’exploitation qui peuvent la saillir aujourd’hui, avec la consanguinité attendue du veau (F), la plus faible d’abord.',
+  advise: 'Voir les taureaux', matingFor: 'Taureaux pour', calfInbreeding: 'Consanguinité du veau (F)', noBulls: 'Aucun taureau de l’exploitation ne peut la saillir aujourd’hui.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;
