@@ -220,10 +220,17 @@ function load(): Prefs {
   return { lang, unit: saved.unit ?? 'kg', dates: saved.dates ?? 'iso' };
 }
 export let prefs: Prefs = load();
+const prefListeners = new Set<() => void>();
+/** onPrefs calls f after every change of the preferences (the shell draws itself again); it answers the unsubscribe. */
+export function onPrefs(f: () => void): () => void {
+  prefListeners.add(f);
+  return () => { prefListeners.delete(f); };
+}
 export function setPrefs(p: Prefs): void {
   prefs = p;
   localStorage.setItem('hb.prefs', JSON.stringify(p));
   document.documentElement.lang = p.lang;
+  prefListeners.forEach((f) => f());
 }
 document.documentElement.lang = prefs.lang;
 

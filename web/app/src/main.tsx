@@ -1,10 +1,11 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Provider } from '@urql/preact';
 import './style.css';
 import { completeSignIn, onAuthChange, signIn, signOut, signedIn } from './auth';
 import { client } from './client';
-import { prefs, t } from './i18n';
+import { onPrefs, prefs, t } from './i18n';
+import { keepFocus } from './focus';
 import { flush } from './outbox';
 import { navigate, onLink, usePath } from './router';
 import { Animal } from './screens/Animal';
@@ -108,12 +109,26 @@ function App() {
   const online = useOnline();
   const [, setTick] = useState(0);
   useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
+  // A new language, unit or date format redraws every screen at once.
+  useEffect(() => onPrefs(() => setTick((n) => n + 1)), []);
   const authed = signedIn();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
   // On a phone the links fold behind one Menu button (the screen is for the work, not for
   // thirteen links); a new screen folds them again.
   const [menu, setMenu] = useState(false);
   useEffect(() => setMenu(false), [path]);
+  // After a move to another screen the focus goes to its content (as a page load would put a
+  // keyboard user at its start), unless the screen put it on a field of its own: a link of
+  // the folded menu would otherwise leave it on the page's body.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    const id = requestAnimationFrame(() => {
+      const main = document.getElementById('main');
+      if (main && !main.contains(document.activeElement)) main.focus({ preventScroll: true });
+    });
+    return () => cancelAnimationFrame(id);
+  }, [path]);
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
@@ -151,3 +166,4 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = ''; // the static "loading" line
 render(<Provider value={client}><App /></Provider>, root);
+keepFocus(root);
