@@ -672,17 +672,26 @@ func runKeyboard(t *testing.T, b *browser) {
 			}
 		}
 		enJSON, _ := json.Marshal(english)
-		leaks := func(screen string) {
+		found := func() string {
 			t.Helper()
-			got := b.evalString(t, `(() => { const en = new Set(`+string(enJSON)+`); const out = [];
+			return b.evalString(t, `(() => { const en = new Set(`+string(enJSON)+`); const out = [];
 				const w = document.createTreeWalker(document.querySelector('.shell'), NodeFilter.SHOW_TEXT);
 				for (let n = w.nextNode(); n; n = w.nextNode()) { const s = n.textContent.trim(); if (s && en.has(s)) out.push(s); }
 				for (const e of document.querySelectorAll('.shell [aria-label], .shell option')) { const s = (e.getAttribute('aria-label') || e.textContent).trim(); if (en.has(s)) out.push(s); }
 				return out.join(' | '); })()`)
-			if got != "" {
+		}
+		leaks := func(screen string) {
+			t.Helper()
+			if got := found(); got != "" {
 				t.Errorf("%s in French still shows English: %s", screen, got)
 			}
 		}
+		// The check itself finds an English string planted on the page.
+		b.eval(t, `(() => { const e = document.createElement('span'); e.id = 'planted'; e.textContent = `+jsString(en["register"])+`; document.querySelector('main').appendChild(e); })()`)
+		if got := found(); got != en["register"] {
+			t.Fatalf("an English %q planted on the French page is found as %q", en["register"], got)
+		}
+		b.eval(t, `document.querySelector('#planted').remove()`)
 		leaks("settings")
 		for _, sc := range []struct{ path, key string }{
 			{base, ""}, {base + "/register", "register"}, {base + "/weigh", "weigh"}, {base + "/treat", "treat"},
