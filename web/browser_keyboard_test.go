@@ -516,6 +516,33 @@ func runKeyboard(t *testing.T, b *browser) {
 			got := b.graphOf(t, `query($f: ID!) { farm(id: $f) { due { edges { node { animalID basis sireID } } } } }`, v)
 			return strings.Contains(got, s.dam) && strings.Contains(got, "basis:service") && strings.Contains(got, ice), got
 		})
+
+		// A heat, typed and sent with Enter.
+		b.tabTo(t, "#heat-female")
+		b.press(t, "D-7", kb.Enter)
+		b.waitText(t, "#heat-status", "Heat recorded")
+		eventually(t, "the heat", func() (bool, string) {
+			got := b.graphOf(t, `query($d: ID!) { node(id: $d) { ... on Animal { timeline(first: 50) { edges { node { items { metadata } } } } } } }`, map[string]any{"d": s.dam})
+			return strings.Contains(got, "kind:heat"), got
+		})
+		// Mating advice for her, asked with Enter.
+		b.tabTo(t, "#mating-female")
+		b.press(t, "D-7", kb.Enter)
+		b.waitText(t, "#mating-table", "D-7")
+		// The outside sire's batch changed in his folded form.
+		b.eval(t, `document.querySelector('a.skip').focus()`)
+		b.tabTo(t, "#oa-"+ice+" summary")
+		b.press(t, kb.Enter)
+		b.tabTo(t, "#oa-batch-"+ice)
+		b.press(t, kb.End, kb.Backspace, "2")
+		b.tabTo(t, "#oa-save-"+ice)
+		b.press(t, kb.Enter)
+		b.waitText(t, "#outside-list-status", "Outside animal changed")
+		eventually(t, "the sire's new batch", func() (bool, string) {
+			got := b.graphOf(t, `query($f: ID!) { farm(id: $f) { outsideAnimals { edges { node { name batch } } } } }`, v)
+			return strings.Contains(got, "batch:IS-2 name:Ice Storm"), got
+		})
+		b.walkTabs(t, "breeding (heat, advice and an outside sire's form open)")
 	})
 
 	t.Run("FarmSettingsAndMembers", func(t *testing.T) {
@@ -645,17 +672,26 @@ func runKeyboard(t *testing.T, b *browser) {
 			}
 		}
 		enJSON, _ := json.Marshal(english)
-		leaks := func(screen string) {
+		found := func() string {
 			t.Helper()
-			got := b.evalString(t, `(() => { const en = new Set(`+string(enJSON)+`); const out = [];
+			return b.evalString(t, `(() => { const en = new Set(`+string(enJSON)+`); const out = [];
 				const w = document.createTreeWalker(document.querySelector('.shell'), NodeFilter.SHOW_TEXT);
 				for (let n = w.nextNode(); n; n = w.nextNode()) { const s = n.textContent.trim(); if (s && en.has(s)) out.push(s); }
 				for (const e of document.querySelectorAll('.shell [aria-label], .shell option')) { const s = (e.getAttribute('aria-label') || e.textContent).trim(); if (en.has(s)) out.push(s); }
 				return out.join(' | '); })()`)
-			if got != "" {
+		}
+		leaks := func(screen string) {
+			t.Helper()
+			if got := found(); got != "" {
 				t.Errorf("%s in French still shows English: %s", screen, got)
 			}
 		}
+		// The check itself finds an English string planted on the page.
+		b.eval(t, `(() => { const e = document.createElement('span'); e.id = 'planted'; e.textContent = `+jsString(en["register"])+`; document.querySelector('main').appendChild(e); })()`)
+		if got := found(); got != en["register"] {
+			t.Fatalf("an English %q planted on the French page is found as %q", en["register"], got)
+		}
+		b.eval(t, `document.querySelector('#planted').remove()`)
 		leaks("settings")
 		for _, sc := range []struct{ path, key string }{
 			{base, ""}, {base + "/register", "register"}, {base + "/weigh", "weigh"}, {base + "/treat", "treat"},
