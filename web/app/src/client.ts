@@ -32,6 +32,9 @@ const keyless = [
   'RecordVoidPayload', 'RecordAmendPayload', 'RecordItemVoidPayload', 'RecordItemAmendPayload', 'ChannelPreferences', 'NotificationPreferencesUpdatePayload',
   'AgeOfDamAdjustment', 'OutsideAnimalConnection', 'OutsideAnimalEdge', 'OutsideAnimalCreatePayload',
   'DueEntryConnection', 'DueEntryEdge', 'DueEntry', 'AnimalPedigree', 'PedigreeAncestor',
+  'HerdReports', 'CalvingReport', 'SpreadReport', 'SpreadPeriod', 'ScanReport', 'WeaningReport', 'WeightGroup',
+  'GainReport', 'GroupGain', 'AnimalWeights', 'AdjustedWeaning', 'WeightPoint', 'WeightGain',
+  'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
 ];
 
 export const client = new Client({

@@ -80,6 +80,29 @@ const en = {
   ageOfDam: 'Age-of-dam adjustments (weaning weight)', ageOfDamNote: 'Added to the 205-day adjusted weaning weight by the dam’s age at calving (BIF Guidelines). None: no adjustment.',
   line: 'Line', minDays: 'Dam’s age from (days)', maxDays: 'to (days)', maleKG: 'Bull calf (kg)', femaleKG: 'Heifer calf (kg)',
   addLine: 'Add a line', removeLine: 'Remove line',
+  reports: 'Reports', report: 'Report', report_calving: 'Calving percentage', 'report_calving-spread': 'Calving spread',
+  report_scans: 'Pregnancy scans', report_weaning: 'Weaning weights (205-day adjusted)', report_gain: 'Daily gain by group',
+  calvingFrom: 'Calving from', seasonFrom: 'Breeding season from', periodBackwards: 'Choose a period whose first day is not after its last.',
+  downloadCSV: 'Download CSV', saveAgain: 'Save again:', offlineShort: 'offline',
+  breedingSeason: 'Breeding season', femalesExposed: 'Females exposed', calvings: 'Calvings', calvesBorn: 'Calves born',
+  calvesBornAlive: 'Calves born alive', calvingPercentage: 'Calving percentage (born alive per 100 exposed)',
+  firstCalving: 'First calving', spreadChart: 'Calvings per 21-day period', spreadPeriods: 'The 21-day periods from the first calving',
+  period: 'Period', days: 'Days', cumulative: 'Cumulative %', checks: 'Checks', animalsChecked: 'Animals checked',
+  pregnancyRate: 'Pregnancy rate (pregnant per 100 pregnant or empty)',
+  calvesAdjusted: 'Calves weaned with an adjusted weight', calvesMissing: 'Calves weaned without one (no birth weight or birth date)',
+  noneWeaned: 'No calf weaned in the period has an adjusted weight.', bySire: 'By sire', byDamAge: 'By the dam’s age at calving',
+  noSire: 'Sire not recorded', damAge: 'Dam’s age', unknown: 'Unknown', years: 'years', calves: 'Calves',
+  meanAdjusted: 'Mean adjusted weight', range: 'Lightest – heaviest', meanGain: 'Mean daily gain', animalsGained: 'Animals weighed twice', perDay: 'day',
+  weaningNote: 'The 205-day adjusted weight (BIF Guidelines): (weaning − birth weight) ÷ age in days × 205 + birth weight, plus the farm’s age-of-dam adjustment. A calf needs its birth date and birth weight.',
+  recordWeaning: 'Record a weaning', calfTag: 'Calf (tag, EID or last digits)', weaningWeight: 'Weaning weight',
+  weaningGroup: 'Weaning group (optional)', weaningSaved: 'Weaning recorded.', adjusted205: '205-day adjusted weight',
+  weanedAt: 'weaned at', daysOld: 'days', ageOfDamAdded: 'age-of-dam adjustment', noAdjusted: 'no adjusted weight yet; it lacks:',
+  missing_birth_date: 'the birth date', missing_birth_weight: 'the birth weight', missing_weaning: 'a weaning',
+  recordHeat: 'Record a heat', heatSaved: 'Heat recorded.', edit: 'Edit', delete: 'Delete', cancel: 'Cancel',
+  editOutside: 'Edit outside animal', deleteOutside: 'Delete outside animal', outsideEdited: 'Outside animal changed.',
+  outsideDeleted: 'Outside animal deleted.', deleteSure: 'Delete for good?', registry: 'Registry', registrationNumber: 'Registration number',
+  matingAdvice: 'Mating advice', matingNote: 'The farm’s bulls that may serve her today, with the calf’s expected inbreeding (F), lowest first.',
+  advise: 'Show the bulls', matingFor: 'Bulls for', calfInbreeding: 'Calf’s inbreeding (F)', noBulls: 'No bull of the farm may serve her today.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -162,6 +185,29 @@ const fr: Catalogue = {
   ageOfDam: 'Ajustements selon l’âge de la mère (poids au sevrage)', ageOfDamNote: 'Ajoutés au poids au sevrage ajusté à 205 jours selon l’âge de la mère au vêlage (BIF). Aucun : pas d’ajustement.',
   line: 'Ligne', minDays: 'Âge de la mère de (jours)', maxDays: 'à (jours)', maleKG: 'Veau mâle (kg)', femaleKG: 'Velle (kg)',
   addLine: 'Ajouter une ligne', removeLine: 'Retirer la ligne',
+  reports: 'Bilans', report: 'Bilan', report_calving: 'Taux de vêlage', 'report_calving-spread': 'Étalement des vêlages',
+  report_scans: 'Diagnostics de gestation', report_weaning: 'Poids au sevrage (ajustés à 205 jours)', report_gain: 'Croissance par lot',
+  calvingFrom: 'Vêlages du', seasonFrom: 'Saison de reproduction du', periodBackwards: 'Choisissez une période dont le premier jour n’est pas après le dernier.',
+  downloadCSV: 'Télécharger le CSV', saveAgain: 'Enregistrer de nouveau :', offlineShort: 'hors ligne',
+  breedingSeason: 'Saison de reproduction', femalesExposed: 'Femelles mises à la reproduction', calvings: 'Vêlages', calvesBorn: 'Veaux nés',
+  calvesBornAlive: 'Veaux nés vivants', calvingPercentage: 'Taux de vêlage (nés vivants pour 100 femelles mises à la reproduction)',
+  firstCalving: 'Premier vêlage', spreadChart: 'Vêlages par période de 21 jours', spreadPeriods: 'Les périodes de 21 jours depuis le premier vêlage',
+  period: 'Période', days: 'Jours', cumulative: '% cumulé', checks: 'Diagnostics', animalsChecked: 'Animaux diagnostiqués',
+  pregnancyRate: 'Taux de gestation (gestantes pour 100 gestantes ou vides)',
+  calvesAdjusted: 'Veaux sevrés avec un poids ajusté', calvesMissing: 'Veaux sevrés sans poids ajusté (sans poids ou date de naissance)',
+  noneWeaned: 'Aucun veau sevré dans la période n’a de poids ajusté.', bySire: 'Par père', byDamAge: 'Selon l’âge de la mère au vêlage',
+  noSire: 'Père non enregistré', damAge: 'Âge de la mère', unknown: 'Inconnu', years: 'ans', calves: 'Veaux',
+  meanAdjusted: 'Poids ajusté moyen', range: 'Du plus léger au plus lourd', meanGain: 'GMQ moyen', animalsGained: 'Animaux pesés deux fois', perDay: 'jour',
+  weaningNote: 'Le poids ajusté à 205 jours (BIF) : (poids au sevrage − poids de naissance) ÷ âge en jours × 205 + poids de naissance, plus l’ajustement de l’exploitation selon l’âge de la mère. Il faut au veau sa date et son poids de naissance.',
+  recordWeaning: 'Enregistrer un sevrage', calfTag: 'Veau (numéro, EID ou derniers chiffres)', weaningWeight: 'Poids au sevrage',
+  weaningGroup: 'Lot de sevrage (facultatif)', weaningSaved: 'Sevrage enregistré.', adjusted205: 'poids ajusté à 205 jours',
+  weanedAt: 'sevré à', daysOld: 'jours', ageOfDamAdded: 'ajustement selon l’âge de la mère', noAdjusted: 'pas encore de poids ajusté ; il manque :',
+  missing_birth_date: 'la date de naissance', missing_birth_weight: 'le poids de naissance', missing_weaning: 'un sevrage',
+  recordHeat: 'Enregistrer des chaleurs', heatSaved: 'Chaleurs enregistrées.', edit: 'Modifier', delete: 'Supprimer', cancel: 'Annuler',
+  editOutside: 'Modifier l’animal extérieur', deleteOutside: 'Supprimer l’animal extérieur', outsideEdited: 'Animal extérieur modifié.',
+  outsideDeleted: 'Animal extérieur supprimé.', deleteSure: 'Supprimer définitivement ?', registry: 'Livre généalogique', registrationNumber: 'Numéro d’inscription',
+  matingAdvice: 'Conseil d’accouplement', matingNote: 'Les taureaux de l’exploitation qui peuvent la saillir aujourd’hui, avec la consanguinité attendue du veau (F), la plus faible d’abord.',
+  advise: 'Voir les taureaux', matingFor: 'Taureaux pour', calfInbreeding: 'Consanguinité du veau (F)', noBulls: 'Aucun taureau de l’exploitation ne peut la saillir aujourd’hui.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;
@@ -174,10 +220,17 @@ function load(): Prefs {
   return { lang, unit: saved.unit ?? 'kg', dates: saved.dates ?? 'iso' };
 }
 export let prefs: Prefs = load();
+const prefListeners = new Set<() => void>();
+/** onPrefs calls f after every change of the preferences (the shell draws itself again); it answers the unsubscribe. */
+export function onPrefs(f: () => void): () => void {
+  prefListeners.add(f);
+  return () => { prefListeners.delete(f); };
+}
 export function setPrefs(p: Prefs): void {
   prefs = p;
   localStorage.setItem('hb.prefs', JSON.stringify(p));
   document.documentElement.lang = p.lang;
+  prefListeners.forEach((f) => f());
 }
 document.documentElement.lang = prefs.lang;
 

@@ -1,10 +1,11 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Provider } from '@urql/preact';
 import './style.css';
 import { completeSignIn, onAuthChange, signIn, signOut, signedIn } from './auth';
 import { client } from './client';
-import { prefs, t } from './i18n';
+import { onPrefs, prefs, t } from './i18n';
+import { keepFocus } from './focus';
 import { flush } from './outbox';
 import { navigate, onLink, usePath } from './router';
 import { Animal } from './screens/Animal';
@@ -36,7 +37,10 @@ function useOnline(): boolean {
 // service worker then keeps it). Once online, the app fetches them in the background, so a
 // screen opened first while offline is there too.
 const breeding = () => import('./screens/Breeding');
-addEventListener('load', () => { setTimeout(() => { if (navigator.onLine) void breeding().catch(() => undefined); }, 3000); });
+const reports = () => import('./screens/Reports');
+addEventListener('load', () => {
+  setTimeout(() => { if (navigator.onLine) { void breeding().catch(() => undefined); void reports().catch(() => undefined); } }, 3000);
+});
 
 function BreedingScreen({ farmID }: { farmID: string }) {
   const [m, setM] = useState<Awaited<ReturnType<typeof breeding>> | null>(null);
@@ -44,6 +48,14 @@ function BreedingScreen({ farmID }: { farmID: string }) {
   useEffect(() => { breeding().then(setM, (e: Error) => setErr(e.message)); }, []);
   if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
   return m ? <m.Breeding farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
+}
+
+function ReportsScreen({ farmID }: { farmID: string }) {
+  const [m, setM] = useState<Awaited<ReturnType<typeof reports>> | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { reports().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? <m.Reports farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
 }
 
 function Callback() {
@@ -88,6 +100,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/calving$/))) return <Calving farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/notifications$/))) return <Notifications farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/reports$/))) return <ReportsScreen farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -96,12 +109,26 @@ function App() {
   const online = useOnline();
   const [, setTick] = useState(0);
   useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
+  // A new language, unit or date format redraws every screen at once.
+  useEffect(() => onPrefs(() => setTick((n) => n + 1)), []);
   const authed = signedIn();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
   // On a phone the links fold behind one Menu button (the screen is for the work, not for
   // thirteen links); a new screen folds them again.
   const [menu, setMenu] = useState(false);
   useEffect(() => setMenu(false), [path]);
+  // After a move to another screen the focus goes to its content (as a page load would put a
+  // keyboard user at its start), unless the screen put it on a field of its own: a link of
+  // the folded menu would otherwise leave it on the page's body.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    const id = requestAnimationFrame(() => {
+      const main = document.getElementById('main');
+      if (main && !main.contains(document.activeElement)) main.focus({ preventScroll: true });
+    });
+    return () => cancelAnimationFrame(id);
+  }, [path]);
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
@@ -117,6 +144,7 @@ function App() {
             <a href={`/farms/${farm}/births`}>{t('births')}</a>
             <a href={`/farms/${farm}/breeding`}>{t('breeding')}</a>
             <a href={`/farms/${farm}/calving`}>{t('calving')}</a>
+            <a href={`/farms/${farm}/reports`}>{t('reports')}</a>
             <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
             <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
             <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
@@ -138,3 +166,4 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = ''; // the static "loading" line
 render(<Provider value={client}><App /></Provider>, root);
+keepFocus(root);

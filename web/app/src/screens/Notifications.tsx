@@ -1,8 +1,13 @@
 // The viewer's notifications of a farm (read and unread, marked read one by one or all at
-// once) and the channels they hear on: this farm's choice and their default for the others.
+// once), 100 at a time (Show more reads on by the connection's cursor), and the channels they
+// hear on: this farm's choice and their default for the others.
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ChannelsSaveDocument, type ChannelsFragment, MarkReadDocument, NotificationsDocument, type NotificationType } from '../graphql/generated';
+import { client } from '../client';
+import {
+  ChannelsSaveDocument, type ChannelsFragment, MarkReadDocument, NotificationsDocument, NotificationsMoreDocument,
+  type NotePageFragment, type NotificationType,
+} from '../graphql/generated';
 import { showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
 import { said } from './Book';
@@ -44,15 +49,42 @@ function Channels({ farmID, prefs, title, id, saved }: { farmID: string | null; 
   );
 }
 
+type Note = NonNullable<NonNullable<NonNullable<NotePageFragment['edges']>[number]>['node']>;
+interface Page { after: string; notes: Note[]; next: string | null }
+
+const nodes = (p: NotePageFragment): Note[] => p.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+const nextOf = (p: NotePageFragment): string | null => (p.pageInfo.hasNextPage ? p.pageInfo.endCursor ?? null : null);
+
 export function Notifications({ farmID }: { farmID: string }) {
   const [{ data, error }, again] = useQuery({ query: NotificationsDocument, variables: { farmID } });
   const [msg, setMsg] = useState('');
+  // The pages after the first, each kept with the cursor it was read after, so that a reload
+  // reads the same pages again (a cursor names a notification, not a place).
+  const [pages, setPages] = useState<Page[]>([]);
+  const [busy, setBusy] = useState(false);
+  const readPage = async (after: string): Promise<Page | null> => {
+    const r = await client.query(NotificationsMoreDocument, { farmID, after }, { requestPolicy: 'network-only' }).toPromise();
+    const p = r.data?.farm?.notifications;
+    return p ? { after, notes: nodes(p), next: nextOf(p) } : null;
+  };
   if (error) return <Failed message={error.message} />;
   const f = data?.farm;
   if (!data || !f) return <p aria-busy="true">{t('loading')}</p>;
-  const notes = f.notifications.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
+  const notes = [...nodes(f.notifications), ...pages.flatMap((p) => p.notes)];
+  const next = pages.length ? pages[pages.length - 1].next : nextOf(f.notifications);
   const unread = notes.filter((n) => !n.readAt).length;
-  const reload = () => again({ requestPolicy: 'network-only' });
+  const more = async () => {
+    if (!next) return;
+    setBusy(true);
+    const p = await readPage(next);
+    if (p) setPages((old) => [...old, p]);
+    setBusy(false);
+  };
+  const reload = () => {
+    again({ requestPolicy: 'network-only' });
+    const afters = pages.map((p) => p.after);
+    if (afters.length) void Promise.all(afters.map(readPage)).then((got) => setPages(got.filter((p): p is Page => p !== null)));
+  };
   const mark = async (ids: string[] | null, what: string) => {
     const out = await write(`${t('markRead')}: ${what}`, MarkReadDocument, { input: { farmID, ids } });
     setMsg(said(out, 'markedRead'));
@@ -74,6 +106,7 @@ export function Notifications({ farmID }: { farmID: string }) {
             </li>
           ))}</ul>
         )}
+        {next && <button type="button" id="notes-more" class="secondary" disabled={busy} onClick={() => void more()}>{t('more')} ({notes.length} / {f.notifications.totalCount})</button>}
         {unread > 0 && <button type="button" id="notes-all-read" onClick={() => void mark(null, f.name)}>{t('markRead')}</button>}
         <div role="status" id="notes-status">{msg}</div>
       </article>

@@ -2,6 +2,7 @@
 // row per place of the chart, and Wright's inbreeding coefficient F. Where the records name
 // no sire, the birth review's candidates stand in the sire's place with their probabilities.
 import { useQuery } from '@urql/preact';
+import { useRef } from 'preact/hooks';
 import { NamesDocument, PedigreeDocument } from '../graphql/generated';
 import { prefs, t } from '../i18n';
 
@@ -11,12 +12,14 @@ export interface Named { label: string; herd: boolean }
 export function useNames(ids: Array<string | null | undefined>): Record<string, Named> {
   const want = [...new Set(ids.filter((x): x is string => !!x))].sort();
   const [{ data }] = useQuery({ query: NamesDocument, variables: { ids: want }, pause: want.length === 0 });
-  const out: Record<string, Named> = {};
+  // The names already known stay while a longer list (a due list's next page) is read, so
+  // the rows shown keep their names instead of blinking back to "…".
+  const known = useRef<Record<string, Named>>({});
   for (const n of data?.nodes ?? []) {
-    if (n && 'tag' in n) out[n.id] = { label: n.tag, herd: true };
-    else if (n && 'name' in n) out[n.id] = { label: n.name, herd: false };
+    if (n && 'tag' in n) known.current[n.id] = { label: n.tag, herd: true };
+    else if (n && 'name' in n) known.current[n.id] = { label: n.name, herd: false };
   }
-  return out;
+  return known.current;
 }
 
 /** place names a place of the chart ("dam's sire") in the user's language. */
