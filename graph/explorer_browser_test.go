@@ -25,7 +25,7 @@ import (
 // screenshots.
 func TestExplorerInBrowser(t *testing.T) {
 	t.Parallel()
-	bin := herdbooktest.ChromiumPath(t)
+	herdbooktest.ChromiumPath(t) // skips (or fails under HERDBOOK_REQUIRE_BROWSER=1) before any set-up
 	app := herdbooktest.NewApp(t, herdbooktest.MustDB(t, "sqlite"))
 	u := app.MustUser()
 	app.MustFarm(u, "Offline Acres")
@@ -52,18 +52,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 	}
 
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
+	actx, cancelAlloc := herdbooktest.ChromiumAllocator(t)
 	defer cancelAlloc()
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithListener(listen))
 	defer cancelCtx()

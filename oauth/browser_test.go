@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,27 +19,11 @@ import (
 	"github.com/herdbook/herdbook/oauth"
 )
 
-// chromiumPath finds a Chromium for the browser test. scripts/install-chromium.sh installs
-// Debian's. Without one the test skips, unless HERDBOOK_REQUIRE_BROWSER=1 makes that a failure.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("HERDBOOK_REQUIRE_BROWSER") == "1" {
-		t.Fatal("no chromium binary found and HERDBOOK_REQUIRE_BROWSER=1: run scripts/install-chromium.sh")
-	}
-	t.Skip("no chromium binary found: run scripts/install-chromium.sh (HERDBOOK_REQUIRE_BROWSER=1 makes this a failure)")
-	return ""
-}
-
 // TestBrowser signs in, consents and approves a device code in headless Chromium, on a
 // phone-sized viewport. With HERDBOOK_SCREENSHOT_DIR set it saves a screenshot per page.
 func TestBrowser(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath(t)
+	herdbooktest.ChromiumPath(t) // skips (or fails under HERDBOOK_REQUIRE_BROWSER=1) before any set-up
 	e := newEnv(t, herdbooktest.MustDB(t, "sqlite"))
 
 	// The client application: its callback records the code it receives.
@@ -57,20 +40,7 @@ func TestBrowser(t *testing.T) {
 	e.client(oauth.ClientInput{ClientID: "browser-app", Name: "Farm Diary", Public: true,
 		RedirectURIs: []string{app.URL + "/callback"}, Scopes: []string{herdbook.ScopeReadFarms, herdbook.ScopeReadRecords}})
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := herdbooktest.ChromiumAllocator(t)
 	defer cancelAlloc()
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	defer cancelCtx()

@@ -25,11 +25,11 @@ import (
 // driven through chromedp, with the steps a person takes (type, click, follow a link, wait
 // for a text) and the checks every screen gets (axe-core, uncaught exceptions, screenshots).
 
-// browserTools answers Chromium's path and axe-core's source, or skips the test when either
-// is missing (it fails instead under HERDBOOK_REQUIRE_BROWSER=1 or HERDBOOK_REQUIRE_NODE=1).
-func browserTools(t *testing.T) (bin, axe string) {
+// browserTools answers axe-core's source, or skips the test when it or Chromium is missing
+// (it fails instead under HERDBOOK_REQUIRE_BROWSER=1 or HERDBOOK_REQUIRE_NODE=1).
+func browserTools(t *testing.T) (axe string) {
 	t.Helper()
-	bin = herdbooktest.ChromiumPath(t)
+	herdbooktest.ChromiumPath(t)
 	b, err := os.ReadFile(filepath.Join("app", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		if os.Getenv("HERDBOOK_REQUIRE_NODE") == "1" || os.Getenv(herdbooktest.EnvRequireBrowser) == "1" {
@@ -37,7 +37,7 @@ func browserTools(t *testing.T) (bin, axe string) {
 		}
 		t.Skipf("axe-core is not installed: run scripts/build-web.sh (%v)", err)
 	}
-	return bin, string(b)
+	return string(b)
 }
 
 // browser is one signed-up user's headless Chromium against a real server.
@@ -59,7 +59,7 @@ type browser struct {
 // any uncaught exception the page threw is an error.
 func newBrowser(t *testing.T, d *db.DB, timeout time.Duration) *browser {
 	t.Helper()
-	bin, axe := browserTools(t)
+	axe := browserTools(t)
 	app := herdbooktest.NewApp(t, d)
 	// The first-party client exists without set-up in production (serve); made here when
 	// the test app has not made it itself.
@@ -74,19 +74,7 @@ func newBrowser(t *testing.T, d *db.DB, timeout time.Duration) *browser {
 			b.mu.Unlock()
 		}
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
+	actx, cancelAlloc := herdbooktest.ChromiumAllocator(t)
 	page, cancelPage := chromedp.NewContext(actx, chromedp.WithListener(listen))
 	if err := chromedp.Do(page, chromedp.EmulateViewport(360, 800)); err != nil {
 		cancelPage()
