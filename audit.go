@@ -218,8 +218,14 @@ func (s *Service) VoidRecordItem(ctx context.Context, farmID, recordID, itemID u
 		if err != nil {
 			return err
 		}
-		out, err = it.Update().SetIsActive(false).Save(ctx)
-		return err
+		if out, err = it.Update().SetIsActive(false).Save(ctx); err != nil {
+			return err
+		}
+		// The record changed with its item: touching it gives it the farm's next change
+		// number, so the records feed (and a kept register synced by it), the webhooks and
+		// the register's kept filter sets (filterset.go) see the void. Only its update
+		// stamp changes, which the trail counts as bookkeeping: the void is its one entry.
+		return s.Client(ctx).Record.Update().Where(record.ID(recordID)).Exec(ctx)
 	})
 	return out, err
 }

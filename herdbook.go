@@ -107,6 +107,8 @@ type Service struct {
 	phoneRegion string
 	// webhookPrivate lets webhook URLs name private addresses (webhook.go).
 	webhookPrivate bool
+	// filterSets keeps the register filters' animal sets between pages (filterset.go).
+	filterSets *filterSetCache
 }
 
 // Option configures a Service.
@@ -120,7 +122,8 @@ func WithPageCap(n int) Option { return func(s *Service) { s.pageCap = n } }
 
 // New returns a Service over client.
 func New(client *ent.Client, opts ...Option) *Service {
-	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback, phoneRegion: DefaultPhoneRegion}
+	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback, phoneRegion: DefaultPhoneRegion,
+		filterSets: &filterSetCache{sets: map[filterSetKey][]uuid.UUID{}}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -165,33 +165,39 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 }
 
 // sexAndGroup narrows q to f.Sex and f.Group on asOf, when they are set: two statements for
-// the sex (sexPredicate, and one more per 5,000 animals) and three for the group
-// (groupMembersOn), whatever the page's size.
+// the sex (animalsOfSex, and one more per 5,000 animals) and three for the group
+// (groupMembersOn), whatever the page's size, for the first page; the next pages of the
+// same filters find the sets in filterSets (one statement each) while the farm is unchanged.
 func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uuid.UUID, asOf string, f AnimalFilter) error {
 	if f.Sex != "" {
-		p, err := s.sexPredicate(ctx, farmID, asOf, f.Sex)
+		ids, err := s.filterSet(ctx, filterSetKey{farm: farmID, day: asOf, sex: f.Sex}, func() ([]uuid.UUID, error) {
+			return s.animalsOfSex(ctx, farmID, asOf, f.Sex)
+		})
 		if err != nil {
 			return err
 		}
-		q.Where(p)
+		q.Where(animal.IDIn(ids...))
 	}
 	if f.Group != uuid.Nil {
-		members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
+		ids, err := s.filterSet(ctx, filterSetKey{farm: farmID, day: asOf, group: f.Group}, func() ([]uuid.UUID, error) {
+			members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
+			return members[f.Group], err
+		})
 		if err != nil {
 			return err
 		}
-		q.Where(animal.IDIn(members[f.Group]...))
+		q.Where(animal.IDIn(ids...))
 	}
 	return nil
 }
 
-// sexPredicate keeps the animals whose profile on asOf records sex. Only profile facts
+// animalsOfSex answers the animals whose profile on asOf records sex. Only profile facts
 // record a sex, so they are loaded for the farm's animals, through the animals' fact links
 // (animalFactsOf: the farm's own facts, never every farm's facts of a kind), and
 // evidence.ProfilesOf decides each animal's sex on asOf from them (the newest one dated on or
 // before asOf that records a sex), as it does for a whole profile. Two statements (the
 // farm's animals, their profile facts), and one more per 5,000 animals.
-func (s *Service) sexPredicate(ctx context.Context, farmID uuid.UUID, asOf, sex string) (predicate.Animal, error) {
+func (s *Service) animalsOfSex(ctx context.Context, farmID uuid.UUID, asOf, sex string) ([]uuid.UUID, error) {
 	all, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID)).IDs(ctx)
 	if err != nil {
 		return nil, err
@@ -216,7 +222,7 @@ func (s *Service) sexPredicate(ctx context.Context, farmID uuid.UUID, asOf, sex 
 			}
 		}
 	}
-	return animal.IDIn(matching...), nil
+	return matching, nil
 }
 
 // statusKinds are the facts that set an animal's status.
