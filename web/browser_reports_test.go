@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -22,7 +23,8 @@ import (
 // weighing seeded through GraphQL; the calving spread as bars and a table; a weaning recorded
 // from the app, whose 205-day adjusted weight the app then shows as the server computes it,
 // and the weaning report by sire and by the dam's age agreeing with the server's
-// Farm.reports; a second weaning queued offline and sent once back online; the daily gain
+// Farm.reports; a second weaning typed in pounds, queued offline and sent once back
+// online (the server has it in kilograms); the daily gain
 // by group; and the report's CSV, fetched with the token and saved from memory. axe-core
 // checks the screen; with HERDBOOK_SCREENSHOT_DIR set it is saved as web-27-reports.
 func TestReportsInBrowser(t *testing.T) {
@@ -87,6 +89,9 @@ func decimals(v float64, d int) string {
 	}
 	return s
 }
+
+// lbKG is the international avoirdupois pound in kilograms, as the app converts it.
+const lbKG = 0.45359237
 
 // kg writes a weight as the app does for a kg user: at most one decimal.
 func kg(v float64) string { return decimals(v, 1) + " kg" }
@@ -157,7 +162,11 @@ func runReports(t *testing.T, b *browser) {
 		b.shot(t, "27-reports")
 	})
 
-	t.Run("WeaningQueuedOffline", func(t *testing.T) {
+	t.Run("WeaningQueuedOfflineInPounds", func(t *testing.T) {
+		// A user who weighs in pounds: the weaning weight is typed in lb and sent in kg.
+		b.goTo(t, "/settings", "Settings")
+		b.set(t, "#pref-unit", "lb")
+		b.click(t, "#pref-save")
 		// Offline, the calf is found in the kept register and the weaning waits in the outbox.
 		b.goTo(t, base+"/register", "Register")
 		b.poll(t, "the register kept on the device", `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
@@ -169,7 +178,8 @@ func runReports(t *testing.T, b *browser) {
 		b.set(t, "#report-kind", "weaning")
 		b.set(t, "#weaning-calf", "W-2")
 		b.set(t, "#weaning-date", day(15))
-		b.set(t, "#weaning-kg", "230")
+		b.waitText(t, "#weaning-form", "Weaning weight (lb)")
+		b.set(t, "#weaning-kg", "507.1")
 		b.click(t, "#weaning-save")
 		b.waitText(t, "#weaning-status", "sent when you are online")
 		b.goTo(t, "/outbox", "Queued writes")
@@ -180,12 +190,23 @@ func runReports(t *testing.T, b *browser) {
 		if w["calves"] != 2.0 {
 			t.Fatalf("after the queued weaning was sent the server's weaning report is %v", w)
 		}
+		out := b.gql(t, `query($id: ID!) { node(id: $id) { ... on Animal { adjustedWeaningWeight { weaningKG } } } }`, map[string]any{"id": s.calf2})
+		if got := out["node"].(map[string]any)["adjustedWeaningWeight"].(map[string]any)["weaningKG"].(float64); math.Abs(got-507.1*lbKG) > 0.001 {
+			t.Fatalf("507.1 lb reached the server as %v kg, want %.3f", got, 507.1*lbKG)
+		}
 		sire := w["bySire"].([]any)[0].(map[string]any)
 		b.goTo(t, base+"/reports", "Reports")
 		b.set(t, "#report-kind", "weaning")
 		b.set(t, "#report-from", from)
 		b.set(t, "#report-to", to)
-		b.waitText(t, "#report-table", "B-1\t2\t"+kg(sire["meanAdjustedKG"].(float64)))
+		b.waitText(t, "#report-table", "B-1\t2\t"+decimals(sire["meanAdjustedKG"].(float64)/lbKG, 1)+" lb")
+
+		b.goTo(t, "/settings", "Settings")
+		b.set(t, "#pref-unit", "kg")
+		b.click(t, "#pref-save")
+		b.goTo(t, base+"/reports", "Reports")
+		b.set(t, "#report-from", from)
+		b.set(t, "#report-to", to)
 	})
 
 	t.Run("GainAndCSV", func(t *testing.T) {

@@ -23,9 +23,17 @@ const REPORTS: Report[] = ['calving', 'calving-spread', 'scans', 'weaning', 'gai
 type Reports = NonNullable<ReportsQuery['farm']>['reports'];
 type Spread = NonNullable<Reports['calvingSpread']>;
 
-const num = (v: number, digits = 2) => new Intl.NumberFormat(prefs.lang, { maximumFractionDigits: digits }).format(v);
+// The two number formats of the reports, made once per language (as i18n.ts does its own).
+const formats = new Map<string, Intl.NumberFormat>();
+function numberFormat(style: 'decimal' | 'percent'): Intl.NumberFormat {
+  const key = `${style}:${prefs.lang}`;
+  let f = formats.get(key);
+  if (!f) { f = new Intl.NumberFormat(prefs.lang, { style, maximumFractionDigits: 2 }); formats.set(key, f); }
+  return f;
+}
+const num = (v: number) => numberFormat('decimal').format(v);
 /** pct shows a per cent the server gives (0 to 100) as the language writes it. */
-const pct = (v: number | null | undefined) => (v == null ? '—' : new Intl.NumberFormat(prefs.lang, { style: 'percent', maximumFractionDigits: 2 }).format(v / 100));
+const pct = (v: number | null | undefined) => (v == null ? '—' : numberFormat('percent').format(v / 100));
 /** gain shows a daily gain in the user's unit, to hundredths (toKg(1) is the unit in kg). */
 const gain = (kg: number) => `${num(kg / toKg(1))} ${prefs.unit}/${t('perDay')}`;
 
