@@ -10,9 +10,10 @@ import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocum
 import { prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 
-/** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). */
+/** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). The
+ * role is read again on each screen that asks, so a role changed meanwhile shows. */
 export function useEditor(farmID: string): boolean {
-  const [{ data }] = useQuery({ query: MyRoleDocument, variables: { farmID } });
+  const [{ data }] = useQuery({ query: MyRoleDocument, variables: { farmID }, requestPolicy: 'cache-and-network' });
   const me = data?.farm?.members?.find((m) => m.isActive && m.userID === data.viewer.id);
   return me?.role === 'OWNER' || me?.role === 'EDITOR';
 }
@@ -46,8 +47,9 @@ const summary = (it: Item): string => [it.name ?? factOf(it)?.kind ?? '—', val
 
 type Action = 'amend' | 'voidItem' | 'voidRecord';
 
-/** Fix is the correction form of one timeline entry: amend an item, void it, or void the record. */
-function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg: string, changed: boolean) => void }) {
+/** Fix is the correction form of one timeline entry: amend an item, void it, or void the record.
+ * Given no items (the audit trail's record entries), it offers to void the record only. */
+export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: string; entry: Entry; done: (msg: string, changed: boolean) => void; title?: string }) {
   const items = entry.items ?? [];
   const amendable = items.filter((it) => { const f = factOf(it); return !!f && (f.kg != null || DATES.some((d) => typeof f[d] === 'string')); });
   const [action, setAction] = useState<Action>(amendable.length ? 'amend' : 'voidRecord');
@@ -101,8 +103,8 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
   };
   return (
     <details class="fix" id={id}>
-      <summary>{t('correct')}<span class="sr"> {entry.name} {showDate(entry.appliedAt)}</span></summary>
-      <form onSubmit={submit} aria-label={`${t('correct')}: ${entry.name}`}>
+      <summary>{title}<span class="sr"> {entry.name} {showDate(entry.appliedAt)}</span></summary>
+      <form onSubmit={submit} aria-label={`${title}: ${entry.name}`}>
         <fieldset class="choice stack"><legend>{t('whatToDo')}</legend>
           {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => setAction('amend')} /> {t('amendItem')}</label>}
           {items.length > 1 && <label><input type="radio" name={`${id}-action`} value="voidItem" checked={action === 'voidItem'} onChange={() => setAction('voidItem')} /> {t('voidItem')}</label>}
@@ -120,7 +122,7 @@ function Fix({ farmID, entry, done }: { farmID: string; entry: Entry; done: (msg
           ))}
         </>}
         <label>{t('reason')}<textarea class="fix-reason" required maxLength={1000} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} /></label>
-        <p class="note">{action === 'amend' ? t('amendNote') : t('voidNote')}</p>
+        <p class="note">{action === 'amend' ? t('amendNote') : action === 'voidRecord' ? t('voidRecordNote') : t('voidNote')}</p>
         <button type="submit" class="fix-save" disabled={busy}>{action === 'amend' ? t('saveCorrection') : t('void')}</button>
       </form>
     </details>

@@ -10,7 +10,7 @@ import {
 } from '../graphql/generated';
 import { showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
-import { useEditor } from './Book';
+import { Fix, useEditor } from './Book';
 import { Failed } from './Farms';
 
 const ROLES: FarmMemberRole[] = ['OWNER', 'EDITOR', 'READER'];
@@ -210,6 +210,16 @@ function animalsOf(v: unknown): string[] {
 
 type Entry = NonNullable<NonNullable<NonNullable<NonNullable<AuditQuery['farm']>['audit']['edges']>[number]>['node']>;
 
+/** recordOf is a record's creation entry as the correction form takes it: the record's id,
+ * its name and day from the values the trail kept, and no items (so only a void is offered). */
+function recordOf(a: Entry): { id: string; name: string; appliedAt: string; items: [] } {
+  const v = (a.newValue ?? {}) as { name?: unknown; applied_at?: unknown };
+  return {
+    id: a.recordID ?? a.id, name: typeof v.name === 'string' && v.name ? v.name : t('auditRecord'),
+    appliedAt: typeof v.applied_at === 'string' ? v.applied_at : a.at, items: [],
+  };
+}
+
 /** Audit lists the farm's audit trail, oldest first, 100 at a time, between two local days. */
 export function Audit({ farmID }: { farmID: string }) {
   const editor = useEditor(farmID);
@@ -237,6 +247,10 @@ export function Audit({ farmID }: { farmID: string }) {
   };
   useEffect(() => { void load(null); }, [farmID]);
   const filter = (e: Event) => { e.preventDefault(); void load(null); };
+  const [msg, setMsg] = useState('');
+  // A record's creation may be voided here while no void of it is on the pages read.
+  const voided = new Set(rows.filter((a) => a.action === 'void' && a.entity === 'record').map((a) => a.recordID));
+  const fixed = (m: string, reread: boolean) => { setMsg(m); if (reread) void load(null); };
   const when = (at: string) => `${showDate(at.slice(0, 10))} ${at.slice(11, 16)} UTC`;
   return (
     <section aria-labelledby="audit-title">
@@ -249,6 +263,8 @@ export function Audit({ farmID }: { farmID: string }) {
         <button type="submit" id="audit-show">{t('show')}</button>
       </form>
       {state !== 'ready' && state !== 'loading' && <Failed message={state} />}
+      {editor && <p class="note">{t('voidFromTrail')}</p>}
+      <div role="status" id="audit-fix-status">{msg}</div>
       <p role="status" id="audit-count">{state === 'loading' ? t('loading') : `${rows.length} / ${page.total}`}</p>
       {rows.length === 0 && state === 'ready' ? <p>{t('none')}</p> : (
         <ol class="outbox" id="audit-list">{rows.map((a) => (
@@ -256,6 +272,7 @@ export function Audit({ farmID }: { farmID: string }) {
             <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong> · {a.entity === 'record' ? t('auditRecord') : t('auditItem')} · {when(a.at)} · {a.userID ? who[a.userID] ?? a.userID : t('operator')}
             {a.reason && <p>{t('reason')}: {a.reason}</p>}
             {editor && a.action === 'create' && animalsOf(a.newValue).map((id, i, all) => <p key={id}><a href={`/farms/${farmID}/animals/${id}`}>{t('correctOnAnimal')}{all.length > 1 ? ` (${i + 1})` : ''}</a></p>)}
+            {editor && a.action === 'create' && a.entity === 'record' && a.recordID && !voided.has(a.recordID) && <Fix farmID={farmID} entry={recordOf(a)} done={fixed} title={t('void')} />}
             <details><summary>{t('details')}</summary>
               {a.oldValue && <><h2>{t('before')}</h2><pre>{JSON.stringify(a.oldValue, null, 1)}</pre></>}
               {a.newValue && <><h2>{t('after')}</h2><pre>{JSON.stringify(a.newValue, null, 1)}</pre></>}
