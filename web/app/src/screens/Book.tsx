@@ -103,7 +103,7 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
   };
   return (
     <details class="fix" id={id}>
-      <summary>{title}<span class="sr"> {entry.name} {showDate(entry.appliedAt)}</span></summary>
+      <summary>{title}<span class="sr">{` ${entry.name} ${showDate(entry.appliedAt)}`}</span></summary>
       <form onSubmit={submit} aria-label={`${title}: ${entry.name}`}>
         <fieldset class="choice stack"><legend>{t('whatToDo')}</legend>
           {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => setAction('amend')} /> {t('amendItem')}</label>}
