@@ -1,9 +1,9 @@
 // An animal: its profile on a day, identifiers, parents, offspring, timeline, a weight chart
-// (inline SVG from the weight facts), its withdrawal, and the sale and death forms.
+// (inline SVG from the weight facts), its 205-day adjusted weaning weight, its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
-import { showDate, showWeight, t, today } from '../i18n';
+import { showDate, showWeight, t, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
@@ -76,6 +76,23 @@ function Departure({ farmID, id, clearOn }: { farmID: string; id: string; clearO
   );
 }
 
+// AdjustedWeaning is the calf's 205-day adjusted weaning weight and its parts, as the server
+// computes it; without one it says what is missing. An animal that lacks every part (no
+// birth date, no birth weight, no weaning: a bought-in cow, say) gets no card at all.
+function AdjustedWeaning({ w }: { w: { adjustedWeaningWeight?: { birthDate: string; birthKG: number; weaningDate: string; weaningKG: number; ageDays: number; ageOfDamAdjustmentKG: number; adjustedKG: number } | null; adjustedWeaningMissing: string[] } }) {
+  const adj = w.adjustedWeaningWeight;
+  if (!adj && w.adjustedWeaningMissing.length >= 3) return null;
+  return (
+    <article class="card" aria-labelledby="aw"><h2 id="aw">{t('adjustedWeaning')}</h2>
+      {adj
+        ? <p id="animal-adjusted">{t('adjusted205')} <strong>{showWeight(adj.adjustedKG)}</strong>
+          <br /><small class="muted">{t('born')} {showDate(adj.birthDate)}, {showWeight(adj.birthKG)} · {t('weanedAt')} {adj.ageDays} {t('daysOld')} ({showDate(adj.weaningDate)}), {showWeight(adj.weaningKG)}
+            {adj.ageOfDamAdjustmentKG !== 0 && <> · {t('ageOfDamAdded')} {showWeight(adj.ageOfDamAdjustmentKG)}</>}</small></p>
+        : <p id="animal-adjusted">{t('noAdjusted')} {w.adjustedWeaningMissing.map((m) => t(`missing_${m}` as Key) ?? m).join(', ')}</p>}
+    </article>
+  );
+}
+
 export function Animal({ farmID, id }: { farmID: string; id: string }) {
   const [asOf, setAsOf] = useState(today());
   const [{ data, error }, again] = useQuery({ query: AnimalDocument, variables: { id, asOf } });
@@ -121,6 +138,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
         </article>
         <Pedigree farmID={farmID} id={id} />
         <article class="card" aria-labelledby="wt"><h2 id="wt">{t('weights')}</h2><WeightChart points={weights} /></article>
+        <AdjustedWeaning w={a.weights} />
         <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
           {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
         </article>
