@@ -79,7 +79,7 @@ func seed(t *testing.T, app *herdbooktest.App, u herdbooktest.User) farmSeed {
 }
 
 func runApp(t *testing.T, d *db.DB) {
-	b := newBrowser(t, d, 40*time.Second)
+	b := newBrowser(t, d, 90*time.Second) // the whole scenario; generous for a loaded CI machine
 	app, u, ctx := b.app, b.user, b.ctx
 	s := seed(t, app, u)
 	base := "/farms/" + s.farm

@@ -208,6 +208,13 @@ function animalsOf(v: unknown): string[] {
   return [...new Set(ids.filter((x): x is string => typeof x === 'string'))].slice(0, 5);
 }
 
+/** nameOf is the name of the record or item an entry is about (the snapshot's), so that an
+ * entry says what it is without opening its details. */
+function nameOf(a: { newValue?: unknown; oldValue?: unknown }): string {
+  const v = (a.newValue ?? a.oldValue ?? {}) as { name?: unknown };
+  return typeof v.name === 'string' ? v.name : '';
+}
+
 type Entry = NonNullable<NonNullable<NonNullable<NonNullable<AuditQuery['farm']>['audit']['edges']>[number]>['node']>;
 
 /** recordOf is a record's creation entry as the correction form takes it: the record's id,
@@ -269,7 +276,7 @@ export function Audit({ farmID }: { farmID: string }) {
       {rows.length === 0 && state === 'ready' ? <p>{t('none')}</p> : (
         <ol class="outbox" id="audit-list">{rows.map((a) => (
           <li key={a.id}>
-            <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong> · {a.entity === 'record' ? t('auditRecord') : t('auditItem')} · {when(a.at)} · {a.userID ? who[a.userID] ?? a.userID : t('operator')}
+            <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong>{` · ${a.entity === 'record' ? t('auditRecord') : t('auditItem')}${nameOf(a) ? ` “${nameOf(a)}”` : ''} · ${when(a.at)} · ${a.userID ? who[a.userID] ?? a.userID : t('operator')}`}
             {a.reason && <p>{t('reason')}: {a.reason}</p>}
             {editor && a.action === 'create' && animalsOf(a.newValue).map((id, i, all) => <p key={id}><a href={`/farms/${farmID}/animals/${id}`}>{t('correctOnAnimal')}{all.length > 1 ? ` (${i + 1})` : ''}</a></p>)}
             {editor && a.action === 'create' && a.entity === 'record' && a.recordID && !voided.has(a.recordID) && <Fix farmID={farmID} entry={recordOf(a)} done={fixed} title={t('void')} />}
