@@ -8,6 +8,7 @@
 #   scripts/build-web.sh      (.ci/run runs it, then git diff --exit-code web/dist)
 set -eu
 
+. "$(dirname "$0")/npm-ci-once.sh"
 cd "$(dirname "$0")/../web/app"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -15,12 +16,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	exit 1
 fi
 
-stamp=node_modules/.herdbook-lock.sha256
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-	echo "$want" > "$stamp"
-fi
+npm_ci_once
 npx --no-install graphql-codegen --config codegen.yml --silent
 npx --no-install tsc -p tsconfig.json
 npx --no-install vite build --logLevel warn

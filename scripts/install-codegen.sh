@@ -8,6 +8,7 @@
 #   scripts/install-codegen.sh      (CI runs it before the tests)
 set -eu
 
+. "$(dirname "$0")/npm-ci-once.sh"
 cd "$(dirname "$0")/../web/contract"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -20,10 +21,9 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
 
-if [ -f node_modules/.herdbook-lock ] && cmp -s package-lock.json node_modules/.herdbook-lock; then
+npm_ci_once
+if [ "$npm_installed" = no ]; then
 	echo "install-codegen: web/contract/node_modules is up to date (node $(node --version))"
 	exit 0
 fi
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-cp package-lock.json node_modules/.herdbook-lock
 echo "install-codegen: installed web/contract's pinned tools (node $(node --version))"

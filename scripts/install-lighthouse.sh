@@ -9,6 +9,7 @@
 #   scripts/install-lighthouse.sh      (.ci/run runs it before the tests)
 set -eu
 
+. "$(dirname "$0")/npm-ci-once.sh"
 cd "$(dirname "$0")/../web/lighthouse"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -16,12 +17,9 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	exit 1
 fi
 
-stamp=node_modules/.herdbook-lock.sha256
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+npm_ci_once
+if [ "$npm_installed" = no ]; then
 	echo "install-lighthouse: web/lighthouse/node_modules is up to date (node $(node --version))"
 	exit 0
 fi
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-echo "$want" > "$stamp"
 echo "install-lighthouse: installed lighthouse $(node -p 'require("lighthouse/package.json").version') (node $(node --version))"

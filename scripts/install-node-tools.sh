@@ -6,6 +6,7 @@
 #
 #   scripts/install-node-tools.sh
 set -eu
+. "$(dirname "$0")/npm-ci-once.sh"
 cd "$(dirname "$0")/../tools/node"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -17,12 +18,9 @@ if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.
 	exit 1
 fi
 
-stamp=node_modules/.herdbook-lock.sha256
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+npm_ci_once
+if [ "$npm_installed" = no ]; then
 	echo "install-node-tools: tools/node/node_modules matches package-lock.json"
 	exit 0
 fi
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-echo "$want" > "$stamp"
 echo "install-node-tools: installed $(node_modules/.bin/redocly --version 2>/dev/null | tail -1) redocly, $(node_modules/.bin/tsc --version)"
