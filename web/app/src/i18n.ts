@@ -251,10 +251,11 @@ function format<F extends Intl.NumberFormat | Intl.DateTimeFormat>(kind: string,
 }
 
 const LB = 0.45359237; // the international avoirdupois pound, in kg
+/** fromKg is a weight in kg in the user's unit. */
+export const fromKg = (kg: number): number => (prefs.unit === 'lb' ? kg / LB : kg);
 export function showWeight(kg: number | null | undefined): string {
   if (kg == null) return '—';
-  const v = prefs.unit === 'lb' ? kg / LB : kg;
-  return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(v)} ${prefs.unit}`;
+  return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(fromKg(kg))} ${prefs.unit}`;
 }
 /** toKg reads a weight typed in the user's unit. */
 export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);

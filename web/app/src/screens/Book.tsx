@@ -7,7 +7,7 @@ import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { client } from '../client';
 import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocument, RecordAmendDocument, RecordItemTextsDocument, RecordVoidDocument } from '../graphql/generated';
-import { prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
+import { fromKg, prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 
 /** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). The
@@ -63,7 +63,7 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const value = (k: string): string => typed[`${itemID}:${k}`] ?? (k === 'kg'
-    ? (fact?.kg != null ? String(Math.round((prefs.unit === 'lb' ? Number(fact.kg) / 0.45359237 : Number(fact.kg)) * 10) / 10) : '')
+    ? (fact?.kg != null ? String(Math.round(fromKg(Number(fact.kg)) * 10) / 10) : '')
     : typeof fact?.[k] === 'string' ? (fact[k] as string) : '');
   const setValue = (k: string, v: string) => setTyped((o) => ({ ...o, [`${itemID}:${k}`]: v }));
   const id = `fix-${entry.id}`;
