@@ -32,7 +32,7 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 // page is answered for them and nothing else, so an unknown path, an API path or a typo keeps
 // its JSON 404 and never turns into a page with status 200.
 var appRoutes = map[string]bool{
-	"": true, "farms": true, "callback": true, "settings": true, "outbox": true,
+	"": true, "farms": true, "callback": true, "settings": true, "outbox": true, "signout": true,
 }
 
 // Files returns the built app (index.html, sw.js, assets/…).

@@ -1,7 +1,10 @@
 // Herdbook's service worker: keeps the app shell (the page and its hashed assets) so the app
 // opens offline. Data is not cached here: the app keeps the last synced register in IndexedDB
 // and queues offline writes itself (docs/web.md). Served with no-cache by the Go server.
-const SHELL = 'herdbook-shell-v1';
+const SHELL = 'herdbook-shell-v2';
+// The app's icon and manifest (also the sign-in pages' favicon): kept, so that the icon shows
+// offline too; served from the cache and refreshed from the network behind it.
+const ICONS = ['/icon.svg', '/manifest.webmanifest'];
 
 async function cacheShell() {
   const cache = await caches.open(SHELL);
@@ -10,7 +13,7 @@ async function cacheShell() {
   const html = await page.clone().text();
   await cache.put('/', page);
   const assets = [...html.matchAll(/\/assets\/[A-Za-z0-9._-]+/g)].map((m) => m[0]);
-  await cache.addAll([...new Set(assets), '/manifest.webmanifest', '/icon.svg']);
+  await cache.addAll([...new Set(assets), ...ICONS]);
 }
 
 self.addEventListener('install', (event) => {
@@ -36,6 +39,16 @@ self.addEventListener('fetch', (event) => {
       caches.match(req).then((hit) => hit || fetch(req).then((res) => {
         if (res.ok) { const copy = res.clone(); caches.open(SHELL).then((c) => c.put(req, copy)); }
         return res;
+      })),
+    );
+    return;
+  }
+  if (ICONS.includes(url.pathname)) {
+    event.respondWith(
+      caches.open(SHELL).then((c) => c.match(url.pathname).then((hit) => {
+        const fresh = fetch(req).then((res) => { if (res.ok) void c.put(url.pathname, res.clone()); return res; });
+        if (hit) { fresh.catch(() => undefined); return hit; }
+        return fresh;
       })),
     );
     return;

@@ -2,8 +2,9 @@
 // weigh screen shows at once on the register and the animal page). Requests carry the
 // in-memory bearer token; a 401 refreshes once (rotation) and retries.
 import { Client, fetchExchange, type AnyVariables, type TypedDocumentNode } from '@urql/core';
-import { cacheExchange } from '@urql/exchange-graphcache';
+import { offlineExchange } from '@urql/exchange-graphcache';
 import { accessToken, refresh } from './auth';
+import { storage } from './cache';
 
 export async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const go = async () => {
@@ -37,13 +38,20 @@ const keyless = [
   'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
 ];
 
+// Graphcache keeps what it reads in IndexedDB (cache.ts), so that after a reload without
+// network every screen read before answers from the kept copy (the offline exchange answers a
+// query from the cache when the network fails). Writes do not go through its queue (none is
+// optimistic): the app's own outbox keeps them with their Idempotency-Key.
+/** clearCache empties the kept copy (sign-out); the page is then reloaded. */
+export const clearCache = () => storage.clear();
+
 export const client = new Client({
   url: '/graphql',
   fetch: authFetch,
   requestPolicy: 'cache-and-network',
   preferGetMethod: false,
   exchanges: [
-    cacheExchange({ keys: Object.fromEntries(keyless.map((k) => [k, embedded])) }),
+    offlineExchange({ keys: Object.fromEntries(keyless.map((k) => [k, embedded])), storage }),
     fetchExchange,
   ],
 });

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Provider } from '@urql/preact';
 import './style.css';
-import { completeSignIn, onAuthChange, signIn, signOut, signedIn } from './auth';
+import { completeSignIn, endedWhy, known, onAuthChange, restored, resume, sessionEnded, signIn, signedIn } from './auth';
 import { client } from './client';
 import { onPrefs, prefs, t } from './i18n';
 import { keepFocus } from './focus';
@@ -11,7 +11,7 @@ import { navigate, onLink, usePath } from './router';
 import { Animal } from './screens/Animal';
 import { Births } from './screens/Births';
 import { Dashboard, Farms } from './screens/Farms';
-import { Outbox } from './screens/Outbox';
+import { Outbox, SignOut } from './screens/Outbox';
 import { Register } from './screens/Register';
 import { Settings } from './screens/Settings';
 import { Calving, Move, Treat, Weigh } from './screens/Forms';
@@ -83,6 +83,8 @@ function route(path: string, authed: boolean, online: boolean) {
   if (p === '/callback') return <Callback />;
   if (p === '/settings') return <Settings />;
   if (p === '/outbox') return <Outbox />;
+  // After sign-out the page is loaded again, so nothing of the session stays in memory.
+  if (p === '/signout') return <SignOut done={() => location.replace('/')} />;
   if ((r = m(/^\/farms\/([^/]+)\/register$/))) return <Register farmID={r[1]!} />;
   if (!authed) return <SignedOut offline={!online} />;
   if (p === '/' || p === '/farms') return <Farms />;
@@ -108,10 +110,13 @@ function App() {
   const path = usePath();
   const online = useOnline();
   const [, setTick] = useState(0);
-  useEffect(() => onAuthChange(() => setTick((n) => n + 1)), []);
+  // A session that starts or resumes sends what waits in the outbox.
+  useEffect(() => onAuthChange(() => { setTick((n) => n + 1); if (signedIn()) void flush(); }), []);
   // A new language, unit or date format redraws every screen at once.
   useEffect(() => onPrefs(() => setTick((n) => n + 1)), []);
-  const authed = signedIn();
+  // A session kept on the device counts even before it is renewed (offline, after a reload):
+  // the screens read the kept copy and writes are queued.
+  const authed = signedIn() || known();
   const farm = path.match(/^\/farms\/([^/?]+)/)?.[1];
   // On a phone the links fold behind one Menu button (the screen is for the work, not for
   // thirteen links); a new screen folds them again.
@@ -154,16 +159,22 @@ function App() {
           </>}
           <a href="/outbox">{t('outbox')}</a>
           <a href="/settings">{t('settings')}</a>
-          {authed && <button type="button" class="link" id="sign-out" onClick={() => void signOut().then(() => navigate('/'))}>{t('signOut')}</button>}
+          {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
         </nav>
       </header>
-      {!online && <p class="banner" role="status" id="offline">{t('offline')}</p>}
+      {!online && <p class="banner" role="status" id="offline">{t('offline')}{authed ? ` ${t('offlineSession')}` : ''}</p>}
+      {online && sessionEnded() && <p class="banner" role="status" id="session-ended">{t('sessionEnded')}{endedWhy && <> ({endedWhy})</>} <button type="button" onClick={() => void signIn()}>{t('signIn')}</button></p>}
       <main id="main" tabIndex={-1}>{route(path, authed, online)}</main>
     </div>
   );
 }
 
 const root = document.getElementById('app')!;
-root.textContent = ''; // the static "loading" line
-render(<Provider value={client}><App /></Provider>, root);
-keepFocus(root);
+// The kept session is read back first (a few milliseconds), so that a reload, offline or not,
+// draws the screen and not the sign-in card; online, it is renewed at once.
+void restored.finally(() => {
+  root.textContent = ''; // the static "loading" line
+  render(<Provider value={client}><App /></Provider>, root);
+  keepFocus(root);
+  void resume().then(() => { if (signedIn()) void flush(); });
+});

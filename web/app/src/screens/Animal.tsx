@@ -1,13 +1,14 @@
 // An animal: its profile on a day, identifiers, parents, offspring, timeline, a weight chart
 // (inline SVG from the weight facts), its 205-day adjusted weaning weight, its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
 import { showDate, showWeight, t, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
 import { Pedigree } from './Pedigree';
+import { kept, type Row } from '../sync';
 
 interface Point { date: string; kg: number }
 
@@ -101,8 +102,12 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
   const editor = useEditor(farmID);
   // After a correction the profile, timeline and withdrawal are read again from the server.
   const changed = () => { again({ requestPolicy: 'network-only' }); againWd({ requestPolicy: 'network-only' }); };
-  if (error) return <Failed message={error.message} />;
   const a = data?.node;
+  // Offline, a page never read on this device shows the kept register's copy of the animal.
+  if ((!a || !('tag' in a)) && (!navigator.onLine || error?.networkError)) {
+    return <KeptAnimal farmID={farmID} id={id} clearOn={wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id)?.meatClearOn} />;
+  }
+  if (error) return <Failed message={error.message} />;
   if (!a || !('tag' in a)) return <p aria-busy="true">{t('loading')}</p>;
   const p = a.profile;
   const records = a.timeline.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
@@ -146,6 +151,39 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
           names={Object.fromEntries((gd?.farm?.groups.edges ?? []).flatMap((e) => (e?.node ? [[e.node.id, e.node.name]] : [])))} />
         <Timeline farmID={farmID} records={records} total={a.timeline.totalCount} editor={editor} changed={changed} />
         {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={w?.meatClearOn} />}
+      </div>
+    </section>
+  );
+}
+
+/** KeptAnimal is an animal as the kept register has it (its profile on the day of the last
+ * sync), for a page opened offline that was never read on this device: what it lacks (the
+ * timeline, the pedigree) comes when the network is back; the sale and death form works
+ * (queued). */
+function KeptAnimal({ farmID, id, clearOn }: { farmID: string; id: string; clearOn: string | undefined }) {
+  const [row, setRow] = useState<Row | null | undefined>(undefined);
+  useEffect(() => { void kept(farmID).then((k) => setRow(k?.rows.find((r) => r.id === id) ?? null), () => setRow(null)); }, [farmID, id]);
+  if (row === undefined) return <p aria-busy="true">{t('loading')}</p>;
+  if (row === null) return <Failed message={t('notKept')} />;
+  const p = row.profile;
+  return (
+    <section aria-labelledby="animal-title">
+      <h1 id="animal-title">{row.tag}{row.name ? ` · ${row.name}` : ''}</h1>
+      <p class="banner" id="animal-kept">{t('keptAnimal')}</p>
+      <div class="grid">
+        <article class="card" aria-labelledby="pf"><h2 id="pf">{t('profile')}</h2>
+          <dl class="facts">
+            <dt>{t('status')}</dt><dd id="animal-status">{p.status ? t(p.status) : '—'}</dd>
+            <dt>{t('sex')}</dt><dd>{p.sex === 'MALE' ? t('male') : p.sex === 'FEMALE' ? t('female') : '—'}</dd>
+            <dt>{t('born')}</dt><dd>{showDate(p.birthDate)}</dd>
+            <dt>{t('breed')}</dt><dd>{p.breed ?? '—'}</dd>
+            <dt>{t('weight')}</dt><dd id="animal-weight">{showWeight(p.weightKg)}</dd>
+          </dl>
+        </article>
+        <article class="card" aria-labelledby="ids"><h2 id="ids">{t('identifiers')}</h2>
+          {p.identifiers.length ? <ul>{p.identifiers.map((i) => <li key={i.scheme + i.value}><span class="muted">{i.scheme}</span> <code>{i.value}</code></li>)}</ul> : <p>{t('none')}</p>}
+        </article>
+        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={clearOn} />}
       </div>
     </section>
   );
