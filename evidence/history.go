@@ -182,6 +182,8 @@ const (
 	roleServiceSire
 	roleServiceDam
 	roleDonor
+	// roleGeneticDam is a birth's genetic dam (an embryo-transfer calf's donor).
+	roleGeneticDam
 )
 
 func roleOf(f *hfact, id string) role {
@@ -196,6 +198,8 @@ func roleOf(f *hfact, id string) role {
 			return roleDam
 		case f.SireID == id:
 			return roleSire
+		case f.GeneticDamID == id:
+			return roleGeneticDam
 		}
 		for _, o := range f.OffspringIDs {
 			if o == id {
@@ -360,6 +364,9 @@ func (c *historyCheck) checkAnimal(id string) {
 		case roleDonor:
 			field = "dam_id"
 			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
+		case roleGeneticDam:
+			field = "genetic_dam_id"
+			c.checkSex(f, id, name, "genetic dam", sex, l.sexFrom, field)
 		}
 		// Nothing before the birth.
 		if l.born != nil && f.day < l.bornDay {
@@ -403,7 +410,7 @@ func exemptAfterEnd(f *hfact, r role, end *hfact) bool {
 	switch {
 	case r == roleSire:
 		return true // a sire need not be alive, or on the farm, when his calf is born
-	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer):
+	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer) || r == roleGeneticDam:
 		return true // semen and embryos are stored: their animal may be long dead or gone
 	case r != roleSubject:
 		return false
@@ -431,6 +438,8 @@ func (c *historyCheck) doing(f *hfact, r role) string {
 		return article(kindText(f.Kind)) + " as the served female"
 	case roleDonor:
 		return "an embryo transfer as donor"
+	case roleGeneticDam:
+		return "a birth as genetic dam"
 	}
 	return "its " + kindText(f.Kind)
 }
