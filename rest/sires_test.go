@@ -285,3 +285,60 @@ func TestCalvingSireBases(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordFactsNameAnimals is issue 28.9: a record whose facts already name its animals
+// needs no repeated animal_ids (the record is then about the farm's animals and groups its
+// facts name; an outside sire is not one), while a record with nothing to be about is still
+// refused. A duplicate EID names the other animal by its tag.
+func TestRecordFactsNameAnimals(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		s := newSiresFarm(t, d)
+		post := func(body map[string]any) herdbooktest.Response {
+			base := map[string]any{"name": "Service", "type": "GENETIC", "applied_at": "2025-07-08T09:00:00Z"}
+			for k, v := range body {
+				base[k] = v
+			}
+			return s.app.Do("POST", s.base+"/records", s.owner.Token, base)
+		}
+		fact := func(f map[string]any) []any {
+			return []any{map[string]any{"metadata": map[string]any{"birth_history": f}}}
+		}
+		res := post(map[string]any{"record_items": fact(map[string]any{"kind": "insemination", "dam_id": s.cows["COW-HM"], "sire_id": s.aiSire, "date": "2025-07-20", "straw": "LIM-2025-7"})})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("insemination without animal_ids: %d %s", res.Status, res.Body)
+		}
+		got := s.app.Do("GET", s.base+"/records/"+res.JSON(t)["id"].(string), s.owner.Token, nil).JSON(t)
+		if ids := got["animal_ids"].([]any); len(ids) != 1 || ids[0] != s.cows["COW-HM"] {
+			t.Fatalf("record animals = %v, want the served cow only (the outside sire is no animal of the farm)", got["animal_ids"])
+		}
+		// A weaning in a group: the calf and the group.
+		res = post(map[string]any{"record_items": fact(map[string]any{"kind": "weight", "animal_id": s.bull2, "date": "2025-08-01", "kg": 700})})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("weight without animal_ids: %d %s", res.Status, res.Body)
+		}
+		t.Run("ErrNothingNamed", func(t *testing.T) {
+			herdbooktest.WantEnvelope(t, post(map[string]any{"record_items": []any{map[string]any{"name": "note"}}}), 400, "ValidationError", "unless the record's facts name them")
+			herdbooktest.WantEnvelope(t, post(nil), 400, "ValidationError", "animal_ids")
+			herdbooktest.WantEnvelope(t, post(map[string]any{"record_items": fact(map[string]any{"kind": "weight", "animal_id": "00000000-0000-4000-8000-000000000000", "date": "2025-08-01", "kg": 700})}), 400, "ValidationError", "not an animal of this farm")
+			herdbooktest.WantEnvelope(t, post(map[string]any{"record_items": "x"}), 400, "ValidationError", "record_items")
+		})
+		t.Run("ErrNoAuth", func(t *testing.T) {
+			res := s.app.Do("POST", s.base+"/records", "", map[string]any{"name": "x", "type": "GENETIC", "applied_at": "2025-07-08T09:00:00Z",
+				"record_items": fact(map[string]any{"kind": "weight", "animal_id": s.bull2, "date": "2025-08-01", "kg": 700})})
+			herdbooktest.WantEnvelope(t, res, 401, "Unauthorized", "")
+		})
+		t.Run("DuplicateEIDNamesTheOtherAnimal", func(t *testing.T) {
+			// ISO 11784: country code 826 (United Kingdom) and a 12-digit national number.
+			eid := map[string]any{"kind": "identifier", "animal_id": s.bull2, "scheme": "eid", "value": "826000000000042", "start_date": "2025-01-01"}
+			if res := post(map[string]any{"record_items": fact(eid)}); res.Status != http.StatusCreated {
+				t.Fatalf("eid: %d %s", res.Status, res.Body)
+			}
+			eid["animal_id"] = s.bull3
+			herdbooktest.WantEnvelope(t, post(map[string]any{"record_items": fact(eid)}), 400, "ValidationError",
+				"eid 826000000000042 already names animal BULL-2 ("+s.bull2+") from 2025-01-01")
+			res := s.app.Do("POST", s.base+"/animals", s.owner.Token, map[string]any{"tag": "NEW-1", "eid": "826 000000000042"})
+			herdbooktest.WantEnvelope(t, res, 400, "ValidationError", "already names animal BULL-2")
+		})
+	})
+}
