@@ -1,12 +1,16 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/csv"
 	"math"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -308,9 +312,9 @@ func TestRecordFactsNameAnimals(t *testing.T) {
 		if res.Status != http.StatusCreated {
 			t.Fatalf("insemination without animal_ids: %d %s", res.Status, res.Body)
 		}
-		got := s.app.Do("GET", s.base+"/records/"+res.JSON(t)["id"].(string), s.owner.Token, nil).JSON(t)
-		if ids := got["animal_ids"].([]any); len(ids) != 1 || ids[0] != s.cows["COW-HM"] {
-			t.Fatalf("record animals = %v, want the served cow only (the outside sire is no animal of the farm)", got["animal_ids"])
+		ids, err := d.Client.Record.Query().Where(record.ID(uuid.MustParse(res.JSON(t)["id"].(string)))).QueryAnimals().IDs(context.Background())
+		if err != nil || len(ids) != 1 || ids[0].String() != s.cows["COW-HM"] {
+			t.Fatalf("record animals = %v (%v), want the served cow only (the outside sire is no animal of the farm)", ids, err)
 		}
 		// A weaning in a group: the calf and the group.
 		res = post(map[string]any{"record_items": fact(map[string]any{"kind": "weight", "animal_id": s.bull2, "date": "2025-08-01", "kg": 700})})
