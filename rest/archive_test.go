@@ -651,12 +651,23 @@ var _ = http.StatusOK
 func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 	tb.Helper()
 	herdbooktest.InTx(tb, d.Client, func(ctx context.Context, c *ent.Client) error {
+		// An outside AI sire per ten animals, each animal inseminated by one (issue 28).
+		sires := make([]uuid.UUID, n/10+1)
+		outside := make([]*ent.OutsideAnimalCreate, len(sires))
+		for i := range sires {
+			sires[i] = uuid.New()
+			outside[i] = c.OutsideAnimal.Create().SetID(sires[i]).SetFarmID(farmID).SetName(fmt.Sprintf("AI sire %d", i)).SetSex("male").
+				SetRegistrationNumber(fmt.Sprintf("REG%06d", i)).SetBatch(fmt.Sprintf("B%d", i))
+		}
+		if err := c.OutsideAnimal.CreateBulk(outside...).Exec(ctx); err != nil {
+			return err
+		}
 		for lo := 0; lo < n; lo += 200 {
 			hi := min(n, lo+200)
 			animals := make([]*ent.AnimalCreate, 0, hi-lo)
 			records := make([]*ent.RecordCreate, 0, hi-lo)
-			items := make([]*ent.RecordItemCreate, 0, 2*(hi-lo))
-			links := make([]*ent.FactAnimalCreate, 0, hi-lo)
+			items := make([]*ent.RecordItemCreate, 0, 3*(hi-lo))
+			links := make([]*ent.FactAnimalCreate, 0, 3*(hi-lo))
 			for i := lo; i < hi; i++ {
 				aid, rid, pid, wid := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 				animals = append(animals, c.Animal.Create().SetID(aid).SetFarmID(farmID).SetTag(fmt.Sprintf("UK%06d", i)))
@@ -668,6 +679,12 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
 					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
 				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetAnimalID(aid))
+				sire, iid := sires[i/10], uuid.New()
+				id, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "insemination", "dam_id": aid.String(),
+					"sire_id": sire.String(), "date": "2025-07-01", "straw": "S-1"}})
+				items = append(items, c.RecordItem.Create().SetID(iid).SetRecordID(rid).SetMetadata(id).SetFactKind("insemination").
+					SetFactSubject(sire).SetFactDam(aid).SetFactDate("2025-07-01"))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(aid), c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(sire))
 			}
 			if err := c.Animal.CreateBulk(animals...).Exec(ctx); err != nil {
 				return err
@@ -687,7 +704,8 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 }
 
 // TestFarmArchiveStatements holds the export to the same statements for 5 animals as for
-// 300: it reads in batches, never per animal.
+// 300, with an outside AI sire per ten animals and an insemination each: it reads in
+// batches, never per animal or per sire.
 func TestFarmArchiveStatements(t *testing.T) {
 	t.Parallel()
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
@@ -699,9 +717,19 @@ func TestFarmArchiveStatements(t *testing.T) {
 			seedArchiveFarm(t, d, f.ID, n)
 			var res herdbooktest.Response
 			counts[n] = app.Queries(func() { res = app.Do("GET", "/v1/farm/"+f.ID.String()+"/archive", owner.Token, nil) })
+			straws := 0
 			var a herdbook.Archive
-			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 2*n {
+			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 3*n ||
+				len(a.OutsideAnimals) != n/10+1 {
 				t.Fatalf("archive of %d animals: %d animals, %d events (%v)", n, len(a.Animals), len(a.Events), err)
+			}
+			for _, e := range a.Events {
+				if e.Straw != nil && e.Straw.Batch == "S-1" && len(e.SireIdentifiers) == 2 {
+					straws++
+				}
+			}
+			if straws != n {
+				t.Fatalf("%d inseminations with their straw and sire among %d animals", straws, n)
 			}
 		}
 		if counts[5] != counts[300] {
