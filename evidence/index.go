@@ -19,8 +19,12 @@ import "slices"
 type Index struct {
 	settings *Settings
 	facts    []Fact
+	prepared []*pfact
 	byAnimal map[string][]int // facts naming an animal in any role
 	byGroup  map[string][]int // exposures and memberships of a group
+	// male holds the animals whose profiles, read as the review reads them, record a male:
+	// only they can serve by sharing a group with the dam.
+	male map[string]bool
 }
 
 // sireFactKinds are the facts of a possible sire that the review reads.
@@ -30,14 +34,15 @@ var sireFactKinds = map[Kind]bool{KindProfile: true, KindCastration: true, KindP
 
 // NewIndex indexes facts for reviews under settings.
 func NewIndex(settings *Settings, facts []Fact) *Index {
-	x := &Index{settings: settings, byAnimal: map[string][]int{}, byGroup: map[string][]int{}}
+	x := &Index{settings: settings, byAnimal: map[string][]int{}, byGroup: map[string][]int{}, male: map[string]bool{}}
+	profiles := &reviewer{profiles: map[string][]*pfact{}}
 	for _, f := range facts {
 		p, errs := prepare(f)
 		if errs != nil {
 			continue
 		}
 		i := len(x.facts)
-		x.facts = append(x.facts, f)
+		x.facts, x.prepared = append(x.facts, f), append(x.prepared, p)
 		seen := map[string]bool{}
 		add := func(id string) {
 			if id = normID(id); id != "" && !seen[id] {
@@ -51,11 +56,17 @@ func NewIndex(settings *Settings, facts []Fact) *Index {
 		add(p.RecipientID)
 		add(p.OffspringID)
 		switch p.Kind {
-		case KindExposure, KindMembership, KindMembershipEnd:
+		case KindProfile:
+			profiles.profiles[p.AnimalID] = append(profiles.profiles[p.AnimalID], p)
+		case KindExposure, KindMembership:
 			if p.GroupID != "" {
 				x.byGroup[p.GroupID] = append(x.byGroup[p.GroupID], i)
 			}
 		}
+	}
+	for id, ps := range profiles.profiles {
+		sortFacts(ps)
+		x.male[id] = profiles.profileOf(id).sex == SexMale
 	}
 	return x
 }
@@ -69,7 +80,7 @@ func (x *Index) Input(dam, birthDate string) Input {
 	taken := map[int]bool{}
 	var picked []int
 	take := func(i int) bool {
-		if taken[i] || !scope.Keep(x.facts[i]) {
+		if taken[i] || !scope.keep(x.prepared[i]) {
 			return false
 		}
 		taken[i] = true
@@ -86,10 +97,20 @@ func (x *Index) Input(dam, birthDate string) Input {
 		switch {
 		case f.Kind == KindMembership && normID(f.AnimalID) == dam:
 			for _, j := range x.byGroup[normID(f.GroupID)] {
+				// A span that ended before the widest conception window began places no
+				// sire in it (the database loader skips it alike).
+				// Only a recorded male's membership can place a sire (the database loader
+				// reads no other).
+				if g := x.prepared[j]; g.EndDate != "" && g.EndDate < scope.From || g.Kind == KindMembership && !x.male[g.AnimalID] {
+					continue
+				}
 				if take(j) {
-					g := &x.facts[j]
-					sires[normID(g.SireID)] = true   // a group exposure's sire
-					sires[normID(g.AnimalID)] = true // a co-member: natural service when male
+					switch g := x.prepared[j]; {
+					case g.Kind == KindExposure:
+						sires[g.SireID] = true
+					case x.male[g.AnimalID]:
+						sires[g.AnimalID] = true // natural service by a co-member
+					}
 				}
 			}
 		case f.Kind == KindExposure && normID(f.DamID) == dam, IsService(f.Kind) && servedFemale(f) == dam:
