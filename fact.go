@@ -181,6 +181,9 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 				want("dam_id", f.DamID, evidence.SexFemale, "donor")
 			}
 			want("genetic_dam_id", f.GeneticDamID, evidence.SexFemale, "genetic dam")
+			if f.Kind == evidence.KindPedigree {
+				want("dam_id", f.DamID, evidence.SexFemale, "dam")
+			}
 			if f.Kind == evidence.KindDNAParentage && f.Result == evidence.ResultQualified {
 				sex := evidence.SexMale
 				if f.Relation == evidence.RelationDam {
