@@ -151,12 +151,13 @@ func archiveBreedingYear(t *testing.T, app *herdbooktest.App, owner, editor herd
 	calve("twins", map[string]any{"dam_id": ids["cow6"], "date": "2026-05-01", "sire_id": ids["bull"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "T-1", "sex": "male", "birth_weight": 38.5, "status": "alive", "twin": true, "calving_ease": "2"},
 		map[string]any{"tag": "T-2", "sex": "female", "birth_weight": 31, "status": "stillborn", "twin": true}}})
-	// The AI calf and the ET calf: the sire (and the donor) are in the insemination and the
-	// transfer; the calving leaves the sire to the review.
-	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "calves": []any{
+	// The AI calf and the ET calf name the outside sire, on the insemination and the
+	// transfer (issue 28.1); the ET calf's genetic dam is the transfer's outside donor, and
+	// its surrogate the cow that calved (issue 28.7).
+	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "AI-1", "eid": "982000123456700", "sex": "female", "birth_weight": 36, "status": "alive", "calving_ease": "1"}}})
-	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "calves": []any{
-		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive"}}})
+	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
+		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive", "genetic_dam_id": ids["donor"]}}})
 	record(owner, []string{ids["ai.calf0"]}, false, map[string]any{"kind": "weaning", "animal_id": ids["ai.calf0"], "date": "2026-10-20",
 		"kg": 240, "group_id": ids["herd"]})
 }
