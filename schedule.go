@@ -65,6 +65,10 @@ func (s *Service) ScheduleDue(ctx context.Context) (ScheduleResult, error) {
 		return res, fmt.Errorf("schedule withdrawal-ending events: %w", err)
 	}
 	res.Events += n
+	if n, err = s.scheduleNoticesDue(ctx); err != nil {
+		return res, fmt.Errorf("schedule statutory-notice events: %w", err)
+	}
+	res.Events += n
 	for {
 		events, notes, err := s.fanOut(ctx, nil)
 		if err != nil {
@@ -369,6 +373,8 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": an
 {{define "birth_window_opening.body"}}The birth window "{{.P.WindowLabel}}" at {{.P.FarmName}} runs from {{.P.WindowStart}} to {{.P.WindowEnd}}: time to check the dams.{{end}}
 {{define "withdrawal_ending.title"}}{{if eq .P.Withdrawal "milk"}}Milk{{else}}Meat{{end}} withdrawal of {{.P.MedicineName}} ends {{.When}} at {{.P.FarmName}}{{end}}
 {{define "withdrawal_ending.body"}}{{.P.MedicineName}} given {{.P.TreatedOn}} at {{.P.FarmName}}: {{if eq .P.Withdrawal "milk"}}the milk of {{tags .P.AnimalTags}} may go into the tank from {{.P.ClearOn}}{{else}}{{tags .P.AnimalTags}} may go for slaughter from {{.P.ClearOn}}{{end}}.{{end}}
+{{define "notice_due.title"}}{{if .P.Overdue}}Overdue: {{else}}Due by {{.P.Deadline}}: {{end}}{{.P.NoticeKind}} notice{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}}{{end}}
+{{define "notice_due.body"}}The {{.P.NoticeKind}} notice{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}} {{if .P.Overdue}}was due by {{.P.Deadline}} and has not been reported{{else}}must reach the registry by {{.P.Deadline}}{{end}}.{{end}}
 {{define "test.title"}}Herdbook test message for {{.P.FarmName}}{{end}}
 {{define "test.body"}}{{if .P.Message}}{{.P.Message}}{{else}}This is a test message from Herdbook. If you can read it, this channel works.{{end}}{{end}}
 `))
