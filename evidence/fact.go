@@ -229,6 +229,9 @@ type Fact struct {
 	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
 	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
 	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
+	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
+	// the seller's for a female bought in calf): the due list takes it as given.
+	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
 
 	// The other holding of an arrival or a departure, by its scheme and number as package
 	// registry/scheme spells them (a GB CPH such as 34/123/1234), and the disposal route of a
@@ -321,6 +324,7 @@ const (
 	fFoetalAge
 	fFoetalAgeMin
 	fFoetalAgeMax
+	fExpectedCalving
 	fHoldingScheme
 	fHoldingNumber
 	fDisposal
@@ -335,7 +339,7 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days",
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "expected_calving_date",
 	"holding_scheme", "holding_number", "disposal"}
 
 // use says whether a kind takes a field.
@@ -378,7 +382,7 @@ var kindFields = map[Kind][numFields]use{
 	KindHandMating:     {fDam: required, fSire: required, fDate: required},
 	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
 	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
-		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional},
+		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional, fExpectedCalving: optional},
 }
 
 // str returns the value of a string field.
@@ -458,6 +462,8 @@ func (f *Fact) str(fl field) string {
 		return f.Embryo
 	case fMethod:
 		return f.Method
+	case fExpectedCalving:
+		return f.ExpectedCalvingDate
 	case fHoldingScheme:
 		return f.HoldingScheme
 	case fHoldingNumber:
@@ -545,6 +551,8 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Embryo = v
 	case fMethod:
 		f.Method = v
+	case fExpectedCalving:
+		f.ExpectedCalvingDate = v
 	case fHoldingScheme:
 		f.HoldingScheme = v
 	case fHoldingNumber:
@@ -598,7 +606,7 @@ func isTextField(fl field) bool {
 }
 
 func isDateField(fl field) bool {
-	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd
+	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd || fl == fExpectedCalving
 }
 
 // ParseFact decodes and validates the value of metadata.birth_history. Ids
@@ -937,6 +945,16 @@ func (f Fact) Validate() []FieldError {
 		}
 		if fine[fResult] && f.Result != ResultPregnant && (f.FoetalAgeDays != nil || f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil) {
 			add(fResult, "must be pregnant when a foetal age is given")
+		}
+		if fine[fResult] && f.Result != ResultPregnant && f.ExpectedCalvingDate != "" {
+			add(fExpectedCalving, "must be left out unless result is pregnant: only a pregnancy has a calving date")
+		}
+		if fine[fExpectedCalving] && fine[fDate] {
+			c, _ := parseDate(f.ExpectedCalvingDate)
+			d, _ := parseDate(f.Date)
+			if c <= d || c-d > MaxFoetalAgeDays {
+				add(fExpectedCalving, "must be after the check's date and at most %d days after it", MaxFoetalAgeDays)
+			}
 		}
 	}
 	if fine[fRecipient] && fine[fDam] && normID(f.RecipientID) == normID(f.DamID) {
