@@ -311,6 +311,9 @@ func (s *Service) RecordNoticeSubmission(ctx context.Context, farmID uuid.UUID, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := CheckText("key", key); err != nil {
+		return nil, nil, err
+	}
 	if err := in.validate(); err != nil {
 		return nil, nil, err
 	}

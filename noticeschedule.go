@@ -16,6 +16,33 @@ import (
 // announced (the notifications pipeline: docs/notifications.md).
 const NoticeReminderDays = 2
 
+// noticeWords names a notice's kind in the farmer's words, for reminders.
+func noticeWords(kind string) string {
+	switch notice.Kind(kind) {
+	case notice.KindBirth:
+		return "birth registration"
+	case notice.KindTagging:
+		return "ear tagging"
+	case notice.KindDeath:
+		return "death report"
+	case notice.KindMoveOn:
+		return "movement-on report"
+	case notice.KindMoveOff:
+		return "movement-off report"
+	case notice.KindTagReplacement:
+		return "replacement tag"
+	case notice.KindCorrection:
+		return "correction to the registry"
+	}
+	return kind + " notice"
+}
+
+// noticeAction reports whether a notice's kind is something done on the farm (a tag put in)
+// rather than a report to the registry.
+func noticeAction(kind string) bool {
+	return notice.Kind(kind) == notice.KindTagging || notice.Kind(kind) == notice.KindTagReplacement
+}
+
 // scheduleNoticesDue creates a notice_due event for every statutory notice still due whose
 // deadline is at most NoticeReminderDays away (subject: the notice's key, due on its
 // deadline), and one for every notice that became overdue within the look-back (subject:
@@ -28,8 +55,7 @@ func (s *Service) scheduleNoticesDue(ctx context.Context) (int, error) {
 	if err != nil || len(holdings) == 0 {
 		return 0, err
 	}
-	today, from := s.today()
-	_ = today
+	_, from := s.today()
 	var farmIDs []uuid.UUID
 	for _, h := range holdings {
 		for _, l := range h.Edges.Farms {

@@ -142,6 +142,7 @@ type noticeFarm struct {
 	owner, editor, reader herdbooktest.User
 	farm                  uuid.UUID
 	base                  string
+	holding               string
 }
 
 var noticeNow = time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)
@@ -153,9 +154,11 @@ func newNoticeFarm(t *testing.T, d *db.DB) *noticeFarm {
 	app.MustMember(f.ID, n.editor, herdbook.RoleEditor)
 	app.MustMember(f.ID, n.reader, herdbook.RoleReader)
 	n.farm, n.base = f.ID, "/v1/farm/"+f.ID.String()
-	if res := app.Do("PUT", n.base+"/holding", n.owner.Token, cphHolding()); res.Status != 201 {
+	res := app.Do("PUT", n.base+"/holding", n.owner.Token, cphHolding())
+	if res.Status != 201 {
 		t.Fatalf("holding: %d %s", res.Status, res.Body)
 	}
+	n.holding = res.JSON(t)["id"].(string)
 	return n
 }
 
@@ -240,11 +243,19 @@ func TestNoticesREST(t *testing.T) {
 		if got["death/"+steer]["days_left"] != float64(-12) || got["birth/"+calf]["animal_tag"] != "CALF-1" {
 			t.Errorf("death %v, birth %v", got["death/"+steer], got["birth/"+calf])
 		}
+		// The holding lists the same notices (its one farm), filtered alike.
+		res := app.Do("GET", "/v1/holdings/"+n.holding+"/notices?kind=death", n.reader.Token, nil)
+		if res.Status != 200 {
+			t.Fatalf("holding notices: %d %s", res.Status, res.Body)
+		}
+		if recs := res.JSON(t)["records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["key"] != got["death/"+steer]["key"] {
+			t.Fatalf("holding notices: %s", res.Body)
+		}
 
 		// Reported and accepted.
 		key := got["move_on/"+cow]["key"].(string)
 		sub := n.base + "/notices/" + key + "/submissions"
-		res := app.Do("POST", sub, n.editor.Token, map[string]any{"state": "accepted", "registry_reference": "CTS-0001", "request_id": "r-1"})
+		res = app.Do("POST", sub, n.editor.Token, map[string]any{"state": "accepted", "registry_reference": "CTS-0001", "request_id": "r-1"})
 		if res.Status != 201 || res.JSON(t)["state"] != "accepted" {
 			t.Fatalf("submission: %d %s", res.Status, res.Body)
 		}
