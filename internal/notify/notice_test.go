@@ -42,9 +42,9 @@ func TestNoticeDue(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		due := "Due by 2026-03-12: movement-on report for COW-1 at Hill Farm | The movement-on report for COW-1 at Hill Farm must reach the registry by 2026-03-12."
-		overdue := "Overdue: death report for STEER-1 at Hill Farm | The death report for STEER-1 at Hill Farm was due at the registry by 2026-03-08 and has not been reported."
-		tagging := "Due by 2026-03-12: ear tagging for CALF-2 at Hill Farm | The ear tagging of CALF-2 at Hill Farm is due by 2026-03-12."
+		due := "Due by Thursday 12 March 2026: movement-on report for COW-1 at Hill Farm | The movement-on report for COW-1 at Hill Farm must reach the registry by Thursday 12 March 2026."
+		overdue := "Overdue: death report for STEER-1 at Hill Farm | The death report for STEER-1 at Hill Farm was due at the registry by Sunday 8 March 2026 and has not been reported."
+		tagging := "Due by Thursday 12 March 2026: ear tagging for CALF-2 at Hill Farm | The ear tagging of CALF-2 at Hill Farm is due by Thursday 12 March 2026."
 		if got := inApp(t, d.Client); fmt.Sprint(got) != fmt.Sprint(map[string]int{due: 3, overdue: 3, tagging: 3}) {
 			t.Fatalf("in-app:\n%v", got)
 		}
