@@ -227,6 +227,9 @@ type Fact struct {
 	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
 	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
 	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
+	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
+	// the seller's for a female bought in calf): the due list takes it as given.
+	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -297,6 +300,7 @@ const (
 	fFoetalAge
 	fFoetalAgeMin
 	fFoetalAgeMax
+	fExpectedCalving
 	numFields
 )
 
@@ -308,7 +312,7 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "expected_calving_date"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -350,7 +354,7 @@ var kindFields = map[Kind][numFields]use{
 	KindHandMating:     {fDam: required, fSire: required, fDate: required},
 	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
 	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
-		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional},
+		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional, fExpectedCalving: optional},
 }
 
 // str returns the value of a string field.
@@ -430,6 +434,8 @@ func (f *Fact) str(fl field) string {
 		return f.Embryo
 	case fMethod:
 		return f.Method
+	case fExpectedCalving:
+		return f.ExpectedCalvingDate
 	}
 	return ""
 }
@@ -511,6 +517,8 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Embryo = v
 	case fMethod:
 		f.Method = v
+	case fExpectedCalving:
+		f.ExpectedCalvingDate = v
 	}
 }
 
@@ -558,7 +566,7 @@ func isTextField(fl field) bool {
 }
 
 func isDateField(fl field) bool {
-	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd
+	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd || fl == fExpectedCalving
 }
 
 // ParseFact decodes and validates the value of metadata.birth_history. Ids
@@ -885,6 +893,16 @@ func (f Fact) Validate() []FieldError {
 		}
 		if fine[fResult] && f.Result != ResultPregnant && (f.FoetalAgeDays != nil || f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil) {
 			add(fResult, "must be pregnant when a foetal age is given")
+		}
+		if fine[fResult] && f.Result != ResultPregnant && f.ExpectedCalvingDate != "" {
+			add(fExpectedCalving, "must be left out unless result is pregnant: only a pregnancy has a calving date")
+		}
+		if fine[fExpectedCalving] && fine[fDate] {
+			c, _ := parseDate(f.ExpectedCalvingDate)
+			d, _ := parseDate(f.Date)
+			if c <= d || c-d > MaxFoetalAgeDays {
+				add(fExpectedCalving, "must be after the check's date and at most %d days after it", MaxFoetalAgeDays)
+			}
 		}
 	}
 	if fine[fRecipient] && fine[fDam] && normID(f.RecipientID) == normID(f.DamID) {
