@@ -72,15 +72,15 @@ type parentageLoad struct {
 	err  error
 }
 
-// parentageKinds are the fact kinds the parentage reads: births, DNA results and embryo
-// transfers for the parents, and what the birth review (services, scans, memberships) and the
+// parentageKinds are the fact kinds the parentage reads: births, pedigrees (a bought-in
+// animal's papers), DNA results and embryo transfers for the parents, and what the birth review (services, scans, memberships) and the
 // profiles of bulls need.
 var parentageKinds = []string{string(evidence.KindBirth), string(evidence.KindDNAParentage),
 	string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindExposure),
 	string(evidence.KindMembership), string(evidence.KindPurchase), string(evidence.KindMovementIn),
 	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath),
 	string(evidence.KindEmbryoTransfer), string(evidence.KindInsemination), string(evidence.KindHandMating),
-	string(evidence.KindMembershipEnd), string(evidence.KindPregnancyCheck)}
+	string(evidence.KindMembershipEnd), string(evidence.KindPregnancyCheck), string(evidence.KindPedigree)}
 
 // parentage returns the farm's parentage as of today, from the request's scope when it was
 // loaded already: two statements (the settings and the facts) otherwise. The caller checked
@@ -184,6 +184,10 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 		case evidence.KindDNAParentage:
 			if f.Date <= day {
 				note(f.OffspringID)
+			}
+		case evidence.KindPedigree:
+			if f.Date <= day {
+				note(f.AnimalID)
 			}
 		case evidence.KindEmbryoTransfer:
 			if f.Date <= day {

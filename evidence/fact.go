@@ -82,6 +82,11 @@ const (
 	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
 	// weight). Its weight counts as a weight of the animal on that date.
 	KindWeaning Kind = "weaning"
+	// KindPedigree records an animal's dam or sire, or both, as its papers state them (a
+	// herd-book certificate, the seller's pedigree) for an animal born elsewhere: no birth on
+	// this farm. A parent may be an animal of the farm or an outside animal (a dam too). A
+	// birth fact's dam and sire and a qualified DNA result outweigh it.
+	KindPedigree Kind = "pedigree"
 )
 
 // ServiceKinds are the kinds that date a service of a dam by a sire.
@@ -114,7 +119,7 @@ var (
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
 	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment,
-	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning}
+	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning, KindPedigree}
 
 // The sexes a profile may record.
 const (
@@ -352,6 +357,7 @@ var kindFields = map[Kind][numFields]use{
 	KindHeat:           {fAnimal: required, fDate: required},
 	KindInsemination:   {fDam: required, fSire: required, fDate: required, fStraw: optional, fTechnician: optional},
 	KindHandMating:     {fDam: required, fSire: required, fDate: required},
+	KindPedigree:       {fAnimal: required, fDam: optional, fSire: optional, fDate: required},
 	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
 	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
 		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional, fExpectedCalving: optional},
@@ -857,6 +863,19 @@ func (f Fact) Validate() []FieldError {
 			add(fGroup, "must be left out when dam_id is given: an exposure is with a dam or with a group")
 		case f.DamID == "" && f.GroupID == "":
 			add(fDam, "is required for kind exposure unless group_id is given")
+		}
+	}
+	if f.Kind == KindPedigree {
+		switch {
+		case f.DamID == "" && f.SireID == "":
+			add(fSire, "is required for kind pedigree unless dam_id is given")
+		case f.DamID != "" && normID(f.DamID) == normID(f.SireID):
+			add(fSire, "must differ from dam_id")
+		}
+		for fl, id := range map[field]string{fDam: f.DamID, fSire: f.SireID} {
+			if id != "" && normID(id) == normID(f.AnimalID) {
+				add(fl, "must not name the animal itself")
+			}
 		}
 	}
 	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {

@@ -348,6 +348,18 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 				tw.ProgenyDetails[0].BirthWeight.Measurement != "38.5" || tw.ProgenyDetails[0].Identifier.ID != ids["twins.calf0"] {
 				t.Fatalf("the twins' calving: %+v", tw)
 			}
+			// The calves' ICAR parentage: the twin bull calf's dam and recorded sire.
+			for _, an := range a.Animals {
+				if an.ID.String() != ids["twins.calf0"] {
+					continue
+				}
+				want := []herdbook.ICARParent{
+					{ParentOf: an.Identifier, Gender: "Female", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["cow6"], Scheme: herdbook.ArchiveAnimalScheme}},
+					{ParentOf: an.Identifier, Gender: "Male", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["bull"], Scheme: herdbook.ArchiveAnimalScheme}}}
+				if fmt.Sprint(an.Parentage) != fmt.Sprint(want) {
+					t.Fatalf("parentage of T-1: %+v", an.Parentage)
+				}
+			}
 			// The calving's record and its birth event share one id, by design.
 			if tw.RecordID.String() != ids["twins"] {
 				t.Fatalf("the twins' calving record %s, calving %s", tw.RecordID, ids["twins"])
