@@ -48,7 +48,7 @@ func TestCSVFormulaCells(t *testing.T) {
 			{"=1+2", `=HYPERLINK("http://x","y")`},
 			{"@SUM(A1)", "+44 20 7946 0958"},
 			{"-2+3", "'=already quoted"},
-			{"-5", "\tTabbed"},
+			{"-5", "-5 kg"},
 			{"Plain-1", "''@two quotes"},
 		}
 		var ids []string
@@ -61,7 +61,7 @@ func TestCSVFormulaCells(t *testing.T) {
 		}
 		group := app.MustGroup(owner, src.ID, "=Group")
 		res := app.Do("POST", base+"/records", owner.Token, map[string]any{"animal_ids": ids, "group_ids": []string{group.ID.String()},
-			"name": "=cmd|' /C calc'!A0", "type": "HEALTH", "applied_at": "2026-03-01T08:00:00Z", "description": "-desc",
+			"name": "=cmd|' /C calc'!A0", "type": "HEALTH", "applied_at": "2026-03-01T08:00:00Z", "description": "\t-desc",
 			"record_items": []map[string]any{{"name": "@item", "description": "+1 more", "metadata": map[string]any{"k": "=v"}}}})
 		if res.Status != http.StatusCreated {
 			t.Fatalf("record: %d %s", res.Status, res.Body)
@@ -99,7 +99,7 @@ func TestCSVFormulaCells(t *testing.T) {
 			rows := readCSV(t, app.Do("GET", base+"/animals.csv", owner.Token, nil))
 			tags, names := column(t, rows, "tag"), column(t, rows, "name")
 			want := map[string]string{"'=1+2": `'=HYPERLINK("http://x","y")`, "'@SUM(A1)": "'+44 20 7946 0958",
-				"'-2+3": "''=already quoted", "-5": "'\tTabbed", "Plain-1": "'''@two quotes"}
+				"'-2+3": "''=already quoted", "-5": "'-5 kg", "Plain-1": "'''@two quotes"}
 			for i, tag := range tags {
 				if want[tag] != names[i] {
 					t.Errorf("tag %q name %q, want name %q", tag, names[i], want[tag])
@@ -121,7 +121,7 @@ func TestCSVFormulaCells(t *testing.T) {
 				t.Fatalf("import: %d %s", res.Status, res.Body)
 			}
 			before, after := registerCSV(t, app, owner, src.ID), registerCSV(t, app, owner, dst.ID)
-			if strings.Join(flat(before), "|") != strings.Join(flat(after), "|") {
+			if strings.Join(joinRows(before), "|") != strings.Join(joinRows(after), "|") {
 				t.Fatalf("round trip changed the register:\n%v\n%v", before, after)
 			}
 			res := app.Do("GET", "/v1/farm/"+dst.ID.String()+"/animals?take=50", owner.Token, nil)
@@ -140,7 +140,8 @@ func TestCSVFormulaCells(t *testing.T) {
 	})
 }
 
-func flat(rows [][]string) []string {
+// joinRows returns each CSV row as one comma-joined line, for comparing two exports.
+func joinRows(rows [][]string) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = strings.Join(r, ",")
