@@ -105,7 +105,7 @@ func TestGraphNative(t *testing.T) {
 			}
 			previewID := dig(t, p, "id").(string)
 
-			out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "native-1") {
+			out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "native-1", calves: [{tag: "NATIVE-CALF", sex: "female", status: "alive"}]) {
 				id birthDate dam { tag } preview { id stale }
 				tasks { id name status dueOn dueDate animalIDs animals { id tag } birthEvent { id } } } }`, map[string]any{"f": c.farmID, "p": previewID})
 			wantNoErrors(t, out)
@@ -292,8 +292,8 @@ func TestTaskBoardIsBatched(t *testing.T) {
 					birthPreviewCreate(input: {farmID: $f, damID: $dam, birthDate: "2026-04-20"}) { birthPreview { id } } }`,
 					map[string]any{"f": c.farmID, "dam": dam})
 				wantNoErrors(t, out)
-				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r}) { birthEvent { id } } }`,
-					map[string]any{"f": c.farmID, "p": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "r": fmt.Sprint(i)})
+				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r, calves: [{tag: $r, sex: "female", status: "alive"}]}) { birthEvent { id } } }`,
+					map[string]any{"f": c.farmID, "p": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "r": fmt.Sprint("CALF-", i)})
 				wantNoErrors(t, out)
 			}
 			counts[births] = app.Queries(func() {

@@ -73,7 +73,7 @@ func archiveFarm(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest
 	// A calving preview approved: a birth event and its follow-up tasks.
 	wantStatus(t, app.Do("PUT", base+"/birth-history/protocol", owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":1},{"name":"Tag calf","offset_days":3}]}`), 200)
 	pv := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": ids["cow1"], "birth_date": "2025-03-10"}), 201)
-	wantStatus(t, app.Do("POST", base+"/birth-history/previews/"+pv["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "calving-1"}), 201)
+	wantStatus(t, app.Do("POST", base+"/birth-history/previews/"+pv["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "calving-1", "calves": oneCalf("COW1-CALF")}), 201)
 
 	moment := func() string {
 		time.Sleep(5 * time.Millisecond)

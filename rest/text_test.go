@@ -52,7 +52,7 @@ func TestControlCharacters(t *testing.T) {
 			}
 		})
 		t.Run("ErrTaskRequestID", func(t *testing.T) {
-			approved := app.Do("POST", bh+"/previews/"+preview+"/approve", tok, `{"request_id":"req-1"}`).JSON(t)
+			approved := app.Do("POST", bh+"/previews/"+preview+"/approve", tok, `{"request_id":"req-1","calves":[{"tag":"TEXT-CALF","sex":"female","status":"alive"}]}`).JSON(t)
 			task := approved["tasks"].([]any)[0].(map[string]any)["id"].(string)
 			res := app.Do("PUT", b.base+"/farm-tasks/"+task, tok, `{"status":"DONE","request_id":"\u0000"}`)
 			herdbooktest.WantEnvelope(t, res, http.StatusBadRequest, "ValidationError", "request_id: must not contain control characters")

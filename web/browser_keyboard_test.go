@@ -389,6 +389,8 @@ func runKeyboard(t *testing.T, b *browser) {
 		b.tabTo(t, "#birth-preview")
 		b.press(t, kb.Enter)
 		b.waitText(t, "main", "Weigh the calf")
+		b.tabTo(t, "#birth-calf-tag")
+		b.press(t, "D7-CALF")
 		b.tabTo(t, "#birth-approve")
 		b.press(t, kb.Enter)
 		b.waitText(t, "#birth-status", "Approved")
