@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -10,17 +11,24 @@ import (
 	"github.com/herdbook/herdbook/evidence"
 )
 
-// dueKinds are the facts the due list reads: pregnancy checks, services and births.
+// dueKinds are the facts the due list reads: pregnancy checks, services and births; arrivals
+// and departures (who is still on the farm); memberships, their ends, exposures, castrations
+// and profiles (the males that ran with a female, and the sires' breeds).
 var dueKinds = []string{string(evidence.KindPregnancyCheck), string(evidence.KindInsemination),
-	string(evidence.KindHandMating), string(evidence.KindEmbryoTransfer), string(evidence.KindBirth)}
+	string(evidence.KindHandMating), string(evidence.KindEmbryoTransfer), string(evidence.KindBirth),
+	string(evidence.KindPurchase), string(evidence.KindMovementIn), string(evidence.KindMovementOut),
+	string(evidence.KindSale), string(evidence.KindDeath), string(evidence.KindMembership),
+	string(evidence.KindMembershipEnd), string(evidence.KindExposure), string(evidence.KindCastration),
+	string(evidence.KindProfile)}
 
-// Due lists the farm's females whose newest pregnancy check is positive and who have not
-// given birth since, ordered by expected calving date (evidence.Due): from the service that
-// fits the check (its date + the gestation of the sire's breed, else the farm's), else from
-// the foetal age. It costs a constant number of statements whatever the number of rows: the
-// settings, the facts, the sires' profiles and (only when a sire has none) the outside
-// animals among them.
-func (s *Service) Due(ctx context.Context, farmID uuid.UUID, p Page) ([]evidence.DueEntry, int, error) {
+// Due lists the farm's females whose newest pregnancy check (as of asOf, "" for the farm's
+// today) is positive, who have not given birth since and are still on the farm, ordered by
+// expected calving date (evidence.DueAsOf): from the service that fits the check (its date +
+// the gestation of the sire's breed, else the farm's), else from the days a male shared her
+// group or an exposure put one with her, else from the foetal age. It costs a constant
+// number of statements whatever the number of rows: the settings, the facts and (only when
+// a sire has no profile) the outside animals among the sires.
+func (s *Service) Due(ctx context.Context, farmID uuid.UUID, asOf string, p Page) ([]evidence.DueEntry, int, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords, ScopeReadAnimals); err != nil {
 		return nil, 0, err
 	}
@@ -28,7 +36,7 @@ func (s *Service) Due(ctx context.Context, farmID uuid.UUID, p Page) ([]evidence
 	if err != nil {
 		return nil, 0, err
 	}
-	all, err := s.dueList(ctx, farmID)
+	all, err := s.dueList(ctx, farmID, asOf)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -37,16 +45,17 @@ func (s *Service) Due(ctx context.Context, farmID uuid.UUID, p Page) ([]evidence
 }
 
 // DueCSV is the due list as due.csv, every row.
-func (s *Service) DueCSV(ctx context.Context, farmID uuid.UUID) (*Table, error) {
+func (s *Service) DueCSV(ctx context.Context, farmID uuid.UUID, asOf string) (*Table, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords, ScopeReadAnimals); err != nil {
 		return nil, err
 	}
-	all, err := s.dueList(ctx, farmID)
+	all, err := s.dueList(ctx, farmID, asOf)
 	if err != nil {
 		return nil, err
 	}
 	header := []string{"animal_id", "expected_date", "expected_from", "expected_to", "basis", "check_date", "method",
-		"check_record_id", "service_kind", "service_date", "sire_id", "service_record_id", "gestation_min_days", "gestation_max_days", "gestation_breed"}
+		"check_record_id", "service_kind", "service_date", "sire_id", "service_record_id", "gestation_min_days", "gestation_max_days", "gestation_breed",
+		"service_from", "service_to", "sire_ids"}
 	return &Table{Header: header, Rows: func(fn func([]string) error) error {
 		for _, e := range all {
 			gmin, gmax := "", ""
@@ -54,7 +63,8 @@ func (s *Service) DueCSV(ctx context.Context, farmID uuid.UUID) (*Table, error) 
 				gmin, gmax = strconv.Itoa(e.GestationDays.Min), strconv.Itoa(e.GestationDays.Max)
 			}
 			if err := fn([]string{e.AnimalID, e.ExpectedDate, e.ExpectedFrom, e.ExpectedTo, e.Basis, e.CheckDate, e.Method,
-				e.CheckRecordID, string(e.ServiceKind), e.ServiceDate, e.SireID, e.ServiceRecordID, gmin, gmax, e.GestationBreed}); err != nil {
+				e.CheckRecordID, string(e.ServiceKind), e.ServiceDate, e.SireID, e.ServiceRecordID, gmin, gmax, e.GestationBreed,
+				e.ServiceFrom, e.ServiceTo, strings.Join(e.SireIDs, " ")}); err != nil {
 				return err
 			}
 		}
@@ -62,10 +72,20 @@ func (s *Service) DueCSV(ctx context.Context, farmID uuid.UUID) (*Table, error) 
 	}}, nil
 }
 
-func (s *Service) dueList(ctx context.Context, farmID uuid.UUID) ([]evidence.DueEntry, error) {
+func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([]evidence.DueEntry, error) {
+	var fe fieldErrors
+	if asOf != "" {
+		asOf = s.asOf(&fe, asOf)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
 	st, err := s.birthSettings(ctx, farmID)
 	if err != nil {
 		return nil, err
+	}
+	if asOf == "" {
+		asOf = s.todayOnFarm(ctx, farmID)
 	}
 	items, err := s.factItems(ctx, farmID, recorditem.FactKindIn(dueKinds...))
 	if err != nil {
@@ -73,6 +93,7 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID) ([]evidence.Due
 	}
 	var facts []evidence.Fact
 	var sires []uuid.UUID
+	profiled := map[string]bool{}
 	for _, it := range items {
 		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 {
@@ -80,26 +101,18 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID) ([]evidence.Due
 		}
 		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
 		facts = append(facts, f)
-		if evidence.IsService(f.Kind) {
+		switch {
+		case evidence.IsService(f.Kind):
 			sires = append(sires, uuid.MustParse(f.SireID))
+		case f.Kind == evidence.KindProfile:
+			profiled[strings.ToLower(f.AnimalID)] = true
 		}
 	}
 	if len(sires) > 0 && st.Settings != nil && len(st.Settings.GestationDaysByBreed) > 0 {
-		// Only a breed's own gestation needs the sires' breeds.
-		profiles, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindProfile)), recorditem.FactSubjectIn(dedupe(sires)...))
-		if err != nil {
-			return nil, err
-		}
-		profiled := map[string]bool{}
-		for _, it := range profiles {
-			if f, ok, errs := storedFact(it.Metadata); ok && len(errs) == 0 {
-				f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
-				facts = append(facts, f)
-				profiled[f.AnimalID] = true
-			}
-		}
+		// Only a breed's own gestation needs the breeds of the sires the farm has no profile
+		// of: its outside sires.
 		var bare []uuid.UUID
-		for _, id := range sires {
+		for _, id := range dedupe(sires) {
 			if !profiled[id.String()] {
 				bare = append(bare, id)
 			}
@@ -114,5 +127,5 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID) ([]evidence.Due
 			}
 		}
 	}
-	return evidence.Due(st.Settings, facts), nil
+	return evidence.DueAsOf(st.Settings, facts, asOf), nil
 }

@@ -43,8 +43,10 @@ type ReportQuery struct {
 	ExposureFrom, ExposureTo string
 }
 
-// CalvingReport is the calving percentage: calves born alive in the period over the females
-// exposed in the breeding season.
+// CalvingReport is the calving percentage: calves born alive in the period to the females
+// exposed in the breeding season, over those females. Calvings of females the season did not
+// expose here (bought in calf, or an exposure not recorded) are counted apart, in NotExposed,
+// and never in the percentage.
 type CalvingReport struct {
 	From              string   `json:"from"`
 	To                string   `json:"to"`
@@ -56,6 +58,20 @@ type CalvingReport struct {
 	CalvesBornAlive   int      `json:"calves_born_alive"`
 	Stillborn         int      `json:"stillborn"`
 	CalvingPercentage *float64 `json:"calving_percentage"`
+	// NotExposed are the calvings of the period by dams the season did not expose.
+	NotExposed UnexposedCalvings `json:"not_exposed"`
+}
+
+// UnexposedCalvings counts the calvings of dams that no fact exposed in the breeding season:
+// BoughtIn of those dams arrived (a purchase or movement_in) after the season began and on
+// or before the calving, so they were most likely bought in calf; the others had no exposure
+// recorded.
+type UnexposedCalvings struct {
+	Calvings        int `json:"calvings"`
+	CalvesBorn      int `json:"calves_born"`
+	CalvesBornAlive int `json:"calves_born_alive"`
+	Stillborn       int `json:"stillborn"`
+	BoughtIn        int `json:"bought_in"`
 }
 
 // SpreadPeriod is one 21-day period of the calving spread.
@@ -115,15 +131,16 @@ type WeaningReport struct {
 	} `json:"unknown"`
 }
 
-// GroupGain is the mean daily gain of a group's animals over a period.
+// GroupGain is the mean daily gain of a group's members over a period, each member's over
+// her days in the group (gainReport).
 type GroupGain struct {
 	GroupID         uuid.UUID `json:"group_id"`
 	Animals         int       `json:"animals"`
 	MeanDailyGainKG float64   `json:"mean_daily_gain_kg"`
 }
 
-// GainReport is the daily gain by group: each animal that was a member of the group in the
-// period, from its first to its last weighing in the period (two dates at least).
+// GainReport is the daily gain by group: each member's gain between her weighings inside her
+// stays in the group and in the period (gainReport).
 type GainReport struct {
 	From   string      `json:"from"`
 	To     string      `json:"to"`
@@ -172,7 +189,8 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 	switch name {
 	case ReportCalving:
 		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
-			evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer)
+			evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer,
+			evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +219,8 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 		}
 		return weaningReport(facts, q, st), nil
 	default:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindWeight, evidence.KindWeaning, evidence.KindMembership, evidence.KindMembershipEnd)
+		facts, err := s.farmFacts(ctx, farmID, evidence.KindWeight, evidence.KindWeaning, evidence.KindMembership, evidence.KindMembershipEnd,
+			evidence.KindMovementOut, evidence.KindSale, evidence.KindDeath)
 		if err != nil {
 			return nil, err
 		}
@@ -274,28 +293,30 @@ func birthsOf(facts []evidence.Fact) []*birthOf {
 // span is a dated stay [start, end] ("" end: open) of an animal in a group.
 type span struct{ animal, group, start, end string }
 
-// memberships are the membership spans, each cut by the first membership_end of the animal
-// in the group on or after its start (the day before it).
+// memberships are the farm's membership spans by the register's rules
+// (evidence.MembershipSpans: an open membership ends the day before the animal's next
+// membership, the day before a membership_end of its group, and every membership the day
+// before the animal left the farm), so a report places an animal in a group on exactly the
+// days the animal's page does. facts must hold the membership, membership_end and departure
+// (movement_out, sale, death) facts of the animals.
 func memberships(facts []evidence.Fact) []span {
-	ends := map[[2]string][]string{}
+	byAnimal := map[string][]evidence.Fact{}
+	var ids []string
 	for _, f := range facts {
-		if f.Kind == evidence.KindMembershipEnd {
-			k := [2]string{f.AnimalID, f.GroupID}
-			ends[k] = append(ends[k], f.Date)
+		switch f.Kind {
+		case evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindMovementOut, evidence.KindSale, evidence.KindDeath:
+			if _, ok := byAnimal[f.AnimalID]; !ok && f.Kind == evidence.KindMembership {
+				ids = append(ids, f.AnimalID)
+			}
+			byAnimal[f.AnimalID] = append(byAnimal[f.AnimalID], f)
 		}
 	}
+	sort.Strings(ids)
 	var out []span
-	for _, f := range facts {
-		if f.Kind != evidence.KindMembership {
-			continue
+	for _, id := range ids {
+		for _, g := range evidence.MembershipSpans(id, "9999-12-31", byAnimal[id]) {
+			out = append(out, span{id, g.GroupID, g.StartDate, g.EndDate})
 		}
-		sp := span{f.AnimalID, f.GroupID, f.StartDate, f.EndDate}
-		for _, e := range ends[[2]string{f.AnimalID, f.GroupID}] {
-			if e > sp.start && (sp.end == "" || e <= sp.end) {
-				sp.end = addDays(e, -1)
-			}
-		}
-		out = append(out, sp)
 	}
 	return out
 }
@@ -386,27 +407,39 @@ func calvingReport(facts []evidence.Fact, q ReportQuery) *CalvingReport {
 	}
 	out.FemalesExposed = len(exposed)
 	stillborn := map[string]string{}
+	arrivals := map[string][]string{}
 	for _, f := range facts {
-		if f.Kind == evidence.KindDeath {
+		switch f.Kind {
+		case evidence.KindDeath:
 			stillborn[f.AnimalID] = f.Date
+		case evidence.KindPurchase, evidence.KindMovementIn:
+			arrivals[f.AnimalID] = append(arrivals[f.AnimalID], f.Date)
 		}
 	}
 	for _, b := range birthsOf(facts) {
 		if !in(b.date, q.From, q.To) {
 			continue
 		}
-		out.Calvings++
+		calvings, born, alive, dead := &out.Calvings, &out.CalvesBorn, &out.CalvesBornAlive, &out.Stillborn
+		if !exposed[b.dam] {
+			n := &out.NotExposed
+			calvings, born, alive, dead = &n.Calvings, &n.CalvesBorn, &n.CalvesBornAlive, &n.Stillborn
+			if slices.ContainsFunc(arrivals[b.dam], func(d string) bool { return d > q.ExposureFrom && d <= b.date }) {
+				n.BoughtIn++
+			}
+		}
+		*calvings++
 		if len(b.calves) == 0 {
-			out.CalvesBorn++
-			out.CalvesBornAlive++ // a birth that names no calf counts as one live calf
+			*born++
+			*alive++ // a birth that names no calf counts as one live calf
 			continue
 		}
 		for _, c := range b.calves {
-			out.CalvesBorn++
+			*born++
 			if d, ok := stillborn[c]; ok && d == b.date {
-				out.Stillborn++
+				*dead++
 			} else {
-				out.CalvesBornAlive++
+				*alive++
 			}
 		}
 	}
@@ -554,6 +587,14 @@ func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *Weani
 	return out
 }
 
+// gainReport is the daily gain by group. Each stay of an animal in a group (a membership
+// span) is cut to the period; the gain of a stay runs from the animal's first to its last
+// weighing date inside it, where the day it left the group (the day after the stay's last
+// day) counts as inside: a weighing on the day of a move is its weight on leaving one group
+// and on joining the next. An animal's daily gain in a group is its kilograms gained over its
+// days between weighings, summed over its stays there; stays with fewer than two weighing
+// dates give nothing, so no gain made outside the group is credited to it. Nothing is
+// interpolated.
 func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
 	out := &GainReport{From: q.From, To: q.To, Groups: []GroupGain{}}
 	points := map[string][]WeightPoint{}
@@ -566,37 +607,64 @@ func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
 			points[f.AnimalID] = append(points[f.AnimalID], WeightPoint{Date: f.Date, KG: kg})
 		}
 	}
-	gain := map[string]*float64{}
+	days := map[string][]dayWeight{}
 	for id, ps := range points {
 		sort.Slice(ps, func(i, j int) bool {
 			return ps[i].Date < ps[j].Date || (ps[i].Date == ps[j].Date && ps[i].KG < ps[j].KG)
 		})
-		days := byDate(ps)
-		if len(days) < 2 {
+		days[id] = byDate(ps)
+	}
+	type sum struct {
+		kg   float64
+		days int
+	}
+	gains := map[string]map[string]*sum{} // group → animal → gain over its stays
+	for _, sp := range memberships(facts) {
+		ws := days[sp.animal]
+		if len(ws) < 2 {
 			continue
 		}
-		g := gainOf(days[0], days[len(days)-1]).DailyGainKG
-		gain[id] = &g
-	}
-	members := map[string]map[string]bool{}
-	for _, sp := range memberships(facts) {
-		if _, _, ok := overlap(sp.start, sp.end, q.From, q.To); ok && gain[sp.animal] != nil {
-			if members[sp.group] == nil {
-				members[sp.group] = map[string]bool{}
-			}
-			members[sp.group][sp.animal] = true
+		last := "9999-12-31"
+		if sp.end != "" {
+			last = addDays(sp.end, 1) // the day it left
 		}
+		s, e, ok := overlap(sp.start, last, q.From, q.To)
+		if !ok {
+			continue
+		}
+		var first, final *dayWeight
+		for i := range ws {
+			if in(ws[i].date, s, e) {
+				if first == nil {
+					first = &ws[i]
+				}
+				final = &ws[i]
+			}
+		}
+		if first == nil || first.date == final.date {
+			continue
+		}
+		if gains[sp.group] == nil {
+			gains[sp.group] = map[string]*sum{}
+		}
+		a := gains[sp.group][sp.animal]
+		if a == nil {
+			a = &sum{}
+			gains[sp.group][sp.animal] = a
+		}
+		a.kg += final.kg - first.kg
+		a.days += daysBetween(first.date, final.date)
 	}
-	for g, m := range members {
-		sum := 0.0
-		for id := range m {
-			sum += *gain[id]
+	for g, m := range gains {
+		total := 0.0
+		for _, a := range m {
+			total += a.kg / float64(a.days)
 		}
 		gid, err := uuid.Parse(g)
 		if err != nil {
 			continue
 		}
-		out.Groups = append(out.Groups, GroupGain{GroupID: gid, Animals: len(m), MeanDailyGainKG: round3(sum / float64(len(m)))})
+		out.Groups = append(out.Groups, GroupGain{GroupID: gid, Animals: len(m), MeanDailyGainKG: round3(total / float64(len(m)))})
 	}
 	sort.Slice(out.Groups, func(i, j int) bool { return out.Groups[i].GroupID.String() < out.Groups[j].GroupID.String() })
 	return out
@@ -620,8 +688,11 @@ func (s *Service) ReportTable(ctx context.Context, farmID uuid.UUID, name string
 	var rows [][]string
 	switch r := rep.(type) {
 	case *CalvingReport:
-		header = []string{"from", "to", "exposure_from", "exposure_to", "females_exposed", "calvings", "calves_born", "calves_born_alive", "stillborn", "calving_percentage"}
-		rows = [][]string{{r.From, r.To, r.ExposureFrom, r.ExposureTo, i(r.FemalesExposed), i(r.Calvings), i(r.CalvesBorn), i(r.CalvesBornAlive), i(r.Stillborn), fp(r.CalvingPercentage)}}
+		header = []string{"from", "to", "exposure_from", "exposure_to", "females_exposed", "calvings", "calves_born", "calves_born_alive", "stillborn", "calving_percentage",
+			"not_exposed_calvings", "not_exposed_calves_born", "not_exposed_calves_born_alive", "not_exposed_stillborn", "not_exposed_bought_in"}
+		n := r.NotExposed
+		rows = [][]string{{r.From, r.To, r.ExposureFrom, r.ExposureTo, i(r.FemalesExposed), i(r.Calvings), i(r.CalvesBorn), i(r.CalvesBornAlive), i(r.Stillborn), fp(r.CalvingPercentage),
+			i(n.Calvings), i(n.CalvesBorn), i(n.CalvesBornAlive), i(n.Stillborn), i(n.BoughtIn)}}
 	case *SpreadReport:
 		header = []string{"period", "start_date", "end_date", "calvings", "percentage", "cumulative_percentage"}
 		for _, p := range r.Periods {

@@ -31,12 +31,16 @@ func (r *Resolver) outsideAnimalConnection(ctx context.Context, farmID uuid.UUID
 }
 
 // dueConnection is Farm.due: the due list paged by first and after.
-func (r *Resolver) dueConnection(ctx context.Context, farmID uuid.UUID, after *string, first *int) (*model.DueEntryConnection, error) {
+func (r *Resolver) dueConnection(ctx context.Context, farmID uuid.UUID, asOf *string, after *string, first *int) (*model.DueEntryConnection, error) {
 	p, err := medicinePage(after, first)
 	if err != nil {
 		return nil, err
 	}
-	es, total, err := r.svc.Due(ctx, farmID, p)
+	day := ""
+	if asOf != nil {
+		day = *asOf
+	}
+	es, total, err := r.svc.Due(ctx, farmID, day, p)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +70,19 @@ func dueEntry(e evidence.DueEntry) *model.DueEntry {
 	out := &model.DueEntry{AnimalID: uuid.MustParse(e.AnimalID), CheckRecordID: uuid.MustParse(e.CheckRecordID), CheckDate: e.CheckDate,
 		Method: e.Method, Basis: e.Basis, ServiceKind: str(string(e.ServiceKind)), ServiceDate: str(e.ServiceDate),
 		ServiceRecordID: id(e.ServiceRecordID), SireID: id(e.SireID), ExpectedDate: str(e.ExpectedDate),
-		ExpectedFrom: str(e.ExpectedFrom), ExpectedTo: str(e.ExpectedTo), GestationBreed: str(e.GestationBreed)}
+		ExpectedFrom: str(e.ExpectedFrom), ExpectedTo: str(e.ExpectedTo), GestationBreed: str(e.GestationBreed),
+		ServiceFrom: str(e.ServiceFrom), ServiceTo: str(e.ServiceTo), SireIDs: make([]uuid.UUID, 0, len(e.SireIDs)),
+		ServiceRecordIDs: make([]uuid.UUID, 0, len(e.ServiceRecordIDs))}
+	for _, s := range e.SireIDs {
+		if u := id(s); u != nil {
+			out.SireIDs = append(out.SireIDs, *u)
+		}
+	}
+	for _, s := range e.ServiceRecordIDs {
+		if u := id(s); u != nil {
+			out.ServiceRecordIDs = append(out.ServiceRecordIDs, *u)
+		}
+	}
 	if e.GestationDays != nil {
 		out.GestationDays = &model.GestationDays{Min: e.GestationDays.Min, Max: e.GestationDays.Max}
 	}

@@ -359,6 +359,7 @@ type ComplexityRoot struct {
 		ExposureTo        func(childComplexity int) int
 		FemalesExposed    func(childComplexity int) int
 		From              func(childComplexity int) int
+		NotExposed        func(childComplexity int) int
 		Stillborn         func(childComplexity int) int
 		To                func(childComplexity int) int
 	}
@@ -409,20 +410,24 @@ type ComplexityRoot struct {
 	}
 
 	DueEntry struct {
-		AnimalID        func(childComplexity int) int
-		Basis           func(childComplexity int) int
-		CheckDate       func(childComplexity int) int
-		CheckRecordID   func(childComplexity int) int
-		ExpectedDate    func(childComplexity int) int
-		ExpectedFrom    func(childComplexity int) int
-		ExpectedTo      func(childComplexity int) int
-		GestationBreed  func(childComplexity int) int
-		GestationDays   func(childComplexity int) int
-		Method          func(childComplexity int) int
-		ServiceDate     func(childComplexity int) int
-		ServiceKind     func(childComplexity int) int
-		ServiceRecordID func(childComplexity int) int
-		SireID          func(childComplexity int) int
+		AnimalID         func(childComplexity int) int
+		Basis            func(childComplexity int) int
+		CheckDate        func(childComplexity int) int
+		CheckRecordID    func(childComplexity int) int
+		ExpectedDate     func(childComplexity int) int
+		ExpectedFrom     func(childComplexity int) int
+		ExpectedTo       func(childComplexity int) int
+		GestationBreed   func(childComplexity int) int
+		GestationDays    func(childComplexity int) int
+		Method           func(childComplexity int) int
+		ServiceDate      func(childComplexity int) int
+		ServiceFrom      func(childComplexity int) int
+		ServiceKind      func(childComplexity int) int
+		ServiceRecordID  func(childComplexity int) int
+		ServiceRecordIDs func(childComplexity int) int
+		ServiceTo        func(childComplexity int) int
+		SireID           func(childComplexity int) int
+		SireIDs          func(childComplexity int) int
 	}
 
 	DueEntryConnection struct {
@@ -448,7 +453,7 @@ type ComplexityRoot struct {
 		Calvings              func(childComplexity int, from *string, to *string, first *int, after *string) int
 		CreatedAt             func(childComplexity int) int
 		CurrentMonthStart     func(childComplexity int) int
-		Due                   func(childComplexity int, after *string, first *int) int
+		Due                   func(childComplexity int, asOf *string, after *string, first *int) int
 		FarmTasks             func(childComplexity int, skip *int, take *int, status *farmtask.Status) int
 		Files                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
 		FollowUpProtocol      func(childComplexity int) int
@@ -1223,6 +1228,14 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	UnexposedCalvings struct {
+		BoughtIn        func(childComplexity int) int
+		CalvesBorn      func(childComplexity int) int
+		CalvesBornAlive func(childComplexity int) int
+		Calvings        func(childComplexity int) int
+		Stillborn       func(childComplexity int) int
+	}
+
 	User struct {
 		CreatedAt        func(childComplexity int) int
 		Email            func(childComplexity int) int
@@ -1442,7 +1455,7 @@ type FarmResolver interface {
 	TreatmentConflicts(ctx context.Context, obj *ent.Farm, skip *int, take *int) (*model.TreatmentConflictList, error)
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	OutsideAnimals(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.OutsideAnimalConnection, error)
-	Due(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.DueEntryConnection, error)
+	Due(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.DueEntryConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Calvings(ctx context.Context, obj *ent.Farm, from *string, to *string, first *int, after *string) (*model.CalvingConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
@@ -2780,6 +2793,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalvingReport.From(childComplexity), true
+	case "CalvingReport.notExposed":
+		if e.ComplexityRoot.CalvingReport.NotExposed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalvingReport.NotExposed(childComplexity), true
 	case "CalvingReport.stillborn":
 		if e.ComplexityRoot.CalvingReport.Stillborn == nil {
 			break
@@ -3010,6 +3029,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DueEntry.ServiceDate(childComplexity), true
+	case "DueEntry.serviceFrom":
+		if e.ComplexityRoot.DueEntry.ServiceFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceFrom(childComplexity), true
 	case "DueEntry.serviceKind":
 		if e.ComplexityRoot.DueEntry.ServiceKind == nil {
 			break
@@ -3022,12 +3047,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DueEntry.ServiceRecordID(childComplexity), true
+	case "DueEntry.serviceRecordIDs":
+		if e.ComplexityRoot.DueEntry.ServiceRecordIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceRecordIDs(childComplexity), true
+	case "DueEntry.serviceTo":
+		if e.ComplexityRoot.DueEntry.ServiceTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.ServiceTo(childComplexity), true
 	case "DueEntry.sireID":
 		if e.ComplexityRoot.DueEntry.SireID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.DueEntry.SireID(childComplexity), true
+	case "DueEntry.sireIDs":
+		if e.ComplexityRoot.DueEntry.SireIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DueEntry.SireIDs(childComplexity), true
 
 	case "DueEntryConnection.edges":
 		if e.ComplexityRoot.DueEntryConnection.Edges == nil {
@@ -3135,7 +3178,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.Due(childComplexity, args["after"].(*string), args["first"].(*int)), true
+		return e.ComplexityRoot.Farm.Due(childComplexity, args["asOf"].(*string), args["after"].(*string), args["first"].(*int)), true
 	case "Farm.farmTasks":
 		if e.ComplexityRoot.Farm.FarmTasks == nil {
 			break
@@ -6737,6 +6780,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TreatmentConflictList.TotalCount(childComplexity), true
 
+	case "UnexposedCalvings.boughtIn":
+		if e.ComplexityRoot.UnexposedCalvings.BoughtIn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnexposedCalvings.BoughtIn(childComplexity), true
+	case "UnexposedCalvings.calvesBorn":
+		if e.ComplexityRoot.UnexposedCalvings.CalvesBorn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnexposedCalvings.CalvesBorn(childComplexity), true
+	case "UnexposedCalvings.calvesBornAlive":
+		if e.ComplexityRoot.UnexposedCalvings.CalvesBornAlive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnexposedCalvings.CalvesBornAlive(childComplexity), true
+	case "UnexposedCalvings.calvings":
+		if e.ComplexityRoot.UnexposedCalvings.Calvings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnexposedCalvings.Calvings(childComplexity), true
+	case "UnexposedCalvings.stillborn":
+		if e.ComplexityRoot.UnexposedCalvings.Stillborn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnexposedCalvings.Stillborn(childComplexity), true
+
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -8131,6 +8205,8 @@ func (ec *executionContext) childFields_CalvingReport(ctx context.Context, field
 		return ec.fieldContext_CalvingReport_stillborn(ctx, field)
 	case "calvingPercentage":
 		return ec.fieldContext_CalvingReport_calvingPercentage(ctx, field)
+	case "notExposed":
+		return ec.fieldContext_CalvingReport_notExposed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalvingReport", field.Name)
 }
@@ -8245,6 +8321,14 @@ func (ec *executionContext) childFields_DueEntry(ctx context.Context, field grap
 		return ec.fieldContext_DueEntry_serviceRecordID(ctx, field)
 	case "sireID":
 		return ec.fieldContext_DueEntry_sireID(ctx, field)
+	case "serviceFrom":
+		return ec.fieldContext_DueEntry_serviceFrom(ctx, field)
+	case "serviceTo":
+		return ec.fieldContext_DueEntry_serviceTo(ctx, field)
+	case "sireIDs":
+		return ec.fieldContext_DueEntry_sireIDs(ctx, field)
+	case "serviceRecordIDs":
+		return ec.fieldContext_DueEntry_serviceRecordIDs(ctx, field)
 	case "expectedDate":
 		return ec.fieldContext_DueEntry_expectedDate(ctx, field)
 	case "expectedFrom":
@@ -9665,6 +9749,22 @@ func (ec *executionContext) childFields_TreatmentConflictList(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type TreatmentConflictList", field.Name)
 }
 
+func (ec *executionContext) childFields_UnexposedCalvings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calvings":
+		return ec.fieldContext_UnexposedCalvings_calvings(ctx, field)
+	case "calvesBorn":
+		return ec.fieldContext_UnexposedCalvings_calvesBorn(ctx, field)
+	case "calvesBornAlive":
+		return ec.fieldContext_UnexposedCalvings_calvesBornAlive(ctx, field)
+	case "stillborn":
+		return ec.fieldContext_UnexposedCalvings_stillborn(ctx, field)
+	case "boughtIn":
+		return ec.fieldContext_UnexposedCalvings_boughtIn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnexposedCalvings", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -10374,22 +10474,30 @@ func (ec *executionContext) field_Farm_calvings_args(ctx context.Context, rawArg
 func (ec *executionContext) field_Farm_due_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg1
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -17863,6 +17971,38 @@ func (ec *executionContext) fieldContext_CalvingReport_calvingPercentage(_ conte
 	return graphql.NewScalarFieldContext("CalvingReport", field, false, false, "Float")
 }
 
+func (ec *executionContext) _CalvingReport_notExposed(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalvingReport_notExposed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NotExposed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v herdbook.UnexposedCalvings) graphql.Marshaler {
+			return ec.marshalNUnexposedCalvings2githubᚗcomᚋherdbookᚋherdbookᚐUnexposedCalvings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalvingReport_notExposed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalvingReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnexposedCalvings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CalvingSire_animalID(ctx context.Context, field graphql.CollectedField, obj *herdbook.CalvingSire) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18682,6 +18822,98 @@ func (ec *executionContext) _DueEntry_sireID(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_DueEntry_sireID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_serviceFrom(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_serviceTo(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DueEntry_sireIDs(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_sireIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SireIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_sireIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DueEntry_serviceRecordIDs(ctx context.Context, field graphql.CollectedField, obj *model.DueEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DueEntry_serviceRecordIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceRecordIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DueEntry_serviceRecordIDs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DueEntry", field, false, false, "ID")
 }
 
@@ -20064,7 +20296,7 @@ func (ec *executionContext) _Farm_due(ctx context.Context, field graphql.Collect
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().Due(ctx, obj, fc.Args["after"].(*string), fc.Args["first"].(*int))
+			return ec.Resolvers.Farm().Due(ctx, obj, fc.Args["asOf"].(*string), fc.Args["after"].(*string), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DueEntryConnection) graphql.Marshaler {
@@ -33886,6 +34118,121 @@ func (ec *executionContext) fieldContext_TreatmentConflictList_nodes(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _UnexposedCalvings_calvings(ctx context.Context, field graphql.CollectedField, obj *herdbook.UnexposedCalvings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnexposedCalvings_calvings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calvings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnexposedCalvings_calvings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnexposedCalvings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnexposedCalvings_calvesBorn(ctx context.Context, field graphql.CollectedField, obj *herdbook.UnexposedCalvings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnexposedCalvings_calvesBorn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvesBorn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnexposedCalvings_calvesBorn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnexposedCalvings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnexposedCalvings_calvesBornAlive(ctx context.Context, field graphql.CollectedField, obj *herdbook.UnexposedCalvings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnexposedCalvings_calvesBornAlive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalvesBornAlive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnexposedCalvings_calvesBornAlive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnexposedCalvings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnexposedCalvings_stillborn(ctx context.Context, field graphql.CollectedField, obj *herdbook.UnexposedCalvings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnexposedCalvings_stillborn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stillborn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnexposedCalvings_stillborn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnexposedCalvings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnexposedCalvings_boughtIn(ctx context.Context, field graphql.CollectedField, obj *herdbook.UnexposedCalvings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnexposedCalvings_boughtIn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BoughtIn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnexposedCalvings_boughtIn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnexposedCalvings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -48706,6 +49053,11 @@ func (ec *executionContext) _CalvingReport(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "notExposed":
+			out.Values[i] = ec._CalvingReport_notExposed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -49095,6 +49447,26 @@ func (ec *executionContext) _DueEntry(ctx context.Context, sel ast.SelectionSet,
 		case "sireID":
 			out.Values[i] = ec._DueEntry_sireID(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "serviceFrom":
+			out.Values[i] = ec._DueEntry_serviceFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "serviceTo":
+			out.Values[i] = ec._DueEntry_serviceTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sireIDs":
+			out.Values[i] = ec._DueEntry_sireIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serviceRecordIDs":
+			out.Values[i] = ec._DueEntry_serviceRecordIDs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "expectedDate":
@@ -54652,6 +55024,59 @@ func (ec *executionContext) _TreatmentConflictList(ctx context.Context, sel ast.
 	return out
 }
 
+var unexposedCalvingsImplementors = []string{"UnexposedCalvings"}
+
+func (ec *executionContext) _UnexposedCalvings(ctx context.Context, sel ast.SelectionSet, obj *herdbook.UnexposedCalvings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unexposedCalvingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnexposedCalvings")
+		case "calvings":
+			out.Values[i] = ec._UnexposedCalvings_calvings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvesBorn":
+			out.Values[i] = ec._UnexposedCalvings_calvesBorn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calvesBornAlive":
+			out.Values[i] = ec._UnexposedCalvings_calvesBornAlive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stillborn":
+			out.Values[i] = ec._UnexposedCalvings_stillborn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "boughtIn":
+			out.Values[i] = ec._UnexposedCalvings_boughtIn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *ent.User) graphql.Marshaler {
@@ -58402,6 +58827,10 @@ func (ec *executionContext) marshalNTreatmentConflictList2ᚖgithubᚗcomᚋherd
 		return graphql.Null
 	}
 	return ec._TreatmentConflictList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUnexposedCalvings2githubᚗcomᚋherdbookᚋherdbookᚐUnexposedCalvings(ctx context.Context, sel ast.SelectionSet, v herdbook.UnexposedCalvings) graphql.Marshaler {
+	return ec._UnexposedCalvings(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNUpdateFarmInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐUpdateFarmInput(ctx context.Context, v any) (model.UpdateFarmInput, error) {

@@ -18,8 +18,8 @@ func (r *farmResolver) OutsideAnimals(ctx context.Context, obj *ent.Farm, after 
 }
 
 // Due is the resolver for the due field.
-func (r *farmResolver) Due(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.DueEntryConnection, error) {
-	return r.dueConnection(ctx, obj.ID, after, first)
+func (r *farmResolver) Due(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.DueEntryConnection, error) {
+	return r.dueConnection(ctx, obj.ID, asOf, after, first)
 }
 
 // OutsideAnimalCreate is the resolver for the outsideAnimalCreate field.

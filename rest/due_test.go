@@ -106,3 +106,106 @@ func TestDueList(t *testing.T) {
 		})
 	})
 }
+
+// TestDueListAsOfWithBullMembership is issue 28.5: the due list as of a day drops the
+// females that died or left by then, and dates conception from the days a bull's dated
+// membership (in and out) shared a group with a heifer or a cow, as the review does. Facts
+// are dated: a death recorded afterwards changes the list from its day on, not before.
+func TestDueListAsOfWithBullMembership(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		app := b.app
+		if res := app.Do("PUT", b.base+"/birth-history/settings", b.owner.Token, cattleSettings); res.Status != 200 {
+			t.Fatalf("settings: %d %s", res.Status, res.Body)
+		}
+		farm := uuid.MustParse(b.farm)
+		female := func(tag, born string) string {
+			id := app.MustAnimal(b.owner, farm, tag).ID.String()
+			b.facts(t, map[string]any{"kind": "profile", "animal_id": id, "sex": "female", "birth_date": born})
+			return id
+		}
+		heifer, cow, aged, sold := female("H-1", "2024-03-01"), female("K-1", "2019-04-01"), female("C-1", "2019-04-01"), female("S-1", "2019-04-01")
+		bull2 := app.MustAnimal(b.owner, farm, "BULL-2").ID.String()
+		scan := func(id string) map[string]any {
+			return map[string]any{"kind": "pregnancy_check", "animal_id": id, "date": "2025-09-01", "method": "scan", "result": "pregnant"}
+		}
+		b.facts(t,
+			map[string]any{"kind": "profile", "animal_id": bull2, "sex": "male", "birth_date": "2022-01-10"},
+			map[string]any{"kind": "birth", "dam_id": cow, "date": "2025-03-01"},
+			// BULL-2 ran with the herd from 2025-06-10 and left it on 2025-07-01: his days with
+			// H-1 and K-1 (members from 2025-06-01) are 2025-06-10..2025-06-30.
+			map[string]any{"kind": "membership", "animal_id": heifer, "group_id": b.herd, "start_date": "2025-06-01"},
+			map[string]any{"kind": "membership", "animal_id": cow, "group_id": b.herd, "start_date": "2025-06-01"},
+			map[string]any{"kind": "membership", "animal_id": bull2, "group_id": b.herd, "start_date": "2025-06-10"},
+			map[string]any{"kind": "membership_end", "animal_id": bull2, "group_id": b.herd, "date": "2025-07-01"},
+			scan(heifer), scan(cow), scan(sold),
+			// C-1: a foetal age of 60 days dates conception on 2025-07-03: due 2026-04-08..21.
+			map[string]any{"kind": "pregnancy_check", "animal_id": aged, "date": "2025-09-01", "method": "scan", "result": "pregnant", "foetal_age_days": 60},
+			map[string]any{"kind": "sale", "animal_id": sold, "date": "2025-12-01"},
+		)
+		list := func(asOf string) []map[string]any {
+			t.Helper()
+			res := app.Do("GET", b.base+"/due?as_of="+asOf, b.reader.Token, nil)
+			if res.Status != 200 {
+				t.Fatalf("due as of %s: %d %s", asOf, res.Status, res.Body)
+			}
+			var out []map[string]any
+			for _, r := range res.JSON(t)["records"].([]any) {
+				out = append(out, r.(map[string]any))
+			}
+			return out
+		}
+		ids := func(rows []map[string]any) string {
+			var s []string
+			for _, r := range rows {
+				s = append(s, r["animal_id"].(string))
+			}
+			return strings.Join(s, " ")
+		}
+		first, second := heifer, cow
+		if cow < heifer {
+			first, second = cow, heifer
+		}
+		// Conception 2025-06-10..2025-06-30 + 279..292 days: due 2026-03-16..2026-04-18.
+		rows := list("2026-01-09")
+		if got, want := ids(rows), strings.Join([]string{first, second, aged}, " "); got != want {
+			t.Fatalf("as of 2026-01-09: %s, want %s (the sold cow left)", got, want)
+		}
+		for _, r := range rows[:2] {
+			if r["basis"] != "exposure" || r["sire_id"] != bull2 || r["service_from"] != "2025-06-10" || r["service_to"] != "2025-06-30" ||
+				r["expected_from"] != "2026-03-16" || r["expected_to"] != "2026-04-18" || r["expected_date"] != "2026-04-01" ||
+				len(r["service_record_ids"].([]any)) != 2 {
+				t.Fatalf("by the bull's membership: %v", r)
+			}
+		}
+		if r := rows[2]; r["basis"] != "foetal_age" || r["expected_date"] != "2026-04-14" {
+			t.Fatalf("by foetal age: %v", r)
+		}
+		// Before the sale, the sold cow is due, undated (nothing dates her conception).
+		if rows := list("2025-11-30"); len(rows) != 4 || rows[3]["animal_id"] != sold || rows[3]["basis"] != "unknown" {
+			t.Fatalf("as of 2025-11-30: %v", rows)
+		}
+		// C-1 died on 2026-01-10, recorded later: gone from that day, not before.
+		b.facts(t, map[string]any{"kind": "death", "animal_id": aged, "date": "2026-01-10", "cause": "bloat"})
+		if got := ids(list("2026-01-09")); !strings.Contains(got, aged) {
+			t.Fatalf("as of the day before her death: %s", got)
+		}
+		if got := ids(list("2026-01-10")); got != first+" "+second {
+			t.Fatalf("as of her death: %s", got)
+		}
+		// Left out, as_of is the farm's today: she is gone.
+		if res := app.Do("GET", b.base+"/due", b.reader.Token, nil); strings.Contains(string(res.Body), aged) {
+			t.Fatalf("today: %s", res.Body)
+		}
+		csv := app.Do("GET", b.base+"/due.csv?as_of=2026-01-09", b.reader.Token, nil)
+		if csv.Status != 200 || !strings.HasPrefix(string(csv.Body), "animal_id,expected_date,expected_from,expected_to,basis,check_date,method,check_record_id,service_kind,service_date,sire_id,service_record_id,gestation_min_days,gestation_max_days,gestation_breed,service_from,service_to,sire_ids\n") ||
+			!strings.Contains(string(csv.Body), ",2025-06-10,2025-06-30,"+bull2+"\n") {
+			t.Fatalf("due.csv: %d %s", csv.Status, csv.Body)
+		}
+		for _, q := range []string{"as_of=2026-02-30", "as_of=", "as_of=yesterday"} {
+			herdbooktest.WantEnvelope(t, app.Do("GET", b.base+"/due?"+q, b.reader.Token, nil), 400, "ValidationError", "as_of")
+			herdbooktest.WantEnvelope(t, app.Do("GET", b.base+"/due.csv?"+q, b.reader.Token, nil), 400, "ValidationError", "as_of")
+		}
+	})
+}

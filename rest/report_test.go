@@ -201,3 +201,123 @@ func writeFactsREST(b *testing.B, app *herdbooktest.App, token string, farm uuid
 		}
 	}
 }
+
+// TestCalvingPercentageOverExposedFemales is issue 28.4's calving percentage, worked by hand:
+// the calves born alive to the females the 2025 season exposed, over those females; the
+// calvings of a cow bought in calf (and of one whose exposure is not recorded) are counted
+// apart. Facts are dated, not ordered: a membership recorded late, backdated into the
+// season, makes a cow exposed, and a bull's membership_end recorded later still, backdated
+// before her stay, takes that back.
+func TestCalvingPercentageOverExposedFemales(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		f := b.farmID(t)
+		female := func(tag string) string {
+			id := b.app.MustAnimal(b.owner, f, tag).ID.String()
+			b.facts(t, map[string]any{"kind": "profile", "animal_id": id, "sex": "female"})
+			return id
+		}
+		cow2, cow3, bought, cow4 := female("COW-2"), female("COW-3"), female("BOUGHT-1"), female("COW-4")
+		bull2 := b.app.MustAnimal(b.owner, f, "BULL-2").ID.String()
+		b.facts(t,
+			map[string]any{"kind": "profile", "animal_id": bull2, "sex": "male", "birth_date": "2022-01-10"},
+			// Exposed in the season 2025-05-01..2025-08-31: DAM-1 (her exposure to BULL-1),
+			// COW-2 (in the herd with BULL-2, who joined it on 2025-06-01), COW-3 (inseminated,
+			// no calf).
+			map[string]any{"kind": "membership", "animal_id": bull2, "group_id": b.herd, "start_date": "2025-06-01"},
+			map[string]any{"kind": "membership", "animal_id": cow2, "group_id": b.herd, "start_date": "2025-06-01"},
+			map[string]any{"kind": "insemination", "dam_id": cow3, "sire_id": b.bull, "date": "2025-06-10"},
+			// Bought in calf after the season.
+			map[string]any{"kind": "purchase", "animal_id": bought, "date": "2025-11-15"},
+			map[string]any{"kind": "birth", "dam_id": b.dam, "date": "2026-03-01"},
+			map[string]any{"kind": "birth", "dam_id": cow2, "date": "2026-03-20"},
+			map[string]any{"kind": "birth", "dam_id": bought, "date": "2026-03-10"},
+			map[string]any{"kind": "birth", "dam_id": cow4, "date": "2026-03-15"},
+		)
+		path := b.base + "/reports/calving?from=2026-01-01&to=2026-12-31&exposure_from=2025-05-01&exposure_to=2025-08-31"
+		want := func(step string, exposed, calvings int, percentage float64, apart, boughtIn int) {
+			t.Helper()
+			res := b.app.Do("GET", path, b.reader.Token, nil)
+			if res.Status != 200 {
+				t.Fatalf("%s: %d %s", step, res.Status, res.Body)
+			}
+			c := res.JSON(t)
+			n := c["not_exposed"].(map[string]any)
+			if c["females_exposed"] != float64(exposed) || c["calvings"] != float64(calvings) || c["calves_born_alive"] != float64(calvings) ||
+				c["calving_percentage"] != percentage || n["calvings"] != float64(apart) || n["calves_born_alive"] != float64(apart) ||
+				n["bought_in"] != float64(boughtIn) {
+				t.Fatalf("%s: calving = %s", step, res.Body)
+			}
+		}
+		// 2 live calves of the 3 exposed: 2 / 3 = 66.67 %, not (2 + 2) / 3 = 133.33 %. Apart:
+		// BOUGHT-1 (bought in after the season began) and COW-4 (no exposure recorded).
+		want("first", 3, 2, 66.67, 2, 1)
+		// COW-4 ran in the herd in July with BULL-2, recorded late: 3 / 4 = 75 %.
+		b.facts(t, map[string]any{"kind": "membership", "animal_id": cow4, "group_id": b.herd, "start_date": "2025-07-01", "end_date": "2025-07-31"})
+		want("backdated membership", 4, 3, 75.0, 1, 1)
+		// BULL-2 in fact left the herd on 2025-06-20: COW-2 still shared 2025-06-01..19 with
+		// him, COW-4 no day.
+		b.facts(t, map[string]any{"kind": "membership_end", "animal_id": bull2, "group_id": b.herd, "date": "2025-06-20"})
+		want("backdated membership_end", 3, 2, 66.67, 2, 1)
+		res := b.app.Do("GET", b.base+"/reports/calving.csv?from=2026-01-01&to=2026-12-31&exposure_from=2025-05-01&exposure_to=2025-08-31", b.reader.Token, nil)
+		if res.Status != 200 || !strings.Contains(string(res.Body), ",not_exposed_calvings,not_exposed_calves_born,not_exposed_calves_born_alive,not_exposed_stillborn,not_exposed_bought_in\n") ||
+			!strings.HasSuffix(string(res.Body), ",66.67,2,2,2,0,1\n") {
+			t.Fatalf("calving.csv: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+// TestGainReportOverDaysInGroup is issue 28.4's gain by group, worked by hand: a group is
+// credited only with the gain its members made while in it, measured between their
+// weighings inside each stay (the day an animal moves counts for both groups).
+//
+//	S-1: 100 kg on 2026-01-01, 140 kg on 2026-02-10, 200 kg on 2026-03-22; in the herd from
+//	     2025-12-01, in Finishing from 2026-02-10. Herd: (140 − 100) / 40 = 1.0 kg/day;
+//	     Finishing: (200 − 140) / 40 = 1.5.
+//	S-2: 100 kg on 2026-01-01 (in no group), 150 kg on 2026-03-01, 170 kg on 2026-03-21; in
+//	     Finishing from 2026-03-01: (170 − 150) / 20 = 1.0, not (170 − 100) / 79.
+//
+// Finishing's mean: (1.5 + 1.0) / 2 = 1.25. S-2's backdated membership_end on 2026-03-11
+// leaves her one weighing date in Finishing (2026-03-01; she left on the 11th): Finishing
+// becomes S-1 alone, 1.5.
+func TestGainReportOverDaysInGroup(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		f := b.farmID(t)
+		s1, s2 := b.app.MustAnimal(b.owner, f, "S-1").ID.String(), b.app.MustAnimal(b.owner, f, "S-2").ID.String()
+		finishing := b.app.MustGroup(b.owner, f, "Finishing").ID.String()
+		w := func(id, day string, kg int) map[string]any {
+			return map[string]any{"kind": "weight", "animal_id": id, "date": day, "kg": kg}
+		}
+		b.facts(t,
+			map[string]any{"kind": "membership", "animal_id": s1, "group_id": b.herd, "start_date": "2025-12-01"},
+			map[string]any{"kind": "membership", "animal_id": s1, "group_id": finishing, "start_date": "2026-02-10"},
+			map[string]any{"kind": "membership", "animal_id": s2, "group_id": finishing, "start_date": "2026-03-01"},
+			w(s1, "2026-01-01", 100), w(s1, "2026-02-10", 140), w(s1, "2026-03-22", 200),
+			w(s2, "2026-01-01", 100), w(s2, "2026-03-01", 150), w(s2, "2026-03-21", 170),
+		)
+		gain := func() map[string]float64 {
+			t.Helper()
+			res := b.app.Do("GET", b.base+"/reports/gain?from=2026-01-01&to=2026-12-31", b.reader.Token, nil)
+			if res.Status != 200 {
+				t.Fatalf("gain: %d %s", res.Status, res.Body)
+			}
+			out := map[string]float64{}
+			for _, g := range res.JSON(t)["groups"].([]any) {
+				g := g.(map[string]any)
+				out[g["group_id"].(string)] = g["mean_daily_gain_kg"].(float64)
+				out[g["group_id"].(string)+" animals"] = g["animals"].(float64)
+			}
+			return out
+		}
+		if g := gain(); len(g) != 4 || g[b.herd] != 1.0 || g[b.herd+" animals"] != 1 || g[finishing] != 1.25 || g[finishing+" animals"] != 2 {
+			t.Fatalf("gain = %v (herd %s, finishing %s)", g, b.herd, finishing)
+		}
+		b.facts(t, map[string]any{"kind": "membership_end", "animal_id": s2, "group_id": finishing, "date": "2026-03-11"})
+		if g := gain(); g[finishing] != 1.5 || g[finishing+" animals"] != 1 {
+			t.Fatalf("after the backdated membership_end: gain = %v", g)
+		}
+	})
+}

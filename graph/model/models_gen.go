@@ -592,7 +592,7 @@ type DueEntry struct {
 	CheckDate string `json:"checkDate"`
 	// How the check was made: scan, palpation or blood.
 	Method string `json:"method"`
-	// What dates the expected birth: service (the service that fits the check), foetal_age, or unknown.
+	// What dates the expected birth: service (the service that fits the check), exposure (the days a male shared her group, or an exposure put a sire with her), foetal_age, or unknown.
 	Basis string `json:"basis"`
 	// The kind of the fitting service (insemination, hand_mating, embryo_transfer), when basis is service.
 	ServiceKind *string `json:"serviceKind,omitempty"`
@@ -600,8 +600,16 @@ type DueEntry struct {
 	ServiceDate *string `json:"serviceDate,omitempty"`
 	// The record of the fitting service.
 	ServiceRecordID *uuid.UUID `json:"serviceRecordID,omitempty"`
-	// The sire the fitting service names.
+	// The sire the fitting service names, or the one male of an exposure basis.
 	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// When basis is exposure: the first day conception can have happened on (the males' days with her that fit the check).
+	ServiceFrom *string `json:"serviceFrom,omitempty"`
+	// When basis is exposure: the last such day.
+	ServiceTo *string `json:"serviceTo,omitempty"`
+	// When basis is exposure: every male whose days with her fit the check (empty otherwise).
+	SireIDs []uuid.UUID `json:"sireIDs"`
+	// When basis is exposure: the membership and exposure records that placed the males with her (empty otherwise).
+	ServiceRecordIDs []uuid.UUID `json:"serviceRecordIDs"`
 	// The middle of expectedFrom..expectedTo; null when the farm's gestation is not set or nothing dates conception.
 	ExpectedDate *string `json:"expectedDate,omitempty"`
 	// The earliest day the gestation range allows.
