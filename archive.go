@@ -25,6 +25,7 @@ import (
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/user"
@@ -43,14 +44,25 @@ import (
 // other. The version changes whenever a property is added, removed or changes meaning.
 const (
 	ArchiveFormat        = "herdbook.farm-archive"
-	ArchiveFormatVersion = 1
+	ArchiveFormatVersion = 2
+	// archiveOldestVersion is the oldest version an import still reads: version 1 lacks only
+	// what version 2 added (outside animals, the breeding settings, the ICAR breeding view),
+	// so a version 1 archive is read as a version 2 one without them.
+	archiveOldestVersion = 1
 	// ArchiveVocabulary is the ICAR ADE version whose resource and property names the
 	// archive uses.
 	ArchiveVocabulary = "ICAR ADE 1.x (github.com/adewg/ICAR), extended with herdbook: terms"
 	// ArchiveAnimalScheme is the identifier scheme of the animals' archive ids: ICAR events
 	// name their animal by {id, scheme}.
 	ArchiveAnimalScheme = "herdbook.animal"
-	archiveSource       = "herdbook"
+	// ArchiveOutsideAnimalScheme is the scheme of the outside animals' archive ids (sires
+	// and donors the farm does not hold), as ICAR's sireIdentifiers and donorIdentifiers name
+	// them.
+	ArchiveOutsideAnimalScheme = "herdbook.outsideAnimal"
+	// ArchiveRegistrationScheme is the scheme of an outside animal's registration number when
+	// the farm recorded no registry.
+	ArchiveRegistrationScheme = "herdbook.registration"
+	archiveSource             = "herdbook"
 )
 
 // Archive is a farm archive. Slices are in a stable order (creation, then id), so that two
@@ -66,6 +78,7 @@ type Archive struct {
 	Users             []ArchiveUser             `json:"herdbook:users"`
 	AnimalSets        []ArchiveGroup            `json:"animalSets"`
 	Animals           []ArchiveAnimal           `json:"animals"`
+	OutsideAnimals    []ArchiveOutsideAnimal    `json:"herdbook:outsideAnimals"`
 	Files             []ArchiveFile             `json:"herdbook:files"`
 	Medicines         []ArchiveMedicine         `json:"medicines"`
 	MedicineVersions  []ArchiveMedicineVersion  `json:"herdbook:medicineVersions"`
@@ -140,14 +153,16 @@ type ArchiveFarm struct {
 
 // ArchiveSettings are the farm's settings (docs/settings.md).
 type ArchiveSettings struct {
-	TimeZone                     *string    `json:"timeZone,omitempty"`
-	WithdrawalRules              *string    `json:"withdrawalRules,omitempty"`
-	Organic                      bool       `json:"organic"`
-	AllowTestTags                bool       `json:"allowTestTags"`
-	MinimumBreedingAgeFemaleDays *int       `json:"minimumBreedingAgeFemaleDays,omitempty"`
-	MinimumBreedingAgeMaleDays   *int       `json:"minimumBreedingAgeMaleDays,omitempty"`
-	MinimumCalvingIntervalDays   *int       `json:"minimumCalvingIntervalDays,omitempty"`
-	UpdatedBy                    *uuid.UUID `json:"updatedBy,omitempty"`
+	TimeZone                     *string         `json:"timeZone,omitempty"`
+	WithdrawalRules              *string         `json:"withdrawalRules,omitempty"`
+	Organic                      bool            `json:"organic"`
+	AllowTestTags                bool            `json:"allowTestTags"`
+	MinimumBreedingAgeFemaleDays *int            `json:"minimumBreedingAgeFemaleDays,omitempty"`
+	MinimumBreedingAgeMaleDays   *int            `json:"minimumBreedingAgeMaleDays,omitempty"`
+	MinimumCalvingIntervalDays   *int            `json:"minimumCalvingIntervalDays,omitempty"`
+	CalvingEaseScale             json.RawMessage `json:"calvingEaseScale,omitempty"`
+	WeaningAgeOfDam              json.RawMessage `json:"weaningAgeOfDam,omitempty"`
+	UpdatedBy                    *uuid.UUID      `json:"updatedBy,omitempty"`
 	ArchiveStamps
 }
 
@@ -191,6 +206,32 @@ type ArchiveAnimal struct {
 	Tag                    string           `json:"herdbook:tag"`
 	HerdbookName           *string          `json:"herdbook:name,omitempty"`
 	IsActive               bool             `json:"herdbook:isActive"`
+	ArchiveStamps
+}
+
+// ArchiveOutsideAnimal is an outside animal (a sire or donor the farm records but does not
+// hold: an AI bull, an embryo's donor) as ICAR's icarAnimalCoreResource: its identifier is
+// its archive id in the herdbook.outsideAnimal scheme, alternativeIdentifiers its
+// registration number in its registry's scheme, officialName its name. The herdbook:
+// properties hold every column, the semen or embryo batch included; an import reads those.
+type ArchiveOutsideAnimal struct {
+	ResourceType           string           `json:"resourceType"`
+	ID                     uuid.UUID        `json:"id"`
+	Identifier             ICARIdentifier   `json:"identifier"`
+	AlternativeIdentifiers []ICARIdentifier `json:"alternativeIdentifiers,omitempty"`
+	Specie                 string           `json:"specie,omitempty"`
+	Gender                 string           `json:"gender"`
+	BirthDate              string           `json:"birthDate,omitempty"`
+	OfficialName           string           `json:"officialName"`
+	Meta                   *ICARMeta        `json:"meta,omitempty"`
+	Name                   string           `json:"herdbook:name"`
+	Sex                    string           `json:"herdbook:sex"`
+	Breed                  *string          `json:"herdbook:breed,omitempty"`
+	Registry               *string          `json:"herdbook:registry,omitempty"`
+	RegistrationNumber     *string          `json:"herdbook:registrationNumber,omitempty"`
+	Batch                  *string          `json:"herdbook:batch,omitempty"`
+	HerdbookBirthDate      *string          `json:"herdbook:birthDate,omitempty"`
+	CreatedBy              *uuid.UUID       `json:"herdbook:createdBy,omitempty"`
 	ArchiveStamps
 }
 
@@ -306,7 +347,22 @@ type ArchiveEvent struct {
 	EventDateTime time.Time              `json:"eventDateTime"`
 	Weight        *ICARMass              `json:"weight,omitempty"`
 	Medicine      *ICARMedicineReference `json:"medicine,omitempty"`
-	Meta          *ICARMeta              `json:"meta,omitempty"`
+	// icarReproInseminationEventResource: natural service, run with bull, insemination or
+	// (an embryo transfer) implantation, the sire, the straw's batch and the embryo's donor.
+	InseminationType string           `json:"inseminationType,omitempty"`
+	SireIdentifiers  []ICARIdentifier `json:"sireIdentifiers,omitempty"`
+	SireOfficialName string           `json:"sireOfficialName,omitempty"`
+	Straw            *ICARStraw       `json:"straw,omitempty"`
+	Embryo           *ICAREmbryo      `json:"embryo,omitempty"`
+	// icarReproPregnancyCheckEventResource.
+	Method string `json:"method,omitempty"`
+	Result string `json:"result,omitempty"`
+	// icarReproParturitionEventResource: a calving.
+	IsEmbryoImplant *bool         `json:"isEmbryoImplant,omitempty"`
+	LiveProgeny     *int          `json:"liveProgeny,omitempty"`
+	TotalProgeny    *int          `json:"totalProgeny,omitempty"`
+	ProgenyDetails  []ICARProgeny `json:"progenyDetails,omitempty"`
+	Meta            *ICARMeta     `json:"meta,omitempty"`
 
 	RecordID    uuid.UUID       `json:"herdbook:recordId"`
 	Name        *string         `json:"herdbook:name,omitempty"`
@@ -324,6 +380,31 @@ type ArchiveEvent struct {
 	Reach       []ArchiveReach  `json:"herdbook:reach,omitempty"`
 	ArchiveStamps
 	ArchiveBook
+}
+
+// ICARStraw is ICAR's icarReproSemenStrawResource, as far as the farm knows it.
+type ICARStraw struct {
+	Batch            string           `json:"batch,omitempty"`
+	SireIdentifiers  []ICARIdentifier `json:"sireIdentifiers,omitempty"`
+	SireOfficialName string           `json:"sireOfficialName,omitempty"`
+}
+
+// ICAREmbryo is ICAR's icarReproEmbryoResource: the implanted embryo, its donor and sire.
+type ICAREmbryo struct {
+	ID               *ICARIdentifier  `json:"id,omitempty"`
+	DonorIdentifiers []ICARIdentifier `json:"donorIdentifiers,omitempty"`
+	SireIdentifiers  []ICARIdentifier `json:"sireIdentifiers,omitempty"`
+	SireOfficialName string           `json:"sireOfficialName,omitempty"`
+}
+
+// ICARProgeny is ICAR's icarProgenyDetailsResource: one calf of a calving.
+type ICARProgeny struct {
+	Identifier    *ICARIdentifier `json:"identifier,omitempty"`
+	Specie        string          `json:"specie,omitempty"`
+	Gender        string          `json:"gender"`
+	ManagementTag string          `json:"managementTag,omitempty"`
+	BirthStatus   string          `json:"birthStatus,omitempty"`
+	BirthWeight   *ICARMass       `json:"birthWeight,omitempty"`
 }
 
 // ArchiveLink is an item's link to an animal its fact names.
@@ -431,6 +512,7 @@ var icarEventTypes = map[evidence.Kind]string{
 	evidence.KindExposure:       "icarReproInseminationEventResource",
 	evidence.KindHandMating:     "icarReproInseminationEventResource",
 	evidence.KindInsemination:   "icarReproInseminationEventResource",
+	evidence.KindEmbryoTransfer: "icarReproInseminationEventResource",
 	evidence.KindHeat:           "icarReproHeatEventResource",
 	evidence.KindPregnancyCheck: "icarReproPregnancyCheckEventResource",
 	evidence.KindMembership:     "icarAnimalSetJoinEventResource",
@@ -444,7 +526,7 @@ func icarEventType(kind *string) string {
 	if t, ok := icarEventTypes[evidence.Kind(*kind)]; ok {
 		return t
 	}
-	// profile, castration, identifier, dna_parentage, embryo_transfer: no ICAR event of their own.
+	// profile, castration, identifier, dna_parentage, weaning: no ICAR event of their own.
 	k := *kind
 	parts := strings.Split(k, "_")
 	for i, p := range parts {
@@ -502,7 +584,7 @@ func (s *Service) readArchive(ctx context.Context, farmID uuid.UUID, opts Archiv
 		Farm: ArchiveFarm{ID: f.ID, Name: f.Name, Species: string(f.Species), SpeciesOther: f.SpeciesOther,
 			AllowPrivateThreads: f.AllowPrivateThreads, CurrentMonthStart: utcPtr(f.CurrentMonthStart),
 			ArchiveStamps: stamps(f.CreatedAt, f.UpdatedAt)},
-		Users: []ArchiveUser{}, AnimalSets: []ArchiveGroup{}, Animals: []ArchiveAnimal{}, Files: []ArchiveFile{},
+		Users: []ArchiveUser{}, AnimalSets: []ArchiveGroup{}, Animals: []ArchiveAnimal{}, OutsideAnimals: []ArchiveOutsideAnimal{}, Files: []ArchiveFile{},
 		Medicines: []ArchiveMedicine{}, MedicineVersions: []ArchiveMedicineVersion{}, MedicinePurchases: []ArchiveMedicinePurchase{},
 		Records: []ArchiveRecord{}, Events: []ArchiveEvent{}, BirthSettings: []ArchiveVersioned{}, Protocols: []ArchiveVersioned{},
 		BirthPreviews: []ArchiveBirthPreview{}, BirthEvents: []ArchiveBirthEvent{}, Tasks: []ArchiveTask{}, Audit: []ArchiveAuditEntry{},
@@ -518,6 +600,7 @@ func (s *Service) readArchive(ctx context.Context, farmID uuid.UUID, opts Archiv
 		a.Settings = &ArchiveSettings{TimeZone: fs.TimeZone, WithdrawalRules: fs.WithdrawalRules, Organic: fs.Organic,
 			AllowTestTags: fs.AllowTestTags, MinimumBreedingAgeFemaleDays: fs.MinimumBreedingAgeFemaleDays,
 			MinimumBreedingAgeMaleDays: fs.MinimumBreedingAgeMaleDays, MinimumCalvingIntervalDays: fs.MinimumCalvingIntervalDays,
+			CalvingEaseScale: rawJSON(fs.CalvingEaseScale), WeaningAgeOfDam: rawJSON(fs.WeaningAgeOfDam),
 			UpdatedBy: fs.UpdatedBy, ArchiveStamps: stamps(fs.CreatedAt, fs.UpdatedAt)}
 		author(fs.UpdatedBy)
 	} else if !ent.IsNotFound(err) {
@@ -550,6 +633,42 @@ func (s *Service) readArchive(ctx context.Context, farmID uuid.UUID, opts Archiv
 			Tag: an.Tag, HerdbookName: an.Name, IsActive: an.IsActive, ArchiveStamps: stamps(an.CreatedAt, an.UpdatedAt)})
 	}
 	opts.progress("animals", len(a.Animals))
+
+	outside, err := c.OutsideAnimal.Query().Where(outsideanimal.FarmID(farmID)).
+		Order(ent.Asc(outsideanimal.FieldCreatedAt), ent.Asc(outsideanimal.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	icarIDs := map[uuid.UUID]icarAnimalRef{}
+	for _, an := range animals {
+		icarIDs[an.ID] = icarAnimalRef{ids: []ICARIdentifier{{ID: an.ID.String(), Scheme: ArchiveAnimalScheme}}}
+	}
+	for _, o := range outside {
+		author(o.CreatedBy)
+		ao := ArchiveOutsideAnimal{ResourceType: "icarAnimalCoreResource", ID: o.ID,
+			Identifier: ICARIdentifier{ID: o.ID.String(), Scheme: ArchiveOutsideAnimalScheme}, Specie: icarSpecies[string(f.Species)],
+			Gender: icarGender(o.Sex), OfficialName: o.Name, Meta: icarMeta(o.CreatedAt, o.UpdatedAt, o.CreatedBy),
+			Name: o.Name, Sex: o.Sex, Breed: o.Breed, Registry: o.Registry, RegistrationNumber: o.RegistrationNumber,
+			Batch: o.Batch, HerdbookBirthDate: o.BirthDate, CreatedBy: o.CreatedBy, ArchiveStamps: stamps(o.CreatedAt, o.UpdatedAt)}
+		if o.BirthDate != nil {
+			ao.BirthDate = *o.BirthDate
+		}
+		ref := icarAnimalRef{ids: []ICARIdentifier{ao.Identifier}, name: o.Name}
+		if o.RegistrationNumber != nil {
+			scheme := ArchiveRegistrationScheme
+			if o.Registry != nil {
+				scheme = *o.Registry
+			}
+			ao.AlternativeIdentifiers = []ICARIdentifier{{ID: *o.RegistrationNumber, Scheme: scheme}}
+			ref.ids = append(ref.ids, ao.AlternativeIdentifiers...)
+		}
+		if o.Batch != nil {
+			ref.batch = *o.Batch
+		}
+		icarIDs[o.ID] = ref
+		a.OutsideAnimals = append(a.OutsideAnimals, ao)
+	}
+	opts.progress("outside animals", len(a.OutsideAnimals))
 
 	if err := s.archiveFiles(ctx, farmID, a, st); err != nil {
 		return nil, err
@@ -599,7 +718,9 @@ func (s *Service) readArchive(ctx context.Context, farmID uuid.UUID, opts Archiv
 	opts.progress("medicines", len(a.Medicines)+len(a.MedicineVersions)+len(a.MedicinePurchases))
 
 	today := s.nowUTC().Format(time.DateOnly)
+	specie := icarSpecies[string(f.Species)]
 	if err := s.archiveRecords(ctx, farmID, a, medName, author, func(ev *ArchiveEvent, live bool) {
+		icarBreeding(ev, icarIDs, specie)
 		// The ICAR view of the animals: gender, birth date, official identifiers, and the
 		// sets they are in today, from the facts in force.
 		if !live || ev.FactKind == nil || ev.FactSubject == nil {
@@ -778,7 +899,7 @@ func (s *Service) archiveRecords(ctx context.Context, farmID uuid.UUID, a *Archi
 				}
 				if it.FactKind != nil {
 					switch evidence.Kind(*it.FactKind) {
-					case evidence.KindWeight:
+					case evidence.KindWeight, evidence.KindWeaning:
 						var w struct {
 							F struct {
 								KG json.Number `json:"kg"`
@@ -921,4 +1042,128 @@ func metadataJSON(m []byte) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(slices.Clone(m))
+}
+
+// icarAnimalRef is how ICAR names an animal the farm's facts name: its archive id (and for
+// an outside animal its registration number), its official name and the batch of its semen
+// or embryos the farm holds.
+type icarAnimalRef struct {
+	ids   []ICARIdentifier
+	name  string
+	batch string
+}
+
+func icarGender(sex string) string {
+	switch sex {
+	case evidence.SexMale:
+		return "Male"
+	case evidence.SexFemale:
+		return "Female"
+	}
+	return "Unknown"
+}
+
+// icarInseminationTypes is ICAR's icarReproInseminationType of each service kind.
+var icarInseminationTypes = map[evidence.Kind]string{
+	evidence.KindExposure:       "RunWithBull",
+	evidence.KindHandMating:     "NaturalService",
+	evidence.KindInsemination:   "Insemination",
+	evidence.KindEmbryoTransfer: "Implantation",
+}
+
+// icarBreeding fills the ICAR view of a breeding event from its item's metadata: a service
+// as icarReproInseminationEventResource (its sire, straw and embryo), a pregnancy check's
+// method and result, and a calving (the item that keeps it) as
+// icarReproParturitionEventResource with its progeny. It reads nothing from the database.
+func icarBreeding(ev *ArchiveEvent, refs map[uuid.UUID]icarAnimalRef, specie string) {
+	ref := func(id string) (icarAnimalRef, bool) {
+		u, err := uuid.Parse(id)
+		if err != nil {
+			return icarAnimalRef{}, false
+		}
+		r, ok := refs[u]
+		return r, ok
+	}
+	if ev.FactKind == nil {
+		var kept struct {
+			C *Calving `json:"calving"`
+		}
+		if json.Unmarshal(ev.Metadata, &kept) != nil || kept.C == nil {
+			return
+		}
+		ev.ResourceType = "icarReproParturitionEventResource"
+		ev.Animal = &ICARIdentifier{ID: kept.C.DamID.String(), Scheme: ArchiveAnimalScheme}
+		live, total, implant := 0, len(kept.C.Calves), false
+		ev.ProgenyDetails = []ICARProgeny{}
+		for _, calf := range kept.C.Calves {
+			p := ICARProgeny{Identifier: &ICARIdentifier{ID: calf.AnimalID.String(), Scheme: ArchiveAnimalScheme}, Specie: specie,
+				Gender: icarGender(calf.Sex), ManagementTag: calf.Tag}
+			switch calf.Status {
+			case CalfAlive:
+				p.BirthStatus = "Alive"
+				live++
+			case CalfStillborn:
+				p.BirthStatus = "Stillborn"
+			}
+			if calf.BirthWeight != nil {
+				p.BirthWeight = &ICARMass{Measurement: json.Number(formatKG(*calf.BirthWeight)), Units: "KGM"}
+			}
+			if calf.GeneticDamID != nil {
+				implant = true
+			}
+			ev.ProgenyDetails = append(ev.ProgenyDetails, p)
+		}
+		ev.LiveProgeny, ev.TotalProgeny, ev.IsEmbryoImplant = &live, &total, &implant
+		return
+	}
+	var fact evidence.Fact
+	if json.Unmarshal(ev.Metadata, &struct {
+		F *evidence.Fact `json:"birth_history"`
+	}{&fact}) != nil {
+		return
+	}
+	kind := evidence.Kind(*ev.FactKind)
+	if kind == evidence.KindPregnancyCheck {
+		ev.Method = map[string]string{evidence.MethodScan: "Echography", evidence.MethodPalpation: "Palpation",
+			evidence.MethodBlood: "Blood"}[fact.Method]
+		ev.Result = map[string]string{"pregnant": "Pregnant", "empty": "Empty", "recheck": "Unknown"}[fact.Result]
+		return
+	}
+	it, ok := icarInseminationTypes[kind]
+	if !ok {
+		return
+	}
+	ev.InseminationType = it
+	sire, hasSire := ref(fact.SireID)
+	if kind == evidence.KindEmbryoTransfer {
+		if fact.RecipientID != "" {
+			ev.Animal = &ICARIdentifier{ID: fact.RecipientID, Scheme: ArchiveAnimalScheme}
+		}
+		e := &ICAREmbryo{}
+		if fact.Embryo != "" {
+			e.ID = &ICARIdentifier{ID: fact.Embryo, Scheme: "herdbook.embryo"}
+		}
+		if donor, ok := ref(fact.DamID); ok {
+			e.DonorIdentifiers = donor.ids
+		}
+		if hasSire {
+			e.SireIdentifiers, e.SireOfficialName = sire.ids, sire.name
+		}
+		ev.Embryo = e
+		return
+	}
+	if kind != evidence.KindExposure && fact.DamID != "" {
+		ev.Animal = &ICARIdentifier{ID: fact.DamID, Scheme: ArchiveAnimalScheme}
+	}
+	if !hasSire {
+		return
+	}
+	ev.SireIdentifiers, ev.SireOfficialName = sire.ids, sire.name
+	if kind == evidence.KindInsemination {
+		batch := fact.Straw
+		if batch == "" {
+			batch = sire.batch
+		}
+		ev.Straw = &ICARStraw{Batch: batch, SireIdentifiers: sire.ids, SireOfficialName: sire.name}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -123,14 +124,18 @@ func decodeArchive(raw []byte) (*Archive, error) {
 		return nil, Invalid(FieldError{Field: "format", Message: fmt.Sprintf("is %q; this server reads %q", *head.Format, ArchiveFormat)})
 	case head.FormatVersion == nil:
 		return nil, Invalid(FieldError{Field: "formatVersion", Message: "is required"})
-	case *head.FormatVersion != ArchiveFormatVersion:
-		return nil, Invalid(FieldError{Field: "formatVersion", Message: fmt.Sprintf("is %d; this server reads version %d", *head.FormatVersion, ArchiveFormatVersion)})
+	case *head.FormatVersion < archiveOldestVersion || *head.FormatVersion > ArchiveFormatVersion:
+		return nil, Invalid(FieldError{Field: "formatVersion", Message: fmt.Sprintf("is %d; this server reads versions %d to %d",
+			*head.FormatVersion, archiveOldestVersion, ArchiveFormatVersion)})
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var a Archive
 	if err := dec.Decode(&a); err != nil {
 		return nil, archiveDecodeError(err)
+	}
+	if a.FormatVersion < 2 && (a.OutsideAnimals != nil || (a.Settings != nil && (a.Settings.CalvingEaseScale != nil || a.Settings.WeaningAgeOfDam != nil))) {
+		return nil, Invalid(FieldError{Field: "formatVersion", Message: "is 1, whose archives have no outside animals or breeding settings: version 2 has them"})
 	}
 	if dec.More() {
 		return nil, Invalid(FieldError{Field: "body", Message: "has more after the archive's closing brace"})
@@ -197,12 +202,107 @@ func (r *archiveRefs) define(kind, field string, id uuid.UUID) {
 	r.kind[kind][id] = true
 }
 
+// defineWith defines an id that may also be the id of a row of kind with, by design: a
+// calving's birth event has the id of its record. Both are remapped to one new id.
+func (r *archiveRefs) defineWith(kind, with, field string, id uuid.UUID) {
+	if r.kind[with][id] {
+		if r.kind[kind][id] {
+			r.fe.add(field, "repeats the id of %s", r.all[id])
+			return
+		}
+		if r.kind[kind] == nil {
+			r.kind[kind] = map[uuid.UUID]bool{}
+		}
+		r.kind[kind][id] = true
+		return
+	}
+	r.define(kind, field, id)
+}
+
 func (r *archiveRefs) ref(kind, field string, id uuid.UUID) {
 	if len(r.fe) >= 20 {
 		return
 	}
 	if !r.kind[kind][id] {
 		r.fe.add(field, "names %s %s, which the archive does not hold", strings.TrimSuffix(kind, "s"), id)
+	}
+}
+
+// animalRef checks a reference to an animal a fact or a calving names, which may be one of
+// the farm's animals or an outside animal (a sire, a donor).
+func (r *archiveRefs) animalRef(field string, id uuid.UUID) {
+	if len(r.fe) >= 20 || r.kind["animals"][id] || r.kind["outside animals"][id] {
+		return
+	}
+	r.fe.add(field, "names animal %s, which the archive does not hold (in animals or herdbook:outsideAnimals)", id)
+}
+
+// idRef checks an id written as a string in a fact or a calving; what is not an id is left
+// to the kinds' own rules.
+func (r *archiveRefs) idRef(kind, field, id string) {
+	if id == "" {
+		return
+	}
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return
+	}
+	if kind == "animals" {
+		r.animalRef(field, u)
+	} else {
+		r.ref(kind, field, u)
+	}
+}
+
+// metadataRefs checks the ids an item's metadata names: its birth_history fact's animals,
+// group and medicine, and the animals of the calving it keeps. The import remaps them with
+// every other id, so an id the archive does not hold would name a row of another farm.
+func (r *archiveRefs) metadataRefs(p string, raw json.RawMessage) {
+	var md struct {
+		Fact    *evidence.Fact `json:"birth_history"`
+		Calving *struct {
+			DamID string `json:"dam_id"`
+			Sire  *struct {
+				AnimalID string `json:"animal_id"`
+			} `json:"sire"`
+			Calves []struct {
+				AnimalID       string  `json:"animal_id"`
+				GeneticDamID   *string `json:"genetic_dam_id"`
+				SurrogateDamID *string `json:"surrogate_dam_id"`
+			} `json:"calves"`
+		} `json:"calving"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &md) != nil {
+		return
+	}
+	if f := md.Fact; f != nil {
+		fp := p + "herdbook:metadata.birth_history."
+		for _, x := range []struct{ name, id string }{{"animal_id", f.AnimalID}, {"sire_id", f.SireID}, {"dam_id", f.DamID},
+			{"offspring_id", f.OffspringID}, {"parent_id", f.ParentID}, {"recipient_id", f.RecipientID}} {
+			r.idRef("animals", fp+x.name, x.id)
+		}
+		for j, id := range f.OffspringIDs {
+			r.idRef("animals", fmt.Sprintf("%soffspring_ids[%d]", fp, j), id)
+		}
+		r.idRef("groups", fp+"group_id", f.GroupID)
+		r.idRef("medicines", fp+"medicine_id", f.MedicineID)
+	}
+	if c := md.Calving; c != nil {
+		cp := p + "herdbook:metadata.calving."
+		r.idRef("animals", cp+"dam_id", c.DamID)
+		if c.Sire != nil {
+			r.idRef("animals", cp+"sire.animal_id", c.Sire.AnimalID)
+		}
+		for j, calf := range c.Calves {
+			at := fmt.Sprintf("%scalves[%d].", cp, j)
+			r.idRef("animals", at+"animal_id", calf.AnimalID)
+			if calf.GeneticDamID != nil {
+				r.idRef("animals", at+"genetic_dam_id", *calf.GeneticDamID)
+			}
+			if calf.SurrogateDamID != nil {
+				r.idRef("animals", at+"surrogate_dam_id", *calf.SurrogateDamID)
+			}
+		}
 	}
 }
 
@@ -242,6 +342,34 @@ func (a *Archive) check() ([]uuid.UUID, error) {
 		r.define("animals", fmt.Sprintf("animals[%d].id", i), an.ID)
 		if n := len([]rune(an.Tag)); n < 1 || n > 100 {
 			r.fe.add(fmt.Sprintf("animals[%d].herdbook:tag", i), "must be 1 to 100 characters")
+		}
+	}
+	for i, o := range a.OutsideAnimals {
+		p := fmt.Sprintf("herdbook:outsideAnimals[%d].", i)
+		r.define("outside animals", p+"id", o.ID)
+		name, sex := o.Name, o.Sex
+		in := OutsideAnimalInput{Name: &name, Sex: &sex, Breed: o.Breed, Registry: o.Registry,
+			RegistrationNumber: o.RegistrationNumber, Batch: o.Batch, BirthDate: o.HerdbookBirthDate}
+		if err := in.Validate(); err != nil {
+			for _, f := range ErrorFields(err) {
+				r.fe.add(p+"herdbook:"+archiveOutsideProperty[f.Field], "%s", f.Message)
+			}
+		}
+	}
+	if st := a.Settings; st != nil {
+		scale, ages, err := st.breeding()
+		if err != nil {
+			r.fe = append(r.fe, ErrorFields(err)...)
+		}
+		var fe fieldErrors
+		if scale != nil {
+			validateEaseScale(&fe, scale)
+		}
+		if ages != nil {
+			validateAgeOfDam(&fe, ages)
+		}
+		for _, f := range fe {
+			r.fe.add("herdbook:settings."+f.Field, "%s", f.Message)
 		}
 	}
 	for i, f := range a.Files {
@@ -288,8 +416,9 @@ func (a *Archive) check() ([]uuid.UUID, error) {
 		}
 		for j, l := range ev.FactAnimals {
 			r.define("links", fmt.Sprintf("%sherdbook:factAnimals[%d].id", p, j), l.ID)
-			r.ref("animals", fmt.Sprintf("%sherdbook:factAnimals[%d].animalId", p, j), l.AnimalID)
+			r.animalRef(fmt.Sprintf("%sherdbook:factAnimals[%d].animalId", p, j), l.AnimalID)
 		}
+		r.metadataRefs(p, ev.Metadata)
 		for j, x := range ev.Reach {
 			r.define("reach", fmt.Sprintf("%sherdbook:reach[%d].id", p, j), x.ID)
 			r.ref("animals", fmt.Sprintf("%sherdbook:reach[%d].animalId", p, j), x.AnimalID)
@@ -312,13 +441,23 @@ func (a *Archive) check() ([]uuid.UUID, error) {
 		r.define("previews", fmt.Sprintf("herdbook:birthPreviews[%d].id", i), p.ID)
 	}
 	for i, e := range a.BirthEvents {
-		r.define("births", fmt.Sprintf("herdbook:birthEvents[%d].id", i), e.ID)
+		// A calving's birth event has the id of the calving's record (docs/breeding.md).
+		r.defineWith("births", "records", fmt.Sprintf("herdbook:birthEvents[%d].id", i), e.ID)
+		if strings.HasPrefix(e.RequestID, calvingRequestPrefix) && !r.kind["records"][e.ID] {
+			r.fe.add(fmt.Sprintf("herdbook:birthEvents[%d].id", i), "is a calving's birth, whose record (herdbook:records, the same id) the archive does not hold")
+		}
 		r.ref("animals", fmt.Sprintf("herdbook:birthEvents[%d].damId", i), e.DamID)
 		r.ref("previews", fmt.Sprintf("herdbook:birthEvents[%d].previewId", i), e.PreviewID)
 	}
 	for i, p := range a.BirthPreviews {
 		r.ref("animals", fmt.Sprintf("herdbook:birthPreviews[%d].damId", i), p.DamID)
 		r.optRef("births", fmt.Sprintf("herdbook:birthPreviews[%d].birthEventId", i), p.BirthEventID)
+	}
+	for i, ev := range a.Events {
+		if len(ev.Metadata) > 0 && schematype.Metadata(ev.Metadata).Field(CalvingKey) != nil && !r.kind["births"][ev.RecordID] {
+			r.fe.add(fmt.Sprintf("events[%d].herdbook:metadata.calving", i),
+				"is a calving whose birth (herdbook:birthEvents, the id of its record %s) the archive does not hold", ev.RecordID)
+		}
 	}
 	for i, t := range a.Tasks {
 		r.define("tasks", fmt.Sprintf("herdbook:tasks[%d].id", i), t.ID)
@@ -423,6 +562,9 @@ func archiveTextIn(v any, path string) (string, string) {
 	return "", ""
 }
 
+// uuidIn finds the ids inside a string.
+var uuidIn = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
 func remapValue(v any, m map[uuid.UUID]uuid.UUID) any {
 	switch x := v.(type) {
 	case string:
@@ -432,6 +574,18 @@ func remapValue(v any, m map[uuid.UUID]uuid.UUID) any {
 					return n.String()
 				}
 			}
+		}
+		if len(x) > 36 {
+			// Ids inside a longer string: a calving's request id (calving:<dam>:<date>), a
+			// review's reason that names its record.
+			return uuidIn.ReplaceAllStringFunc(x, func(s string) string {
+				if id, err := uuid.Parse(s); err == nil {
+					if n, ok := m[id]; ok {
+						return n.String()
+					}
+				}
+				return s
+			})
 		}
 		return x
 	case []any:
@@ -485,7 +639,11 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 		return err
 	}
 	if st := a.Settings; st != nil {
-		if err := c.FarmSettings.Create().SetFarmID(farmID).SetNillableTimeZone(st.TimeZone).SetNillableWithdrawalRules(st.WithdrawalRules).
+		scale, ages, err := st.breeding()
+		if err != nil {
+			return err
+		}
+		if err := c.FarmSettings.Create().SetCalvingEaseScale(scale).SetWeaningAgeOfDam(ages).SetFarmID(farmID).SetNillableTimeZone(st.TimeZone).SetNillableWithdrawalRules(st.WithdrawalRules).
 			SetOrganic(st.Organic).SetAllowTestTags(st.AllowTestTags).SetNillableMinimumBreedingAgeFemaleDays(st.MinimumBreedingAgeFemaleDays).
 			SetNillableMinimumBreedingAgeMaleDays(st.MinimumBreedingAgeMaleDays).SetNillableMinimumCalvingIntervalDays(st.MinimumCalvingIntervalDays).
 			SetNillableUpdatedBy(st.UpdatedBy).SetCreatedAt(st.CreatedAt).SetUpdatedAt(st.UpdatedAt).Exec(ctx); err != nil {
@@ -515,6 +673,20 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 		return err
 	}
 	opts.progress("animals written", len(a.Animals))
+	err = inBatches(len(a.OutsideAnimals), func(lo, hi int) error {
+		bs := make([]*ent.OutsideAnimalCreate, 0, hi-lo)
+		for _, o := range a.OutsideAnimals[lo:hi] {
+			bs = append(bs, c.OutsideAnimal.Create().SetID(o.ID).SetFarmID(farmID).SetName(o.Name).SetSex(o.Sex).
+				SetNillableBreed(o.Breed).SetNillableRegistry(o.Registry).SetNillableRegistrationNumber(o.RegistrationNumber).
+				SetNillableBatch(o.Batch).SetNillableBirthDate(o.HerdbookBirthDate).SetNillableCreatedBy(o.CreatedBy).
+				SetCreatedAt(o.CreatedAt).SetUpdatedAt(o.UpdatedAt))
+		}
+		return c.OutsideAnimal.CreateBulk(bs...).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	opts.progress("outside animals written", len(a.OutsideAnimals))
 	for _, f := range a.Files {
 		key := storageKey(farmID, f.ID)
 		if err := c.File.Create().SetID(f.ID).SetFarmID(farmID).SetName(f.Name).SetMimeType(f.MimeType).SetSize(f.Size).
@@ -702,6 +874,28 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 	// The writes above touched the farm (its change numbers); it keeps its own stamp.
 	return c.Farm.UpdateOneID(farmID).SetUpdatedAt(a.Farm.UpdatedAt).Exec(ctx)
 }
+
+// breeding decodes the breeding settings (nil when unset).
+func (st *ArchiveSettings) breeding() ([]schematype.CalvingEaseGrade, []schematype.AgeOfDamAdjustment, error) {
+	var scale []schematype.CalvingEaseGrade
+	var ages []schematype.AgeOfDamAdjustment
+	var fe fieldErrors
+	if err := unmarshalOpt(st.CalvingEaseScale, &scale); err != nil {
+		fe.add("herdbook:settings.calvingEaseScale", "is not a calving-ease scale: %v", err)
+	}
+	if err := unmarshalOpt(st.WeaningAgeOfDam, &ages); err != nil {
+		fe.add("herdbook:settings.weaningAgeOfDam", "is not a list of age-of-dam adjustments: %v", err)
+	}
+	return scale, ages, fe.err()
+}
+
+// archiveOutsideProperty is the archive's property of each field an outside animal's
+// validation names.
+var archiveOutsideProperty = map[string]string{"name": "name", "sex": "sex", "breed": "breed", "registry": "registry",
+	"registration_number": "registrationNumber", "batch": "batch", "birth_date": "birthDate"}
+
+// calvingRequestPrefix begins the request id of a calving's birth event (calvingRequestID).
+const calvingRequestPrefix = "calving:"
 
 func unmarshalOpt(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {

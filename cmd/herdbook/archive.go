@@ -130,7 +130,7 @@ func (a *adminCmd) progress(start time.Time) func(string, int) {
 
 func archiveSummary(a *herdbook.Archive) map[string]any {
 	return map[string]any{"format": a.Format, "format_version": a.FormatVersion, "with_files": a.WithFiles,
-		"animals": len(a.Animals), "groups": len(a.AnimalSets), "records": len(a.Records), "events": len(a.Events),
+		"animals": len(a.Animals), "outside_animals": len(a.OutsideAnimals), "groups": len(a.AnimalSets), "records": len(a.Records), "events": len(a.Events),
 		"medicines": len(a.Medicines), "purchases": len(a.MedicinePurchases), "files": len(a.Files),
-		"tasks": len(a.Tasks), "audit_entries": len(a.Audit)}
+		"births": len(a.BirthEvents), "tasks": len(a.Tasks), "audit_entries": len(a.Audit)}
 }

@@ -32,7 +32,7 @@ func TestFarmArchiveCommands(t *testing.T) {
 				t.Fatalf("import farm = %v", in)
 			}
 			again := c.mustJSON("", "export", "farm", "--farm", newID, "--output", filepath.Join(dir, "again.json"))
-			for _, k := range []string{"animals", "groups", "records", "events", "audit_entries", "tasks", "medicines"} {
+			for _, k := range []string{"animals", "outside_animals", "groups", "records", "events", "audit_entries", "births", "tasks", "medicines"} {
 				if again[k] != out[k] {
 					t.Fatalf("%s: %v exported, %v after the round trip", k, out[k], again[k])
 				}
