@@ -414,8 +414,10 @@ func TestWithdrawalsStatements(t *testing.T) {
 		few := count(1)
 		seedTreated(t, app, owner, f.ID, med["id"].(string), 30)
 		many := count(31)
-		if few != many || many > 10 {
-			t.Fatalf("statements: %d for 1 treated animal, %d for 31; want the same, at most 10", few, many)
+		// At most 11: the board reads the treated animals' arrivals and departures in one more
+		// statement, to leave off those that had left by as_of (issue 28.8).
+		if few != many || many > 11 {
+			t.Fatalf("statements: %d for 1 treated animal, %d for 31; want the same, at most 11", few, many)
 		}
 		t.Logf("withdrawals list: %d statements", many)
 	})
