@@ -279,6 +279,25 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 		for _, a := range as {
 			tags[a.ID.String()] = a.Tag
 		}
+		// A bought-in animal's parent that never was on the farm is an outside animal: its
+		// registration number, else its name, is what the import reads back (one more
+		// statement, only then).
+		var away []uuid.UUID
+		for _, u := range dedupe(parents) {
+			if _, ok := tags[u.String()]; !ok {
+				away = append(away, u)
+			}
+		}
+		outside, err := s.outsideAnimals(ctx, farmID, away)
+		if err != nil {
+			return nil, err
+		}
+		for id, o := range outside {
+			tags[id.String()] = o.Name
+			if o.RegistrationNumber != nil {
+				tags[id.String()] = *o.RegistrationNumber
+			}
+		}
 	}
 	if len(groups) > 0 {
 		gs, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.IDIn(dedupe(groups)...)).

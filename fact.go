@@ -180,6 +180,9 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 			if f.Kind == evidence.KindEmbryoTransfer {
 				want("dam_id", f.DamID, evidence.SexFemale, "donor")
 			}
+			if f.Kind == evidence.KindPedigree {
+				want("dam_id", f.DamID, evidence.SexFemale, "dam")
+			}
 			if f.Kind == evidence.KindDNAParentage && f.Result == evidence.ResultQualified {
 				sex := evidence.SexMale
 				if f.Relation == evidence.RelationDam {

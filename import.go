@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
@@ -101,6 +102,9 @@ type importRow struct {
 	id       uuid.UUID   // the animal's id: existing, or drawn for a new one
 	damID    uuid.UUID
 	sireID   uuid.UUID
+	// damOutside and sireOutside say the parent is an outside animal of the farm, named by
+	// its registration number or its name (a bought-in animal's papers).
+	damOutside, sireOutside bool
 }
 
 // departure is the fact kind the row's status records, "" when it records none.
@@ -406,6 +410,8 @@ type importPlan struct {
 	groups    map[string]uuid.UUID // every group a row names, by name
 	newGroups []string             // in the order of first mention
 	changes   map[*importRow]*animalChange
+	// onFarm holds the animals of the farm and of the file: a dam among them gave birth here.
+	onFarm map[uuid.UUID]bool
 }
 
 // animalChange is what a row adds to its animal.
@@ -481,36 +487,90 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 		}
 		fileEID[r.eid] = r
 	}
+	// Outside animals (a bought-in animal's parents that never were on the farm) are named
+	// by registration number or name: one statement, only when a dam or sire cell names
+	// neither an animal of the file nor one of the farm.
+	var outside []*ent.OutsideAnimal
+	outsideLoaded := false
+	outsideOf := func(r *importRow, column, ref string) (id uuid.UUID, found, reported bool) {
+		if !outsideLoaded {
+			outsideLoaded = true
+			if outside, err = c.OutsideAnimal.Query().Where(outsideanimal.FarmID(farmID)).All(ctx); err != nil {
+				return uuid.Nil, false, true
+			}
+		}
+		var match []*ent.OutsideAnimal
+		for _, pass := range []func(*ent.OutsideAnimal) bool{
+			func(o *ent.OutsideAnimal) bool {
+				return o.RegistrationNumber != nil && strings.EqualFold(*o.RegistrationNumber, ref)
+			},
+			func(o *ent.OutsideAnimal) bool { return strings.EqualFold(o.Name, ref) },
+		} {
+			for _, o := range outside {
+				if pass(o) {
+					match = append(match, o)
+				}
+			}
+			if len(match) > 0 {
+				break
+			}
+		}
+		switch {
+		case len(match) > 1:
+			p.add(r.row, column, "%s names %d outside animals of this farm; give them distinct registration numbers", ref, len(match))
+			return uuid.Nil, false, true
+		case len(match) == 1:
+			sex := evidence.SexFemale
+			if column == "sire" {
+				sex = evidence.SexMale
+			}
+			if match[0].Sex != sex {
+				p.add(r.row, column, "outside animal %s is recorded as %s and cannot be the %s", ref, match[0].Sex, column)
+				return uuid.Nil, false, true
+			}
+			return match[0].ID, true, false
+		}
+		return uuid.Nil, false, false
+	}
 	// resolve finds the animal a dam or sire cell names: an EID first (in the file, then on
-	// the farm), else a tag (in the file, then on the farm).
-	resolve := func(r *importRow, column, ref string) uuid.UUID {
+	// the farm), else a tag (in the file, then on the farm), else an outside animal of the
+	// farm by registration number or name; outside says it is one.
+	resolve := func(r *importRow, column, ref string) (id uuid.UUID, isOutside bool) {
 		if ref == "" {
-			return uuid.Nil
+			return uuid.Nil, false
 		}
 		if eid, ok := importEID(ref); ok {
 			if o, ok := fileEID[eid]; ok {
-				return o.id
+				return o.id, false
 			}
 			if id, ok := eids[eid]; ok {
-				return id
+				return id, false
 			}
 		}
+		raw := ref
 		ref = tagValue(ref) // an official tag in the spacing rows and the farm store
 		if o, ok := fileTag[ref]; ok {
-			return o.id
+			return o.id, false
 		}
 		switch as := byTag[ref]; len(as) {
 		case 1:
-			return as[0].ID
+			return as[0].ID, false
 		case 0:
-			p.add(r.row, column, "%s is neither a tag nor an EID of an animal of this farm or of this file", ref)
+			if id, ok, reported := outsideOf(r, column, strings.TrimSpace(raw)); ok || reported {
+				return id, ok
+			}
+			p.add(r.row, column, "%s is neither a tag nor an EID of an animal of this farm or of this file, nor the registration number or name of an outside animal of this farm", ref)
 		default:
 			p.add(r.row, column, "%s is the tag of %d animals of this farm; name the %s by its EID", ref, len(as), column)
 		}
-		return uuid.Nil
+		return uuid.Nil, false
 	}
 	for _, r := range rows {
-		r.damID, r.sireID = resolve(r, "dam", r.dam), resolve(r, "sire", r.sire)
+		r.damID, r.damOutside = resolve(r, "dam", r.dam)
+		r.sireID, r.sireOutside = resolve(r, "sire", r.sire)
+		if err != nil {
+			return nil, err
+		}
 		if r.damID != uuid.Nil && r.damID == r.id {
 			p.add(r.row, "dam", "must not name the animal itself")
 		}
@@ -521,7 +581,13 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 			p.add(r.row, "sire", "must not be the same animal as the dam")
 		}
 	}
-	plan := &importPlan{rows: rows, groups: map[string]uuid.UUID{}, changes: map[*importRow]*animalChange{}}
+	plan := &importPlan{rows: rows, groups: map[string]uuid.UUID{}, changes: map[*importRow]*animalChange{}, onFarm: map[uuid.UUID]bool{}}
+	for _, a := range existing {
+		plan.onFarm[a.ID] = true
+	}
+	for _, r := range rows {
+		plan.onFarm[r.id] = true
+	}
 	var names []string
 	for _, r := range rows {
 		for _, g := range r.groups {
@@ -636,8 +702,10 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 		damChanged := r.damID != uuid.Nil && differs(pr.DamID, r.damID.String())
 		sireChanged := r.sireID != uuid.Nil && differs(pr.SireID, r.sireID.String())
 		if damChanged || sireChanged {
-			// Parents are recorded as a birth fact: it needs the dam and the birth date, from
-			// the row or else from what the history already says.
+			// Parents born here are recorded as a birth fact: it needs the dam and the birth
+			// date, from the row or else from what the history already says. A dam not on the
+			// farm (an outside animal), or none, makes them a pedigree fact: the papers of an
+			// animal born elsewhere.
 			dam, born := r.damID, r.birthDate
 			if dam == uuid.Nil && pr.DamID != nil {
 				dam, _ = uuid.Parse(*pr.DamID)
@@ -645,17 +713,21 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 			if born == "" && pr.BirthDate != nil {
 				born = *pr.BirthDate
 			}
-			switch {
-			case dam == uuid.Nil:
-				p.add(r.row, "sire", "needs a dam (in the dam column, or already recorded): parents are recorded as a birth fact")
-			case born == "":
+			damOnFarm := dam != uuid.Nil && plan.onFarm[dam]
+			if damOnFarm && born == "" {
 				col := "dam"
 				if !damChanged {
 					col = "sire"
 				}
-				p.add(r.row, col, "needs a birth_date (in the row, or already recorded): parents are recorded as a dated birth fact")
-			default:
-				in.DamID, in.BirthDate = &dam, &born
+				p.add(r.row, col, "needs a birth_date (in the row, or already recorded): a calf of a dam of this farm is recorded as a dated birth fact")
+			} else {
+				if dam != uuid.Nil {
+					in.DamID = &dam
+				}
+				if damOnFarm {
+					in.BirthDate = &born
+				}
+				in.damOnFarm = damOnFarm
 				if r.sireID != uuid.Nil {
 					in.SireID = &r.sireID
 				} else if pr.SireID != nil {

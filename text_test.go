@@ -172,6 +172,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 			ActiveSubstance:    herdbook.Optional[string]{Set: true, Value: ptr("benzylpenicillin")},
 			SpeciesWithdrawals: &[]herdbook.SpeciesWithdrawal{{Species: "GOAT", WithdrawalMeatDays: ptr(35), WithdrawalMilkHours: ptr(120)}}}}},
 		{method: "Withdrawals", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
+		{method: "Due", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
+		{method: "DueCSV", args: []any{f.ID, "2026-03-01"}},
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},

@@ -82,6 +82,11 @@ const (
 	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
 	// weight). Its weight counts as a weight of the animal on that date.
 	KindWeaning Kind = "weaning"
+	// KindPedigree records an animal's dam or sire, or both, as its papers state them (a
+	// herd-book certificate, the seller's pedigree) for an animal born elsewhere: no birth on
+	// this farm. A parent may be an animal of the farm or an outside animal (a dam too). A
+	// birth fact's dam and sire and a qualified DNA result outweigh it.
+	KindPedigree Kind = "pedigree"
 )
 
 // ServiceKinds are the kinds that date a service of a dam by a sire.
@@ -114,7 +119,7 @@ var (
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
 	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment,
-	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning}
+	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning, KindPedigree}
 
 // The sexes a profile may record.
 const (
@@ -227,6 +232,9 @@ type Fact struct {
 	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
 	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
 	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
+	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
+	// the seller's for a female bought in calf): the due list takes it as given.
+	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
 }
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
@@ -297,6 +305,7 @@ const (
 	fFoetalAge
 	fFoetalAgeMin
 	fFoetalAgeMax
+	fExpectedCalving
 	numFields
 )
 
@@ -308,7 +317,7 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "expected_calving_date"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -348,9 +357,10 @@ var kindFields = map[Kind][numFields]use{
 	KindHeat:           {fAnimal: required, fDate: required},
 	KindInsemination:   {fDam: required, fSire: required, fDate: required, fStraw: optional, fTechnician: optional},
 	KindHandMating:     {fDam: required, fSire: required, fDate: required},
+	KindPedigree:       {fAnimal: required, fDam: optional, fSire: optional, fDate: required},
 	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
 	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
-		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional},
+		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional, fExpectedCalving: optional},
 }
 
 // str returns the value of a string field.
@@ -430,6 +440,8 @@ func (f *Fact) str(fl field) string {
 		return f.Embryo
 	case fMethod:
 		return f.Method
+	case fExpectedCalving:
+		return f.ExpectedCalvingDate
 	}
 	return ""
 }
@@ -511,6 +523,8 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Embryo = v
 	case fMethod:
 		f.Method = v
+	case fExpectedCalving:
+		f.ExpectedCalvingDate = v
 	}
 }
 
@@ -558,7 +572,7 @@ func isTextField(fl field) bool {
 }
 
 func isDateField(fl field) bool {
-	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd
+	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd || fl == fExpectedCalving
 }
 
 // ParseFact decodes and validates the value of metadata.birth_history. Ids
@@ -851,6 +865,19 @@ func (f Fact) Validate() []FieldError {
 			add(fDam, "is required for kind exposure unless group_id is given")
 		}
 	}
+	if f.Kind == KindPedigree {
+		switch {
+		case f.DamID == "" && f.SireID == "":
+			add(fSire, "is required for kind pedigree unless dam_id is given")
+		case f.DamID != "" && normID(f.DamID) == normID(f.SireID):
+			add(fSire, "must differ from dam_id")
+		}
+		for fl, id := range map[field]string{fDam: f.DamID, fSire: f.SireID} {
+			if id != "" && normID(id) == normID(f.AnimalID) {
+				add(fl, "must not name the animal itself")
+			}
+		}
+	}
 	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {
 		add(fParent, "must differ from offspring_id")
 	}
@@ -885,6 +912,16 @@ func (f Fact) Validate() []FieldError {
 		}
 		if fine[fResult] && f.Result != ResultPregnant && (f.FoetalAgeDays != nil || f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil) {
 			add(fResult, "must be pregnant when a foetal age is given")
+		}
+		if fine[fResult] && f.Result != ResultPregnant && f.ExpectedCalvingDate != "" {
+			add(fExpectedCalving, "must be left out unless result is pregnant: only a pregnancy has a calving date")
+		}
+		if fine[fExpectedCalving] && fine[fDate] {
+			c, _ := parseDate(f.ExpectedCalvingDate)
+			d, _ := parseDate(f.Date)
+			if c <= d || c-d > MaxFoetalAgeDays {
+				add(fExpectedCalving, "must be after the check's date and at most %d days after it", MaxFoetalAgeDays)
+			}
 		}
 	}
 	if fine[fRecipient] && fine[fDam] && normID(f.RecipientID) == normID(f.DamID) {

@@ -36,9 +36,10 @@ type Profile struct {
 	Sex       *string `json:"sex"`
 	BirthDate *string `json:"birth_date"`
 	Breed     *string `json:"breed"`
-	// DamID and SireID come from birth facts naming the animal as offspring and from
-	// qualified dna_parentage facts; a DNA exclusion of a parent removes that parent, and a
-	// qualified result outweighs a birth fact. A sire presumed by a review never counts.
+	// DamID and SireID come from birth facts naming the animal as offspring, else from its
+	// newest pedigree fact (the papers of an animal born elsewhere), and from qualified
+	// dna_parentage facts; a DNA exclusion of a parent removes that parent, and a qualified
+	// result outweighs both. A sire presumed by a review never counts.
 	DamID  *string `json:"dam_id"`
 	SireID *string `json:"sire_id"`
 	// Intact is false after a castration fact, true when the sex is known and no castration
@@ -172,6 +173,7 @@ func prepared(asOf string, facts []Fact) []*pfact {
 type profileState struct {
 	sex, birthDate, breed, bornOn string
 	birthDam, birthSire           string
+	paperDam, paperSire           string                     // from the newest pedigree fact
 	qualified                     map[string]string          // relation → parent
 	excluded                      map[string]map[string]bool // relation → parents
 	castrated, dead               bool
@@ -198,6 +200,8 @@ func (st *profileState) add(p *pfact) {
 	case KindBirth:
 		st.bornOn, st.birthDam, st.birthSire = p.Date, p.DamID, p.SireID
 		st.setStatus(StatusOnFarm, p.Date)
+	case KindPedigree:
+		st.paperDam, st.paperSire = p.DamID, p.SireID
 	case KindDNAParentage:
 		if st.qualified == nil {
 			st.qualified, st.excluded = map[string]string{}, map[string]map[string]bool{}
@@ -260,8 +264,15 @@ func (st *profileState) profile(asOf string, day int) Profile {
 	if pr.BirthDate == nil {
 		pr.BirthDate = str(st.bornOn)
 	}
-	pr.DamID = str(st.parent(RelationDam, st.birthDam))
-	pr.SireID = str(st.parent(RelationSire, st.birthSire))
+	dam, sire := st.birthDam, st.birthSire
+	if dam == "" {
+		dam = st.paperDam
+	}
+	if sire == "" {
+		sire = st.paperSire
+	}
+	pr.DamID = str(st.parent(RelationDam, dam))
+	pr.SireID = str(st.parent(RelationSire, sire))
 	switch {
 	case st.castrated:
 		pr.Intact = new(bool)

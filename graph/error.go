@@ -12,6 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // codeTable maps each service error code to GraphQL's extensions.code: the one place where
@@ -53,7 +54,11 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	code := herdbook.ErrorCode(cause)
 	switch code {
 	case herdbook.EINTERNAL:
-		slog.ErrorContext(ctx, "graphql internal error", "err", cause, "path", e.Path.String())
+		if httpapi.Canceled(ctx, cause) {
+			slog.InfoContext(ctx, "graphql request cancelled by the client", "err", cause, "path", e.Path.String())
+		} else {
+			slog.ErrorContext(ctx, "graphql internal error", "err", cause, "path", e.Path.String())
+		}
 	case herdbook.EUNAVAILABLE:
 		slog.WarnContext(ctx, "graphql: dependency unavailable", "err", cause, "path", e.Path.String())
 	}

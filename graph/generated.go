@@ -43516,7 +43516,7 @@ func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays"}
+	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays", "expectedCalvingDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43572,6 +43572,13 @@ func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context
 				return it, err
 			}
 			it.FoetalAgeMaxDays = data
+		case "expectedCalvingDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCalvingDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCalvingDate = data
 		}
 	}
 	return it, nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/internal/httpapi"
 )
 
 // httpStatus is the status of an error answered before the executor runs (by middleware in
@@ -31,7 +32,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case !ok:
 		status = http.StatusInternalServerError
-		slog.ErrorContext(r.Context(), "graphql internal error", "err", err)
+		if httpapi.Canceled(r.Context(), err) {
+			slog.InfoContext(r.Context(), "graphql request cancelled by the client", "err", err)
+		} else {
+			slog.ErrorContext(r.Context(), "graphql internal error", "err", err)
+		}
 	case code == herdbook.EUNAVAILABLE:
 		slog.WarnContext(r.Context(), "graphql: dependency unavailable", "err", err, "method", r.Method, "path", r.URL.Path)
 	}

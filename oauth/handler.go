@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"mime"
@@ -103,6 +104,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /oauth/device/token", limit("oauth-device-token", LimitToken, h.deviceToken))
 	h.mux.Handle("POST /oauth/revoke", limit("oauth-revoke", LimitToken, h.revoke))
 	h.mux.Handle("GET /oauth/userinfo", Bearer(h.iss, httpapi.WriteError, LimitFailures(NewFailureLimiter(h.cfg.Limits), h.cfg.ClientIP))(http.HandlerFunc(h.userinfo)))
+	h.mux.Handle("GET /oauth/device-key", Bearer(h.iss, httpapi.WriteError, LimitFailures(NewFailureLimiter(h.cfg.Limits), h.cfg.ClientIP))(http.HandlerFunc(h.deviceKey)))
 	h.mux.HandleFunc("GET /oauth/jwks.json", h.jwks)
 
 	h.mux.HandleFunc("GET /oauth/login", h.loginPage)
@@ -192,6 +194,29 @@ func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 		out["name"] = *u.FullName
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// deviceKey answers the signed-in user's device key (herdbook.Service.DeviceKey) to the web
+// app only: the first-party client's access token, never another client's or an API key,
+// since the key opens what the web app kept on a device after a sign-out (docs/web.md).
+func (h *Handler) deviceKey(w http.ResponseWriter, r *http.Request) {
+	noStore(w)
+	v := herdbook.ViewerFrom(r.Context())
+	switch {
+	case v == nil:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herdbook"`)
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EUNAUTHORIZED, "sign in: the device key is the signed-in user's"))
+		return
+	case v.ClientID != WebClientID:
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EFORBIDDEN, "the device key is given to the web app (%s) only", WebClientID))
+		return
+	}
+	key, err := h.svc.DeviceKey(r.Context())
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"sub": v.UserID.String(), "key": base64.RawURLEncoding.EncodeToString(key)})
 }
 
 // rateLimited answers a request over its limit with the envelope; Retry-After and the

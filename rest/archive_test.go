@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/migrate"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -346,6 +348,18 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 				tw.ProgenyDetails[0].BirthWeight.Measurement != "38.5" || tw.ProgenyDetails[0].Identifier.ID != ids["twins.calf0"] {
 				t.Fatalf("the twins' calving: %+v", tw)
 			}
+			// The calves' ICAR parentage: the twin bull calf's dam and recorded sire.
+			for _, an := range a.Animals {
+				if an.ID.String() != ids["twins.calf0"] {
+					continue
+				}
+				want := []herdbook.ICARParent{
+					{ParentOf: an.Identifier, Gender: "Female", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["cow6"], Scheme: herdbook.ArchiveAnimalScheme}},
+					{ParentOf: an.Identifier, Gender: "Male", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["bull"], Scheme: herdbook.ArchiveAnimalScheme}}}
+				if fmt.Sprint(an.Parentage) != fmt.Sprint(want) {
+					t.Fatalf("parentage of T-1: %+v", an.Parentage)
+				}
+			}
 			// The calving's record and its birth event share one id, by design.
 			if tw.RecordID.String() != ids["twins"] {
 				t.Fatalf("the twins' calving record %s, calving %s", tw.RecordID, ids["twins"])
@@ -649,12 +663,23 @@ var _ = http.StatusOK
 func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 	tb.Helper()
 	herdbooktest.InTx(tb, d.Client, func(ctx context.Context, c *ent.Client) error {
+		// An outside AI sire per ten animals, each animal inseminated by one (issue 28).
+		sires := make([]uuid.UUID, n/10+1)
+		outside := make([]*ent.OutsideAnimalCreate, len(sires))
+		for i := range sires {
+			sires[i] = uuid.New()
+			outside[i] = c.OutsideAnimal.Create().SetID(sires[i]).SetFarmID(farmID).SetName(fmt.Sprintf("AI sire %d", i)).SetSex("male").
+				SetRegistrationNumber(fmt.Sprintf("REG%06d", i)).SetBatch(fmt.Sprintf("B%d", i))
+		}
+		if err := c.OutsideAnimal.CreateBulk(outside...).Exec(ctx); err != nil {
+			return err
+		}
 		for lo := 0; lo < n; lo += 200 {
 			hi := min(n, lo+200)
 			animals := make([]*ent.AnimalCreate, 0, hi-lo)
 			records := make([]*ent.RecordCreate, 0, hi-lo)
-			items := make([]*ent.RecordItemCreate, 0, 2*(hi-lo))
-			links := make([]*ent.FactAnimalCreate, 0, hi-lo)
+			items := make([]*ent.RecordItemCreate, 0, 3*(hi-lo))
+			links := make([]*ent.FactAnimalCreate, 0, 3*(hi-lo))
 			for i := lo; i < hi; i++ {
 				aid, rid, pid, wid := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 				animals = append(animals, c.Animal.Create().SetID(aid).SetFarmID(farmID).SetTag(fmt.Sprintf("UK%06d", i)))
@@ -666,6 +691,12 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
 					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
 				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetAnimalID(aid))
+				sire, iid := sires[i/10], uuid.New()
+				id, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "insemination", "dam_id": aid.String(),
+					"sire_id": sire.String(), "date": "2025-07-01", "straw": "S-1"}})
+				items = append(items, c.RecordItem.Create().SetID(iid).SetRecordID(rid).SetMetadata(id).SetFactKind("insemination").
+					SetFactSubject(sire).SetFactDam(aid).SetFactDate("2025-07-01"))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(aid), c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(sire))
 			}
 			if err := c.Animal.CreateBulk(animals...).Exec(ctx); err != nil {
 				return err
@@ -685,7 +716,8 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 }
 
 // TestFarmArchiveStatements holds the export to the same statements for 5 animals as for
-// 300: it reads in batches, never per animal.
+// 300, with an outside AI sire per ten animals and an insemination each: it reads in
+// batches, never per animal or per sire.
 func TestFarmArchiveStatements(t *testing.T) {
 	t.Parallel()
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
@@ -697,9 +729,19 @@ func TestFarmArchiveStatements(t *testing.T) {
 			seedArchiveFarm(t, d, f.ID, n)
 			var res herdbooktest.Response
 			counts[n] = app.Queries(func() { res = app.Do("GET", "/v1/farm/"+f.ID.String()+"/archive", owner.Token, nil) })
+			straws := 0
 			var a herdbook.Archive
-			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 2*n {
+			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 3*n ||
+				len(a.OutsideAnimals) != n/10+1 {
 				t.Fatalf("archive of %d animals: %d animals, %d events (%v)", n, len(a.Animals), len(a.Events), err)
+			}
+			for _, e := range a.Events {
+				if e.Straw != nil && e.Straw.Batch == "S-1" && len(e.SireIdentifiers) == 2 {
+					straws++
+				}
+			}
+			if straws != n {
+				t.Fatalf("%d inseminations with their straw and sire among %d animals", straws, n)
 			}
 		}
 		if counts[5] != counts[300] {
@@ -724,5 +766,68 @@ func BenchmarkFarmArchiveExport(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// archiveCarries lists, for every table of the schema, the columns the farm archive carries
+// (docs/archive.md); a table that does not travel maps to nil. Columns left out by design:
+// change_seq (the new farm's change feed numbers its rows anew), files' storage_key (the new
+// farm stores the bytes under its own keys) and farms' is_active (only a live farm exports).
+var archiveCarries = map[string][]string{
+	"farms":               {"id", "created_at", "updated_at", "name", "allow_private_threads", "current_month_start", "species", "species_other"},
+	"farm_settings":       {"id", "created_at", "updated_at", "farm_id", "time_zone", "withdrawal_rules", "organic", "allow_test_tags", "minimum_breeding_age_female_days", "minimum_breeding_age_male_days", "minimum_calving_interval_days", "calving_ease_scale", "weaning_age_of_dam", "updated_by"},
+	"groups":              {"id", "created_at", "updated_at", "is_active", "name", "farm_id"},
+	"animals":             {"id", "created_at", "updated_at", "is_active", "tag", "name", "farm_id"},
+	"outside_animals":     {"id", "created_at", "updated_at", "farm_id", "name", "sex", "breed", "registry", "registration_number", "batch", "birth_date", "created_by"},
+	"files":               {"id", "created_at", "updated_at", "is_active", "name", "mime_type", "size", "deleted_at", "farm_id"},
+	"file_records":        {"file_id", "record_id"},
+	"medicines":           {"id", "created_at", "updated_at", "is_active", "farm_id", "name", "active_substance", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow"},
+	"medicine_versions":   {"id", "created_at", "updated_at", "medicine_id", "farm_id", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow", "created_by"},
+	"medicine_purchases":  {"id", "created_at", "updated_at", "farm_id", "medicine_id", "batch", "expiry_date", "quantity", "quantity_unit", "supplier_name", "supplier_address", "purchased_on", "document_reference", "file_id", "created_by"},
+	"records":             {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "type", "name", "description", "applied_at", "acknowledge_withdrawal", "farm_id"},
+	"record_animals":      {"record_id", "animal_id"},
+	"record_groups":       {"record_id", "group_id"},
+	"record_items":        {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "name", "description", "metadata", "fact_kind", "fact_subject", "fact_dam", "fact_group", "fact_date", "fact_until", "fact_value", "fact_tail", "record_id"},
+	"fact_animals":        {"id", "animal_id", "record_item_id"},
+	"treatment_reaches":   {"id", "farm_id", "animal_id", "membership_item_id", "record_item_id"},
+	"birth_settings":      {"id", "created_at", "updated_at", "farm_id", "version", "settings", "created_by"},
+	"follow_up_protocols": {"id", "created_at", "updated_at", "farm_id", "version", "steps", "created_by"},
+	"birth_previews":      {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "settings_version", "protocol_version", "evidence", "tasks", "stale", "approved_at", "birth_event_id", "created_by"},
+	"birth_events":        {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "preview_id", "request_id", "settings_version", "protocol_version", "created_by"},
+	"farm_tasks":          {"id", "created_at", "updated_at", "farm_id", "name", "status", "due_date", "protocol_version", "step", "birth_event_id"},
+	"farm_task_animals":   {"farm_task_id", "animal_id"},
+	"audit_entries":       {"id", "farm_id", "at", "user_id", "client_id", "action", "entity", "record_id", "record_item_id", "reason", "old_value", "new_value"},
+	// People, sessions and servers, not the herd (docs/archive.md "Who may").
+	"users": nil, "farm_members": nil, "api_keys": nil, "access_tokens": nil, "refresh_tokens": nil, "browser_sessions": nil,
+	"device_authorizations": nil, "oauth_clients": nil, "oauth_codes": nil, "oauth_grants": nil, "threads": nil, "messages": nil,
+	"notifications": nil, "notification_preferences": nil, "scheduled_events": nil, "webhook_endpoints": nil, "webhook_events": nil,
+	"webhook_deliveries": nil, "webhook_attempts": nil,
+	// Request bookkeeping and counters, which the new farm starts afresh.
+	"idempotent_requests": nil, "task_updates": nil, "change_counters": nil,
+	// Holdings belong to the keeper and may serve several farms; the notices submitted for a
+	// holding stay with it. Not carried yet (docs/archive.md): a moved farm is linked to its
+	// holding again on the new server.
+	"holdings": nil, "holding_farms": nil, "notice_submissions": nil,
+}
+
+// TestFarmArchiveCoversSchema keeps the archive whole as the schema grows (issue 28: the
+// breeding year's outside animals and settings were left out): a new table or a new column of
+// a carried table fails here until the archive carries it or this list says why not.
+func TestFarmArchiveCoversSchema(t *testing.T) {
+	t.Parallel()
+	for _, tb := range migrate.Tables {
+		carried, known := archiveCarries[tb.Name]
+		if !known {
+			t.Errorf("table %s is not in the farm archive: carry it (archive.go, archiveimport.go, docs/archive.md) or list it in archiveCarries as not travelling", tb.Name)
+			continue
+		}
+		if carried == nil {
+			continue
+		}
+		for _, c := range tb.Columns {
+			if !slices.Contains(carried, c.Name) && c.Name != "change_seq" && c.Name != "storage_key" && !(tb.Name == "farms" && c.Name == "is_active") {
+				t.Errorf("column %s.%s is not in the farm archive: carry it (archive.go, archiveimport.go, docs/archive.md)", tb.Name, c.Name)
+			}
+		}
 	}
 }

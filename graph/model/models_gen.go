@@ -592,7 +592,7 @@ type DueEntry struct {
 	CheckDate string `json:"checkDate"`
 	// How the check was made: scan, palpation or blood.
 	Method string `json:"method"`
-	// What dates the expected birth: service (the service that fits the check), exposure (the days a male shared her group, or an exposure put a sire with her), foetal_age, or unknown.
+	// What dates the expected birth: declared (the check's expectedCalvingDate), service (the service that fits the check), exposure (the days a male shared her group, or an exposure put a sire with her), foetal_age, or unknown.
 	Basis string `json:"basis"`
 	// The kind of the fitting service (insemination, hand_mating, embryo_transfer), when basis is service.
 	ServiceKind *string `json:"serviceKind,omitempty"`
@@ -1408,6 +1408,8 @@ type PregnancyCheckFact struct {
 	FoetalAgeMinDays *int `json:"foetalAgeMinDays,omitempty"`
 	// The greatest foetal age of a range, in days.
 	FoetalAgeMaxDays *int `json:"foetalAgeMaxDays,omitempty"`
+	// The calving date the check states (the vet's, or the seller's for a female bought in calf), only with PREGNANT: after the check's day. The due list takes it as given (basis declared).
+	ExpectedCalvingDate *string `json:"expectedCalvingDate,omitempty"`
 }
 
 // An animal's profile fact.

@@ -9,7 +9,9 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -106,6 +108,13 @@ func WriteEmpty(w http.ResponseWriter, r *http.Request, err error) {
 func Prepare(w http.ResponseWriter, r *http.Request, err error) {
 	switch herdbook.ErrorCode(err) {
 	case herdbook.EINTERNAL:
+		if Canceled(r.Context(), err) {
+			// The client went away (a closed tab, a cancelled fetch, a lost link): nothing
+			// failed on the server's side, so it is no ERROR for an operator to chase.
+			slog.InfoContext(r.Context(), "request cancelled by the client", "err", err, "method", r.Method, "path", r.URL.Path,
+				"request_id", RequestID(r.Context()))
+			return
+		}
 		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path,
 			"request_id", RequestID(r.Context()))
 	case herdbook.EUNAVAILABLE:
@@ -115,6 +124,13 @@ func Prepare(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
 		}
 	}
+}
+
+// Canceled reports whether err comes from the client cancelling its request: err is (or
+// wraps) context.Canceled, or the request's context was cancelled. Such an error is logged
+// at INFO, not ERROR, by every transport (issue 31.6).
+func Canceled(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled)
 }
 
 // WriteJSON answers with status and v as JSON. HTML is not escaped: the answers are data,
