@@ -33,7 +33,7 @@ var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "b
 // read (ids of this farm, and what only the history can say): an import ignores them, so
 // that an export can be imported as it is.
 var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact",
-	"weight_kg", "weighed_on", "adg_kg", "as_of"}
+	"weight_kg", "weighed_on", "adg_kg", "as_of", "genetic_dam", "genetic_dam_id", "surrogate_dam", "surrogate_dam_id"}
 
 // importStatuses are the status cells an import reads: on_farm (or empty) says nothing new;
 // the departures record a sale, a death, a movement off the farm, or a death by slaughter

@@ -232,6 +232,11 @@ type Fact struct {
 	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
 	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
 	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
+
+	// GeneticDamID is a birth's genetic dam when she is not the dam that gave birth: the
+	// donor of an embryo-transfer calf, whose DamID is then the recipient that carried it
+	// (the holding register's surrogate dam). She may be an outside animal.
+	GeneticDamID string `json:"genetic_dam_id,omitempty"`
 	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
 	// the seller's for a female bought in calf): the due list takes it as given.
 	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
@@ -305,6 +310,7 @@ const (
 	fFoetalAge
 	fFoetalAgeMin
 	fFoetalAgeMax
+	fGeneticDam
 	fExpectedCalving
 	numFields
 )
@@ -317,7 +323,7 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "expected_calving_date"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "genetic_dam_id", "expected_calving_date"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -340,7 +346,7 @@ var kindFields = map[Kind][numFields]use{
 	KindPurchase:      {fAnimal: required, fDate: required},
 	KindMovementIn:    {fAnimal: required, fDate: required},
 	KindMovementOut:   {fAnimal: required, fDate: required},
-	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional, fGeneticDam: optional},
 	KindIdentifier:    {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
 	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
 	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
@@ -440,6 +446,8 @@ func (f *Fact) str(fl field) string {
 		return f.Embryo
 	case fMethod:
 		return f.Method
+	case fGeneticDam:
+		return f.GeneticDamID
 	case fExpectedCalving:
 		return f.ExpectedCalvingDate
 	}
@@ -523,6 +531,8 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Embryo = v
 	case fMethod:
 		f.Method = v
+	case fGeneticDam:
+		f.GeneticDamID = v
 	case fExpectedCalving:
 		f.ExpectedCalvingDate = v
 	}
@@ -562,7 +572,7 @@ func (f *Fact) present(fl field) bool {
 
 func isIDField(fl field) bool {
 	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine ||
-		fl == fRecipient
+		fl == fRecipient || fl == fGeneticDam
 }
 
 func isTextField(fl field) bool {
@@ -930,13 +940,19 @@ func (f Fact) Validate() []FieldError {
 	if fine[fRecipient] && fine[fSire] && normID(f.RecipientID) == normID(f.SireID) {
 		add(fRecipient, "must differ from sire_id")
 	}
+	if fine[fGeneticDam] && fine[fDam] && normID(f.GeneticDamID) == normID(f.DamID) {
+		add(fGeneticDam, "must differ from dam_id: leave it out when the dam that gave birth is the genetic dam")
+	}
+	if fine[fGeneticDam] && fine[fSire] && normID(f.GeneticDamID) == normID(f.SireID) {
+		add(fGeneticDam, "must differ from sire_id")
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
 	if fine[fOffspring] {
 		for i, id := range f.OffspringIDs {
 			n := normID(id)
-			if (f.DamID != "" && n == normID(f.DamID)) || (f.SireID != "" && n == normID(f.SireID)) {
+			if (f.DamID != "" && n == normID(f.DamID)) || (f.SireID != "" && n == normID(f.SireID)) || (f.GeneticDamID != "" && n == normID(f.GeneticDamID)) {
 				errs = append(errs, FieldError{Field: fmt.Sprintf("birth_history.offspring_ids[%d]", i), Message: "must not name the dam or the sire"})
 			}
 		}
@@ -1064,7 +1080,7 @@ func (f *Fact) checkFormat(fl field) string {
 // dam and offspring), lower-cased, de-duplicated and sorted. A write path
 // checks them against the farm's animals before storing the fact.
 func (f Fact) ReferencedAnimals() []string {
-	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID, f.RecipientID}
+	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID, f.RecipientID, f.GeneticDamID}
 	ids = append(ids, f.OffspringIDs...)
 	return sortedSet(ids)
 }

@@ -182,6 +182,8 @@ const (
 	roleServiceSire
 	roleServiceDam
 	roleDonor
+	// roleGeneticDam is a birth's genetic dam (an embryo-transfer calf's donor).
+	roleGeneticDam
 	// rolePaperDam and rolePaperSire are the dam and sire a pedigree fact names.
 	rolePaperDam
 	rolePaperSire
@@ -199,6 +201,8 @@ func roleOf(f *hfact, id string) role {
 			return roleDam
 		case f.SireID == id:
 			return roleSire
+		case f.GeneticDamID == id:
+			return roleGeneticDam
 		}
 		for _, o := range f.OffspringIDs {
 			if o == id {
@@ -372,6 +376,9 @@ func (c *historyCheck) checkAnimal(id string) {
 		case roleDonor:
 			field = "dam_id"
 			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
+		case roleGeneticDam:
+			field = "genetic_dam_id"
+			c.checkSex(f, id, name, "genetic dam", sex, l.sexFrom, field)
 		case rolePaperDam:
 			field = "dam_id"
 			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
@@ -424,7 +431,7 @@ func exemptAfterEnd(f *hfact, r role, end *hfact) bool {
 
 	case r == roleSire:
 		return true // a sire need not be alive, or on the farm, when his calf is born
-	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer):
+	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer) || r == roleGeneticDam:
 		return true // semen and embryos are stored: their animal may be long dead or gone
 	case r != roleSubject:
 		return false
@@ -452,6 +459,8 @@ func (c *historyCheck) doing(f *hfact, r role) string {
 		return article(kindText(f.Kind)) + " as the served female"
 	case roleDonor:
 		return "an embryo transfer as donor"
+	case roleGeneticDam:
+		return "a birth as genetic dam"
 	case rolePaperDam:
 		return "a pedigree as dam"
 	case rolePaperSire:

@@ -136,22 +136,24 @@ type ComplexityRoot struct {
 	}
 
 	AnimalProfile struct {
-		AdgKg       func(childComplexity int) int
-		AsOf        func(childComplexity int) int
-		BirthDate   func(childComplexity int) int
-		Breed       func(childComplexity int) int
-		Dam         func(childComplexity int) int
-		DamID       func(childComplexity int) int
-		GroupIDs    func(childComplexity int) int
-		Identifiers func(childComplexity int) int
-		Intact      func(childComplexity int) int
-		Sex         func(childComplexity int) int
-		Sire        func(childComplexity int) int
-		SireID      func(childComplexity int) int
-		Status      func(childComplexity int) int
-		StatusDate  func(childComplexity int) int
-		WeighedOn   func(childComplexity int) int
-		WeightKg    func(childComplexity int) int
+		AdgKg          func(childComplexity int) int
+		AsOf           func(childComplexity int) int
+		BirthDate      func(childComplexity int) int
+		Breed          func(childComplexity int) int
+		Dam            func(childComplexity int) int
+		DamID          func(childComplexity int) int
+		GeneticDamID   func(childComplexity int) int
+		GroupIDs       func(childComplexity int) int
+		Identifiers    func(childComplexity int) int
+		Intact         func(childComplexity int) int
+		Sex            func(childComplexity int) int
+		Sire           func(childComplexity int) int
+		SireID         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		StatusDate     func(childComplexity int) int
+		SurrogateDamID func(childComplexity int) int
+		WeighedOn      func(childComplexity int) int
+		WeightKg       func(childComplexity int) int
 	}
 
 	AnimalUpdatePayload struct {
@@ -1933,6 +1935,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalProfile.DamID(childComplexity), true
+	case "AnimalProfile.geneticDamID":
+		if e.ComplexityRoot.AnimalProfile.GeneticDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.GeneticDamID(childComplexity), true
 	case "AnimalProfile.groupIDs":
 		if e.ComplexityRoot.AnimalProfile.GroupIDs == nil {
 			break
@@ -1981,6 +1989,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalProfile.StatusDate(childComplexity), true
+	case "AnimalProfile.surrogateDamID":
+		if e.ComplexityRoot.AnimalProfile.SurrogateDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.SurrogateDamID(childComplexity), true
 	case "AnimalProfile.weighedOn":
 		if e.ComplexityRoot.AnimalProfile.WeighedOn == nil {
 			break
@@ -7771,6 +7785,10 @@ func (ec *executionContext) childFields_AnimalProfile(ctx context.Context, field
 		return ec.fieldContext_AnimalProfile_sireID(ctx, field)
 	case "sire":
 		return ec.fieldContext_AnimalProfile_sire(ctx, field)
+	case "geneticDamID":
+		return ec.fieldContext_AnimalProfile_geneticDamID(ctx, field)
+	case "surrogateDamID":
+		return ec.fieldContext_AnimalProfile_surrogateDamID(ctx, field)
 	case "intact":
 		return ec.fieldContext_AnimalProfile_intact(ctx, field)
 	case "status":
@@ -14430,6 +14448,52 @@ func (ec *executionContext) fieldContext_AnimalProfile_sire(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_geneticDamID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_geneticDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GeneticDamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_geneticDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AnimalProfile_surrogateDamID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_surrogateDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SurrogateDamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_surrogateDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalProfile_intact(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -47629,6 +47693,16 @@ func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.Selectio
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._AnimalProfile_sire(ctx, field, obj)
 				})
+		case "geneticDamID":
+			out.Values[i] = ec._AnimalProfile_geneticDamID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "surrogateDamID":
+			out.Values[i] = ec._AnimalProfile_surrogateDamID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "intact":
 			out.Values[i] = ec._AnimalProfile_intact(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

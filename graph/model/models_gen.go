@@ -98,6 +98,10 @@ type AnimalProfile struct {
 	SireID *uuid.UUID `json:"sireID,omitempty"`
 	// The sire; deleted animals resolve too (isActive false).
 	Sire *ent.Animal `json:"sire,omitempty"`
+	// The genetic dam of an embryo-transfer calf (the holding register's genetic dam): a qualified DNA result's dam, else its birth fact's geneticDamID (the donor: an animal of the farm or an OutsideAnimal's id). Null for an animal its genetic dam carried: damID is then its genetic dam.
+	GeneticDamID *uuid.UUID `json:"geneticDamID,omitempty"`
+	// The surrogate dam of an embryo-transfer calf (the holding register's surrogate dam): the recipient that carried and gave birth to it, which damID names too. Null for any other animal.
+	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
 	// False after a castration; null when the sex is unknown.
 	Intact *bool `json:"intact,omitempty"`
 	// The status on asOf.
@@ -376,7 +380,7 @@ type CalfInput struct {
 	Twin *bool `json:"twin,omitempty"`
 	// Whether the calf is a freemartin.
 	Freemartin *bool `json:"freemartin,omitempty"`
-	// The genetic dam of an embryo-transfer calf.
+	// The genetic dam of an embryo-transfer calf: an animal of the farm or an outside animal (the donor). Left out, the donor of the embryo transfer that fits the birth, when the sire's service is one.
 	GeneticDamID *uuid.UUID `json:"geneticDamID,omitempty"`
 	// The cow that rears the calf.
 	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
@@ -410,7 +414,7 @@ type CalvingRecordInput struct {
 	Date string `json:"date"`
 	// The sire, with sireBasis.
 	SireID *uuid.UUID `json:"sireID,omitempty"`
-	// service, review or dna.
+	// service (an insemination, hand mating, embryo transfer or exposure of the dam by him fits the birth), natural_service (he ran with her: his dated group membership or an exposure overlaps her conception window), review or dna.
 	SireBasis *string `json:"sireBasis,omitempty"`
 	// The laboratory whose DNA result qualified the sire (sireBasis dna).
 	DnaLab *string `json:"dnaLab,omitempty"`
