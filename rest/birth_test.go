@@ -470,8 +470,10 @@ func TestPreviewsAndTasks(t *testing.T) {
 		t.Run("ErrProtocolInvalid", func(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"","offset_days":99999}]}`), 400, "ValidationError", "steps[0].offset_days")
 		})
+		// On a day of its own: ApproveWithIdempotencyKey recorded this dam's calving of
+		// 2026-04-22, which a second preview of that day answers (its tasks are that birth's).
 		t.Run("OwnFreshPreviewAccepted", func(t *testing.T) {
-			p := previewOn("2026-04-22")
+			p := previewOn("2026-04-24")
 			res := approve(p["id"].(string), "req-fresh")
 			if res.Status != 201 {
 				t.Fatalf("approve: %d %s", res.Status, res.Body)

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/herdbook/herdbook/internal/db"
@@ -63,7 +64,9 @@ func TestControlCharacters(t *testing.T) {
 		})
 		t.Run("NothingStored", func(t *testing.T) {
 			for _, rec := range app.Do("GET", b.base+"/records?take=500", tok, nil).JSON(t)["records"].([]any) {
-				if name := rec.(map[string]any)["name"].(string); name != "Vet check" && name != "fact" {
+				// The approved birth of ErrTaskRequestID is a calving: its record and its calf's
+				// register records are there, as they should be.
+				if name := rec.(map[string]any)["name"].(string); name != "Vet check" && name != "fact" && name != "Calving" && !strings.HasPrefix(name, "Register: ") {
 					t.Fatalf("a refused record was stored: %q", name)
 				}
 			}
