@@ -242,7 +242,7 @@ func (s *Service) ImportBreeding(ctx context.Context, farmID uuid.UUID, file io.
 	}
 	var rows []row
 	for n := 2; ; n++ {
-		rec, err := cr.Read()
+		rec, err := readCSVRow(cr)
 		if errors.Is(err, io.EOF) {
 			break
 		}

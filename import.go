@@ -268,7 +268,7 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 	var rows []*importRow
 	tags := map[string]int{}
 	for n := 2; ; n++ {
-		rec, err := cr.Read()
+		rec, err := readCSVRow(cr)
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -138,12 +138,7 @@ func TestOpenAPIEIDFields(t *testing.T) {
 		case map[string]any:
 			for k, c := range x {
 				if k == "eid" {
-					m, _ := c.(map[string]any)
-					ref := m["$ref"]
-					if alts := asAny(m["anyOf"]); ref == nil && len(alts) > 0 {
-						ref = alts[0].(map[string]any)["$ref"]
-					}
-					if ref != eidRef {
+					if refOf(c) != eidRef {
 						t.Errorf("%s.eid is not the EID schema: %v", path, c)
 					}
 					n++
@@ -225,4 +220,21 @@ func TestOpenAPIRequestText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// refOf returns the $ref a schema stands for: its own, or the one of the allOf wrapper that
+// carries a description beside it (issue 33.4: a $ref with sibling keywords is lost on some
+// generators), or of the first alternative of a nullable anyOf.
+func refOf(v any) any {
+	m, _ := v.(map[string]any)
+	if ref, ok := m["$ref"]; ok {
+		return ref
+	}
+	if all := asAny(m["allOf"]); len(all) == 1 {
+		return refOf(all[0])
+	}
+	if alts := asAny(m["anyOf"]); len(alts) > 0 {
+		return refOf(alts[0])
+	}
+	return nil
 }
