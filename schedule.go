@@ -66,6 +66,10 @@ func (s *Service) ScheduleDue(ctx context.Context) (ScheduleResult, error) {
 		return res, fmt.Errorf("schedule withdrawal-ending events: %w", err)
 	}
 	res.Events += n
+	if n, err = s.scheduleNoticesDue(ctx); err != nil {
+		return res, fmt.Errorf("schedule statutory-notice events: %w", err)
+	}
+	res.Events += n
 	for {
 		events, notes, err := s.fanOut(ctx, nil)
 		if err != nil {
@@ -375,13 +379,15 @@ func channelsFor(p NotificationPreferences, only *string) []channel {
 // Templates of the messages, one title and one body per kind of event. They are plain text:
 // email goes out as text/plain and SMS and the app show text, so nothing is HTML-escaped;
 // the SMTP sender strips line breaks from the subject.
-var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": animalTags, "day": plainDay}).Parse(`
+var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": animalTags, "day": plainDay, "noticeWords": noticeWords, "noticeAction": noticeAction}).Parse(`
 {{define "task_due.title"}}{{.P.TaskName}} due {{.When}} at {{.P.FarmName}}{{end}}
 {{define "task_due.body"}}{{.P.TaskName}} is due {{.When}} at {{.P.FarmName}}{{with tags .P.AnimalTags}} for {{.}}{{end}}.{{end}}
 {{define "birth_window_opening.title"}}Birth window "{{.P.WindowLabel}}" opens {{.When}} at {{.P.FarmName}}{{end}}
 {{define "birth_window_opening.body"}}The birth window "{{.P.WindowLabel}}" at {{.P.FarmName}} runs from {{day .P.WindowStart}} to {{day .P.WindowEnd}}: time to check the dams.{{end}}
 {{define "withdrawal_ending.title"}}{{if eq .P.Withdrawal "milk"}}Milk{{else}}Meat{{end}} withdrawal of {{.P.MedicineName}} ends {{.When}} at {{.P.FarmName}}{{end}}
 {{define "withdrawal_ending.body"}}{{.P.MedicineName}} given {{.Moment .P.TreatedOn}} at {{.P.FarmName}}: {{if eq .P.Withdrawal "milk"}}the milk of {{tags .P.AnimalTags}} may go into the tank from {{.Moment .P.ClearOn}}{{else}}{{tags .P.AnimalTags}} may go for slaughter from {{.Moment .P.ClearOn}}{{end}}.{{end}}
+{{define "notice_due.title"}}{{if .P.Overdue}}Overdue: {{else}}Due by {{day .P.Deadline}}: {{end}}{{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}}{{end}}
+{{define "notice_due.body"}}{{if noticeAction .P.NoticeKind}}The {{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} of {{.}}{{end}} at {{.P.FarmName}} {{if .P.Overdue}}was due by {{day .P.Deadline}} and is not recorded{{else}}is due by {{day .P.Deadline}}{{end}}{{else}}The {{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}} {{if .P.Overdue}}was due at the registry by {{day .P.Deadline}} and has not been reported{{else}}must reach the registry by {{day .P.Deadline}}{{end}}{{end}}.{{end}}
 {{define "test.title"}}Herdbook test message for {{.P.FarmName}}{{end}}
 {{define "test.body"}}{{if .P.Message}}{{.P.Message}}{{else}}This is a test message from Herdbook. If you can read it, this channel works.{{end}}{{end}}
 `))

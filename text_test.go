@@ -130,6 +130,17 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The holding cases need a holding of their own: CreateHolding puts f on one.
+	hf := app.MustFarm(owner, "Holding Farm")
+	holdingIn := func() herdbook.HoldingInput {
+		return herdbook.HoldingInput{Scheme: ptr("uk.cph"), Identifier: ptr("34/123/1234"), Name: ptr("Home"), HerdMark: ptr("123456"),
+			KeeperName: ptr("Kari"), KeeperReference: ptr("K-1"), Address: ptr("1 Lane"), Postcode: ptr("AB1 2CD"),
+			RuleSet: ptr("gb_cts"), HerdType: ptr("beef"), TimeZone: ptr("Europe/London")}
+	}
+	hv, err := svc.CreateHolding(ctx, hf.ID, holdingIn())
+	if err != nil {
+		t.Fatal(err)
+	}
 	auditFilter := herdbook.AuditFilter{AnimalID: animal.ID.String(), RecordID: rec.ID.String(), UserID: owner.ID.String(),
 		From: "2026-01-01", To: "2026-12-31T00:00:00Z"}
 	cases := []textCase{
@@ -253,6 +264,12 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AuditQuery", args: []any{f.ID, auditFilter}},
 		{method: "AuditConnection", args: []any{f.ID, window, auditFilter}},
 		{method: "KnownAt", args: []any{"2026-01-01T00:00:00Z"}},
+		{method: "CreateHolding", args: []any{f.ID, holdingIn()}},
+		{method: "UpdateHolding", args: []any{hv.ID, holdingIn()}},
+		{method: "FarmNotices", args: []any{hf.ID, herdbook.NoticeFilter{State: "due", Kind: "birth"}}},
+		{method: "HoldingNotices", args: []any{hv.ID, herdbook.NoticeFilter{State: "due", Kind: "birth"}}},
+		{method: "RecordNoticeSubmission", args: []any{hf.ID, "birth:item:animal", herdbook.NoticeSubmissionInput{State: "rejected",
+			Reference: ptr("R-1"), Cause: ptr("tag unknown"), IdempotencyKey: ptr("request-3")}}},
 	}
 
 	t.Run("EveryOperationListed", func(t *testing.T) {

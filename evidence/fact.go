@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herdbook/herdbook/registry/scheme"
 )
 
 // checkText returns what is wrong with a free-text fact field, or "".
@@ -240,7 +242,29 @@ type Fact struct {
 	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
 	// the seller's for a female bought in calf): the due list takes it as given.
 	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
+
+	// The other holding of an arrival or a departure, by its scheme and number as package
+	// registry/scheme spells them (a GB CPH such as 34/123/1234), and the disposal route of a
+	// death (ICAR's icarDeathDisposalMethodType): what the holding register and the
+	// registry's movement and death notices name (docs/registry.md).
+	HoldingScheme string `json:"holding_scheme,omitempty"`
+	HoldingNumber string `json:"holding_number,omitempty"`
+	Disposal      string `json:"disposal,omitempty"`
 }
+
+// The disposal routes of a death, ICAR's icarDeathDisposalMethodType (adewg/ICAR,
+// enums/icarDeathDisposalMethodType.json) in the fact vocabulary's spelling: an approved
+// collection or disposal service (knackery, renderer, hunt kennel, incinerator), consumption
+// (slaughter for the household), on the premises (burial or burning where permitted), other.
+const (
+	DisposalApprovedService = "approved_service"
+	DisposalConsumption     = "consumption"
+	DisposalOnPremise       = "on_premise"
+	DisposalOther           = "other"
+)
+
+// Disposals lists the disposal routes a death may name.
+var Disposals = []string{DisposalApprovedService, DisposalConsumption, DisposalOnPremise, DisposalOther}
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
 const (
@@ -312,6 +336,9 @@ const (
 	fFoetalAgeMax
 	fGeneticDam
 	fExpectedCalving
+	fHoldingScheme
+	fHoldingNumber
+	fDisposal
 	numFields
 )
 
@@ -323,7 +350,8 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "genetic_dam_id", "expected_calving_date"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "genetic_dam_id", "expected_calving_date",
+	"holding_scheme", "holding_number", "disposal"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -343,13 +371,13 @@ var kindFields = map[Kind][numFields]use{
 	KindExposure:      {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
 	KindMembership:    {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
 	KindMembershipEnd: {fAnimal: required, fGroup: required, fDate: required},
-	KindPurchase:      {fAnimal: required, fDate: required},
-	KindMovementIn:    {fAnimal: required, fDate: required},
-	KindMovementOut:   {fAnimal: required, fDate: required},
+	KindPurchase:      {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
+	KindMovementIn:    {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
+	KindMovementOut:   {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
 	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional, fGeneticDam: optional},
 	KindIdentifier:    {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
-	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
-	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
+	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional, fDisposal: optional},
+	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional, fHoldingScheme: optional, fHoldingNumber: optional},
 	KindWeight:        {fAnimal: required, fDate: required, fKG: required},
 	KindWeaning:       {fAnimal: required, fDate: required, fKG: required, fGroup: optional},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
@@ -450,6 +478,12 @@ func (f *Fact) str(fl field) string {
 		return f.GeneticDamID
 	case fExpectedCalving:
 		return f.ExpectedCalvingDate
+	case fHoldingScheme:
+		return f.HoldingScheme
+	case fHoldingNumber:
+		return f.HoldingNumber
+	case fDisposal:
+		return f.Disposal
 	}
 	return ""
 }
@@ -535,6 +569,12 @@ func (f *Fact) setStr(fl field, v string) {
 		f.GeneticDamID = v
 	case fExpectedCalving:
 		f.ExpectedCalvingDate = v
+	case fHoldingScheme:
+		f.HoldingScheme = v
+	case fHoldingNumber:
+		f.HoldingNumber = v
+	case fDisposal:
+		f.Disposal = v
 	}
 }
 
@@ -796,6 +836,11 @@ func (f *Fact) canonicalize() {
 	if f.Kind == KindIdentifier && f.Scheme != SchemeEID {
 		f.Value = strings.TrimSpace(f.Value)
 	}
+	if f.HoldingNumber != "" {
+		if v, err := scheme.Canonical(f.HoldingScheme, f.HoldingNumber); err == nil {
+			f.HoldingNumber = v
+		}
+	}
 	if f.KG != "" {
 		if x, err := strconv.ParseFloat(string(f.KG), 64); err == nil && !math.IsInf(x, 0) {
 			f.KG = json.Number(strconv.FormatFloat(x, 'f', -1, 64))
@@ -866,6 +911,13 @@ func (f Fact) Validate() []FieldError {
 	if fine[fStart] && fine[fEnd] && f.EndDate < f.StartDate {
 		// YYYY-MM-DD strings order like the dates they spell.
 		add(fEnd, "must not be before start_date")
+	}
+	if (f.HoldingScheme == "") != (f.HoldingNumber == "") {
+		if f.HoldingScheme == "" {
+			add(fHoldingScheme, "is required when holding_number is given")
+		} else {
+			add(fHoldingNumber, "is required when holding_scheme is given")
+		}
 	}
 	if f.Kind == KindExposure {
 		switch {
@@ -1003,6 +1055,21 @@ func (f *Fact) checkFormat(fl field) string {
 	case fl == fResult:
 		if f.Result != ResultQualified && f.Result != ResultExcluded {
 			return "must be qualified or excluded"
+		}
+	case fl == fHoldingScheme:
+		if !slices.Contains(scheme.Schemes, f.HoldingScheme) {
+			return "must be one of " + strings.Join(scheme.Schemes, ", ")
+		}
+	case fl == fHoldingNumber:
+		if !slices.Contains(scheme.Schemes, f.HoldingScheme) {
+			return ""
+		}
+		if _, err := scheme.Canonical(f.HoldingScheme, f.HoldingNumber); err != nil {
+			return err.Error()
+		}
+	case fl == fDisposal:
+		if !slices.Contains(Disposals, f.Disposal) {
+			return "must be one of " + strings.Join(Disposals, ", ")
 		}
 	case fl == fMethod:
 		if !slices.Contains(PregnancyMethods, f.Method) {

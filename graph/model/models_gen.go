@@ -1244,6 +1244,28 @@ type MovementFactInput struct {
 	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
+// A submission of a statutory notice made outside Herdbook, and the registry's answer.
+type NoticeSubmissionCreateInput struct {
+	// The farm.
+	FarmID uuid.UUID `json:"farmID"`
+	// The notice's key.
+	Key string `json:"key"`
+	// sent, accepted or rejected.
+	State string `json:"state"`
+	// The registry's receipt or reference.
+	RegistryReference *string `json:"registryReference,omitempty"`
+	// The registry's reason for a reject (required for rejected).
+	Cause *string `json:"cause,omitempty"`
+	// A retry with the same request id answers the first submission.
+	RequestID *string `json:"requestID,omitempty"`
+}
+
+// The notice after the submission.
+type NoticeSubmissionCreatePayload struct {
+	// The notice, in its new state.
+	Notice *StatutoryNotice `json:"notice"`
+}
+
 // The channels a user hears on.
 type NotificationPreferencesUpdateInput struct {
 	// The farm's id; leave it out to set the user's default.
@@ -1628,6 +1650,22 @@ type RecordVoidPayload struct {
 	Record *ent.Record `json:"record"`
 }
 
+// The latest submission of a statutory notice to its registry, and the registry's answer.
+type RegistrySubmission struct {
+	// The submission's id.
+	ID uuid.UUID `json:"id"`
+	// pending, sent, accepted or rejected.
+	State string `json:"state"`
+	// How it went: manual (the keeper reported it), file, or an adapter's name.
+	Channel string `json:"channel"`
+	// The registry's receipt or reference.
+	RegistryReference *string `json:"registryReference,omitempty"`
+	// The registry's reason for a reject.
+	Cause *string `json:"cause,omitempty"`
+	// When it was recorded.
+	At time.Time `json:"at"`
+}
+
 // An animal's sale.
 type SaleRecordInput struct {
 	// The farm's id.
@@ -1714,6 +1752,45 @@ type SpeciesWithdrawalInput struct {
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
 	// Milk withdrawal in hours, 0 to 87600; null or left out where the label has a dash (not authorised).
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+}
+
+// A statutory notice derived from the book: what must be reported (or done) about an animal, by
+// when under the holding's rule set, and where it stands.
+type StatutoryNotice struct {
+	// The notice's stable key: its kind, the record item it came from and the animal.
+	Key string `json:"key"`
+	// birth, tagging, death, move_on, move_off, tag_replacement or correction.
+	Kind string `json:"kind"`
+	// The farm whose book it came from.
+	FarmID uuid.UUID `json:"farmId"`
+	// The animal it is about.
+	AnimalID string `json:"animalId"`
+	// The animal's tag.
+	AnimalTag string `json:"animalTag"`
+	// The day its clock runs from.
+	EventDate string `json:"eventDate"`
+	// The last day on which it is in time.
+	Deadline string `json:"deadline"`
+	// Calendar days from the holding's today to the deadline; negative when overdue.
+	DaysLeft int `json:"daysLeft"`
+	// due, overdue, done, sent, accepted, rejected or superseded.
+	State string `json:"state"`
+	// The rule set the deadline comes from.
+	RuleSet string `json:"ruleSet"`
+	// The rule, cited.
+	Rule string `json:"rule"`
+	// The record items it came from, the corrected one first.
+	Sources []string `json:"sources"`
+	// The day a clock the book meets (a tag recorded) was met.
+	DoneOn *string `json:"doneOn,omitempty"`
+	// Whether that was after the deadline.
+	Late bool `json:"late"`
+	// The superseded notice a correction replaces.
+	Corrects *string `json:"corrects,omitempty"`
+	// The kind of that notice.
+	CorrectsKind *string `json:"correctsKind,omitempty"`
+	// The latest submission and the registry's answer.
+	Submission *RegistrySubmission `json:"submission,omitempty"`
 }
 
 // Changes to a follow-up task.
