@@ -420,3 +420,36 @@ func (c *Client) transfer(ctx context.Context, typ string, req any) (*node, erro
 	}
 	return doc, nil
 }
+
+// ParseList reads a herd list in the form cts-tool's "cts list" prints the cattle CTS has on
+// a holding: one animal a line, "TAG BREED SEX BORN ARRIVED" separated by spaces, with "?"
+// for a value CTS did not give. Blank lines are skipped; a line of another form is an error
+// naming its number.
+func ParseList(r io.Reader) ([]Animal, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxAnswer))
+	if err != nil {
+		return nil, err
+	}
+	var out []Animal
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 5 {
+			return nil, fmt.Errorf("line %d: want TAG BREED SEX BORN ARRIVED, found %d fields", i+1, len(f))
+		}
+		for j := range f {
+			if f[j] == "?" {
+				f[j] = ""
+			}
+		}
+		for _, d := range f[3:] {
+			if _, err := time.Parse(time.DateOnly, d); d != "" && err != nil {
+				return nil, fmt.Errorf("line %d: %q is not a date as YYYY-MM-DD", i+1, d)
+			}
+		}
+		out = append(out, Animal{Tag: f[0], Breed: strings.ToUpper(f[1]), Sex: strings.ToUpper(f[2]), BirthDate: f[3], OnDate: f[4]})
+	}
+	return out, nil
+}

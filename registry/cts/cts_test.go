@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -235,5 +236,25 @@ func TestHolding(t *testing.T) {
 	var re *registry.Error
 	if _, err := client(srv.URL).Holding(context.Background(), h); !errors.As(err, &re) || re.Code != "FAKE007" {
 		t.Fatalf("another holding: %v", err)
+	}
+}
+
+// TestParseList reads the herd list cts-tool's "cts list" prints (its README: TAG BREED SEX
+// BORN ARRIVED, one animal a line, "?" for what CTS did not give).
+func TestParseList(t *testing.T) {
+	t.Parallel()
+	animals, err := cts.ParseList(strings.NewReader("UK701453700119 LIMX F 2019-04-02 2019-04-02\n\nUK123456100001 ? M 2024-04-01 ?\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []cts.Animal{{Tag: "UK701453700119", Breed: "LIMX", Sex: "F", BirthDate: "2019-04-02", OnDate: "2019-04-02"},
+		{Tag: "UK123456100001", Sex: "M", BirthDate: "2024-04-01"}}
+	if fmt.Sprint(animals) != fmt.Sprint(want) {
+		t.Fatalf("list %+v", animals)
+	}
+	for _, bad := range []string{"UK701453700119 LIMX F 2019-04-02", "UK701453700119 LIMX F 02/04/2019 2019-04-02"} {
+		if _, err := cts.ParseList(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }
