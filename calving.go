@@ -81,6 +81,11 @@ type CalvingInput struct {
 	// DNALab names the laboratory whose result qualified the sire (sire_basis dna).
 	DNALab *string
 	Calves []CalfInput
+
+	// preview and requestID, when set, make the calving the approval of a birth preview
+	// (ApproveBirthPreview): its birth event is the preview's, under the client's request id.
+	preview   *ent.BirthPreview
+	requestID string
 }
 
 // Calf is one calf of a recorded calving.
@@ -268,20 +273,24 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		if err != nil {
 			return err
 		}
-		prev, err := c.BirthPreview.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
-			SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).SetEvidence(ev).
-			SetTasks(plannedTasks(proto.Steps, in.Date, false)).SetCreatedBy(v.UserID).
-			SetApprovedAt(s.nowUTC()).Save(ctx)
-		if err != nil {
-			return err
+		// A calving approves a preview: the farmer's (ApproveBirthPreview), or one of its own.
+		prev, requestID := in.preview, in.requestID
+		if prev == nil {
+			prev, err = c.BirthPreview.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
+				SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).SetEvidence(ev).
+				SetTasks(plannedTasks(proto.Steps, in.Date, false)).SetCreatedBy(v.UserID).Save(ctx)
+			if err != nil {
+				return err
+			}
+			requestID = calvingRequestID(dam, in.Date)
 		}
 		be, err := c.BirthEvent.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
-			SetPreviewID(prev.ID).SetRequestID(calvingRequestID(dam, in.Date)).SetSettingsVersion(settingsVersion).
+			SetPreviewID(prev.ID).SetRequestID(requestID).SetSettingsVersion(settingsVersion).
 			SetProtocolVersion(proto.Version).SetCreatedBy(v.UserID).Save(ctx)
 		if err != nil {
 			return constraint(err, "this calving was recorded at the same time; retry to get its answer")
 		}
-		if err := prev.Update().SetBirthEventID(be.ID).Exec(ctx); err != nil {
+		if err := c.BirthPreview.UpdateOneID(prev.ID).SetApprovedAt(s.nowUTC()).SetBirthEventID(be.ID).Exec(ctx); err != nil {
 			return err
 		}
 		out = &Calving{ID: be.ID, DamID: dam, Date: in.Date, Sire: sire, CreatedAt: be.CreatedAt}
@@ -637,7 +646,7 @@ func (s *Service) Calvings(ctx context.Context, farmID uuid.UUID, q CalvingQuery
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
-	query := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.RequestIDHasPrefix("calving:"))
+	query := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), calvingEvent(farmID))
 	if q.From != "" {
 		query.Where(birthevent.BirthDateGTE(q.From))
 	}

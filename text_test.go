@@ -210,7 +210,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AnimalWeights", args: []any{f.ID, animal.ID, "", ""}},
 		{method: "Report", args: []any{f.ID, "calving", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31", ExposureFrom: "2025-05-01", ExposureTo: "2025-08-31"}}},
 		{method: "ReportTable", args: []any{f.ID, "scans", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31"}}},
-		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), "request-1"}},
+		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), herdbook.BirthApproval{RequestID: "request-1"}}},
 		{method: "UpdateFarmTask", args: []any{f.ID, uuid.New(), herdbook.FarmTaskPatch{Status: "DONE",
 			DueDate: herdbook.Optional[string]{Set: true, Value: ptr("2026-05-01")}, RequestID: "request-2"}}},
 		{method: "FarmTasks", args: []any{f.ID, herdbook.FarmTaskQuery{Status: ptr("TODO")}}},

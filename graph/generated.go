@@ -847,7 +847,7 @@ type ComplexityRoot struct {
 		AnimalCreate                  func(childComplexity int, input model.AnimalCreateInput) int
 		AnimalDelete                  func(childComplexity int, input model.AnimalDeleteInput) int
 		AnimalUpdate                  func(childComplexity int, input model.AnimalUpdateInput) int
-		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string, calves []*model.CalfInput) int
 		BirthPreviewApprove           func(childComplexity int, input model.BirthPreviewApproveInput) int
 		BirthPreviewCreate            func(childComplexity int, input model.BirthPreviewCreateInput) int
 		BirthSettingsUpdate           func(childComplexity int, input model.BirthSettingsUpdateInput) int
@@ -1569,7 +1569,7 @@ type MutationResolver interface {
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
 	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
-	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error)
+	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string, calves []*model.CalfInput) (*ent.BirthEvent, error)
 	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*ent.FarmTask, error)
 	RecordProfile(ctx context.Context, farmID uuid.UUID, input model.ProfileFactInput) (*ent.Record, error)
 	RecordCastration(ctx context.Context, farmID uuid.UUID, input model.CastrationFactInput) (*ent.Record, error)
@@ -4845,7 +4845,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string)), true
+		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string), args["calves"].([]*model.CalfInput)), true
 	case "Mutation.birthPreviewApprove":
 		if e.ComplexityRoot.Mutation.BirthPreviewApprove == nil {
 			break
@@ -11825,6 +11825,14 @@ func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.
 		return nil, err
 	}
 	args["requestID"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "calves",
+		func(ctx context.Context, v any) ([]*model.CalfInput, error) {
+			return ec.unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calves"] = arg3
 	return args, nil
 }
 
@@ -27369,7 +27377,7 @@ func (ec *executionContext) _Mutation_approveBirthPreview(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string))
+			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string), fc.Args["calves"].([]*model.CalfInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
@@ -40283,7 +40291,7 @@ func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "id", "requestID"}
+	fieldsInOrder := [...]string{"farmID", "id", "requestID", "calves", "sireID", "sireBasis", "dnaLab"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -40311,6 +40319,34 @@ func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.C
 				return it, err
 			}
 			it.RequestID = data
+		case "calves":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calves"))
+			data, err := ec.unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calves = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "sireBasis":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireBasis"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireBasis = data
+		case "dnaLab":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dnaLab"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DnaLab = data
 		}
 	}
 	return it, nil
@@ -61582,6 +61618,23 @@ func (ec *executionContext) unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋh
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNBreedGestationInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐBreedGestationInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx context.Context, v any) ([]*model.CalfInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CalfInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalfInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}

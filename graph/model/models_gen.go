@@ -246,6 +246,14 @@ type BirthPreviewApproveInput struct {
 	ID uuid.UUID `json:"id"`
 	// The client's id for this approval: a retry with the same id answers the same.
 	RequestID string `json:"requestID"`
+	// The calves, 1 to 8, as calvingRecord takes them: approving a birth records its calving (docs/breeding.md, one birth path). Required: left out, the approval is refused naming calves.
+	Calves []*CalfInput `json:"calves,omitempty"`
+	// The sire, with sireBasis, as calvingRecord takes it.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// service, review or dna.
+	SireBasis *string `json:"sireBasis,omitempty"`
+	// The laboratory whose DNA result qualified the sire (sireBasis dna).
+	DnaLab *string `json:"dnaLab,omitempty"`
 }
 
 // What birthPreviewApprove recorded.

@@ -95,7 +95,8 @@ func TestCalvingCheckDueToday(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.app.Service.ApproveBirthPreview(ctx, s.farm.ID, p.ID, "birth-1"); err != nil {
+		if _, err := s.app.Service.ApproveBirthPreview(ctx, s.farm.ID, p.ID, herdbook.BirthApproval{RequestID: "birth-1",
+			Calves: []herdbook.CalfInput{{Tag: "C-17-CALF", Sex: "female", Status: "alive"}}}); err != nil {
 			t.Fatal(err)
 		}
 		w := s.worker(t, herdbook.DefaultRetryPolicy)

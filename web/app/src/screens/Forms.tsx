@@ -276,6 +276,7 @@ export function Calving({ farmID }: { farmID: string }) {
   return (
     <section aria-labelledby="calving-title">
       <h1 id="calving-title">{t('calving')}</h1>
+      <p class="note" id="calving-births-note">{t('calvingIsBirth')} <a href={`/farms/${farmID}/births`}>{t('births')}</a></p>
       <form class="card" onSubmit={submit} id="calving-form">
         <label>{t('damTag')}<input id="calving-dam" type="text" autoComplete="off" required value={dam} onInput={(e) => setDam(e.currentTarget.value)} /></label>
         <label>{t('date')}<input id="calving-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
