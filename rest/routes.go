@@ -29,6 +29,8 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/notices", h.listFarmNotices)
 	h.handle("POST", "/farm/{farm_id}/notices/{notice_key}/submissions", h.createNoticeSubmission)
 	h.handle("GET", "/holdings/{holding_id}/notices", h.listHoldingNotices)
+	// The registry's copy of the holding compared with the register (reconciliation).
+	h.handle("POST", "/farm/{farm_id}/reconciliation", h.asKnown(h.reconcileRegistryCopy, httpapi.WriteError))
 
 	// Records.
 	h.handle("GET", "/farm/{farm_id}/records", h.listRecords)
