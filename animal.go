@@ -25,10 +25,18 @@ type AnimalInput struct {
 	Sex       *string
 	BirthDate *string
 	Breed     *string
-	// DamID and SireID become a birth fact on the birth date naming the animal as
-	// offspring; both need a birth date, and a sire needs a dam.
+	// DamID and SireID become a birth fact on the birth date naming the animal as offspring
+	// when the dam is an animal of the farm (she then needs the birth date). Otherwise (a
+	// bought-in animal whose dam is an outside animal or not known) they become a pedigree
+	// fact, its papers' parents, dated the birth date, else today: either parent may then be
+	// an outside animal, and either may be given alone.
 	DamID  *uuid.UUID
 	SireID *uuid.UUID
+	// damOnFarm says DamID names an animal of the farm (checkParents finds out).
+	damOnFarm bool
+	// geneticDamID is the birth fact's genetic dam (an embryo-transfer calf's donor): the
+	// animals import sets it from its genetic_dam column.
+	geneticDamID *uuid.UUID
 	// EID (any reader form) becomes an identifier fact from the birth date, else today.
 	EID *string
 }
@@ -59,7 +67,7 @@ func (s *Service) CreateAnimal(ctx context.Context, farmID uuid.UUID, in AnimalI
 	var a *ent.Animal
 	err := s.inTx(ctx, func(ctx context.Context) (err error) {
 		id := uuid.New()
-		if err := s.checkParents(ctx, farmID, id, in); err != nil {
+		if err := s.checkParents(ctx, farmID, id, &in); err != nil {
 			return err
 		}
 		a, err = s.Client(ctx).Animal.Create().SetID(id).SetFarmID(farmID).SetTag(tagValue(in.Tag)).
@@ -84,7 +92,7 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 		return nil, err
 	}
 	err = s.inTx(ctx, func(ctx context.Context) (err error) {
-		if err := s.checkParents(ctx, a.FarmID, a.ID, in); err != nil {
+		if err := s.checkParents(ctx, a.FarmID, a.ID, &in); err != nil {
 			return err
 		}
 		facts, err := s.changingFacts(ctx, a.FarmID, a.ID, s.registerFacts(a.ID, in))
@@ -142,6 +150,13 @@ func (s *Service) changingFacts(ctx context.Context, farmID, animalID uuid.UUID,
 				return h.Kind == evidence.KindBirth && strings.EqualFold(h.DamID, f.DamID) &&
 					strings.EqualFold(h.SireID, f.SireID) && h.Date == f.Date &&
 					slices.ContainsFunc(h.OffspringIDs, func(o string) bool { return strings.EqualFold(o, id) })
+			}) {
+				continue
+			}
+		case evidence.KindPedigree:
+			if slices.ContainsFunc(have, func(h evidence.Fact) bool {
+				return h.Kind == evidence.KindPedigree && strings.EqualFold(h.AnimalID, id) &&
+					strings.EqualFold(h.DamID, f.DamID) && strings.EqualFold(h.SireID, f.SireID)
 			}) {
 				continue
 			}

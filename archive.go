@@ -202,6 +202,7 @@ type ArchiveAnimal struct {
 	BirthDate              string           `json:"birthDate,omitempty"`
 	ManagementTag          string           `json:"managementTag"`
 	Name                   *string          `json:"name,omitempty"`
+	Parentage              []ICARParent     `json:"parentage,omitempty"`
 	Meta                   *ICARMeta        `json:"meta,omitempty"`
 	Tag                    string           `json:"herdbook:tag"`
 	HerdbookName           *string          `json:"herdbook:name,omitempty"`
@@ -233,6 +234,17 @@ type ArchiveOutsideAnimal struct {
 	HerdbookBirthDate      *string          `json:"herdbook:birthDate,omitempty"`
 	CreatedBy              *uuid.UUID       `json:"herdbook:createdBy,omitempty"`
 	ArchiveStamps
+}
+
+// ICARParent is ICAR's icarParentageType: a parent of an animal, with its relation
+// (icarAnimalRelationType): Genetic, Recipient (the cow an embryo was carried by, when the
+// genetic dam is another) or Adoptive (the cow that rears a fostered calf).
+type ICARParent struct {
+	ParentOf     ICARIdentifier `json:"parentOf"`
+	Gender       string         `json:"gender"`
+	Relation     string         `json:"relation,omitempty"`
+	Identifier   ICARIdentifier `json:"identifier"`
+	OfficialName string         `json:"officialName,omitempty"`
 }
 
 // ArchiveFile is a file's metadata, and with --with-files its bytes, base64 (standard
@@ -719,8 +731,61 @@ func (s *Service) readArchive(ctx context.Context, farmID uuid.UUID, opts Archiv
 
 	today := s.nowUTC().Format(time.DateOnly)
 	specie := icarSpecies[string(f.Species)]
+	parent := func(child uuid.UUID, id, gender, relation string) {
+		u, err := uuid.Parse(id)
+		i, ok := animalAt[child]
+		if err != nil || !ok {
+			return
+		}
+		ref, ok := icarIDs[u]
+		if !ok {
+			return
+		}
+		p := ICARParent{ParentOf: a.Animals[i].Identifier, Gender: gender, Relation: relation, Identifier: ref.ids[0], OfficialName: ref.name}
+		if !slices.Contains(a.Animals[i].Parentage, p) {
+			a.Animals[i].Parentage = append(a.Animals[i].Parentage, p)
+		}
+	}
 	if err := s.archiveRecords(ctx, farmID, a, medName, author, func(ev *ArchiveEvent, live bool) {
 		icarBreeding(ev, icarIDs, specie)
+		if live {
+			// The ICAR parentage of the animals: the birth facts' dam and sire (an embryo
+			// transfer calf's genetic dam, the dam then its recipient), a calving's foster.
+			var md struct {
+				Birth *struct {
+					Kind         evidence.Kind `json:"kind"`
+					DamID        string        `json:"dam_id"`
+					SireID       string        `json:"sire_id"`
+					GeneticDamID string        `json:"genetic_dam_id"`
+					OffspringIDs []string      `json:"offspring_ids"`
+				} `json:"birth_history"`
+				Calving *Calving `json:"calving"`
+			}
+			if json.Unmarshal(ev.Metadata, &md) == nil {
+				if b := md.Birth; b != nil && b.Kind == evidence.KindBirth {
+					for _, o := range b.OffspringIDs {
+						child, err := uuid.Parse(o)
+						if err != nil {
+							continue
+						}
+						if b.GeneticDamID != "" && b.GeneticDamID != b.DamID {
+							parent(child, b.GeneticDamID, "Female", "Genetic")
+							parent(child, b.DamID, "Female", "Recipient")
+						} else {
+							parent(child, b.DamID, "Female", "Genetic")
+						}
+						parent(child, b.SireID, "Male", "Genetic")
+					}
+				}
+				if c := md.Calving; c != nil {
+					for _, calf := range c.Calves {
+						if calf.SurrogateDamID != nil {
+							parent(calf.AnimalID, *calf.SurrogateDamID, "Female", "Adoptive")
+						}
+					}
+				}
+			}
+		}
 		// The ICAR view of the animals: gender, birth date, official identifiers, and the
 		// sets they are in today, from the facts in force.
 		if !live || ev.FactKind == nil || ev.FactSubject == nil {

@@ -457,7 +457,7 @@ func auditRow(e *ent.AuditEntry) []string {
 		if p == nil {
 			return ""
 		}
-		return cell(*p)
+		return *p
 	}
 	id := func(p *uuid.UUID) string {
 		if p == nil {
@@ -469,7 +469,7 @@ func auditRow(e *ent.AuditEntry) []string {
 		if m.IsNull() {
 			return ""
 		}
-		return cell(string(m))
+		return string(m)
 	}
 	return []string{e.At.UTC().Format(time.RFC3339Nano), e.Action, e.Entity, e.RecordID.String(), id(e.RecordItemID),
 		id(e.UserID), str(e.ClientID), str(e.Reason), js(e.OldValue), js(e.NewValue)}

@@ -28,7 +28,8 @@ import (
 // for a weaning, the calf. sire_tag is the sire's tag, or an outside sire's name.
 var BreedingCSVColumns = []string{"kind", "date", "animal_tag", "animal_id", "sire_tag", "sire_id",
 	"donor_id", "recipient_id", "straw", "technician", "embryo", "method", "result",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "kg", "group_id", "record_id", "donor_tag"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "kg", "group_id", "record_id", "donor_tag",
+	"expected_calving_date"}
 
 // breedingKinds are the fact kinds of breeding.csv.
 var breedingKinds = []evidence.Kind{evidence.KindHeat, evidence.KindInsemination, evidence.KindHandMating,
@@ -159,6 +160,7 @@ func (s *Service) ExportBreeding(ctx context.Context, farmID uuid.UUID, from, to
 			set("embryo", f.Embryo)
 			set("method", f.Method)
 			set("result", f.Result)
+			set("expected_calving_date", f.ExpectedCalvingDate)
 			for col, v := range map[string]*int{"foetal_age_days": f.FoetalAgeDays, "foetal_age_min_days": f.FoetalAgeMinDays, "foetal_age_max_days": f.FoetalAgeMaxDays} {
 				if v != nil {
 					set(col, strconv.Itoa(*v))
@@ -240,7 +242,7 @@ func (s *Service) ImportBreeding(ctx context.Context, farmID uuid.UUID, file io.
 	}
 	var rows []row
 	for n := 2; ; n++ {
-		rec, err := cr.Read()
+		rec, err := readCSVRow(cr)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -366,7 +368,7 @@ func (s *Service) ImportBreeding(ctx context.Context, farmID uuid.UUID, file io.
 			who := resolve(r.n, "animal_tag", cmp.Or(cell("animal_tag"), cell("animal_id"), cell("recipient_id")), false)
 			f := evidence.Fact{Kind: kind, Date: cell("date"), Straw: cell("straw"), Technician: cell("technician"),
 				Embryo: cell("embryo"), Method: strings.ToLower(cell("method")), Result: strings.ToLower(cell("result")),
-				KG: json.Number(cell("kg")), GroupID: strings.ToLower(cell("group_id"))}
+				KG: json.Number(cell("kg")), GroupID: strings.ToLower(cell("group_id")), ExpectedCalvingDate: cell("expected_calving_date")}
 			if who == "" && before == len(p.list)+p.more {
 				p.add(r.n, "animal_tag", "is required: name the animal by tag, EID or id")
 			}

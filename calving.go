@@ -30,16 +30,20 @@ import (
 // CalvingKey is the record-item metadata key under which a calving is kept.
 const CalvingKey = "calving"
 
-// The sire bases of a calving: a service fact of the dam that fits the birth, a review that
-// presumes the sire and that the farmer confirms, or a laboratory's DNA result.
+// The sire bases of a calving: a service fact of the dam that fits the birth (an
+// insemination, a hand mating, an embryo transfer, or an exposure), natural service by a bull
+// whose dated group membership (or an exposure) placed him with the dam in her conception
+// window, a review that presumes the sire and that the farmer confirms, or a laboratory's
+// DNA result.
 const (
-	SireBasisService = "service"
-	SireBasisReview  = "review"
-	SireBasisDNA     = "dna"
+	SireBasisService        = "service"
+	SireBasisNaturalService = "natural_service"
+	SireBasisReview         = "review"
+	SireBasisDNA            = "dna"
 )
 
 // SireBases lists the sire bases.
-var SireBases = []string{SireBasisService, SireBasisReview, SireBasisDNA}
+var SireBases = []string{SireBasisService, SireBasisNaturalService, SireBasisReview, SireBasisDNA}
 
 // The statuses of a calf at birth.
 const (
@@ -77,6 +81,11 @@ type CalvingInput struct {
 	// DNALab names the laboratory whose result qualified the sire (sire_basis dna).
 	DNALab *string
 	Calves []CalfInput
+
+	// preview and requestID, when set, make the calving the approval of a birth preview
+	// (ApproveBirthPreview): its birth event is the preview's, under the client's request id.
+	preview   *ent.BirthPreview
+	requestID string
 }
 
 // Calf is one calf of a recorded calving.
@@ -249,10 +258,11 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		if err != nil {
 			return err
 		}
-		if err := s.checkCalvingDams(ctx, farmID, in); err != nil {
+		names, err := s.checkCalvingParties(ctx, farmID, dam, in, ev)
+		if err != nil {
 			return err
 		}
-		sire, err := calvingSire(in, ev)
+		sire, donor, err := calvingSire(in, ev, names)
 		if err != nil {
 			return err
 		}
@@ -263,28 +273,32 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		if err != nil {
 			return err
 		}
-		prev, err := c.BirthPreview.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
-			SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).SetEvidence(ev).
-			SetTasks(plannedTasks(proto.Steps, in.Date, false)).SetCreatedBy(v.UserID).
-			SetApprovedAt(s.nowUTC()).Save(ctx)
-		if err != nil {
-			return err
+		// A calving approves a preview: the farmer's (ApproveBirthPreview), or one of its own.
+		prev, requestID := in.preview, in.requestID
+		if prev == nil {
+			prev, err = c.BirthPreview.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
+				SetSettingsVersion(settingsVersion).SetProtocolVersion(proto.Version).SetEvidence(ev).
+				SetTasks(plannedTasks(proto.Steps, in.Date, false)).SetCreatedBy(v.UserID).Save(ctx)
+			if err != nil {
+				return err
+			}
+			requestID = calvingRequestID(dam, in.Date)
 		}
 		be, err := c.BirthEvent.Create().SetFarmID(farmID).SetDamID(dam).SetBirthDate(in.Date).
-			SetPreviewID(prev.ID).SetRequestID(calvingRequestID(dam, in.Date)).SetSettingsVersion(settingsVersion).
+			SetPreviewID(prev.ID).SetRequestID(requestID).SetSettingsVersion(settingsVersion).
 			SetProtocolVersion(proto.Version).SetCreatedBy(v.UserID).Save(ctx)
 		if err != nil {
 			return constraint(err, "this calving was recorded at the same time; retry to get its answer")
 		}
-		if err := prev.Update().SetBirthEventID(be.ID).Exec(ctx); err != nil {
+		if err := c.BirthPreview.UpdateOneID(prev.ID).SetApprovedAt(s.nowUTC()).SetBirthEventID(be.ID).Exec(ctx); err != nil {
 			return err
 		}
 		out = &Calving{ID: be.ID, DamID: dam, Date: in.Date, Sire: sire, CreatedAt: be.CreatedAt}
 		// The calves: each an animal with its profile, identifier and birth facts (the
 		// sire on the birth fact only when the basis makes him a parent).
-		var parentSire *uuid.UUID
-		if sire != nil && sire.Basis == SireBasisService {
-			parentSire = &sire.AnimalID
+		var parentSire string
+		if sire != nil && (sire.Basis == SireBasisService || sire.Basis == SireBasisNaturalService) {
+			parentSire = sire.AnimalID.String()
 		}
 		sex := func(s string) *string { return &s }
 		animals := []uuid.UUID{dam}
@@ -300,7 +314,9 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 			if tag == "" {
 				tag = cin.EID
 			}
-			ain := AnimalInput{Tag: tag, Sex: sex(cin.Sex), BirthDate: &in.Date, DamID: &dam, SireID: parentSire}
+			// The birth fact is the calving record's (below), so that its sire and genetic
+			// dam may be outside animals.
+			ain := AnimalInput{Tag: tag, Sex: sex(cin.Sex), BirthDate: &in.Date}
 			if cin.EID != "" {
 				e := cin.EID
 				ain.EID = &e
@@ -310,6 +326,17 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 				return prefixFields(err, fmt.Sprintf("calves[%d].", i))
 			}
 			animals = append(animals, a.ID)
+			if cin.GeneticDamID == nil && donor != "" {
+				// The embryo transfer that fits the birth names the calf's genetic dam.
+				d := donor
+				cin.GeneticDamID = &d
+			}
+			birth := evidence.Fact{Kind: evidence.KindBirth, DamID: dam.String(), Date: in.Date,
+				OffspringIDs: []string{a.ID.String()}, SireID: parentSire}
+			if cin.GeneticDamID != nil {
+				birth.GeneticDamID = strings.ToLower(*cin.GeneticDamID)
+			}
+			item("Calving: birth", birth)
 			out.Calves = append(out.Calves, Calf{AnimalID: a.ID, CalfInput: cin})
 			if cin.BirthWeight != nil {
 				item("Calving: birth weight", evidence.Fact{Kind: evidence.KindWeight, AnimalID: a.ID.String(), Date: in.Date,
@@ -393,71 +420,180 @@ func prefixFields(err error, prefix string) error {
 	return fe.err()
 }
 
-// checkCalvingDams checks that the genetic and surrogate dams and the sire are animals of the
-// farm, in one statement.
-func (s *Service) checkCalvingDams(ctx context.Context, farmID uuid.UUID, in CalvingInput) error {
-	var ids []uuid.UUID
+// calvingNames are the names a calving's refusals use: the tags of the farm's animals and
+// the names of its outside animals, by id.
+type calvingNames map[uuid.UUID]string
+
+func (n calvingNames) of(id string) string {
+	if u, err := uuid.Parse(id); err == nil && n[u] != "" {
+		return n[u]
+	}
+	return id
+}
+
+// checkCalvingParties checks the animals a calving names besides its dam: the sire is an
+// animal of the farm or one of its outside animals (an AI sire), a genetic dam likewise (an
+// embryo donor), a surrogate (foster) dam an animal of the farm; an outside sire is male, an
+// outside genetic dam female. It answers the names of the dam, of each and of the review's
+// candidate sires, for the refusals. Two statements at most.
+func (s *Service) checkCalvingParties(ctx context.Context, farmID, dam uuid.UUID, in CalvingInput, ev evidence.Evidence) (calvingNames, error) {
+	ids := []uuid.UUID{dam}
+	for _, c := range append(ev.Sire.Candidates, evidence.Candidate{AnimalID: ev.Sire.AnimalID}) {
+		if u, err := uuid.Parse(c.AnimalID); err == nil {
+			ids = append(ids, u)
+		}
+	}
+	id := func(p *string) uuid.UUID { return uuid.MustParse(strings.ToLower(*p)) }
+	if in.SireID != nil {
+		ids = append(ids, id(in.SireID))
+	}
 	for _, c := range in.Calves {
 		for _, d := range []*string{c.GeneticDamID, c.SurrogateDamID} {
 			if d != nil {
-				ids = append(ids, uuid.MustParse(strings.ToLower(*d)))
+				ids = append(ids, id(d))
 			}
 		}
 	}
-	if in.SireID != nil {
-		ids = append(ids, uuid.MustParse(strings.ToLower(*in.SireID)))
-	}
-	if len(ids) == 0 {
-		return nil
-	}
 	ids = dedupe(ids)
-	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(ids...)).IDs(IncludeInactive(ctx))
+	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(ids...)).
+		Select(animal.FieldID, animal.FieldTag).All(IncludeInactive(ctx))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, id := range ids {
-		if !slices.Contains(found, id) {
-			return Errorf(ENOTFOUND, "animal %s is not an animal of this farm", id)
+	names := calvingNames{}
+	for _, a := range found {
+		names[a.ID] = a.Tag
+	}
+	var missing []uuid.UUID
+	for _, u := range ids {
+		if _, ok := names[u]; !ok {
+			missing = append(missing, u)
 		}
 	}
-	return nil
+	outside, err := s.outsideAnimals(ctx, farmID, missing)
+	if err != nil {
+		return nil, err
+	}
+	for u, a := range outside {
+		names[u] = a.Name
+	}
+	if in.SireID != nil {
+		u := id(in.SireID)
+		if _, ok := names[u]; !ok {
+			return nil, Errorf(ENOTFOUND, "sire %s is neither an animal of this farm nor one of its outside sires: add an AI sire under the outside animals first, or leave the sire out for the birth review to presume one", u)
+		}
+		if a := outside[u]; a != nil && a.Sex != evidence.SexMale {
+			return nil, Invalid(FieldError{Field: "sire_id", Message: fmt.Sprintf("%s is an outside animal recorded as %s, and a sire is male", a.Name, a.Sex)})
+		}
+	}
+	for i, c := range in.Calves {
+		at := fmt.Sprintf("calves[%d].", i)
+		if c.GeneticDamID != nil {
+			u := id(c.GeneticDamID)
+			if _, ok := names[u]; !ok {
+				return nil, Errorf(ENOTFOUND, "%sgenetic_dam_id: %s is neither an animal of this farm nor one of its outside animals: add the embryo donor under the outside animals first", at, u)
+			}
+			if a := outside[u]; a != nil && a.Sex != evidence.SexFemale {
+				return nil, Invalid(FieldError{Field: at + "genetic_dam_id", Message: fmt.Sprintf("%s is an outside animal recorded as %s, and a genetic dam is female", a.Name, a.Sex)})
+			}
+		}
+		if c.SurrogateDamID != nil {
+			u := id(c.SurrogateDamID)
+			if _, ok := names[u]; !ok || outside[u] != nil {
+				return nil, Errorf(ENOTFOUND, "%ssurrogate_dam_id: animal %s is not an animal of this farm: the cow that rears the calf stands on the farm", at, u)
+			}
+		}
+	}
+	return names, nil
 }
 
 // calvingSire checks the sire a calving names against its basis and the review of the
-// birth: a service the review finds fitting (a plausible candidate whose exposure or
-// service placed him with the dam in the conception window), the review's own presumption,
-// or a DNA result. Nil when the calving names no sire.
-func calvingSire(in CalvingInput, ev evidence.Evidence) (*CalvingSire, error) {
+// birth, reusing the review's judgement of each candidate (evidence.Review: the conception
+// window, exposures, shared group memberships and services), and answers him with, when the
+// service that fits is an embryo transfer, its donor (the calves' genetic dam). Nil when the
+// calving names no sire. A refusal says in the farmer's words why, and what to choose
+// instead.
+func calvingSire(in CalvingInput, ev evidence.Evidence, names calvingNames) (*CalvingSire, string, error) {
 	if in.SireID == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	sire := uuid.MustParse(strings.ToLower(*in.SireID))
 	out := &CalvingSire{AnimalID: sire, Basis: *in.SireBasis, Status: "recorded", Provenance: []string{}}
-	switch *in.SireBasis {
-	case SireBasisService:
-		if ev.ConceptionWindow == nil {
-			return nil, Invalid(FieldError{Field: "sire_basis", Message: "a service cannot be judged to fit this birth: the farm's birth-history settings have no gestation_days"})
+	him, her := names.of(sire.String()), names.of(in.DamID)
+	blank := "leave the sire out for the birth review to presume one"
+	refuse := func(format string, args ...any) (*CalvingSire, string, error) {
+		return nil, "", Invalid(FieldError{Field: "sire_id", Message: fmt.Sprintf(format, args...)})
+	}
+	var cand *evidence.Candidate
+	for i, c := range ev.Sire.Candidates {
+		if c.AnimalID == sire.String() {
+			cand = &ev.Sire.Candidates[i]
 		}
-		for _, c := range ev.Sire.Candidates {
-			if c.AnimalID == sire.String() && c.Eligibility != evidence.EligibilityExcluded && len(c.ExposureRecordIDs) > 0 {
-				out.Provenance = append(out.Provenance, c.ExposureRecordIDs...)
-				return out, nil
+	}
+	switch *in.SireBasis {
+	case SireBasisService, SireBasisNaturalService:
+		if ev.ConceptionWindow == nil {
+			return nil, "", Invalid(FieldError{Field: "sire_basis", Message: "a service cannot be judged to fit this birth: the farm's birth-history settings have no gestation_days. Set them, or " + blank + " or name him with sire_basis dna"})
+		}
+		window := fmt.Sprintf("her conception window (%s to %s)", ev.ConceptionWindow.StartDate, ev.ConceptionWindow.EndDate)
+		natural := *in.SireBasis == SireBasisNaturalService
+		switch {
+		case cand == nil && natural:
+			return refuse("%s did not run with %s in %s: no exposure, and no dated membership of a group she was in, is recorded for him then. Record his group membership (or an exposure) first, choose sire_basis service if she was inseminated or hand-mated, or %s", him, her, window, blank)
+		case cand == nil:
+			return refuse("no insemination, hand mating, embryo transfer or exposure of %s by %s is recorded in %s (see the birth evidence). Record the service first, choose sire_basis natural_service if he ran with her, dna with a laboratory's result, or %s", her, him, window, blank)
+		case cand.Eligibility == evidence.EligibilityExcluded:
+			return refuse("the birth review rules %s out as the sire: %s Choose sire_basis dna if a laboratory's result names him, or %s", him, strings.Join(cand.Reasons, " "), blank)
+		}
+		if !natural {
+			if len(cand.Services) == 0 && !cand.Exposed {
+				run := cand.Shared[0]
+				return refuse("no service of %s by %s is recorded in %s, but he ran with her in a group from %s to %s: choose sire_basis natural_service, or %s", her, him, window, run.StartDate, run.EndDate, blank)
+			}
+			out.Provenance = append(out.Provenance, cand.ExposureRecordIDs...)
+			donor := ""
+			for _, sv := range cand.Services {
+				if sv.Kind == evidence.KindEmbryoTransfer {
+					donor = sv.DamID
+				}
+			}
+			return out, donor, nil
+		}
+		if !cand.Exposed && len(cand.Shared) == 0 {
+			return refuse("%s did not run with %s in %s: he is known there only by a recorded %s. Choose sire_basis service, or %s", him, her, window, strings.ReplaceAll(string(cand.Services[0].Kind), "_", " "), blank)
+		}
+		for _, other := range ev.Sire.Candidates {
+			if other.AnimalID != sire.String() && other.Eligibility != evidence.EligibilityExcluded {
+				return refuse("%s ran with %s in %s as well, so natural service cannot tell which of them sired the calf (see the birth evidence). Choose sire_basis dna with a laboratory's result, or %s", names.of(other.AnimalID), her, window, blank)
 			}
 		}
-		return nil, Invalid(FieldError{Field: "sire_id", Message: "no service of the dam by this sire fits the birth (see the birth evidence)"})
+		out.Provenance = append(out.Provenance, cand.ExposureRecordIDs...)
+		out.Provenance = append(out.Provenance, cand.MembershipRecordIDs...)
+		out.Provenance = sortedUnique(out.Provenance)
+		return out, "", nil
 	case SireBasisReview:
 		if ev.Sire.Status != evidence.SirePresumed || ev.Sire.AnimalID != sire.String() {
-			return nil, Invalid(FieldError{Field: "sire_id", Message: "the birth review does not presume this sire (see the birth evidence)"})
+			what := "presumes no sire"
+			if ev.Sire.Status == evidence.SirePresumed {
+				what = "presumes " + names.of(ev.Sire.AnimalID)
+			}
+			return refuse("the birth review %s, not %s (see the birth evidence). Choose the basis the farm recorded (service, natural_service, dna), or %s", what, him, blank)
 		}
 		out.Status = "presumed"
 		if ev.Sire.Provenance != "" {
 			out.Provenance = append(out.Provenance, ev.Sire.Provenance)
 		}
-		return out, nil
+		return out, "", nil
 	default: // dna
 		out.Provenance = append(out.Provenance, "dna:"+*in.DNALab)
-		return out, nil
+		return out, "", nil
 	}
+}
+
+// sortedUnique sorts ids and drops repeats.
+func sortedUnique(ids []string) []string {
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // plannedTasks are the tasks of steps for a birth on day; with calves false, only the dam's
@@ -510,7 +646,7 @@ func (s *Service) Calvings(ctx context.Context, farmID uuid.UUID, q CalvingQuery
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
-	query := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.RequestIDHasPrefix("calving:"))
+	query := s.Client(ctx).BirthEvent.Query().Where(birthevent.FarmID(farmID), calvingEvent(farmID))
 	if q.From != "" {
 		query.Where(birthevent.BirthDateGTE(q.From))
 	}

@@ -45,7 +45,7 @@ func csvHistories(facts []evidence.Fact, asOf string) map[string]*csvHistory {
 			continue
 		}
 		switch f.Kind {
-		case evidence.KindWeight:
+		case evidence.KindWeight, evidence.KindWeaning: // a weaning weighs the calf, as the register counts it
 			if f.Date != "" && f.Date <= asOf && f.KG != "" {
 				h := get(f.AnimalID)
 				h.weights = append(h.weights, csvWeight{date: f.Date, kg: f.KG})

@@ -176,11 +176,13 @@ func (s *Service) AdminFarmOwner(ctx context.Context, farmID uuid.UUID) (uuid.UU
 // read-only ones (AnimalExportOnlyColumns). dam and sire are the parents' tags; group the
 // names of the groups the animal was in on as_of, separated by ';'.
 // The columns after as_of (weights, group_since, arrival, arrival_date) carry the history an
-// import reads back (docs/csv.md).
+// import reads back (docs/csv.md); the last four are an embryo-transfer calf's genetic and
+// surrogate dam (the holding register's pair), export only.
 var AnimalCSVColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
 	"status", "status_date", "id", "dam_id", "sire_id", "group_ids", "intact",
 	"identifiers", "weight_kg", "weighed_on", "adg_kg", "as_of",
-	"weights", "group_since", "arrival", "arrival_date"}
+	"weights", "group_since", "arrival", "arrival_date",
+	"genetic_dam", "genetic_dam_id", "surrogate_dam", "surrogate_dam_id"}
 
 // ExportAnimals returns the farm's register as of a day (YYYY-MM-DD; empty is today, UTC):
 // one row per active animal on the register that day (not one born or bought later), by tag
@@ -256,7 +258,7 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 	hist := csvHistories(facts, asOf)
 	var parents, groups []uuid.UUID
 	for _, p := range profiles {
-		for _, id := range []*string{p.DamID, p.SireID} {
+		for _, id := range []*string{p.DamID, p.SireID, p.GeneticDamID, p.SurrogateDamID} {
 			if id != nil {
 				if u, err := uuid.Parse(*id); err == nil {
 					parents = append(parents, u)
@@ -278,6 +280,48 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 		}
 		for _, a := range as {
 			tags[a.ID.String()] = a.Tag
+		}
+		// A bought-in animal's parent that never was on the farm is an outside animal: its
+		// registration number, else its name, is what the import reads back (one more
+		// statement, only then).
+		var away []uuid.UUID
+		for _, u := range dedupe(parents) {
+			if _, ok := tags[u.String()]; !ok {
+				away = append(away, u)
+			}
+		}
+		outside, err := s.outsideAnimals(ctx, farmID, away)
+		if err != nil {
+			return nil, err
+		}
+		for id, o := range outside {
+			tags[id.String()] = o.Name
+			if o.RegistrationNumber != nil {
+				tags[id.String()] = *o.RegistrationNumber
+			}
+		}
+	}
+	// An embryo-transfer calf's genetic dam may be an outside donor: her registration
+	// number, else her name (one more statement, only then).
+	donors := map[string]string{}
+	var outside []uuid.UUID
+	for _, p := range profiles {
+		if p.GeneticDamID != nil && tags[*p.GeneticDamID] == "" {
+			if u, err := uuid.Parse(*p.GeneticDamID); err == nil {
+				outside = append(outside, u)
+			}
+		}
+	}
+	if len(outside) > 0 {
+		found, err := s.outsideAnimals(ctx, farmID, outside)
+		if err != nil {
+			return nil, err
+		}
+		for id, o := range found {
+			donors[id.String()] = o.Name
+			if o.RegistrationNumber != nil {
+				donors[id.String()] = *o.RegistrationNumber
+			}
 		}
 	}
 	if len(groups) > 0 {
@@ -310,6 +354,18 @@ func (s *Service) animalRows(ctx context.Context, farmID uuid.UUID, batch []*ent
 		if p.SireID != nil {
 			set("sire", tags[*p.SireID])
 			set("sire_id", *p.SireID)
+		}
+		if p.GeneticDamID != nil {
+			name := tags[*p.GeneticDamID]
+			if name == "" {
+				name = donors[*p.GeneticDamID]
+			}
+			set("genetic_dam", name)
+			set("genetic_dam_id", *p.GeneticDamID)
+		}
+		if p.SurrogateDamID != nil {
+			set("surrogate_dam", tags[*p.SurrogateDamID])
+			set("surrogate_dam_id", *p.SurrogateDamID)
 		}
 		var gnames []string
 		for _, g := range p.GroupIDs {

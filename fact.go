@@ -180,6 +180,10 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 			if f.Kind == evidence.KindEmbryoTransfer {
 				want("dam_id", f.DamID, evidence.SexFemale, "donor")
 			}
+			want("genetic_dam_id", f.GeneticDamID, evidence.SexFemale, "genetic dam")
+			if f.Kind == evidence.KindPedigree {
+				want("dam_id", f.DamID, evidence.SexFemale, "dam")
+			}
 			if f.Kind == evidence.KindDNAParentage && f.Result == evidence.ResultQualified {
 				sex := evidence.SexMale
 				if f.Relation == evidence.RelationDam {
@@ -292,16 +296,44 @@ func (s *Service) checkIdentifiersAt(ctx context.Context, farmID uuid.UUID, fact
 	if err != nil {
 		return err
 	}
-	var fe fieldErrors
+	type clash struct{ n, o identifierSpan }
+	var clashes []clash
 	for i, n := range news {
 		others := append(append([]identifierSpan{}, stored...), news[:i]...)
 		for _, o := range others {
 			if o.scheme == n.scheme && o.value == n.value && o.animal != n.animal && o.overlaps(n) {
-				fe.add(n.field, "%s %s already names animal %s from %s%s; an identifier names at most one animal at a time",
-					n.scheme, n.value, o.animal, o.start, untilText(o.end))
+				clashes = append(clashes, clash{n, o})
 				break
 			}
 		}
+	}
+	if len(clashes) == 0 {
+		return nil
+	}
+	// Refused: name the other animal by its tag, as the farmer knows it (one more statement).
+	var ids []uuid.UUID
+	for _, c := range clashes {
+		if u, err := uuid.Parse(c.o.animal); err == nil {
+			ids = append(ids, u)
+		}
+	}
+	tags := map[string]string{}
+	found, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(dedupe(ids)...)).
+		Select(animal.FieldID, animal.FieldTag).All(IncludeInactive(ctx))
+	if err != nil {
+		return err
+	}
+	for _, a := range found {
+		tags[a.ID.String()] = a.Tag
+	}
+	var fe fieldErrors
+	for _, c := range clashes {
+		other := "animal " + c.o.animal
+		if tag := tags[strings.ToLower(c.o.animal)]; tag != "" {
+			other = fmt.Sprintf("animal %s (%s)", tag, c.o.animal)
+		}
+		fe.add(c.n.field, "%s %s already names %s from %s%s; an identifier names at most one animal at a time",
+			c.n.scheme, c.n.value, other, c.o.start, untilText(c.o.end))
 	}
 	return fe.err()
 }

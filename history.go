@@ -166,7 +166,7 @@ func registerField(err error, facts []evidence.Fact) error {
 			} else {
 				out[k].Field = "birth_date"
 			}
-		case evidence.KindBirth:
+		case evidence.KindBirth, evidence.KindPedigree:
 			switch name {
 			case "dam_id", "sire_id":
 				out[k].Field = name
@@ -205,12 +205,14 @@ func (s *Service) checkImportHistory(ctx context.Context, farmID uuid.UUID, plan
 			if v.Field == "sex" {
 				col = "sex"
 			}
-		case evidence.KindBirth:
+		case evidence.KindBirth, evidence.KindPedigree:
 			switch v.Field {
 			case "dam_id":
 				col = "dam"
 			case "sire_id":
 				col = "sire"
+			case "genetic_dam_id":
+				col = "genetic_dam"
 			}
 		case evidence.KindIdentifier:
 			col = "eid"

@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
@@ -26,13 +27,13 @@ import (
 // AnimalImportColumns are the columns an animals import reads. Only tag is required; a
 // column may be left out, and an empty cell means "not known / no change", never "clear".
 var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
-	"status", "status_date", "identifiers", "weights", "group_since", "arrival", "arrival_date"}
+	"status", "status_date", "identifiers", "weights", "group_since", "arrival", "arrival_date", "genetic_dam"}
 
 // AnimalExportOnlyColumns are the columns of the animals export that an import does not
 // read (ids of this farm, and what only the history can say): an import ignores them, so
 // that an export can be imported as it is.
 var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact",
-	"weight_kg", "weighed_on", "adg_kg", "as_of"}
+	"weight_kg", "weighed_on", "adg_kg", "as_of", "genetic_dam_id", "surrogate_dam", "surrogate_dam_id"}
 
 // importStatuses are the status cells an import reads: on_farm (or empty) says nothing new;
 // the departures record a sale, a death, a movement off the farm, or a death by slaughter
@@ -96,11 +97,17 @@ type importRow struct {
 	weights                                          []csvWeight // the weights cell
 	groupSince                                       []string    // the group_since cell, one date per group
 	arrival, arrivalDate                             string      // purchase or movement_in, and its date
+	geneticDam                                       string      // an embryo-transfer calf's genetic dam (the donor)
 
 	existing *ent.Animal // the farm's animal of the same tag, if any
 	id       uuid.UUID   // the animal's id: existing, or drawn for a new one
 	damID    uuid.UUID
 	sireID   uuid.UUID
+	// geneticDamID is the genetic_dam cell's animal: a farm animal or an outside donor.
+	geneticDamID uuid.UUID
+	// damOutside and sireOutside say the parent is an outside animal of the farm, named by
+	// its registration number or its name (a bought-in animal's papers).
+	damOutside, sireOutside bool
 }
 
 // departure is the fact kind the row's status records, "" when it records none.
@@ -264,7 +271,7 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 	var rows []*importRow
 	tags := map[string]int{}
 	for n := 2; ; n++ {
-		rec, err := cr.Read()
+		rec, err := readCSVRow(cr)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -291,7 +298,7 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 		}
 		r := &importRow{row: n, tag: cell("tag"), name: cell("name"), eid: cell("eid"), sex: strings.ToLower(cell("sex")),
 			birthDate: cell("birth_date"), breed: cell("breed"), dam: cell("dam"), sire: cell("sire"),
-			status: strings.ToLower(cell("status")), statusDate: cell("status_date")}
+			status: strings.ToLower(cell("status")), statusDate: cell("status_date"), geneticDam: cell("genetic_dam")}
 		since := splitList(cell("group_since"))
 		for i, g := range strings.Split(cell("group"), listSeparator) {
 			if g = strings.TrimSpace(g); g != "" && !slices.Contains(r.groups, g) {
@@ -365,6 +372,7 @@ func (r *importRow) check(p *importProblems) {
 	}
 	line("dam", r.dam, 100)
 	line("sire", r.sire, 100)
+	line("genetic_dam", r.geneticDam, 100)
 	if r.eid != "" && line("eid", r.eid, 40) {
 		if c, err := eid.Parse(r.eid); err == nil {
 			r.eid = c.String()
@@ -406,6 +414,8 @@ type importPlan struct {
 	groups    map[string]uuid.UUID // every group a row names, by name
 	newGroups []string             // in the order of first mention
 	changes   map[*importRow]*animalChange
+	// onFarm holds the animals of the farm and of the file: a dam among them gave birth here.
+	onFarm map[uuid.UUID]bool
 }
 
 // animalChange is what a row adds to its animal.
@@ -481,36 +491,94 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 		}
 		fileEID[r.eid] = r
 	}
+	// Outside animals (a bought-in animal's parents that never were on the farm) are named
+	// by registration number or name: one statement, only when a dam or sire cell names
+	// neither an animal of the file nor one of the farm.
+	var outside []*ent.OutsideAnimal
+	outsideLoaded := false
+	outsideOf := func(r *importRow, column, ref string) (id uuid.UUID, found, reported bool) {
+		if !outsideLoaded {
+			outsideLoaded = true
+			if outside, err = c.OutsideAnimal.Query().Where(outsideanimal.FarmID(farmID)).All(ctx); err != nil {
+				return uuid.Nil, false, true
+			}
+		}
+		var match []*ent.OutsideAnimal
+		for _, pass := range []func(*ent.OutsideAnimal) bool{
+			func(o *ent.OutsideAnimal) bool {
+				return o.RegistrationNumber != nil && strings.EqualFold(*o.RegistrationNumber, ref)
+			},
+			func(o *ent.OutsideAnimal) bool { return strings.EqualFold(o.Name, ref) },
+		} {
+			for _, o := range outside {
+				if pass(o) {
+					match = append(match, o)
+				}
+			}
+			if len(match) > 0 {
+				break
+			}
+		}
+		switch {
+		case len(match) > 1:
+			p.add(r.row, column, "%s names %d outside animals of this farm; give them distinct registration numbers", ref, len(match))
+			return uuid.Nil, false, true
+		case len(match) == 1:
+			sex := evidence.SexFemale
+			if column == "sire" {
+				sex = evidence.SexMale
+			}
+			if match[0].Sex != sex {
+				p.add(r.row, column, "outside animal %s is recorded as %s and cannot be the %s", ref, match[0].Sex, column)
+				return uuid.Nil, false, true
+			}
+			return match[0].ID, true, false
+		}
+		return uuid.Nil, false, false
+	}
 	// resolve finds the animal a dam or sire cell names: an EID first (in the file, then on
-	// the farm), else a tag (in the file, then on the farm).
-	resolve := func(r *importRow, column, ref string) uuid.UUID {
+	// the farm), else a tag (in the file, then on the farm), else an outside animal of the
+	// farm by registration number or name; outside says it is one.
+	resolve := func(r *importRow, column, ref string) (id uuid.UUID, isOutside bool) {
 		if ref == "" {
-			return uuid.Nil
+			return uuid.Nil, false
 		}
 		if eid, ok := importEID(ref); ok {
 			if o, ok := fileEID[eid]; ok {
-				return o.id
+				return o.id, false
 			}
 			if id, ok := eids[eid]; ok {
-				return id
+				return id, false
 			}
 		}
+		raw := ref
 		ref = tagValue(ref) // an official tag in the spacing rows and the farm store
 		if o, ok := fileTag[ref]; ok {
-			return o.id
+			return o.id, false
 		}
 		switch as := byTag[ref]; len(as) {
 		case 1:
-			return as[0].ID
+			return as[0].ID, false
 		case 0:
-			p.add(r.row, column, "%s is neither a tag nor an EID of an animal of this farm or of this file", ref)
+			if id, ok, reported := outsideOf(r, column, strings.TrimSpace(raw)); ok || reported {
+				return id, ok
+			}
+			p.add(r.row, column, "%s is neither a tag nor an EID of an animal of this farm or of this file, nor the registration number or name of an outside animal of this farm", ref)
 		default:
 			p.add(r.row, column, "%s is the tag of %d animals of this farm; name the %s by its EID", ref, len(as), column)
 		}
-		return uuid.Nil
+		return uuid.Nil, false
 	}
 	for _, r := range rows {
-		r.damID, r.sireID = resolve(r, "dam", r.dam), resolve(r, "sire", r.sire)
+		r.damID, r.damOutside = resolve(r, "dam", r.dam)
+		r.sireID, r.sireOutside = resolve(r, "sire", r.sire)
+		r.geneticDamID, _ = resolve(r, "genetic_dam", r.geneticDam)
+		if r.geneticDamID != uuid.Nil && (r.geneticDamID == r.id || r.geneticDamID == r.damID || r.geneticDamID == r.sireID) {
+			p.add(r.row, "genetic_dam", "must differ from the animal, its dam and its sire: leave it empty when the dam that gave birth is the genetic dam")
+		}
+		if err != nil {
+			return nil, err
+		}
 		if r.damID != uuid.Nil && r.damID == r.id {
 			p.add(r.row, "dam", "must not name the animal itself")
 		}
@@ -521,7 +589,13 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 			p.add(r.row, "sire", "must not be the same animal as the dam")
 		}
 	}
-	plan := &importPlan{rows: rows, groups: map[string]uuid.UUID{}, changes: map[*importRow]*animalChange{}}
+	plan := &importPlan{rows: rows, groups: map[string]uuid.UUID{}, changes: map[*importRow]*animalChange{}, onFarm: map[uuid.UUID]bool{}}
+	for _, a := range existing {
+		plan.onFarm[a.ID] = true
+	}
+	for _, r := range rows {
+		plan.onFarm[r.id] = true
+	}
 	var names []string
 	for _, r := range rows {
 		for _, g := range r.groups {
@@ -635,9 +709,12 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 		}
 		damChanged := r.damID != uuid.Nil && differs(pr.DamID, r.damID.String())
 		sireChanged := r.sireID != uuid.Nil && differs(pr.SireID, r.sireID.String())
-		if damChanged || sireChanged {
-			// Parents are recorded as a birth fact: it needs the dam and the birth date, from
-			// the row or else from what the history already says.
+		geneticChanged := r.geneticDamID != uuid.Nil && differs(pr.GeneticDamID, r.geneticDamID.String())
+		if damChanged || sireChanged || geneticChanged {
+			// Parents born here are recorded as a birth fact: it needs the dam and the birth
+			// date, from the row or else from what the history already says. A dam not on the
+			// farm (an outside animal), or none, makes them a pedigree fact: the papers of an
+			// animal born elsewhere.
 			dam, born := r.damID, r.birthDate
 			if dam == uuid.Nil && pr.DamID != nil {
 				dam, _ = uuid.Parse(*pr.DamID)
@@ -645,22 +722,36 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 			if born == "" && pr.BirthDate != nil {
 				born = *pr.BirthDate
 			}
-			switch {
-			case dam == uuid.Nil:
-				p.add(r.row, "sire", "needs a dam (in the dam column, or already recorded): parents are recorded as a birth fact")
-			case born == "":
+			damOnFarm := dam != uuid.Nil && plan.onFarm[dam]
+			if geneticChanged && (!damOnFarm || born == "") {
+				p.add(r.row, "genetic_dam", "needs a dam of this farm and a birth_date: an embryo-transfer calf's genetic dam is recorded on its birth")
+			} else if damOnFarm && born == "" {
 				col := "dam"
 				if !damChanged {
 					col = "sire"
 				}
-				p.add(r.row, col, "needs a birth_date (in the row, or already recorded): parents are recorded as a dated birth fact")
-			default:
-				in.DamID, in.BirthDate = &dam, &born
+				p.add(r.row, col, "needs a birth_date (in the row, or already recorded): a calf of a dam of this farm is recorded as a dated birth fact")
+			} else {
+				if dam != uuid.Nil {
+					in.DamID = &dam
+				}
+				if damOnFarm {
+					in.BirthDate = &born
+				}
+				in.damOnFarm = damOnFarm
 				if r.sireID != uuid.Nil {
 					in.SireID = &r.sireID
 				} else if pr.SireID != nil {
 					if sire, err := uuid.Parse(*pr.SireID); err == nil {
 						in.SireID = &sire
+					}
+				}
+				// The birth fact written again keeps the genetic dam the history holds.
+				if r.geneticDamID != uuid.Nil {
+					in.geneticDamID = &r.geneticDamID
+				} else if pr.GeneticDamID != nil {
+					if g, err := uuid.Parse(*pr.GeneticDamID); err == nil {
+						in.geneticDamID = &g
 					}
 				}
 			}

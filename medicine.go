@@ -87,7 +87,9 @@ func validateSpeciesWithdrawals(fe *fieldErrors, list []SpeciesWithdrawal) {
 			validateName(fe, p+".route", sw.Route, 1, 100)
 		}
 		if d := sw.Dose; d != nil {
-			if strings.TrimSpace(d.Unit) == "" || len(d.Unit) > 50 {
+			if !fe.line(p+".dose.unit", d.Unit) {
+				// named by the text rule
+			} else if strings.TrimSpace(d.Unit) == "" || len(d.Unit) > 50 {
 				fe.add(p+".dose.unit", "must be the dose unit as printed on the label, 1 to 50 characters (mg/kg, ml/10 kg)")
 			}
 			if !(d.Min >= 0 && d.Min <= evidence.MaxDose) {

@@ -174,9 +174,9 @@ func (s *Service) bookChunk(ctx context.Context, farmID uuid.UUID, items []*ent.
 			if animal != "" {
 				eid, visual = official.on(uuid.MustParse(animal), t.Day)
 			}
-			return append([]string{f.Date, animal, cell(tag), gid, cell(gname), t.MedicineID, cell(wf.book.names[mid]),
-				strconv.Itoa(t.MedicineVersion), cell(wf.book.substances[mid]), cell(f.Batch), dose, cell(f.Unit), cell(f.Route),
-				cell(f.AdministeredBy), strconv.Itoa(t.MeatDays), strconv.Itoa(t.MilkHours), hit.MeatClearOn,
+			return append([]string{f.Date, animal, tag, gid, gname, t.MedicineID, wf.book.names[mid],
+				strconv.Itoa(t.MedicineVersion), wf.book.substances[mid], f.Batch, dose, f.Unit, f.Route,
+				f.AdministeredBy, strconv.Itoa(t.MeatDays), strconv.Itoa(t.MilkHours), hit.MeatClearOn,
 				milkClear(animal), t.RecordID}, append(append(treatmentRecordCells(f, eid, visual),
 				supply.cells(mid, f.Batch, t.Day)...), strconv.FormatBool(t.OffLabel), t.MeatRule, t.MilkRule)...)
 		}
@@ -204,13 +204,4 @@ func sortTreatments(ts []withdrawal.Treatment) {
 		}
 		return strings.Compare(a.RecordItemID, b.RecordItemID)
 	})
-}
-
-// cell keeps farm-entered text from being read as a formula by a spreadsheet that opens the
-// book (CSV injection): a leading =, +, -, @, tab or carriage return gets a leading quote.
-func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }

@@ -169,8 +169,8 @@ func (s *Service) acquisitions(ctx context.Context, farmID uuid.UUID, from, to s
 			if p.CreatedBy != nil {
 				by = p.CreatedBy.String()
 			}
-			if err := emit([]string{p.PurchasedOn, p.MedicineID.String(), cell(p.MedicineName), cell(p.Batch), expiry,
-				trimFloat(p.Quantity), cell(p.QuantityUnit), cell(p.SupplierName), cell(p.SupplierAddress), cell(doc), fileID,
+			if err := emit([]string{p.PurchasedOn, p.MedicineID.String(), p.MedicineName, p.Batch, expiry,
+				trimFloat(p.Quantity), p.QuantityUnit, p.SupplierName, p.SupplierAddress, doc, fileID,
 				by, p.CreatedAt.UTC().Format(time.RFC3339), p.ID.String()}); err != nil {
 				return err
 			}
@@ -232,7 +232,7 @@ func (sp supplies) cells(m uuid.UUID, batch, day string) []string {
 	case p.FileID != nil:
 		proof = "file " + p.FileID.String()
 	}
-	return []string{cell(p.SupplierName), cell(p.SupplierAddress), cell(proof), p.ID.String()}
+	return []string{p.SupplierName, p.SupplierAddress, proof, p.ID.String()}
 }
 
 // farmToday is the farm's local date when it has set its time zone, today in UTC otherwise,

@@ -65,6 +65,6 @@ func treatmentRecordCells(f evidence.Fact, eid, visual string) []string {
 	if f.Date != "" {
 		days = strconv.Itoa(evidence.CourseDays(f.Date, f.LastAdministration) + 1)
 	}
-	return []string{eid, cell(visual), f.LastAdministration, days, number(f.QuantityPerAnimal), number(f.QuantityTotal),
-		cell(f.QuantityUnit), cell(f.PrescribingVet), cell(f.PrescribingPractice), cell(f.Reason)}
+	return []string{eid, visual, f.LastAdministration, days, number(f.QuantityPerAnimal), number(f.QuantityTotal),
+		f.QuantityUnit, f.PrescribingVet, f.PrescribingPractice, f.Reason}
 }

@@ -188,7 +188,16 @@ func (s *Service) setMembers(ctx context.Context, g *ent.Group, animals []uuid.U
 	if err != nil {
 		return err
 	}
-	return s.writeFacts(ctx, g.FarmID, membershipFacts(g.ID, current[g.ID], animals, day), false)
+	facts := membershipFacts(g.ID, current[g.ID], animals, day)
+	if err := s.writeFacts(ctx, g.FarmID, facts, false); err != nil {
+		return err
+	}
+	// A membership dated back may place an animal already sold in a treated group.
+	ptrs := make([]*evidence.Fact, len(facts))
+	for i := range facts {
+		ptrs[i] = &facts[i]
+	}
+	return s.guardRecordedDepartures(ctx, g.FarmID, ptrs, func(i int) string { return "start_date" }, false)
 }
 
 // Page animals: an animal page asks each of its animals for its groups. The first animal's

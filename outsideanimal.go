@@ -207,11 +207,11 @@ func outsideProfile(a *ent.OutsideAnimal) evidence.Fact {
 }
 
 // outsideRoles says which fields of a fact may name an outside animal: a sire anywhere, an
-// embryo transfer's donor and a DNA result's parent. The animal the fact is about, a birth's
-// or a service's dam, a recipient and offspring stand on the farm.
+// embryo transfer's donor, a birth's genetic dam (that donor), a pedigree's dam and a DNA result's parent. The
+// animal the fact is about, a birth's or a service's dam, a recipient and offspring stand on the farm.
 func outsideRoles(f *evidence.Fact) []string {
-	ids := []string{f.SireID, f.ParentID}
-	if f.Kind == evidence.KindEmbryoTransfer {
+	ids := []string{f.SireID, f.ParentID, f.GeneticDamID}
+	if f.Kind == evidence.KindEmbryoTransfer || f.Kind == evidence.KindPedigree {
 		ids = append(ids, f.DamID)
 	}
 	return sortedIDs(ids)

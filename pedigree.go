@@ -72,15 +72,15 @@ type parentageLoad struct {
 	err  error
 }
 
-// parentageKinds are the fact kinds the parentage reads: births, DNA results and embryo
-// transfers for the parents, and what the birth review (services, scans, memberships) and the
+// parentageKinds are the fact kinds the parentage reads: births, pedigrees (a bought-in
+// animal's papers), DNA results and embryo transfers for the parents, and what the birth review (services, scans, memberships) and the
 // profiles of bulls need.
 var parentageKinds = []string{string(evidence.KindBirth), string(evidence.KindDNAParentage),
 	string(evidence.KindProfile), string(evidence.KindCastration), string(evidence.KindExposure),
 	string(evidence.KindMembership), string(evidence.KindPurchase), string(evidence.KindMovementIn),
 	string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath),
 	string(evidence.KindEmbryoTransfer), string(evidence.KindInsemination), string(evidence.KindHandMating),
-	string(evidence.KindMembershipEnd), string(evidence.KindPregnancyCheck)}
+	string(evidence.KindMembershipEnd), string(evidence.KindPregnancyCheck), string(evidence.KindPedigree)}
 
 // parentage returns the farm's parentage as of today, from the request's scope when it was
 // loaded already: two statements (the settings and the facts) otherwise. The caller checked
@@ -123,6 +123,32 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
 		facts = append(facts, f)
 	}
+	// Outside animals (AI sires, donors) have no facts: their recorded sex and breed stand in
+	// for a profile in the reviews, as in the birth review's loader (one more statement, only
+	// when a service or an exposure names a sire no profile fact records).
+	profiled := map[string]bool{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindProfile {
+			profiled[strings.ToLower(f.AnimalID)] = true
+		}
+	}
+	var bare []uuid.UUID
+	for _, f := range facts {
+		if (evidence.IsService(f.Kind) || f.Kind == evidence.KindExposure) && !profiled[strings.ToLower(f.SireID)] {
+			if u, err := uuid.Parse(f.SireID); err == nil {
+				bare = append(bare, u)
+			}
+		}
+	}
+	if len(bare) > 0 {
+		outside, err := s.outsideAnimals(ctx, farmID, bare)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range outside {
+			facts = append(facts, outsideProfile(a))
+		}
+	}
 	return buildParentage(s.nowUTC().Format(time.DateOnly), settings.Settings, facts)
 }
 
@@ -159,6 +185,10 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 			if f.Date <= day {
 				note(f.OffspringID)
 			}
+		case evidence.KindPedigree:
+			if f.Date <= day {
+				note(f.AnimalID)
+			}
 		case evidence.KindEmbryoTransfer:
 			if f.Date <= day {
 				transfers[strings.ToLower(f.RecipientID)] = append(transfers[strings.ToLower(f.RecipientID)], f)
@@ -168,7 +198,8 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 	slices.Sort(offspring)
 	profiles := evidence.ProfilesOf(offspring, day, facts)
 	fp := &farmParentage{day: day, facts: facts}
-	var rv *reviews
+	var index *evidence.Index
+	reviewed := map[[2]string][]pedigree.Sire{} // twins share their review
 	animals := make([]pedigree.Animal, 0, len(offspring))
 	for _, id := range offspring {
 		p := profiles[id]
@@ -183,22 +214,34 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 				on = b.date
 			}
 		}
-		if et := transferCarried(transfers[a.Dam], calved[a.Dam], on, settings); et != nil {
+		// An embryo-transfer calf is its genetic dam's: the one its birth names
+		// (genetic_dam_id, as the calving records it, or a DNA result's dam), else the donor
+		// of the transfer its dam carried. The surrogate's own services did not sire it.
+		et := transferCarried(transfers[a.Dam], calved[a.Dam], on, settings)
+		carried := p.GeneticDamID != nil || et != nil
+		switch {
+		case p.GeneticDamID != nil:
+			a.Dam = strings.ToLower(*p.GeneticDamID)
+		case et != nil:
 			a.Dam = strings.ToLower(et.DamID)
-			if p.SireID == nil {
-				a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
-			}
+		}
+		if et != nil && strings.EqualFold(et.DamID, a.Dam) && p.SireID == nil {
+			a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
 		}
 		switch {
 		case p.SireID != nil:
 			a.Sires = []pedigree.Sire{{ID: *p.SireID, Probability: 1}}
 		case a.Sires != nil:
 			// The embryo transfer's sire.
-		case a.Dam != "" && on != "" && settings != nil && settings.GestationDays != nil:
-			if rv == nil {
-				rv = newReviews(settings, facts)
+		case a.Dam != "" && on != "" && !carried && settings != nil && settings.GestationDays != nil:
+			if index == nil {
+				index = evidence.NewIndex(settings, facts)
 			}
-			a.Sires = rv.candidates(a.Dam, on, id)
+			key := [2]string{a.Dam, on}
+			if _, ok := reviewed[key]; !ok {
+				reviewed[key] = candidateSires(index, a.Dam, on)
+			}
+			a.Sires = reviewed[key]
 			a.Presumed = len(a.Sires) > 0
 		}
 		animals = append(animals, a)
@@ -247,90 +290,11 @@ func transferCarried(ets []evidence.Fact, calved []string, born string, settings
 	return out
 }
 
-// reviews runs the birth review in memory over the farm's facts, for births without a sire.
-type reviews struct {
-	settings  *evidence.Settings
-	byAnimal  map[string][]*evidence.Fact // facts naming an animal: its own, a dam's births and exposures, a sire's exposures
-	byGroup   map[string][]*evidence.Fact // group exposures
-	sireKinds map[evidence.Kind]bool
-	cache     map[[2]string][]pedigree.Sire
-}
-
-func newReviews(settings *evidence.Settings, facts []evidence.Fact) *reviews {
-	r := &reviews{settings: settings, byAnimal: map[string][]*evidence.Fact{}, byGroup: map[string][]*evidence.Fact{},
-		cache: map[[2]string][]pedigree.Sire{},
-		sireKinds: map[evidence.Kind]bool{evidence.KindProfile: true, evidence.KindCastration: true, evidence.KindPurchase: true,
-			evidence.KindMovementIn: true, evidence.KindMovementOut: true, evidence.KindSale: true, evidence.KindDeath: true}}
-	for i := range facts {
-		f := &facts[i]
-		add := func(id string) {
-			if id != "" {
-				id = strings.ToLower(id)
-				r.byAnimal[id] = append(r.byAnimal[id], f)
-			}
-		}
-		switch f.Kind {
-		case evidence.KindExposure:
-			add(f.SireID)
-			add(f.DamID)
-			if f.GroupID != "" {
-				g := strings.ToLower(f.GroupID)
-				r.byGroup[g] = append(r.byGroup[g], f)
-			}
-		case evidence.KindBirth:
-			add(f.DamID)
-		case evidence.KindDNAParentage:
-			add(f.OffspringID)
-		default:
-			add(f.AnimalID)
-		}
-	}
-	return r
-}
-
-// candidates reviews the birth of dam on date (of offspring id) and weighs its candidate
+// candidateSires reviews the birth of dam on date as the birth review does, from the farm's
+// facts in memory (evidence.Index picks what the review reads), and weighs its candidate
 // sires: equally over the plausible ones, or over the unknown ones when none is plausible.
-func (r *reviews) candidates(dam, date, id string) []pedigree.Sire {
-	key := [2]string{dam, date}
-	if c, ok := r.cache[key]; ok {
-		return c
-	}
-	in := evidence.Input{Settings: r.settings, DamID: dam, BirthDate: date}
-	scope := evidence.ScopeOf(in)
-	picked := map[*evidence.Fact]bool{}
-	take := func(f *evidence.Fact) {
-		if !picked[f] && scope.Keep(*f) {
-			picked[f] = true
-			in.Facts = append(in.Facts, *f)
-		}
-	}
-	sires := map[string]bool{}
-	for _, f := range r.byAnimal[dam] {
-		take(f)
-		switch {
-		case f.Kind == evidence.KindMembership && f.GroupID != "":
-			for _, e := range r.byGroup[strings.ToLower(f.GroupID)] {
-				take(e)
-				sires[strings.ToLower(e.SireID)] = true
-			}
-		case f.Kind == evidence.KindExposure && strings.EqualFold(f.DamID, dam):
-			sires[strings.ToLower(f.SireID)] = true
-		}
-	}
-	for s := range sires {
-		for _, f := range r.byAnimal[s] {
-			if r.sireKinds[f.Kind] {
-				take(f)
-			}
-		}
-	}
-	// DNA results about this birth's offspring (twins share the review).
-	for _, f := range r.byAnimal[id] {
-		if f.Kind == evidence.KindDNAParentage {
-			take(f)
-		}
-	}
-	ev := evidence.Review(in)
+func candidateSires(x *evidence.Index, dam, date string) []pedigree.Sire {
+	ev := evidence.Review(x.Input(dam, date))
 	var plausible, unknown []string
 	for _, c := range ev.Sire.Candidates {
 		id := strings.ToLower(c.AnimalID)
@@ -351,7 +315,6 @@ func (r *reviews) candidates(dam, date, id string) []pedigree.Sire {
 	for _, s := range plausible {
 		out = append(out, pedigree.Sire{ID: s, Probability: 1 / float64(len(plausible))})
 	}
-	r.cache[key] = out
 	return out
 }
 

@@ -141,8 +141,8 @@ func validateItems(fe *fieldErrors, items []RecordItemInput) {
 // Validate checks a RecordInput.
 func (in RecordInput) Validate() error {
 	var fe fieldErrors
-	if len(in.AnimalIDs) == 0 && len(in.GroupIDs) == 0 {
-		fe.add("animal_ids", "animal_ids or group_ids must name at least one animal or group")
+	if len(in.AnimalIDs) == 0 && len(in.GroupIDs) == 0 && !factsName(in.Items) {
+		fe.add("animal_ids", "animal_ids or group_ids must name at least one animal or group, unless the record's facts name them")
 	}
 	validateAssociations(&fe, in.AnimalIDs, in.GroupIDs)
 	validateName(&fe, "name", in.Name, 1, 200)
@@ -190,6 +190,11 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 	}
 	if err := in.Validate(); err != nil {
 		return nil, err
+	}
+	if len(in.AnimalIDs) == 0 && len(in.GroupIDs) == 0 {
+		// The facts name the record's animals and groups: it is about them (an outside sire
+		// or donor is no animal of the farm, and farmEntities leaves it out).
+		in.AnimalIDs, in.GroupIDs = factEntities(in.Items)
 	}
 	var r *ent.Record
 	err := s.inTx(ctx, func(ctx context.Context) error {
@@ -567,4 +572,26 @@ func (s *Service) DeleteRecord(ctx context.Context, farmID, id uuid.UUID) error 
 		}
 		return nil
 	})
+}
+
+// factsName reports whether the facts of items name any animal or group.
+func factsName(items []RecordItemInput) bool {
+	animals, groups := factEntities(items)
+	return len(animals)+len(groups) > 0
+}
+
+// factEntities are the animals and groups the facts of items name, in order, each once.
+func factEntities(items []RecordItemInput) (animals, groups []uuid.UUID) {
+	for _, f := range parseFacts(items) {
+		if f == nil {
+			continue
+		}
+		for _, id := range f.ReferencedAnimals() {
+			animals = append(animals, uuid.MustParse(id))
+		}
+		for _, id := range f.ReferencedGroups() {
+			groups = append(groups, uuid.MustParse(id))
+		}
+	}
+	return dedupe(animals), dedupe(groups)
 }

@@ -784,7 +784,13 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 				}
 			}
 			var animals, groups []uuid.UUID
-			for _, id := range f.ReferencedAnimals() {
+			refs := f.ReferencedAnimals()
+			if f.Kind == evidence.KindPedigree {
+				// Its parents may be outside animals, which no record links to: the fact's
+				// own links (fact_animals) still name them.
+				refs = []string{strings.ToLower(f.AnimalID)}
+			}
+			for _, id := range refs {
 				animals = append(animals, uuid.MustParse(id))
 			}
 			for _, id := range f.ReferencedGroups() {
@@ -838,8 +844,22 @@ func (s *Service) registerFacts(animalID uuid.UUID, in AnimalInput) []evidence.F
 		}
 		facts = append(facts, f)
 	}
-	if in.DamID != nil && in.BirthDate != nil {
+	switch {
+	case in.DamID != nil && in.damOnFarm && in.BirthDate != nil:
 		f := evidence.Fact{Kind: evidence.KindBirth, DamID: in.DamID.String(), Date: *in.BirthDate, OffspringIDs: []string{id}}
+		if in.SireID != nil {
+			f.SireID = in.SireID.String()
+		}
+		if in.geneticDamID != nil {
+			f.GeneticDamID = in.geneticDamID.String()
+		}
+		facts = append(facts, f)
+	case in.DamID != nil || in.SireID != nil:
+		// Born elsewhere, or of a dam not named: the parents its papers state.
+		f := evidence.Fact{Kind: evidence.KindPedigree, AnimalID: id, Date: from}
+		if in.DamID != nil {
+			f.DamID = in.DamID.String()
+		}
 		if in.SireID != nil {
 			f.SireID = in.SireID.String()
 		}
@@ -872,20 +892,17 @@ func (in AnimalInput) validateRegister(fe *fieldErrors) {
 			fe.add("eid", "%s", eidMessage(err))
 		}
 	}
-	if in.DamID != nil && in.BirthDate == nil {
-		fe.add("dam_id", "needs birth_date: parents are recorded as a dated birth fact")
-	}
-	if in.SireID != nil && (in.DamID == nil || in.BirthDate == nil) {
-		fe.add("sire_id", "needs dam_id and birth_date: parents are recorded as a dated birth fact")
-	}
 	if in.DamID != nil && in.SireID != nil && *in.DamID == *in.SireID {
 		fe.add("sire_id", "must differ from dam_id")
 	}
 }
 
 // checkParents makes sure the dam and sire named by an AnimalInput are animals of the farm
-// (inactive ones too: a dam may have left) other than the animal itself. One query.
-func (s *Service) checkParents(ctx context.Context, farmID uuid.UUID, self uuid.UUID, in AnimalInput) error {
+// (inactive ones too: a dam may have left) other than the animal itself, or outside animals
+// of the farm of the parent's sex (a bought-in animal's parents), and that a dam of the farm
+// comes with the birth date of her calving. One query, and one more for parents that are no
+// animal of the farm. It notes in in whether the dam is an animal of the farm.
+func (s *Service) checkParents(ctx context.Context, farmID uuid.UUID, self uuid.UUID, in *AnimalInput) error {
 	var ids []uuid.UUID
 	for _, p := range []*uuid.UUID{in.DamID, in.SireID} {
 		if p != nil {
@@ -899,15 +916,36 @@ func (s *Service) checkParents(ctx context.Context, farmID uuid.UUID, self uuid.
 	if err != nil {
 		return err
 	}
+	var away []uuid.UUID
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			away = append(away, id)
+		}
+	}
+	outside, err := s.outsideAnimals(ctx, farmID, away)
+	if err != nil {
+		return err
+	}
 	var fe fieldErrors
 	for field, p := range map[string]*uuid.UUID{"dam_id": in.DamID, "sire_id": in.SireID} {
+		sex, role := evidence.SexFemale, "dam"
+		if field == "sire_id" {
+			sex, role = evidence.SexMale, "sire"
+		}
 		switch {
 		case p == nil:
 		case *p == self:
 			fe.add(field, "must not name the animal itself")
-		case !slices.Contains(found, *p):
-			fe.add(field, "animal %s is not an animal of this farm", *p)
+		case slices.Contains(found, *p):
+		case outside[*p] == nil:
+			fe.add(field, "animal %s is neither an animal nor an outside animal of this farm", *p)
+		case outside[*p].Sex != sex:
+			fe.add(field, "outside animal %s (%s) is recorded as %s and cannot be the %s", *p, outside[*p].Name, outside[*p].Sex, role)
 		}
+	}
+	in.damOnFarm = in.DamID != nil && slices.Contains(found, *in.DamID)
+	if in.damOnFarm && in.BirthDate == nil {
+		fe.add("dam_id", "needs birth_date: a dam of this farm gave birth to it, recorded as a dated birth fact (a bought-in animal's dam not on the farm is an outside animal)")
 	}
 	slices.SortFunc(fe, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return fe.err()

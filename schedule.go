@@ -15,6 +15,7 @@ import (
 	"github.com/herdbook/herdbook/ent/birthsettings"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
+	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
@@ -63,6 +64,10 @@ func (s *Service) ScheduleDue(ctx context.Context) (ScheduleResult, error) {
 	res.Events += n
 	if n, err = s.scheduleWithdrawalEnds(ctx); err != nil {
 		return res, fmt.Errorf("schedule withdrawal-ending events: %w", err)
+	}
+	res.Events += n
+	if n, err = s.scheduleNoticesDue(ctx); err != nil {
+		return res, fmt.Errorf("schedule statutory-notice events: %w", err)
 	}
 	res.Events += n
 	for {
@@ -276,6 +281,18 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 		if err != nil {
 			return err
 		}
+		// The farms' time zones: messages speak of the farm's own days and hours.
+		zoneRows, err := c.FarmSettings.Query().Where(farmsettings.FarmIDIn(active...), farmsettings.TimeZoneNotNil()).
+			Select(farmsettings.FieldFarmID, farmsettings.FieldTimeZone).All(ctx)
+		if err != nil {
+			return err
+		}
+		zones := map[uuid.UUID]*time.Location{}
+		for _, z := range zoneRows {
+			if loc, err := loadZone(*z.TimeZone); err == nil {
+				zones[z.FarmID] = loc
+			}
+		}
 		members, err := c.FarmMember.Query().Where(farmmember.FarmIDIn(active...)).WithUser().All(ctx)
 		if err != nil {
 			return err
@@ -301,7 +318,7 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 		}
 		var creates []*ent.NotificationCreate
 		for _, e := range evs {
-			title, body, err := renderEvent(e, now)
+			title, body, err := renderEvent(e, now, zones[e.FarmID])
 			if err != nil {
 				return err
 			}
@@ -362,13 +379,15 @@ func channelsFor(p NotificationPreferences, only *string) []channel {
 // Templates of the messages, one title and one body per kind of event. They are plain text:
 // email goes out as text/plain and SMS and the app show text, so nothing is HTML-escaped;
 // the SMTP sender strips line breaks from the subject.
-var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": animalTags}).Parse(`
+var templates = template.Must(template.New("").Funcs(template.FuncMap{"tags": animalTags, "day": plainDay, "noticeWords": noticeWords, "noticeAction": noticeAction}).Parse(`
 {{define "task_due.title"}}{{.P.TaskName}} due {{.When}} at {{.P.FarmName}}{{end}}
 {{define "task_due.body"}}{{.P.TaskName}} is due {{.When}} at {{.P.FarmName}}{{with tags .P.AnimalTags}} for {{.}}{{end}}.{{end}}
 {{define "birth_window_opening.title"}}Birth window "{{.P.WindowLabel}}" opens {{.When}} at {{.P.FarmName}}{{end}}
-{{define "birth_window_opening.body"}}The birth window "{{.P.WindowLabel}}" at {{.P.FarmName}} runs from {{.P.WindowStart}} to {{.P.WindowEnd}}: time to check the dams.{{end}}
+{{define "birth_window_opening.body"}}The birth window "{{.P.WindowLabel}}" at {{.P.FarmName}} runs from {{day .P.WindowStart}} to {{day .P.WindowEnd}}: time to check the dams.{{end}}
 {{define "withdrawal_ending.title"}}{{if eq .P.Withdrawal "milk"}}Milk{{else}}Meat{{end}} withdrawal of {{.P.MedicineName}} ends {{.When}} at {{.P.FarmName}}{{end}}
-{{define "withdrawal_ending.body"}}{{.P.MedicineName}} given {{.P.TreatedOn}} at {{.P.FarmName}}: {{if eq .P.Withdrawal "milk"}}the milk of {{tags .P.AnimalTags}} may go into the tank from {{.P.ClearOn}}{{else}}{{tags .P.AnimalTags}} may go for slaughter from {{.P.ClearOn}}{{end}}.{{end}}
+{{define "withdrawal_ending.body"}}{{.P.MedicineName}} given {{.Moment .P.TreatedOn}} at {{.P.FarmName}}: {{if eq .P.Withdrawal "milk"}}the milk of {{tags .P.AnimalTags}} may go into the tank from {{.Moment .P.ClearOn}}{{else}}{{tags .P.AnimalTags}} may go for slaughter from {{.Moment .P.ClearOn}}{{end}}.{{end}}
+{{define "notice_due.title"}}{{if .P.Overdue}}Overdue: {{else}}Due by {{day .P.Deadline}}: {{end}}{{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}}{{end}}
+{{define "notice_due.body"}}{{if noticeAction .P.NoticeKind}}The {{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} of {{.}}{{end}} at {{.P.FarmName}} {{if .P.Overdue}}was due by {{day .P.Deadline}} and is not recorded{{else}}is due by {{day .P.Deadline}}{{end}}{{else}}The {{noticeWords .P.NoticeKind}}{{with tags .P.AnimalTags}} for {{.}}{{end}} at {{.P.FarmName}} {{if .P.Overdue}}was due at the registry by {{day .P.Deadline}} and has not been reported{{else}}must reach the registry by {{day .P.Deadline}}{{end}}{{end}}.{{end}}
 {{define "test.title"}}Herdbook test message for {{.P.FarmName}}{{end}}
 {{define "test.body"}}{{if .P.Message}}{{.P.Message}}{{else}}This is a test message from Herdbook. If you can read it, this channel works.{{end}}{{end}}
 `))
@@ -381,16 +400,58 @@ func animalTags(tags []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(tags[:10], ", "), len(tags)-10)
 }
 
-// renderEvent writes the title and body of an event's messages.
-func renderEvent(e *ent.ScheduledEvent, now time.Time) (title, body string, err error) {
-	when := "today"
-	if day := now.Format(time.DateOnly); e.DueOn < day {
-		when = "since " + e.DueOn
+// plainDay spells a calendar day (YYYY-MM-DD) in words, as a farmer reads it: "Sunday 8
+// March 2026". Anything else is left as it is.
+func plainDay(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
 	}
-	data := struct {
-		P    schematype.EventPayload
-		When string
-	}{e.Payload, when}
+	return t.Format("Monday 2 January 2006")
+}
+
+// eventText is what a message template reads: the payload, when the event falls due in the
+// farm's words, and the farm's zone for instants.
+type eventText struct {
+	P    schematype.EventPayload
+	When string
+	loc  *time.Location
+}
+
+// Moment spells a day, or an RFC 3339 instant in the farm's time zone with the zone named
+// ("Tuesday 10 March 2026 at 12:00 (Europe/London)"; UTC while the farm has none).
+func (d eventText) Moment(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return plainDay(s)
+	}
+	if d.loc == nil {
+		return t.UTC().Format("Monday 2 January 2006 at 15:04") + " UTC"
+	}
+	return t.In(d.loc).Format("Monday 2 January 2006 at 15:04") + " (" + d.loc.String() + ")"
+}
+
+// renderEvent writes the title and body of an event's messages. Days are the farm's: "today"
+// is its local day in loc (UTC while the farm has set no time zone), and other days are
+// spelt in words.
+func renderEvent(e *ent.ScheduledEvent, now time.Time, loc *time.Location) (title, body string, err error) {
+	local := now.UTC()
+	if loc != nil {
+		local = now.In(loc)
+	}
+	// A milk withdrawal ends at an instant: its day is the farm's day of that instant.
+	due := e.DueOn
+	if e.Payload.Withdrawal == "milk" {
+		due = e.DueAt.In(local.Location()).Format(time.DateOnly)
+	}
+	when := "today"
+	switch day := local.Format(time.DateOnly); {
+	case due < day:
+		when = "since " + plainDay(due)
+	case due > day:
+		when = "on " + plainDay(due)
+	}
+	data := eventText{P: e.Payload, When: when, loc: loc}
 	var t, b strings.Builder
 	if err := templates.ExecuteTemplate(&t, string(e.Kind)+".title", data); err != nil {
 		return "", "", err

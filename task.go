@@ -23,19 +23,20 @@ import (
 	"github.com/herdbook/herdbook/ent/taskupdate"
 )
 
-// ApproveBirthPreview records the birth of a preview and creates one task per protocol step,
-// due at the birth date plus the step's offset. requestID makes it idempotent: the same id
-// for the same preview replays the first answer; for another preview it is a conflict.
-func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uuid.UUID, requestID string) (*ent.BirthEvent, error) {
-	v, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords)
-	if err != nil {
+// ApproveBirthPreview records the birth of a preview as a calving (birthpath.go): its calves
+// become animals with their birth facts, and the protocol's steps tasks naming the dam or the
+// calves. The request id makes it idempotent: the same id for the same preview replays the
+// first answer; for another preview it is a conflict.
+func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uuid.UUID, in BirthApproval) (*ent.BirthEvent, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteRecords, ScopeWriteAnimals); err != nil {
 		return nil, err
 	}
+	requestID := in.RequestID
 	if err := validateRequestID(requestID, true); err != nil {
 		return nil, err
 	}
 	var eventID uuid.UUID
-	err = s.inTx(ctx, func(ctx context.Context) error {
+	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
 		prev, err := c.BirthEvent.Query().Where(birthevent.FarmID(farmID), birthevent.RequestID(requestID)).Only(ctx)
 		switch {
@@ -77,7 +78,7 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 			eventID = first.ID
 			return p.Update().SetApprovedAt(s.nowUTC()).SetBirthEventID(first.ID).Exec(ctx)
 		}
-		if err := s.checkBirthHistory(ctx, farmID, p.DamID, p.BirthDate); err != nil {
+		if err := in.checkCalves(); err != nil {
 			return err
 		}
 		cur, err := s.protocol(ctx, farmID, 0)
@@ -93,25 +94,14 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 				return Errorf(ECONFLICT, "the follow-up protocol changed its steps since the preview (version %d, now %d); make a new preview", p.ProtocolVersion, cur.Version)
 			}
 		}
-		ev, err := c.BirthEvent.Create().SetFarmID(farmID).SetDamID(p.DamID).SetBirthDate(p.BirthDate).
-			SetPreviewID(p.ID).SetRequestID(requestID).SetSettingsVersion(p.SettingsVersion).
-			SetProtocolVersion(p.ProtocolVersion).SetCreatedBy(v.UserID).Save(ctx)
+		// The calving operation records the birth, its calves and its tasks, and approves
+		// the preview.
+		cv, _, err := s.RecordCalving(ctx, farmID, in.calving(p))
 		if err != nil {
-			return constraint(err, "the request id was used at the same time; retry to get its answer")
+			return err
 		}
-		builders := make([]*ent.FarmTaskCreate, len(p.Tasks))
-		for i, t := range p.Tasks {
-			due, _ := time.Parse(time.DateOnly, t.DueDate)
-			builders[i] = c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(t.Name).
-				SetDueDate(due).SetProtocolVersion(p.ProtocolVersion).SetStep(i).AddAnimalIDs(p.DamID)
-		}
-		if len(builders) > 0 {
-			if err := c.FarmTask.CreateBulk(builders...).Exec(ctx); err != nil {
-				return err
-			}
-		}
-		eventID = ev.ID
-		return p.Update().SetApprovedAt(s.nowUTC()).SetBirthEventID(ev.ID).Exec(ctx)
+		eventID = cv.ID
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -48,6 +48,11 @@ func textProblem(s string, prose bool) string {
 	return ""
 }
 
+// TextProblem is textProblem for the request decoders (REST bodies, GraphQL arguments),
+// which apply the rule to every string of a body before any handler sees it: the free-text
+// rule when prose is set, the one-line rule otherwise; "" when s passes.
+func TextProblem(s string, prose bool) string { return textProblem(s, prose) }
+
 // CheckText applies the one-line text rule to a caller's string: an EINVALID naming field
 // when s holds a control character or invalid UTF-8, nil otherwise. The OAuth server uses it
 // for its parameters before any of them reaches a lookup.

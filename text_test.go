@@ -130,6 +130,17 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The holding cases need a holding of their own: CreateHolding puts f on one.
+	hf := app.MustFarm(owner, "Holding Farm")
+	holdingIn := func() herdbook.HoldingInput {
+		return herdbook.HoldingInput{Scheme: ptr("uk.cph"), Identifier: ptr("34/123/1234"), Name: ptr("Home"), HerdMark: ptr("123456"),
+			KeeperName: ptr("Kari"), KeeperReference: ptr("K-1"), Address: ptr("1 Lane"), Postcode: ptr("AB1 2CD"),
+			RuleSet: ptr("gb_cts"), HerdType: ptr("beef"), TimeZone: ptr("Europe/London")}
+	}
+	hv, err := svc.CreateHolding(ctx, hf.ID, holdingIn())
+	if err != nil {
+		t.Fatal(err)
+	}
 	auditFilter := herdbook.AuditFilter{AnimalID: animal.ID.String(), RecordID: rec.ID.String(), UserID: owner.ID.String(),
 		From: "2026-01-01", To: "2026-12-31T00:00:00Z"}
 	cases := []textCase{
@@ -172,6 +183,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 			ActiveSubstance:    herdbook.Optional[string]{Set: true, Value: ptr("benzylpenicillin")},
 			SpeciesWithdrawals: &[]herdbook.SpeciesWithdrawal{{Species: "GOAT", WithdrawalMeatDays: ptr(35), WithdrawalMilkHours: ptr(120)}}}}},
 		{method: "Withdrawals", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
+		{method: "Due", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
+		{method: "DueCSV", args: []any{f.ID, "2026-03-01"}},
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
@@ -197,7 +210,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AnimalWeights", args: []any{f.ID, animal.ID, "", ""}},
 		{method: "Report", args: []any{f.ID, "calving", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31", ExposureFrom: "2025-05-01", ExposureTo: "2025-08-31"}}},
 		{method: "ReportTable", args: []any{f.ID, "scans", herdbook.ReportQuery{From: "2026-01-01", To: "2026-12-31"}}},
-		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), "request-1"}},
+		{method: "ApproveBirthPreview", args: []any{f.ID, uuid.New(), herdbook.BirthApproval{RequestID: "request-1"}}},
 		{method: "UpdateFarmTask", args: []any{f.ID, uuid.New(), herdbook.FarmTaskPatch{Status: "DONE",
 			DueDate: herdbook.Optional[string]{Set: true, Value: ptr("2026-05-01")}, RequestID: "request-2"}}},
 		{method: "FarmTasks", args: []any{f.ID, herdbook.FarmTaskQuery{Status: ptr("TODO")}}},
@@ -251,6 +264,14 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "AuditQuery", args: []any{f.ID, auditFilter}},
 		{method: "AuditConnection", args: []any{f.ID, window, auditFilter}},
 		{method: "KnownAt", args: []any{"2026-01-01T00:00:00Z"}},
+		{method: "CreateHolding", args: []any{f.ID, holdingIn()}},
+		{method: "UpdateHolding", args: []any{hv.ID, holdingIn()}},
+		{method: "FarmNotices", args: []any{hf.ID, herdbook.NoticeFilter{State: "due", Kind: "birth"}}},
+		{method: "HoldingNotices", args: []any{hv.ID, herdbook.NoticeFilter{State: "due", Kind: "birth"}}},
+		{method: "ReconcileRegistryCopy", args: []any{hf.ID, herdbook.RegistryCopy{AsOf: "2026-03-20", Animals: []herdbook.RegistryAnimal{{Tag: "UK123456100001",
+			Sex: "F", BirthDate: "2020-04-01", OnDate: "2020-04-01", Breed: "LIMX", Dam: "UK123456400004"}}}}},
+		{method: "RecordNoticeSubmission", args: []any{hf.ID, "birth:item:animal", herdbook.NoticeSubmissionInput{State: "rejected",
+			Reference: ptr("R-1"), Cause: ptr("tag unknown"), IdempotencyKey: ptr("request-3")}}},
 	}
 
 	t.Run("EveryOperationListed", func(t *testing.T) {

@@ -237,6 +237,35 @@ type withdrawalFacts struct {
 // membership facts name, their memberships and departures. It costs a constant number of
 // queries whatever the size of the farm. Current group links are never read.
 func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, through string) (*withdrawalFacts, error) {
+	if animals == nil {
+		return s.farmWithdrawals(ctx, farmID, through)
+	}
+	items, err := s.withdrawalItems(ctx, farmID, animals, through)
+	if err != nil {
+		return nil, err
+	}
+	return s.buildWithdrawals(ctx, farmID, items)
+}
+
+// farmWithdrawals is the history of every treatment of the farm that can still withhold
+// on through.
+func (s *Service) farmWithdrawals(ctx context.Context, farmID uuid.UUID, through string) (*withdrawalFacts, error) {
+	earliest := ""
+	if t, err := withdrawal.ParseDay(through); err == nil {
+		earliest = t.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)
+	}
+	ts, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindTreatment)),
+		recorditem.FactDateLTE(through), recorditem.FactDateGTE(earliest))
+	if err != nil {
+		return nil, err
+	}
+	return s.withdrawalsOf(ctx, farmID, ts)
+}
+
+// withdrawalItems loads the fact items that decide the withdrawals of animals through a day:
+// their own treatments, memberships and departures, the treatments of their groups, and the
+// group treatments whose stored reach names them.
+func (s *Service) withdrawalItems(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, through string) ([]*ent.RecordItem, error) {
 	query := func(where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
 		return s.factItems(ctx, farmID, where...)
 	}
@@ -260,34 +289,25 @@ func (s *Service) loadWithdrawals(ctx context.Context, farmID uuid.UUID, animals
 		}
 		return dedupe(gs)
 	}
-	if animals != nil {
-		own, err := query(recorditem.FactSubjectIn(animals...), recorditem.Or(treated, recorditem.FactKindIn(history...)))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, own...)
-		if gs := groupsOf(own); len(gs) > 0 {
-			gt, err := query(treated, recorditem.FactGroupIn(gs...))
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, gt...)
-		}
-		// Group treatments whose stored reach names the animals, whatever their membership
-		// facts say now: a recorded treatment never loses an animal.
-		rt, err := s.reachedTreatments(ctx, farmID, animals, earliest, through)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, rt...)
-	} else {
-		ts, err := query(treated)
-		if err != nil {
-			return nil, err
-		}
-		return s.withdrawalsOf(ctx, farmID, ts)
+	own, err := query(recorditem.FactSubjectIn(animals...), recorditem.Or(treated, recorditem.FactKindIn(history...)))
+	if err != nil {
+		return nil, err
 	}
-	return s.buildWithdrawals(ctx, farmID, items)
+	items = append(items, own...)
+	if gs := groupsOf(own); len(gs) > 0 {
+		gt, err := query(treated, recorditem.FactGroupIn(gs...))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, gt...)
+	}
+	// Group treatments whose stored reach names the animals, whatever their membership
+	// facts say now: a recorded treatment never loses an animal.
+	rt, err := s.reachedTreatments(ctx, farmID, animals, earliest, through)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, rt...), nil
 }
 
 // withdrawalsOf completes the history of treatment items: the memberships of the groups they
@@ -445,6 +465,17 @@ func (s *Service) medicineBook(ctx context.Context, farmID uuid.UUID, treatments
 // CSV import's status column (guardImport, without an acknowledgement). It runs after the write's items are stored, in its transaction, so that treatments in the same
 // write count and a refusal rolls everything back.
 func (s *Service) guardWithdrawals(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField, acknowledged bool) error {
+	if err := checkSlaughterCauses(facts, field); err != nil {
+		return err
+	}
+	if err := s.guardLeaving(ctx, farmID, facts, field, acknowledged); err != nil {
+		return err
+	}
+	return s.guardRecordedDepartures(ctx, farmID, facts, field, acknowledged)
+}
+
+// guardLeaving is the guard of the write's own leaving facts (guardWithdrawals).
+func (s *Service) guardLeaving(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, field factField, acknowledged bool) error {
 	type leave struct {
 		field  string
 		kind   string
@@ -629,7 +660,12 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	if err != nil {
 		return nil, 0, err
 	}
-	held := wf.history.Withheld(day)
+	// An animal that had left the farm by the day asked is off the board (and the dashboard):
+	// its withdrawal went with it (a sale or movement passes it on to the keeper).
+	held, err := s.onFarm(ctx, farmID, wf.history.Withheld(day), day)
+	if err != nil {
+		return nil, 0, err
+	}
 	total := len(held)
 	held = held[min(offset, total):min(offset+limit, total)]
 	ids := make([]uuid.UUID, len(held))

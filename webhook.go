@@ -23,8 +23,9 @@ import (
 // kinds farm, record, animal, task, notification and file and the changes created, updated
 // and deleted. (Tasks and notifications are never deleted, so task.deleted and
 // notification.deleted never fire; they are accepted so that a client may subscribe to
-// every change of a kind.)
-var WebhookEventTypes = track.EventTypes()
+// every change of a kind.) notice.state_changed tells of a statutory notice whose state
+// changed (docs/registry.md).
+var WebhookEventTypes = append(track.EventTypes(), NoticeEventType)
 
 // Limits of an endpoint.
 const (
@@ -117,7 +118,7 @@ func scopesFor(types []string) []string {
 	for _, t := range types {
 		var sc string
 		switch strings.SplitN(t, ".", 2)[0] {
-		case "record", "task", "notification", "file":
+		case "record", "task", "notification", "file", "notice":
 			sc = ScopeReadRecords
 		case "animal":
 			sc = ScopeReadAnimals

@@ -34,11 +34,14 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/holding"
+	"github.com/herdbook/herdbook/ent/holdingfarm"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
@@ -102,6 +105,10 @@ type Client struct {
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
+	// Holding is the client for interacting with the Holding builders.
+	Holding *HoldingClient
+	// HoldingFarm is the client for interacting with the HoldingFarm builders.
+	HoldingFarm *HoldingFarmClient
 	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
 	IdempotentRequest *IdempotentRequestClient
 	// Medicine is the client for interacting with the Medicine builders.
@@ -112,6 +119,8 @@ type Client struct {
 	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// NoticeSubmission is the client for interacting with the NoticeSubmission builders.
+	NoticeSubmission *NoticeSubmissionClient
 	// Notification is the client for interacting with the Notification builders.
 	Notification *NotificationClient
 	// NotificationPreference is the client for interacting with the NotificationPreference builders.
@@ -177,11 +186,14 @@ func (c *Client) init() {
 	c.File = NewFileClient(c.config)
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
+	c.Holding = NewHoldingClient(c.config)
+	c.HoldingFarm = NewHoldingFarmClient(c.config)
 	c.IdempotentRequest = NewIdempotentRequestClient(c.config)
 	c.Medicine = NewMedicineClient(c.config)
 	c.MedicinePurchase = NewMedicinePurchaseClient(c.config)
 	c.MedicineVersion = NewMedicineVersionClient(c.config)
 	c.Message = NewMessageClient(c.config)
+	c.NoticeSubmission = NewNoticeSubmissionClient(c.config)
 	c.Notification = NewNotificationClient(c.config)
 	c.NotificationPreference = NewNotificationPreferenceClient(c.config)
 	c.OAuthClient = NewOAuthClientClient(c.config)
@@ -310,11 +322,14 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
+		Holding:                NewHoldingClient(cfg),
+		HoldingFarm:            NewHoldingFarmClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Medicine:               NewMedicineClient(cfg),
 		MedicinePurchase:       NewMedicinePurchaseClient(cfg),
 		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
+		NoticeSubmission:       NewNoticeSubmissionClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
 		OAuthClient:            NewOAuthClientClient(cfg),
@@ -370,11 +385,14 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
+		Holding:                NewHoldingClient(cfg),
+		HoldingFarm:            NewHoldingFarmClient(cfg),
 		IdempotentRequest:      NewIdempotentRequestClient(cfg),
 		Medicine:               NewMedicineClient(cfg),
 		MedicinePurchase:       NewMedicinePurchaseClient(cfg),
 		MedicineVersion:        NewMedicineVersionClient(cfg),
 		Message:                NewMessageClient(cfg),
+		NoticeSubmission:       NewNoticeSubmissionClient(cfg),
 		Notification:           NewNotificationClient(cfg),
 		NotificationPreference: NewNotificationPreferenceClient(cfg),
 		OAuthClient:            NewOAuthClientClient(cfg),
@@ -425,12 +443,12 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
-		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
-		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
-		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FollowUpProtocol, c.Group, c.Holding, c.HoldingFarm, c.IdempotentRequest,
+		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
+		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
+		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -443,12 +461,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
-		c.FollowUpProtocol, c.Group, c.IdempotentRequest, c.Medicine,
-		c.MedicinePurchase, c.MedicineVersion, c.Message, c.Notification,
-		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
-		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.ScheduledEvent,
-		c.TaskUpdate, c.Thread, c.TreatmentReach, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.FollowUpProtocol, c.Group, c.Holding, c.HoldingFarm, c.IdempotentRequest,
+		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
+		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
+		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
+		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
+		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -493,6 +511,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FollowUpProtocol.mutate(ctx, m)
 	case *GroupMutation:
 		return c.Group.mutate(ctx, m)
+	case *HoldingMutation:
+		return c.Holding.mutate(ctx, m)
+	case *HoldingFarmMutation:
+		return c.HoldingFarm.mutate(ctx, m)
 	case *IdempotentRequestMutation:
 		return c.IdempotentRequest.mutate(ctx, m)
 	case *MedicineMutation:
@@ -503,6 +525,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.MedicineVersion.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
+	case *NoticeSubmissionMutation:
+		return c.NoticeSubmission.mutate(ctx, m)
 	case *NotificationMutation:
 		return c.Notification.mutate(ctx, m)
 	case *NotificationPreferenceMutation:
@@ -3382,6 +3406,304 @@ func (c *GroupClient) mutate(ctx context.Context, m *GroupMutation) (Value, erro
 	}
 }
 
+// HoldingClient is a client for the Holding schema.
+type HoldingClient struct {
+	config
+}
+
+// NewHoldingClient returns a client for the Holding from the given config.
+func NewHoldingClient(c config) *HoldingClient {
+	return &HoldingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `holding.Hooks(f(g(h())))`.
+func (c *HoldingClient) Use(hooks ...Hook) {
+	c.hooks.Holding = append(c.hooks.Holding, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `holding.Intercept(f(g(h())))`.
+func (c *HoldingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Holding = append(c.inters.Holding, interceptors...)
+}
+
+// Create returns a builder for creating a Holding entity.
+func (c *HoldingClient) Create() *HoldingCreate {
+	mutation := newHoldingMutation(c.config, OpCreate)
+	return &HoldingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Holding entities.
+func (c *HoldingClient) CreateBulk(builders ...*HoldingCreate) *HoldingCreateBulk {
+	return &HoldingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *HoldingClient) MapCreateBulk(slice any, setFunc func(*HoldingCreate, int)) *HoldingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &HoldingCreateBulk{err: fmt.Errorf("calling to HoldingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*HoldingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &HoldingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Holding.
+func (c *HoldingClient) Update() *HoldingUpdate {
+	mutation := newHoldingMutation(c.config, OpUpdate)
+	return &HoldingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *HoldingClient) UpdateOne(_m *Holding) *HoldingUpdateOne {
+	mutation := newHoldingMutation(c.config, OpUpdateOne, withHolding(_m))
+	return &HoldingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *HoldingClient) UpdateOneID(id uuid.UUID) *HoldingUpdateOne {
+	mutation := newHoldingMutation(c.config, OpUpdateOne, withHoldingID(id))
+	return &HoldingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Holding.
+func (c *HoldingClient) Delete() *HoldingDelete {
+	mutation := newHoldingMutation(c.config, OpDelete)
+	return &HoldingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *HoldingClient) DeleteOne(_m *Holding) *HoldingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *HoldingClient) DeleteOneID(id uuid.UUID) *HoldingDeleteOne {
+	builder := c.Delete().Where(holding.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &HoldingDeleteOne{builder}
+}
+
+// Query returns a query builder for Holding.
+func (c *HoldingClient) Query() *HoldingQuery {
+	return &HoldingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeHolding},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Holding entity by its id.
+func (c *HoldingClient) Get(ctx context.Context, id uuid.UUID) (*Holding, error) {
+	return c.Query().Where(holding.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *HoldingClient) GetX(ctx context.Context, id uuid.UUID) *Holding {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryFarms queries the farms edge of a Holding.
+func (c *HoldingClient) QueryFarms(_m *Holding) *HoldingFarmQuery {
+	query := (&HoldingFarmClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(holding.Table, holding.FieldID, id),
+			sqlgraph.To(holdingfarm.Table, holdingfarm.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, holding.FarmsTable, holding.FarmsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *HoldingClient) Hooks() []Hook {
+	return c.hooks.Holding
+}
+
+// Interceptors returns the client interceptors.
+func (c *HoldingClient) Interceptors() []Interceptor {
+	return c.inters.Holding
+}
+
+func (c *HoldingClient) mutate(ctx context.Context, m *HoldingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&HoldingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&HoldingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&HoldingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&HoldingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Holding mutation op: %q", m.Op())
+	}
+}
+
+// HoldingFarmClient is a client for the HoldingFarm schema.
+type HoldingFarmClient struct {
+	config
+}
+
+// NewHoldingFarmClient returns a client for the HoldingFarm from the given config.
+func NewHoldingFarmClient(c config) *HoldingFarmClient {
+	return &HoldingFarmClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `holdingfarm.Hooks(f(g(h())))`.
+func (c *HoldingFarmClient) Use(hooks ...Hook) {
+	c.hooks.HoldingFarm = append(c.hooks.HoldingFarm, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `holdingfarm.Intercept(f(g(h())))`.
+func (c *HoldingFarmClient) Intercept(interceptors ...Interceptor) {
+	c.inters.HoldingFarm = append(c.inters.HoldingFarm, interceptors...)
+}
+
+// Create returns a builder for creating a HoldingFarm entity.
+func (c *HoldingFarmClient) Create() *HoldingFarmCreate {
+	mutation := newHoldingFarmMutation(c.config, OpCreate)
+	return &HoldingFarmCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of HoldingFarm entities.
+func (c *HoldingFarmClient) CreateBulk(builders ...*HoldingFarmCreate) *HoldingFarmCreateBulk {
+	return &HoldingFarmCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *HoldingFarmClient) MapCreateBulk(slice any, setFunc func(*HoldingFarmCreate, int)) *HoldingFarmCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &HoldingFarmCreateBulk{err: fmt.Errorf("calling to HoldingFarmClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*HoldingFarmCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &HoldingFarmCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for HoldingFarm.
+func (c *HoldingFarmClient) Update() *HoldingFarmUpdate {
+	mutation := newHoldingFarmMutation(c.config, OpUpdate)
+	return &HoldingFarmUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *HoldingFarmClient) UpdateOne(_m *HoldingFarm) *HoldingFarmUpdateOne {
+	mutation := newHoldingFarmMutation(c.config, OpUpdateOne, withHoldingFarm(_m))
+	return &HoldingFarmUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *HoldingFarmClient) UpdateOneID(id uuid.UUID) *HoldingFarmUpdateOne {
+	mutation := newHoldingFarmMutation(c.config, OpUpdateOne, withHoldingFarmID(id))
+	return &HoldingFarmUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for HoldingFarm.
+func (c *HoldingFarmClient) Delete() *HoldingFarmDelete {
+	mutation := newHoldingFarmMutation(c.config, OpDelete)
+	return &HoldingFarmDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *HoldingFarmClient) DeleteOne(_m *HoldingFarm) *HoldingFarmDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *HoldingFarmClient) DeleteOneID(id uuid.UUID) *HoldingFarmDeleteOne {
+	builder := c.Delete().Where(holdingfarm.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &HoldingFarmDeleteOne{builder}
+}
+
+// Query returns a query builder for HoldingFarm.
+func (c *HoldingFarmClient) Query() *HoldingFarmQuery {
+	return &HoldingFarmQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeHoldingFarm},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a HoldingFarm entity by its id.
+func (c *HoldingFarmClient) Get(ctx context.Context, id uuid.UUID) (*HoldingFarm, error) {
+	return c.Query().Where(holdingfarm.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *HoldingFarmClient) GetX(ctx context.Context, id uuid.UUID) *HoldingFarm {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryHolding queries the holding edge of a HoldingFarm.
+func (c *HoldingFarmClient) QueryHolding(_m *HoldingFarm) *HoldingQuery {
+	query := (&HoldingClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(holdingfarm.Table, holdingfarm.FieldID, id),
+			sqlgraph.To(holding.Table, holding.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, holdingfarm.HoldingTable, holdingfarm.HoldingColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *HoldingFarmClient) Hooks() []Hook {
+	return c.hooks.HoldingFarm
+}
+
+// Interceptors returns the client interceptors.
+func (c *HoldingFarmClient) Interceptors() []Interceptor {
+	return c.inters.HoldingFarm
+}
+
+func (c *HoldingFarmClient) mutate(ctx context.Context, m *HoldingFarmMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&HoldingFarmCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&HoldingFarmUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&HoldingFarmUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&HoldingFarmDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown HoldingFarm mutation op: %q", m.Op())
+	}
+}
+
 // IdempotentRequestClient is a client for the IdempotentRequest schema.
 type IdempotentRequestClient struct {
 	config
@@ -4062,6 +4384,139 @@ func (c *MessageClient) mutate(ctx context.Context, m *MessageMutation) (Value, 
 		return (&MessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Message mutation op: %q", m.Op())
+	}
+}
+
+// NoticeSubmissionClient is a client for the NoticeSubmission schema.
+type NoticeSubmissionClient struct {
+	config
+}
+
+// NewNoticeSubmissionClient returns a client for the NoticeSubmission from the given config.
+func NewNoticeSubmissionClient(c config) *NoticeSubmissionClient {
+	return &NoticeSubmissionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `noticesubmission.Hooks(f(g(h())))`.
+func (c *NoticeSubmissionClient) Use(hooks ...Hook) {
+	c.hooks.NoticeSubmission = append(c.hooks.NoticeSubmission, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `noticesubmission.Intercept(f(g(h())))`.
+func (c *NoticeSubmissionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.NoticeSubmission = append(c.inters.NoticeSubmission, interceptors...)
+}
+
+// Create returns a builder for creating a NoticeSubmission entity.
+func (c *NoticeSubmissionClient) Create() *NoticeSubmissionCreate {
+	mutation := newNoticeSubmissionMutation(c.config, OpCreate)
+	return &NoticeSubmissionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of NoticeSubmission entities.
+func (c *NoticeSubmissionClient) CreateBulk(builders ...*NoticeSubmissionCreate) *NoticeSubmissionCreateBulk {
+	return &NoticeSubmissionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NoticeSubmissionClient) MapCreateBulk(slice any, setFunc func(*NoticeSubmissionCreate, int)) *NoticeSubmissionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NoticeSubmissionCreateBulk{err: fmt.Errorf("calling to NoticeSubmissionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NoticeSubmissionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NoticeSubmissionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for NoticeSubmission.
+func (c *NoticeSubmissionClient) Update() *NoticeSubmissionUpdate {
+	mutation := newNoticeSubmissionMutation(c.config, OpUpdate)
+	return &NoticeSubmissionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NoticeSubmissionClient) UpdateOne(_m *NoticeSubmission) *NoticeSubmissionUpdateOne {
+	mutation := newNoticeSubmissionMutation(c.config, OpUpdateOne, withNoticeSubmission(_m))
+	return &NoticeSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NoticeSubmissionClient) UpdateOneID(id uuid.UUID) *NoticeSubmissionUpdateOne {
+	mutation := newNoticeSubmissionMutation(c.config, OpUpdateOne, withNoticeSubmissionID(id))
+	return &NoticeSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for NoticeSubmission.
+func (c *NoticeSubmissionClient) Delete() *NoticeSubmissionDelete {
+	mutation := newNoticeSubmissionMutation(c.config, OpDelete)
+	return &NoticeSubmissionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NoticeSubmissionClient) DeleteOne(_m *NoticeSubmission) *NoticeSubmissionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NoticeSubmissionClient) DeleteOneID(id uuid.UUID) *NoticeSubmissionDeleteOne {
+	builder := c.Delete().Where(noticesubmission.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NoticeSubmissionDeleteOne{builder}
+}
+
+// Query returns a query builder for NoticeSubmission.
+func (c *NoticeSubmissionClient) Query() *NoticeSubmissionQuery {
+	return &NoticeSubmissionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNoticeSubmission},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a NoticeSubmission entity by its id.
+func (c *NoticeSubmissionClient) Get(ctx context.Context, id uuid.UUID) (*NoticeSubmission, error) {
+	return c.Query().Where(noticesubmission.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NoticeSubmissionClient) GetX(ctx context.Context, id uuid.UUID) *NoticeSubmission {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *NoticeSubmissionClient) Hooks() []Hook {
+	return c.hooks.NoticeSubmission
+}
+
+// Interceptors returns the client interceptors.
+func (c *NoticeSubmissionClient) Interceptors() []Interceptor {
+	return c.inters.NoticeSubmission
+}
+
+func (c *NoticeSubmissionClient) mutate(ctx context.Context, m *NoticeSubmissionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NoticeSubmissionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NoticeSubmissionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NoticeSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NoticeSubmissionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown NoticeSubmission mutation op: %q", m.Op())
 	}
 }
 
@@ -6905,20 +7360,22 @@ type (
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
 		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
-		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		OutsideAnimal, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
+		MedicineVersion, Message, NoticeSubmission, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
+		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 		WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
 		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		IdempotentRequest, Medicine, MedicinePurchase, MedicineVersion, Message,
-		Notification, NotificationPreference, OAuthClient, OAuthCode, OAuthGrant,
-		OutsideAnimal, Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate,
-		Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
+		MedicineVersion, Message, NoticeSubmission, Notification,
+		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
+		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
+		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 		WebhookEvent []ent.Interceptor
 	}
 )

@@ -30,11 +30,14 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/holding"
+	"github.com/herdbook/herdbook/ent/holdingfarm"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
@@ -131,11 +134,14 @@ func checkColumn(t, c string) error {
 			file.Table:                   file.ValidColumn,
 			followupprotocol.Table:       followupprotocol.ValidColumn,
 			group.Table:                  group.ValidColumn,
+			holding.Table:                holding.ValidColumn,
+			holdingfarm.Table:            holdingfarm.ValidColumn,
 			idempotentrequest.Table:      idempotentrequest.ValidColumn,
 			medicine.Table:               medicine.ValidColumn,
 			medicinepurchase.Table:       medicinepurchase.ValidColumn,
 			medicineversion.Table:        medicineversion.ValidColumn,
 			message.Table:                message.ValidColumn,
+			noticesubmission.Table:       noticesubmission.ValidColumn,
 			notification.Table:           notification.ValidColumn,
 			notificationpreference.Table: notificationpreference.ValidColumn,
 			oauthclient.Table:            oauthclient.ValidColumn,

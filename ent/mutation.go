@@ -30,11 +30,14 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/holding"
+	"github.com/herdbook/herdbook/ent/holdingfarm"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
@@ -85,11 +88,14 @@ const (
 	TypeFile                   = "File"
 	TypeFollowUpProtocol       = "FollowUpProtocol"
 	TypeGroup                  = "Group"
+	TypeHolding                = "Holding"
+	TypeHoldingFarm            = "HoldingFarm"
 	TypeIdempotentRequest      = "IdempotentRequest"
 	TypeMedicine               = "Medicine"
 	TypeMedicinePurchase       = "MedicinePurchase"
 	TypeMedicineVersion        = "MedicineVersion"
 	TypeMessage                = "Message"
+	TypeNoticeSubmission       = "NoticeSubmission"
 	TypeNotification           = "Notification"
 	TypeNotificationPreference = "NotificationPreference"
 	TypeOAuthClient            = "OAuthClient"
@@ -16148,6 +16154,1874 @@ func (m *GroupMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Group edge %s", name)
 }
 
+// HoldingMutation represents an operation that mutates the Holding nodes in the graph.
+type HoldingMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	created_at       *time.Time
+	updated_at       *time.Time
+	scheme           *string
+	identifier       *string
+	name             *string
+	herd_mark        *string
+	keeper_name      *string
+	keeper_reference *string
+	address          *string
+	postcode         *string
+	country          *string
+	rule_set         *string
+	herd_type        *string
+	time_zone        *string
+	created_by       *uuid.UUID
+	clearedFields    map[string]struct{}
+	farms            map[uuid.UUID]struct{}
+	removedfarms     map[uuid.UUID]struct{}
+	clearedfarms     bool
+	done             bool
+	oldValue         func(context.Context) (*Holding, error)
+	predicates       []predicate.Holding
+}
+
+var _ ent.Mutation = (*HoldingMutation)(nil)
+
+// holdingOption allows management of the mutation configuration using functional options.
+type holdingOption func(*HoldingMutation)
+
+// newHoldingMutation creates new mutation for the Holding entity.
+func newHoldingMutation(c config, op Op, opts ...holdingOption) *HoldingMutation {
+	m := &HoldingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeHolding,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withHoldingID sets the ID field of the mutation.
+func withHoldingID(id uuid.UUID) holdingOption {
+	return func(m *HoldingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Holding
+		)
+		m.oldValue = func(ctx context.Context) (*Holding, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Holding.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withHolding sets the old Holding of the mutation.
+func withHolding(node *Holding) holdingOption {
+	return func(m *HoldingMutation) {
+		m.oldValue = func(context.Context) (*Holding, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m HoldingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m HoldingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Holding entities.
+func (m *HoldingMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *HoldingMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *HoldingMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Holding.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *HoldingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *HoldingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *HoldingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *HoldingMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *HoldingMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *HoldingMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetScheme sets the "scheme" field.
+func (m *HoldingMutation) SetScheme(s string) {
+	m.scheme = &s
+}
+
+// Scheme returns the value of the "scheme" field in the mutation.
+func (m *HoldingMutation) Scheme() (r string, exists bool) {
+	v := m.scheme
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScheme returns the old "scheme" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldScheme(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScheme is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScheme requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScheme: %w", err)
+	}
+	return oldValue.Scheme, nil
+}
+
+// ResetScheme resets all changes to the "scheme" field.
+func (m *HoldingMutation) ResetScheme() {
+	m.scheme = nil
+}
+
+// SetIdentifier sets the "identifier" field.
+func (m *HoldingMutation) SetIdentifier(s string) {
+	m.identifier = &s
+}
+
+// Identifier returns the value of the "identifier" field in the mutation.
+func (m *HoldingMutation) Identifier() (r string, exists bool) {
+	v := m.identifier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdentifier returns the old "identifier" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldIdentifier(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdentifier is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdentifier requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdentifier: %w", err)
+	}
+	return oldValue.Identifier, nil
+}
+
+// ResetIdentifier resets all changes to the "identifier" field.
+func (m *HoldingMutation) ResetIdentifier() {
+	m.identifier = nil
+}
+
+// SetName sets the "name" field.
+func (m *HoldingMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *HoldingMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ClearName clears the value of the "name" field.
+func (m *HoldingMutation) ClearName() {
+	m.name = nil
+	m.clearedFields[holding.FieldName] = struct{}{}
+}
+
+// NameCleared returns if the "name" field was cleared in this mutation.
+func (m *HoldingMutation) NameCleared() bool {
+	_, ok := m.clearedFields[holding.FieldName]
+	return ok
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *HoldingMutation) ResetName() {
+	m.name = nil
+	delete(m.clearedFields, holding.FieldName)
+}
+
+// SetHerdMark sets the "herd_mark" field.
+func (m *HoldingMutation) SetHerdMark(s string) {
+	m.herd_mark = &s
+}
+
+// HerdMark returns the value of the "herd_mark" field in the mutation.
+func (m *HoldingMutation) HerdMark() (r string, exists bool) {
+	v := m.herd_mark
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHerdMark returns the old "herd_mark" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldHerdMark(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHerdMark is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHerdMark requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHerdMark: %w", err)
+	}
+	return oldValue.HerdMark, nil
+}
+
+// ClearHerdMark clears the value of the "herd_mark" field.
+func (m *HoldingMutation) ClearHerdMark() {
+	m.herd_mark = nil
+	m.clearedFields[holding.FieldHerdMark] = struct{}{}
+}
+
+// HerdMarkCleared returns if the "herd_mark" field was cleared in this mutation.
+func (m *HoldingMutation) HerdMarkCleared() bool {
+	_, ok := m.clearedFields[holding.FieldHerdMark]
+	return ok
+}
+
+// ResetHerdMark resets all changes to the "herd_mark" field.
+func (m *HoldingMutation) ResetHerdMark() {
+	m.herd_mark = nil
+	delete(m.clearedFields, holding.FieldHerdMark)
+}
+
+// SetKeeperName sets the "keeper_name" field.
+func (m *HoldingMutation) SetKeeperName(s string) {
+	m.keeper_name = &s
+}
+
+// KeeperName returns the value of the "keeper_name" field in the mutation.
+func (m *HoldingMutation) KeeperName() (r string, exists bool) {
+	v := m.keeper_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeeperName returns the old "keeper_name" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldKeeperName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeeperName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeeperName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeeperName: %w", err)
+	}
+	return oldValue.KeeperName, nil
+}
+
+// ResetKeeperName resets all changes to the "keeper_name" field.
+func (m *HoldingMutation) ResetKeeperName() {
+	m.keeper_name = nil
+}
+
+// SetKeeperReference sets the "keeper_reference" field.
+func (m *HoldingMutation) SetKeeperReference(s string) {
+	m.keeper_reference = &s
+}
+
+// KeeperReference returns the value of the "keeper_reference" field in the mutation.
+func (m *HoldingMutation) KeeperReference() (r string, exists bool) {
+	v := m.keeper_reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeeperReference returns the old "keeper_reference" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldKeeperReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeeperReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeeperReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeeperReference: %w", err)
+	}
+	return oldValue.KeeperReference, nil
+}
+
+// ClearKeeperReference clears the value of the "keeper_reference" field.
+func (m *HoldingMutation) ClearKeeperReference() {
+	m.keeper_reference = nil
+	m.clearedFields[holding.FieldKeeperReference] = struct{}{}
+}
+
+// KeeperReferenceCleared returns if the "keeper_reference" field was cleared in this mutation.
+func (m *HoldingMutation) KeeperReferenceCleared() bool {
+	_, ok := m.clearedFields[holding.FieldKeeperReference]
+	return ok
+}
+
+// ResetKeeperReference resets all changes to the "keeper_reference" field.
+func (m *HoldingMutation) ResetKeeperReference() {
+	m.keeper_reference = nil
+	delete(m.clearedFields, holding.FieldKeeperReference)
+}
+
+// SetAddress sets the "address" field.
+func (m *HoldingMutation) SetAddress(s string) {
+	m.address = &s
+}
+
+// Address returns the value of the "address" field in the mutation.
+func (m *HoldingMutation) Address() (r string, exists bool) {
+	v := m.address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddress returns the old "address" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldAddress(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddress: %w", err)
+	}
+	return oldValue.Address, nil
+}
+
+// ClearAddress clears the value of the "address" field.
+func (m *HoldingMutation) ClearAddress() {
+	m.address = nil
+	m.clearedFields[holding.FieldAddress] = struct{}{}
+}
+
+// AddressCleared returns if the "address" field was cleared in this mutation.
+func (m *HoldingMutation) AddressCleared() bool {
+	_, ok := m.clearedFields[holding.FieldAddress]
+	return ok
+}
+
+// ResetAddress resets all changes to the "address" field.
+func (m *HoldingMutation) ResetAddress() {
+	m.address = nil
+	delete(m.clearedFields, holding.FieldAddress)
+}
+
+// SetPostcode sets the "postcode" field.
+func (m *HoldingMutation) SetPostcode(s string) {
+	m.postcode = &s
+}
+
+// Postcode returns the value of the "postcode" field in the mutation.
+func (m *HoldingMutation) Postcode() (r string, exists bool) {
+	v := m.postcode
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPostcode returns the old "postcode" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldPostcode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPostcode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPostcode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPostcode: %w", err)
+	}
+	return oldValue.Postcode, nil
+}
+
+// ClearPostcode clears the value of the "postcode" field.
+func (m *HoldingMutation) ClearPostcode() {
+	m.postcode = nil
+	m.clearedFields[holding.FieldPostcode] = struct{}{}
+}
+
+// PostcodeCleared returns if the "postcode" field was cleared in this mutation.
+func (m *HoldingMutation) PostcodeCleared() bool {
+	_, ok := m.clearedFields[holding.FieldPostcode]
+	return ok
+}
+
+// ResetPostcode resets all changes to the "postcode" field.
+func (m *HoldingMutation) ResetPostcode() {
+	m.postcode = nil
+	delete(m.clearedFields, holding.FieldPostcode)
+}
+
+// SetCountry sets the "country" field.
+func (m *HoldingMutation) SetCountry(s string) {
+	m.country = &s
+}
+
+// Country returns the value of the "country" field in the mutation.
+func (m *HoldingMutation) Country() (r string, exists bool) {
+	v := m.country
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCountry returns the old "country" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldCountry(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCountry is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCountry requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCountry: %w", err)
+	}
+	return oldValue.Country, nil
+}
+
+// ResetCountry resets all changes to the "country" field.
+func (m *HoldingMutation) ResetCountry() {
+	m.country = nil
+}
+
+// SetRuleSet sets the "rule_set" field.
+func (m *HoldingMutation) SetRuleSet(s string) {
+	m.rule_set = &s
+}
+
+// RuleSet returns the value of the "rule_set" field in the mutation.
+func (m *HoldingMutation) RuleSet() (r string, exists bool) {
+	v := m.rule_set
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRuleSet returns the old "rule_set" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldRuleSet(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRuleSet is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRuleSet requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRuleSet: %w", err)
+	}
+	return oldValue.RuleSet, nil
+}
+
+// ResetRuleSet resets all changes to the "rule_set" field.
+func (m *HoldingMutation) ResetRuleSet() {
+	m.rule_set = nil
+}
+
+// SetHerdType sets the "herd_type" field.
+func (m *HoldingMutation) SetHerdType(s string) {
+	m.herd_type = &s
+}
+
+// HerdType returns the value of the "herd_type" field in the mutation.
+func (m *HoldingMutation) HerdType() (r string, exists bool) {
+	v := m.herd_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHerdType returns the old "herd_type" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldHerdType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHerdType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHerdType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHerdType: %w", err)
+	}
+	return oldValue.HerdType, nil
+}
+
+// ResetHerdType resets all changes to the "herd_type" field.
+func (m *HoldingMutation) ResetHerdType() {
+	m.herd_type = nil
+}
+
+// SetTimeZone sets the "time_zone" field.
+func (m *HoldingMutation) SetTimeZone(s string) {
+	m.time_zone = &s
+}
+
+// TimeZone returns the value of the "time_zone" field in the mutation.
+func (m *HoldingMutation) TimeZone() (r string, exists bool) {
+	v := m.time_zone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimeZone returns the old "time_zone" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldTimeZone(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimeZone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimeZone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimeZone: %w", err)
+	}
+	return oldValue.TimeZone, nil
+}
+
+// ResetTimeZone resets all changes to the "time_zone" field.
+func (m *HoldingMutation) ResetTimeZone() {
+	m.time_zone = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *HoldingMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *HoldingMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Holding entity.
+// If the Holding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *HoldingMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[holding.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *HoldingMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[holding.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *HoldingMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, holding.FieldCreatedBy)
+}
+
+// AddFarmIDs adds the "farms" edge to the HoldingFarm entity by ids.
+func (m *HoldingMutation) AddFarmIDs(ids ...uuid.UUID) {
+	if m.farms == nil {
+		m.farms = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.farms[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFarms clears the "farms" edge to the HoldingFarm entity.
+func (m *HoldingMutation) ClearFarms() {
+	m.clearedfarms = true
+}
+
+// FarmsCleared reports if the "farms" edge to the HoldingFarm entity was cleared.
+func (m *HoldingMutation) FarmsCleared() bool {
+	return m.clearedfarms
+}
+
+// RemoveFarmIDs removes the "farms" edge to the HoldingFarm entity by IDs.
+func (m *HoldingMutation) RemoveFarmIDs(ids ...uuid.UUID) {
+	if m.removedfarms == nil {
+		m.removedfarms = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.farms, ids[i])
+		m.removedfarms[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFarms returns the removed IDs of the "farms" edge to the HoldingFarm entity.
+func (m *HoldingMutation) RemovedFarmsIDs() (ids []uuid.UUID) {
+	for id := range m.removedfarms {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FarmsIDs returns the "farms" edge IDs in the mutation.
+func (m *HoldingMutation) FarmsIDs() (ids []uuid.UUID) {
+	for id := range m.farms {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFarms resets all changes to the "farms" edge.
+func (m *HoldingMutation) ResetFarms() {
+	m.farms = nil
+	m.clearedfarms = false
+	m.removedfarms = nil
+}
+
+// Where appends a list predicates to the HoldingMutation builder.
+func (m *HoldingMutation) Where(ps ...predicate.Holding) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the HoldingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *HoldingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Holding, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *HoldingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *HoldingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Holding).
+func (m *HoldingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *HoldingMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.created_at != nil {
+		fields = append(fields, holding.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, holding.FieldUpdatedAt)
+	}
+	if m.scheme != nil {
+		fields = append(fields, holding.FieldScheme)
+	}
+	if m.identifier != nil {
+		fields = append(fields, holding.FieldIdentifier)
+	}
+	if m.name != nil {
+		fields = append(fields, holding.FieldName)
+	}
+	if m.herd_mark != nil {
+		fields = append(fields, holding.FieldHerdMark)
+	}
+	if m.keeper_name != nil {
+		fields = append(fields, holding.FieldKeeperName)
+	}
+	if m.keeper_reference != nil {
+		fields = append(fields, holding.FieldKeeperReference)
+	}
+	if m.address != nil {
+		fields = append(fields, holding.FieldAddress)
+	}
+	if m.postcode != nil {
+		fields = append(fields, holding.FieldPostcode)
+	}
+	if m.country != nil {
+		fields = append(fields, holding.FieldCountry)
+	}
+	if m.rule_set != nil {
+		fields = append(fields, holding.FieldRuleSet)
+	}
+	if m.herd_type != nil {
+		fields = append(fields, holding.FieldHerdType)
+	}
+	if m.time_zone != nil {
+		fields = append(fields, holding.FieldTimeZone)
+	}
+	if m.created_by != nil {
+		fields = append(fields, holding.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *HoldingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case holding.FieldCreatedAt:
+		return m.CreatedAt()
+	case holding.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case holding.FieldScheme:
+		return m.Scheme()
+	case holding.FieldIdentifier:
+		return m.Identifier()
+	case holding.FieldName:
+		return m.Name()
+	case holding.FieldHerdMark:
+		return m.HerdMark()
+	case holding.FieldKeeperName:
+		return m.KeeperName()
+	case holding.FieldKeeperReference:
+		return m.KeeperReference()
+	case holding.FieldAddress:
+		return m.Address()
+	case holding.FieldPostcode:
+		return m.Postcode()
+	case holding.FieldCountry:
+		return m.Country()
+	case holding.FieldRuleSet:
+		return m.RuleSet()
+	case holding.FieldHerdType:
+		return m.HerdType()
+	case holding.FieldTimeZone:
+		return m.TimeZone()
+	case holding.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *HoldingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case holding.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case holding.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case holding.FieldScheme:
+		return m.OldScheme(ctx)
+	case holding.FieldIdentifier:
+		return m.OldIdentifier(ctx)
+	case holding.FieldName:
+		return m.OldName(ctx)
+	case holding.FieldHerdMark:
+		return m.OldHerdMark(ctx)
+	case holding.FieldKeeperName:
+		return m.OldKeeperName(ctx)
+	case holding.FieldKeeperReference:
+		return m.OldKeeperReference(ctx)
+	case holding.FieldAddress:
+		return m.OldAddress(ctx)
+	case holding.FieldPostcode:
+		return m.OldPostcode(ctx)
+	case holding.FieldCountry:
+		return m.OldCountry(ctx)
+	case holding.FieldRuleSet:
+		return m.OldRuleSet(ctx)
+	case holding.FieldHerdType:
+		return m.OldHerdType(ctx)
+	case holding.FieldTimeZone:
+		return m.OldTimeZone(ctx)
+	case holding.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown Holding field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HoldingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case holding.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case holding.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case holding.FieldScheme:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScheme(v)
+		return nil
+	case holding.FieldIdentifier:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdentifier(v)
+		return nil
+	case holding.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case holding.FieldHerdMark:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHerdMark(v)
+		return nil
+	case holding.FieldKeeperName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeeperName(v)
+		return nil
+	case holding.FieldKeeperReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeeperReference(v)
+		return nil
+	case holding.FieldAddress:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddress(v)
+		return nil
+	case holding.FieldPostcode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPostcode(v)
+		return nil
+	case holding.FieldCountry:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCountry(v)
+		return nil
+	case holding.FieldRuleSet:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRuleSet(v)
+		return nil
+	case holding.FieldHerdType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHerdType(v)
+		return nil
+	case holding.FieldTimeZone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimeZone(v)
+		return nil
+	case holding.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Holding field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *HoldingMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *HoldingMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HoldingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Holding numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *HoldingMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(holding.FieldName) {
+		fields = append(fields, holding.FieldName)
+	}
+	if m.FieldCleared(holding.FieldHerdMark) {
+		fields = append(fields, holding.FieldHerdMark)
+	}
+	if m.FieldCleared(holding.FieldKeeperReference) {
+		fields = append(fields, holding.FieldKeeperReference)
+	}
+	if m.FieldCleared(holding.FieldAddress) {
+		fields = append(fields, holding.FieldAddress)
+	}
+	if m.FieldCleared(holding.FieldPostcode) {
+		fields = append(fields, holding.FieldPostcode)
+	}
+	if m.FieldCleared(holding.FieldCreatedBy) {
+		fields = append(fields, holding.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *HoldingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *HoldingMutation) ClearField(name string) error {
+	switch name {
+	case holding.FieldName:
+		m.ClearName()
+		return nil
+	case holding.FieldHerdMark:
+		m.ClearHerdMark()
+		return nil
+	case holding.FieldKeeperReference:
+		m.ClearKeeperReference()
+		return nil
+	case holding.FieldAddress:
+		m.ClearAddress()
+		return nil
+	case holding.FieldPostcode:
+		m.ClearPostcode()
+		return nil
+	case holding.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown Holding nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *HoldingMutation) ResetField(name string) error {
+	switch name {
+	case holding.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case holding.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case holding.FieldScheme:
+		m.ResetScheme()
+		return nil
+	case holding.FieldIdentifier:
+		m.ResetIdentifier()
+		return nil
+	case holding.FieldName:
+		m.ResetName()
+		return nil
+	case holding.FieldHerdMark:
+		m.ResetHerdMark()
+		return nil
+	case holding.FieldKeeperName:
+		m.ResetKeeperName()
+		return nil
+	case holding.FieldKeeperReference:
+		m.ResetKeeperReference()
+		return nil
+	case holding.FieldAddress:
+		m.ResetAddress()
+		return nil
+	case holding.FieldPostcode:
+		m.ResetPostcode()
+		return nil
+	case holding.FieldCountry:
+		m.ResetCountry()
+		return nil
+	case holding.FieldRuleSet:
+		m.ResetRuleSet()
+		return nil
+	case holding.FieldHerdType:
+		m.ResetHerdType()
+		return nil
+	case holding.FieldTimeZone:
+		m.ResetTimeZone()
+		return nil
+	case holding.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown Holding field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *HoldingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.farms != nil {
+		edges = append(edges, holding.EdgeFarms)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *HoldingMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case holding.EdgeFarms:
+		ids := make([]ent.Value, 0, len(m.farms))
+		for id := range m.farms {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *HoldingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedfarms != nil {
+		edges = append(edges, holding.EdgeFarms)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *HoldingMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case holding.EdgeFarms:
+		ids := make([]ent.Value, 0, len(m.removedfarms))
+		for id := range m.removedfarms {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *HoldingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedfarms {
+		edges = append(edges, holding.EdgeFarms)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *HoldingMutation) EdgeCleared(name string) bool {
+	switch name {
+	case holding.EdgeFarms:
+		return m.clearedfarms
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *HoldingMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Holding unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *HoldingMutation) ResetEdge(name string) error {
+	switch name {
+	case holding.EdgeFarms:
+		m.ResetFarms()
+		return nil
+	}
+	return fmt.Errorf("unknown Holding edge %s", name)
+}
+
+// HoldingFarmMutation represents an operation that mutates the HoldingFarm nodes in the graph.
+type HoldingFarmMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	farm_id        *uuid.UUID
+	created_at     *time.Time
+	linked_by      *uuid.UUID
+	clearedFields  map[string]struct{}
+	holding        *uuid.UUID
+	clearedholding bool
+	done           bool
+	oldValue       func(context.Context) (*HoldingFarm, error)
+	predicates     []predicate.HoldingFarm
+}
+
+var _ ent.Mutation = (*HoldingFarmMutation)(nil)
+
+// holdingfarmOption allows management of the mutation configuration using functional options.
+type holdingfarmOption func(*HoldingFarmMutation)
+
+// newHoldingFarmMutation creates new mutation for the HoldingFarm entity.
+func newHoldingFarmMutation(c config, op Op, opts ...holdingfarmOption) *HoldingFarmMutation {
+	m := &HoldingFarmMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeHoldingFarm,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withHoldingFarmID sets the ID field of the mutation.
+func withHoldingFarmID(id uuid.UUID) holdingfarmOption {
+	return func(m *HoldingFarmMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *HoldingFarm
+		)
+		m.oldValue = func(ctx context.Context) (*HoldingFarm, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().HoldingFarm.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withHoldingFarm sets the old HoldingFarm of the mutation.
+func withHoldingFarm(node *HoldingFarm) holdingfarmOption {
+	return func(m *HoldingFarmMutation) {
+		m.oldValue = func(context.Context) (*HoldingFarm, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m HoldingFarmMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m HoldingFarmMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of HoldingFarm entities.
+func (m *HoldingFarmMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *HoldingFarmMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *HoldingFarmMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().HoldingFarm.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetHoldingID sets the "holding_id" field.
+func (m *HoldingFarmMutation) SetHoldingID(u uuid.UUID) {
+	m.holding = &u
+}
+
+// HoldingID returns the value of the "holding_id" field in the mutation.
+func (m *HoldingFarmMutation) HoldingID() (r uuid.UUID, exists bool) {
+	v := m.holding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldingID returns the old "holding_id" field's value of the HoldingFarm entity.
+// If the HoldingFarm object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingFarmMutation) OldHoldingID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldingID: %w", err)
+	}
+	return oldValue.HoldingID, nil
+}
+
+// ResetHoldingID resets all changes to the "holding_id" field.
+func (m *HoldingFarmMutation) ResetHoldingID() {
+	m.holding = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *HoldingFarmMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *HoldingFarmMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the HoldingFarm entity.
+// If the HoldingFarm object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingFarmMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *HoldingFarmMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *HoldingFarmMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *HoldingFarmMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the HoldingFarm entity.
+// If the HoldingFarm object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingFarmMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *HoldingFarmMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetLinkedBy sets the "linked_by" field.
+func (m *HoldingFarmMutation) SetLinkedBy(u uuid.UUID) {
+	m.linked_by = &u
+}
+
+// LinkedBy returns the value of the "linked_by" field in the mutation.
+func (m *HoldingFarmMutation) LinkedBy() (r uuid.UUID, exists bool) {
+	v := m.linked_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLinkedBy returns the old "linked_by" field's value of the HoldingFarm entity.
+// If the HoldingFarm object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HoldingFarmMutation) OldLinkedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLinkedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLinkedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLinkedBy: %w", err)
+	}
+	return oldValue.LinkedBy, nil
+}
+
+// ClearLinkedBy clears the value of the "linked_by" field.
+func (m *HoldingFarmMutation) ClearLinkedBy() {
+	m.linked_by = nil
+	m.clearedFields[holdingfarm.FieldLinkedBy] = struct{}{}
+}
+
+// LinkedByCleared returns if the "linked_by" field was cleared in this mutation.
+func (m *HoldingFarmMutation) LinkedByCleared() bool {
+	_, ok := m.clearedFields[holdingfarm.FieldLinkedBy]
+	return ok
+}
+
+// ResetLinkedBy resets all changes to the "linked_by" field.
+func (m *HoldingFarmMutation) ResetLinkedBy() {
+	m.linked_by = nil
+	delete(m.clearedFields, holdingfarm.FieldLinkedBy)
+}
+
+// ClearHolding clears the "holding" edge to the Holding entity.
+func (m *HoldingFarmMutation) ClearHolding() {
+	m.clearedholding = true
+	m.clearedFields[holdingfarm.FieldHoldingID] = struct{}{}
+}
+
+// HoldingCleared reports if the "holding" edge to the Holding entity was cleared.
+func (m *HoldingFarmMutation) HoldingCleared() bool {
+	return m.clearedholding
+}
+
+// HoldingIDs returns the "holding" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// HoldingID instead. It exists only for internal usage by the builders.
+func (m *HoldingFarmMutation) HoldingIDs() (ids []uuid.UUID) {
+	if id := m.holding; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetHolding resets all changes to the "holding" edge.
+func (m *HoldingFarmMutation) ResetHolding() {
+	m.holding = nil
+	m.clearedholding = false
+}
+
+// Where appends a list predicates to the HoldingFarmMutation builder.
+func (m *HoldingFarmMutation) Where(ps ...predicate.HoldingFarm) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the HoldingFarmMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *HoldingFarmMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.HoldingFarm, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *HoldingFarmMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *HoldingFarmMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (HoldingFarm).
+func (m *HoldingFarmMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *HoldingFarmMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.holding != nil {
+		fields = append(fields, holdingfarm.FieldHoldingID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, holdingfarm.FieldFarmID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, holdingfarm.FieldCreatedAt)
+	}
+	if m.linked_by != nil {
+		fields = append(fields, holdingfarm.FieldLinkedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *HoldingFarmMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case holdingfarm.FieldHoldingID:
+		return m.HoldingID()
+	case holdingfarm.FieldFarmID:
+		return m.FarmID()
+	case holdingfarm.FieldCreatedAt:
+		return m.CreatedAt()
+	case holdingfarm.FieldLinkedBy:
+		return m.LinkedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *HoldingFarmMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case holdingfarm.FieldHoldingID:
+		return m.OldHoldingID(ctx)
+	case holdingfarm.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case holdingfarm.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case holdingfarm.FieldLinkedBy:
+		return m.OldLinkedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown HoldingFarm field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HoldingFarmMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case holdingfarm.FieldHoldingID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldingID(v)
+		return nil
+	case holdingfarm.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case holdingfarm.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case holdingfarm.FieldLinkedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLinkedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown HoldingFarm field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *HoldingFarmMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *HoldingFarmMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HoldingFarmMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown HoldingFarm numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *HoldingFarmMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(holdingfarm.FieldLinkedBy) {
+		fields = append(fields, holdingfarm.FieldLinkedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *HoldingFarmMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *HoldingFarmMutation) ClearField(name string) error {
+	switch name {
+	case holdingfarm.FieldLinkedBy:
+		m.ClearLinkedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown HoldingFarm nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *HoldingFarmMutation) ResetField(name string) error {
+	switch name {
+	case holdingfarm.FieldHoldingID:
+		m.ResetHoldingID()
+		return nil
+	case holdingfarm.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case holdingfarm.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case holdingfarm.FieldLinkedBy:
+		m.ResetLinkedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown HoldingFarm field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *HoldingFarmMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.holding != nil {
+		edges = append(edges, holdingfarm.EdgeHolding)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *HoldingFarmMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case holdingfarm.EdgeHolding:
+		if id := m.holding; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *HoldingFarmMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *HoldingFarmMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *HoldingFarmMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedholding {
+		edges = append(edges, holdingfarm.EdgeHolding)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *HoldingFarmMutation) EdgeCleared(name string) bool {
+	switch name {
+	case holdingfarm.EdgeHolding:
+		return m.clearedholding
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *HoldingFarmMutation) ClearEdge(name string) error {
+	switch name {
+	case holdingfarm.EdgeHolding:
+		m.ClearHolding()
+		return nil
+	}
+	return fmt.Errorf("unknown HoldingFarm unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *HoldingFarmMutation) ResetEdge(name string) error {
+	switch name {
+	case holdingfarm.EdgeHolding:
+		m.ResetHolding()
+		return nil
+	}
+	return fmt.Errorf("unknown HoldingFarm edge %s", name)
+}
+
 // IdempotentRequestMutation represents an operation that mutates the IdempotentRequest nodes in the graph.
 type IdempotentRequestMutation struct {
 	config
@@ -20809,6 +22683,1447 @@ func (m *MessageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Message edge %s", name)
+}
+
+// NoticeSubmissionMutation represents an operation that mutates the NoticeSubmission nodes in the graph.
+type NoticeSubmissionMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	holding_id         *uuid.UUID
+	farm_id            *uuid.UUID
+	notice_key         *string
+	kind               *string
+	animal_id          *uuid.UUID
+	idempotency_key    *string
+	state              *noticesubmission.State
+	channel            *string
+	registry_reference *string
+	cause              *string
+	sent_at            *time.Time
+	answered_at        *time.Time
+	attempts           *int
+	addattempts        *int
+	next_attempt_at    *time.Time
+	payload            *[]byte
+	created_by         *uuid.UUID
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*NoticeSubmission, error)
+	predicates         []predicate.NoticeSubmission
+}
+
+var _ ent.Mutation = (*NoticeSubmissionMutation)(nil)
+
+// noticesubmissionOption allows management of the mutation configuration using functional options.
+type noticesubmissionOption func(*NoticeSubmissionMutation)
+
+// newNoticeSubmissionMutation creates new mutation for the NoticeSubmission entity.
+func newNoticeSubmissionMutation(c config, op Op, opts ...noticesubmissionOption) *NoticeSubmissionMutation {
+	m := &NoticeSubmissionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNoticeSubmission,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNoticeSubmissionID sets the ID field of the mutation.
+func withNoticeSubmissionID(id uuid.UUID) noticesubmissionOption {
+	return func(m *NoticeSubmissionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *NoticeSubmission
+		)
+		m.oldValue = func(ctx context.Context) (*NoticeSubmission, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().NoticeSubmission.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNoticeSubmission sets the old NoticeSubmission of the mutation.
+func withNoticeSubmission(node *NoticeSubmission) noticesubmissionOption {
+	return func(m *NoticeSubmissionMutation) {
+		m.oldValue = func(context.Context) (*NoticeSubmission, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NoticeSubmissionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NoticeSubmissionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of NoticeSubmission entities.
+func (m *NoticeSubmissionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NoticeSubmissionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NoticeSubmissionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().NoticeSubmission.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NoticeSubmissionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NoticeSubmissionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NoticeSubmissionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NoticeSubmissionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NoticeSubmissionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NoticeSubmissionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHoldingID sets the "holding_id" field.
+func (m *NoticeSubmissionMutation) SetHoldingID(u uuid.UUID) {
+	m.holding_id = &u
+}
+
+// HoldingID returns the value of the "holding_id" field in the mutation.
+func (m *NoticeSubmissionMutation) HoldingID() (r uuid.UUID, exists bool) {
+	v := m.holding_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldingID returns the old "holding_id" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldHoldingID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldingID: %w", err)
+	}
+	return oldValue.HoldingID, nil
+}
+
+// ResetHoldingID resets all changes to the "holding_id" field.
+func (m *NoticeSubmissionMutation) ResetHoldingID() {
+	m.holding_id = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *NoticeSubmissionMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *NoticeSubmissionMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *NoticeSubmissionMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// SetNoticeKey sets the "notice_key" field.
+func (m *NoticeSubmissionMutation) SetNoticeKey(s string) {
+	m.notice_key = &s
+}
+
+// NoticeKey returns the value of the "notice_key" field in the mutation.
+func (m *NoticeSubmissionMutation) NoticeKey() (r string, exists bool) {
+	v := m.notice_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNoticeKey returns the old "notice_key" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldNoticeKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNoticeKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNoticeKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNoticeKey: %w", err)
+	}
+	return oldValue.NoticeKey, nil
+}
+
+// ResetNoticeKey resets all changes to the "notice_key" field.
+func (m *NoticeSubmissionMutation) ResetNoticeKey() {
+	m.notice_key = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *NoticeSubmissionMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *NoticeSubmissionMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *NoticeSubmissionMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAnimalID sets the "animal_id" field.
+func (m *NoticeSubmissionMutation) SetAnimalID(u uuid.UUID) {
+	m.animal_id = &u
+}
+
+// AnimalID returns the value of the "animal_id" field in the mutation.
+func (m *NoticeSubmissionMutation) AnimalID() (r uuid.UUID, exists bool) {
+	v := m.animal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnimalID returns the old "animal_id" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldAnimalID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnimalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnimalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnimalID: %w", err)
+	}
+	return oldValue.AnimalID, nil
+}
+
+// ClearAnimalID clears the value of the "animal_id" field.
+func (m *NoticeSubmissionMutation) ClearAnimalID() {
+	m.animal_id = nil
+	m.clearedFields[noticesubmission.FieldAnimalID] = struct{}{}
+}
+
+// AnimalIDCleared returns if the "animal_id" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) AnimalIDCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldAnimalID]
+	return ok
+}
+
+// ResetAnimalID resets all changes to the "animal_id" field.
+func (m *NoticeSubmissionMutation) ResetAnimalID() {
+	m.animal_id = nil
+	delete(m.clearedFields, noticesubmission.FieldAnimalID)
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (m *NoticeSubmissionMutation) SetIdempotencyKey(s string) {
+	m.idempotency_key = &s
+}
+
+// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
+func (m *NoticeSubmissionMutation) IdempotencyKey() (r string, exists bool) {
+	v := m.idempotency_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyKey returns the old "idempotency_key" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldIdempotencyKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
+	}
+	return oldValue.IdempotencyKey, nil
+}
+
+// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
+func (m *NoticeSubmissionMutation) ResetIdempotencyKey() {
+	m.idempotency_key = nil
+}
+
+// SetState sets the "state" field.
+func (m *NoticeSubmissionMutation) SetState(n noticesubmission.State) {
+	m.state = &n
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *NoticeSubmissionMutation) State() (r noticesubmission.State, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldState(ctx context.Context) (v noticesubmission.State, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *NoticeSubmissionMutation) ResetState() {
+	m.state = nil
+}
+
+// SetChannel sets the "channel" field.
+func (m *NoticeSubmissionMutation) SetChannel(s string) {
+	m.channel = &s
+}
+
+// Channel returns the value of the "channel" field in the mutation.
+func (m *NoticeSubmissionMutation) Channel() (r string, exists bool) {
+	v := m.channel
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChannel returns the old "channel" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldChannel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChannel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChannel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChannel: %w", err)
+	}
+	return oldValue.Channel, nil
+}
+
+// ResetChannel resets all changes to the "channel" field.
+func (m *NoticeSubmissionMutation) ResetChannel() {
+	m.channel = nil
+}
+
+// SetRegistryReference sets the "registry_reference" field.
+func (m *NoticeSubmissionMutation) SetRegistryReference(s string) {
+	m.registry_reference = &s
+}
+
+// RegistryReference returns the value of the "registry_reference" field in the mutation.
+func (m *NoticeSubmissionMutation) RegistryReference() (r string, exists bool) {
+	v := m.registry_reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegistryReference returns the old "registry_reference" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldRegistryReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegistryReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegistryReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegistryReference: %w", err)
+	}
+	return oldValue.RegistryReference, nil
+}
+
+// ClearRegistryReference clears the value of the "registry_reference" field.
+func (m *NoticeSubmissionMutation) ClearRegistryReference() {
+	m.registry_reference = nil
+	m.clearedFields[noticesubmission.FieldRegistryReference] = struct{}{}
+}
+
+// RegistryReferenceCleared returns if the "registry_reference" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) RegistryReferenceCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldRegistryReference]
+	return ok
+}
+
+// ResetRegistryReference resets all changes to the "registry_reference" field.
+func (m *NoticeSubmissionMutation) ResetRegistryReference() {
+	m.registry_reference = nil
+	delete(m.clearedFields, noticesubmission.FieldRegistryReference)
+}
+
+// SetCause sets the "cause" field.
+func (m *NoticeSubmissionMutation) SetCause(s string) {
+	m.cause = &s
+}
+
+// Cause returns the value of the "cause" field in the mutation.
+func (m *NoticeSubmissionMutation) Cause() (r string, exists bool) {
+	v := m.cause
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCause returns the old "cause" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldCause(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCause is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCause requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCause: %w", err)
+	}
+	return oldValue.Cause, nil
+}
+
+// ClearCause clears the value of the "cause" field.
+func (m *NoticeSubmissionMutation) ClearCause() {
+	m.cause = nil
+	m.clearedFields[noticesubmission.FieldCause] = struct{}{}
+}
+
+// CauseCleared returns if the "cause" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) CauseCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldCause]
+	return ok
+}
+
+// ResetCause resets all changes to the "cause" field.
+func (m *NoticeSubmissionMutation) ResetCause() {
+	m.cause = nil
+	delete(m.clearedFields, noticesubmission.FieldCause)
+}
+
+// SetSentAt sets the "sent_at" field.
+func (m *NoticeSubmissionMutation) SetSentAt(t time.Time) {
+	m.sent_at = &t
+}
+
+// SentAt returns the value of the "sent_at" field in the mutation.
+func (m *NoticeSubmissionMutation) SentAt() (r time.Time, exists bool) {
+	v := m.sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentAt returns the old "sent_at" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentAt: %w", err)
+	}
+	return oldValue.SentAt, nil
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (m *NoticeSubmissionMutation) ClearSentAt() {
+	m.sent_at = nil
+	m.clearedFields[noticesubmission.FieldSentAt] = struct{}{}
+}
+
+// SentAtCleared returns if the "sent_at" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) SentAtCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldSentAt]
+	return ok
+}
+
+// ResetSentAt resets all changes to the "sent_at" field.
+func (m *NoticeSubmissionMutation) ResetSentAt() {
+	m.sent_at = nil
+	delete(m.clearedFields, noticesubmission.FieldSentAt)
+}
+
+// SetAnsweredAt sets the "answered_at" field.
+func (m *NoticeSubmissionMutation) SetAnsweredAt(t time.Time) {
+	m.answered_at = &t
+}
+
+// AnsweredAt returns the value of the "answered_at" field in the mutation.
+func (m *NoticeSubmissionMutation) AnsweredAt() (r time.Time, exists bool) {
+	v := m.answered_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnsweredAt returns the old "answered_at" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldAnsweredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnsweredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnsweredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnsweredAt: %w", err)
+	}
+	return oldValue.AnsweredAt, nil
+}
+
+// ClearAnsweredAt clears the value of the "answered_at" field.
+func (m *NoticeSubmissionMutation) ClearAnsweredAt() {
+	m.answered_at = nil
+	m.clearedFields[noticesubmission.FieldAnsweredAt] = struct{}{}
+}
+
+// AnsweredAtCleared returns if the "answered_at" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) AnsweredAtCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldAnsweredAt]
+	return ok
+}
+
+// ResetAnsweredAt resets all changes to the "answered_at" field.
+func (m *NoticeSubmissionMutation) ResetAnsweredAt() {
+	m.answered_at = nil
+	delete(m.clearedFields, noticesubmission.FieldAnsweredAt)
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *NoticeSubmissionMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *NoticeSubmissionMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *NoticeSubmissionMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *NoticeSubmissionMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *NoticeSubmissionMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (m *NoticeSubmissionMutation) SetNextAttemptAt(t time.Time) {
+	m.next_attempt_at = &t
+}
+
+// NextAttemptAt returns the value of the "next_attempt_at" field in the mutation.
+func (m *NoticeSubmissionMutation) NextAttemptAt() (r time.Time, exists bool) {
+	v := m.next_attempt_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextAttemptAt returns the old "next_attempt_at" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldNextAttemptAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextAttemptAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextAttemptAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextAttemptAt: %w", err)
+	}
+	return oldValue.NextAttemptAt, nil
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (m *NoticeSubmissionMutation) ClearNextAttemptAt() {
+	m.next_attempt_at = nil
+	m.clearedFields[noticesubmission.FieldNextAttemptAt] = struct{}{}
+}
+
+// NextAttemptAtCleared returns if the "next_attempt_at" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) NextAttemptAtCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldNextAttemptAt]
+	return ok
+}
+
+// ResetNextAttemptAt resets all changes to the "next_attempt_at" field.
+func (m *NoticeSubmissionMutation) ResetNextAttemptAt() {
+	m.next_attempt_at = nil
+	delete(m.clearedFields, noticesubmission.FieldNextAttemptAt)
+}
+
+// SetPayload sets the "payload" field.
+func (m *NoticeSubmissionMutation) SetPayload(b []byte) {
+	m.payload = &b
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *NoticeSubmissionMutation) Payload() (r []byte, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldPayload(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ClearPayload clears the value of the "payload" field.
+func (m *NoticeSubmissionMutation) ClearPayload() {
+	m.payload = nil
+	m.clearedFields[noticesubmission.FieldPayload] = struct{}{}
+}
+
+// PayloadCleared returns if the "payload" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) PayloadCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldPayload]
+	return ok
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *NoticeSubmissionMutation) ResetPayload() {
+	m.payload = nil
+	delete(m.clearedFields, noticesubmission.FieldPayload)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *NoticeSubmissionMutation) SetCreatedBy(u uuid.UUID) {
+	m.created_by = &u
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *NoticeSubmissionMutation) CreatedBy() (r uuid.UUID, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldCreatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *NoticeSubmissionMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[noticesubmission.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *NoticeSubmissionMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, noticesubmission.FieldCreatedBy)
+}
+
+// Where appends a list predicates to the NoticeSubmissionMutation builder.
+func (m *NoticeSubmissionMutation) Where(ps ...predicate.NoticeSubmission) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NoticeSubmissionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NoticeSubmissionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.NoticeSubmission, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NoticeSubmissionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NoticeSubmissionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (NoticeSubmission).
+func (m *NoticeSubmissionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NoticeSubmissionMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.created_at != nil {
+		fields = append(fields, noticesubmission.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, noticesubmission.FieldUpdatedAt)
+	}
+	if m.holding_id != nil {
+		fields = append(fields, noticesubmission.FieldHoldingID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, noticesubmission.FieldFarmID)
+	}
+	if m.notice_key != nil {
+		fields = append(fields, noticesubmission.FieldNoticeKey)
+	}
+	if m.kind != nil {
+		fields = append(fields, noticesubmission.FieldKind)
+	}
+	if m.animal_id != nil {
+		fields = append(fields, noticesubmission.FieldAnimalID)
+	}
+	if m.idempotency_key != nil {
+		fields = append(fields, noticesubmission.FieldIdempotencyKey)
+	}
+	if m.state != nil {
+		fields = append(fields, noticesubmission.FieldState)
+	}
+	if m.channel != nil {
+		fields = append(fields, noticesubmission.FieldChannel)
+	}
+	if m.registry_reference != nil {
+		fields = append(fields, noticesubmission.FieldRegistryReference)
+	}
+	if m.cause != nil {
+		fields = append(fields, noticesubmission.FieldCause)
+	}
+	if m.sent_at != nil {
+		fields = append(fields, noticesubmission.FieldSentAt)
+	}
+	if m.answered_at != nil {
+		fields = append(fields, noticesubmission.FieldAnsweredAt)
+	}
+	if m.attempts != nil {
+		fields = append(fields, noticesubmission.FieldAttempts)
+	}
+	if m.next_attempt_at != nil {
+		fields = append(fields, noticesubmission.FieldNextAttemptAt)
+	}
+	if m.payload != nil {
+		fields = append(fields, noticesubmission.FieldPayload)
+	}
+	if m.created_by != nil {
+		fields = append(fields, noticesubmission.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NoticeSubmissionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case noticesubmission.FieldCreatedAt:
+		return m.CreatedAt()
+	case noticesubmission.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case noticesubmission.FieldHoldingID:
+		return m.HoldingID()
+	case noticesubmission.FieldFarmID:
+		return m.FarmID()
+	case noticesubmission.FieldNoticeKey:
+		return m.NoticeKey()
+	case noticesubmission.FieldKind:
+		return m.Kind()
+	case noticesubmission.FieldAnimalID:
+		return m.AnimalID()
+	case noticesubmission.FieldIdempotencyKey:
+		return m.IdempotencyKey()
+	case noticesubmission.FieldState:
+		return m.State()
+	case noticesubmission.FieldChannel:
+		return m.Channel()
+	case noticesubmission.FieldRegistryReference:
+		return m.RegistryReference()
+	case noticesubmission.FieldCause:
+		return m.Cause()
+	case noticesubmission.FieldSentAt:
+		return m.SentAt()
+	case noticesubmission.FieldAnsweredAt:
+		return m.AnsweredAt()
+	case noticesubmission.FieldAttempts:
+		return m.Attempts()
+	case noticesubmission.FieldNextAttemptAt:
+		return m.NextAttemptAt()
+	case noticesubmission.FieldPayload:
+		return m.Payload()
+	case noticesubmission.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NoticeSubmissionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case noticesubmission.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case noticesubmission.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case noticesubmission.FieldHoldingID:
+		return m.OldHoldingID(ctx)
+	case noticesubmission.FieldFarmID:
+		return m.OldFarmID(ctx)
+	case noticesubmission.FieldNoticeKey:
+		return m.OldNoticeKey(ctx)
+	case noticesubmission.FieldKind:
+		return m.OldKind(ctx)
+	case noticesubmission.FieldAnimalID:
+		return m.OldAnimalID(ctx)
+	case noticesubmission.FieldIdempotencyKey:
+		return m.OldIdempotencyKey(ctx)
+	case noticesubmission.FieldState:
+		return m.OldState(ctx)
+	case noticesubmission.FieldChannel:
+		return m.OldChannel(ctx)
+	case noticesubmission.FieldRegistryReference:
+		return m.OldRegistryReference(ctx)
+	case noticesubmission.FieldCause:
+		return m.OldCause(ctx)
+	case noticesubmission.FieldSentAt:
+		return m.OldSentAt(ctx)
+	case noticesubmission.FieldAnsweredAt:
+		return m.OldAnsweredAt(ctx)
+	case noticesubmission.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case noticesubmission.FieldNextAttemptAt:
+		return m.OldNextAttemptAt(ctx)
+	case noticesubmission.FieldPayload:
+		return m.OldPayload(ctx)
+	case noticesubmission.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown NoticeSubmission field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NoticeSubmissionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case noticesubmission.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case noticesubmission.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case noticesubmission.FieldHoldingID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldingID(v)
+		return nil
+	case noticesubmission.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	case noticesubmission.FieldNoticeKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNoticeKey(v)
+		return nil
+	case noticesubmission.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case noticesubmission.FieldAnimalID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimalID(v)
+		return nil
+	case noticesubmission.FieldIdempotencyKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyKey(v)
+		return nil
+	case noticesubmission.FieldState:
+		v, ok := value.(noticesubmission.State)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case noticesubmission.FieldChannel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChannel(v)
+		return nil
+	case noticesubmission.FieldRegistryReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegistryReference(v)
+		return nil
+	case noticesubmission.FieldCause:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCause(v)
+		return nil
+	case noticesubmission.FieldSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentAt(v)
+		return nil
+	case noticesubmission.FieldAnsweredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnsweredAt(v)
+		return nil
+	case noticesubmission.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case noticesubmission.FieldNextAttemptAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextAttemptAt(v)
+		return nil
+	case noticesubmission.FieldPayload:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	case noticesubmission.FieldCreatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NoticeSubmission field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NoticeSubmissionMutation) AddedFields() []string {
+	var fields []string
+	if m.addattempts != nil {
+		fields = append(fields, noticesubmission.FieldAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NoticeSubmissionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case noticesubmission.FieldAttempts:
+		return m.AddedAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NoticeSubmissionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case noticesubmission.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NoticeSubmission numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NoticeSubmissionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(noticesubmission.FieldAnimalID) {
+		fields = append(fields, noticesubmission.FieldAnimalID)
+	}
+	if m.FieldCleared(noticesubmission.FieldRegistryReference) {
+		fields = append(fields, noticesubmission.FieldRegistryReference)
+	}
+	if m.FieldCleared(noticesubmission.FieldCause) {
+		fields = append(fields, noticesubmission.FieldCause)
+	}
+	if m.FieldCleared(noticesubmission.FieldSentAt) {
+		fields = append(fields, noticesubmission.FieldSentAt)
+	}
+	if m.FieldCleared(noticesubmission.FieldAnsweredAt) {
+		fields = append(fields, noticesubmission.FieldAnsweredAt)
+	}
+	if m.FieldCleared(noticesubmission.FieldNextAttemptAt) {
+		fields = append(fields, noticesubmission.FieldNextAttemptAt)
+	}
+	if m.FieldCleared(noticesubmission.FieldPayload) {
+		fields = append(fields, noticesubmission.FieldPayload)
+	}
+	if m.FieldCleared(noticesubmission.FieldCreatedBy) {
+		fields = append(fields, noticesubmission.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NoticeSubmissionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NoticeSubmissionMutation) ClearField(name string) error {
+	switch name {
+	case noticesubmission.FieldAnimalID:
+		m.ClearAnimalID()
+		return nil
+	case noticesubmission.FieldRegistryReference:
+		m.ClearRegistryReference()
+		return nil
+	case noticesubmission.FieldCause:
+		m.ClearCause()
+		return nil
+	case noticesubmission.FieldSentAt:
+		m.ClearSentAt()
+		return nil
+	case noticesubmission.FieldAnsweredAt:
+		m.ClearAnsweredAt()
+		return nil
+	case noticesubmission.FieldNextAttemptAt:
+		m.ClearNextAttemptAt()
+		return nil
+	case noticesubmission.FieldPayload:
+		m.ClearPayload()
+		return nil
+	case noticesubmission.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown NoticeSubmission nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NoticeSubmissionMutation) ResetField(name string) error {
+	switch name {
+	case noticesubmission.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case noticesubmission.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case noticesubmission.FieldHoldingID:
+		m.ResetHoldingID()
+		return nil
+	case noticesubmission.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	case noticesubmission.FieldNoticeKey:
+		m.ResetNoticeKey()
+		return nil
+	case noticesubmission.FieldKind:
+		m.ResetKind()
+		return nil
+	case noticesubmission.FieldAnimalID:
+		m.ResetAnimalID()
+		return nil
+	case noticesubmission.FieldIdempotencyKey:
+		m.ResetIdempotencyKey()
+		return nil
+	case noticesubmission.FieldState:
+		m.ResetState()
+		return nil
+	case noticesubmission.FieldChannel:
+		m.ResetChannel()
+		return nil
+	case noticesubmission.FieldRegistryReference:
+		m.ResetRegistryReference()
+		return nil
+	case noticesubmission.FieldCause:
+		m.ResetCause()
+		return nil
+	case noticesubmission.FieldSentAt:
+		m.ResetSentAt()
+		return nil
+	case noticesubmission.FieldAnsweredAt:
+		m.ResetAnsweredAt()
+		return nil
+	case noticesubmission.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case noticesubmission.FieldNextAttemptAt:
+		m.ResetNextAttemptAt()
+		return nil
+	case noticesubmission.FieldPayload:
+		m.ResetPayload()
+		return nil
+	case noticesubmission.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown NoticeSubmission field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NoticeSubmissionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NoticeSubmissionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NoticeSubmissionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NoticeSubmissionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NoticeSubmissionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NoticeSubmissionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NoticeSubmissionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown NoticeSubmission unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NoticeSubmissionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown NoticeSubmission edge %s", name)
 }
 
 // NotificationMutation represents an operation that mutates the Notification nodes in the graph.

@@ -50,6 +50,10 @@ type Tx struct {
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
 	Group *GroupClient
+	// Holding is the client for interacting with the Holding builders.
+	Holding *HoldingClient
+	// HoldingFarm is the client for interacting with the HoldingFarm builders.
+	HoldingFarm *HoldingFarmClient
 	// IdempotentRequest is the client for interacting with the IdempotentRequest builders.
 	IdempotentRequest *IdempotentRequestClient
 	// Medicine is the client for interacting with the Medicine builders.
@@ -60,6 +64,8 @@ type Tx struct {
 	MedicineVersion *MedicineVersionClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// NoticeSubmission is the client for interacting with the NoticeSubmission builders.
+	NoticeSubmission *NoticeSubmissionClient
 	// Notification is the client for interacting with the Notification builders.
 	Notification *NotificationClient
 	// NotificationPreference is the client for interacting with the NotificationPreference builders.
@@ -245,11 +251,14 @@ func (tx *Tx) init() {
 	tx.File = NewFileClient(tx.config)
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
+	tx.Holding = NewHoldingClient(tx.config)
+	tx.HoldingFarm = NewHoldingFarmClient(tx.config)
 	tx.IdempotentRequest = NewIdempotentRequestClient(tx.config)
 	tx.Medicine = NewMedicineClient(tx.config)
 	tx.MedicinePurchase = NewMedicinePurchaseClient(tx.config)
 	tx.MedicineVersion = NewMedicineVersionClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
+	tx.NoticeSubmission = NewNoticeSubmissionClient(tx.config)
 	tx.Notification = NewNotificationClient(tx.config)
 	tx.NotificationPreference = NewNotificationPreferenceClient(tx.config)
 	tx.OAuthClient = NewOAuthClientClient(tx.config)

@@ -11,7 +11,10 @@ const (
 	// and her dated memberships) or an exposure fact put him with her date conception.
 	DueFromExposure  = "exposure"
 	DueFromFoetalAge = "foetal_age"
-	DueUnknown       = "unknown"
+	// DueDeclared: the check states the expected calving date (expected_calving_date), as
+	// for a female bought in calf; it is taken as given.
+	DueDeclared = "declared"
+	DueUnknown  = "unknown"
 )
 
 // DueEntry is one female that a pregnancy check found pregnant and that has not given birth
@@ -22,8 +25,8 @@ type DueEntry struct {
 	CheckRecordID string `json:"check_record_id"`
 	CheckDate     string `json:"check_date"`
 	Method        string `json:"method"`
-	// Basis is service (the service that fits the check), exposure (a male's days with her),
-	// foetal_age or unknown.
+	// Basis is declared (the check's expected_calving_date), service (the service that fits
+	// the check), exposure (a male's days with her), foetal_age or unknown.
 	Basis string `json:"basis"`
 	// The fitting service, when Basis is service.
 	ServiceKind     Kind   `json:"service_kind,omitempty"`
@@ -58,7 +61,9 @@ func Due(settings *Settings, facts []Fact) []DueEntry { return DueAsOf(settings,
 // memberships, membership ends, exposures and profiles (sex, and the sires' breed for their
 // gestation); settings may be nil.
 //
-// The service that fits is the dam's latest service on or before the check, after her last
+// A check that states an expected_calving_date gives that day (basis declared): the word of
+// the vet, or of the seller of a female bought in calf, for this pregnancy. Otherwise the
+// service that fits is the dam's latest service on or before the check, after her last
 // birth before it, dated inside the conception the foetal age gives when the check gives one
 // (and no longer ago than the longest gestation when gestation is set). Without one, the
 // days a male (his profile says male) shared a group with her (both memberships dated, by
@@ -193,6 +198,12 @@ func DueAsOf(settings *Settings, facts []Fact, asOf string) []DueEntry {
 			continue
 		}
 		e := DueEntry{AnimalID: dam, CheckRecordID: ck.RecordID, CheckDate: ck.Date, Method: ck.Method, Basis: DueUnknown}
+		if ck.ExpectedCalvingDate != "" {
+			e.Basis = DueDeclared
+			e.ExpectedDate, e.ExpectedFrom, e.ExpectedTo = ck.ExpectedCalvingDate, ck.ExpectedCalvingDate, ck.ExpectedCalvingDate
+			out = append(out, e)
+			continue
+		}
 		conc, aged := interval{minDay, ck.date}, false
 		switch {
 		case ck.FoetalAgeDays != nil:

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herdbook/herdbook/registry/scheme"
 )
 
 // checkText returns what is wrong with a free-text fact field, or "".
@@ -82,6 +84,11 @@ const (
 	// optionally, the group it was weaned in (the contemporary group of BIF's 205-day
 	// weight). Its weight counts as a weight of the animal on that date.
 	KindWeaning Kind = "weaning"
+	// KindPedigree records an animal's dam or sire, or both, as its papers state them (a
+	// herd-book certificate, the seller's pedigree) for an animal born elsewhere: no birth on
+	// this farm. A parent may be an animal of the farm or an outside animal (a dam too). A
+	// birth fact's dam and sire and a qualified DNA result outweigh it.
+	KindPedigree Kind = "pedigree"
 )
 
 // ServiceKinds are the kinds that date a service of a dam by a sire.
@@ -114,7 +121,7 @@ var (
 var Kinds = []Kind{KindProfile, KindCastration, KindExposure, KindMembership, KindMembershipEnd,
 	KindPurchase, KindMovementIn, KindMovementOut, KindBirth,
 	KindIdentifier, KindDeath, KindSale, KindWeight, KindDNAParentage, KindTreatment,
-	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning}
+	KindHeat, KindInsemination, KindHandMating, KindEmbryoTransfer, KindPregnancyCheck, KindWeaning, KindPedigree}
 
 // The sexes a profile may record.
 const (
@@ -227,7 +234,37 @@ type Fact struct {
 	FoetalAgeDays    *int   `json:"foetal_age_days,omitempty"`
 	FoetalAgeMinDays *int   `json:"foetal_age_min_days,omitempty"`
 	FoetalAgeMaxDays *int   `json:"foetal_age_max_days,omitempty"`
+
+	// GeneticDamID is a birth's genetic dam when she is not the dam that gave birth: the
+	// donor of an embryo-transfer calf, whose DamID is then the recipient that carried it
+	// (the holding register's surrogate dam). She may be an outside animal.
+	GeneticDamID string `json:"genetic_dam_id,omitempty"`
+	// ExpectedCalvingDate is the calving date a positive pregnancy_check states (the vet's, or
+	// the seller's for a female bought in calf): the due list takes it as given.
+	ExpectedCalvingDate string `json:"expected_calving_date,omitempty"`
+
+	// The other holding of an arrival or a departure, by its scheme and number as package
+	// registry/scheme spells them (a GB CPH such as 34/123/1234), and the disposal route of a
+	// death (ICAR's icarDeathDisposalMethodType): what the holding register and the
+	// registry's movement and death notices name (docs/registry.md).
+	HoldingScheme string `json:"holding_scheme,omitempty"`
+	HoldingNumber string `json:"holding_number,omitempty"`
+	Disposal      string `json:"disposal,omitempty"`
 }
+
+// The disposal routes of a death, ICAR's icarDeathDisposalMethodType (adewg/ICAR,
+// enums/icarDeathDisposalMethodType.json) in the fact vocabulary's spelling: an approved
+// collection or disposal service (knackery, renderer, hunt kennel, incinerator), consumption
+// (slaughter for the household), on the premises (burial or burning where permitted), other.
+const (
+	DisposalApprovedService = "approved_service"
+	DisposalConsumption     = "consumption"
+	DisposalOnPremise       = "on_premise"
+	DisposalOther           = "other"
+)
+
+// Disposals lists the disposal routes a death may name.
+var Disposals = []string{DisposalApprovedService, DisposalConsumption, DisposalOnPremise, DisposalOther}
 
 // Bounds of a treatment's numbers. Withdrawal periods beyond ten years are typing mistakes.
 const (
@@ -297,6 +334,11 @@ const (
 	fFoetalAge
 	fFoetalAgeMin
 	fFoetalAgeMax
+	fGeneticDam
+	fExpectedCalving
+	fHoldingScheme
+	fHoldingNumber
+	fDisposal
 	numFields
 )
 
@@ -308,7 +350,8 @@ var fieldNames = [numFields]string{"animal_id", "sex", "birth_date", "breed", "d
 	"quantity_per_animal", "quantity_total", "quantity_unit", "prescribing_vet", "prescribing_practice",
 	"last_administration", "reason", "off_label", "time_zone", "withdrawal_rules", "organic",
 	"straw", "technician", "recipient_id", "embryo", "method",
-	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days"}
+	"foetal_age_days", "foetal_age_min_days", "foetal_age_max_days", "genetic_dam_id", "expected_calving_date",
+	"holding_scheme", "holding_number", "disposal"}
 
 // use says whether a kind takes a field.
 type use uint8
@@ -328,13 +371,13 @@ var kindFields = map[Kind][numFields]use{
 	KindExposure:      {fSire: required, fDam: optional, fGroup: optional, fStart: required, fEnd: optional},
 	KindMembership:    {fAnimal: required, fGroup: required, fStart: required, fEnd: optional},
 	KindMembershipEnd: {fAnimal: required, fGroup: required, fDate: required},
-	KindPurchase:      {fAnimal: required, fDate: required},
-	KindMovementIn:    {fAnimal: required, fDate: required},
-	KindMovementOut:   {fAnimal: required, fDate: required},
-	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional},
+	KindPurchase:      {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
+	KindMovementIn:    {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
+	KindMovementOut:   {fAnimal: required, fDate: required, fHoldingScheme: optional, fHoldingNumber: optional},
+	KindBirth:         {fDam: required, fDate: required, fOffspring: optional, fSire: optional, fGeneticDam: optional},
 	KindIdentifier:    {fAnimal: required, fScheme: required, fValue: required, fStart: required, fEnd: optional},
-	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional},
-	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional},
+	KindDeath:         {fAnimal: required, fDate: required, fCause: optional, fSlaughter: optional, fDisposal: optional},
+	KindSale:          {fAnimal: required, fDate: required, fBuyer: optional, fHoldingScheme: optional, fHoldingNumber: optional},
 	KindWeight:        {fAnimal: required, fDate: required, fKG: required},
 	KindWeaning:       {fAnimal: required, fDate: required, fKG: required, fGroup: optional},
 	KindDNAParentage: {fOffspringID: required, fParent: required, fRelation: required, fResult: required,
@@ -348,9 +391,10 @@ var kindFields = map[Kind][numFields]use{
 	KindHeat:           {fAnimal: required, fDate: required},
 	KindInsemination:   {fDam: required, fSire: required, fDate: required, fStraw: optional, fTechnician: optional},
 	KindHandMating:     {fDam: required, fSire: required, fDate: required},
+	KindPedigree:       {fAnimal: required, fDam: optional, fSire: optional, fDate: required},
 	KindEmbryoTransfer: {fDam: required, fSire: required, fRecipient: required, fDate: required, fEmbryo: optional},
 	KindPregnancyCheck: {fAnimal: required, fDate: required, fMethod: required, fResult: required,
-		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional},
+		fFoetalAge: optional, fFoetalAgeMin: optional, fFoetalAgeMax: optional, fExpectedCalving: optional},
 }
 
 // str returns the value of a string field.
@@ -430,6 +474,16 @@ func (f *Fact) str(fl field) string {
 		return f.Embryo
 	case fMethod:
 		return f.Method
+	case fGeneticDam:
+		return f.GeneticDamID
+	case fExpectedCalving:
+		return f.ExpectedCalvingDate
+	case fHoldingScheme:
+		return f.HoldingScheme
+	case fHoldingNumber:
+		return f.HoldingNumber
+	case fDisposal:
+		return f.Disposal
 	}
 	return ""
 }
@@ -511,6 +565,16 @@ func (f *Fact) setStr(fl field, v string) {
 		f.Embryo = v
 	case fMethod:
 		f.Method = v
+	case fGeneticDam:
+		f.GeneticDamID = v
+	case fExpectedCalving:
+		f.ExpectedCalvingDate = v
+	case fHoldingScheme:
+		f.HoldingScheme = v
+	case fHoldingNumber:
+		f.HoldingNumber = v
+	case fDisposal:
+		f.Disposal = v
 	}
 }
 
@@ -548,7 +612,7 @@ func (f *Fact) present(fl field) bool {
 
 func isIDField(fl field) bool {
 	return fl == fAnimal || fl == fSire || fl == fDam || fl == fGroup || fl == fOffspringID || fl == fParent || fl == fMedicine ||
-		fl == fRecipient
+		fl == fRecipient || fl == fGeneticDam
 }
 
 func isTextField(fl field) bool {
@@ -558,7 +622,7 @@ func isTextField(fl field) bool {
 }
 
 func isDateField(fl field) bool {
-	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd
+	return fl == fBirthDate || fl == fDate || fl == fStart || fl == fEnd || fl == fExpectedCalving
 }
 
 // ParseFact decodes and validates the value of metadata.birth_history. Ids
@@ -772,6 +836,11 @@ func (f *Fact) canonicalize() {
 	if f.Kind == KindIdentifier && f.Scheme != SchemeEID {
 		f.Value = strings.TrimSpace(f.Value)
 	}
+	if f.HoldingNumber != "" {
+		if v, err := scheme.Canonical(f.HoldingScheme, f.HoldingNumber); err == nil {
+			f.HoldingNumber = v
+		}
+	}
 	if f.KG != "" {
 		if x, err := strconv.ParseFloat(string(f.KG), 64); err == nil && !math.IsInf(x, 0) {
 			f.KG = json.Number(strconv.FormatFloat(x, 'f', -1, 64))
@@ -843,12 +912,32 @@ func (f Fact) Validate() []FieldError {
 		// YYYY-MM-DD strings order like the dates they spell.
 		add(fEnd, "must not be before start_date")
 	}
+	if (f.HoldingScheme == "") != (f.HoldingNumber == "") {
+		if f.HoldingScheme == "" {
+			add(fHoldingScheme, "is required when holding_number is given")
+		} else {
+			add(fHoldingNumber, "is required when holding_scheme is given")
+		}
+	}
 	if f.Kind == KindExposure {
 		switch {
 		case f.DamID != "" && f.GroupID != "":
 			add(fGroup, "must be left out when dam_id is given: an exposure is with a dam or with a group")
 		case f.DamID == "" && f.GroupID == "":
 			add(fDam, "is required for kind exposure unless group_id is given")
+		}
+	}
+	if f.Kind == KindPedigree {
+		switch {
+		case f.DamID == "" && f.SireID == "":
+			add(fSire, "is required for kind pedigree unless dam_id is given")
+		case f.DamID != "" && normID(f.DamID) == normID(f.SireID):
+			add(fSire, "must differ from dam_id")
+		}
+		for fl, id := range map[field]string{fDam: f.DamID, fSire: f.SireID} {
+			if id != "" && normID(id) == normID(f.AnimalID) {
+				add(fl, "must not name the animal itself")
+			}
 		}
 	}
 	if fine[fParent] && fine[fOffspringID] && normID(f.ParentID) == normID(f.OffspringID) {
@@ -886,6 +975,16 @@ func (f Fact) Validate() []FieldError {
 		if fine[fResult] && f.Result != ResultPregnant && (f.FoetalAgeDays != nil || f.FoetalAgeMinDays != nil || f.FoetalAgeMaxDays != nil) {
 			add(fResult, "must be pregnant when a foetal age is given")
 		}
+		if fine[fResult] && f.Result != ResultPregnant && f.ExpectedCalvingDate != "" {
+			add(fExpectedCalving, "must be left out unless result is pregnant: only a pregnancy has a calving date")
+		}
+		if fine[fExpectedCalving] && fine[fDate] {
+			c, _ := parseDate(f.ExpectedCalvingDate)
+			d, _ := parseDate(f.Date)
+			if c <= d || c-d > MaxFoetalAgeDays {
+				add(fExpectedCalving, "must be after the check's date and at most %d days after it", MaxFoetalAgeDays)
+			}
+		}
 	}
 	if fine[fRecipient] && fine[fDam] && normID(f.RecipientID) == normID(f.DamID) {
 		add(fRecipient, "must differ from dam_id: the recipient carries another dam's embryo")
@@ -893,13 +992,19 @@ func (f Fact) Validate() []FieldError {
 	if fine[fRecipient] && fine[fSire] && normID(f.RecipientID) == normID(f.SireID) {
 		add(fRecipient, "must differ from sire_id")
 	}
+	if fine[fGeneticDam] && fine[fDam] && normID(f.GeneticDamID) == normID(f.DamID) {
+		add(fGeneticDam, "must differ from dam_id: leave it out when the dam that gave birth is the genetic dam")
+	}
+	if fine[fGeneticDam] && fine[fSire] && normID(f.GeneticDamID) == normID(f.SireID) {
+		add(fGeneticDam, "must differ from sire_id")
+	}
 	if fine[fSire] && fine[fDam] && normID(f.SireID) == normID(f.DamID) {
 		add(fSire, "must differ from dam_id")
 	}
 	if fine[fOffspring] {
 		for i, id := range f.OffspringIDs {
 			n := normID(id)
-			if (f.DamID != "" && n == normID(f.DamID)) || (f.SireID != "" && n == normID(f.SireID)) {
+			if (f.DamID != "" && n == normID(f.DamID)) || (f.SireID != "" && n == normID(f.SireID)) || (f.GeneticDamID != "" && n == normID(f.GeneticDamID)) {
 				errs = append(errs, FieldError{Field: fmt.Sprintf("birth_history.offspring_ids[%d]", i), Message: "must not name the dam or the sire"})
 			}
 		}
@@ -950,6 +1055,21 @@ func (f *Fact) checkFormat(fl field) string {
 	case fl == fResult:
 		if f.Result != ResultQualified && f.Result != ResultExcluded {
 			return "must be qualified or excluded"
+		}
+	case fl == fHoldingScheme:
+		if !slices.Contains(scheme.Schemes, f.HoldingScheme) {
+			return "must be one of " + strings.Join(scheme.Schemes, ", ")
+		}
+	case fl == fHoldingNumber:
+		if !slices.Contains(scheme.Schemes, f.HoldingScheme) {
+			return ""
+		}
+		if _, err := scheme.Canonical(f.HoldingScheme, f.HoldingNumber); err != nil {
+			return err.Error()
+		}
+	case fl == fDisposal:
+		if !slices.Contains(Disposals, f.Disposal) {
+			return "must be one of " + strings.Join(Disposals, ", ")
 		}
 	case fl == fMethod:
 		if !slices.Contains(PregnancyMethods, f.Method) {
@@ -1027,7 +1147,7 @@ func (f *Fact) checkFormat(fl field) string {
 // dam and offspring), lower-cased, de-duplicated and sorted. A write path
 // checks them against the farm's animals before storing the fact.
 func (f Fact) ReferencedAnimals() []string {
-	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID, f.RecipientID}
+	ids := []string{f.AnimalID, f.SireID, f.DamID, f.OffspringID, f.ParentID, f.RecipientID, f.GeneticDamID}
 	ids = append(ids, f.OffspringIDs...)
 	return sortedSet(ids)
 }

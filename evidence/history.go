@@ -182,6 +182,11 @@ const (
 	roleServiceSire
 	roleServiceDam
 	roleDonor
+	// roleGeneticDam is a birth's genetic dam (an embryo-transfer calf's donor).
+	roleGeneticDam
+	// rolePaperDam and rolePaperSire are the dam and sire a pedigree fact names.
+	rolePaperDam
+	rolePaperSire
 )
 
 func roleOf(f *hfact, id string) role {
@@ -196,11 +201,22 @@ func roleOf(f *hfact, id string) role {
 			return roleDam
 		case f.SireID == id:
 			return roleSire
+		case f.GeneticDamID == id:
+			return roleGeneticDam
 		}
 		for _, o := range f.OffspringIDs {
 			if o == id {
 				return roleOffspring
 			}
+		}
+	case KindPedigree:
+		switch id {
+		case f.AnimalID:
+			return roleSubject
+		case f.DamID:
+			return rolePaperDam
+		case f.SireID:
+			return rolePaperSire
 		}
 	case KindExposure:
 		switch id {
@@ -360,6 +376,15 @@ func (c *historyCheck) checkAnimal(id string) {
 		case roleDonor:
 			field = "dam_id"
 			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
+		case roleGeneticDam:
+			field = "genetic_dam_id"
+			c.checkSex(f, id, name, "genetic dam", sex, l.sexFrom, field)
+		case rolePaperDam:
+			field = "dam_id"
+			c.checkSex(f, id, name, RelationDam, sex, l.sexFrom, field)
+		case rolePaperSire:
+			field = "sire_id"
+			c.checkSex(f, id, name, RelationSire, sex, l.sexFrom, field)
 		}
 		// Nothing before the birth.
 		if l.born != nil && f.day < l.bornDay {
@@ -401,9 +426,12 @@ func (c *historyCheck) checkAnimal(id string) {
 // correction of the departure, and a birth it sired.
 func exemptAfterEnd(f *hfact, r role, end *hfact) bool {
 	switch {
+	case f.Kind == KindPedigree:
+		return true // papers are recorded when they come, about parents long gone
+
 	case r == roleSire:
 		return true // a sire need not be alive, or on the farm, when his calf is born
-	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer):
+	case (r == roleServiceSire && f.Kind == KindInsemination) || (r == roleDonor && f.Kind == KindEmbryoTransfer) || r == roleGeneticDam:
 		return true // semen and embryos are stored: their animal may be long dead or gone
 	case r != roleSubject:
 		return false
@@ -431,6 +459,12 @@ func (c *historyCheck) doing(f *hfact, r role) string {
 		return article(kindText(f.Kind)) + " as the served female"
 	case roleDonor:
 		return "an embryo transfer as donor"
+	case roleGeneticDam:
+		return "a birth as genetic dam"
+	case rolePaperDam:
+		return "a pedigree as dam"
+	case rolePaperSire:
+		return "a pedigree as sire"
 	}
 	return "its " + kindText(f.Kind)
 }

@@ -36,11 +36,20 @@ type Profile struct {
 	Sex       *string `json:"sex"`
 	BirthDate *string `json:"birth_date"`
 	Breed     *string `json:"breed"`
-	// DamID and SireID come from birth facts naming the animal as offspring and from
-	// qualified dna_parentage facts; a DNA exclusion of a parent removes that parent, and a
-	// qualified result outweighs a birth fact. A sire presumed by a review never counts.
+	// DamID and SireID come from birth facts naming the animal as offspring, else from its
+	// newest pedigree fact (the papers of an animal born elsewhere), and from qualified
+	// dna_parentage facts; a DNA exclusion of a parent removes that parent, and a qualified
+	// result outweighs both. A sire presumed by a review never counts.
 	DamID  *string `json:"dam_id"`
 	SireID *string `json:"sire_id"`
+	// GeneticDamID and SurrogateDamID are the holding register's genetic and surrogate dam
+	// of an embryo-transfer calf (docs/breeding.md): set only when its birth fact names a
+	// genetic_dam_id. The genetic dam is a qualified DNA result's dam, else that
+	// genetic_dam_id (the donor, who may be an outside animal); the surrogate dam is the dam
+	// that carried and gave birth to the calf, which DamID names too. For any other animal
+	// both are nil: DamID is then its genetic dam, and it has no surrogate.
+	GeneticDamID   *string `json:"genetic_dam_id"`
+	SurrogateDamID *string `json:"surrogate_dam_id"`
 	// Intact is false after a castration fact, true when the sex is known and no castration
 	// is recorded, and nil when the sex is unknown.
 	Intact *bool `json:"intact"`
@@ -172,6 +181,8 @@ func prepared(asOf string, facts []Fact) []*pfact {
 type profileState struct {
 	sex, birthDate, breed, bornOn string
 	birthDam, birthSire           string
+	birthGeneticDam               string
+	paperDam, paperSire           string                     // from the newest pedigree fact
 	qualified                     map[string]string          // relation → parent
 	excluded                      map[string]map[string]bool // relation → parents
 	castrated, dead               bool
@@ -196,8 +207,10 @@ func (st *profileState) add(p *pfact) {
 			st.breed = p.Breed
 		}
 	case KindBirth:
-		st.bornOn, st.birthDam, st.birthSire = p.Date, p.DamID, p.SireID
+		st.bornOn, st.birthDam, st.birthSire, st.birthGeneticDam = p.Date, p.DamID, p.SireID, p.GeneticDamID
 		st.setStatus(StatusOnFarm, p.Date)
+	case KindPedigree:
+		st.paperDam, st.paperSire = p.DamID, p.SireID
 	case KindDNAParentage:
 		if st.qualified == nil {
 			st.qualified, st.excluded = map[string]string{}, map[string]map[string]bool{}
@@ -260,8 +273,24 @@ func (st *profileState) profile(asOf string, day int) Profile {
 	if pr.BirthDate == nil {
 		pr.BirthDate = str(st.bornOn)
 	}
-	pr.DamID = str(st.parent(RelationDam, st.birthDam))
-	pr.SireID = str(st.parent(RelationSire, st.birthSire))
+	dam, sire := st.birthDam, st.birthSire
+	if dam == "" {
+		dam = st.paperDam
+	}
+	if sire == "" {
+		sire = st.paperSire
+	}
+	pr.DamID = str(st.parent(RelationDam, dam))
+	pr.SireID = str(st.parent(RelationSire, sire))
+	// The holding register's pair for an embryo-transfer calf: the genetic dam (a
+	// DNA-qualified dam, else the birth's genetic dam) and the surrogate dam that carried it
+	// (the birth's dam). Both stay nil for a calf its genetic dam carried.
+	if st.birthGeneticDam != "" {
+		pr.GeneticDamID = str(st.parent(RelationDam, st.birthGeneticDam))
+		if st.birthDam != "" && (pr.GeneticDamID == nil || *pr.GeneticDamID != st.birthDam) {
+			pr.SurrogateDamID = str(st.birthDam)
+		}
+	}
 	switch {
 	case st.castrated:
 		pr.Intact = new(bool)

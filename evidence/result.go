@@ -136,6 +136,22 @@ type Candidate struct {
 	// between the last day of his overlaps and the birth to those between the first day and
 	// the birth.
 	ImpliedGestationDays *Range `json:"implied_gestation_days,omitempty"`
+
+	// What placed him with the dam, for a calving that names him (not part of the evidence
+	// as SPEC defines it, so never in its JSON): the dam's services by him in his window
+	// (insemination, hand mating, embryo transfer; newest last), whether an exposure fact
+	// placed him with her (directly or through a group she was in), and the spans his and
+	// her dated memberships of one group overlapped (natural service).
+	Services []Fact      `json:"-"`
+	Exposed  bool        `json:"-"`
+	Shared   []SharedRun `json:"-"`
+}
+
+// SharedRun is a stretch of days a male and the dam were both members of a group, within
+// his conception window: natural service by a bull that ran with her.
+type SharedRun struct {
+	GroupID string
+	Interval
 }
 
 // MovementComparison places one of the dam's purchase, movement_in or

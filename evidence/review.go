@@ -947,6 +947,13 @@ func (r *reviewer) output(c *candidate) Candidate {
 		GestationDays:           &Range{Min: c.gestation.Min, Max: c.gestation.Max},
 		GestationBreed:          c.gestBreed,
 	}
+	for _, sv := range c.services {
+		out.Services = append(out.Services, sv.Fact)
+	}
+	out.Exposed = c.exposed || c.viaGroup
+	for _, sh := range c.shared {
+		out.Shared = append(out.Shared, SharedRun{GroupID: sh.group, Interval: Interval{StartDate: formatDate(sh.span.a), EndDate: formatDate(sh.span.b)}})
+	}
 	if len(c.merged) > 0 {
 		// From the birth back to the last and the first day of his overlaps.
 		out.ImpliedGestationDays = &Range{Min: r.birth - c.merged[len(c.merged)-1].b, Max: r.birth - c.merged[0].a}

@@ -54,6 +54,11 @@ func (sc Scope) Keep(f Fact) bool {
 	if errs != nil {
 		return true
 	}
+	return sc.keep(p)
+}
+
+// keep is Keep for a fact prepared already.
+func (sc Scope) keep(p *pfact) bool {
 	isDam := sc.DamID != "" && p.AnimalID == sc.DamID
 	switch p.Kind {
 	case KindProfile:

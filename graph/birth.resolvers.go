@@ -100,8 +100,8 @@ func (r *mutationResolver) CreateBirthPreview(ctx context.Context, farmID uuid.U
 }
 
 // ApproveBirthPreview is the resolver for the approveBirthPreview field.
-func (r *mutationResolver) ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error) {
-	return r.svc.ApproveBirthPreview(ctx, farmID, id, requestID)
+func (r *mutationResolver) ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string, calves []*model.CalfInput) (*ent.BirthEvent, error) {
+	return r.svc.ApproveBirthPreview(ctx, farmID, id, birthApproval(model.BirthPreviewApproveInput{RequestID: requestID, Calves: calves}))
 }
 
 // UpdateFarmTask is the resolver for the updateFarmTask field.

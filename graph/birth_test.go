@@ -52,7 +52,7 @@ func TestBirthHistoryGraph(t *testing.T) {
 		out = app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!) { createBirthPreview(farmID: $f, damID: $dam, birthDate: "2026-04-20") { id stale tasks { name dueDate } evidence { sire { status } } } }`, vars)
 		wantNoErrors(t, out)
 		vars["p"] = dig(t, out, "data.createBirthPreview.id")
-		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "g-1") { id tasks { id status dueDate animalIDs } } }`, vars)
+		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "g-1", calves: [{tag: "G-CALF", sex: "female", status: "alive"}]) { id tasks { id status dueDate animalIDs } } }`, vars)
 		wantNoErrors(t, out)
 		vars["t"] = dig(t, out, "data.approveBirthPreview.tasks.0.id")
 		vars["e"] = dig(t, out, "data.approveBirthPreview.id")
@@ -62,7 +62,7 @@ func TestBirthHistoryGraph(t *testing.T) {
 		out = app.GraphQL(owner.Token, `mutation($f: ID!, $dam: ID!) { createBirthPreview(farmID: $f, damID: $dam, birthDate: "2026-04-20") { id } }`, vars)
 		wantNoErrors(t, out)
 		vars["p2"] = dig(t, out, "data.createBirthPreview.id")
-		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p2: ID!) { birthPreviewApprove(input: {farmID: $f, id: $p2, requestID: "g-2"}) { birthEvent { id tasks { id } } } }`, vars)
+		out = app.GraphQL(owner.Token, `mutation($f: ID!, $p2: ID!) { birthPreviewApprove(input: {farmID: $f, id: $p2, requestID: "g-2", calves: [{tag: "G-CALF-2", sex: "female", status: "alive"}]}) { birthEvent { id tasks { id } } } }`, vars)
 		wantNoErrors(t, out)
 		if dig(t, out, "data.birthPreviewApprove.birthEvent.id") != vars["e"] || dig(t, out, "data.birthPreviewApprove.birthEvent.tasks.0.id") != vars["t"] {
 			t.Fatalf("second approval of the same calving = %v, want birth %v", out, vars["e"])

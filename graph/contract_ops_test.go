@@ -37,7 +37,8 @@ func TestContractOperationsRun(t *testing.T) {
 
 		out := run(t, "birth-evidence.graphql", "CreateBirthPreview", map[string]any{"input": map[string]any{"farmID": c.farmID, "damID": c.dam, "birthDate": "2026-04-20"}})
 		preview := dig(t, out, "data.birthPreviewCreate.birthPreview.id")
-		run(t, "birth-evidence.graphql", "ApproveBirthPreview", map[string]any{"input": map[string]any{"farmID": c.farmID, "id": preview, "requestID": "contract-1"}})
+		run(t, "birth-evidence.graphql", "ApproveBirthPreview", map[string]any{"input": map[string]any{"farmID": c.farmID, "id": preview, "requestID": "contract-1",
+			"calves": []map[string]any{{"tag": "CONTRACT-CALF", "sex": "female", "status": "alive"}}}})
 		out = run(t, "farm-dashboard.graphql", "FarmDashboard", map[string]any{"farmID": c.farmID})
 		record := dig(t, out, "data.farm.records.edges.0.node.id")
 

@@ -82,7 +82,8 @@ func TestContractOperationsStatements(t *testing.T) {
 				dam := app.MustAnimal(owner, farmID, fmt.Sprintf("COW-%d", i)).ID.String()
 				out := run("birth-evidence.graphql", "CreateBirthPreview", map[string]any{"input": map[string]any{"farmID": c.farmID, "damID": dam, "birthDate": "2026-04-20"}})
 				run("birth-evidence.graphql", "ApproveBirthPreview", map[string]any{"input": map[string]any{"farmID": c.farmID,
-					"id": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "requestID": fmt.Sprint("contract-", i)}})
+					"id": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "requestID": fmt.Sprint("contract-", i),
+					"calves": []map[string]any{{"tag": fmt.Sprint("CONTRACT-CALF-", i), "sex": "female", "status": "alive"}}}})
 			}
 			for _, tc := range []struct {
 				file, op string

@@ -45,3 +45,10 @@ func storedID(s *string) *uuid.UUID {
 	}
 	return &u
 }
+
+// birthApproval is the calving an approval records: the calves and the sire as calvingRecord
+// takes them (the dam and the day are the preview's).
+func birthApproval(in model.BirthPreviewApproveInput) herdbook.BirthApproval {
+	cv := calvingInput(model.CalvingRecordInput{SireID: in.SireID, SireBasis: in.SireBasis, DnaLab: in.DnaLab, Calves: in.Calves})
+	return herdbook.BirthApproval{RequestID: in.RequestID, SireID: cv.SireID, SireBasis: cv.SireBasis, DNALab: cv.DNALab, Calves: cv.Calves}
+}

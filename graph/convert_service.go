@@ -34,7 +34,8 @@ func serviceFacts(in *model.FactInput) []evidence.Fact {
 	if c := in.PregnancyCheck; c != nil {
 		out = append(out, evidence.Fact{Kind: evidence.KindPregnancyCheck, AnimalID: c.AnimalID.String(), Date: c.Date,
 			Method: strings.ToLower(string(c.Method)), Result: strings.ToLower(string(c.Result)),
-			FoetalAgeDays: c.FoetalAgeDays, FoetalAgeMinDays: c.FoetalAgeMinDays, FoetalAgeMaxDays: c.FoetalAgeMaxDays})
+			FoetalAgeDays: c.FoetalAgeDays, FoetalAgeMinDays: c.FoetalAgeMinDays, FoetalAgeMaxDays: c.FoetalAgeMaxDays,
+			ExpectedCalvingDate: deref(c.ExpectedCalvingDate)})
 	}
 	if w := in.Weaning; w != nil {
 		out = append(out, evidence.Fact{Kind: evidence.KindWeaning, AnimalID: w.AnimalID.String(), Date: w.Date,

@@ -136,22 +136,24 @@ type ComplexityRoot struct {
 	}
 
 	AnimalProfile struct {
-		AdgKg       func(childComplexity int) int
-		AsOf        func(childComplexity int) int
-		BirthDate   func(childComplexity int) int
-		Breed       func(childComplexity int) int
-		Dam         func(childComplexity int) int
-		DamID       func(childComplexity int) int
-		GroupIDs    func(childComplexity int) int
-		Identifiers func(childComplexity int) int
-		Intact      func(childComplexity int) int
-		Sex         func(childComplexity int) int
-		Sire        func(childComplexity int) int
-		SireID      func(childComplexity int) int
-		Status      func(childComplexity int) int
-		StatusDate  func(childComplexity int) int
-		WeighedOn   func(childComplexity int) int
-		WeightKg    func(childComplexity int) int
+		AdgKg          func(childComplexity int) int
+		AsOf           func(childComplexity int) int
+		BirthDate      func(childComplexity int) int
+		Breed          func(childComplexity int) int
+		Dam            func(childComplexity int) int
+		DamID          func(childComplexity int) int
+		GeneticDamID   func(childComplexity int) int
+		GroupIDs       func(childComplexity int) int
+		Identifiers    func(childComplexity int) int
+		Intact         func(childComplexity int) int
+		Sex            func(childComplexity int) int
+		Sire           func(childComplexity int) int
+		SireID         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		StatusDate     func(childComplexity int) int
+		SurrogateDamID func(childComplexity int) int
+		WeighedOn      func(childComplexity int) int
+		WeightKg       func(childComplexity int) int
 	}
 
 	AnimalUpdatePayload struct {
@@ -458,6 +460,7 @@ type ComplexityRoot struct {
 		Files                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FileOrder) int
 		FollowUpProtocol      func(childComplexity int) int
 		Groups                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.GroupOrder, where *ent.GroupWhereInput) int
+		Holding               func(childComplexity int) int
 		ID                    func(childComplexity int) int
 		IsActive              func(childComplexity int) int
 		MatingAdvice          func(childComplexity int, damID uuid.UUID) int
@@ -473,6 +476,7 @@ type ComplexityRoot struct {
 		Settings              func(childComplexity int) int
 		Species               func(childComplexity int) int
 		SpeciesOther          func(childComplexity int) int
+		StatutoryNotices      func(childComplexity int, state *string, kind *string) int
 		Tasks                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads               func(childComplexity int) int
 		ThreadsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
@@ -659,6 +663,24 @@ type ComplexityRoot struct {
 		Weaning       func(childComplexity int, from string, to string) int
 	}
 
+	Holding struct {
+		Address         func(childComplexity int) int
+		Country         func(childComplexity int) int
+		FarmIDs         func(childComplexity int) int
+		HerdMark        func(childComplexity int) int
+		HerdType        func(childComplexity int) int
+		ICARScheme      func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Identifier      func(childComplexity int) int
+		KeeperName      func(childComplexity int) int
+		KeeperReference func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Postcode        func(childComplexity int) int
+		RuleSet         func(childComplexity int) int
+		Scheme          func(childComplexity int) int
+		TimeZone        func(childComplexity int) int
+	}
+
 	Identifier struct {
 		Scheme func(childComplexity int) int
 		Value  func(childComplexity int) int
@@ -825,7 +847,7 @@ type ComplexityRoot struct {
 		AnimalCreate                  func(childComplexity int, input model.AnimalCreateInput) int
 		AnimalDelete                  func(childComplexity int, input model.AnimalDeleteInput) int
 		AnimalUpdate                  func(childComplexity int, input model.AnimalUpdateInput) int
-		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string) int
+		ApproveBirthPreview           func(childComplexity int, farmID uuid.UUID, id uuid.UUID, requestID string, calves []*model.CalfInput) int
 		BirthPreviewApprove           func(childComplexity int, input model.BirthPreviewApproveInput) int
 		BirthPreviewCreate            func(childComplexity int, input model.BirthPreviewCreateInput) int
 		BirthSettingsUpdate           func(childComplexity int, input model.BirthSettingsUpdateInput) int
@@ -862,6 +884,7 @@ type ComplexityRoot struct {
 		MemberDeactivate              func(childComplexity int, input model.MemberDeactivateInput) int
 		MemberUpdate                  func(childComplexity int, input model.MemberUpdateInput) int
 		MessagePost                   func(childComplexity int, input model.MessagePostInput) int
+		NoticeSubmissionCreate        func(childComplexity int, input model.NoticeSubmissionCreateInput) int
 		NotificationPreferencesUpdate func(childComplexity int, input model.NotificationPreferencesUpdateInput) int
 		NotificationsMarkRead         func(childComplexity int, input model.NotificationsMarkReadInput) int
 		OutsideAnimalCreate           func(childComplexity int, input model.OutsideAnimalCreateInput) int
@@ -898,6 +921,10 @@ type ComplexityRoot struct {
 		WebhookDeliveryReplay         func(childComplexity int, input model.WebhookDeliveryReplayInput) int
 		WebhookUpdate                 func(childComplexity int, input model.WebhookUpdateInput) int
 		WeightRecord                  func(childComplexity int, input model.WeightRecordInput) int
+	}
+
+	NoticeSubmissionCreatePayload struct {
+		Notice func(childComplexity int) int
 	}
 
 	Notification struct {
@@ -1110,6 +1137,15 @@ type ComplexityRoot struct {
 		Record func(childComplexity int) int
 	}
 
+	RegistrySubmission struct {
+		At                func(childComplexity int) int
+		Cause             func(childComplexity int) int
+		Channel           func(childComplexity int) int
+		ID                func(childComplexity int) int
+		RegistryReference func(childComplexity int) int
+		State             func(childComplexity int) int
+	}
+
 	SaleRecordPayload struct {
 		Animal func(childComplexity int) int
 		Record func(childComplexity int) int
@@ -1177,6 +1213,26 @@ type ComplexityRoot struct {
 		From         func(childComplexity int) int
 		Periods      func(childComplexity int) int
 		To           func(childComplexity int) int
+	}
+
+	StatutoryNotice struct {
+		AnimalID     func(childComplexity int) int
+		AnimalTag    func(childComplexity int) int
+		Corrects     func(childComplexity int) int
+		CorrectsKind func(childComplexity int) int
+		DaysLeft     func(childComplexity int) int
+		Deadline     func(childComplexity int) int
+		DoneOn       func(childComplexity int) int
+		EventDate    func(childComplexity int) int
+		FarmID       func(childComplexity int) int
+		Key          func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		Late         func(childComplexity int) int
+		Rule         func(childComplexity int) int
+		RuleSet      func(childComplexity int) int
+		Sources      func(childComplexity int) int
+		State        func(childComplexity int) int
+		Submission   func(childComplexity int) int
 	}
 
 	TaskUpdatePayload struct {
@@ -1457,6 +1513,8 @@ type FarmResolver interface {
 	OutsideAnimals(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.OutsideAnimalConnection, error)
 	Due(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.DueEntryConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
+	Holding(ctx context.Context, obj *ent.Farm) (*herdbook.HoldingView, error)
+	StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string) ([]*model.StatutoryNotice, error)
 	Calvings(ctx context.Context, obj *ent.Farm, from *string, to *string, first *int, after *string) (*model.CalvingConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
@@ -1511,7 +1569,7 @@ type MutationResolver interface {
 	PutBirthSettings(ctx context.Context, farmID uuid.UUID, input model.BirthHistorySettingsInput) (*model.BirthSettingsState, error)
 	PutFollowUpProtocol(ctx context.Context, farmID uuid.UUID, steps []*model.ProtocolStepInput) (*model.FollowUpProtocolVersion, error)
 	CreateBirthPreview(ctx context.Context, farmID uuid.UUID, damID uuid.UUID, birthDate string) (*ent.BirthPreview, error)
-	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string) (*ent.BirthEvent, error)
+	ApproveBirthPreview(ctx context.Context, farmID uuid.UUID, id uuid.UUID, requestID string, calves []*model.CalfInput) (*ent.BirthEvent, error)
 	UpdateFarmTask(ctx context.Context, farmID uuid.UUID, id uuid.UUID, input model.UpdateTaskInput) (*ent.FarmTask, error)
 	RecordProfile(ctx context.Context, farmID uuid.UUID, input model.ProfileFactInput) (*ent.Record, error)
 	RecordCastration(ctx context.Context, farmID uuid.UUID, input model.CastrationFactInput) (*ent.Record, error)
@@ -1559,6 +1617,7 @@ type MutationResolver interface {
 	SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error)
 	WeightRecord(ctx context.Context, input model.WeightRecordInput) (*model.WeightRecordPayload, error)
 	DnaParentageRecord(ctx context.Context, input model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error)
+	NoticeSubmissionCreate(ctx context.Context, input model.NoticeSubmissionCreateInput) (*model.NoticeSubmissionCreatePayload, error)
 	FarmSettingsUpdate(ctx context.Context, input model.FarmSettingsUpdateInput) (*model.FarmSettingsUpdatePayload, error)
 	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
 	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
@@ -1933,6 +1992,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalProfile.DamID(childComplexity), true
+	case "AnimalProfile.geneticDamID":
+		if e.ComplexityRoot.AnimalProfile.GeneticDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.GeneticDamID(childComplexity), true
 	case "AnimalProfile.groupIDs":
 		if e.ComplexityRoot.AnimalProfile.GroupIDs == nil {
 			break
@@ -1981,6 +2046,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnimalProfile.StatusDate(childComplexity), true
+	case "AnimalProfile.surrogateDamID":
+		if e.ComplexityRoot.AnimalProfile.SurrogateDamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnimalProfile.SurrogateDamID(childComplexity), true
 	case "AnimalProfile.weighedOn":
 		if e.ComplexityRoot.AnimalProfile.WeighedOn == nil {
 			break
@@ -3218,6 +3289,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.Groups(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.GroupOrder), args["where"].(*ent.GroupWhereInput)), true
+	case "Farm.holding":
+		if e.ComplexityRoot.Farm.Holding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Farm.Holding(childComplexity), true
 	case "Farm.id":
 		if e.ComplexityRoot.Farm.ID == nil {
 			break
@@ -3343,6 +3420,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.SpeciesOther(childComplexity), true
+	case "Farm.statutoryNotices":
+		if e.ComplexityRoot.Farm.StatutoryNotices == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_statutoryNotices_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.StatutoryNotices(childComplexity, args["state"].(*string), args["kind"].(*string)), true
 	case "Farm.tasks":
 		if e.ComplexityRoot.Farm.Tasks == nil {
 			break
@@ -4054,6 +4142,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.HerdReports.Weaning(childComplexity, args["from"].(string), args["to"].(string)), true
 
+	case "Holding.address":
+		if e.ComplexityRoot.Holding.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Address(childComplexity), true
+	case "Holding.country":
+		if e.ComplexityRoot.Holding.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Country(childComplexity), true
+	case "Holding.farmIds":
+		if e.ComplexityRoot.Holding.FarmIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.FarmIDs(childComplexity), true
+	case "Holding.herdMark":
+		if e.ComplexityRoot.Holding.HerdMark == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.HerdMark(childComplexity), true
+	case "Holding.herdType":
+		if e.ComplexityRoot.Holding.HerdType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.HerdType(childComplexity), true
+	case "Holding.icarWellKnownScheme":
+		if e.ComplexityRoot.Holding.ICARScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.ICARScheme(childComplexity), true
+	case "Holding.id":
+		if e.ComplexityRoot.Holding.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.ID(childComplexity), true
+	case "Holding.identifier":
+		if e.ComplexityRoot.Holding.Identifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Identifier(childComplexity), true
+	case "Holding.keeperName":
+		if e.ComplexityRoot.Holding.KeeperName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.KeeperName(childComplexity), true
+	case "Holding.keeperReference":
+		if e.ComplexityRoot.Holding.KeeperReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.KeeperReference(childComplexity), true
+	case "Holding.name":
+		if e.ComplexityRoot.Holding.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Name(childComplexity), true
+	case "Holding.postcode":
+		if e.ComplexityRoot.Holding.Postcode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Postcode(childComplexity), true
+	case "Holding.ruleSet":
+		if e.ComplexityRoot.Holding.RuleSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.RuleSet(childComplexity), true
+	case "Holding.scheme":
+		if e.ComplexityRoot.Holding.Scheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.Scheme(childComplexity), true
+	case "Holding.timeZone":
+		if e.ComplexityRoot.Holding.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.TimeZone(childComplexity), true
+
 	case "Identifier.scheme":
 		if e.ComplexityRoot.Identifier.Scheme == nil {
 			break
@@ -4666,7 +4845,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string)), true
+		return e.ComplexityRoot.Mutation.ApproveBirthPreview(childComplexity, args["farmID"].(uuid.UUID), args["id"].(uuid.UUID), args["requestID"].(string), args["calves"].([]*model.CalfInput)), true
 	case "Mutation.birthPreviewApprove":
 		if e.ComplexityRoot.Mutation.BirthPreviewApprove == nil {
 			break
@@ -5063,6 +5242,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MessagePost(childComplexity, args["input"].(model.MessagePostInput)), true
+	case "Mutation.noticeSubmissionCreate":
+		if e.ComplexityRoot.Mutation.NoticeSubmissionCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_noticeSubmissionCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.NoticeSubmissionCreate(childComplexity, args["input"].(model.NoticeSubmissionCreateInput)), true
 	case "Mutation.notificationPreferencesUpdate":
 		if e.ComplexityRoot.Mutation.NotificationPreferencesUpdate == nil {
 			break
@@ -5459,6 +5649,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WeightRecord(childComplexity, args["input"].(model.WeightRecordInput)), true
+
+	case "NoticeSubmissionCreatePayload.notice":
+		if e.ComplexityRoot.NoticeSubmissionCreatePayload.Notice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NoticeSubmissionCreatePayload.Notice(childComplexity), true
 
 	case "Notification.attempts":
 		if e.ComplexityRoot.Notification.Attempts == nil {
@@ -6305,6 +6502,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordVoidPayload.Record(childComplexity), true
 
+	case "RegistrySubmission.at":
+		if e.ComplexityRoot.RegistrySubmission.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.At(childComplexity), true
+	case "RegistrySubmission.cause":
+		if e.ComplexityRoot.RegistrySubmission.Cause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.Cause(childComplexity), true
+	case "RegistrySubmission.channel":
+		if e.ComplexityRoot.RegistrySubmission.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.Channel(childComplexity), true
+	case "RegistrySubmission.id":
+		if e.ComplexityRoot.RegistrySubmission.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.ID(childComplexity), true
+	case "RegistrySubmission.registryReference":
+		if e.ComplexityRoot.RegistrySubmission.RegistryReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.RegistryReference(childComplexity), true
+	case "RegistrySubmission.state":
+		if e.ComplexityRoot.RegistrySubmission.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistrySubmission.State(childComplexity), true
+
 	case "SaleRecordPayload.animal":
 		if e.ComplexityRoot.SaleRecordPayload.Animal == nil {
 			break
@@ -6599,6 +6833,109 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpreadReport.To(childComplexity), true
+
+	case "StatutoryNotice.animalId":
+		if e.ComplexityRoot.StatutoryNotice.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.AnimalID(childComplexity), true
+	case "StatutoryNotice.animalTag":
+		if e.ComplexityRoot.StatutoryNotice.AnimalTag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.AnimalTag(childComplexity), true
+	case "StatutoryNotice.corrects":
+		if e.ComplexityRoot.StatutoryNotice.Corrects == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Corrects(childComplexity), true
+	case "StatutoryNotice.correctsKind":
+		if e.ComplexityRoot.StatutoryNotice.CorrectsKind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.CorrectsKind(childComplexity), true
+	case "StatutoryNotice.daysLeft":
+		if e.ComplexityRoot.StatutoryNotice.DaysLeft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.DaysLeft(childComplexity), true
+	case "StatutoryNotice.deadline":
+		if e.ComplexityRoot.StatutoryNotice.Deadline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Deadline(childComplexity), true
+	case "StatutoryNotice.doneOn":
+		if e.ComplexityRoot.StatutoryNotice.DoneOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.DoneOn(childComplexity), true
+	case "StatutoryNotice.eventDate":
+		if e.ComplexityRoot.StatutoryNotice.EventDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.EventDate(childComplexity), true
+	case "StatutoryNotice.farmId":
+		if e.ComplexityRoot.StatutoryNotice.FarmID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.FarmID(childComplexity), true
+	case "StatutoryNotice.key":
+		if e.ComplexityRoot.StatutoryNotice.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Key(childComplexity), true
+	case "StatutoryNotice.kind":
+		if e.ComplexityRoot.StatutoryNotice.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Kind(childComplexity), true
+	case "StatutoryNotice.late":
+		if e.ComplexityRoot.StatutoryNotice.Late == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Late(childComplexity), true
+	case "StatutoryNotice.rule":
+		if e.ComplexityRoot.StatutoryNotice.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Rule(childComplexity), true
+	case "StatutoryNotice.ruleSet":
+		if e.ComplexityRoot.StatutoryNotice.RuleSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.RuleSet(childComplexity), true
+	case "StatutoryNotice.sources":
+		if e.ComplexityRoot.StatutoryNotice.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Sources(childComplexity), true
+	case "StatutoryNotice.state":
+		if e.ComplexityRoot.StatutoryNotice.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.State(childComplexity), true
+	case "StatutoryNotice.submission":
+		if e.ComplexityRoot.StatutoryNotice.Submission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatutoryNotice.Submission(childComplexity), true
 
 	case "TaskUpdatePayload.task":
 		if e.ComplexityRoot.TaskUpdatePayload.Task == nil {
@@ -7476,6 +7813,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MessagePostInput", ec.unmarshalInputMessagePostInput),
 			graphql.NewInputUnmarshaler("MovementFact", ec.unmarshalInputMovementFact),
 			graphql.NewInputUnmarshaler("MovementFactInput", ec.unmarshalInputMovementFactInput),
+			graphql.NewInputUnmarshaler("NoticeSubmissionCreateInput", ec.unmarshalInputNoticeSubmissionCreateInput),
 			graphql.NewInputUnmarshaler("NotificationOrder", ec.unmarshalInputNotificationOrder),
 			graphql.NewInputUnmarshaler("NotificationPreferencesUpdateInput", ec.unmarshalInputNotificationPreferencesUpdateInput),
 			graphql.NewInputUnmarshaler("NotificationsMarkReadInput", ec.unmarshalInputNotificationsMarkReadInput),
@@ -7588,7 +7926,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7611,6 +7949,7 @@ var sources = []*ast.Source{
 	{Name: "outside.graphqls", Input: sourceData("outside.graphqls"), BuiltIn: false},
 	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
+	{Name: "registry.graphqls", Input: sourceData("registry.graphqls"), BuiltIn: false},
 	{Name: "service.graphqls", Input: sourceData("service.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
@@ -7771,6 +8110,10 @@ func (ec *executionContext) childFields_AnimalProfile(ctx context.Context, field
 		return ec.fieldContext_AnimalProfile_sireID(ctx, field)
 	case "sire":
 		return ec.fieldContext_AnimalProfile_sire(ctx, field)
+	case "geneticDamID":
+		return ec.fieldContext_AnimalProfile_geneticDamID(ctx, field)
+	case "surrogateDamID":
+		return ec.fieldContext_AnimalProfile_surrogateDamID(ctx, field)
 	case "intact":
 		return ec.fieldContext_AnimalProfile_intact(ctx, field)
 	case "status":
@@ -8439,6 +8782,10 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_due(ctx, field)
 	case "matingAdvice":
 		return ec.fieldContext_Farm_matingAdvice(ctx, field)
+	case "holding":
+		return ec.fieldContext_Farm_holding(ctx, field)
+	case "statutoryNotices":
+		return ec.fieldContext_Farm_statutoryNotices(ctx, field)
 	case "calvings":
 		return ec.fieldContext_Farm_calvings(ctx, field)
 	case "settings":
@@ -8801,6 +9148,42 @@ func (ec *executionContext) childFields_HerdReports(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type HerdReports", field.Name)
 }
 
+func (ec *executionContext) childFields_Holding(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Holding_id(ctx, field)
+	case "scheme":
+		return ec.fieldContext_Holding_scheme(ctx, field)
+	case "identifier":
+		return ec.fieldContext_Holding_identifier(ctx, field)
+	case "icarWellKnownScheme":
+		return ec.fieldContext_Holding_icarWellKnownScheme(ctx, field)
+	case "name":
+		return ec.fieldContext_Holding_name(ctx, field)
+	case "herdMark":
+		return ec.fieldContext_Holding_herdMark(ctx, field)
+	case "keeperName":
+		return ec.fieldContext_Holding_keeperName(ctx, field)
+	case "keeperReference":
+		return ec.fieldContext_Holding_keeperReference(ctx, field)
+	case "address":
+		return ec.fieldContext_Holding_address(ctx, field)
+	case "postcode":
+		return ec.fieldContext_Holding_postcode(ctx, field)
+	case "country":
+		return ec.fieldContext_Holding_country(ctx, field)
+	case "ruleSet":
+		return ec.fieldContext_Holding_ruleSet(ctx, field)
+	case "herdType":
+		return ec.fieldContext_Holding_herdType(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_Holding_timeZone(ctx, field)
+	case "farmIds":
+		return ec.fieldContext_Holding_farmIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Holding", field.Name)
+}
+
 func (ec *executionContext) childFields_Identifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scheme":
@@ -9121,6 +9504,14 @@ func (ec *executionContext) childFields_MovementComparison(ctx context.Context, 
 		return ec.fieldContext_MovementComparison_conception(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MovementComparison", field.Name)
+}
+
+func (ec *executionContext) childFields_NoticeSubmissionCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "notice":
+		return ec.fieldContext_NoticeSubmissionCreatePayload_notice(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NoticeSubmissionCreatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9513,6 +9904,24 @@ func (ec *executionContext) childFields_RecordVoidPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type RecordVoidPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RegistrySubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RegistrySubmission_id(ctx, field)
+	case "state":
+		return ec.fieldContext_RegistrySubmission_state(ctx, field)
+	case "channel":
+		return ec.fieldContext_RegistrySubmission_channel(ctx, field)
+	case "registryReference":
+		return ec.fieldContext_RegistrySubmission_registryReference(ctx, field)
+	case "cause":
+		return ec.fieldContext_RegistrySubmission_cause(ctx, field)
+	case "at":
+		return ec.fieldContext_RegistrySubmission_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegistrySubmission", field.Name)
+}
+
 func (ec *executionContext) childFields_SaleRecordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "record":
@@ -9649,6 +10058,46 @@ func (ec *executionContext) childFields_SpreadReport(ctx context.Context, field 
 		return ec.fieldContext_SpreadReport_periods(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpreadReport", field.Name)
+}
+
+func (ec *executionContext) childFields_StatutoryNotice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_StatutoryNotice_key(ctx, field)
+	case "kind":
+		return ec.fieldContext_StatutoryNotice_kind(ctx, field)
+	case "farmId":
+		return ec.fieldContext_StatutoryNotice_farmId(ctx, field)
+	case "animalId":
+		return ec.fieldContext_StatutoryNotice_animalId(ctx, field)
+	case "animalTag":
+		return ec.fieldContext_StatutoryNotice_animalTag(ctx, field)
+	case "eventDate":
+		return ec.fieldContext_StatutoryNotice_eventDate(ctx, field)
+	case "deadline":
+		return ec.fieldContext_StatutoryNotice_deadline(ctx, field)
+	case "daysLeft":
+		return ec.fieldContext_StatutoryNotice_daysLeft(ctx, field)
+	case "state":
+		return ec.fieldContext_StatutoryNotice_state(ctx, field)
+	case "ruleSet":
+		return ec.fieldContext_StatutoryNotice_ruleSet(ctx, field)
+	case "rule":
+		return ec.fieldContext_StatutoryNotice_rule(ctx, field)
+	case "sources":
+		return ec.fieldContext_StatutoryNotice_sources(ctx, field)
+	case "doneOn":
+		return ec.fieldContext_StatutoryNotice_doneOn(ctx, field)
+	case "late":
+		return ec.fieldContext_StatutoryNotice_late(ctx, field)
+	case "corrects":
+		return ec.fieldContext_StatutoryNotice_corrects(ctx, field)
+	case "correctsKind":
+		return ec.fieldContext_StatutoryNotice_correctsKind(ctx, field)
+	case "submission":
+		return ec.fieldContext_StatutoryNotice_submission(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatutoryNotice", field.Name)
 }
 
 func (ec *executionContext) childFields_TaskUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10849,6 +11298,28 @@ func (ec *executionContext) field_Farm_records_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_statutoryNotices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "state",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["state"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "kind",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["kind"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11354,6 +11825,14 @@ func (ec *executionContext) field_Mutation_approveBirthPreview_args(ctx context.
 		return nil, err
 	}
 	args["requestID"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "calves",
+		func(ctx context.Context, v any) ([]*model.CalfInput, error) {
+			return ec.unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calves"] = arg3
 	return args, nil
 }
 
@@ -11925,6 +12404,20 @@ func (ec *executionContext) field_Mutation_messagePost_args(ctx context.Context,
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.MessagePostInput, error) {
 			return ec.unmarshalNMessagePostInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐMessagePostInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_noticeSubmissionCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.NoticeSubmissionCreateInput, error) {
+			return ec.unmarshalNNoticeSubmissionCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNoticeSubmissionCreateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -14422,6 +14915,52 @@ func (ec *executionContext) fieldContext_AnimalProfile_sire(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AnimalProfile_geneticDamID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_geneticDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GeneticDamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_geneticDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AnimalProfile_surrogateDamID(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnimalProfile_surrogateDamID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SurrogateDamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AnimalProfile_surrogateDamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnimalProfile", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AnimalProfile_intact(ctx context.Context, field graphql.CollectedField, obj *model.AnimalProfile) (ret graphql.Marshaler) {
@@ -20366,6 +20905,82 @@ func (ec *executionContext) fieldContext_Farm_matingAdvice(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Farm_holding(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_holding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Farm().Holding(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.HoldingView) graphql.Marshaler {
+			return ec.marshalOHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐHoldingView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_holding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Holding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_statutoryNotices(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_statutoryNotices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().StatutoryNotices(ctx, obj, fc.Args["state"].(*string), fc.Args["kind"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.StatutoryNotice) graphql.Marshaler {
+			return ec.marshalNStatutoryNotice2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐStatutoryNoticeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_statutoryNotices(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatutoryNotice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_statutoryNotices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Farm_calvings(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23086,6 +23701,351 @@ func (ec *executionContext) fieldContext_HerdReports_gain(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Holding_id(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Holding_scheme(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_scheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_identifier(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_identifier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Identifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_identifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_icarWellKnownScheme(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_icarWellKnownScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ICARScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_icarWellKnownScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Holding_name(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_herdMark(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_herdMark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HerdMark, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_herdMark(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_keeperName(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_keeperName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeeperName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_keeperName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_keeperReference(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_keeperReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeeperReference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_keeperReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_address(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_postcode(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_postcode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Postcode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_postcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_country(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_ruleSet(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_ruleSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RuleSet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_ruleSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_herdType(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_herdType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HerdType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_herdType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_timeZone(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Holding_farmIds(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_farmIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_farmIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Holding", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
@@ -26417,7 +27377,7 @@ func (ec *executionContext) _Mutation_approveBirthPreview(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string))
+			return ec.Resolvers.Mutation().ApproveBirthPreview(ctx, fc.Args["farmID"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["requestID"].(string), fc.Args["calves"].([]*model.CalfInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.BirthEvent) graphql.Marshaler {
@@ -28519,6 +29479,50 @@ func (ec *executionContext) fieldContext_Mutation_dnaParentageRecord(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_noticeSubmissionCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_noticeSubmissionCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().NoticeSubmissionCreate(ctx, fc.Args["input"].(model.NoticeSubmissionCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NoticeSubmissionCreatePayload) graphql.Marshaler {
+			return ec.marshalNNoticeSubmissionCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNoticeSubmissionCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_noticeSubmissionCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NoticeSubmissionCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_noticeSubmissionCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_farmSettingsUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28735,6 +29739,38 @@ func (ec *executionContext) fieldContext_Mutation_webhookDeliveryReplay(ctx cont
 	if fc.Args, err = ec.field_Mutation_webhookDeliveryReplay_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NoticeSubmissionCreatePayload_notice(ctx context.Context, field graphql.CollectedField, obj *model.NoticeSubmissionCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NoticeSubmissionCreatePayload_notice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notice, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StatutoryNotice) graphql.Marshaler {
+			return ec.marshalNStatutoryNotice2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐStatutoryNotice(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NoticeSubmissionCreatePayload_notice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NoticeSubmissionCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatutoryNotice(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -32190,6 +33226,144 @@ func (ec *executionContext) fieldContext_RecordVoidPayload_record(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _RegistrySubmission_id(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RegistrySubmission_state(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistrySubmission_channel(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistrySubmission_registryReference(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_registryReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RegistryReference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_registryReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistrySubmission_cause(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_cause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_cause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistrySubmission_at(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistrySubmission_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistrySubmission_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistrySubmission", field, false, false, "Time")
+}
+
 func (ec *executionContext) _SaleRecordPayload_record(ctx context.Context, field graphql.CollectedField, obj *model.SaleRecordPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33379,6 +34553,406 @@ func (ec *executionContext) fieldContext_SpreadReport_periods(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SpreadPeriod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StatutoryNotice_key(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_kind(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_farmId(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_farmId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FarmID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_farmId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StatutoryNotice_animalId(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_animalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_animalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_animalTag(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_animalTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalTag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_animalTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_eventDate(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_eventDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_eventDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_deadline(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_deadline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deadline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_deadline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_daysLeft(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_daysLeft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DaysLeft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_daysLeft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatutoryNotice_state(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_ruleSet(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_ruleSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RuleSet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_ruleSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_rule(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_sources(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_doneOn(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_doneOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DoneOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_doneOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_late(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_late(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Late, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_late(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StatutoryNotice_corrects(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_corrects(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Corrects, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_corrects(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_correctsKind(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_correctsKind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CorrectsKind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_correctsKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatutoryNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatutoryNotice_submission(ctx context.Context, field graphql.CollectedField, obj *model.StatutoryNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatutoryNotice_submission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submission, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegistrySubmission) graphql.Marshaler {
+			return ec.marshalORegistrySubmission2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistrySubmission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatutoryNotice_submission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StatutoryNotice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistrySubmission(ctx, field)
 		},
 	}
 	return fc, nil
@@ -38717,7 +40291,7 @@ func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"farmID", "id", "requestID"}
+	fieldsInOrder := [...]string{"farmID", "id", "requestID", "calves", "sireID", "sireBasis", "dnaLab"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -38745,6 +40319,34 @@ func (ec *executionContext) unmarshalInputBirthPreviewApproveInput(ctx context.C
 				return it, err
 			}
 			it.RequestID = data
+		case "calves":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calves"))
+			data, err := ec.unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calves = data
+		case "sireID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireID = data
+		case "sireBasis":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sireBasis"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SireBasis = data
+		case "dnaLab":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dnaLab"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DnaLab = data
 		}
 	}
 	return it, nil
@@ -43059,6 +44661,83 @@ func UnmarshalMovementFactInput(ctx context.Context, raw any) (model.MovementFac
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputNoticeSubmissionCreateInput(ctx context.Context, obj any) (model.NoticeSubmissionCreateInput, error) {
+	var it model.NoticeSubmissionCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "key", "state", "registryReference", "cause", "requestID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "registryReference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("registryReference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RegistryReference = data
+		case "cause":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cause"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cause = data
+		case "requestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalNoticeSubmissionCreateInput unmarshals raw into the NoticeSubmissionCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNoticeSubmissionCreateInput(ctx context.Context, raw any) (model.NoticeSubmissionCreateInput, error) {
+	var out model.NoticeSubmissionCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NoticeSubmissionCreateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputNotificationOrder(ctx context.Context, obj any) (ent.NotificationOrder, error) {
 	var it ent.NotificationOrder
 	if obj == nil {
@@ -43480,7 +45159,7 @@ func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays"}
+	fieldsInOrder := [...]string{"animalID", "date", "method", "result", "foetalAgeDays", "foetalAgeMinDays", "foetalAgeMaxDays", "expectedCalvingDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43536,6 +45215,13 @@ func (ec *executionContext) unmarshalInputPregnancyCheckFact(ctx context.Context
 				return it, err
 			}
 			it.FoetalAgeMaxDays = data
+		case "expectedCalvingDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCalvingDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCalvingDate = data
 		}
 	}
 	return it, nil
@@ -47586,6 +49272,16 @@ func (ec *executionContext) _AnimalProfile(ctx context.Context, sel ast.Selectio
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._AnimalProfile_sire(ctx, field, obj)
 				})
+		case "geneticDamID":
+			out.Values[i] = ec._AnimalProfile_geneticDamID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "surrogateDamID":
+			out.Values[i] = ec._AnimalProfile_surrogateDamID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "intact":
 			out.Values[i] = ec._AnimalProfile_intact(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -49783,6 +51479,18 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_matingAdvice(ctx, field, obj)
 				})
+		case "holding":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_holding(ctx, field, obj)
+				})
+		case "statutoryNotices":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_statutoryNotices(ctx, field, obj)
+				})
 		case "calvings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -51050,6 +52758,109 @@ func (ec *executionContext) _HerdReports(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._HerdReports_gain(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var holdingImplementors = []string{"Holding"}
+
+func (ec *executionContext) _Holding(ctx context.Context, sel ast.SelectionSet, obj *herdbook.HoldingView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, holdingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Holding")
+		case "id":
+			out.Values[i] = ec._Holding_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scheme":
+			out.Values[i] = ec._Holding_scheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "identifier":
+			out.Values[i] = ec._Holding_identifier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "icarWellKnownScheme":
+			out.Values[i] = ec._Holding_icarWellKnownScheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Holding_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "herdMark":
+			out.Values[i] = ec._Holding_herdMark(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "keeperName":
+			out.Values[i] = ec._Holding_keeperName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keeperReference":
+			out.Values[i] = ec._Holding_keeperReference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "address":
+			out.Values[i] = ec._Holding_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "postcode":
+			out.Values[i] = ec._Holding_postcode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._Holding_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ruleSet":
+			out.Values[i] = ec._Holding_ruleSet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "herdType":
+			out.Values[i] = ec._Holding_herdType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeZone":
+			out.Values[i] = ec._Holding_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmIds":
+			out.Values[i] = ec._Holding_farmIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -52707,6 +54518,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "noticeSubmissionCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_noticeSubmissionCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "farmSettingsUpdate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_farmSettingsUpdate(ctx, field)
@@ -52739,6 +54557,39 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_webhookDeliveryReplay(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var noticeSubmissionCreatePayloadImplementors = []string{"NoticeSubmissionCreatePayload"}
+
+func (ec *executionContext) _NoticeSubmissionCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.NoticeSubmissionCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, noticeSubmissionCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NoticeSubmissionCreatePayload")
+		case "notice":
+			out.Values[i] = ec._NoticeSubmissionCreatePayload_notice(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -54212,6 +56063,64 @@ func (ec *executionContext) _RecordVoidPayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var registrySubmissionImplementors = []string{"RegistrySubmission"}
+
+func (ec *executionContext) _RegistrySubmission(ctx context.Context, sel ast.SelectionSet, obj *model.RegistrySubmission) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registrySubmissionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegistrySubmission")
+		case "id":
+			out.Values[i] = ec._RegistrySubmission_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._RegistrySubmission_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "channel":
+			out.Values[i] = ec._RegistrySubmission_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registryReference":
+			out.Values[i] = ec._RegistrySubmission_registryReference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cause":
+			out.Values[i] = ec._RegistrySubmission_cause(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._RegistrySubmission_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var saleRecordPayloadImplementors = []string{"SaleRecordPayload"}
 
 func (ec *executionContext) _SaleRecordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SaleRecordPayload) graphql.Marshaler {
@@ -54631,6 +56540,119 @@ func (ec *executionContext) _SpreadReport(ctx context.Context, sel ast.Selection
 		case "periods":
 			out.Values[i] = ec._SpreadReport_periods(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var statutoryNoticeImplementors = []string{"StatutoryNotice"}
+
+func (ec *executionContext) _StatutoryNotice(ctx context.Context, sel ast.SelectionSet, obj *model.StatutoryNotice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statutoryNoticeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatutoryNotice")
+		case "key":
+			out.Values[i] = ec._StatutoryNotice_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._StatutoryNotice_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "farmId":
+			out.Values[i] = ec._StatutoryNotice_farmId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalId":
+			out.Values[i] = ec._StatutoryNotice_animalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalTag":
+			out.Values[i] = ec._StatutoryNotice_animalTag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventDate":
+			out.Values[i] = ec._StatutoryNotice_eventDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deadline":
+			out.Values[i] = ec._StatutoryNotice_deadline(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "daysLeft":
+			out.Values[i] = ec._StatutoryNotice_daysLeft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._StatutoryNotice_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ruleSet":
+			out.Values[i] = ec._StatutoryNotice_ruleSet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rule":
+			out.Values[i] = ec._StatutoryNotice_rule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._StatutoryNotice_sources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "doneOn":
+			out.Values[i] = ec._StatutoryNotice_doneOn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "late":
+			out.Values[i] = ec._StatutoryNotice_late(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "corrects":
+			out.Values[i] = ec._StatutoryNotice_corrects(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "correctsKind":
+			out.Values[i] = ec._StatutoryNotice_correctsKind(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "submission":
+			out.Values[i] = ec._StatutoryNotice_submission(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -57982,6 +60004,19 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋherdbookᚋherdbook�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNNoticeSubmissionCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNoticeSubmissionCreateInput(ctx context.Context, v any) (model.NoticeSubmissionCreateInput, error) {
+	res, err := ec.unmarshalInputNoticeSubmissionCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNoticeSubmissionCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐNoticeSubmissionCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.NoticeSubmissionCreatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NoticeSubmissionCreatePayload!")
+		return graphql.Null
+	}
+	return ec._NoticeSubmissionCreatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNNotificationConnection2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐNotificationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "NotificationConnection!")
@@ -58620,6 +60655,30 @@ func (ec *executionContext) marshalNSpreadReport2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._SpreadReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStatutoryNotice2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐStatutoryNoticeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StatutoryNotice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatutoryNotice2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐStatutoryNotice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStatutoryNotice2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐStatutoryNotice(ctx context.Context, sel ast.SelectionSet, v *model.StatutoryNotice) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StatutoryNotice!")
+		return graphql.Null
+	}
+	return ec._StatutoryNotice(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -59566,6 +61625,23 @@ func (ec *executionContext) unmarshalOBreedGestationInput2ᚕᚖgithubᚗcomᚋh
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOCalfInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInputᚄ(ctx context.Context, v any) ([]*model.CalfInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CalfInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalfInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐCalfInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOCalvingEaseGrade2ᚕgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐCalvingEaseGradeᚄ(ctx context.Context, sel ast.SelectionSet, v []schematype.CalvingEaseGrade) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -60028,6 +62104,13 @@ func (ec *executionContext) unmarshalOHeatFact2ᚖgithubᚗcomᚋherdbookᚋherd
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐHoldingView(ctx context.Context, sel ast.SelectionSet, v *herdbook.HoldingView) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Holding(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx context.Context, v any) ([]uuid.UUID, error) {
 	if v == nil {
 		return nil, nil
@@ -60439,6 +62522,13 @@ func (ec *executionContext) unmarshalORecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORegistrySubmission2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistrySubmission(ctx context.Context, sel ast.SelectionSet, v *model.RegistrySubmission) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RegistrySubmission(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSex2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSex(ctx context.Context, v any) (*model.Sex, error) {

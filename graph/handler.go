@@ -57,6 +57,7 @@ func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) htt
 	srv.AroundOperations(withReferences)
 	srv.AroundOperations(answerCeiling(opts.MaxAnswerBytes))
 	srv.AroundFields(countAnswer)
+	srv.AroundFields(textRule)
 	if tracing.On() {
 		// A span per resolver field, only when traces are configured: the middleware
 		// would otherwise cost every field of every answer.

@@ -123,7 +123,7 @@ func (r *mutationResolver) BirthPreviewCreate(ctx context.Context, input model.B
 func (r *mutationResolver) BirthPreviewApprove(ctx context.Context, input model.BirthPreviewApproveInput) (*model.BirthPreviewApprovePayload, error) {
 	return payload(func(ev *ent.BirthEvent) *model.BirthPreviewApprovePayload {
 		return &model.BirthPreviewApprovePayload{BirthEvent: ev}
-	})(r.svc.ApproveBirthPreview(ctx, input.FarmID, input.ID, input.RequestID))
+	})(r.svc.ApproveBirthPreview(ctx, input.FarmID, input.ID, birthApproval(input)))
 }
 
 // TaskUpdate is the resolver for the taskUpdate field.

@@ -79,7 +79,7 @@ func TestMutationConvention(t *testing.T) {
 			t.Fatalf("birthPreviewCreate = %v", out)
 		}
 		v["p"] = dig(t, out, "data.birthPreviewCreate.birthPreview.id")
-		out = do(t, `mutation($f: ID!, $p: ID!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: "conv-1"}) { birthEvent { id tasks { id } } } }`)
+		out = do(t, `mutation($f: ID!, $p: ID!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: "conv-1", calves: [{tag: "CONV-CALF", sex: "female", status: "alive"}]}) { birthEvent { id tasks { id } } } }`)
 		v["task"] = dig(t, out, "data.birthPreviewApprove.birthEvent.tasks.0.id")
 		out = do(t, `mutation($f: ID!, $task: ID!) {
 			a: taskUpdate(input: {farmID: $f, id: $task, status: TODO, dueOn: "2026-05-01"}) { task { dueOn status } }

@@ -105,7 +105,7 @@ func TestGraphNative(t *testing.T) {
 			}
 			previewID := dig(t, p, "id").(string)
 
-			out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "native-1") {
+			out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!) { approveBirthPreview(farmID: $f, id: $p, requestID: "native-1", calves: [{tag: "NATIVE-CALF", sex: "female", status: "alive"}]) {
 				id birthDate dam { tag } preview { id stale }
 				tasks { id name status dueOn dueDate animalIDs animals { id tag } birthEvent { id } } } }`, map[string]any{"f": c.farmID, "p": previewID})
 			wantNoErrors(t, out)
@@ -119,8 +119,11 @@ func TestGraphNative(t *testing.T) {
 			}
 
 			// node(id:) resolves each of them, for a member; another farm's user gets nothing.
+			// The approved birth is a calving (docs/breeding.md, "One birth, one operation"):
+			// its birth event has the id of the calving's record, which node answers, as for
+			// any calving.
 			taskID := dig(t, task, "id").(string)
-			for _, tc := range []struct{ id, typename string }{{taskID, "FollowUpTask"}, {previewID, "BirthPreview"}, {eventID, "BirthEvent"}} {
+			for _, tc := range []struct{ id, typename string }{{taskID, "FollowUpTask"}, {previewID, "BirthPreview"}, {eventID, "Record"}} {
 				out := app.GraphQL(reader.Token, `query($id: ID!) { node(id: $id) { __typename id
 					... on FollowUpTask { name dueOn animals { tag } }
 					... on BirthPreview { dam { tag } evidence { sire { status } } }
@@ -292,8 +295,8 @@ func TestTaskBoardIsBatched(t *testing.T) {
 					birthPreviewCreate(input: {farmID: $f, damID: $dam, birthDate: "2026-04-20"}) { birthPreview { id } } }`,
 					map[string]any{"f": c.farmID, "dam": dam})
 				wantNoErrors(t, out)
-				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r}) { birthEvent { id } } }`,
-					map[string]any{"f": c.farmID, "p": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "r": fmt.Sprint(i)})
+				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r, calves: [{tag: $r, sex: "female", status: "alive"}]}) { birthEvent { id } } }`,
+					map[string]any{"f": c.farmID, "p": dig(t, out, "data.birthPreviewCreate.birthPreview.id"), "r": fmt.Sprint("CALF-", i)})
 				wantNoErrors(t, out)
 			}
 			counts[births] = app.Queries(func() {

@@ -253,8 +253,8 @@ func TestTaskBoardPreviewsAreBatched(t *testing.T) {
 				wantNoErrors(t, out)
 				p := dig(t, out, "data.birthPreviewCreate.birthPreview.id").(string)
 				previews[p] = true
-				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r}) { birthEvent { id } } }`,
-					map[string]any{"f": c.farmID, "p": p, "r": fmt.Sprint(i)})
+				out = app.GraphQL(owner.Token, `mutation($f: ID!, $p: ID!, $r: String!) { birthPreviewApprove(input: {farmID: $f, id: $p, requestID: $r, calves: [{tag: $r, sex: "female", status: "alive"}]}) { birthEvent { id } } }`,
+					map[string]any{"f": c.farmID, "p": p, "r": fmt.Sprint("CALF-", i)})
 				wantNoErrors(t, out)
 			}
 			counts[births] = app.Queries(func() {

@@ -189,6 +189,7 @@ func profileOut(farmID uuid.UUID, p herdbook.Profile) *model.AnimalProfile {
 		GroupIDs: make([]uuid.UUID, 0, len(p.GroupIDs)), Identifiers: make([]*model.Identifier, len(p.Identifiers)),
 		WeightKg: p.WeightKG, WeighedOn: p.WeighedOn, AdgKg: p.ADGKG,
 		DamID: parseID(p.DamID), SireID: parseID(p.SireID),
+		GeneticDamID: parseID(p.GeneticDamID), SurrogateDamID: parseID(p.SurrogateDamID),
 	}
 	if p.Sex != nil {
 		s := model.Sex(strings.ToUpper(*p.Sex))

@@ -205,7 +205,7 @@ func TestAnimalRegisterBadInput(t *testing.T) {
 			{"DamUnknown", "POST", base + "/animals", map[string]any{"tag": "x", "birth_date": "2025-01-01", "dam_id": uuid.NewString()}, "dam_id"},
 			{"DamOtherFarm", "POST", base + "/animals", map[string]any{"tag": "x", "birth_date": "2025-01-01", "dam_id": foreign.ID.String()}, "dam_id"},
 			{"DamWithoutBirthDate", "POST", base + "/animals", map[string]any{"tag": "x", "dam_id": cow.ID.String()}, "dam_id"},
-			{"SireWithoutDam", "POST", base + "/animals", map[string]any{"tag": "x", "birth_date": "2025-01-01", "sire_id": cow.ID.String()}, "sire_id"},
+			{"SireOtherFarm", "POST", base + "/animals", map[string]any{"tag": "x", "birth_date": "2025-01-01", "sire_id": foreign.ID.String()}, "sire_id"},
 			{"SireIsDam", "POST", base + "/animals", map[string]any{"tag": "x", "birth_date": "2025-01-01", "dam_id": cow.ID.String(), "sire_id": cow.ID.String()}, "sire_id"},
 			{"PutSelfDam", "PUT", animalPath, map[string]any{"tag": "x", "birth_date": "2025-01-01", "dam_id": cow.ID.String()}, "dam_id"},
 			{"PutTagNull", "PUT", animalPath, map[string]any{"tag": nil}, "tag"},

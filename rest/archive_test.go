@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/migrate"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
@@ -73,7 +75,7 @@ func archiveFarm(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest
 	// A calving preview approved: a birth event and its follow-up tasks.
 	wantStatus(t, app.Do("PUT", base+"/birth-history/protocol", owner.Token, `{"steps":[{"name":"Weigh calf","offset_days":1},{"name":"Tag calf","offset_days":3}]}`), 200)
 	pv := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": ids["cow1"], "birth_date": "2025-03-10"}), 201)
-	wantStatus(t, app.Do("POST", base+"/birth-history/previews/"+pv["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "calving-1"}), 201)
+	wantStatus(t, app.Do("POST", base+"/birth-history/previews/"+pv["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "calving-1", "calves": oneCalf("COW1-CALF")}), 201)
 	archiveBreedingYear(t, app, owner, editor, base, ids, animal, record)
 
 	moment := func() string {
@@ -94,8 +96,9 @@ func archiveFarm(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest
 
 // archiveBreedingYear adds issue 28's breeding year to archiveFarm's herd: outside animals (an
 // AI sire with its registration number and semen batch, an embryo donor), a heat, an
-// insemination, an embryo transfer, a hand mating, pregnancy checks, three calvings through
-// the calving operation (twins by the home bull with one stillborn, an AI calf, an ET calf),
+// insemination, an embryo transfer, a hand mating, a bull's dated run with a cow, pregnancy
+// checks, four calvings through the calving operation (twins by the home bull with one
+// stillborn, an AI calf, an ET calf, a calf by natural service),
 // a weaning, the breeding settings, and corrections: a voided and an amended pregnancy check.
 func archiveBreedingYear(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest.User, base string, ids map[string]string,
 	animal func(map[string]any) string, record func(herdbooktest.User, []string, bool, ...map[string]any) string) {
@@ -149,12 +152,23 @@ func archiveBreedingYear(t *testing.T, app *herdbooktest.App, owner, editor herd
 	calve("twins", map[string]any{"dam_id": ids["cow6"], "date": "2026-05-01", "sire_id": ids["bull"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "T-1", "sex": "male", "birth_weight": 38.5, "status": "alive", "twin": true, "calving_ease": "2"},
 		map[string]any{"tag": "T-2", "sex": "female", "birth_weight": 31, "status": "stillborn", "twin": true}}})
-	// The AI calf and the ET calf: the sire (and the donor) are in the insemination and the
-	// transfer; the calving leaves the sire to the review.
-	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "calves": []any{
+	// The AI calf and the ET calf name the outside sire, on the insemination and the
+	// transfer (issue 28.1); the ET calf's genetic dam is the transfer's outside donor, and
+	// its surrogate the cow that calved (issue 28.7).
+	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "AI-1", "eid": "982000123456700", "sex": "female", "birth_weight": 36, "status": "alive", "calving_ease": "1"}}})
-	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "calves": []any{
-		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive"}}})
+	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
+		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive", "genetic_dam_id": ids["donor"]}}})
+	// Natural service (issue 28.1): BULL1 ran with COW7 in the bull paddock, dated in and
+	// out, over her conception window (2025-07-04 to 2025-07-17 for a calving on 2026-04-22
+	// under gestation 279 to 292 days); her calving names him on that basis.
+	ids["cow7"] = animal(map[string]any{"tag": "COW7", "sex": "female", "birth_date": "2021-05-01", "breed": "Angus"})
+	ids["paddock"] = wantStatus(t, app.Do("POST", base+"/groups", owner.Token, map[string]any{"name": "Bull paddock"}), 201)["id"].(string)
+	record(owner, []string{ids["bull"], ids["cow7"]}, false,
+		map[string]any{"kind": "membership", "animal_id": ids["bull"], "group_id": ids["paddock"], "start_date": "2025-06-25", "end_date": "2025-08-10"},
+		map[string]any{"kind": "membership", "animal_id": ids["cow7"], "group_id": ids["paddock"], "start_date": "2025-06-20"})
+	calve("ns", map[string]any{"dam_id": ids["cow7"], "date": "2026-04-22", "sire_id": ids["bull"], "sire_basis": "natural_service", "calves": []any{
+		map[string]any{"tag": "NS-1", "sex": "female", "birth_weight": 35, "status": "alive", "calving_ease": "1"}}})
 	record(owner, []string{ids["ai.calf0"]}, false, map[string]any{"kind": "weaning", "animal_id": ids["ai.calf0"], "date": "2026-10-20",
 		"kg": 240, "group_id": ids["herd"]})
 }
@@ -277,7 +291,7 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 				t.Fatalf("the bull as an ICAR animal: %+v", bull)
 			}
 			if len(a.MedicineVersions) != 2 || len(a.MedicinePurchases) != 1 || a.MedicinePurchases[0].ResourceType != "icarMedicineTransactionResource" ||
-				len(a.Tasks) != 7 || len(a.BirthEvents) != 4 || len(a.Audit) == 0 {
+				len(a.Tasks) != 8 || len(a.BirthEvents) != 5 || len(a.Audit) == 0 {
 				t.Fatalf("versions %d, purchases %d, tasks %d, births %d, audit %d", len(a.MedicineVersions), len(a.MedicinePurchases),
 					len(a.Tasks), len(a.BirthEvents), len(a.Audit))
 			}
@@ -337,14 +351,31 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 			if w := byKind["weaning"]; w.ResourceType != "herdbook:WeaningEvent" || w.Weight == nil || w.Weight.Measurement != "240" {
 				t.Fatalf("weaning: %+v", w)
 			}
-			if len(births) != 3 {
+			// The approved preview's calving (COW1-CALF: approving a birth records its
+			// calving) and the four calvings recorded by POST …/calvings.
+			if len(births) != 5 {
 				t.Fatalf("%d parturitions", len(births))
 			}
-			tw := births[0]
+			if ap := births[0]; ap.Animal.ID != ids["cow1"] || *ap.TotalProgeny != 1 {
+				t.Fatalf("the approved birth's calving: %+v", ap)
+			}
+			tw := births[1]
 			if tw.Animal.ID != ids["cow6"] || *tw.TotalProgeny != 2 || *tw.LiveProgeny != 1 || len(tw.ProgenyDetails) != 2 ||
 				tw.ProgenyDetails[1].BirthStatus != "Stillborn" || tw.ProgenyDetails[0].Gender != "Male" ||
 				tw.ProgenyDetails[0].BirthWeight.Measurement != "38.5" || tw.ProgenyDetails[0].Identifier.ID != ids["twins.calf0"] {
 				t.Fatalf("the twins' calving: %+v", tw)
+			}
+			// The calves' ICAR parentage: the twin bull calf's dam and recorded sire.
+			for _, an := range a.Animals {
+				if an.ID.String() != ids["twins.calf0"] {
+					continue
+				}
+				want := []herdbook.ICARParent{
+					{ParentOf: an.Identifier, Gender: "Female", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["cow6"], Scheme: herdbook.ArchiveAnimalScheme}},
+					{ParentOf: an.Identifier, Gender: "Male", Relation: "Genetic", Identifier: herdbook.ICARIdentifier{ID: ids["bull"], Scheme: herdbook.ArchiveAnimalScheme}}}
+				if fmt.Sprint(an.Parentage) != fmt.Sprint(want) {
+					t.Fatalf("parentage of T-1: %+v", an.Parentage)
+				}
 			}
 			// The calving's record and its birth event share one id, by design.
 			if tw.RecordID.String() != ids["twins"] {
@@ -485,14 +516,17 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 					keep("herdbook:tasks", "birthEventId")
 					keep("herdbook:birthPreviews", "birthEventId")
 				}), "is a calving whose birth (herdbook:birthEvents, the id of its record"},
+				// A calving recorded by POST …/calvings (its birth's request id says so; an
+				// approval's carries the client's own, and its record is found by the id).
 				{"CalvingBirthWithoutRecord", edit(func(v map[string]any) {
-					id := calvingEvent(v)["herdbook:recordId"]
 					for _, x := range v["herdbook:birthEvents"].([]any) {
-						if be := x.(map[string]any); be["id"] == id {
+						if be := x.(map[string]any); strings.HasPrefix(be["requestId"].(string), "calving:") {
 							be["id"] = "6f1c1c9e-6d7a-4c52-9a55-000000000004"
+							return
 						}
 					}
-				}), "herdbook:birthEvents[1].id: is a calving's birth, whose record (herdbook:records, the same id) the archive does not hold"},
+					panic("no calving recorded by POST …/calvings")
+				}), ".id: is a calving's birth, whose record (herdbook:records, the same id) the archive does not hold"},
 				{"CalvingBirthTwice", edit(func(v map[string]any) {
 					bs := v["herdbook:birthEvents"].([]any)
 					bs[2].(map[string]any)["id"] = bs[1].(map[string]any)["id"]
@@ -558,13 +592,13 @@ func archivePaths(ids map[string]string, moments []string) []string {
 		"/reports/calving?from=2026-01-01&to=2026-12-31&exposure_from=2025-05-01&exposure_to=2025-08-31",
 		"/reports/calving-spread?from=2026-01-01&to=2026-12-31", "/reports/scans?from=2025-09-01&to=2025-10-31",
 		"/reports/weaning?from=2026-09-01&to=2026-12-31", "/reports/gain?from=2026-01-01&to=2026-12-31")
-	for _, c := range []string{"twins", "ai", "et"} {
+	for _, c := range []string{"twins", "ai", "et", "ns"} {
 		paths = append(paths, "/calvings/"+ids[c])
 	}
-	for _, dam := range []struct{ cow, day string }{{"cow6", "2026-05-01"}, {"cow4", "2026-04-20"}, {"cow5", "2026-04-10"}} {
+	for _, dam := range []struct{ cow, day string }{{"cow6", "2026-05-01"}, {"cow4", "2026-04-20"}, {"cow5", "2026-04-10"}, {"cow7", "2026-04-22"}} {
 		paths = append(paths, "/birth-history/evidence?dam_id="+ids[dam.cow]+"&birth_date="+dam.day)
 	}
-	for _, a := range []string{"twins.calf0", "twins.calf1", "ai.calf0", "et.calf0", "cow4", "cow5", "cow6", "bull"} {
+	for _, a := range []string{"twins.calf0", "twins.calf1", "ai.calf0", "et.calf0", "ns.calf0", "cow4", "cow5", "cow6", "cow7", "bull"} {
 		paths = append(paths, "/animals/"+ids[a], "/animals/"+ids[a]+"/timeline", "/animals/"+ids[a]+"/pedigree",
 			"/animals/"+ids[a]+"/weights")
 	}
@@ -649,12 +683,23 @@ var _ = http.StatusOK
 func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 	tb.Helper()
 	herdbooktest.InTx(tb, d.Client, func(ctx context.Context, c *ent.Client) error {
+		// An outside AI sire per ten animals, each animal inseminated by one (issue 28).
+		sires := make([]uuid.UUID, n/10+1)
+		outside := make([]*ent.OutsideAnimalCreate, len(sires))
+		for i := range sires {
+			sires[i] = uuid.New()
+			outside[i] = c.OutsideAnimal.Create().SetID(sires[i]).SetFarmID(farmID).SetName(fmt.Sprintf("AI sire %d", i)).SetSex("male").
+				SetRegistrationNumber(fmt.Sprintf("REG%06d", i)).SetBatch(fmt.Sprintf("B%d", i))
+		}
+		if err := c.OutsideAnimal.CreateBulk(outside...).Exec(ctx); err != nil {
+			return err
+		}
 		for lo := 0; lo < n; lo += 200 {
 			hi := min(n, lo+200)
 			animals := make([]*ent.AnimalCreate, 0, hi-lo)
 			records := make([]*ent.RecordCreate, 0, hi-lo)
-			items := make([]*ent.RecordItemCreate, 0, 2*(hi-lo))
-			links := make([]*ent.FactAnimalCreate, 0, hi-lo)
+			items := make([]*ent.RecordItemCreate, 0, 3*(hi-lo))
+			links := make([]*ent.FactAnimalCreate, 0, 3*(hi-lo))
 			for i := lo; i < hi; i++ {
 				aid, rid, pid, wid := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 				animals = append(animals, c.Animal.Create().SetID(aid).SetFarmID(farmID).SetTag(fmt.Sprintf("UK%06d", i)))
@@ -666,6 +711,12 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
 					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
 				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetAnimalID(aid))
+				sire, iid := sires[i/10], uuid.New()
+				id, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "insemination", "dam_id": aid.String(),
+					"sire_id": sire.String(), "date": "2025-07-01", "straw": "S-1"}})
+				items = append(items, c.RecordItem.Create().SetID(iid).SetRecordID(rid).SetMetadata(id).SetFactKind("insemination").
+					SetFactSubject(sire).SetFactDam(aid).SetFactDate("2025-07-01"))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(aid), c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(sire))
 			}
 			if err := c.Animal.CreateBulk(animals...).Exec(ctx); err != nil {
 				return err
@@ -685,7 +736,8 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 }
 
 // TestFarmArchiveStatements holds the export to the same statements for 5 animals as for
-// 300: it reads in batches, never per animal.
+// 300, with an outside AI sire per ten animals and an insemination each: it reads in
+// batches, never per animal or per sire.
 func TestFarmArchiveStatements(t *testing.T) {
 	t.Parallel()
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
@@ -697,9 +749,19 @@ func TestFarmArchiveStatements(t *testing.T) {
 			seedArchiveFarm(t, d, f.ID, n)
 			var res herdbooktest.Response
 			counts[n] = app.Queries(func() { res = app.Do("GET", "/v1/farm/"+f.ID.String()+"/archive", owner.Token, nil) })
+			straws := 0
 			var a herdbook.Archive
-			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 2*n {
+			if err := json.Unmarshal(wantStatusBody(t, res, 200), &a); err != nil || len(a.Animals) != n || len(a.Events) != 3*n ||
+				len(a.OutsideAnimals) != n/10+1 {
 				t.Fatalf("archive of %d animals: %d animals, %d events (%v)", n, len(a.Animals), len(a.Events), err)
+			}
+			for _, e := range a.Events {
+				if e.Straw != nil && e.Straw.Batch == "S-1" && len(e.SireIdentifiers) == 2 {
+					straws++
+				}
+			}
+			if straws != n {
+				t.Fatalf("%d inseminations with their straw and sire among %d animals", straws, n)
 			}
 		}
 		if counts[5] != counts[300] {
@@ -724,5 +786,68 @@ func BenchmarkFarmArchiveExport(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// archiveCarries lists, for every table of the schema, the columns the farm archive carries
+// (docs/archive.md); a table that does not travel maps to nil. Columns left out by design:
+// change_seq (the new farm's change feed numbers its rows anew), files' storage_key (the new
+// farm stores the bytes under its own keys) and farms' is_active (only a live farm exports).
+var archiveCarries = map[string][]string{
+	"farms":               {"id", "created_at", "updated_at", "name", "allow_private_threads", "current_month_start", "species", "species_other"},
+	"farm_settings":       {"id", "created_at", "updated_at", "farm_id", "time_zone", "withdrawal_rules", "organic", "allow_test_tags", "minimum_breeding_age_female_days", "minimum_breeding_age_male_days", "minimum_calving_interval_days", "calving_ease_scale", "weaning_age_of_dam", "updated_by"},
+	"groups":              {"id", "created_at", "updated_at", "is_active", "name", "farm_id"},
+	"animals":             {"id", "created_at", "updated_at", "is_active", "tag", "name", "farm_id"},
+	"outside_animals":     {"id", "created_at", "updated_at", "farm_id", "name", "sex", "breed", "registry", "registration_number", "batch", "birth_date", "created_by"},
+	"files":               {"id", "created_at", "updated_at", "is_active", "name", "mime_type", "size", "deleted_at", "farm_id"},
+	"file_records":        {"file_id", "record_id"},
+	"medicines":           {"id", "created_at", "updated_at", "is_active", "farm_id", "name", "active_substance", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow"},
+	"medicine_versions":   {"id", "created_at", "updated_at", "medicine_id", "farm_id", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow", "created_by"},
+	"medicine_purchases":  {"id", "created_at", "updated_at", "farm_id", "medicine_id", "batch", "expiry_date", "quantity", "quantity_unit", "supplier_name", "supplier_address", "purchased_on", "document_reference", "file_id", "created_by"},
+	"records":             {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "type", "name", "description", "applied_at", "acknowledge_withdrawal", "farm_id"},
+	"record_animals":      {"record_id", "animal_id"},
+	"record_groups":       {"record_id", "group_id"},
+	"record_items":        {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "name", "description", "metadata", "fact_kind", "fact_subject", "fact_dam", "fact_group", "fact_date", "fact_until", "fact_value", "fact_tail", "record_id"},
+	"fact_animals":        {"id", "animal_id", "record_item_id"},
+	"treatment_reaches":   {"id", "farm_id", "animal_id", "membership_item_id", "record_item_id"},
+	"birth_settings":      {"id", "created_at", "updated_at", "farm_id", "version", "settings", "created_by"},
+	"follow_up_protocols": {"id", "created_at", "updated_at", "farm_id", "version", "steps", "created_by"},
+	"birth_previews":      {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "settings_version", "protocol_version", "evidence", "tasks", "stale", "approved_at", "birth_event_id", "created_by"},
+	"birth_events":        {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "preview_id", "request_id", "settings_version", "protocol_version", "created_by"},
+	"farm_tasks":          {"id", "created_at", "updated_at", "farm_id", "name", "status", "due_date", "protocol_version", "step", "birth_event_id"},
+	"farm_task_animals":   {"farm_task_id", "animal_id"},
+	"audit_entries":       {"id", "farm_id", "at", "user_id", "client_id", "action", "entity", "record_id", "record_item_id", "reason", "old_value", "new_value"},
+	// People, sessions and servers, not the herd (docs/archive.md "Who may").
+	"users": nil, "farm_members": nil, "api_keys": nil, "access_tokens": nil, "refresh_tokens": nil, "browser_sessions": nil,
+	"device_authorizations": nil, "oauth_clients": nil, "oauth_codes": nil, "oauth_grants": nil, "threads": nil, "messages": nil,
+	"notifications": nil, "notification_preferences": nil, "scheduled_events": nil, "webhook_endpoints": nil, "webhook_events": nil,
+	"webhook_deliveries": nil, "webhook_attempts": nil,
+	// Request bookkeeping and counters, which the new farm starts afresh.
+	"idempotent_requests": nil, "task_updates": nil, "change_counters": nil,
+	// Holdings belong to the keeper and may serve several farms; the notices submitted for a
+	// holding stay with it. Not carried yet (docs/archive.md): a moved farm is linked to its
+	// holding again on the new server.
+	"holdings": nil, "holding_farms": nil, "notice_submissions": nil,
+}
+
+// TestFarmArchiveCoversSchema keeps the archive whole as the schema grows (issue 28: the
+// breeding year's outside animals and settings were left out): a new table or a new column of
+// a carried table fails here until the archive carries it or this list says why not.
+func TestFarmArchiveCoversSchema(t *testing.T) {
+	t.Parallel()
+	for _, tb := range migrate.Tables {
+		carried, known := archiveCarries[tb.Name]
+		if !known {
+			t.Errorf("table %s is not in the farm archive: carry it (archive.go, archiveimport.go, docs/archive.md) or list it in archiveCarries as not travelling", tb.Name)
+			continue
+		}
+		if carried == nil {
+			continue
+		}
+		for _, c := range tb.Columns {
+			if !slices.Contains(carried, c.Name) && c.Name != "change_seq" && c.Name != "storage_key" && !(tb.Name == "farms" && c.Name == "is_active") {
+				t.Errorf("column %s.%s is not in the farm archive: carry it (archive.go, archiveimport.go, docs/archive.md)", tb.Name, c.Name)
+			}
+		}
 	}
 }

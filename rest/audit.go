@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/csv"
 	"log/slog"
 	"net/http"
 	"time"
@@ -76,7 +75,7 @@ func itemTrace(it *ent.RecordItem) traceJSON {
 }
 
 type reasonBody struct {
-	Reason nullable[string] `json:"reason"`
+	Reason nullable[string] `json:"reason" text:"prose"`
 }
 
 func (b reasonBody) reason(fe *fieldList) string {
@@ -113,7 +112,7 @@ func (h *Handler) voidRecord(w http.ResponseWriter, r *http.Request) {
 
 // amendBody is PUT's record body with the reason; items given replace the record's items.
 type amendBody struct {
-	Reason nullable[string] `json:"reason"`
+	Reason nullable[string] `json:"reason" text:"prose"`
 	recordBody
 }
 
@@ -192,7 +191,7 @@ func (h *Handler) voidRecordItem(w http.ResponseWriter, r *http.Request) {
 
 // itemAmendBody is one record item with the reason; fields left out are copied.
 type itemAmendBody struct {
-	Reason nullable[string] `json:"reason"`
+	Reason nullable[string] `json:"reason" text:"prose"`
 	itemBody
 }
 
@@ -289,13 +288,13 @@ func (h *Handler) auditCSV(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	var cw *csv.Writer
+	var cw *herdbook.CSVWriter
 	err = h.svc.AuditCSV(r.Context(), farmID, auditFilter(r), func(row []string) error {
 		if cw == nil {
 			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 			w.Header().Set("Content-Disposition", `attachment; filename="audit.csv"`)
 			w.WriteHeader(http.StatusOK)
-			cw = csv.NewWriter(w)
+			cw = herdbook.NewCSVWriter(w)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -216,8 +216,14 @@ func (h *Handler) approvePreview(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
+	// The calving of the birth (docs/breeding.md, one birth path): the dam and the day are the
+	// preview's.
 	var b struct {
-		RequestID string `json:"request_id"`
+		RequestID string               `json:"request_id"`
+		SireID    *string              `json:"sire_id"`
+		SireBasis *string              `json:"sire_basis"`
+		DNALab    *string              `json:"dna_lab"`
+		Calves    []herdbook.CalfInput `json:"calves"`
 	}
 	if r.ContentLength != 0 {
 		if err := httpapi.DecodeJSON(w, r, &b); err != nil {
@@ -228,7 +234,8 @@ func (h *Handler) approvePreview(w http.ResponseWriter, r *http.Request) {
 	if b.RequestID == "" {
 		b.RequestID = r.Header.Get("Idempotency-Key")
 	}
-	ev, err := h.svc.ApproveBirthPreview(r.Context(), farmID, id, b.RequestID)
+	ev, err := h.svc.ApproveBirthPreview(r.Context(), farmID, id, herdbook.BirthApproval{RequestID: b.RequestID,
+		SireID: b.SireID, SireBasis: b.SireBasis, DNALab: b.DNALab, Calves: b.Calves})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

@@ -292,7 +292,7 @@ func TestPreviewsAndTasks(t *testing.T) {
 			t.Fatalf("preview = %v", p1)
 		}
 		approve := func(id, req string) herdbooktest.Response {
-			return app.Do("POST", bh+"/previews/"+id+"/approve", b.owner.Token, map[string]any{"request_id": req})
+			return app.Do("POST", bh+"/previews/"+id+"/approve", b.owner.Token, map[string]any{"request_id": req, "calves": oneCalf("CALF-" + req)})
 		}
 		res = approve(p1["id"].(string), "req-1")
 		if res.Status != 201 {
@@ -340,7 +340,7 @@ func TestPreviewsAndTasks(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("POST", bh+"/previews/"+preview()["id"].(string)+"/approve", b.owner.Token, nil), 400, "ValidationError", "request_id")
 		})
 		t.Run("ApproveWithIdempotencyKey", func(t *testing.T) {
-			res := app.Do("POST", bh+"/previews/"+preview()["id"].(string)+"/approve", b.owner.Token, nil, "Idempotency-Key", "key-9")
+			res := app.Do("POST", bh+"/previews/"+previewOn("2026-04-22")["id"].(string)+"/approve", b.owner.Token, map[string]any{"calves": oneCalf("CALF-KEY-9")}, "Idempotency-Key", "key-9")
 			if res.Status != 201 {
 				t.Fatalf("status %d %s", res.Status, res.Body)
 			}
@@ -470,8 +470,10 @@ func TestPreviewsAndTasks(t *testing.T) {
 		t.Run("ErrProtocolInvalid", func(t *testing.T) {
 			herdbooktest.WantEnvelope(t, app.Do("PUT", bh+"/protocol", b.owner.Token, `{"steps":[{"name":"","offset_days":99999}]}`), 400, "ValidationError", "steps[0].offset_days")
 		})
+		// On a day of its own: ApproveWithIdempotencyKey recorded this dam's calving of
+		// 2026-04-22, which a second preview of that day answers (its tasks are that birth's).
 		t.Run("OwnFreshPreviewAccepted", func(t *testing.T) {
-			p := previewOn("2026-04-22")
+			p := previewOn("2026-04-24")
 			res := approve(p["id"].(string), "req-fresh")
 			if res.Status != 201 {
 				t.Fatalf("approve: %d %s", res.Status, res.Body)
@@ -554,7 +556,7 @@ func seedTasks(tb testing.TB, app *herdbooktest.App, u herdbooktest.User, n int)
 	for i := 0; i < n; i++ {
 		res := app.Do("POST", base+"/birth-history/previews", u.Token, map[string]any{"dam_id": dam, "birth_date": fmt.Sprintf("2026-03-%02d", i+1)})
 		id, _ := res.JSON(tb)["id"].(string)
-		if res := app.Do("POST", base+"/birth-history/previews/"+id+"/approve", u.Token, map[string]any{"request_id": fmt.Sprintf("seed-%d", i)}); res.Status != 201 {
+		if res := app.Do("POST", base+"/birth-history/previews/"+id+"/approve", u.Token, map[string]any{"request_id": fmt.Sprintf("seed-%d", i), "calves": oneCalf(fmt.Sprintf("SEED-%d", i))}); res.Status != 201 {
 			tb.Fatalf("approve: %d %s", res.Status, res.Body)
 		}
 	}

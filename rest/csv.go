@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/csv"
 	"errors"
 	"io"
 	"log/slog"
@@ -25,7 +24,7 @@ func writeCSV(w http.ResponseWriter, r *http.Request, t *herdbook.Table, filenam
 	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	cw := csv.NewWriter(w)
+	cw := herdbook.NewCSVWriter(w)
 	rc := http.NewResponseController(w)
 	if err := cw.Write(t.Header); err != nil {
 		return

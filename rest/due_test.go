@@ -209,3 +209,85 @@ func TestDueListAsOfWithBullMembership(t *testing.T) {
 		}
 	})
 }
+
+// TestDueDeclaredForCowBoughtInCalf is issue 28.5's cow bought in calf: never served here,
+// she gets her expected calving date from a pregnancy_check that states it
+// (expected_calving_date), with or without the farm's gestation settings; the date is a
+// fact's, corrected with a reason like any other.
+func TestDueDeclaredForCowBoughtInCalf(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		app := b.app
+		cow := app.MustAnimal(b.owner, uuid.MustParse(b.farm), "BOUGHT-1").ID.String()
+		b.facts(t,
+			map[string]any{"kind": "profile", "animal_id": cow, "sex": "female"},
+			map[string]any{"kind": "purchase", "animal_id": cow, "date": "2025-11-15"},
+		)
+		check := map[string]any{"kind": "pregnancy_check", "animal_id": cow, "date": "2025-11-15", "method": "scan", "result": "pregnant",
+			"expected_calving_date": "2026-02-20"}
+		res := app.Do("POST", b.base+"/records", b.owner.Token, map[string]any{
+			"animal_ids": []string{cow}, "name": "Bought in calf", "type": "GENETIC", "applied_at": "2025-11-15T12:00:00Z",
+			"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": check}}},
+		})
+		if res.Status != 201 {
+			t.Fatalf("check: %d %s", res.Status, res.Body)
+		}
+		recID := res.JSON(t)["id"].(string)
+		one := app.Do("GET", b.base+"/records/"+recID, b.reader.Token, nil).JSON(t)
+		item := one["record_items"].([]any)[0].(map[string]any)["id"].(string)
+		due := func() map[string]any {
+			t.Helper()
+			res := app.Do("GET", b.base+"/due?as_of=2026-01-01", b.reader.Token, nil)
+			rows := res.JSON(t)["records"].([]any)
+			if res.Status != 200 || len(rows) != 1 {
+				t.Fatalf("due: %d %s", res.Status, res.Body)
+			}
+			return rows[0].(map[string]any)
+		}
+		if r := due(); r["animal_id"] != cow || r["basis"] != "declared" || r["expected_date"] != "2026-02-20" ||
+			r["expected_from"] != "2026-02-20" || r["expected_to"] != "2026-02-20" || r["gestation_days"] != nil {
+			t.Fatalf("declared = %v", r)
+		}
+		check["expected_calving_date"] = "2026-02-27"
+		res = app.Do("POST", b.base+"/records/"+recID+"/items/"+item+"/amend", b.owner.Token, map[string]any{
+			"reason": "The seller's vet wrote 27 February.", "metadata": map[string]any{"birth_history": check}})
+		if res.Status != 201 {
+			t.Fatalf("amend: %d %s", res.Status, res.Body)
+		}
+		if r := due(); r["basis"] != "declared" || r["expected_date"] != "2026-02-27" {
+			t.Fatalf("after the correction = %v", r)
+		}
+		// Exported to breeding.csv, in its own column.
+		csv := app.Do("GET", b.base+"/breeding.csv", b.reader.Token, nil)
+		if csv.Status != 200 || !strings.Contains(string(csv.Body), ",expected_calving_date\n") || !strings.Contains(string(csv.Body), ",2026-02-27\n") {
+			t.Fatalf("breeding.csv: %d %s", csv.Status, csv.Body)
+		}
+		for _, tc := range []struct {
+			name  string
+			patch map[string]any
+			want  string
+		}{
+			{"ErrNotPregnant", map[string]any{"result": "empty"}, "birth_history.expected_calving_date: must be left out unless result is pregnant"},
+			{"ErrBeforeCheck", map[string]any{"expected_calving_date": "2025-11-15"}, "birth_history.expected_calving_date: must be after the check's date"},
+			{"ErrTooFar", map[string]any{"expected_calving_date": "2031-06-01"}, "birth_history.expected_calving_date: must be after the check's date and at most 2000 days"},
+			{"ErrNotADate", map[string]any{"expected_calving_date": "2026-02-30"}, "birth_history.expected_calving_date: must be a calendar date"},
+			{"ErrWrongType", map[string]any{"expected_calving_date": 20260220}, "birth_history.expected_calving_date: must be a string"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				f := map[string]any{}
+				for k, v := range check {
+					f[k] = v
+				}
+				for k, v := range tc.patch {
+					f[k] = v
+				}
+				res := app.Do("POST", b.base+"/records", b.owner.Token, map[string]any{
+					"animal_ids": []string{cow}, "name": "check", "type": "GENETIC", "applied_at": "2025-11-15T12:00:00Z",
+					"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": f}}},
+				})
+				herdbooktest.WantEnvelope(t, res, 400, "ValidationError", tc.want)
+			})
+		}
+	})
+}

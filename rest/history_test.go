@@ -129,13 +129,13 @@ func TestHistoryRules(t *testing.T) {
 		})
 		t.Run("Approval", func(t *testing.T) {
 			prev := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": heifer, "birth_date": "2026-03-01"}), 201)
-			herdbooktest.WantEnvelope(t, app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "r1"}),
+			herdbooktest.WantEnvelope(t, app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": "r1", "calves": oneCalf("H1-CALF")}),
 				400, "ValidationError", "dam_id: H1 was 12 days old")
-			// Approved births count for the calving interval, though approval writes no fact.
+			// Approved births count for the calving interval (approval records the calving).
 			cow4 := animal(map[string]any{"tag": "COW4", "sex": "female", "birth_date": "2018-01-01"})
 			approve := func(date, request string) herdbooktest.Response {
 				prev := wantStatus(t, app.Do("POST", base+"/birth-history/previews", owner.Token, map[string]any{"dam_id": cow4, "birth_date": date}), 201)
-				return app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": request})
+				return app.Do("POST", base+"/birth-history/previews/"+prev["id"].(string)+"/approve", owner.Token, map[string]any{"request_id": request, "calves": oneCalf("COW4-" + request)})
 			}
 			ev := wantStatus(t, approve("2026-06-01", "r2"), 201)["birth_event"].(map[string]any)
 			herdbooktest.WantEnvelope(t, approve("2026-07-01", "r3"), 400, "ValidationError",

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/csv"
 	"log/slog"
 	"net/http"
 	"time"
@@ -231,7 +230,7 @@ func (h *Handler) medicineBookCSV(w http.ResponseWriter, r *http.Request) {
 	if q.Has("section") {
 		section = q.Get("section")
 	}
-	var cw *csv.Writer
+	var cw *herdbook.CSVWriter
 	rows := 0
 	write := func(row []string) error {
 		if cw == nil {
@@ -242,7 +241,7 @@ func (h *Handler) medicineBookCSV(w http.ResponseWriter, r *http.Request) {
 			}
 			w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 			w.WriteHeader(http.StatusOK)
-			cw = csv.NewWriter(w)
+			cw = herdbook.NewCSVWriter(w)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

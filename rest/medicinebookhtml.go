@@ -70,14 +70,6 @@ var bookTitles = map[string]string{
 	herdbook.BookAdministration: "Administration (GB VMR 2013 regs 18-19; EU 2019/6 Art. 108)",
 }
 
-// printable undoes the CSV's guard against spreadsheet formulas, which a page does not need.
-func printable(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
-		return s[1:]
-	}
-	return s
-}
-
 // medicineBookHTML writes the inspector's book as one printable page: no script, inline
 // print CSS, the acquisition section then the administration section. Like the CSV, it is
 // streamed; errors before the page starts answer with the envelope.
@@ -139,7 +131,7 @@ func (h *Handler) medicineBookHTML(w http.ResponseWriter, r *http.Request) {
 					var parts []string
 					for _, name := range c.cells {
 						if i := slices.Index(header, name); i >= 0 && i < len(row) && row[i] != "" {
-							parts = append(parts, html.EscapeString(printable(row[i])))
+							parts = append(parts, html.EscapeString(row[i]))
 						}
 					}
 					if c.num {

@@ -51,7 +51,7 @@ type medicinePurchaseBody struct {
 	Quantity          *float64 `json:"quantity"`
 	QuantityUnit      *string  `json:"quantity_unit"`
 	SupplierName      *string  `json:"supplier_name"`
-	SupplierAddress   *string  `json:"supplier_address"`
+	SupplierAddress   *string  `json:"supplier_address" text:"prose"`
 	PurchasedOn       *string  `json:"purchased_on"`
 	DocumentReference *string  `json:"document_reference"`
 	FileID            *string  `json:"file_id"`

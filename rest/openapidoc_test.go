@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -138,12 +139,7 @@ func TestOpenAPIEIDFields(t *testing.T) {
 		case map[string]any:
 			for k, c := range x {
 				if k == "eid" {
-					m, _ := c.(map[string]any)
-					ref := m["$ref"]
-					if alts := asAny(m["anyOf"]); ref == nil && len(alts) > 0 {
-						ref = alts[0].(map[string]any)["$ref"]
-					}
-					if ref != eidRef {
+					if refOf(c) != eidRef {
 						t.Errorf("%s.eid is not the EID schema: %v", path, c)
 					}
 					n++
@@ -226,3 +222,120 @@ func TestOpenAPIRequestText(t *testing.T) {
 		}
 	}
 }
+
+// refOf returns the $ref a schema stands for: its own, or the one of the allOf wrapper that
+// carries a description beside it (issue 33.4: a $ref with sibling keywords is lost on some
+// generators), or of the first alternative of a nullable anyOf.
+func refOf(v any) any {
+	m, _ := v.(map[string]any)
+	if ref, ok := m["$ref"]; ok {
+		return ref
+	}
+	if all := asAny(m["allOf"]); len(all) == 1 {
+		return refOf(all[0])
+	}
+	if alts := asAny(m["anyOf"]); len(alts) > 0 {
+		return refOf(alts[0])
+	}
+	return nil
+}
+
+// TestOpenAPIStrictness holds the document to issue 33.4's findings, where it disagreed with
+// the server: the herd reports require from and to (the calving report exposure_from and
+// exposure_to too); PUT …/records/{record_id} and both amendments declare closed bodies; a
+// file's content lists text/csv among its types; and no $ref has sibling keywords, which
+// some generators drop (a described reference is an allOf wrapper).
+func TestOpenAPIStrictness(t *testing.T) {
+	t.Parallel()
+	doc := parseDoc(t)
+	paths := doc.root["paths"].(map[string]any)
+	op := func(path, method string) map[string]any {
+		t.Helper()
+		item, _ := paths[path].(map[string]any)
+		o, _ := item[method].(map[string]any)
+		if o == nil {
+			t.Fatalf("%s %s is not in the document", method, path)
+		}
+		return o
+	}
+	query := func(o map[string]any) map[string]bool {
+		out := map[string]bool{}
+		for _, p := range asAny(o["parameters"]) {
+			m := doc.resolve(p)
+			if m["in"] == "query" {
+				req, _ := m["required"].(bool)
+				out[m["name"].(string)] = req
+			}
+		}
+		return out
+	}
+	t.Run("ReportPeriodsRequired", func(t *testing.T) {
+		n := 0
+		for path := range paths {
+			if !strings.HasPrefix(path, "/v1/farm/{farm_id}/reports/") {
+				continue
+			}
+			n++
+			want := []string{"from", "to"}
+			if strings.HasPrefix(path, "/v1/farm/{farm_id}/reports/calving.") || path == "/v1/farm/{farm_id}/reports/calving" {
+				want = append(want, "exposure_from", "exposure_to")
+			}
+			q := query(op(path, "get"))
+			for _, name := range want {
+				if !q[name] {
+					t.Errorf("GET %s: %s is not a required parameter (%v)", path, name, q)
+				}
+			}
+		}
+		if n != 10 {
+			t.Errorf("%d report operations, want the 10 herd reports (5 reports, JSON and CSV)", n)
+		}
+	})
+	t.Run("ClosedWriteBodies", func(t *testing.T) {
+		for _, w := range []struct{ path, method string }{
+			{"/v1/farm/{farm_id}/records/{record_id}", "put"},
+			{"/v1/farm/{farm_id}/records/{record_id}/amend", "post"},
+			{"/v1/farm/{farm_id}/records/{record_id}/items/{item_id}/amend", "post"},
+		} {
+			rb := doc.resolve(op(w.path, w.method)["requestBody"])
+			content, _ := rb["content"].(map[string]any)
+			media, _ := content["application/json"].(map[string]any)
+			sch := doc.resolve(media["schema"])
+			if props, _ := sch["properties"].(map[string]any); len(props) == 0 || sch["additionalProperties"] != false || rb["required"] != true {
+				t.Errorf("%s %s: the body is not a required, closed object with its properties: %v", w.method, w.path, rb)
+			}
+		}
+	})
+	t.Run("FileContentTypes", func(t *testing.T) {
+		res := asMap(asMap(op("/v1/file/{file_id}/content", "get")["responses"])["200"])
+		content := asMap(doc.resolve(res)["content"])
+		for _, ct := range []string{"text/csv", "application/json", "application/pdf", "image/jpeg"} {
+			if content[ct] == nil {
+				t.Errorf("the file content does not list %s: %v", ct, slices.Sorted(maps.Keys(content)))
+			}
+		}
+	})
+	t.Run("NoRefWithSiblings", func(t *testing.T) {
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				// A Reference Object outside a schema may carry summary and description
+				// (OpenAPI 3.1); a schema's $ref may carry nothing.
+				if _, ok := x["$ref"]; ok && len(x) > 1 && (strings.Contains(path, "/schema") || strings.HasPrefix(path, "/components/schemas/")) {
+					t.Errorf("%s: a $ref with sibling keywords %v", path, slices.Sorted(maps.Keys(x)))
+				}
+				for k, c := range x {
+					walk(path+"/"+k, c)
+				}
+			case []any:
+				for i, c := range x {
+					walk(fmt.Sprintf("%s/%d", path, i), c)
+				}
+			}
+		}
+		walk("", doc.root)
+	})
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }

@@ -5,7 +5,11 @@ import (
 	"math"
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/evidence"
@@ -214,5 +218,164 @@ func TestPedigreeEmbryoTransfer(t *testing.T) {
 		if math.Abs(k["coancestry"].(float64)-0.375) > 1e-12 {
 			t.Fatalf("coancestry of the ET calf and its donor = %v", k)
 		}
+
+		// The same through the calving operation (issue 28.7), with no transfer recorded
+		// here: R2 came in carrying D's embryo, and her calving names D as the calf's genetic
+		// dam. X2 is D's (its sire unknown), not R2's: a(X2, D) = ½ a(D, D) = ½ (1 + F(D)) =
+		// ½, coancestry ¼; with R2, who is unrelated to D, it would be 0.
+		r2 := mk("R2", "female", "2019-04-01")
+		cv := wantStatus(t, app.Do("POST", base+"/calvings", owner.Token, map[string]any{"dam_id": r2, "date": "2026-03-20",
+			"calves": []any{map[string]any{"tag": "X2", "sex": "male", "status": "alive", "genetic_dam_id": donor}}}), http.StatusCreated)
+		x2 := cv["calves"].([]any)[0].(map[string]any)["animal_id"].(string)
+		ped = wantStatus(t, app.Do("GET", base+"/animals/"+x2+"/pedigree?depth=1", owner.Token, nil), http.StatusOK)
+		for _, e := range ped["ancestors"].([]any) {
+			if m := e.(map[string]any); m["relation"] == "dam" && m["animal_id"] != donor {
+				t.Fatalf("the calving's ET calf has dam %v, want the genetic dam %s", m, donor)
+			}
+		}
+		k = wantStatus(t, app.Do("GET", base+"/kinship?a="+x2+"&b="+donor, owner.Token, nil), http.StatusOK)
+		if math.Abs(k["coancestry"].(float64)-0.25) > 1e-12 {
+			t.Fatalf("coancestry of the calving's ET calf and its genetic dam = %v", k)
+		}
 	})
+}
+
+// TestPedigreePresumedSire: the review's presumed and candidate sires weigh in the pedigree
+// (issue 28.3; docs/pedigree.md, Henderson 1988 average relationship, Perez-Enciso &
+// Fernando 1992), here by natural service: a bull's dated membership of the cows' group.
+//
+// Half sibs through a presumed sire: the bull S ran with the unrelated cows D1 and D2 in
+// group G; their calves X (male) and Y (female) were recorded with no sire, and the review
+// presumes S for both. a(X, Y) = ¼ a(S, S) = ¼, so a calf Z of Y by X has F = ½ a(X, Y) = ⅛
+// (Falconer & Mackay, table 5.1: half sibs), and mating advice for Y gives X the same ⅛.
+//
+// Two candidates, ½ each: the bulls S1 and S2 both ran with the cow D3 in group H, so her
+// calf X2 has S1 and S2 as candidates with ½ each; the heifer Y2 is D4's calf by S1,
+// recorded. a(X2, Y2) = ½ a(D3, Y2) + ½ (½ a(S1, Y2) + ½ a(S2, Y2)) = 0 + ½ (½ · ½ + 0) = ⅛,
+// so a calf Z2 of Y2 by X2 has F = ½ · ⅛ = 1/16, and its uncertain ancestor is X2.
+func TestPedigreePresumedSire(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		app := herdbooktest.NewApp(t, d)
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Natural Service Farm")
+		ctx := app.Ctx(owner)
+		base := "/v1/farm/" + f.ID.String()
+		if _, err := app.Service.PutBirthSettings(ctx, f.ID, evidence.Settings{Version: 1, Species: "CATTLE",
+			GestationDays: &evidence.Range{Min: 270, Max: 295}}); err != nil {
+			t.Fatal(err)
+		}
+		mk := func(tag, sex, born string, parents ...any) string {
+			t.Helper()
+			body := map[string]any{"tag": tag, "sex": sex, "birth_date": born}
+			if len(parents) > 0 {
+				body["dam_id"] = parents[0]
+			}
+			if len(parents) > 1 {
+				body["sire_id"] = parents[1]
+			}
+			return wantStatus(t, app.Do("POST", base+"/animals", owner.Token, body), http.StatusCreated)["id"].(string)
+		}
+		member := func(animal string, group uuid.UUID, from, to string) {
+			t.Helper()
+			if _, err := app.Service.RecordFact(ctx, f.ID, evidence.Fact{Kind: evidence.KindMembership, AnimalID: animal,
+				GroupID: group.String(), StartDate: from, EndDate: to}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, h := app.MustGroup(owner, f.ID, "G").ID, app.MustGroup(owner, f.ID, "H").ID
+		s := mk("S", "male", "2019-03-01")
+		d1, d2 := mk("D1", "female", "2019-04-01"), mk("D2", "female", "2019-04-02")
+		for _, a := range []string{d1, d2} {
+			member(a, g, "2023-04-01", "2023-08-31")
+		}
+		member(s, g, "2023-05-01", "2023-07-31")
+		x, y := mk("X", "male", "2024-03-01", d1), mk("Y", "female", "2024-03-03", d2)
+		z := mk("Z", "female", "2026-03-01", y, x)
+
+		s1, s2 := mk("S1", "male", "2018-03-01"), mk("S2", "male", "2018-03-02")
+		d3, d4 := mk("D3", "female", "2019-04-03"), mk("D4", "female", "2019-04-04")
+		member(d3, h, "2023-04-01", "2023-08-31")
+		member(s1, h, "2023-05-01", "2023-07-31")
+		member(s2, h, "2023-05-01", "2023-07-31")
+		x2, y2 := mk("X2", "male", "2024-03-05", d3), mk("Y2", "female", "2024-03-06", d4, s1)
+		z2 := mk("Z2", "female", "2026-03-02", y2, x2)
+
+		pedigree := func(id string) map[string]any {
+			t.Helper()
+			return wantStatus(t, app.Do("GET", base+"/animals/"+id+"/pedigree?depth=2", owner.Token, nil), http.StatusOK)
+		}
+		sireOf := func(p map[string]any) map[string]float64 {
+			out := map[string]float64{}
+			for _, e := range p["ancestors"].([]any) {
+				if m := e.(map[string]any); m["relation"] == "sire" {
+					out[m["animal_id"].(string)] = m["probability"].(float64)
+				}
+			}
+			return out
+		}
+		for _, calf := range []string{x, y} {
+			p := pedigree(calf)
+			if !reflect.DeepEqual(sireOf(p), map[string]float64{s: 1}) || !reflect.DeepEqual(p["uncertain_ancestors"], []any{calf}) {
+				t.Fatalf("the presumed sire S does not stand in the pedigree of %s: %v", calf, p)
+			}
+		}
+		p := pedigree(z)
+		if math.Abs(p["inbreeding"].(float64)-0.125) > 1e-12 || !reflect.DeepEqual(sortedAny(p["uncertain_ancestors"].([]any)...), sortedAny(x, y)) {
+			t.Fatalf("half-sib mating through a presumed sire: %v, want F = 0.125 with X and Y uncertain", p)
+		}
+		p = pedigree(x2)
+		if !reflect.DeepEqual(sireOf(p), map[string]float64{s1: 0.5, s2: 0.5}) {
+			t.Fatalf("the two candidates of X2: %v", p)
+		}
+		p = pedigree(z2)
+		if math.Abs(p["inbreeding"].(float64)-0.0625) > 1e-12 || !reflect.DeepEqual(p["uncertain_ancestors"], []any{x2}) {
+			t.Fatalf("a calf of a half-sib mating through one of two candidates: %v, want F = 1/16 with X2 uncertain", p)
+		}
+		k := wantStatus(t, app.Do("GET", base+"/kinship?a="+x+"&b="+y, owner.Token, nil), http.StatusOK)
+		if math.Abs(k["coancestry"].(float64)-0.125) > 1e-12 {
+			t.Fatalf("coancestry of the half sibs X and Y: %v", k)
+		}
+
+		// Mating advice for Y sees X as her half brother (GraphQL's Farm.matingAdvice).
+		advice, err := app.Service.MatingAdvice(ctx, f.ID, uuid.MustParse(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, a := range advice {
+			if a.Sire.ID.String() == x {
+				found = true
+				if math.Abs(a.ExpectedInbreeding-0.125) > 1e-12 {
+					t.Fatalf("mating advice for Y by X: %v, want 0.125", a.ExpectedInbreeding)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("mating advice for Y does not offer X: %v", advice)
+		}
+
+		// The reviews run in memory: a pedigree costs as many statements with one more
+		// reviewed birth as without it.
+		cost := func() int64 {
+			return app.Queries(func() { pedigree(z) })
+		}
+		before := cost()
+		d5 := mk("D5", "female", "2019-04-05")
+		member(d5, g, "2023-04-01", "2023-08-31")
+		mk("X5", "female", "2024-03-07", d5)
+		if after := cost(); after != before || after > 5 {
+			t.Errorf("pedigree: %d statements, then %d with one more reviewed birth (want equal, at most 5)", before, after)
+		}
+	})
+}
+
+// sortedAny sorts ids as a JSON array holds them.
+func sortedAny[T any](ids ...T) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	slices.SortFunc(out, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	return out
 }

@@ -86,8 +86,8 @@ func (h *Handler) newRecordReadJSON(r *ent.Record) recordJSON {
 
 type itemBody struct {
 	Name        nullable[string]         `json:"name"`
-	Description nullable[string]         `json:"description"`
-	Metadata    nullable[map[string]any] `json:"metadata"`
+	Description nullable[string]         `json:"description" text:"prose"`
+	Metadata    nullable[map[string]any] `json:"metadata" text:"prose"`
 }
 
 type recordBody struct {
@@ -96,7 +96,7 @@ type recordBody struct {
 	Name        nullable[string] `json:"name"`
 	Type        nullable[string] `json:"type"`
 	AppliedAt   nullable[string] `json:"applied_at"`
-	Description nullable[string] `json:"description"`
+	Description nullable[string] `json:"description" text:"prose"`
 	RecordItems []itemBody       `json:"record_items"`
 	// AcknowledgeWithdrawal lets a departure, sale or slaughter during a meat withdrawal through.
 	AcknowledgeWithdrawal nullable[bool] `json:"acknowledge_withdrawal"`

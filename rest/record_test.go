@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -137,7 +138,7 @@ func TestCreateRecord(t *testing.T) {
 			{"ErrAssociationsMissing", valid(map[string]any{"animal_ids": nil}), "animal_ids or group_ids"},
 			{"ErrAnimalIDNotUUID", valid(map[string]any{"animal_ids": []string{cow.ID.String(), "cow-1"}}), "animal_ids[1]: must be a UUID"},
 			{"ErrGroupIDsWrongType", valid(map[string]any{"group_ids": "herd"}), "group_ids: must be an array"},
-			{"ErrAnimalIDWrongType", valid(map[string]any{"animal_ids": []int{1}}), "animal_ids: must be a string"},
+			{"ErrAnimalIDWrongType", valid(map[string]any{"animal_ids": []int{1}}), "animal_ids[0]: must be a string"},
 			{"ErrNameMissing", valid(map[string]any{"name": nil}), "name: must be at least 1 characters"},
 			{"ErrNameTooLong", valid(map[string]any{"name": strings.Repeat("n", 201)}), "name: must be at most 200 characters"},
 			{"ErrTypeUnknown", valid(map[string]any{"type": "VET"}), "type: must be one of OTHER, FEED, GENETIC, HEALTH, MOVEMENT"},
@@ -151,7 +152,8 @@ func TestCreateRecord(t *testing.T) {
 			{"ErrAppliedAtNoZone", valid(map[string]any{"applied_at": "2026-03-01T08:00:00"}), "applied_at: must be an ISO 8601 date-time"},
 			{"ErrNullBody", "null", "body: must be a JSON object, not null"},
 			{"ErrItemMetadataTooLarge", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"note": strings.Repeat("x", herdbook.MaxItemMetadataBytes)}}}}), "record_items[0].metadata: must be at most 16384 bytes"},
-			{"ErrTooManyItems", valid(map[string]any{"record_items": make([]any, herdbook.MaxRecordItems+1)}), "record_items: must have at most 500 items"},
+			{"ErrTooManyItems", valid(map[string]any{"record_items": slices.Repeat([]any{map[string]any{}}, herdbook.MaxRecordItems+1)}), "record_items: must have at most 500 items"},
+			{"ErrItemNull", valid(map[string]any{"record_items": []any{nil}}), "record_items[0]: must not be null"},
 			{"ErrTooManyAnimals", valid(map[string]any{"animal_ids": manyIDs(1001)}), "animal_ids: must have at most 1000 ids"},
 			{"ErrItemMetadataWrongType", valid(map[string]any{"record_items": []any{map[string]any{"metadata": "x"}}}), "metadata: must be an object"},
 			{"ErrItemFactNotObject", valid(map[string]any{"record_items": []any{map[string]any{"metadata": map[string]any{"birth_history": 3}}}}), "record_items[0].metadata.birth_history: must be a JSON object"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -319,5 +320,57 @@ func TestGainReportOverDaysInGroup(t *testing.T) {
 		if g := gain(); g[finishing] != 1.5 || g[finishing+" animals"] != 1 {
 			t.Fatalf("after the backdated membership_end: gain = %v", g)
 		}
+	})
+}
+
+// TestHerdReportStatementsIndependentOfFarmSize: every herd report and the due list cost the
+// same statements on a farm of a few animals and on one with twelve more cows, each with a
+// membership, weighings, a check and a calving (no statement per row).
+func TestHerdReportStatementsIndependentOfFarmSize(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		f := b.farmID(t)
+		paths := []string{"calving?exposure_from=2025-05-01&exposure_to=2025-08-31&", "calving-spread?", "scans?", "weaning?", "gain?"}
+		count := func() []int64 {
+			var out []int64
+			for _, p := range append(slices.Clone(paths), "due?as_of=2026-01-01&") {
+				path := b.base + "/reports/" + p + "from=2025-01-01&to=2026-12-31"
+				if strings.HasPrefix(p, "due") {
+					path = b.base + "/" + strings.TrimSuffix(p, "&")
+				}
+				out = append(out, b.app.Queries(func() {
+					if res := b.app.Do("GET", path, b.reader.Token, nil); res.Status != 200 {
+						t.Fatalf("%s: %d %s", path, res.Status, res.Body)
+					}
+				}))
+			}
+			return out
+		}
+		small := count()
+		var items, animals []any
+		for i := range 12 {
+			cow := b.app.MustAnimal(b.owner, f, fmt.Sprintf("SIZE-%d", i)).ID.String()
+			animals = append(animals, cow)
+			for _, fact := range []map[string]any{
+				{"kind": "profile", "animal_id": cow, "sex": "female"},
+				{"kind": "membership", "animal_id": cow, "group_id": b.herd, "start_date": "2025-06-01"},
+				{"kind": "pregnancy_check", "animal_id": cow, "date": "2025-09-01", "method": "scan", "result": "pregnant"},
+				{"kind": "weight", "animal_id": cow, "date": "2025-07-01", "kg": 500},
+				{"kind": "weight", "animal_id": cow, "date": "2025-09-01", "kg": 520 + i},
+				{"kind": "birth", "dam_id": cow, "date": fmt.Sprintf("2026-03-%02d", 1+i)},
+			} {
+				items = append(items, map[string]any{"metadata": map[string]any{"birth_history": fact}})
+			}
+		}
+		res := b.app.Do("POST", b.base+"/records", b.owner.Token, map[string]any{
+			"animal_ids": animals, "name": "season", "type": "GENETIC", "applied_at": "2025-06-01T00:00:00Z", "record_items": items})
+		if res.Status != 201 {
+			t.Fatalf("facts: %d %s", res.Status, res.Body)
+		}
+		if big := count(); !slices.Equal(small, big) {
+			t.Fatalf("statements %v on a small farm, %v with twelve more cows (calving, calving-spread, scans, weaning, gain, due)", small, big)
+		}
+		t.Logf("statements: %v", small)
 	})
 }

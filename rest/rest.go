@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,11 @@ type Handler struct {
 	limit func(http.Handler) http.Handler
 	// bodiless holds the mux patterns of the operations that answer errors without a body.
 	bodiless map[string]bool
+	// methods lists each path's methods, in the order registered.
+	methods map[string][]string
+	// fixed routes the methods a path ending in a fixed segment does not have, so that GET
+	// …/animals/import is a 405 rather than the animal "import" of GET …/animals/{animal_id}.
+	fixed *http.ServeMux
 }
 
 // Prefixes are the path prefixes the facade is mounted under: /v1 is canonical.
@@ -58,11 +64,52 @@ var Prefixes = []string{"/v1", "/api/v1"}
 
 // NewHandler returns the facade over svc, serving every route under both prefixes.
 func NewHandler(svc *herdbook.Service, cfg Config) *Handler {
-	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), bodiless: map[string]bool{}}
+	h := &Handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), bodiless: map[string]bool{}, methods: map[string][]string{}}
 	h.limit = h.rateLimiter()
 	h.routes()
 	h.birthRoutes()
+	h.fixedPaths()
 	return h
+}
+
+// fixedPaths fills h.fixed: for every path whose last segment is fixed (…/animals/import,
+// …/records.csv), each method it lacks is a pattern there, more specific than a wildcard
+// route (…/animals/{animal_id}) that would otherwise take the segment for an id.
+func (h *Handler) fixedPaths() {
+	h.fixed = http.NewServeMux()
+	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for path, have := range h.methods {
+		if strings.HasSuffix(path, "}") {
+			continue
+		}
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if slices.Contains(have, m) {
+				continue
+			}
+			for _, p := range Prefixes {
+				h.fixed.Handle(m+" "+p+path, noop)
+			}
+		}
+	}
+}
+
+// allowed is the Allow header of a path: its methods, and HEAD where it has GET, sorted as
+// ServeMux writes them for its own 405s.
+func (h *Handler) allowed(r *http.Request) string {
+	_, pattern := h.fixed.Handler(r)
+	_, path, _ := strings.Cut(pattern, " ")
+	for _, p := range Prefixes {
+		if rest, ok := strings.CutPrefix(path, p+"/"); ok {
+			path = "/" + rest
+			break
+		}
+	}
+	list := slices.Clone(h.methods[path])
+	if slices.Contains(list, "GET") {
+		list = append(list, "HEAD")
+	}
+	slices.Sort(list)
+	return strings.Join(list, ", ")
 }
 
 // handle registers one operation under every prefix: behind the API rate limit when the
@@ -82,6 +129,7 @@ func (h *Handler) handleBodiless(method, path string, fn http.HandlerFunc) {
 }
 
 func (h *Handler) register(method, path string, fn http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) {
+	h.methods[path] = append(h.methods[path], method)
 	route := method + " /v1" + path // one label for /v1 and /api/v1 in the metrics
 	strict := strictQuery(method, path, fn, fail)
 	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -180,11 +228,19 @@ func windowText(d time.Duration) string {
 // idempotency middleware in front answers only for those, so that a reused
 // Idempotency-Key on an unknown path or method still gets its 404 or 405.
 func (h *Handler) Routable(r *http.Request) bool {
+	if _, wrong := h.fixed.Handler(r); wrong != "" {
+		return false
+	}
 	_, pattern := h.mux.Handler(r)
 	return pattern != ""
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, wrong := h.fixed.Handler(r); wrong != "" {
+		w.Header().Set("Allow", h.allowed(r))
+		httpapi.WriteError(w, r, herdbook.Errorf(herdbook.EMETHOD, "method %s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
 	if _, pattern := h.mux.Handler(r); pattern == "" {
 		rec := &statusOnly{header: w.Header()}
 		h.mux.ServeHTTP(rec, r)
@@ -309,6 +365,11 @@ func (n *nullable[T]) UnmarshalJSON(b []byte) error {
 	}
 	return json.Unmarshal(b, &n.V)
 }
+
+// JSONShape tells httpapi.Unmarshal to check the value behind the wrapper as a T (or null)
+// before UnmarshalJSON decodes it: unknown keys, missing numbers and the text rule inside a
+// nullable are judged like anywhere else.
+func (nullable[T]) JSONShape() any { return (*T)(nil) }
 
 // ptr returns the value, or nil when absent or null.
 func (n nullable[T]) ptr() *T {

@@ -19,6 +19,19 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/settings", h.getFarmSettings)
 	h.handle("PUT", "/farm/{farm_id}/settings", h.putFarmSettings)
 
+	// The holding a farm is on and its registry (docs/registry.md).
+	h.handle("GET", "/farm/{farm_id}/holding", h.getFarmHolding)
+	h.handle("PUT", "/farm/{farm_id}/holding", h.putFarmHolding)
+	h.handle("DELETE", "/farm/{farm_id}/holding", h.deleteFarmHolding)
+	h.handle("GET", "/holdings/{holding_id}", h.getHolding)
+	h.handle("PUT", "/holdings/{holding_id}", h.putHolding)
+	// Statutory notices derived from the book, with their legal clocks, and their submissions.
+	h.handle("GET", "/farm/{farm_id}/notices", h.listFarmNotices)
+	h.handle("POST", "/farm/{farm_id}/notices/{notice_key}/submissions", h.createNoticeSubmission)
+	h.handle("GET", "/holdings/{holding_id}/notices", h.listHoldingNotices)
+	// The registry's copy of the holding compared with the register (reconciliation).
+	h.handle("POST", "/farm/{farm_id}/reconciliation", h.asKnown(h.reconcileRegistryCopy, httpapi.WriteError))
+
 	// Records.
 	h.handle("GET", "/farm/{farm_id}/records", h.listRecords)
 	h.handle("POST", "/farm/{farm_id}/records", h.createRecord)

@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -66,14 +64,6 @@ type farmSettingsBody struct {
 type breedingAgesPatchBody struct {
 	Female nullable[int] `json:"female"`
 	Male   nullable[int] `json:"male"`
-}
-
-// UnmarshalJSON refuses members other than female and male, as the top level does.
-func (b *breedingAgesPatchBody) UnmarshalJSON(data []byte) error {
-	type plain breedingAgesPatchBody
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode((*plain)(b))
 }
 
 func (h *Handler) getFarmSettings(w http.ResponseWriter, r *http.Request) {

@@ -89,7 +89,7 @@ func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request) {
 type webhookCreateBody struct {
 	URL         *string          `json:"url"`
 	EventTypes  []string         `json:"event_types"`
-	Description nullable[string] `json:"description"`
+	Description nullable[string] `json:"description" text:"prose"`
 	Enabled     nullable[bool]   `json:"enabled"`
 }
 
@@ -143,7 +143,7 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request) {
 type webhookUpdateBody struct {
 	URL         nullable[string]   `json:"url"`
 	EventTypes  nullable[[]string] `json:"event_types"`
-	Description nullable[string]   `json:"description"`
+	Description nullable[string]   `json:"description" text:"prose"`
 	Enabled     nullable[bool]     `json:"enabled"`
 }
 

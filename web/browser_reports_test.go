@@ -65,10 +65,13 @@ func seedReports(t *testing.T, b *browser, day func(int) string) reportsSeed {
 	}
 	s.calf1 = calve(s.cow1, day(220), "W-1", 40)
 	s.calf2 = calve(s.cow2, day(215), "W-2", 38)
-	out := b.gql(t, `mutation($f: ID!, $w1: ID!, $w2: ID!, $day: Date!) {
+	// The group is theirs from day 150 on, and W-1 is weighed twice inside that stay: a group's
+	// gain counts only weighings made while the animal was in it (issue 28.5).
+	out := b.gql(t, `mutation($f: ID!, $w1: ID!, $w2: ID!, $day: Date!, $later: Date!, $since: Date!) {
 		w: weightRecord(input: {farmID: $f, animalID: $w1, date: $day, kg: 150}) { __typename }
-		g: groupCreate(input: {farmID: $f, name: "Spring calves", animalIDs: [$w1, $w2]}) { group { id } }
-	}`, map[string]any{"f": s.farm, "w1": s.calf1, "w2": s.calf2, "day": day(100)})
+		w2: weightRecord(input: {farmID: $f, animalID: $w1, date: $later, kg: 190}) { __typename }
+		g: groupCreate(input: {farmID: $f, name: "Spring calves", animalIDs: [$w1, $w2], startDate: $since}) { group { id } }
+	}`, map[string]any{"f": s.farm, "w1": s.calf1, "w2": s.calf2, "day": day(100), "later": day(50), "since": day(150)})
 	s.group = out["g"].(map[string]any)["group"].(map[string]any)["id"].(string)
 	return s
 }

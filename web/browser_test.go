@@ -181,6 +181,8 @@ func runApp(t *testing.T, d *db.DB) {
 		click(t, "#birth-preview")
 		waitText(t, "main", "Weigh the calf")
 		shot(t, "10-birth-review")
+		// Approval records the calving: the calf joins the register (issue 28.9).
+		set(t, "#birth-calf-tag", "D-7-CALF")
 		click(t, "#birth-approve")
 		waitText(t, "#birth-status", "Approved")
 	})

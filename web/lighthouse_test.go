@@ -99,6 +99,7 @@ func TestLighthouse(t *testing.T) {
 	app := herdbooktest.NewApp(t, herdbooktest.MustDB(t, "sqlite"))
 	u := app.MustUser()
 	farm, animal := seedHerd(t, app, u)
+	waitForQuietCPU(t)
 
 	// What the page shows once Lighthouse is done: its heading, and its links to animals (the
 	// register's rows; the animal's dam, sire and calves), so that the sign-in card, an error
@@ -180,6 +181,89 @@ func TestLighthouse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Lighthouse times the page's main thread, so another test binary loading the two cores
+// (under `go test ./...` the rest package's tests run beside this one) turns the app's few
+// milliseconds of script into seconds of blocking time: CI scored 0.67 where an idle machine
+// scores 0.99. The test waits, before measuring, for a moment when the machine's processors
+// are mostly idle, up to quietMaxWait and never so long that the measurement would overrun
+// the test binary's deadline; it measures anyway when that time is up, and says so.
+const (
+	quietMaxWait = 6 * time.Minute
+	quietBusyMax = 0.35 // busy share of all processors, over quietSample, that counts as quiet
+	quietSample  = 2 * time.Second
+	quietSamples = 3 // consecutive quiet samples
+	measureTime  = 4 * time.Minute
+)
+
+func waitForQuietCPU(t *testing.T) {
+	t.Helper()
+	budget := quietMaxWait
+	if d, ok := t.Deadline(); ok {
+		budget = min(budget, time.Until(d)-measureTime-30*time.Second)
+	}
+	started := time.Now()
+	quiet, last := 0, -1.0
+	for quiet < quietSamples {
+		if time.Since(started) >= budget {
+			t.Logf("the processors are still busy (%.0f%% over the last %s) after %s: measuring anyway", 100*last, quietSample, time.Since(started).Round(time.Second))
+			return
+		}
+		busy, err := cpuBusy(quietSample)
+		if err != nil {
+			t.Logf("cannot read the processors' load (%v): measuring now", err)
+			return
+		}
+		last = busy
+		if busy <= quietBusyMax {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+	if waited := time.Since(started); waited > quietSample*quietSamples+time.Second {
+		t.Logf("waited %s for the processors to be idle", waited.Round(time.Second))
+	}
+}
+
+// cpuBusy answers the busy share of all processors over d, from /proc/stat's first line.
+func cpuBusy(d time.Duration) (float64, error) {
+	read := func() (busy, total uint64, err error) {
+		b, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0, err
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		f := strings.Fields(line)
+		if len(f) < 5 || f[0] != "cpu" {
+			return 0, 0, fmt.Errorf("/proc/stat starts with %q", line)
+		}
+		for i, x := range f[1:] {
+			var n uint64
+			if _, err := fmt.Sscan(x, &n); err != nil {
+				return 0, 0, err
+			}
+			total += n
+			if i != 3 && i != 4 { // idle, iowait
+				busy += n
+			}
+		}
+		return busy, total, nil
+	}
+	b0, t0, err := read()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	b1, t1, err := read()
+	if err != nil {
+		return 0, err
+	}
+	if t1 == t0 {
+		return 0, nil
+	}
+	return float64(b1-b0) / float64(t1-t0), nil
 }
 
 // seedHerd makes a farm of herdSize animals the way a farmer brings a herd in, with one

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -235,7 +234,7 @@ func (c *farmCmd) export(ctx context.Context, args []string, what string,
 	if !c.c.JSON && isTerminal(c.stderr) && (file != nil || !isTerminal(c.stdout)) {
 		p = &progressLine{w: c.stderr, start: start, now: time.Now, label: "exporting " + what}
 	}
-	w := csv.NewWriter(out)
+	w := herdbook.NewCSVWriter(out)
 	if err := w.Write(t.Header); err != nil {
 		return err
 	}

@@ -137,6 +137,7 @@ func init() {
 				{name: "test", summary: "post a signed test webhook to a URL and print the answer", run: env.adminWebhookTest},
 			}},
 			{name: "seed", summary: "fill the database with synthetic farms for demos and benchmarks", run: env.adminSeed},
+			{name: "text-check", summary: "list stored values that break the text rule (control characters), written before it was enforced everywhere", run: env.adminTextCheck},
 		}},
 	}}
 }

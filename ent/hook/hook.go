@@ -225,6 +225,30 @@ func (f GroupFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.GroupMutation", m)
 }
 
+// The HoldingFunc type is an adapter to allow the use of ordinary
+// function as Holding mutator.
+type HoldingFunc func(context.Context, *ent.HoldingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f HoldingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.HoldingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.HoldingMutation", m)
+}
+
+// The HoldingFarmFunc type is an adapter to allow the use of ordinary
+// function as HoldingFarm mutator.
+type HoldingFarmFunc func(context.Context, *ent.HoldingFarmMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f HoldingFarmFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.HoldingFarmMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.HoldingFarmMutation", m)
+}
+
 // The IdempotentRequestFunc type is an adapter to allow the use of ordinary
 // function as IdempotentRequest mutator.
 type IdempotentRequestFunc func(context.Context, *ent.IdempotentRequestMutation) (ent.Value, error)
@@ -283,6 +307,18 @@ func (f MessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MessageMutation", m)
+}
+
+// The NoticeSubmissionFunc type is an adapter to allow the use of ordinary
+// function as NoticeSubmission mutator.
+type NoticeSubmissionFunc func(context.Context, *ent.NoticeSubmissionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NoticeSubmissionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NoticeSubmissionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NoticeSubmissionMutation", m)
 }
 
 // The NotificationFunc type is an adapter to allow the use of ordinary

@@ -26,11 +26,14 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/holding"
+	"github.com/herdbook/herdbook/ent/holdingfarm"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
@@ -594,6 +597,60 @@ func (f TraverseGroup) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.GroupQuery", q)
 }
 
+// The HoldingFunc type is an adapter to allow the use of ordinary function as a Querier.
+type HoldingFunc func(context.Context, *ent.HoldingQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f HoldingFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.HoldingQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.HoldingQuery", q)
+}
+
+// The TraverseHolding type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseHolding func(context.Context, *ent.HoldingQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseHolding) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseHolding) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.HoldingQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.HoldingQuery", q)
+}
+
+// The HoldingFarmFunc type is an adapter to allow the use of ordinary function as a Querier.
+type HoldingFarmFunc func(context.Context, *ent.HoldingFarmQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f HoldingFarmFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.HoldingFarmQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.HoldingFarmQuery", q)
+}
+
+// The TraverseHoldingFarm type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseHoldingFarm func(context.Context, *ent.HoldingFarmQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseHoldingFarm) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseHoldingFarm) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.HoldingFarmQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.HoldingFarmQuery", q)
+}
+
 // The IdempotentRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
 type IdempotentRequestFunc func(context.Context, *ent.IdempotentRequestQuery) (ent.Value, error)
 
@@ -727,6 +784,33 @@ func (f TraverseMessage) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.MessageQuery", q)
+}
+
+// The NoticeSubmissionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NoticeSubmissionFunc func(context.Context, *ent.NoticeSubmissionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NoticeSubmissionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NoticeSubmissionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NoticeSubmissionQuery", q)
+}
+
+// The TraverseNoticeSubmission type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNoticeSubmission func(context.Context, *ent.NoticeSubmissionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNoticeSubmission) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNoticeSubmission) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NoticeSubmissionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NoticeSubmissionQuery", q)
 }
 
 // The NotificationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1254,6 +1338,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FollowUpProtocolQuery, predicate.FollowUpProtocol, followupprotocol.OrderOption]{typ: ent.TypeFollowUpProtocol, tq: q}, nil
 	case *ent.GroupQuery:
 		return &query[*ent.GroupQuery, predicate.Group, group.OrderOption]{typ: ent.TypeGroup, tq: q}, nil
+	case *ent.HoldingQuery:
+		return &query[*ent.HoldingQuery, predicate.Holding, holding.OrderOption]{typ: ent.TypeHolding, tq: q}, nil
+	case *ent.HoldingFarmQuery:
+		return &query[*ent.HoldingFarmQuery, predicate.HoldingFarm, holdingfarm.OrderOption]{typ: ent.TypeHoldingFarm, tq: q}, nil
 	case *ent.IdempotentRequestQuery:
 		return &query[*ent.IdempotentRequestQuery, predicate.IdempotentRequest, idempotentrequest.OrderOption]{typ: ent.TypeIdempotentRequest, tq: q}, nil
 	case *ent.MedicineQuery:
@@ -1264,6 +1352,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.MedicineVersionQuery, predicate.MedicineVersion, medicineversion.OrderOption]{typ: ent.TypeMedicineVersion, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
+	case *ent.NoticeSubmissionQuery:
+		return &query[*ent.NoticeSubmissionQuery, predicate.NoticeSubmission, noticesubmission.OrderOption]{typ: ent.TypeNoticeSubmission, tq: q}, nil
 	case *ent.NotificationQuery:
 		return &query[*ent.NotificationQuery, predicate.Notification, notification.OrderOption]{typ: ent.TypeNotification, tq: q}, nil
 	case *ent.NotificationPreferenceQuery:

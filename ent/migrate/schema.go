@@ -638,6 +638,72 @@ var (
 			},
 		},
 	}
+	// HoldingsColumns holds the columns for the "holdings" table.
+	HoldingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "scheme", Type: field.TypeString, Size: 32},
+		{Name: "identifier", Type: field.TypeString, Size: 64},
+		{Name: "name", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "herd_mark", Type: field.TypeString, Nullable: true, Size: 32},
+		{Name: "keeper_name", Type: field.TypeString, Size: 200},
+		{Name: "keeper_reference", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "address", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "postcode", Type: field.TypeString, Nullable: true, Size: 20},
+		{Name: "country", Type: field.TypeString, Size: 2},
+		{Name: "rule_set", Type: field.TypeString, Size: 32},
+		{Name: "herd_type", Type: field.TypeString, Size: 10, Default: "beef"},
+		{Name: "time_zone", Type: field.TypeString, Size: 64},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// HoldingsTable holds the schema information for the "holdings" table.
+	HoldingsTable = &schema.Table{
+		Name:       "holdings",
+		Columns:    HoldingsColumns,
+		PrimaryKey: []*schema.Column{HoldingsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "holding_scheme_identifier",
+				Unique:  false,
+				Columns: []*schema.Column{HoldingsColumns[3], HoldingsColumns[4]},
+			},
+		},
+	}
+	// HoldingFarmsColumns holds the columns for the "holding_farms" table.
+	HoldingFarmsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "linked_by", Type: field.TypeUUID, Nullable: true},
+		{Name: "holding_id", Type: field.TypeUUID},
+	}
+	// HoldingFarmsTable holds the schema information for the "holding_farms" table.
+	HoldingFarmsTable = &schema.Table{
+		Name:       "holding_farms",
+		Columns:    HoldingFarmsColumns,
+		PrimaryKey: []*schema.Column{HoldingFarmsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "holding_farms_holdings_farms",
+				Columns:    []*schema.Column{HoldingFarmsColumns[4]},
+				RefColumns: []*schema.Column{HoldingsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "holdingfarm_farm_id",
+				Unique:  true,
+				Columns: []*schema.Column{HoldingFarmsColumns[1]},
+			},
+			{
+				Name:    "holdingfarm_holding_id",
+				Unique:  false,
+				Columns: []*schema.Column{HoldingFarmsColumns[4]},
+			},
+		},
+	}
 	// IdempotentRequestsColumns holds the columns for the "idempotent_requests" table.
 	IdempotentRequestsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -792,6 +858,51 @@ var (
 				Name:    "message_thread_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{MessagesColumns[6], MessagesColumns[1]},
+			},
+		},
+	}
+	// NoticeSubmissionsColumns holds the columns for the "notice_submissions" table.
+	NoticeSubmissionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "holding_id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "notice_key", Type: field.TypeString, Size: 120},
+		{Name: "kind", Type: field.TypeString, Size: 30},
+		{Name: "animal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "idempotency_key", Type: field.TypeString, Size: 200},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"pending", "sent", "accepted", "rejected"}},
+		{Name: "channel", Type: field.TypeString, Size: 20},
+		{Name: "registry_reference", Type: field.TypeString, Nullable: true, Size: 200},
+		{Name: "cause", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "answered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "payload", Type: field.TypeBytes, Nullable: true},
+		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// NoticeSubmissionsTable holds the schema information for the "notice_submissions" table.
+	NoticeSubmissionsTable = &schema.Table{
+		Name:       "notice_submissions",
+		Columns:    NoticeSubmissionsColumns,
+		PrimaryKey: []*schema.Column{NoticeSubmissionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "noticesubmission_idempotency_key",
+				Unique:  true,
+				Columns: []*schema.Column{NoticeSubmissionsColumns[8]},
+			},
+			{
+				Name:    "noticesubmission_holding_id_notice_key_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{NoticeSubmissionsColumns[3], NoticeSubmissionsColumns[5], NoticeSubmissionsColumns[1]},
+			},
+			{
+				Name:    "noticesubmission_state_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{NoticeSubmissionsColumns[9], NoticeSubmissionsColumns[16]},
 			},
 		},
 	}
@@ -1222,7 +1333,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "farm_id", Type: field.TypeUUID},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"task_due", "birth_window_opening", "test", "withdrawal_ending"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"task_due", "birth_window_opening", "test", "withdrawal_ending", "notice_due"}},
 		{Name: "subject", Type: field.TypeString, Size: 200},
 		{Name: "due_on", Type: field.TypeString, Size: 10},
 		{Name: "due_at", Type: field.TypeTime},
@@ -1613,11 +1724,14 @@ var (
 		FilesTable,
 		FollowUpProtocolsTable,
 		GroupsTable,
+		HoldingsTable,
+		HoldingFarmsTable,
 		IdempotentRequestsTable,
 		MedicinesTable,
 		MedicinePurchasesTable,
 		MedicineVersionsTable,
 		MessagesTable,
+		NoticeSubmissionsTable,
 		NotificationsTable,
 		NotificationPreferencesTable,
 		OauthClientsTable,
@@ -1659,6 +1773,7 @@ func init() {
 	FarmTasksTable.ForeignKeys[0].RefTable = BirthEventsTable
 	FilesTable.ForeignKeys[0].RefTable = FarmsTable
 	GroupsTable.ForeignKeys[0].RefTable = FarmsTable
+	HoldingFarmsTable.ForeignKeys[0].RefTable = HoldingsTable
 	MessagesTable.ForeignKeys[0].RefTable = ThreadsTable
 	OauthCodesTable.ForeignKeys[0].RefTable = OauthClientsTable
 	OauthCodesTable.ForeignKeys[1].RefTable = UsersTable

@@ -60,6 +60,12 @@ type FollowUpProtocol func(*sql.Selector)
 // Group is the predicate function for group builders.
 type Group func(*sql.Selector)
 
+// Holding is the predicate function for holding builders.
+type Holding func(*sql.Selector)
+
+// HoldingFarm is the predicate function for holdingfarm builders.
+type HoldingFarm func(*sql.Selector)
+
 // IdempotentRequest is the predicate function for idempotentrequest builders.
 type IdempotentRequest func(*sql.Selector)
 
@@ -74,6 +80,9 @@ type MedicineVersion func(*sql.Selector)
 
 // Message is the predicate function for message builders.
 type Message func(*sql.Selector)
+
+// NoticeSubmission is the predicate function for noticesubmission builders.
+type NoticeSubmission func(*sql.Selector)
 
 // Notification is the predicate function for notification builders.
 type Notification func(*sql.Selector)

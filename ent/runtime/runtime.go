@@ -24,11 +24,14 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/holding"
+	"github.com/herdbook/herdbook/ent/holdingfarm"
 	"github.com/herdbook/herdbook/ent/idempotentrequest"
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/message"
+	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/oauthclient"
@@ -693,6 +696,155 @@ func init() {
 	groupDescID := groupMixinFields0[0].Descriptor()
 	// group.DefaultID holds the default value on creation for the id field.
 	group.DefaultID = groupDescID.Default.(func() uuid.UUID)
+	holdingMixin := schema.Holding{}.Mixin()
+	holdingMixinFields0 := holdingMixin[0].Fields()
+	_ = holdingMixinFields0
+	holdingFields := schema.Holding{}.Fields()
+	_ = holdingFields
+	// holdingDescCreatedAt is the schema descriptor for created_at field.
+	holdingDescCreatedAt := holdingMixinFields0[1].Descriptor()
+	// holding.DefaultCreatedAt holds the default value on creation for the created_at field.
+	holding.DefaultCreatedAt = holdingDescCreatedAt.Default.(func() time.Time)
+	// holdingDescUpdatedAt is the schema descriptor for updated_at field.
+	holdingDescUpdatedAt := holdingMixinFields0[2].Descriptor()
+	// holding.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	holding.DefaultUpdatedAt = holdingDescUpdatedAt.Default.(func() time.Time)
+	// holding.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	holding.UpdateDefaultUpdatedAt = holdingDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// holdingDescScheme is the schema descriptor for scheme field.
+	holdingDescScheme := holdingFields[0].Descriptor()
+	// holding.SchemeValidator is a validator for the "scheme" field. It is called by the builders before save.
+	holding.SchemeValidator = func() func(string) error {
+		validators := holdingDescScheme.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(scheme string) error {
+			for _, fn := range fns {
+				if err := fn(scheme); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// holdingDescIdentifier is the schema descriptor for identifier field.
+	holdingDescIdentifier := holdingFields[1].Descriptor()
+	// holding.IdentifierValidator is a validator for the "identifier" field. It is called by the builders before save.
+	holding.IdentifierValidator = func() func(string) error {
+		validators := holdingDescIdentifier.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(identifier string) error {
+			for _, fn := range fns {
+				if err := fn(identifier); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// holdingDescName is the schema descriptor for name field.
+	holdingDescName := holdingFields[2].Descriptor()
+	// holding.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	holding.NameValidator = holdingDescName.Validators[0].(func(string) error)
+	// holdingDescHerdMark is the schema descriptor for herd_mark field.
+	holdingDescHerdMark := holdingFields[3].Descriptor()
+	// holding.HerdMarkValidator is a validator for the "herd_mark" field. It is called by the builders before save.
+	holding.HerdMarkValidator = holdingDescHerdMark.Validators[0].(func(string) error)
+	// holdingDescKeeperName is the schema descriptor for keeper_name field.
+	holdingDescKeeperName := holdingFields[4].Descriptor()
+	// holding.KeeperNameValidator is a validator for the "keeper_name" field. It is called by the builders before save.
+	holding.KeeperNameValidator = func() func(string) error {
+		validators := holdingDescKeeperName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(keeper_name string) error {
+			for _, fn := range fns {
+				if err := fn(keeper_name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// holdingDescKeeperReference is the schema descriptor for keeper_reference field.
+	holdingDescKeeperReference := holdingFields[5].Descriptor()
+	// holding.KeeperReferenceValidator is a validator for the "keeper_reference" field. It is called by the builders before save.
+	holding.KeeperReferenceValidator = holdingDescKeeperReference.Validators[0].(func(string) error)
+	// holdingDescAddress is the schema descriptor for address field.
+	holdingDescAddress := holdingFields[6].Descriptor()
+	// holding.AddressValidator is a validator for the "address" field. It is called by the builders before save.
+	holding.AddressValidator = holdingDescAddress.Validators[0].(func(string) error)
+	// holdingDescPostcode is the schema descriptor for postcode field.
+	holdingDescPostcode := holdingFields[7].Descriptor()
+	// holding.PostcodeValidator is a validator for the "postcode" field. It is called by the builders before save.
+	holding.PostcodeValidator = holdingDescPostcode.Validators[0].(func(string) error)
+	// holdingDescCountry is the schema descriptor for country field.
+	holdingDescCountry := holdingFields[8].Descriptor()
+	// holding.CountryValidator is a validator for the "country" field. It is called by the builders before save.
+	holding.CountryValidator = holdingDescCountry.Validators[0].(func(string) error)
+	// holdingDescRuleSet is the schema descriptor for rule_set field.
+	holdingDescRuleSet := holdingFields[9].Descriptor()
+	// holding.RuleSetValidator is a validator for the "rule_set" field. It is called by the builders before save.
+	holding.RuleSetValidator = func() func(string) error {
+		validators := holdingDescRuleSet.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(rule_set string) error {
+			for _, fn := range fns {
+				if err := fn(rule_set); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// holdingDescHerdType is the schema descriptor for herd_type field.
+	holdingDescHerdType := holdingFields[10].Descriptor()
+	// holding.DefaultHerdType holds the default value on creation for the herd_type field.
+	holding.DefaultHerdType = holdingDescHerdType.Default.(string)
+	// holding.HerdTypeValidator is a validator for the "herd_type" field. It is called by the builders before save.
+	holding.HerdTypeValidator = holdingDescHerdType.Validators[0].(func(string) error)
+	// holdingDescTimeZone is the schema descriptor for time_zone field.
+	holdingDescTimeZone := holdingFields[11].Descriptor()
+	// holding.TimeZoneValidator is a validator for the "time_zone" field. It is called by the builders before save.
+	holding.TimeZoneValidator = func() func(string) error {
+		validators := holdingDescTimeZone.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(time_zone string) error {
+			for _, fn := range fns {
+				if err := fn(time_zone); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// holdingDescID is the schema descriptor for id field.
+	holdingDescID := holdingMixinFields0[0].Descriptor()
+	// holding.DefaultID holds the default value on creation for the id field.
+	holding.DefaultID = holdingDescID.Default.(func() uuid.UUID)
+	holdingfarmFields := schema.HoldingFarm{}.Fields()
+	_ = holdingfarmFields
+	// holdingfarmDescCreatedAt is the schema descriptor for created_at field.
+	holdingfarmDescCreatedAt := holdingfarmFields[3].Descriptor()
+	// holdingfarm.DefaultCreatedAt holds the default value on creation for the created_at field.
+	holdingfarm.DefaultCreatedAt = holdingfarmDescCreatedAt.Default.(func() time.Time)
+	// holdingfarmDescID is the schema descriptor for id field.
+	holdingfarmDescID := holdingfarmFields[0].Descriptor()
+	// holdingfarm.DefaultID holds the default value on creation for the id field.
+	holdingfarm.DefaultID = holdingfarmDescID.Default.(func() uuid.UUID)
 	idempotentrequestMixin := schema.IdempotentRequest{}.Mixin()
 	idempotentrequestMixinFields0 := idempotentrequestMixin[0].Fields()
 	_ = idempotentrequestMixinFields0
@@ -994,6 +1146,111 @@ func init() {
 	messageDescID := messageMixinFields0[0].Descriptor()
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
+	noticesubmissionMixin := schema.NoticeSubmission{}.Mixin()
+	noticesubmissionMixinFields0 := noticesubmissionMixin[0].Fields()
+	_ = noticesubmissionMixinFields0
+	noticesubmissionFields := schema.NoticeSubmission{}.Fields()
+	_ = noticesubmissionFields
+	// noticesubmissionDescCreatedAt is the schema descriptor for created_at field.
+	noticesubmissionDescCreatedAt := noticesubmissionMixinFields0[1].Descriptor()
+	// noticesubmission.DefaultCreatedAt holds the default value on creation for the created_at field.
+	noticesubmission.DefaultCreatedAt = noticesubmissionDescCreatedAt.Default.(func() time.Time)
+	// noticesubmissionDescUpdatedAt is the schema descriptor for updated_at field.
+	noticesubmissionDescUpdatedAt := noticesubmissionMixinFields0[2].Descriptor()
+	// noticesubmission.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	noticesubmission.DefaultUpdatedAt = noticesubmissionDescUpdatedAt.Default.(func() time.Time)
+	// noticesubmission.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	noticesubmission.UpdateDefaultUpdatedAt = noticesubmissionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// noticesubmissionDescNoticeKey is the schema descriptor for notice_key field.
+	noticesubmissionDescNoticeKey := noticesubmissionFields[2].Descriptor()
+	// noticesubmission.NoticeKeyValidator is a validator for the "notice_key" field. It is called by the builders before save.
+	noticesubmission.NoticeKeyValidator = func() func(string) error {
+		validators := noticesubmissionDescNoticeKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(notice_key string) error {
+			for _, fn := range fns {
+				if err := fn(notice_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// noticesubmissionDescKind is the schema descriptor for kind field.
+	noticesubmissionDescKind := noticesubmissionFields[3].Descriptor()
+	// noticesubmission.KindValidator is a validator for the "kind" field. It is called by the builders before save.
+	noticesubmission.KindValidator = func() func(string) error {
+		validators := noticesubmissionDescKind.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(kind string) error {
+			for _, fn := range fns {
+				if err := fn(kind); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// noticesubmissionDescIdempotencyKey is the schema descriptor for idempotency_key field.
+	noticesubmissionDescIdempotencyKey := noticesubmissionFields[5].Descriptor()
+	// noticesubmission.IdempotencyKeyValidator is a validator for the "idempotency_key" field. It is called by the builders before save.
+	noticesubmission.IdempotencyKeyValidator = func() func(string) error {
+		validators := noticesubmissionDescIdempotencyKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(idempotency_key string) error {
+			for _, fn := range fns {
+				if err := fn(idempotency_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// noticesubmissionDescChannel is the schema descriptor for channel field.
+	noticesubmissionDescChannel := noticesubmissionFields[7].Descriptor()
+	// noticesubmission.ChannelValidator is a validator for the "channel" field. It is called by the builders before save.
+	noticesubmission.ChannelValidator = func() func(string) error {
+		validators := noticesubmissionDescChannel.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(channel string) error {
+			for _, fn := range fns {
+				if err := fn(channel); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// noticesubmissionDescRegistryReference is the schema descriptor for registry_reference field.
+	noticesubmissionDescRegistryReference := noticesubmissionFields[8].Descriptor()
+	// noticesubmission.RegistryReferenceValidator is a validator for the "registry_reference" field. It is called by the builders before save.
+	noticesubmission.RegistryReferenceValidator = noticesubmissionDescRegistryReference.Validators[0].(func(string) error)
+	// noticesubmissionDescCause is the schema descriptor for cause field.
+	noticesubmissionDescCause := noticesubmissionFields[9].Descriptor()
+	// noticesubmission.CauseValidator is a validator for the "cause" field. It is called by the builders before save.
+	noticesubmission.CauseValidator = noticesubmissionDescCause.Validators[0].(func(string) error)
+	// noticesubmissionDescAttempts is the schema descriptor for attempts field.
+	noticesubmissionDescAttempts := noticesubmissionFields[12].Descriptor()
+	// noticesubmission.DefaultAttempts holds the default value on creation for the attempts field.
+	noticesubmission.DefaultAttempts = noticesubmissionDescAttempts.Default.(int)
+	// noticesubmission.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	noticesubmission.AttemptsValidator = noticesubmissionDescAttempts.Validators[0].(func(int) error)
+	// noticesubmissionDescID is the schema descriptor for id field.
+	noticesubmissionDescID := noticesubmissionMixinFields0[0].Descriptor()
+	// noticesubmission.DefaultID holds the default value on creation for the id field.
+	noticesubmission.DefaultID = noticesubmissionDescID.Default.(func() uuid.UUID)
 	notificationMixin := schema.Notification{}.Mixin()
 	notificationHooks := schema.Notification{}.Hooks()
 	notification.Hooks[0] = notificationHooks[0]

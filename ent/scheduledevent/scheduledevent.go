@@ -95,6 +95,7 @@ const (
 	KindBirthWindowOpening Kind = "birth_window_opening"
 	KindTest               Kind = "test"
 	KindWithdrawalEnding   Kind = "withdrawal_ending"
+	KindNoticeDue          Kind = "notice_due"
 )
 
 func (k Kind) String() string {
@@ -104,7 +105,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindTaskDue, KindBirthWindowOpening, KindTest, KindWithdrawalEnding:
+	case KindTaskDue, KindBirthWindowOpening, KindTest, KindWithdrawalEnding, KindNoticeDue:
 		return nil
 	default:
 		return fmt.Errorf("scheduledevent: invalid enum value for kind field: %q", k)

@@ -33,7 +33,11 @@ func (BaseMixin) Fields() []ent.Field {
 	}
 }
 
-func now() time.Time { return time.Now().UTC() }
+// now is a row's instant, cut to the microsecond: PostgreSQL keeps no finer, and SQLite, which
+// keeps the nanosecond, would order rows of one write by it where PostgreSQL orders them by
+// id, so that lists ordered by creation (the farm archive's) came out in another order once a
+// farm moved from one database to the other.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 type includeInactiveKey struct{}
 

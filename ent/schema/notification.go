@@ -23,9 +23,9 @@ func (ScheduledEvent) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
 func (ScheduledEvent) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("farm_id", uuid.UUID{}).Immutable(),
-		field.Enum("kind").Values("task_due", "birth_window_opening", "test", "withdrawal_ending").Immutable(),
+		field.Enum("kind").Values("task_due", "birth_window_opening", "test", "withdrawal_ending", "notice_due").Immutable(),
 		// subject names what fell due: a task id, a birth window's label, a test's own id, a
-		// treatment's record item id with ":meat" or ":milk".
+		// treatment's record item id with ":meat" or ":milk", a statutory notice's key.
 		field.String("subject").NotEmpty().MaxLen(200).Immutable(),
 		// due_on is the calendar day (UTC, YYYY-MM-DD) the subject fell due on; a task whose
 		// due date moves falls due again on the new day.

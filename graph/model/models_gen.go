@@ -98,6 +98,10 @@ type AnimalProfile struct {
 	SireID *uuid.UUID `json:"sireID,omitempty"`
 	// The sire; deleted animals resolve too (isActive false).
 	Sire *ent.Animal `json:"sire,omitempty"`
+	// The genetic dam of an embryo-transfer calf (the holding register's genetic dam): a qualified DNA result's dam, else its birth fact's geneticDamID (the donor: an animal of the farm or an OutsideAnimal's id). Null for an animal its genetic dam carried: damID is then its genetic dam.
+	GeneticDamID *uuid.UUID `json:"geneticDamID,omitempty"`
+	// The surrogate dam of an embryo-transfer calf (the holding register's surrogate dam): the recipient that carried and gave birth to it, which damID names too. Null for any other animal.
+	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
 	// False after a castration; null when the sex is unknown.
 	Intact *bool `json:"intact,omitempty"`
 	// The status on asOf.
@@ -242,6 +246,14 @@ type BirthPreviewApproveInput struct {
 	ID uuid.UUID `json:"id"`
 	// The client's id for this approval: a retry with the same id answers the same.
 	RequestID string `json:"requestID"`
+	// The calves, 1 to 8, as calvingRecord takes them: approving a birth records its calving (docs/breeding.md, one birth path). Required: left out, the approval is refused naming calves.
+	Calves []*CalfInput `json:"calves,omitempty"`
+	// The sire, with sireBasis, as calvingRecord takes it.
+	SireID *uuid.UUID `json:"sireID,omitempty"`
+	// service, review or dna.
+	SireBasis *string `json:"sireBasis,omitempty"`
+	// The laboratory whose DNA result qualified the sire (sireBasis dna).
+	DnaLab *string `json:"dnaLab,omitempty"`
 }
 
 // What birthPreviewApprove recorded.
@@ -368,7 +380,7 @@ type CalfInput struct {
 	Twin *bool `json:"twin,omitempty"`
 	// Whether the calf is a freemartin.
 	Freemartin *bool `json:"freemartin,omitempty"`
-	// The genetic dam of an embryo-transfer calf.
+	// The genetic dam of an embryo-transfer calf: an animal of the farm or an outside animal (the donor). Left out, the donor of the embryo transfer that fits the birth, when the sire's service is one.
 	GeneticDamID *uuid.UUID `json:"geneticDamID,omitempty"`
 	// The cow that rears the calf.
 	SurrogateDamID *uuid.UUID `json:"surrogateDamID,omitempty"`
@@ -402,7 +414,7 @@ type CalvingRecordInput struct {
 	Date string `json:"date"`
 	// The sire, with sireBasis.
 	SireID *uuid.UUID `json:"sireID,omitempty"`
-	// service, review or dna.
+	// service (an insemination, hand mating, embryo transfer or exposure of the dam by him fits the birth), natural_service (he ran with her: his dated group membership or an exposure overlaps her conception window), review or dna.
 	SireBasis *string `json:"sireBasis,omitempty"`
 	// The laboratory whose DNA result qualified the sire (sireBasis dna).
 	DnaLab *string `json:"dnaLab,omitempty"`
@@ -584,7 +596,7 @@ type DueEntry struct {
 	CheckDate string `json:"checkDate"`
 	// How the check was made: scan, palpation or blood.
 	Method string `json:"method"`
-	// What dates the expected birth: service (the service that fits the check), exposure (the days a male shared her group, or an exposure put a sire with her), foetal_age, or unknown.
+	// What dates the expected birth: declared (the check's expectedCalvingDate), service (the service that fits the check), exposure (the days a male shared her group, or an exposure put a sire with her), foetal_age, or unknown.
 	Basis string `json:"basis"`
 	// The kind of the fitting service (insemination, hand_mating, embryo_transfer), when basis is service.
 	ServiceKind *string `json:"serviceKind,omitempty"`
@@ -1240,6 +1252,28 @@ type MovementFactInput struct {
 	AcknowledgeWithdrawal *bool `json:"acknowledgeWithdrawal,omitempty"`
 }
 
+// A submission of a statutory notice made outside Herdbook, and the registry's answer.
+type NoticeSubmissionCreateInput struct {
+	// The farm.
+	FarmID uuid.UUID `json:"farmID"`
+	// The notice's key.
+	Key string `json:"key"`
+	// sent, accepted or rejected.
+	State string `json:"state"`
+	// The registry's receipt or reference.
+	RegistryReference *string `json:"registryReference,omitempty"`
+	// The registry's reason for a reject (required for rejected).
+	Cause *string `json:"cause,omitempty"`
+	// A retry with the same request id answers the first submission.
+	RequestID *string `json:"requestID,omitempty"`
+}
+
+// The notice after the submission.
+type NoticeSubmissionCreatePayload struct {
+	// The notice, in its new state.
+	Notice *StatutoryNotice `json:"notice"`
+}
+
 // The channels a user hears on.
 type NotificationPreferencesUpdateInput struct {
 	// The farm's id; leave it out to set the user's default.
@@ -1400,6 +1434,8 @@ type PregnancyCheckFact struct {
 	FoetalAgeMinDays *int `json:"foetalAgeMinDays,omitempty"`
 	// The greatest foetal age of a range, in days.
 	FoetalAgeMaxDays *int `json:"foetalAgeMaxDays,omitempty"`
+	// The calving date the check states (the vet's, or the seller's for a female bought in calf), only with PREGNANT: after the check's day. The due list takes it as given (basis declared).
+	ExpectedCalvingDate *string `json:"expectedCalvingDate,omitempty"`
 }
 
 // An animal's profile fact.
@@ -1622,6 +1658,22 @@ type RecordVoidPayload struct {
 	Record *ent.Record `json:"record"`
 }
 
+// The latest submission of a statutory notice to its registry, and the registry's answer.
+type RegistrySubmission struct {
+	// The submission's id.
+	ID uuid.UUID `json:"id"`
+	// pending, sent, accepted or rejected.
+	State string `json:"state"`
+	// How it went: manual (the keeper reported it), file, or an adapter's name.
+	Channel string `json:"channel"`
+	// The registry's receipt or reference.
+	RegistryReference *string `json:"registryReference,omitempty"`
+	// The registry's reason for a reject.
+	Cause *string `json:"cause,omitempty"`
+	// When it was recorded.
+	At time.Time `json:"at"`
+}
+
 // An animal's sale.
 type SaleRecordInput struct {
 	// The farm's id.
@@ -1708,6 +1760,45 @@ type SpeciesWithdrawalInput struct {
 	WithdrawalMeatDays *int `json:"withdrawalMeatDays,omitempty"`
 	// Milk withdrawal in hours, 0 to 87600; null or left out where the label has a dash (not authorised).
 	WithdrawalMilkHours *int `json:"withdrawalMilkHours,omitempty"`
+}
+
+// A statutory notice derived from the book: what must be reported (or done) about an animal, by
+// when under the holding's rule set, and where it stands.
+type StatutoryNotice struct {
+	// The notice's stable key: its kind, the record item it came from and the animal.
+	Key string `json:"key"`
+	// birth, tagging, death, move_on, move_off, tag_replacement or correction.
+	Kind string `json:"kind"`
+	// The farm whose book it came from.
+	FarmID uuid.UUID `json:"farmId"`
+	// The animal it is about.
+	AnimalID string `json:"animalId"`
+	// The animal's tag.
+	AnimalTag string `json:"animalTag"`
+	// The day its clock runs from.
+	EventDate string `json:"eventDate"`
+	// The last day on which it is in time.
+	Deadline string `json:"deadline"`
+	// Calendar days from the holding's today to the deadline; negative when overdue.
+	DaysLeft int `json:"daysLeft"`
+	// due, overdue, done, sent, accepted, rejected or superseded.
+	State string `json:"state"`
+	// The rule set the deadline comes from.
+	RuleSet string `json:"ruleSet"`
+	// The rule, cited.
+	Rule string `json:"rule"`
+	// The record items it came from, the corrected one first.
+	Sources []string `json:"sources"`
+	// The day a clock the book meets (a tag recorded) was met.
+	DoneOn *string `json:"doneOn,omitempty"`
+	// Whether that was after the deadline.
+	Late bool `json:"late"`
+	// The superseded notice a correction replaces.
+	Corrects *string `json:"corrects,omitempty"`
+	// The kind of that notice.
+	CorrectsKind *string `json:"correctsKind,omitempty"`
+	// The latest submission and the registry's answer.
+	Submission *RegistrySubmission `json:"submission,omitempty"`
 }
 
 // Changes to a follow-up task.

@@ -184,18 +184,27 @@ func (c *Contract) Uncovered() []string {
 	return out
 }
 
-// Check returns the problems of one exchange (none when it is out of scope).
-func (c *Contract) Check(x Exchange) []string {
+// operation is the documented operation an exchange reached.
+type operation struct {
+	tmpl, method string
+	item, op     map[string]any
+	values       []string   // the path parameters' values, in the template's order
+	query        url.Values // the request's query
+}
+
+// lookup finds the operation of x. It returns nil, with the problems when there are any,
+// when x is out of scope or reached no documented operation.
+func (c *Contract) lookup(x Exchange) (*operation, []string) {
 	u, err := url.Parse(x.Path)
 	if err != nil {
-		return []string{fmt.Sprintf("%s %s: the test sent an unparsable path", x.Method, x.Path)}
+		return nil, []string{fmt.Sprintf("%s %s: the test sent an unparsable path", x.Method, x.Path)}
 	}
 	path := u.Path
 	if strings.HasPrefix(path, "/api/v1/") {
 		path = strings.TrimPrefix(path, "/api") // every /v1 path is also served under /api/v1
 	}
 	if x.Method == http.MethodOptions || !c.inScope(path) {
-		return nil // CORS preflights are answered before any operation
+		return nil, nil // CORS preflights are answered before any operation
 	}
 	var (
 		tmpl   string
@@ -211,23 +220,32 @@ func (c *Contract) Check(x Exchange) []string {
 		if x.Res.Status == http.StatusNotFound || x.Res.Status == http.StatusMethodNotAllowed || !strings.HasPrefix(path, "/v1/") {
 			// An unknown route, answered by the envelope (tested elsewhere), or one of the
 			// pages for people under /oauth, which are no part of the API.
-			return nil
+			return nil, nil
 		}
-		return []string{fmt.Sprintf("%s %s: no path in the document", x.Method, path)}
+		return nil, []string{fmt.Sprintf("%s %s: no path in the document", x.Method, path)}
 	}
 	item := c.paths()[tmpl].(map[string]any)
 	method := strings.ToLower(x.Method)
 	op, ok := item[method].(map[string]any)
 	if !ok {
 		if x.Res.Status == http.StatusMethodNotAllowed {
-			return nil
+			return nil, nil
 		}
-		return []string{fmt.Sprintf("%s %s: no such operation in the document", x.Method, tmpl)}
+		return nil, []string{fmt.Sprintf("%s %s: no such operation in the document", x.Method, tmpl)}
+	}
+	return &operation{tmpl: tmpl, method: method, item: item, op: op, values: values, query: u.Query()}, nil
+}
+
+// Check returns the problems of one exchange (none when it is out of scope).
+func (c *Contract) Check(x Exchange) []string {
+	o, problems := c.lookup(x)
+	if o == nil {
+		return problems
 	}
 	c.checked++
-	name := x.Method + " " + tmpl
-	problems := c.checkResponse(name, tmpl, method, op, x.Res)
-	bad := c.checkRequest(tmpl, item, op, values, u.Query(), x)
+	name := x.Method + " " + o.tmpl
+	problems = c.checkResponse(name, o.tmpl, o.method, o.op, x.Res)
+	bad := c.checkRequest(o.tmpl, o.item, o.op, o.values, o.query, x)
 	ok2xx := x.Res.Status >= 200 && x.Res.Status < 300
 	switch {
 	case bad != "" && ok2xx:
@@ -239,10 +257,89 @@ func (c *Contract) Check(x Exchange) []string {
 	default:
 		c.valid++
 		if x.Res.Status < 400 { // GET /oauth/authorize succeeds with a redirect
-			c.covered[method+" "+tmpl] = true
+			c.covered[o.method+" "+o.tmpl] = true
 		}
 	}
 	return problems
+}
+
+// RequestProblem returns why the document refuses the request of x (its parameters,
+// credentials or body), or "" when the document accepts it or x is out of scope.
+func (c *Contract) RequestProblem(x Exchange) string {
+	o, problems := c.lookup(x)
+	if o == nil {
+		return strings.Join(problems, "; ")
+	}
+	return c.checkRequest(o.tmpl, o.item, o.op, o.values, o.query, x)
+}
+
+// ResponseProblems returns how the answer of x departs from the document: a status it does
+// not declare, a header it does not name, a JSON body its schema refuses.
+func (c *Contract) ResponseProblems(x Exchange) []string {
+	o, problems := c.lookup(x)
+	if o == nil {
+		return problems
+	}
+	return c.checkResponse(x.Method+" "+o.tmpl, o.tmpl, o.method, o.op, x.Res)
+}
+
+// Closed returns the OpenAPI document with every object schema closed that lists its
+// properties (type object) and says nothing of others: it gains unevaluatedProperties
+// false, so that a key the document does not name fails validation at any depth. The
+// server refuses unknown keys in every body (internal/httpapi.Unmarshal) and answers with
+// the keys it documents; a schema that is open on purpose says so with additionalProperties
+// (true, or the schema of the values). unevaluatedProperties, unlike additionalProperties,
+// sees the properties an allOf wrapper brings in, so a described $ref stays valid.
+func Closed(doc []byte) ([]byte, error) {
+	var root any
+	if err := json.Unmarshal(doc, &root); err != nil {
+		return nil, fmt.Errorf("the document is not JSON: %w", err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			_, open := x["additionalProperties"]
+			_, unevaluated := x["unevaluatedProperties"]
+			props, hasProps := x["properties"].(map[string]any)
+			if hasProps && !open && !unevaluated && isObjectType(x["type"]) {
+				x["unevaluatedProperties"] = false
+			}
+			for k, c := range x {
+				if k == "properties" && hasProps {
+					for _, p := range props {
+						walk(p) // a property named "type" or "properties" is no keyword
+					}
+					continue
+				}
+				if k == "examples" || k == "example" || k == "const" || k == "enum" || k == "default" {
+					continue // values, not schemas
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	return json.Marshal(root)
+}
+
+// isObjectType reports whether a schema's type is object, alone or beside null.
+func isObjectType(t any) bool {
+	switch x := t.(type) {
+	case string:
+		return x == "object"
+	case []any:
+		for _, e := range x {
+			if e == "object" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // resolve follows a local $ref (responses, parameters) and returns the object and the JSON

@@ -14,10 +14,20 @@ type item struct {
 	Metadata map[string]any `json:"metadata"`
 }
 
+type dose struct {
+	Unit string  `json:"unit"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max,omitempty"`
+	Days *int    `json:"days"`
+}
+
 type body struct {
 	Name  string   `json:"name"`
 	Tags  []string `json:"tags"`
 	Items []item   `json:"record_items"`
+	Note  *string  `json:"note" text:"prose"`
+	Doses []dose   `json:"doses"`
+	Count int      `json:"count,omitempty"`
 }
 
 func TestUnmarshal(t *testing.T) {
@@ -44,6 +54,21 @@ func TestUnmarshal(t *testing.T) {
 		{"ErrEmpty", ``, "body: a JSON object is required"},
 		{"ErrTruncated", `{"name":`, "body: malformed JSON: the body ends too early"},
 		{"ErrMalformed", `{"name" "a"}`, "body: malformed JSON at byte 9"},
+		// issue 33: nested objects are read as strictly as the top level
+		{"OKNested", `{"doses":[{"unit":"ml","min":0,"days":null}],"note":"a\n\tb"}`, ""},
+		{"ErrNestedUnknown", `{"doses":[{"unit":"ml","min":1,"bogus":1}]}`, "doses[0].bogus: is not a known field"},
+		{"ErrNestedNumberMissing", `{"doses":[{"unit":"ml"}]}`, "doses[0].min: is required"},
+		{"ErrNestedNull", `{"doses":[null]}`, "doses[0]: must not be null"},
+		{"ErrNumberNull", `{"doses":[{"unit":"ml","min":null}]}`, "doses[0].min: must not be null"},
+		{"ErrNestedWrongType", `{"doses":[{"unit":1,"min":1}]}`, "doses[0].unit: must be a string"},
+		{"ErrNotInteger", `{"doses":[{"unit":"ml","min":1,"days":1.5}]}`, "doses[0].days: must be an integer"},
+		{"ErrNestedNUL", `{"doses":[{"unit":"ml\u0000","min":1}]}`, "doses[0].unit: must not contain control characters such as tabs or line breaks (found U+0000)"},
+		{"ErrLineTab", `{"name":"a\tb"}`, "name: must not contain control characters such as tabs or line breaks (found U+0009)"},
+		{"ErrRawDEL", "{\"name\":\"a\x7fb\"}", "name: must not contain control characters such as tabs or line breaks (found U+007F)"},
+		{"ErrRawC1", "{\"tags\":[\"a\u0085\"]}", "tags[0]: must not contain control characters such as tabs or line breaks (found U+0085)"},
+		{"ErrProseEscape", `{"note":"a\u001bb"}`, "note: must not contain control characters other than tab and line breaks (found U+001B)"},
+		{"ErrMetadataDeep", `{"record_items":[{"metadata":{"a":[{"b":"\u0007"}]}}]}`, "record_items[0].metadata.a[0].b: must not contain control characters such as tabs or line breaks (found U+0007)"},
+		{"ErrMetadataKey", `{"record_items":[{"metadata":{"a\u0000":1}}]}`, "record_items[0].metadata: has a key that must not contain control characters such as tabs or line breaks (found U+0000)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -102,7 +102,7 @@ func TestWithdrawalEnds(t *testing.T) {
 		if err := w.Tick(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		meat := "Meat withdrawal of Wormer ends since 2026-03-08 at Hill Farm | Wormer given 2026-03-01 at Hill Farm: C-1 may go for slaughter from 2026-03-08."
+		meat := "Meat withdrawal of Wormer ends since Sunday 8 March 2026 at Hill Farm | Wormer given Sunday 1 March 2026 at Hill Farm: C-1 may go for slaughter from Sunday 8 March 2026."
 		if got := inApp(t, d.Client); fmt.Sprint(got) != fmt.Sprint(map[string]int{meat: 3}) {
 			t.Fatalf("in-app at 06:00 (the milk clears at 12:00):\n%v", got)
 		}
@@ -120,7 +120,7 @@ func TestWithdrawalEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		milk := "Milk withdrawal of Mastitis tube ends today at Hill Farm | Mastitis tube given 2026-03-09T12:00:00Z at Hill Farm: the milk of C-2 may go into the tank from 2026-03-10T12:00:00Z."
+		milk := "Milk withdrawal of Mastitis tube ends today at Hill Farm | Mastitis tube given Monday 9 March 2026 at 12:00 (UTC) at Hill Farm: the milk of C-2 may go into the tank from Tuesday 10 March 2026 at 12:00 (UTC)."
 		if got := inApp(t, d.Client); fmt.Sprint(got) != fmt.Sprint(map[string]int{meat: 3, milk: 3}) {
 			t.Fatalf("in-app at 12:00:\n%v", got)
 		}

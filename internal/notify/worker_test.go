@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
@@ -93,7 +95,8 @@ func TestCalvingCheckDueToday(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.app.Service.ApproveBirthPreview(ctx, s.farm.ID, p.ID, "birth-1"); err != nil {
+		if _, err := s.app.Service.ApproveBirthPreview(ctx, s.farm.ID, p.ID, herdbook.BirthApproval{RequestID: "birth-1",
+			Calves: []herdbook.CalfInput{{Tag: "C-17-CALF", Sex: "female", Status: "alive"}}}); err != nil {
 			t.Fatal(err)
 		}
 		w := s.worker(t, herdbook.DefaultRetryPolicy)
@@ -289,9 +292,9 @@ func TestSchedule(t *testing.T) {
 			titles[n.Title+" | "+n.Body]++
 		}
 		want := map[string]int{
-			"Due today due today at Hill Farm | Due today is due today at Hill Farm for C-1, C-2.":                                                                                3,
-			"Overdue due since 2026-03-08 at Hill Farm | Overdue is due since 2026-03-08 at Hill Farm.":                                                                           3,
-			`Birth window "Spring calving" opens today at Hill Farm | The birth window "Spring calving" at Hill Farm runs from 2026-03-10 to 2026-04-30: time to check the dams.`: 3,
+			"Due today due today at Hill Farm | Due today is due today at Hill Farm for C-1, C-2.":                                                                                                       3,
+			"Overdue due since Sunday 8 March 2026 at Hill Farm | Overdue is due since Sunday 8 March 2026 at Hill Farm.":                                                                                3,
+			`Birth window "Spring calving" opens today at Hill Farm | The birth window "Spring calving" at Hill Farm runs from Tuesday 10 March 2026 to Thursday 30 April 2026: time to check the dams.`: 3,
 		}
 		if fmt.Sprint(titles) != fmt.Sprint(want) {
 			t.Fatalf("in-app notifications:\n%v\nwant\n%v", titles, want)
@@ -445,3 +448,46 @@ func TestExactlyOnceTwoWorkers(t *testing.T) {
 type senderFunc func(context.Context, notify.Message) error
 
 func (f senderFunc) Send(ctx context.Context, m notify.Message) error { return f(ctx, m) }
+
+// TestScheduleInFarmZone is issue 28.9: messages speak of the farm's own days, in words, and
+// of instants in its time zone. America/Los_Angeles keeps Pacific Daylight Time (UTC−7) from
+// 8 March 2026, so the clock's 06:00 UTC on 10 March is 23:00 on Monday 9 March there.
+func TestScheduleInFarmZone(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		s := newFarmSetup(t, d)
+		ctx := context.Background()
+		if res := s.app.Do("PUT", "/v1/farm/"+s.farm.ID.String()+"/settings", s.owner.Token, map[string]any{"time_zone": "America/Los_Angeles"}); res.Status != 200 {
+			t.Fatalf("settings: %d %s", res.Status, res.Body)
+		}
+		mustTasks(t, d.Client, s.farm.ID, "Calving check", time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), 1)
+		mustTasks(t, d.Client, s.farm.ID, "Weigh", time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), 1)
+		// A milk withdrawal that cleared at 05:00 UTC on 10 March: 22:00 on 9 March locally.
+		clear := time.Date(2026, 3, 10, 5, 0, 0, 0, time.UTC)
+		herdbooktest.InTx(t, d.Client, func(ctx context.Context, c *ent.Client) error {
+			return c.ScheduledEvent.Create().SetFarmID(s.farm.ID).SetKind(scheduledevent.KindWithdrawalEnding).
+				SetSubject(uuid.NewString() + ":milk").SetDueOn("2026-03-10").SetDueAt(clear).
+				SetPayload(schematype.EventPayload{FarmName: "Hill Farm", AnimalTags: []string{"C-2"}, Withdrawal: "milk",
+					MedicineName: "Mastitis tube", TreatedOn: "2026-03-06", ClearOn: clear.Format(time.RFC3339)}).Exec(ctx)
+		})
+		if _, err := s.app.Service.ScheduleDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		titles := map[string]int{}
+		ns, err := d.Client.Notification.Query().Where(notification.TypeEQ(notification.TypeIN_APP)).All(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			titles[n.Title+" | "+n.Body]++
+		}
+		want := map[string]int{
+			"Calving check due today at Hill Farm | Calving check is due today at Hill Farm.":                                                                                                                                3,
+			"Weigh due on Tuesday 10 March 2026 at Hill Farm | Weigh is due on Tuesday 10 March 2026 at Hill Farm.":                                                                                                          3,
+			"Milk withdrawal of Mastitis tube ends today at Hill Farm | Mastitis tube given Friday 6 March 2026 at Hill Farm: the milk of C-2 may go into the tank from Monday 9 March 2026 at 22:00 (America/Los_Angeles).": 3,
+		}
+		if fmt.Sprint(titles) != fmt.Sprint(want) {
+			t.Fatalf("in-app notifications:\n%v\nwant\n%v", titles, want)
+		}
+	})
+}

@@ -97,7 +97,7 @@ export async function review(token: string, farmID: string, damID: string, birth
   }
   const { birthPreviewCreate: { birthPreview } } = await run(endpoint, token, CreateBirthPreviewDocument, { input: { farmID, damID, birthDate } });
   out.push(`preview ${birthPreview.id} of ${birthPreview.dam.tag}: ${birthPreview.tasks.length} tasks, sire ${birthPreview.evidence.sire.state}`);
-  const approved = await run(endpoint, token, ApproveBirthPreviewDocument, { input: { farmID, id: birthPreview.id, requestID: crypto.randomUUID() } });
+  const approved = await run(endpoint, token, ApproveBirthPreviewDocument, { input: { farmID, id: birthPreview.id, requestID: crypto.randomUUID(), calves: [{ tag: `CALF-${birthPreview.id.slice(0, 8)}`, sex: 'female', status: 'alive' }] } });
   out.push(...(approved.birthPreviewApprove.birthEvent.tasks ?? []).map((t) => `${t.name} due ${t.dueOn ?? 'undated'}`));
   return out;
 }

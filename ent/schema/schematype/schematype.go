@@ -54,6 +54,10 @@ type EventPayload struct {
 	MedicineName string `json:"medicine_name,omitempty"`
 	TreatedOn    string `json:"treated_on,omitempty"`
 	ClearOn      string `json:"clear_on,omitempty"`
+	// Statutory notice falling due or overdue: its kind and deadline (docs/registry.md).
+	NoticeKind string `json:"notice_kind,omitempty"`
+	Deadline   string `json:"deadline,omitempty"`
+	Overdue    bool   `json:"overdue,omitempty"`
 }
 
 // SpeciesWithdrawal is one line of a medicine label's withdrawal table: the periods for one

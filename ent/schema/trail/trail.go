@@ -176,7 +176,7 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 			}
 			a, hasActor := actorFrom(ctx)
 			act, hasAction := actionFrom(ctx)
-			base := entry{entity: entity, at: time.Now().UTC(), actor: a, hasActor: hasActor, reason: act.reason}
+			base := entry{entity: entity, at: auditNow(), actor: a, hasActor: hasActor, reason: act.reason}
 			cl := m.(interface{ Client() *gen.Client }).Client()
 			if m.Op().Is(ent.OpCreate) {
 				v, err := next.Mutate(ctx, m)
@@ -442,3 +442,9 @@ func write(ctx context.Context, c *gen.Client, entries []entry) error {
 	}
 	return nil
 }
+
+// auditNow is an entry's instant, cut to the microsecond: PostgreSQL keeps no finer, and on
+// SQLite, which keeps the nanosecond, entries of one write would otherwise be ordered by
+// their nanoseconds where PostgreSQL orders them by id, so that a farm moved from one to the
+// other (the archive) read its audit trail in another order.
+func auditNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -1,5 +1,6 @@
 // The birth evidence review: the sire candidates with their reasons and the intervals where
-// each overlapped the dam's conception window, drawn on a timeline; a preview, then approval.
+// each overlapped the dam's conception window, drawn on a timeline; a preview, then approval,
+// which records the calving (the calf joins the register; docs/breeding.md, one birth path).
 import { useState } from 'preact/hooks';
 import { client } from '../client';
 import { BirthApproveDocument, BirthPreviewDocument, BirthReviewDocument, type EvidenceFragment } from '../graphql/generated';
@@ -33,6 +34,7 @@ export function Births({ farmID }: { farmID: string }) {
   const [dam, setDam] = useState<Found | null>(null);
   const [ev, setEv] = useState<EvidenceFragment | null>(null);
   const [preview, setPreview] = useState<{ id: string; tasks: Array<{ name: string; dueDate: string }> } | null>(null);
+  const [calf, setCalf] = useState({ tag: '', sex: 'female', status: 'alive' });
   const [msg, setMsg] = useState('');
   const review = async (e: Event) => {
     e.preventDefault();
@@ -53,12 +55,15 @@ export function Births({ farmID }: { farmID: string }) {
   };
   const approve = async () => {
     if (!preview) return;
-    const r = await client.mutation(BirthApproveDocument, { input: { farmID, id: preview.id, requestID: crypto.randomUUID() } }).toPromise();
+    const r = await client.mutation(BirthApproveDocument, {
+      input: { farmID, id: preview.id, requestID: crypto.randomUUID(), calves: [{ tag: calf.tag.trim() || null, sex: calf.sex, status: calf.status }] },
+    }).toPromise();
     setMsg(r.error ? r.error.message : t('approved'));
   };
   return (
     <section aria-labelledby="births-title">
       <h1 id="births-title">{t('births')}</h1>
+      <p class="note" id="births-calving-note">{t('birthIsCalving')} <a href={`/farms/${farmID}/calving`}>{t('calving')}</a></p>
       <form class="card" onSubmit={review}>
         <label>{t('damTag')}<input id="birth-dam" type="text" required value={damTag} onInput={(e) => setDamTag(e.currentTarget.value)} /></label>
         <label>{t('birthDate')}<input id="birth-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
@@ -76,6 +81,14 @@ export function Births({ farmID }: { farmID: string }) {
       {preview && <article class="card" aria-labelledby="pv-title">
         <h2 id="pv-title">{t('tasks')}</h2>
         <ul>{preview.tasks.map((k, i) => <li key={i}>{showDate(k.dueDate)} · {k.name}</li>)}</ul>
+        <fieldset>
+          <legend>{t('calf')}</legend>
+          <label>{t('tag')}<input id="birth-calf-tag" type="text" autoComplete="off" required value={calf.tag} onInput={(e) => setCalf({ ...calf, tag: e.currentTarget.value })} /></label>
+          <label>{t('sex')}<select id="birth-calf-sex" value={calf.sex} onChange={(e) => setCalf({ ...calf, sex: e.currentTarget.value })}>
+            <option value="female">{t('female')}</option><option value="male">{t('male')}</option></select></label>
+          <label>{t('status')}<select id="birth-calf-status" value={calf.status} onChange={(e) => setCalf({ ...calf, status: e.currentTarget.value })}>
+            <option value="alive">{t('alive')}</option><option value="stillborn">{t('stillborn')}</option></select></label>
+        </fieldset>
         <button type="button" id="birth-approve" onClick={() => void approve()}>{t('approve')}</button>
       </article>}
       {msg && <p role="status" id="birth-status">{msg}</p>}

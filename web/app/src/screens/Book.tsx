@@ -139,7 +139,9 @@ export function Timeline({ farmID, records, total, editor, changed }: { farmID: 
       <div role="status" id="fix-status">{msg}</div>
       <ol class="timeline" id="timeline">{records.map((r) => (
         <li key={r.id}>
-          <time>{showDate(r.appliedAt)}</time> {r.name}
+          {/* A record's name is the farm's data (typed, or named by the server when it wrote
+              the record), not the app's wording: translate="no" says so to translators. */}
+          <time>{showDate(r.appliedAt)}</time> <span translate={false}>{r.name}</span>
           {(r.items ?? []).some((it) => values(it)) && <small class="muted"> · {(r.items ?? []).map(values).filter(Boolean).join('; ')}</small>}
           {editor && <Fix farmID={farmID} entry={r} done={done} />}
         </li>

@@ -1,0 +1,189 @@
+package herdbook
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/eid"
+	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/registry/notice"
+	"github.com/herdbook/herdbook/registry/reconcile"
+)
+
+// Reconciliation (docs/registry.md): the registry's copy of a farm's holding, as a caller
+// imports it (from the registry's web service or its herd list file), compared with the
+// farm's register as of a date and as the book stood at a moment, by package
+// registry/reconcile.
+
+// MaxRegistryCopy bounds the animals of one registry copy.
+const MaxRegistryCopy = 50000
+
+// RegistryAnimal is one animal of a registry's copy; empty fields are unknown.
+type RegistryAnimal struct {
+	Tag       string `json:"tag"`
+	Sex       string `json:"sex"`
+	BirthDate string `json:"birth_date"`
+	OnDate    string `json:"on_date"`
+	Breed     string `json:"breed"`
+	Dam       string `json:"dam"`
+}
+
+// RegistryCopy is a registry's copy of a holding and the view of the book to compare it with.
+type RegistryCopy struct {
+	// AsOf is the register's date (YYYY-MM-DD, "" today). The moment the book is read as it
+	// stood comes with the context (Service.KnownAt).
+	AsOf    string
+	Animals []RegistryAnimal
+}
+
+// Reconciliation is the differences between a registry's copy and the book.
+type Reconciliation struct {
+	HoldingID   uuid.UUID
+	AsOf        string
+	Differences []reconcile.Difference
+}
+
+func (in RegistryCopy) validate(fe *fieldErrors) {
+	if len(in.Animals) > MaxRegistryCopy {
+		fe.add("animals", "must hold at most %d animals", MaxRegistryCopy)
+		return
+	}
+	date := func(field, v string) {
+		if v == "" {
+			return
+		}
+		if _, err := time.Parse(time.DateOnly, v); err != nil || len(v) != 10 {
+			fe.add(field, "must be a calendar date in the form YYYY-MM-DD")
+		}
+	}
+	for i, a := range in.Animals {
+		p := "animals[" + strconv.Itoa(i) + "]."
+		validateName(fe, p+"tag", a.Tag, 1, 40)
+		switch a.Sex {
+		case "", "M", "F", "male", "female":
+		default:
+			fe.add(p+"sex", "must be M, F, male or female")
+		}
+		date(p+"birth_date", a.BirthDate)
+		date(p+"on_date", a.OnDate)
+		if a.Breed != "" {
+			validateName(fe, p+"breed", a.Breed, 1, 20)
+		}
+		if a.Dam != "" {
+			validateName(fe, p+"dam", a.Dam, 1, 40)
+		}
+		if len(*fe) >= maxTextFindings {
+			return
+		}
+	}
+}
+
+// ReconcileRegistryCopy compares a registry's copy of the farm's holding with the farm's
+// register (READER of the farm, read:animals): the animals on the farm on in.AsOf, as the
+// book stood at the context's known-at moment (Service.KnownAt). A farm on no holding is answered ENOTFOUND. It costs a constant
+// number of statements whatever the herd.
+//
+// The book's side of each animal: its official tag (the animal's tag, or an official visual
+// identifier), sex, birth date, genetic dam's tag (the dam's otherwise), and whether the book
+// records its birth on the farm. Breeds are not compared: the book keeps breed names, the
+// registries official codes.
+func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, in RegistryCopy) (*Reconciliation, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+		return nil, err
+	}
+	var fe fieldErrors
+	asOf := s.asOf(&fe, in.AsOf)
+	in.validate(&fe)
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	h, err := s.holdingOfFarm(ctx, farmID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.statusPredicate(ctx, farmID, asOf, evidence.StatusOnFarm)
+	if err != nil {
+		return nil, err
+	}
+	animals, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), p).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := s.withProfiles(ctx, farmID, animals, asOf)
+	if err != nil {
+		return nil, err
+	}
+	damOf := make(map[uuid.UUID]uuid.UUID, len(profiles))
+	var damIDs []uuid.UUID
+	for _, ap := range profiles {
+		d := ap.Profile.GeneticDamID
+		if d == nil {
+			d = ap.Profile.DamID
+		}
+		if d == nil {
+			continue
+		}
+		if id, err := uuid.Parse(*d); err == nil {
+			damOf[ap.Animal.ID] = id
+			damIDs = append(damIDs, id)
+		}
+	}
+	damTags := map[uuid.UUID]string{}
+	if len(damIDs) > 0 {
+		dams, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(damIDs...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dams {
+			damTags[d.ID] = officialTag(d.Tag, nil)
+		}
+	}
+	b, err := s.deriveNotices(ctx, h, []uuid.UUID{farmID})
+	if err != nil {
+		return nil, err
+	}
+	bornHere := map[string]bool{}
+	for _, n := range b.notices {
+		if n.Kind == notice.KindBirth {
+			bornHere[n.AnimalID] = true
+		}
+	}
+	book := make([]reconcile.Animal, 0, len(profiles))
+	for _, ap := range profiles {
+		a := reconcile.Animal{Tag: officialTag(ap.Animal.Tag, ap.Profile.Identifiers), BornHere: bornHere[ap.Animal.ID.String()],
+			Dam: damTags[damOf[ap.Animal.ID]]}
+		if v := ap.Profile.Sex; v != nil {
+			a.Sex = *v
+		}
+		if v := ap.Profile.BirthDate; v != nil {
+			a.BirthDate = *v
+		}
+		book = append(book, a)
+	}
+	reg := make([]reconcile.Animal, len(in.Animals))
+	for i, a := range in.Animals {
+		reg[i] = reconcile.Animal{Tag: officialTag(a.Tag, nil), Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed,
+			Dam: officialTag(a.Dam, nil)}
+	}
+	// The book's side leaves breed and arrival date unknown, so they never differ.
+	return &Reconciliation{HoldingID: h.ID, AsOf: asOf, Differences: reconcile.Compare(reg, book)}, nil
+}
+
+// officialTag returns an animal's official ear tag number in its printed spacing: its tag
+// when that is one, else the first official visual identifier, else its tag as written.
+func officialTag(tag string, ids []evidence.Identifier) string {
+	if t, err := eid.ParseTag(tag); err == nil && t.Scheme != "" {
+		return t.Value
+	}
+	for _, id := range ids {
+		if t, err := eid.ParseTag(id.Value); err == nil && t.Scheme != "" && id.Scheme != evidence.SchemeEID {
+			return t.Value
+		}
+	}
+	return strings.TrimSpace(tag)
+}
