@@ -61,6 +61,16 @@ export function Register({ farmID }: { farmID: string }) {
   // count, the cursor and whether more follow together, so that no render sees a cursor
   // without its rows (and asks for the next page too early). It answers whether it loaded.
   const fetchPage = async (after: string | null, g: number): Promise<boolean> => {
+    // Offline, the register is the kept copy, which the change feeds keep up to date: an
+    // answer Graphcache kept on the device for the same filters may be older than it.
+    const fromKept = async (): Promise<boolean> => {
+      const kept = await keptRegister(farmID);
+      if (!kept || g !== gen.current) return false;
+      const list = kept.rows.filter((x) => keptMatches(x, { search, status, group, sex }));
+      setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
+      return true;
+    };
+    if (!navigator.onLine && after === null && await fromKept()) return false;
     loading.current = true;
     const r = await client.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
@@ -69,14 +79,7 @@ export function Register({ farmID }: { farmID: string }) {
     loading.current = false;
     if (g !== gen.current) return false;
     if (r.error || !r.data?.farm) {
-      if (r.error?.networkError || !navigator.onLine) {
-        const kept = await keptRegister(farmID);
-        if (kept) {
-          const list = kept.rows.filter((x) => keptMatches(x, { search, status, group, sex }));
-          setRows(list); setTotal(list.length); setMore(false); setSynced(kept.syncedAt); setFromDevice(true);
-          return false;
-        }
-      }
+      if ((r.error?.networkError || !navigator.onLine) && await fromKept()) return false;
       setError(r.error?.message ?? 'not found');
       return false;
     }
