@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -107,8 +108,13 @@ func inArguments(ctx context.Context, path ast.Path) bool {
 }
 
 // recoverPanic turns a resolver panic into an internal error instead of a crash.
+// The log names the field's path and carries the stack, so that the panic can be found.
 func recoverPanic(ctx context.Context, v any) error {
-	slog.ErrorContext(ctx, "graphql resolver panic", "value", v)
+	path := ""
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		path = fc.Path().String()
+	}
+	slog.ErrorContext(ctx, "graphql resolver panic", "value", v, "path", path, "stack", string(debug.Stack()))
 	return herdbook.Errorf(herdbook.EINTERNAL, "panic")
 }
 

@@ -109,6 +109,12 @@ function lcpElement(lhr) {
 
 /** callbackFor starts the app's sign-in returning to pagePath, and answers the /callback URL. */
 async function callbackFor(page, pagePath) {
+  // The app keeps its session on the device (web/app/src/auth.ts), so a reload opens the
+  // screens: each run starts signed out on the device (its IndexedDB and local storage
+  // cleared; the OAuth pages' cookie and the service worker's shell stay), as after a sign-out.
+  const cdp = await page.createCDPSession();
+  await cdp.send('Storage.clearDataForOrigin', { origin: new URL(job.base).origin, storageTypes: 'indexeddb,local_storage' });
+  await cdp.detach();
   await page.goto(job.base + '/', { waitUntil: 'load' });
   await page.waitForSelector('#sign-in');
   // Sign-in returns to where the app is; the signed-out card stays drawn.

@@ -29,8 +29,10 @@ export async function write<T, V extends AnyVariables>(label: string, doc: Typed
   return { queued: true };
 }
 
-/** lost: the server did not run the write because the session is gone (401): not a refusal. */
-const lost = (out: Outcome<unknown>) => out.code === 'UNAUTHENTICATED';
+/** lost: the server did not run the write because the session is gone (401, and no session
+ * left to renew): not a refusal. A 401 while still signed in is the server's answer to the
+ * user's role (a READER's write needs EDITOR), a refusal to show. */
+const lost = (out: Outcome<unknown>) => out.code === 'UNAUTHENTICATED' && !signedIn();
 
 let flushing = false;
 /** flush replays the queued writes in order, each with its own key. */
