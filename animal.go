@@ -34,6 +34,9 @@ type AnimalInput struct {
 	SireID *uuid.UUID
 	// damOnFarm says DamID names an animal of the farm (checkParents finds out).
 	damOnFarm bool
+	// geneticDamID is the birth fact's genetic dam (an embryo-transfer calf's donor): the
+	// animals import sets it from its genetic_dam column.
+	geneticDamID *uuid.UUID
 	// EID (any reader form) becomes an identifier fact from the birth date, else today.
 	EID *string
 }

@@ -278,7 +278,7 @@ func (r *archiveRefs) metadataRefs(p string, raw json.RawMessage) {
 	if f := md.Fact; f != nil {
 		fp := p + "herdbook:metadata.birth_history."
 		for _, x := range []struct{ name, id string }{{"animal_id", f.AnimalID}, {"sire_id", f.SireID}, {"dam_id", f.DamID},
-			{"offspring_id", f.OffspringID}, {"parent_id", f.ParentID}, {"recipient_id", f.RecipientID}} {
+			{"offspring_id", f.OffspringID}, {"parent_id", f.ParentID}, {"recipient_id", f.RecipientID}, {"genetic_dam_id", f.GeneticDamID}} {
 			r.idRef("animals", fp+x.name, x.id)
 		}
 		for j, id := range f.OffspringIDs {

@@ -211,6 +211,8 @@ func (s *Service) checkImportHistory(ctx context.Context, farmID uuid.UUID, plan
 				col = "dam"
 			case "sire_id":
 				col = "sire"
+			case "genetic_dam_id":
+				col = "genetic_dam"
 			}
 		case evidence.KindIdentifier:
 			col = "eid"

@@ -27,13 +27,13 @@ import (
 // AnimalImportColumns are the columns an animals import reads. Only tag is required; a
 // column may be left out, and an empty cell means "not known / no change", never "clear".
 var AnimalImportColumns = []string{"tag", "name", "eid", "sex", "birth_date", "breed", "dam", "sire", "group",
-	"status", "status_date", "identifiers", "weights", "group_since", "arrival", "arrival_date"}
+	"status", "status_date", "identifiers", "weights", "group_since", "arrival", "arrival_date", "genetic_dam"}
 
 // AnimalExportOnlyColumns are the columns of the animals export that an import does not
 // read (ids of this farm, and what only the history can say): an import ignores them, so
 // that an export can be imported as it is.
 var AnimalExportOnlyColumns = []string{"id", "dam_id", "sire_id", "group_ids", "intact",
-	"weight_kg", "weighed_on", "adg_kg", "as_of", "genetic_dam", "genetic_dam_id", "surrogate_dam", "surrogate_dam_id"}
+	"weight_kg", "weighed_on", "adg_kg", "as_of", "genetic_dam_id", "surrogate_dam", "surrogate_dam_id"}
 
 // importStatuses are the status cells an import reads: on_farm (or empty) says nothing new;
 // the departures record a sale, a death, a movement off the farm, or a death by slaughter
@@ -97,11 +97,14 @@ type importRow struct {
 	weights                                          []csvWeight // the weights cell
 	groupSince                                       []string    // the group_since cell, one date per group
 	arrival, arrivalDate                             string      // purchase or movement_in, and its date
+	geneticDam                                       string      // an embryo-transfer calf's genetic dam (the donor)
 
 	existing *ent.Animal // the farm's animal of the same tag, if any
 	id       uuid.UUID   // the animal's id: existing, or drawn for a new one
 	damID    uuid.UUID
 	sireID   uuid.UUID
+	// geneticDamID is the genetic_dam cell's animal: a farm animal or an outside donor.
+	geneticDamID uuid.UUID
 	// damOutside and sireOutside say the parent is an outside animal of the farm, named by
 	// its registration number or its name (a bought-in animal's papers).
 	damOutside, sireOutside bool
@@ -295,7 +298,7 @@ func readAnimalCSV(file io.Reader) ([]*importRow, error) {
 		}
 		r := &importRow{row: n, tag: cell("tag"), name: cell("name"), eid: cell("eid"), sex: strings.ToLower(cell("sex")),
 			birthDate: cell("birth_date"), breed: cell("breed"), dam: cell("dam"), sire: cell("sire"),
-			status: strings.ToLower(cell("status")), statusDate: cell("status_date")}
+			status: strings.ToLower(cell("status")), statusDate: cell("status_date"), geneticDam: cell("genetic_dam")}
 		since := splitList(cell("group_since"))
 		for i, g := range strings.Split(cell("group"), listSeparator) {
 			if g = strings.TrimSpace(g); g != "" && !slices.Contains(r.groups, g) {
@@ -369,6 +372,7 @@ func (r *importRow) check(p *importProblems) {
 	}
 	line("dam", r.dam, 100)
 	line("sire", r.sire, 100)
+	line("genetic_dam", r.geneticDam, 100)
 	if r.eid != "" && line("eid", r.eid, 40) {
 		if c, err := eid.Parse(r.eid); err == nil {
 			r.eid = c.String()
@@ -568,6 +572,10 @@ func (s *Service) planImport(ctx context.Context, farmID uuid.UUID, rows []*impo
 	for _, r := range rows {
 		r.damID, r.damOutside = resolve(r, "dam", r.dam)
 		r.sireID, r.sireOutside = resolve(r, "sire", r.sire)
+		r.geneticDamID, _ = resolve(r, "genetic_dam", r.geneticDam)
+		if r.geneticDamID != uuid.Nil && (r.geneticDamID == r.id || r.geneticDamID == r.damID || r.geneticDamID == r.sireID) {
+			p.add(r.row, "genetic_dam", "must differ from the animal, its dam and its sire: leave it empty when the dam that gave birth is the genetic dam")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -701,7 +709,8 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 		}
 		damChanged := r.damID != uuid.Nil && differs(pr.DamID, r.damID.String())
 		sireChanged := r.sireID != uuid.Nil && differs(pr.SireID, r.sireID.String())
-		if damChanged || sireChanged {
+		geneticChanged := r.geneticDamID != uuid.Nil && differs(pr.GeneticDamID, r.geneticDamID.String())
+		if damChanged || sireChanged || geneticChanged {
 			// Parents born here are recorded as a birth fact: it needs the dam and the birth
 			// date, from the row or else from what the history already says. A dam not on the
 			// farm (an outside animal), or none, makes them a pedigree fact: the papers of an
@@ -714,7 +723,9 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 				born = *pr.BirthDate
 			}
 			damOnFarm := dam != uuid.Nil && plan.onFarm[dam]
-			if damOnFarm && born == "" {
+			if geneticChanged && (!damOnFarm || born == "") {
+				p.add(r.row, "genetic_dam", "needs a dam of this farm and a birth_date: an embryo-transfer calf's genetic dam is recorded on its birth")
+			} else if damOnFarm && born == "" {
 				col := "dam"
 				if !damChanged {
 					col = "sire"
@@ -733,6 +744,14 @@ func (s *Service) planChanges(ctx context.Context, farmID uuid.UUID, plan *impor
 				} else if pr.SireID != nil {
 					if sire, err := uuid.Parse(*pr.SireID); err == nil {
 						in.SireID = &sire
+					}
+				}
+				// The birth fact written again keeps the genetic dam the history holds.
+				if r.geneticDamID != uuid.Nil {
+					in.geneticDamID = &r.geneticDamID
+				} else if pr.GeneticDamID != nil {
+					if g, err := uuid.Parse(*pr.GeneticDamID); err == nil {
+						in.geneticDamID = &g
 					}
 				}
 			}

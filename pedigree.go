@@ -214,18 +214,26 @@ func buildParentage(day string, settings *evidence.Settings, facts []evidence.Fa
 				on = b.date
 			}
 		}
-		if et := transferCarried(transfers[a.Dam], calved[a.Dam], on, settings); et != nil {
+		// An embryo-transfer calf is its genetic dam's: the one its birth names
+		// (genetic_dam_id, as the calving records it, or a DNA result's dam), else the donor
+		// of the transfer its dam carried. The surrogate's own services did not sire it.
+		et := transferCarried(transfers[a.Dam], calved[a.Dam], on, settings)
+		carried := p.GeneticDamID != nil || et != nil
+		switch {
+		case p.GeneticDamID != nil:
+			a.Dam = strings.ToLower(*p.GeneticDamID)
+		case et != nil:
 			a.Dam = strings.ToLower(et.DamID)
-			if p.SireID == nil {
-				a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
-			}
+		}
+		if et != nil && strings.EqualFold(et.DamID, a.Dam) && p.SireID == nil {
+			a.Sires = []pedigree.Sire{{ID: strings.ToLower(et.SireID), Probability: 1}}
 		}
 		switch {
 		case p.SireID != nil:
 			a.Sires = []pedigree.Sire{{ID: *p.SireID, Probability: 1}}
 		case a.Sires != nil:
 			// The embryo transfer's sire.
-		case a.Dam != "" && on != "" && settings != nil && settings.GestationDays != nil:
+		case a.Dam != "" && on != "" && !carried && settings != nil && settings.GestationDays != nil:
 			if index == nil {
 				index = evidence.NewIndex(settings, facts)
 			}

@@ -850,6 +850,9 @@ func (s *Service) registerFacts(animalID uuid.UUID, in AnimalInput) []evidence.F
 		if in.SireID != nil {
 			f.SireID = in.SireID.String()
 		}
+		if in.geneticDamID != nil {
+			f.GeneticDamID = in.geneticDamID.String()
+		}
 		facts = append(facts, f)
 	case in.DamID != nil || in.SireID != nil:
 		// Born elsewhere, or of a dam not named: the parents its papers state.

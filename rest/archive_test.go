@@ -96,8 +96,9 @@ func archiveFarm(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest
 
 // archiveBreedingYear adds issue 28's breeding year to archiveFarm's herd: outside animals (an
 // AI sire with its registration number and semen batch, an embryo donor), a heat, an
-// insemination, an embryo transfer, a hand mating, pregnancy checks, three calvings through
-// the calving operation (twins by the home bull with one stillborn, an AI calf, an ET calf),
+// insemination, an embryo transfer, a hand mating, a bull's dated run with a cow, pregnancy
+// checks, four calvings through the calving operation (twins by the home bull with one
+// stillborn, an AI calf, an ET calf, a calf by natural service),
 // a weaning, the breeding settings, and corrections: a voided and an amended pregnancy check.
 func archiveBreedingYear(t *testing.T, app *herdbooktest.App, owner, editor herdbooktest.User, base string, ids map[string]string,
 	animal func(map[string]any) string, record func(herdbooktest.User, []string, bool, ...map[string]any) string) {
@@ -151,12 +152,23 @@ func archiveBreedingYear(t *testing.T, app *herdbooktest.App, owner, editor herd
 	calve("twins", map[string]any{"dam_id": ids["cow6"], "date": "2026-05-01", "sire_id": ids["bull"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "T-1", "sex": "male", "birth_weight": 38.5, "status": "alive", "twin": true, "calving_ease": "2"},
 		map[string]any{"tag": "T-2", "sex": "female", "birth_weight": 31, "status": "stillborn", "twin": true}}})
-	// The AI calf and the ET calf: the sire (and the donor) are in the insemination and the
-	// transfer; the calving leaves the sire to the review.
-	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "calves": []any{
+	// The AI calf and the ET calf name the outside sire, on the insemination and the
+	// transfer (issue 28.1); the ET calf's genetic dam is the transfer's outside donor, and
+	// its surrogate the cow that calved (issue 28.7).
+	calve("ai", map[string]any{"dam_id": ids["cow4"], "date": "2026-04-20", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
 		map[string]any{"tag": "AI-1", "eid": "982000123456700", "sex": "female", "birth_weight": 36, "status": "alive", "calving_ease": "1"}}})
-	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "calves": []any{
-		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive"}}})
+	calve("et", map[string]any{"dam_id": ids["cow5"], "date": "2026-04-10", "sire_id": ids["aisire"], "sire_basis": "service", "calves": []any{
+		map[string]any{"tag": "ET-1", "sex": "male", "birth_weight": 41, "status": "alive", "genetic_dam_id": ids["donor"]}}})
+	// Natural service (issue 28.1): BULL1 ran with COW7 in the bull paddock, dated in and
+	// out, over her conception window (2025-07-04 to 2025-07-17 for a calving on 2026-04-22
+	// under gestation 279 to 292 days); her calving names him on that basis.
+	ids["cow7"] = animal(map[string]any{"tag": "COW7", "sex": "female", "birth_date": "2021-05-01", "breed": "Angus"})
+	ids["paddock"] = wantStatus(t, app.Do("POST", base+"/groups", owner.Token, map[string]any{"name": "Bull paddock"}), 201)["id"].(string)
+	record(owner, []string{ids["bull"], ids["cow7"]}, false,
+		map[string]any{"kind": "membership", "animal_id": ids["bull"], "group_id": ids["paddock"], "start_date": "2025-06-25", "end_date": "2025-08-10"},
+		map[string]any{"kind": "membership", "animal_id": ids["cow7"], "group_id": ids["paddock"], "start_date": "2025-06-20"})
+	calve("ns", map[string]any{"dam_id": ids["cow7"], "date": "2026-04-22", "sire_id": ids["bull"], "sire_basis": "natural_service", "calves": []any{
+		map[string]any{"tag": "NS-1", "sex": "female", "birth_weight": 35, "status": "alive", "calving_ease": "1"}}})
 	record(owner, []string{ids["ai.calf0"]}, false, map[string]any{"kind": "weaning", "animal_id": ids["ai.calf0"], "date": "2026-10-20",
 		"kg": 240, "group_id": ids["herd"]})
 }
@@ -279,7 +291,7 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 				t.Fatalf("the bull as an ICAR animal: %+v", bull)
 			}
 			if len(a.MedicineVersions) != 2 || len(a.MedicinePurchases) != 1 || a.MedicinePurchases[0].ResourceType != "icarMedicineTransactionResource" ||
-				len(a.Tasks) != 7 || len(a.BirthEvents) != 4 || len(a.Audit) == 0 {
+				len(a.Tasks) != 8 || len(a.BirthEvents) != 5 || len(a.Audit) == 0 {
 				t.Fatalf("versions %d, purchases %d, tasks %d, births %d, audit %d", len(a.MedicineVersions), len(a.MedicinePurchases),
 					len(a.Tasks), len(a.BirthEvents), len(a.Audit))
 			}
@@ -340,8 +352,8 @@ func TestFarmArchiveRoundTrip(t *testing.T) {
 				t.Fatalf("weaning: %+v", w)
 			}
 			// The approved preview's calving (COW1-CALF: approving a birth records its
-			// calving) and the three calvings recorded by POST …/calvings.
-			if len(births) != 4 {
+			// calving) and the four calvings recorded by POST …/calvings.
+			if len(births) != 5 {
 				t.Fatalf("%d parturitions", len(births))
 			}
 			if ap := births[0]; ap.Animal.ID != ids["cow1"] || *ap.TotalProgeny != 1 {
@@ -580,13 +592,13 @@ func archivePaths(ids map[string]string, moments []string) []string {
 		"/reports/calving?from=2026-01-01&to=2026-12-31&exposure_from=2025-05-01&exposure_to=2025-08-31",
 		"/reports/calving-spread?from=2026-01-01&to=2026-12-31", "/reports/scans?from=2025-09-01&to=2025-10-31",
 		"/reports/weaning?from=2026-09-01&to=2026-12-31", "/reports/gain?from=2026-01-01&to=2026-12-31")
-	for _, c := range []string{"twins", "ai", "et"} {
+	for _, c := range []string{"twins", "ai", "et", "ns"} {
 		paths = append(paths, "/calvings/"+ids[c])
 	}
-	for _, dam := range []struct{ cow, day string }{{"cow6", "2026-05-01"}, {"cow4", "2026-04-20"}, {"cow5", "2026-04-10"}} {
+	for _, dam := range []struct{ cow, day string }{{"cow6", "2026-05-01"}, {"cow4", "2026-04-20"}, {"cow5", "2026-04-10"}, {"cow7", "2026-04-22"}} {
 		paths = append(paths, "/birth-history/evidence?dam_id="+ids[dam.cow]+"&birth_date="+dam.day)
 	}
-	for _, a := range []string{"twins.calf0", "twins.calf1", "ai.calf0", "et.calf0", "cow4", "cow5", "cow6", "bull"} {
+	for _, a := range []string{"twins.calf0", "twins.calf1", "ai.calf0", "et.calf0", "ns.calf0", "cow4", "cow5", "cow6", "cow7", "bull"} {
 		paths = append(paths, "/animals/"+ids[a], "/animals/"+ids[a]+"/timeline", "/animals/"+ids[a]+"/pedigree",
 			"/animals/"+ids[a]+"/weights")
 	}

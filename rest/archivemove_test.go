@@ -58,7 +58,7 @@ func TestFarmArchiveSQLiteToPostgres(t *testing.T) {
 	if err := json.Unmarshal(again, &a); err != nil {
 		t.Fatal(err)
 	}
-	if len(a.OutsideAnimals) != 2 || len(a.BirthEvents) != 4 {
+	if len(a.OutsideAnimals) != 2 || len(a.BirthEvents) != 5 {
 		t.Fatalf("after the move: %d outside animals, %d births", len(a.OutsideAnimals), len(a.BirthEvents))
 	}
 	// PostgreSQL keeps instants to the microsecond, SQLite (Herdbook's text column) to the

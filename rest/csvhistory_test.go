@@ -26,6 +26,12 @@ func TestCSVRoundTripKeepsHistory(t *testing.T) {
 		archiveFarm(t, app, owner, editor, f.ID.String())
 		to := app.MustFarm(owner, "CSV Farm again")
 		wantStatus(t, app.Do("PUT", "/v1/farm/"+to.ID.String()+"/settings", owner.Token, map[string]any{"time_zone": "Europe/London"}), 200)
+		// The AI sire and the ET donor are outside animals: the file names them by
+		// registration number, which the new farm must know first (docs/csv.md).
+		for _, o := range []map[string]any{{"name": "Connealy Black Granite", "sex": "male", "registration_number": "19000001"},
+			{"name": "Queen of Hearts 42", "sex": "female", "registration_number": "18000042"}} {
+			wantStatus(t, app.Do("POST", "/v1/farm/"+to.ID.String()+"/outside-animals", owner.Token, o), 201)
+		}
 
 		export := func(farm, asOf string) [][]string {
 			q := ""
@@ -50,7 +56,7 @@ func TestCSVRoundTripKeepsHistory(t *testing.T) {
 			var out []string
 			for _, r := range rows {
 				r = slices.Clone(r)
-				for _, c := range []string{"id", "dam_id", "sire_id", "group_ids"} {
+				for _, c := range []string{"id", "dam_id", "sire_id", "group_ids", "genetic_dam_id", "surrogate_dam_id"} {
 					r[slices.Index(rows[0], c)] = ""
 				}
 				out = append(out, strings.Join(r, "|"))
@@ -73,6 +79,8 @@ func TestCSVRoundTripKeepsHistory(t *testing.T) {
 			{"BULL1", "eid", "982000123456789"}, {"BULL1", "identifiers", "eid:982000123456789"},
 			{"C1", "weights", "2025-03-11:41;2025-06-02:96"}, {"C1", "dam", "COW1"},
 			{"C1", "group", "Summer herd"}, {"C1", "group_since", "2025-06-01"},
+			// The ET calf's genetic dam, the outside donor, by registration number.
+			{"ET-1", "genetic_dam", "18000042"}, {"ET-1", "surrogate_dam", "COW5"}, {"ET-1", "sire", "19000001"},
 		} {
 			if got := byTag(again, c.tag, c.col); got != c.want {
 				t.Errorf("%s %s = %q after the round trip, want %q", c.tag, c.col, got, c.want)

@@ -174,6 +174,11 @@ func TestImportAnimals(t *testing.T) {
 				"Quote":         {"tag,name\nA,\"open\n", "is not valid CSV"},
 				"ControlChar":   {"tag,name\nA,B\x00C\n", "row 2, name: must not contain control characters"},
 				"BadEID":        {"tag,eid\nA,12345\n", "row 2, eid: must be an ISO 11784 EID"},
+				// genetic_dam (issue 28.7): an embryo-transfer calf's donor, on its birth.
+				"GeneticDamUnknown":  {"tag,genetic_dam\nA,NOPE-1\n", "row 2, genetic_dam: NOPE-1 is neither a tag nor an EID"},
+				"GeneticDamNoBirth":  {"tag,sex,genetic_dam\nGD-1,female,\nX-1,male,GD-1\n", "row 3, genetic_dam: needs a dam of this farm and a birth_date"},
+				"GeneticDamIsTheDam": {"tag,sex,dam,genetic_dam,birth_date\nGD-1,female,,,\nX-1,male,GD-1,GD-1,2026-01-01\n", "row 3, genetic_dam: must differ from the animal, its dam and its sire"},
+				"GeneticDamMale":     {"tag,sex,dam,genetic_dam,birth_date\nGD-1,female,,,\nGD-2,male,,,\nX-1,male,GD-1,GD-2,2026-01-01\n", "row 4, genetic_dam: GD-2 is recorded as male"},
 			} {
 				t.Run(name, func(t *testing.T) {
 					herdbooktest.WantEnvelope(t, importCSV(t, app, f.ID, editor.Token, "", tc.file), 400, "ValidationError", tc.want)

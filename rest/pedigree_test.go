@@ -218,6 +218,25 @@ func TestPedigreeEmbryoTransfer(t *testing.T) {
 		if math.Abs(k["coancestry"].(float64)-0.375) > 1e-12 {
 			t.Fatalf("coancestry of the ET calf and its donor = %v", k)
 		}
+
+		// The same through the calving operation (issue 28.7), with no transfer recorded
+		// here: R2 came in carrying D's embryo, and her calving names D as the calf's genetic
+		// dam. X2 is D's (its sire unknown), not R2's: a(X2, D) = ½ a(D, D) = ½ (1 + F(D)) =
+		// ½, coancestry ¼; with R2, who is unrelated to D, it would be 0.
+		r2 := mk("R2", "female", "2019-04-01")
+		cv := wantStatus(t, app.Do("POST", base+"/calvings", owner.Token, map[string]any{"dam_id": r2, "date": "2026-03-20",
+			"calves": []any{map[string]any{"tag": "X2", "sex": "male", "status": "alive", "genetic_dam_id": donor}}}), http.StatusCreated)
+		x2 := cv["calves"].([]any)[0].(map[string]any)["animal_id"].(string)
+		ped = wantStatus(t, app.Do("GET", base+"/animals/"+x2+"/pedigree?depth=1", owner.Token, nil), http.StatusOK)
+		for _, e := range ped["ancestors"].([]any) {
+			if m := e.(map[string]any); m["relation"] == "dam" && m["animal_id"] != donor {
+				t.Fatalf("the calving's ET calf has dam %v, want the genetic dam %s", m, donor)
+			}
+		}
+		k = wantStatus(t, app.Do("GET", base+"/kinship?a="+x2+"&b="+donor, owner.Token, nil), http.StatusOK)
+		if math.Abs(k["coancestry"].(float64)-0.25) > 1e-12 {
+			t.Fatalf("coancestry of the calving's ET calf and its genetic dam = %v", k)
+		}
 	})
 }
 

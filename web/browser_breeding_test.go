@@ -182,7 +182,7 @@ func runBreeding(t *testing.T, b *browser) {
 		b.goTo(t, base+"/calving", "Calving")
 		b.waitText(t, "#calf-ease", "Unassisted")
 		b.set(t, "#calving-dam", "COW-1")
-		b.set(t, "#calving-sire", "B-1")
+		b.set(t, "#calving-sire-tag", "B-1")
 		b.set(t, "#calving-basis", "dna")
 		b.set(t, "#calving-lab", "Weatherbys")
 		b.set(t, "#calf-tag", "T-1")

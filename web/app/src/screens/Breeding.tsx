@@ -15,7 +15,7 @@ import {
 import { showDate, t, today, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 import { Failed } from './Farms';
-import { findOne, type Found } from './Forms';
+import { findOne, Parent, type Found } from './Forms';
 import { percent, useNames } from './Pedigree';
 
 type Outside = OutsideFragment;
@@ -27,23 +27,6 @@ const RESULTS: PregnancyCheckResult[] = ['PREGNANT', 'EMPTY', 'RECHECK'];
 
 function outcome(out: WriteOutcome<unknown>, ok: Key): string {
   return out.queued ? t('queued') : out.code || out.message ? `${t('refused')}: ${out.message}` : t(ok);
-}
-
-/** Parent picks a sire or a donor: a herd animal by its tag, or one of the outside animals. */
-function Parent({ id, label, outside, pick, setPick, tag, setTag }: {
-  id: string; label: string; outside: Outside[]; pick: string; setPick: (v: string) => void; tag: string; setTag: (v: string) => void;
-}) {
-  return (
-    <div>
-      <label>{label}<select id={id} value={pick} onChange={(e) => setPick(e.currentTarget.value)}>
-        <option value="">{t('herdAnimal')}</option>
-        {outside.length > 0 && <optgroup label={t('outsideAnimals')}>
-          {outside.map((o) => <option key={o.id} value={o.id}>{o.name}{o.breed ? ` · ${o.breed}` : ''}{o.batch ? ` · ${o.batch}` : ''}</option>)}
-        </optgroup>}
-      </select></label>
-      {pick === '' && <label>{label}: {t('tagOf')}<input id={`${id}-tag`} type="text" autoComplete="off" required value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
-    </div>
-  );
 }
 
 function ServiceForm({ farmID, outside, saved }: { farmID: string; outside: Outside[]; saved: () => void }) {

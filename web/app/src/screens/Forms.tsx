@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { useQuery } from '@urql/preact';
-import { CalvingDocument, CalvingFormDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument } from '../graphql/generated';
+import { CalvingDocument, CalvingFormDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
 import { prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { kept as keptRegister } from '../sync';
@@ -17,6 +17,25 @@ export async function find(farmID: string, q: string): Promise<Found[]> {
   if (r.data?.farm) return r.data.farm.animals.edges?.flatMap((e) => (e?.node ? [{ id: e.node.id, tag: e.node.tag }] : [])) ?? [];
   const kept = await keptRegister(farmID);
   return (kept?.rows ?? []).filter((x) => matches(x, q)).slice(0, 5).map((x) => ({ id: x.id, tag: x.tag }));
+}
+
+/** Parent picks a sire or a donor: a herd animal by its tag, or one of the farm's outside
+ * animals (an AI sire, an embryo donor). optional leaves the tag free to stay empty. */
+export function Parent({ id, label, outside, pick, setPick, tag, setTag, optional }: {
+  id: string; label: string; outside: OutsideFragment[]; pick: string; setPick: (v: string) => void; tag: string; setTag: (v: string) => void;
+  optional?: boolean;
+}) {
+  return (
+    <div>
+      <label>{label}<select id={id} value={pick} onChange={(e) => setPick(e.currentTarget.value)}>
+        <option value="">{t('herdAnimal')}</option>
+        {outside.length > 0 && <optgroup label={t('outsideAnimals')}>
+          {outside.map((o) => <option key={o.id} value={o.id}>{o.name}{o.breed ? ` · ${o.breed}` : ''}{o.batch ? ` · ${o.batch}` : ''}</option>)}
+        </optgroup>}
+      </select></label>
+      {pick === '' && <label>{label}: {t('tagOf')}<input id={`${id}-tag`} type="text" autoComplete="off" required={!optional} value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+    </div>
+  );
 }
 
 /** findOne is the one animal a tag, EID or last digits name: the only match, or the exact tag. */
@@ -237,13 +256,16 @@ export function Calving({ farmID }: { farmID: string }) {
   const [dam, setDam] = useState('');
   const [date, setDate] = useState(today());
   const [sire, setSire] = useState('');
+  const [sirePick, setSirePick] = useState('');
   const [basis, setBasis] = useState('service');
   const [lab, setLab] = useState('');
   const [calves, setCalves] = useState<CalfState[]>([newCalf()]);
   const [et, setET] = useState(false);
   const [donor, setDonor] = useState('');
+  const [donorPick, setDonorPick] = useState('');
   const [msg, setMsg] = useState('');
   const scale = data?.farm?.settings.calvingEaseScale ?? [];
+  const outside = data?.farm?.outsideAnimals.edges.map((e) => e.node) ?? [];
   const recent = data?.farm?.calvings.edges.map((e) => e.node) ?? [];
   const twins = calves.length > 1;
   const setCalf = (i: number) => (c: CalfState) => setCalves((all) => all.map((x, j) => (j === i ? c : x)));
@@ -252,10 +274,11 @@ export function Calving({ farmID }: { farmID: string }) {
     setMsg('');
     const d = await findOne(farmID, dam);
     if (!d) { setMsg(`${t('dam')}: ${t('notFound')}`); return; }
-    const s = sire.trim() ? await findOne(farmID, sire) : null;
-    if (sire.trim() && !s) { setMsg(`${t('sire')}: ${t('notFound')}`); return; }
-    const g = et && donor.trim() ? await findOne(farmID, donor) : null;
-    if (et && donor.trim() && !g) { setMsg(`${t('geneticDam')}: ${t('notFound')}`); return; }
+    // A sire or donor is a herd animal by its tag, or an outside animal picked from the list.
+    const s = sirePick ? { id: sirePick } : sire.trim() ? await findOne(farmID, sire) : null;
+    if (!sirePick && sire.trim() && !s) { setMsg(`${t('sire')}: ${t('notFound')}`); return; }
+    const g = !et ? null : donorPick ? { id: donorPick } : donor.trim() ? await findOne(farmID, donor) : null;
+    if (et && !donorPick && donor.trim() && !g) { setMsg(`${t('geneticDam')}: ${t('notFound')}`); return; }
     const out = await write(`${t('calving')} ${d.tag}`, CalvingDocument, {
       input: {
         farmID, damID: d.id, date, sireID: s?.id ?? null, sireBasis: s ? basis : null, dnaLab: s && basis === 'dna' ? lab.trim() || null : null,
@@ -280,14 +303,14 @@ export function Calving({ farmID }: { farmID: string }) {
       <form class="card" onSubmit={submit} id="calving-form">
         <label>{t('damTag')}<input id="calving-dam" type="text" autoComplete="off" required value={dam} onInput={(e) => setDam(e.currentTarget.value)} /></label>
         <label>{t('date')}<input id="calving-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
-        <label>{t('sireTag')}<input id="calving-sire" type="text" autoComplete="off" value={sire} onInput={(e) => setSire(e.currentTarget.value)} /></label>
+        <Parent id="calving-sire" label={t('sireTag')} outside={outside.filter((o) => o.sex === 'male')} pick={sirePick} setPick={setSirePick} tag={sire} setTag={setSire} optional />
         <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
-          {['service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
+          {['service', 'natural_service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}
           </select></label>
-        {basis === 'dna' && <label>{t('dnaLab')}<input id="calving-lab" type="text" required={!!sire.trim()} value={lab} onInput={(e) => setLab(e.currentTarget.value)} /></label>}
+        {basis === 'dna' && <label>{t('dnaLab')}<input id="calving-lab" type="text" required={!!(sirePick || sire.trim())} value={lab} onInput={(e) => setLab(e.currentTarget.value)} /></label>}
         <label class="check"><input id="calving-et" type="checkbox" checked={et} onChange={(e) => setET(e.currentTarget.checked)} />{t('etCalving')}</label>
         {et && <>
-          <label>{t('geneticDam')}<input id="calving-donor" type="text" autoComplete="off" value={donor} onInput={(e) => setDonor(e.currentTarget.value)} /></label>
+          <Parent id="calving-donor" label={t('geneticDam')} outside={outside.filter((o) => o.sex === 'female')} pick={donorPick} setPick={setDonorPick} tag={donor} setTag={setDonor} optional />
           <p class="note">{t('etNote')}</p>
         </>}
         {calves.map((c, i) => <CalfFields key={i} n={i} calf={c} set={setCalf(i)} scale={scale} twins={twins} />)}
