@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -82,5 +83,45 @@ func TestReconciliationREST(t *testing.T) {
 				t.Fatalf("a farm on no holding: %d %s", res.Status, res.Body)
 			}
 		})
+	})
+}
+
+// TestReconciliationStatements (issue 29.4): comparing a registry copy with the register
+// costs the same number of statements whatever the herd (30 calves or 600): against an
+// empty copy every animal on the farm on 20 March is a difference.
+func TestReconciliationStatements(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		nf := newNoticeFarm(t, d)
+		count := func(n int) (int64, int) {
+			f := nf.app.MustFarm(nf.owner, fmt.Sprintf("Farm of %d", n))
+			nf.app.MustMember(f.ID, nf.reader, herdbook.RoleReader)
+			base := "/v1/farm/" + f.ID.String()
+			h := cphHolding()
+			h["identifier"] = fmt.Sprintf("34/123/%04d", n)
+			if res := nf.app.Do("PUT", base+"/holding", nf.owner.Token, h); res.Status != 201 {
+				t.Fatalf("holding: %d %s", res.Status, res.Body)
+			}
+			seedNoticeHerd(t, d, f.ID, n)
+			var total int
+			q := nf.app.Queries(func() {
+				res := nf.app.Do("POST", base+"/reconciliation?as_of=2026-03-20", nf.reader.Token, map[string]any{"animals": []any{}})
+				if res.Status != 200 {
+					t.Fatalf("reconciliation: %d %s", res.Status, res.Body)
+				}
+				total = int(res.JSON(t)["total"].(float64))
+			})
+			return q, total
+		}
+		small, ns := count(30)
+		large, nl := count(600)
+		// Every calf born by the 20th (days 1 to 20 of March, i%20+1) and the dam.
+		if ns != 30+1 || nl != 600+1 {
+			t.Errorf("differences: %d and %d", ns, nl)
+		}
+		if small != large {
+			t.Errorf("statements: %d for 30 calves, %d for 600", small, large)
+		}
+		t.Logf("statements per reconciliation: %d", small)
 	})
 }
