@@ -34,9 +34,9 @@ type AnimalCreateInput struct {
 	BirthDate *string `json:"birthDate,omitempty"`
 	// Its breed (1 to 100 characters), recorded with the profile fact.
 	Breed *string `json:"breed,omitempty"`
-	// Its dam: recorded as a birth fact on birthDate naming the new animal as offspring; needs birthDate.
+	// Its dam. A dam of the farm is recorded as a birth fact on birthDate naming the new animal as offspring, and needs birthDate; an outside animal of the farm (a bought-in animal's dam that never was here) is recorded as a pedigree fact, the animal's papers (docs/breeding.md).
 	DamID *uuid.UUID `json:"damID,omitempty"`
-	// Its sire: recorded with the dam's birth fact; needs damID and birthDate.
+	// Its sire, an animal or an outside animal of the farm: recorded with the dam's birth fact when the dam is of the farm, else (an outside dam, or no dam) as a pedigree fact.
 	SireID *uuid.UUID `json:"sireID,omitempty"`
 	// Its electronic identifier in any reader form (15 digits, or country code and number), recorded from the birth date (else today).
 	Eid *string `json:"eid,omitempty"`

@@ -28,8 +28,9 @@ func gqlErrors(t *testing.T, body map[string]any) []string {
 }
 
 // TestGraphQLControlCharacters: GraphQL inputs reach the same service text rule as REST: a
-// NUL in a mutation input or a where filter is BAD_USER_INPUT naming the field, on both
-// databases (PostgreSQL answered INTERNAL_SERVER_ERROR, SQLite stored the NUL).
+// NUL in a mutation input or a where filter is BAD_USER_INPUT naming the field by its full
+// path from the argument (issue 33.1: input.name), on both databases (PostgreSQL answered
+// INTERNAL_SERVER_ERROR, SQLite stored the NUL).
 func TestGraphQLControlCharacters(t *testing.T) {
 	t.Parallel()
 	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
@@ -42,11 +43,11 @@ func TestGraphQLControlCharacters(t *testing.T) {
 			want        string
 		}{
 			{"ErrCreateFarmLiteral", `mutation { createFarm(input: {name: "North\u0000Field", species: CATTLE}) { farm { id } } }`, nil,
-				"BAD_USER_INPUT name: must not contain control characters"},
+				"BAD_USER_INPUT input.name: must not contain control characters"},
 			{"ErrCreateFarmVariable", `mutation($in: CreateFarmInput!) { createFarm(input: $in) { farm { id } } }`,
-				map[string]any{"in": map[string]any{"name": "North\x00Field", "species": "CATTLE"}}, "BAD_USER_INPUT name: must not contain control characters"},
+				map[string]any{"in": map[string]any{"name": "North\x00Field", "species": "CATTLE"}}, "BAD_USER_INPUT input.name: must not contain control characters"},
 			{"ErrCreateGroup", `mutation($f: ID!) { createGroup(farmID: $f, input: {name: "Heif\u0000ers"}) { id } }`,
-				map[string]any{"f": f.ID.String()}, "BAD_USER_INPUT name: must not contain"},
+				map[string]any{"f": f.ID.String()}, "BAD_USER_INPUT input.name: must not contain"},
 			{"ErrWhereFilter", `{ farms(first: 5, where: {nameContains: "\u0000"}) { totalCount } }`, nil,
 				"BAD_USER_INPUT where.nameContains: must not contain control characters"},
 			{"ErrNestedWhereFilter", `query($f: ID!) { node(id: $f) { ... on Farm { records(first: 5, where: {or: [{name: "a"}, {descriptionContains: "b\u0000"}]}) { totalCount } } } }`,
