@@ -96,6 +96,13 @@ func TestBookCorrectionsInBrowser(t *testing.T) {
 			b.click(t, fix+" .fix-save")
 			b.waitText(t, "#fix-status", "Corrected")
 			b.waitText(t, "#animal-weight", "412.5 kg")
+			// The daily gain shows to hundredths with its period (issue 31.5: 0.975 kg/day
+			// read "1 kg").
+			adg, ok := b.gql(t, `query($cow: ID!) { node(id: $cow) { ... on Animal { profile { adgKg } } } }`, v)["node"].(map[string]any)["profile"].(map[string]any)["adgKg"].(float64)
+			if !ok {
+				t.Fatal("the server gives no daily gain for a cow weighed three times")
+			}
+			b.waitText(t, "#animal-adg", signedDecimals(adg, 2)+" kg/day")
 			if p := profile(t); p["weightKg"] != 412.5 || p["weighedOn"] != today {
 				t.Fatalf("the server's profile after the amendment = %v", p)
 			}

@@ -740,6 +740,16 @@ func runKeyboard(t *testing.T, b *browser) {
 		today := time.Now()
 		months := []string{"janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."}
 		b.waitText(t, "#animal-weight", fmt.Sprintf("%d %s %d", today.Day(), months[today.Month()-1], today.Year()))
+		// The daily gain too, in pounds a day, to hundredths, written the French way.
+		// An earlier weight gives her a gain over the month.
+		b.gql(t, `mutation($f: ID!, $a: ID!, $d: Date!) { weightRecord(input: {farmID: $f, animalID: $a, date: $d, kg: 380}) { animal { id } } }`,
+			map[string]any{"f": s.farm, "a": s.cow, "d": today.AddDate(0, 0, -30).Format(time.DateOnly)})
+		adg, ok := b.gql(t, `query($id: ID!) { node(id: $id) { ... on Animal { profile { adgKg } } } }`, map[string]any{"id": s.cow})["node"].(map[string]any)["profile"].(map[string]any)["adgKg"].(float64)
+		if !ok {
+			t.Fatal("the server gives no daily gain for a cow weighed a month apart")
+		}
+		b.navigate(t, base+"/animals/"+s.cow)
+		b.waitText(t, "#animal-adg", strings.Replace(signedDecimals(adg/0.45359237, 2), ".", ",", 1)+" lb/"+fr["perDay"])
 		if got := b.evalString(t, `document.querySelector('main').innerText`); regexp.MustCompile(`\b2022-03-01\b`).MatchString(got) {
 			t.Errorf("with the language's dates chosen the animal page still shows an ISO date:\n%s", got)
 		}

@@ -76,6 +76,15 @@ func seedReports(t *testing.T, b *browser, day func(int) string) reportsSeed {
 	return s
 }
 
+// signedDecimals writes v as decimals does, with a minus sign when it is negative (a daily
+// gain can be a loss).
+func signedDecimals(v float64, d int) string {
+	if v < 0 {
+		return "-" + decimals(-v, d)
+	}
+	return decimals(v, d)
+}
+
 // decimals writes v (not negative) as the app's Intl.NumberFormat does in English: rounded
 // half up to at most d decimals from its shortest decimal form (1.005 is 1.01 there).
 func decimals(v float64, d int) string {

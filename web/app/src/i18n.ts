@@ -291,6 +291,12 @@ export function showWeight(kg: number | null | undefined): string {
   if (kg == null) return '—';
   return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(fromKg(kg))} ${prefs.unit}`;
 }
+/** showGain shows a daily gain in the user's unit per day, to hundredths ("0.98 kg/day"): a
+ * gain is under a few kg, so the weight's tenths would round 0.975 kg/day to "1 kg". */
+export function showGain(kg: number | null | undefined): string {
+  if (kg == null) return '—';
+  return `${format('gain', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 })).format(fromKg(kg))} ${prefs.unit}/${t('perDay')}`;
+}
 /** toKg reads a weight typed in the user's unit. */
 export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);
 export function showDate(d: string | null | undefined): string {

@@ -3,7 +3,7 @@
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
-import { count, showDate, showWeight, t, today, type Key } from '../i18n';
+import { count, showDate, showGain, showWeight, t, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
@@ -131,7 +131,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
             <dt>{t('born')}</dt><dd>{showDate(p.birthDate)}</dd>
             <dt>{t('breed')}</dt><dd>{p.breed ?? '—'}</dd>
             <dt>{t('weight')}</dt><dd id="animal-weight">{showWeight(p.weightKg)} {p.weighedOn && `(${showDate(p.weighedOn)})`}</dd>
-            <dt>{t('adg')}</dt><dd>{p.adgKg != null ? showWeight(p.adgKg) : '—'}</dd>
+            <dt>{t('adg')}</dt><dd id="animal-adg">{showGain(p.adgKg)}</dd>
             <dt>{t('dam')}</dt><dd>{p.dam ? <a href={`/farms/${farmID}/animals/${p.dam.id}`}>{p.dam.tag}</a> : '—'}</dd>
             <dt>{t('sire')}</dt><dd>{p.sire ? <a href={`/farms/${farmID}/animals/${p.sire.id}`}>{p.sire.tag}</a> : '—'}</dd>
           </dl>

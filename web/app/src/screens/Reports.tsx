@@ -11,7 +11,7 @@ import {
   CalfWeaningDocument, GroupsDocument, ReportNamesDocument, ReportsDocument, WeaningDocument,
   type CalfWeaningQuery, type ReportsQuery,
 } from '../graphql/generated';
-import { count, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
+import { count, prefs, showDate, showGain, showWeight, t, toKg, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { said } from './Book';
 import { Failed } from './Farms';
@@ -23,19 +23,15 @@ const REPORTS: Report[] = ['calving', 'calving-spread', 'scans', 'weaning', 'gai
 type Reports = NonNullable<ReportsQuery['farm']>['reports'];
 type Spread = NonNullable<Reports['calvingSpread']>;
 
-// The two number formats of the reports, made once per language (as i18n.ts does its own).
+// The per cent format of the reports, made once per language (as i18n.ts does its own).
 const formats = new Map<string, Intl.NumberFormat>();
-function numberFormat(style: 'decimal' | 'percent'): Intl.NumberFormat {
-  const key = `${style}:${prefs.lang}`;
-  let f = formats.get(key);
-  if (!f) { f = new Intl.NumberFormat(prefs.lang, { style, maximumFractionDigits: 2 }); formats.set(key, f); }
+function percentFormat(): Intl.NumberFormat {
+  let f = formats.get(prefs.lang);
+  if (!f) { f = new Intl.NumberFormat(prefs.lang, { style: 'percent', maximumFractionDigits: 2 }); formats.set(prefs.lang, f); }
   return f;
 }
-const num = (v: number) => numberFormat('decimal').format(v);
 /** pct shows a per cent the server gives (0 to 100) as the language writes it. */
-const pct = (v: number | null | undefined) => (v == null ? '—' : numberFormat('percent').format(v / 100));
-/** gain shows a daily gain in the user's unit, to hundredths (toKg(1) is the unit in kg). */
-const gain = (kg: number) => `${num(kg / toKg(1))} ${prefs.unit}/${t('perDay')}`;
+const pct = (v: number | null | undefined) => (v == null ? '—' : percentFormat().format(v / 100));
 
 function shiftYear(date: string, years: number): string {
   return `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;
@@ -171,7 +167,7 @@ function ReportView({ report, reports }: { report: Report; reports: Reports }) {
         <caption>{t('report_gain')}: {showDate(g.from)} – {showDate(g.to)}</caption>
         <thead><tr><th scope="col">{t('group')}</th><th scope="col">{t('animalsGained')}</th><th scope="col">{t('meanGain')}</th></tr></thead>
         <tbody>{g.groups.map((x) => (
-          <tr key={x.groupID}><th scope="row">{names[x.groupID] ?? '…'}</th><td>{x.animals}</td><td>{gain(x.meanDailyGainKG)}</td></tr>
+          <tr key={x.groupID}><th scope="row">{names[x.groupID] ?? '…'}</th><td>{x.animals}</td><td>{showGain(x.meanDailyGainKG)}</td></tr>
         ))}</tbody>
       </table>
     );
