@@ -603,6 +603,8 @@ func runKeyboard(t *testing.T, b *browser) {
 		b.tabTo(t, "#search")
 		b.press(t, "34003")
 		b.waitText(t, "#register-count", "1 ")
+		// One animal is counted in the singular (issue 31.5: "1 animals").
+		b.poll(t, "the count in the singular", `/^1 animal(?!s)/.test(document.querySelector('#register-count').innerText)`)
 		b.walkTabs(t, "register (searched)")
 		b.tabTo(t, ".register a.row")
 		b.press(t, kb.Enter)
@@ -742,5 +744,14 @@ func runKeyboard(t *testing.T, b *browser) {
 			t.Errorf("with the language's dates chosen the animal page still shows an ISO date:\n%s", got)
 		}
 		b.checkAxe(t, "animal (French, lb)")
+
+		// Counts agree in number in French too: "1 animal", not "1 animaux".
+		b.goTo(t, base+"/register", fr["register"])
+		b.tabTo(t, "#search")
+		b.press(t, "34003")
+		b.waitText(t, "#register-count", "1 "+fr["animal"])
+		if got := b.evalString(t, `document.querySelector('#register-count').innerText`); strings.Contains(got, fr["animals"]) {
+			t.Errorf("one animal is counted as %q", got)
+		}
 	})
 }

@@ -11,7 +11,7 @@ const en = {
   groups: 'Groups', tasksDue: 'Tasks due', underWithdrawal: 'Under withdrawal', meatClear: 'meat clear on',
   milkClear: 'milk clear at', unread: 'Unread notifications', none: 'None', markRead: 'Mark all read',
   search: 'Search', searchHint: 'Tag, name, EID or last digits', status: 'Status', group: 'Group', sex: 'Sex',
-  any: 'Any', asOf: 'As of', animals: 'animals', tag: 'Tag', name: 'Name', breed: 'Breed',
+  any: 'Any', asOf: 'As of', animal: 'animal', animals: 'animals', tag: 'Tag', name: 'Name', breed: 'Breed',
   weight: 'Weight', male: 'Male', female: 'Female', ON_FARM: 'On farm', SOLD: 'Sold', DIED: 'Died',
   MOVED_OUT: 'Moved out', NOT_YET: 'Not yet', lastSynced: 'Last synced',
   profile: 'Profile', born: 'Born', dam: 'Dam', sire: 'Sire', offspring: 'Offspring', identifiers: 'Identifiers',
@@ -65,7 +65,7 @@ const en = {
   voidNote: 'The entry stays in the book, marked voided, with your name, the time and the reason; it no longer counts.',
   correctNote: 'A correction needs a reason and leaves a trace:', endMembership: 'End membership', leftOn: 'Left the group on', membershipEnded: 'Membership ended.',
   endNote: 'Its last day in the group is the day before. The membership stays in the herd book; nothing is deleted.',
-  notifications: 'Notifications', unreadCount: 'unread', unreadOne: 'Unread', readOn: 'Read on', markOneRead: 'Mark read', markedRead: 'Marked read.', allNotifications: 'All notifications and channels',
+  notifications: 'Notifications', unreadCount: 'unread', unreadCountOne: 'unread', unreadOne: 'Unread', readOn: 'Read on', markOneRead: 'Mark read', markedRead: 'Marked read.', allNotifications: 'All notifications and channels',
   channels: 'Channels', channelsFarm: 'Channels for', channelsDefault: 'Default channels for other farms', emailAddress: 'Email address (for every farm)',
   noEmailAddress: 'Without an email address no email is sent.', channel_IN_APP: 'In the app', channel_EMAIL: 'Email', channel_SMS: 'Text message (SMS)',
   source_FARM: 'Your choice for this farm.', source_DEFAULT: 'Your default applies until you choose for this farm.', source_ROLE: 'Nothing chosen yet: your role’s defaults apply.',
@@ -110,7 +110,7 @@ const en = {
   weaningNote: 'The 205-day adjusted weight (BIF Guidelines): (weaning − birth weight) ÷ age in days × 205 + birth weight, plus the farm’s age-of-dam adjustment. A calf needs its birth date and birth weight.',
   recordWeaning: 'Record a weaning', calfTag: 'Calf (tag, EID or last digits)', weaningWeight: 'Weaning weight',
   weaningGroup: 'Weaning group (optional)', weaningSaved: 'Weaning recorded.', adjusted205: '205-day adjusted weight', adjustedWeaning: 'Adjusted weaning weight',
-  weanedAt: 'weaned at', daysOld: 'days', ageOfDamAdded: 'age-of-dam adjustment', noAdjusted: 'no adjusted weight yet; it lacks:',
+  weanedAt: 'weaned at', dayOld: 'day', daysOld: 'days', ageOfDamAdded: 'age-of-dam adjustment', noAdjusted: 'no adjusted weight yet; it lacks:',
   missing_birth_date: 'the birth date', missing_birth_weight: 'the birth weight', missing_weaning: 'a weaning',
   recordHeat: 'Record a heat', heatSaved: 'Heat recorded.', edit: 'Edit', delete: 'Delete', cancel: 'Cancel',
   editOutside: 'Edit outside animal', deleteOutside: 'Delete outside animal', outsideEdited: 'Outside animal changed.',
@@ -130,7 +130,7 @@ const fr: Catalogue = {
   groups: 'Lots', tasksDue: 'Tâches à faire', underWithdrawal: 'En délai d’attente', meatClear: 'viande libre le',
   milkClear: 'lait libre le', unread: 'Notifications non lues', none: 'Aucune', markRead: 'Tout marquer lu',
   search: 'Rechercher', searchHint: 'Numéro, nom, IDE ou derniers chiffres', status: 'Statut', group: 'Lot', sex: 'Sexe',
-  any: 'Tous', asOf: 'À la date du', animals: 'animaux', tag: 'Numéro', name: 'Nom', breed: 'Race',
+  any: 'Tous', asOf: 'À la date du', animal: 'animal', animals: 'animaux', tag: 'Numéro', name: 'Nom', breed: 'Race',
   weight: 'Poids', male: 'Mâle', female: 'Femelle', ON_FARM: 'Présent', SOLD: 'Vendu', DIED: 'Mort',
   MOVED_OUT: 'Sorti', NOT_YET: 'Pas encore', lastSynced: 'Dernière synchro',
   profile: 'Profil', born: 'Né le', dam: 'Mère', sire: 'Père', offspring: 'Descendance', identifiers: 'Identifiants',
@@ -184,7 +184,7 @@ const fr: Catalogue = {
   voidNote: 'La ligne reste au registre, marquée annulée, avec votre nom, l’heure et le motif ; elle ne compte plus.',
   correctNote: 'Une correction demande un motif et laisse une trace :', endMembership: 'Terminer l’appartenance', leftOn: 'A quitté le lot le', membershipEnded: 'Appartenance terminée.',
   endNote: 'Son dernier jour dans le lot est la veille. L’appartenance reste au registre ; rien n’est effacé.',
-  notifications: 'Notifications', unreadCount: 'non lues', unreadOne: 'Non lue', readOn: 'Lue le', markOneRead: 'Marquer lue', markedRead: 'Marquées lues.', allNotifications: 'Toutes les notifications et canaux',
+  notifications: 'Notifications', unreadCount: 'non lues', unreadCountOne: 'non lue', unreadOne: 'Non lue', readOn: 'Lue le', markOneRead: 'Marquer lue', markedRead: 'Marquées lues.', allNotifications: 'Toutes les notifications et canaux',
   channels: 'Canaux', channelsFarm: 'Canaux pour', channelsDefault: 'Canaux par défaut des autres exploitations', emailAddress: 'Adresse e-mail (pour toutes les exploitations)',
   noEmailAddress: 'Sans adresse e-mail, aucun e-mail n’est envoyé.', channel_IN_APP: 'Dans l’application', channel_EMAIL: 'E-mail', channel_SMS: 'SMS',
   source_FARM: 'Votre choix pour cette exploitation.', source_DEFAULT: 'Votre choix par défaut s’applique tant que vous n’avez pas choisi pour cette exploitation.', source_ROLE: 'Rien n’est encore choisi : les réglages de votre rôle s’appliquent.',
@@ -229,7 +229,7 @@ const fr: Catalogue = {
   weaningNote: 'Le poids ajusté à 205 jours (BIF) : (poids au sevrage − poids de naissance) ÷ âge en jours × 205 + poids de naissance, plus l’ajustement de l’exploitation selon l’âge de la mère. Il faut au veau sa date et son poids de naissance.',
   recordWeaning: 'Enregistrer un sevrage', calfTag: 'Veau (numéro, EID ou derniers chiffres)', weaningWeight: 'Poids au sevrage',
   weaningGroup: 'Lot de sevrage (facultatif)', weaningSaved: 'Sevrage enregistré.', adjusted205: 'poids ajusté à 205 jours', adjustedWeaning: 'Poids de sevrage ajusté',
-  weanedAt: 'sevré à', daysOld: 'jours', ageOfDamAdded: 'ajustement selon l’âge de la mère', noAdjusted: 'pas encore de poids ajusté ; il manque :',
+  weanedAt: 'sevré à', dayOld: 'jour', daysOld: 'jours', ageOfDamAdded: 'ajustement selon l’âge de la mère', noAdjusted: 'pas encore de poids ajusté ; il manque :',
   missing_birth_date: 'la date de naissance', missing_birth_weight: 'le poids de naissance', missing_weaning: 'un sevrage',
   recordHeat: 'Enregistrer des chaleurs', heatSaved: 'Chaleurs enregistrées.', edit: 'Modifier', delete: 'Supprimer', cancel: 'Annuler',
   editOutside: 'Modifier l’animal extérieur', deleteOutside: 'Supprimer l’animal extérieur', outsideEdited: 'Animal extérieur modifié.',
@@ -263,6 +263,16 @@ export function setPrefs(p: Prefs): void {
 document.documentElement.lang = prefs.lang;
 
 export const t = (k: Key): string => catalogues[prefs.lang][k];
+
+const plurals = new Map<Lang, Intl.PluralRules>();
+/** count writes n with the word that agrees with it: one (the singular key) or other (the
+ * plural). The language's own rule decides, so French says "0 animal" and "1 animal", English
+ * "0 animals" and "1 animal". */
+export function count(n: number, one: Key, other: Key): string {
+  let p = plurals.get(prefs.lang);
+  if (!p) { p = new Intl.PluralRules(prefs.lang); plurals.set(prefs.lang, p); }
+  return `${n} ${t(p.select(n) === 'one' ? one : other)}`;
+}
 
 // Intl formatters are made once per language and kept: making one costs far more than
 // formatting with it (every register row and chart label formats a weight or a date).

@@ -3,7 +3,7 @@
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
-import { showDate, showWeight, t, today, type Key } from '../i18n';
+import { count, showDate, showWeight, t, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
@@ -87,7 +87,7 @@ function AdjustedWeaning({ w }: { w: { adjustedWeaningWeight?: { birthDate: stri
     <article class="card" aria-labelledby="aw"><h2 id="aw">{t('adjustedWeaning')}</h2>
       {adj
         ? <p id="animal-adjusted">{t('adjusted205')} <strong>{showWeight(adj.adjustedKG)}</strong>
-          <br /><small class="muted">{t('born')} {showDate(adj.birthDate)}, {showWeight(adj.birthKG)} · {t('weanedAt')} {adj.ageDays} {t('daysOld')} ({showDate(adj.weaningDate)}), {showWeight(adj.weaningKG)}
+          <br /><small class="muted">{t('born')} {showDate(adj.birthDate)}, {showWeight(adj.birthKG)} · {t('weanedAt')} {count(adj.ageDays, 'dayOld', 'daysOld')} ({showDate(adj.weaningDate)}), {showWeight(adj.weaningKG)}
             {adj.ageOfDamAdjustmentKG !== 0 && <> · {t('ageOfDamAdded')} {showWeight(adj.ageOfDamAdjustmentKG)}</>}</small></p>
         : <p id="animal-adjusted">{t('noAdjusted')} {w.adjustedWeaningMissing.map((m) => t(`missing_${m}` as Key) ?? m).join(', ')}</p>}
     </article>

@@ -8,7 +8,7 @@ import {
   ChannelsSaveDocument, type ChannelsFragment, MarkReadDocument, NotificationsDocument, NotificationsMoreDocument,
   type NotePageFragment, type NotificationType,
 } from '../graphql/generated';
-import { showDate, t, type Key } from '../i18n';
+import { count, showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
 import { said } from './Book';
 import { Failed } from './Farms';
@@ -95,7 +95,7 @@ export function Notifications({ farmID }: { farmID: string }) {
       <h1 id="notes-title">{t('notifications')}</h1>
       <p class="muted">{f.name}</p>
       <article class="card" aria-labelledby="notes-list-title">
-        <h2 id="notes-list-title">{t('notifications')} ({unread} {t('unreadCount')} / {f.notifications.totalCount})</h2>
+        <h2 id="notes-list-title">{t('notifications')} ({count(unread, 'unreadCountOne', 'unreadCount')} / {f.notifications.totalCount})</h2>
         {notes.length === 0 ? <p>{t('none')}</p> : (
           <ul class="outbox" id="notes-list">{notes.map((n) => (
             <li key={n.id} class={n.readAt ? 'read' : 'unread'}>

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { GroupsDocument, RegisterDocument, type AnimalStatus, type Sex } from '../graphql/generated';
-import { showDate, showWeight, t, today, type Key } from '../i18n';
+import { count, showDate, showWeight, t, today, type Key } from '../i18n';
 import { kept as keptRegister, syncRegister, type Row } from '../sync';
 import { Failed } from './Farms';
 
@@ -144,7 +144,7 @@ export function Register({ farmID }: { farmID: string }) {
         <label>{t('asOf')}<input id="as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
       </form>
       {error && <Failed message={error} />}
-      <p class="muted" role="status" id="register-count">{total} {t('animals')}
+      <p class="muted" role="status" id="register-count">{count(total, 'animal', 'animals')}
         {synced && <> · {t('lastSynced')} {showDate(synced)} {fromDevice && '(offline)'}</>}</p>
       <div class="register" ref={box} onScroll={(e) => setTop(e.currentTarget.scrollTop)}>
         <ul style={{ height: `${rows.length * ROW}px` }}>

@@ -11,7 +11,7 @@ import {
   CalfWeaningDocument, GroupsDocument, ReportNamesDocument, ReportsDocument, WeaningDocument,
   type CalfWeaningQuery, type ReportsQuery,
 } from '../graphql/generated';
-import { prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
+import { count, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { said } from './Book';
 import { Failed } from './Farms';
@@ -228,7 +228,7 @@ function WeaningForm({ farmID, saved }: { farmID: string; saved: () => void }) {
       {msg && <p role="status" id="weaning-status">{msg}</p>}
       {result && <p id="weaning-adjusted">{adj
         ? <>{result.tag}: {t('adjusted205')} <strong>{showWeight(adj.adjustedKG)}</strong>
-          <br /><small class="muted">{t('born')} {showDate(adj.birthDate)}, {showWeight(adj.birthKG)} · {t('weanedAt')} {adj.ageDays} {t('daysOld')}, {showWeight(adj.weaningKG)}
+          <br /><small class="muted">{t('born')} {showDate(adj.birthDate)}, {showWeight(adj.birthKG)} · {t('weanedAt')} {count(adj.ageDays, 'dayOld', 'daysOld')}, {showWeight(adj.weaningKG)}
             {adj.ageOfDamAdjustmentKG !== 0 && <> · {t('ageOfDamAdded')} {showWeight(adj.ageOfDamAdjustmentKG)}</>}</small></>
         : <>{result.tag}: {t('noAdjusted')} {result.w.adjustedWeaningMissing.map((m) => t(`missing_${m}` as Key) ?? m).join(', ')}</>}</p>}
     </form>
