@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -65,18 +66,22 @@ func (b holdingBody) input() herdbook.HoldingInput {
 		RuleSet: b.RuleSet, HerdType: b.HerdType, TimeZone: b.TimeZone}
 }
 
-func (h *Handler) getFarmHolding(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
+// holdingOf answers the holding that read finds by the path's id param: a farm's, or one
+// named by its own id.
+func (h *Handler) holdingOf(param string, read func(context.Context, uuid.UUID) (*herdbook.HoldingView, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := h.pathID(r, param)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		v, err := read(r.Context(), id)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, newHoldingJSON(v))
 	}
-	v, err := h.svc.FarmHolding(r.Context(), farmID)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, newHoldingJSON(v))
 }
 
 // putFarmHolding creates the farm's holding from the body, or, with holding_id alone, puts
@@ -130,20 +135,6 @@ func (h *Handler) deleteFarmHolding(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-func (h *Handler) getHolding(w http.ResponseWriter, r *http.Request) {
-	id, err := h.pathID(r, "holding_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	v, err := h.svc.Holding(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, newHoldingJSON(v))
 }
 
 func (h *Handler) putHolding(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -92,44 +93,28 @@ func writeNotices(w http.ResponseWriter, h *ent.Holding, ns []herdbook.Notice) {
 		"total": len(out), "records": out})
 }
 
-// listFarmNotices answers a farm's statutory notices, overdue first.
-func (h *Handler) listFarmNotices(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
+// noticesOf answers the statutory notices list reads for the path's id param, overdue
+// first: a farm's (farm_id), or those of a holding's farms the viewer is a member of
+// (holding_id).
+func (h *Handler) noticesOf(param string, list func(context.Context, uuid.UUID, herdbook.NoticeFilter) (*ent.Holding, []herdbook.Notice, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := h.pathID(r, param)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		f, err := noticeFilter(r)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		hold, ns, err := list(r.Context(), id, f)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		writeNotices(w, hold, ns)
 	}
-	f, err := noticeFilter(r)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	hold, ns, err := h.svc.FarmNotices(r.Context(), farmID, f)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	writeNotices(w, hold, ns)
-}
-
-// listHoldingNotices answers the notices of a holding's farms the viewer is a member of.
-func (h *Handler) listHoldingNotices(w http.ResponseWriter, r *http.Request) {
-	id, err := h.pathID(r, "holding_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	f, err := noticeFilter(r)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	hold, ns, err := h.svc.HoldingNotices(r.Context(), id, f)
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	writeNotices(w, hold, ns)
 }
 
 type submissionBody struct {

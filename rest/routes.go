@@ -20,15 +20,15 @@ func (h *Handler) routes() {
 	h.handle("PUT", "/farm/{farm_id}/settings", h.putFarmSettings)
 
 	// The holding a farm is on and its registry (docs/registry.md).
-	h.handle("GET", "/farm/{farm_id}/holding", h.getFarmHolding)
+	h.handle("GET", "/farm/{farm_id}/holding", h.holdingOf("farm_id", h.svc.FarmHolding))
 	h.handle("PUT", "/farm/{farm_id}/holding", h.putFarmHolding)
 	h.handle("DELETE", "/farm/{farm_id}/holding", h.deleteFarmHolding)
-	h.handle("GET", "/holdings/{holding_id}", h.getHolding)
+	h.handle("GET", "/holdings/{holding_id}", h.holdingOf("holding_id", h.svc.Holding))
 	h.handle("PUT", "/holdings/{holding_id}", h.putHolding)
 	// Statutory notices derived from the book, with their legal clocks, and their submissions.
-	h.handle("GET", "/farm/{farm_id}/notices", h.listFarmNotices)
+	h.handle("GET", "/farm/{farm_id}/notices", h.noticesOf("farm_id", h.svc.FarmNotices))
 	h.handle("POST", "/farm/{farm_id}/notices/{notice_key}/submissions", h.createNoticeSubmission)
-	h.handle("GET", "/holdings/{holding_id}/notices", h.listHoldingNotices)
+	h.handle("GET", "/holdings/{holding_id}/notices", h.noticesOf("holding_id", h.svc.HoldingNotices))
 	// The registry's copy of the holding compared with the register (reconciliation).
 	h.handle("POST", "/farm/{farm_id}/reconciliation", h.asKnown(h.reconcileRegistryCopy, httpapi.WriteError))
 
