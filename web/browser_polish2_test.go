@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -90,6 +93,59 @@ func TestVoidFromTrailInBrowser(t *testing.T) {
 			b.poll(t, "the void forms to go", `!document.querySelector('#audit-list .fix')`)
 			if got := b.evalString(t, `String(document.querySelectorAll('#audit-list .fix').length)`); got != "0" {
 				t.Errorf("a READER is offered %s void forms on the trail", got)
+			}
+		})
+
+		// Issue 31.6: after an import the trail's first page held the oldest 100 entries, so
+		// today's entry and its Void were behind "Show more"; and at 360 px it was 440 px wide.
+		t.Run("NewestFirstOnAPhone", func(t *testing.T) {
+			// An import's hundred entries, an hour ago (written straight to the table: a
+			// hundred writes through GraphQL take the browser's whole minute here).
+			bulk := make([]*ent.AuditEntryCreate, 100)
+			for i := range bulk {
+				bulk[i] = d.Client.AuditEntry.Create().SetFarmID(f.ID).SetAt(time.Now().UTC().Add(time.Duration(i-3600) * time.Second)).
+					SetUserID(owner.ID).SetAction("create").SetEntity("record").SetRecordID(uuid.MustParse(rec))
+			}
+			if err := d.Client.AuditEntry.CreateBulk(bulk...).Exec(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			ends := seed(`query($f: ID!) { farm(id: $f) { newest: audit(last: 1) { totalCount edges { node { id } } } oldest: audit(first: 1) { edges { node { id } } } } }`, v)["farm"].(map[string]any)
+			id := func(k string) string {
+				return ends[k].(map[string]any)["edges"].([]any)[0].(map[string]any)["node"].(map[string]any)["id"].(string)
+			}
+			total := int(ends["newest"].(map[string]any)["totalCount"].(float64))
+			if total <= 100 {
+				t.Fatalf("the trail has %d entries, want more than a page", total)
+			}
+			order := `[...document.querySelectorAll('#audit-list > li')].map((l) => l.id).join(' ')`
+			b.goTo(t, "/settings", "") // away, so the trail is read again
+			b.goTo(t, base+"/audit", "Audit trail")
+			b.waitText(t, "#audit-count", fmt.Sprintf("100 / %d", total))
+			if got := strings.Fields(b.evalString(t, order)); got[0] != "audit-"+id("newest") {
+				t.Errorf("the trail starts with %s, want the newest entry audit-%s", got[0], id("newest"))
+			}
+			// At 360 px nothing is wider than the screen, the filters included.
+			if got := b.evalString(t, `(() => { const e = document.documentElement; return e.scrollWidth > e.clientWidth ? e.scrollWidth + ' px for ' + e.clientWidth : ''; })()`); got != "" {
+				t.Errorf("the trail is %s on a 360 px phone", got)
+			}
+			for _, sel := range []string{"#audit-filter", "#audit-from", "#audit-to", "#audit-show", "#audit-list"} {
+				if got, _ := strconv.Atoi(b.evalString(t, `String(Math.ceil(document.querySelector(`+jsString(sel)+`).getBoundingClientRect().right))`)); got > 360 {
+					t.Errorf("%s ends at %d px on a 360 px phone", sel, got)
+				}
+			}
+			b.shot(t, "audit-newest-first")
+			b.click(t, "#audit-more")
+			b.waitText(t, "#audit-count", fmt.Sprintf("%d / %d", total, total))
+			got := strings.Fields(b.evalString(t, order))
+			if len(got) != total || got[len(got)-1] != "audit-"+id("oldest") {
+				t.Errorf("after Show more the trail has %d entries ending with %s, want %d ending with the oldest audit-%s", len(got), got[len(got)-1], total, id("oldest"))
+			}
+			seen := map[string]bool{}
+			for _, g := range got {
+				if seen[g] {
+					t.Errorf("%s is listed twice", g)
+				}
+				seen[g] = true
 			}
 		})
 	})

@@ -227,7 +227,8 @@ function recordOf(a: Entry): { id: string; name: string; appliedAt: string; item
   };
 }
 
-/** Audit lists the farm's audit trail, oldest first, 100 at a time, between two local days. */
+/** Audit lists the farm's audit trail, newest first, 100 at a time, between two local days: today's
+ * entry and its Void come first, not behind "Show more" after an import's hundreds. */
 export function Audit({ farmID }: { farmID: string }) {
   const editor = useEditor(farmID);
   const [from, setFrom] = useState('');
@@ -236,20 +237,21 @@ export function Audit({ farmID }: { farmID: string }) {
   const [who, setWho] = useState<Record<string, string>>({});
   const [page, setPage] = useState<{ total: number; next: string | null }>({ total: 0, next: null });
   const [state, setState] = useState<'loading' | 'ready' | string>('loading');
-  const load = async (after: string | null) => {
+  const load = async (before: string | null) => {
     setState('loading');
     // The days are the device's local days, sent as moments (start of from, end of to).
     const vars = {
-      farmID, after, from: from ? new Date(`${from}T00:00:00`).toISOString() : null,
+      farmID, before, from: from ? new Date(`${from}T00:00:00`).toISOString() : null,
       to: to ? new Date(`${to}T23:59:59.999`).toISOString() : null,
     };
     const r = await client.query(AuditDocument, vars, { requestPolicy: 'network-only' }).toPromise();
     if (r.error || !r.data?.farm) { setState(r.error?.message ?? t('error')); return; }
     const f = r.data.farm;
     setWho(Object.fromEntries((f.members ?? []).map((m) => [m.userID, m.user.fullName || m.user.phoneNumberLocal])));
-    const got = f.audit.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
-    setRows((old) => (after ? [...old, ...got] : got));
-    setPage({ total: f.audit.totalCount, next: f.audit.pageInfo.hasNextPage ? f.audit.pageInfo.endCursor ?? null : null });
+    // A page read from the end comes oldest first: reversed, the newest leads.
+    const got = (f.audit.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []).reverse();
+    setRows((old) => (before ? [...old, ...got] : got));
+    setPage({ total: f.audit.totalCount, next: f.audit.pageInfo.hasPreviousPage ? f.audit.pageInfo.startCursor ?? null : null });
     setState('ready');
   };
   useEffect(() => { void load(null); }, [farmID]);
@@ -263,7 +265,7 @@ export function Audit({ farmID }: { farmID: string }) {
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">{t('audit')}</h1>
       <form class="card" onSubmit={filter} id="audit-filter">
-        <div class="pair">
+        <div class="pair dates">
           <label>{t('from')}<input id="audit-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} /></label>
           <label>{t('until')}<input id="audit-to" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} /></label>
         </div>
@@ -275,7 +277,7 @@ export function Audit({ farmID }: { farmID: string }) {
       <p role="status" id="audit-count">{state === 'loading' ? t('loading') : `${rows.length} / ${page.total}`}</p>
       {rows.length === 0 && state === 'ready' ? <p>{t('none')}</p> : (
         <ol class="outbox" id="audit-list">{rows.map((a) => (
-          <li key={a.id}>
+          <li key={a.id} id={`audit-${a.id}`}>
             <strong>{t(`audit_${a.action}` as Key) ?? a.action}</strong>{` · ${a.entity === 'record' ? t('auditRecord') : t('auditItem')}${nameOf(a) ? ` “${nameOf(a)}”` : ''} · ${when(a.at)} · ${a.userID ? who[a.userID] ?? a.userID : t('operator')}`}
             {a.reason && <p>{t('reason')}: {a.reason}</p>}
             {editor && a.action === 'create' && animalsOf(a.newValue).map((id, i, all) => <p key={id}><a href={`/farms/${farmID}/animals/${id}`}>{t('correctOnAnimal')}{all.length > 1 ? ` (${i + 1})` : ''}</a></p>)}
