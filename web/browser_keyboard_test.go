@@ -716,6 +716,15 @@ func runKeyboard(t *testing.T, b *browser) {
 			b.poll(t, "the screen loaded", `!document.querySelector('main [aria-busy=true]')`)
 			time.Sleep(150 * time.Millisecond)
 			leaks(sc.path)
+			// The menu marks the screen shown, and only it (issue 31.6); an animal's page
+			// has no link of its own, the farm's dashboard has the brand.
+			want := sc.path
+			if strings.Contains(sc.path, "/animals/") {
+				want = ""
+			}
+			if got := b.evalString(t, `[...document.querySelectorAll('.top [aria-current=page]')].map((a) => a.getAttribute('href')).join(' ')`); got != want {
+				t.Errorf("on %s the menu marks %q as the current screen, want %q", sc.path, got, want)
+			}
 		}
 
 		// A weight typed in pounds is stored in kilograms: 900 lb = 408.233133 kg.

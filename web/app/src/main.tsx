@@ -4,7 +4,7 @@ import { Provider } from '@urql/preact';
 import './style.css';
 import { completeSignIn, endedWhy, known, onAuthChange, restored, resume, sessionEnded, signIn, signedIn } from './auth';
 import { client } from './client';
-import { onPrefs, prefs, t } from './i18n';
+import { onPrefs, prefs, t, type Key } from './i18n';
 import { keepFocus } from './focus';
 import { flush } from './outbox';
 import { navigate, onLink, usePath } from './router';
@@ -134,31 +134,35 @@ function App() {
     });
     return () => cancelAnimationFrame(id);
   }, [path]);
+  // The menu marks the screen shown (aria-current="page": read out by screen readers, drawn
+  // bold and underlined by a bar), so a farmer sees where they are.
+  const here = path.split('?')[0];
+  const link = (href: string, key: Key) => <a href={href} aria-current={href === here ? 'page' : undefined}>{t(key)}</a>;
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
       <header class="top">
-        <a class="brand" href={farm ? `/farms/${farm}` : '/'}>{t('appName')}</a>
+        <a class="brand" href={farm ? `/farms/${farm}` : '/'} aria-current={here === (farm ? `/farms/${farm}` : '/') ? 'page' : undefined}>{t('appName')}</a>
         <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
         <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
-            <a href={`/farms/${farm}/register`}>{t('register')}</a>
-            <a href={`/farms/${farm}/weigh`}>{t('weigh')}</a>
-            <a href={`/farms/${farm}/treat`}>{t('treat')}</a>
-            <a href={`/farms/${farm}/move`}>{t('moveTo')}</a>
-            <a href={`/farms/${farm}/births`}>{t('births')}</a>
-            <a href={`/farms/${farm}/breeding`}>{t('breeding')}</a>
-            <a href={`/farms/${farm}/calving`}>{t('calving')}</a>
-            <a href={`/farms/${farm}/reports`}>{t('reports')}</a>
-            <a href={`/farms/${farm}/tasks`}>{t('taskBoard')}</a>
-            <a href={`/farms/${farm}/medicines`}>{t('medicines')}</a>
-            <a href={`/farms/${farm}/settings`}>{t('farmSettings')}</a>
-            <a href={`/farms/${farm}/members`}>{t('members')}</a>
-            <a href={`/farms/${farm}/audit`}>{t('audit')}</a>
-            <a href={`/farms/${farm}/notifications`}>{t('notifications')}</a>
+            {link(`/farms/${farm}/register`, 'register')}
+            {link(`/farms/${farm}/weigh`, 'weigh')}
+            {link(`/farms/${farm}/treat`, 'treat')}
+            {link(`/farms/${farm}/move`, 'moveTo')}
+            {link(`/farms/${farm}/births`, 'births')}
+            {link(`/farms/${farm}/breeding`, 'breeding')}
+            {link(`/farms/${farm}/calving`, 'calving')}
+            {link(`/farms/${farm}/reports`, 'reports')}
+            {link(`/farms/${farm}/tasks`, 'taskBoard')}
+            {link(`/farms/${farm}/medicines`, 'medicines')}
+            {link(`/farms/${farm}/settings`, 'farmSettings')}
+            {link(`/farms/${farm}/members`, 'members')}
+            {link(`/farms/${farm}/audit`, 'audit')}
+            {link(`/farms/${farm}/notifications`, 'notifications')}
           </>}
-          <a href="/outbox">{t('outbox')}</a>
-          <a href="/settings">{t('settings')}</a>
+          {link('/outbox', 'outbox')}
+          {link('/settings', 'settings')}
           {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
         </nav>
       </header>
