@@ -292,34 +292,14 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 			return nil, err
 		}
 	}
-	// Outside animals (AI sires, donors) have no facts: a service's sire without a profile
-	// may be one, whose recorded sex and breed stand in for a profile (one more statement,
-	// only then).
-	profiled := map[string]bool{}
-	var bare []uuid.UUID
-	for _, f := range facts {
-		if f.Kind == evidence.KindProfile {
-			profiled[f.AnimalID] = true
-		}
-	}
-	for _, f := range facts {
-		if evidence.IsService(f.Kind) && !profiled[f.SireID] {
-			if u, err := uuid.Parse(f.SireID); err == nil {
-				bare = append(bare, u)
-			}
-		}
-	}
-	if window && len(bare) > 0 {
-		outside, err := s.outsideAnimals(ctx, farmID, bare)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range outside {
-			facts = append(facts, outsideProfile(a))
-		}
-	}
 	if !window {
 		return facts, nil
+	}
+	// Outside animals (AI sires, donors) have no facts: a service's sire without a profile
+	// may be one (one more statement, only then).
+	facts, err = s.withOutsideProfiles(ctx, farmID, facts, func(f evidence.Fact) bool { return evidence.IsService(f.Kind) })
+	if err != nil {
+		return nil, err
 	}
 	early := false // a membership of the dam that starts by the end of the window
 	for _, it := range own {

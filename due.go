@@ -92,8 +92,6 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 		return nil, err
 	}
 	var facts []evidence.Fact
-	var sires []uuid.UUID
-	profiled := map[string]bool{}
 	for _, it := range items {
 		f, ok, errs := storedFact(it.Metadata)
 		if !ok || len(errs) > 0 {
@@ -101,30 +99,12 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 		}
 		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
 		facts = append(facts, f)
-		switch {
-		case evidence.IsService(f.Kind):
-			sires = append(sires, uuid.MustParse(f.SireID))
-		case f.Kind == evidence.KindProfile:
-			profiled[strings.ToLower(f.AnimalID)] = true
-		}
 	}
-	if len(sires) > 0 && st.Settings != nil && len(st.Settings.GestationDaysByBreed) > 0 {
+	if st.Settings != nil && len(st.Settings.GestationDaysByBreed) > 0 {
 		// Only a breed's own gestation needs the breeds of the sires the farm has no profile
 		// of: its outside sires.
-		var bare []uuid.UUID
-		for _, id := range dedupe(sires) {
-			if !profiled[id.String()] {
-				bare = append(bare, id)
-			}
-		}
-		if len(bare) > 0 {
-			outside, err := s.outsideAnimals(ctx, farmID, bare)
-			if err != nil {
-				return nil, err
-			}
-			for _, a := range outside {
-				facts = append(facts, outsideProfile(a))
-			}
+		if facts, err = s.withOutsideProfiles(ctx, farmID, facts, func(f evidence.Fact) bool { return evidence.IsService(f.Kind) }); err != nil {
+			return nil, err
 		}
 	}
 	return evidence.DueAsOf(st.Settings, facts, asOf), nil

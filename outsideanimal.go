@@ -2,6 +2,7 @@ package herdbook
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -190,6 +191,38 @@ func (s *Service) outsideAnimals(ctx context.Context, farmID uuid.UUID, ids []uu
 		out[r.ID] = r
 	}
 	return out, err
+}
+
+// withOutsideProfiles appends to facts the profile (outsideProfile) of each outside animal
+// among the sires of the facts sireOf keeps: a sire no profile fact records may be an outside
+// animal (an AI sire, a donor's mate), whose recorded sex and breed stand in for a profile in
+// a review. One statement, only when such a sire is named.
+func (s *Service) withOutsideProfiles(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact, sireOf func(evidence.Fact) bool) ([]evidence.Fact, error) {
+	profiled := map[string]bool{}
+	for _, f := range facts {
+		if f.Kind == evidence.KindProfile {
+			profiled[strings.ToLower(f.AnimalID)] = true
+		}
+	}
+	var bare []uuid.UUID
+	for _, f := range facts {
+		if sireOf(f) && !profiled[strings.ToLower(f.SireID)] {
+			if u, err := uuid.Parse(f.SireID); err == nil {
+				bare = append(bare, u)
+			}
+		}
+	}
+	if len(bare) == 0 {
+		return facts, nil
+	}
+	outside, err := s.outsideAnimals(ctx, farmID, bare)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range outside {
+		facts = append(facts, outsideProfile(a))
+	}
+	return facts, nil
 }
 
 // outsideProfile is the profile fact an outside animal stands for in a review or a history

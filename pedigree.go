@@ -126,28 +126,11 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 	// Outside animals (AI sires, donors) have no facts: their recorded sex and breed stand in
 	// for a profile in the reviews, as in the birth review's loader (one more statement, only
 	// when a service or an exposure names a sire no profile fact records).
-	profiled := map[string]bool{}
-	for _, f := range facts {
-		if f.Kind == evidence.KindProfile {
-			profiled[strings.ToLower(f.AnimalID)] = true
-		}
-	}
-	var bare []uuid.UUID
-	for _, f := range facts {
-		if (evidence.IsService(f.Kind) || f.Kind == evidence.KindExposure) && !profiled[strings.ToLower(f.SireID)] {
-			if u, err := uuid.Parse(f.SireID); err == nil {
-				bare = append(bare, u)
-			}
-		}
-	}
-	if len(bare) > 0 {
-		outside, err := s.outsideAnimals(ctx, farmID, bare)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range outside {
-			facts = append(facts, outsideProfile(a))
-		}
+	facts, err = s.withOutsideProfiles(ctx, farmID, facts, func(f evidence.Fact) bool {
+		return evidence.IsService(f.Kind) || f.Kind == evidence.KindExposure
+	})
+	if err != nil {
+		return nil, err
 	}
 	return buildParentage(s.nowUTC().Format(time.DateOnly), settings.Settings, facts)
 }
