@@ -36,6 +36,22 @@ type Report struct {
 	Tag string
 	// Date is the day of the event (YYYY-MM-DD).
 	Date string
+	// The details some registries need besides the tag and the date, empty when the book
+	// does not know them (an adapter that needs one refuses the report, naming it):
+	// Sex is "male" or "female"; BirthDate the animal's birth day (YYYY-MM-DD); Breed the
+	// book's breed name or code as recorded; DamTag the official tag of its genetic dam.
+	Sex       string
+	BirthDate string
+	Breed     string
+	DamTag    string
+	// OtherScheme and OtherHolding name the holding the animal came from (move_on) or went
+	// to (move_off), as package registry/scheme spells them, when the book names it.
+	OtherScheme  string
+	OtherHolding string
+	// Corrects is, on a correction, the kind of the notice it corrects; Withdraw says the
+	// correction withdraws the corrected report (its fact was voided) rather than amends it.
+	Corrects notice.Kind
+	Withdraw bool
 }
 
 // Answer is the registry's answer to one report.
