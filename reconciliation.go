@@ -11,6 +11,7 @@ import (
 	"github.com/herdbook/herdbook/eid"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/registry/cts"
 	"github.com/herdbook/herdbook/registry/notice"
 	"github.com/herdbook/herdbook/registry/reconcile"
 )
@@ -39,6 +40,31 @@ type RegistryCopy struct {
 	// stood comes with the context (Service.KnownAt).
 	AsOf    string
 	Animals []RegistryAnimal
+	// HerdList is the registry's copy as the text of a CTS herd list (one animal a line,
+	// "TAG BREED SEX BORN ARRIVED", as cts.ParseList reads it), for a caller that has the file
+	// and not the animals: a keeper pasting or picking the list in the app. It is read here, so
+	// every transport reads it alike; it is refused alongside Animals (one copy at a time).
+	HerdList string
+}
+
+// readHerdList puts the animals of in.HerdList into in.Animals, or says why it cannot.
+func (in *RegistryCopy) readHerdList(fe *fieldErrors) {
+	if in.HerdList == "" {
+		return
+	}
+	if len(in.Animals) > 0 {
+		fe.add("herd_list", "gives the registry's copy a second time: send the animals or the herd list, not both")
+		return
+	}
+	list, err := cts.ParseList(strings.NewReader(in.HerdList))
+	if err != nil {
+		fe.add("herd_list", "is not a CTS herd list: %s", err.Error())
+		return
+	}
+	in.Animals = make([]RegistryAnimal, len(list))
+	for i, a := range list {
+		in.Animals[i] = RegistryAnimal{Tag: a.Tag, Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed}
+	}
 }
 
 // Reconciliation is the differences between a registry's copy and the book.
@@ -84,7 +110,8 @@ func (in RegistryCopy) validate(fe *fieldErrors) {
 }
 
 // ReconcileRegistryCopy compares a registry's copy of the farm's holding with the farm's
-// register (READER of the farm, read:animals): the animals on the farm on in.AsOf, as the
+// register (READER of the farm, read:animals), given as animals or as a CTS herd list's text
+// (in.HerdList): the animals on the farm on in.AsOf, as the
 // book stood at the context's known-at moment (Service.KnownAt). A farm on no holding is answered ENOTFOUND. It costs a constant
 // number of statements whatever the herd.
 //
@@ -98,6 +125,7 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 	}
 	var fe fieldErrors
 	asOf := s.asOf(&fe, in.AsOf)
+	in.readHerdList(&fe)
 	in.validate(&fe)
 	if err := fe.err(); err != nil {
 		return nil, err

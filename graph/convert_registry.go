@@ -16,8 +16,8 @@ func farmHolding(h *herdbook.HoldingView, err error) (*herdbook.HoldingView, err
 	return h, err
 }
 
-func noticeFilter(state, kind *string) herdbook.NoticeFilter {
-	var f herdbook.NoticeFilter
+func noticeFilter(state, kind *string, animalID *uuid.UUID) herdbook.NoticeFilter {
+	f := herdbook.NoticeFilter{AnimalID: animalID}
 	if state != nil {
 		f.State = *state
 	}
@@ -74,4 +74,58 @@ func noticeSubmissionPayload(n *herdbook.Notice, _ *ent.NoticeSubmission, err er
 		return nil, err
 	}
 	return &model.NoticeSubmissionCreatePayload{Notice: statutoryNotice(*n)}, nil
+}
+
+func registryCopy(asOf *string, animals []*model.RegistryAnimalInput, herdList *string) herdbook.RegistryCopy {
+	in := herdbook.RegistryCopy{AsOf: orZero(asOf), HerdList: orZero(herdList)}
+	for _, a := range animals {
+		in.Animals = append(in.Animals, herdbook.RegistryAnimal{Tag: a.Tag, Sex: orZero(a.Sex), BirthDate: orZero(a.BirthDate),
+			OnDate: orZero(a.OnDate), Breed: orZero(a.Breed), Dam: orZero(a.Dam)})
+	}
+	return in
+}
+
+// reconciliation answers Farm.reconciliation: a farm on no holding has none (null), as it has
+// no Farm.holding; the service answers that as ENOTFOUND once the farm itself is known to the
+// viewer.
+func reconciliation(rec *herdbook.Reconciliation, err error) (*model.Reconciliation, error) {
+	if err != nil {
+		if herdbook.ErrorCode(err) == herdbook.ENOTFOUND {
+			return nil, nil
+		}
+		return nil, err
+	}
+	out := &model.Reconciliation{HoldingID: rec.HoldingID, AsOf: rec.AsOf, Total: len(rec.Differences),
+		Differences: make([]*model.RegistryDifference, len(rec.Differences))}
+	for i, d := range rec.Differences {
+		out.Differences[i] = &model.RegistryDifference{Kind: string(d.Kind), Tag: d.Tag, Field: optional(d.Field),
+			Registry: optional(d.Registry), Book: optional(d.Book), Fix: string(d.Fix)}
+	}
+	return out, nil
+}
+
+func holdingCreateInput(in model.HoldingCreateInput) herdbook.HoldingInput {
+	return herdbook.HoldingInput{Scheme: &in.Scheme, Identifier: &in.Identifier, Name: in.Name, HerdMark: in.HerdMark,
+		KeeperName: &in.KeeperName, KeeperReference: in.KeeperReference, Address: in.Address, Postcode: in.Postcode,
+		RuleSet: &in.RuleSet, HerdType: in.HerdType, TimeZone: &in.TimeZone}
+}
+
+func holdingUpdateInput(in model.HoldingUpdateInput) herdbook.HoldingInput {
+	return herdbook.HoldingInput{Scheme: &in.Scheme, Identifier: &in.Identifier, Name: in.Name, HerdMark: in.HerdMark,
+		KeeperName: &in.KeeperName, KeeperReference: in.KeeperReference, Address: in.Address, Postcode: in.Postcode,
+		RuleSet: &in.RuleSet, HerdType: in.HerdType, TimeZone: &in.TimeZone}
+}
+
+func holdingCreatePayload(h *herdbook.HoldingView, err error) (*model.HoldingCreatePayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.HoldingCreatePayload{Holding: h}, nil
+}
+
+func holdingUpdatePayload(h *herdbook.HoldingView, err error) (*model.HoldingUpdatePayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.HoldingUpdatePayload{Holding: h}, nil
 }

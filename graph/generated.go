@@ -471,12 +471,13 @@ type ComplexityRoot struct {
 		Name                  func(childComplexity int) int
 		Notifications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
 		OutsideAnimals        func(childComplexity int, after *string, first *int) int
+		Reconciliation        func(childComplexity int, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) int
 		Records               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Reports               func(childComplexity int) int
 		Settings              func(childComplexity int) int
 		Species               func(childComplexity int) int
 		SpeciesOther          func(childComplexity int) int
-		StatutoryNotices      func(childComplexity int, state *string, kind *string) int
+		StatutoryNotices      func(childComplexity int, state *string, kind *string, animalID *uuid.UUID) int
 		Tasks                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *farmtask.Status) int
 		Threads               func(childComplexity int) int
 		ThreadsConnection     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ThreadOrder) int
@@ -681,6 +682,14 @@ type ComplexityRoot struct {
 		TimeZone        func(childComplexity int) int
 	}
 
+	HoldingCreatePayload struct {
+		Holding func(childComplexity int) int
+	}
+
+	HoldingUpdatePayload struct {
+		Holding func(childComplexity int) int
+	}
+
 	Identifier struct {
 		Scheme func(childComplexity int) int
 		Value  func(childComplexity int) int
@@ -874,6 +883,8 @@ type ComplexityRoot struct {
 		GroupAnimalsSet               func(childComplexity int, input model.GroupAnimalsSetInput) int
 		GroupCreate                   func(childComplexity int, input model.GroupCreateInput) int
 		GroupDelete                   func(childComplexity int, input model.GroupDeleteInput) int
+		HoldingCreate                 func(childComplexity int, input model.HoldingCreateInput) int
+		HoldingUpdate                 func(childComplexity int, input model.HoldingUpdateInput) int
 		IdentifierAdd                 func(childComplexity int, input model.IdentifierAddInput) int
 		MarkNotificationsRead         func(childComplexity int, farmID uuid.UUID, ids []uuid.UUID) int
 		MedicineCreate                func(childComplexity int, input model.MedicineCreateInput) int
@@ -1049,6 +1060,13 @@ type ComplexityRoot struct {
 		Webhooks                func(childComplexity int, farmID uuid.UUID) int
 	}
 
+	Reconciliation struct {
+		AsOf        func(childComplexity int) int
+		Differences func(childComplexity int) int
+		HoldingID   func(childComplexity int) int
+		Total       func(childComplexity int) int
+	}
+
 	Record struct {
 		AcknowledgeWithdrawal func(childComplexity int) int
 		AmendsID              func(childComplexity int) int
@@ -1135,6 +1153,15 @@ type ComplexityRoot struct {
 
 	RecordVoidPayload struct {
 		Record func(childComplexity int) int
+	}
+
+	RegistryDifference struct {
+		Book     func(childComplexity int) int
+		Field    func(childComplexity int) int
+		Fix      func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Registry func(childComplexity int) int
+		Tag      func(childComplexity int) int
 	}
 
 	RegistrySubmission struct {
@@ -1514,7 +1541,8 @@ type FarmResolver interface {
 	Due(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.DueEntryConnection, error)
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Holding(ctx context.Context, obj *ent.Farm) (*herdbook.HoldingView, error)
-	StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string) ([]*model.StatutoryNotice, error)
+	StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string, animalID *uuid.UUID) ([]*model.StatutoryNotice, error)
+	Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) (*model.Reconciliation, error)
 	Calvings(ctx context.Context, obj *ent.Farm, from *string, to *string, first *int, after *string) (*model.CalvingConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
@@ -1617,6 +1645,8 @@ type MutationResolver interface {
 	SaleRecord(ctx context.Context, input model.SaleRecordInput) (*model.SaleRecordPayload, error)
 	WeightRecord(ctx context.Context, input model.WeightRecordInput) (*model.WeightRecordPayload, error)
 	DnaParentageRecord(ctx context.Context, input model.DNAParentageRecordInput) (*model.DNAParentageRecordPayload, error)
+	HoldingCreate(ctx context.Context, input model.HoldingCreateInput) (*model.HoldingCreatePayload, error)
+	HoldingUpdate(ctx context.Context, input model.HoldingUpdateInput) (*model.HoldingUpdatePayload, error)
 	NoticeSubmissionCreate(ctx context.Context, input model.NoticeSubmissionCreateInput) (*model.NoticeSubmissionCreatePayload, error)
 	FarmSettingsUpdate(ctx context.Context, input model.FarmSettingsUpdateInput) (*model.FarmSettingsUpdatePayload, error)
 	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
@@ -3385,6 +3415,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Farm.OutsideAnimals(childComplexity, args["after"].(*string), args["first"].(*int)), true
+	case "Farm.reconciliation":
+		if e.ComplexityRoot.Farm.Reconciliation == nil {
+			break
+		}
+
+		args, err := ec.field_Farm_reconciliation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Farm.Reconciliation(childComplexity, args["asOf"].(*string), args["animals"].([]*model.RegistryAnimalInput), args["herdList"].(*string)), true
 	case "Farm.records":
 		if e.ComplexityRoot.Farm.Records == nil {
 			break
@@ -3430,7 +3471,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.StatutoryNotices(childComplexity, args["state"].(*string), args["kind"].(*string)), true
+		return e.ComplexityRoot.Farm.StatutoryNotices(childComplexity, args["state"].(*string), args["kind"].(*string), args["animalID"].(*uuid.UUID)), true
 	case "Farm.tasks":
 		if e.ComplexityRoot.Farm.Tasks == nil {
 			break
@@ -4232,6 +4273,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Holding.TimeZone(childComplexity), true
+
+	case "HoldingCreatePayload.holding":
+		if e.ComplexityRoot.HoldingCreatePayload.Holding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoldingCreatePayload.Holding(childComplexity), true
+
+	case "HoldingUpdatePayload.holding":
+		if e.ComplexityRoot.HoldingUpdatePayload.Holding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoldingUpdatePayload.Holding(childComplexity), true
 
 	case "Identifier.scheme":
 		if e.ComplexityRoot.Identifier.Scheme == nil {
@@ -5132,6 +5187,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GroupDelete(childComplexity, args["input"].(model.GroupDeleteInput)), true
+	case "Mutation.holdingCreate":
+		if e.ComplexityRoot.Mutation.HoldingCreate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_holdingCreate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.HoldingCreate(childComplexity, args["input"].(model.HoldingCreateInput)), true
+	case "Mutation.holdingUpdate":
+		if e.ComplexityRoot.Mutation.HoldingUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_holdingUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.HoldingUpdate(childComplexity, args["input"].(model.HoldingUpdateInput)), true
 	case "Mutation.identifierAdd":
 		if e.ComplexityRoot.Mutation.IdentifierAdd == nil {
 			break
@@ -6156,6 +6233,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Webhooks(childComplexity, args["farmID"].(uuid.UUID)), true
 
+	case "Reconciliation.asOf":
+		if e.ComplexityRoot.Reconciliation.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.AsOf(childComplexity), true
+	case "Reconciliation.differences":
+		if e.ComplexityRoot.Reconciliation.Differences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Differences(childComplexity), true
+	case "Reconciliation.holdingId":
+		if e.ComplexityRoot.Reconciliation.HoldingID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.HoldingID(childComplexity), true
+	case "Reconciliation.total":
+		if e.ComplexityRoot.Reconciliation.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Total(childComplexity), true
+
 	case "Record.acknowledgeWithdrawal":
 		if e.ComplexityRoot.Record.AcknowledgeWithdrawal == nil {
 			break
@@ -6501,6 +6603,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordVoidPayload.Record(childComplexity), true
+
+	case "RegistryDifference.book":
+		if e.ComplexityRoot.RegistryDifference.Book == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Book(childComplexity), true
+	case "RegistryDifference.field":
+		if e.ComplexityRoot.RegistryDifference.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Field(childComplexity), true
+	case "RegistryDifference.fix":
+		if e.ComplexityRoot.RegistryDifference.Fix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Fix(childComplexity), true
+	case "RegistryDifference.kind":
+		if e.ComplexityRoot.RegistryDifference.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Kind(childComplexity), true
+	case "RegistryDifference.registry":
+		if e.ComplexityRoot.RegistryDifference.Registry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Registry(childComplexity), true
+	case "RegistryDifference.tag":
+		if e.ComplexityRoot.RegistryDifference.Tag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryDifference.Tag(childComplexity), true
 
 	case "RegistrySubmission.at":
 		if e.ComplexityRoot.RegistrySubmission.At == nil {
@@ -7797,6 +7936,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("GroupWhereInput", ec.unmarshalInputGroupWhereInput),
 			graphql.NewInputUnmarshaler("HandMatingFact", ec.unmarshalInputHandMatingFact),
 			graphql.NewInputUnmarshaler("HeatFact", ec.unmarshalInputHeatFact),
+			graphql.NewInputUnmarshaler("HoldingCreateInput", ec.unmarshalInputHoldingCreateInput),
+			graphql.NewInputUnmarshaler("HoldingUpdateInput", ec.unmarshalInputHoldingUpdateInput),
 			graphql.NewInputUnmarshaler("IdentifierAddInput", ec.unmarshalInputIdentifierAddInput),
 			graphql.NewInputUnmarshaler("InseminationFact", ec.unmarshalInputInseminationFact),
 			graphql.NewInputUnmarshaler("MedicineCreateInput", ec.unmarshalInputMedicineCreateInput),
@@ -7835,6 +7976,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RecordUpdateInput", ec.unmarshalInputRecordUpdateInput),
 			graphql.NewInputUnmarshaler("RecordVoidInput", ec.unmarshalInputRecordVoidInput),
 			graphql.NewInputUnmarshaler("RecordWhereInput", ec.unmarshalInputRecordWhereInput),
+			graphql.NewInputUnmarshaler("RegistryAnimalInput", ec.unmarshalInputRegistryAnimalInput),
 			graphql.NewInputUnmarshaler("SaleRecordInput", ec.unmarshalInputSaleRecordInput),
 			graphql.NewInputUnmarshaler("SpeciesWithdrawalInput", ec.unmarshalInputSpeciesWithdrawalInput),
 			graphql.NewInputUnmarshaler("TaskUpdateInput", ec.unmarshalInputTaskUpdateInput),
@@ -8786,6 +8928,8 @@ func (ec *executionContext) childFields_Farm(ctx context.Context, field graphql.
 		return ec.fieldContext_Farm_holding(ctx, field)
 	case "statutoryNotices":
 		return ec.fieldContext_Farm_statutoryNotices(ctx, field)
+	case "reconciliation":
+		return ec.fieldContext_Farm_reconciliation(ctx, field)
 	case "calvings":
 		return ec.fieldContext_Farm_calvings(ctx, field)
 	case "settings":
@@ -9182,6 +9326,22 @@ func (ec *executionContext) childFields_Holding(ctx context.Context, field graph
 		return ec.fieldContext_Holding_farmIds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Holding", field.Name)
+}
+
+func (ec *executionContext) childFields_HoldingCreatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "holding":
+		return ec.fieldContext_HoldingCreatePayload_holding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HoldingCreatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_HoldingUpdatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "holding":
+		return ec.fieldContext_HoldingUpdatePayload_holding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HoldingUpdatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Identifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9728,6 +9888,20 @@ func (ec *executionContext) childFields_ProtocolStep(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ProtocolStep", field.Name)
 }
 
+func (ec *executionContext) childFields_Reconciliation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "holdingId":
+		return ec.fieldContext_Reconciliation_holdingId(ctx, field)
+	case "asOf":
+		return ec.fieldContext_Reconciliation_asOf(ctx, field)
+	case "total":
+		return ec.fieldContext_Reconciliation_total(ctx, field)
+	case "differences":
+		return ec.fieldContext_Reconciliation_differences(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reconciliation", field.Name)
+}
+
 func (ec *executionContext) childFields_Record(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -9902,6 +10076,24 @@ func (ec *executionContext) childFields_RecordVoidPayload(ctx context.Context, f
 		return ec.fieldContext_RecordVoidPayload_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordVoidPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RegistryDifference(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_RegistryDifference_kind(ctx, field)
+	case "tag":
+		return ec.fieldContext_RegistryDifference_tag(ctx, field)
+	case "field":
+		return ec.fieldContext_RegistryDifference_field(ctx, field)
+	case "registry":
+		return ec.fieldContext_RegistryDifference_registry(ctx, field)
+	case "book":
+		return ec.fieldContext_RegistryDifference_book(ctx, field)
+	case "fix":
+		return ec.fieldContext_RegistryDifference_fix(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegistryDifference", field.Name)
 }
 
 func (ec *executionContext) childFields_RegistrySubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11244,6 +11436,36 @@ func (ec *executionContext) field_Farm_outsideAnimals_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Farm_reconciliation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "animals",
+		func(ctx context.Context, v any) ([]*model.RegistryAnimalInput, error) {
+			return ec.unmarshalORegistryAnimalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryAnimalInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["animals"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "herdList",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["herdList"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Farm_records_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11317,6 +11539,14 @@ func (ec *executionContext) field_Farm_statutoryNotices_args(ctx context.Context
 		return nil, err
 	}
 	args["kind"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "animalID",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["animalID"] = arg2
 	return args, nil
 }
 
@@ -12256,6 +12486,34 @@ func (ec *executionContext) field_Mutation_groupDelete_args(ctx context.Context,
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.GroupDeleteInput, error) {
 			return ec.unmarshalNGroupDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐGroupDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_holdingCreate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.HoldingCreateInput, error) {
+			return ec.unmarshalNHoldingCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_holdingUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.HoldingUpdateInput, error) {
+			return ec.unmarshalNHoldingUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingUpdateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -20947,7 +21205,7 @@ func (ec *executionContext) _Farm_statutoryNotices(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().StatutoryNotices(ctx, obj, fc.Args["state"].(*string), fc.Args["kind"].(*string))
+			return ec.Resolvers.Farm().StatutoryNotices(ctx, obj, fc.Args["state"].(*string), fc.Args["kind"].(*string), fc.Args["animalID"].(*uuid.UUID))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.StatutoryNotice) graphql.Marshaler {
@@ -20975,6 +21233,50 @@ func (ec *executionContext) fieldContext_Farm_statutoryNotices(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Farm_statutoryNotices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Farm_reconciliation(ctx context.Context, field graphql.CollectedField, obj *ent.Farm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Farm_reconciliation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Farm().Reconciliation(ctx, obj, fc.Args["asOf"].(*string), fc.Args["animals"].([]*model.RegistryAnimalInput), fc.Args["herdList"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Reconciliation) graphql.Marshaler {
+			return ec.marshalOReconciliation2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐReconciliation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Farm_reconciliation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Farm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reconciliation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Farm_reconciliation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24046,6 +24348,70 @@ func (ec *executionContext) _Holding_farmIds(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Holding_farmIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Holding", field, false, false, "ID")
+}
+
+func (ec *executionContext) _HoldingCreatePayload_holding(ctx context.Context, field graphql.CollectedField, obj *model.HoldingCreatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoldingCreatePayload_holding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Holding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.HoldingView) graphql.Marshaler {
+			return ec.marshalNHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐHoldingView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoldingCreatePayload_holding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HoldingCreatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Holding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HoldingUpdatePayload_holding(ctx context.Context, field graphql.CollectedField, obj *model.HoldingUpdatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoldingUpdatePayload_holding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Holding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.HoldingView) graphql.Marshaler {
+			return ec.marshalNHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐHoldingView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoldingUpdatePayload_holding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HoldingUpdatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Holding(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Identifier_scheme(ctx context.Context, field graphql.CollectedField, obj *model.Identifier) (ret graphql.Marshaler) {
@@ -29479,6 +29845,94 @@ func (ec *executionContext) fieldContext_Mutation_dnaParentageRecord(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_holdingCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_holdingCreate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().HoldingCreate(ctx, fc.Args["input"].(model.HoldingCreateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HoldingCreatePayload) graphql.Marshaler {
+			return ec.marshalNHoldingCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingCreatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_holdingCreate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HoldingCreatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_holdingCreate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_holdingUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_holdingUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().HoldingUpdate(ctx, fc.Args["input"].(model.HoldingUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HoldingUpdatePayload) graphql.Marshaler {
+			return ec.marshalNHoldingUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingUpdatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_holdingUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HoldingUpdatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_holdingUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_noticeSubmissionCreate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31805,6 +32259,107 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Reconciliation_holdingId(ctx context.Context, field graphql.CollectedField, obj *model.Reconciliation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_holdingId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HoldingID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_holdingId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Reconciliation_asOf(ctx context.Context, field graphql.CollectedField, obj *model.Reconciliation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Reconciliation_total(ctx context.Context, field graphql.CollectedField, obj *model.Reconciliation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_differences(ctx context.Context, field graphql.CollectedField, obj *model.Reconciliation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_differences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Differences, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RegistryDifference) graphql.Marshaler {
+			return ec.marshalNRegistryDifference2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryDifferenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_differences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reconciliation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistryDifference(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Record_id(ctx context.Context, field graphql.CollectedField, obj *ent.Record) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33224,6 +33779,144 @@ func (ec *executionContext) fieldContext_RecordVoidPayload_record(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RegistryDifference_kind(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryDifference_tag(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_tag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryDifference_field(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryDifference_registry(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_registry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Registry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_registry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryDifference_book(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_book(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Book, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryDifference_fix(ctx context.Context, field graphql.CollectedField, obj *model.RegistryDifference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryDifference_fix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryDifference_fix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryDifference", field, false, false, "String")
 }
 
 func (ec *executionContext) _RegistrySubmission_id(ctx context.Context, field graphql.CollectedField, obj *model.RegistrySubmission) (ret graphql.Marshaler) {
@@ -43628,6 +44321,244 @@ func UnmarshalHeatFact(ctx context.Context, raw any) (model.HeatFact, error) {
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputHoldingCreateInput(ctx context.Context, obj any) (model.HoldingCreateInput, error) {
+	var it model.HoldingCreateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "scheme", "identifier", "name", "herdMark", "keeperName", "keeperReference", "address", "postcode", "ruleSet", "herdType", "timeZone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "scheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheme"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scheme = data
+		case "identifier":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identifier"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Identifier = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "herdMark":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("herdMark"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HerdMark = data
+		case "keeperName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keeperName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KeeperName = data
+		case "keeperReference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keeperReference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KeeperReference = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "postcode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("postcode"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Postcode = data
+		case "ruleSet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ruleSet"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RuleSet = data
+		case "herdType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("herdType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HerdType = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHoldingCreateInput unmarshals raw into the HoldingCreateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHoldingCreateInput(ctx context.Context, raw any) (model.HoldingCreateInput, error) {
+	var out model.HoldingCreateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HoldingCreateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHoldingUpdateInput(ctx context.Context, obj any) (model.HoldingUpdateInput, error) {
+	var it model.HoldingUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "scheme", "identifier", "name", "herdMark", "keeperName", "keeperReference", "address", "postcode", "ruleSet", "herdType", "timeZone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "scheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheme"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scheme = data
+		case "identifier":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identifier"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Identifier = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "herdMark":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("herdMark"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HerdMark = data
+		case "keeperName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keeperName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KeeperName = data
+		case "keeperReference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keeperReference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KeeperReference = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "postcode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("postcode"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Postcode = data
+		case "ruleSet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ruleSet"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RuleSet = data
+		case "herdType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("herdType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HerdType = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHoldingUpdateInput unmarshals raw into the HoldingUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHoldingUpdateInput(ctx context.Context, raw any) (model.HoldingUpdateInput, error) {
+	var out model.HoldingUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HoldingUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIdentifierAddInput(ctx context.Context, obj any) (model.IdentifierAddInput, error) {
 	var it model.IdentifierAddInput
 	if obj == nil {
@@ -47470,6 +48401,83 @@ func (ec *executionContext) unmarshalInputRecordWhereInput(ctx context.Context, 
 func UnmarshalRecordWhereInput(ctx context.Context, raw any) (ent.RecordWhereInput, error) {
 	var out ent.RecordWhereInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecordWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRegistryAnimalInput(ctx context.Context, obj any) (model.RegistryAnimalInput, error) {
+	var it model.RegistryAnimalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tag", "sex", "birthDate", "onDate", "breed", "dam"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
+		case "sex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sex"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sex = data
+		case "birthDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BirthDate = data
+		case "onDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("onDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OnDate = data
+		case "breed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breed"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Breed = data
+		case "dam":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dam"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dam = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRegistryAnimalInput unmarshals raw into the RegistryAnimalInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRegistryAnimalInput(ctx context.Context, raw any) (model.RegistryAnimalInput, error) {
+	var out model.RegistryAnimalInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegistryAnimalInput", raw, &out)
 	return out, err
 }
 
@@ -51491,6 +52499,12 @@ func (ec *executionContext) _Farm(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Farm_statutoryNotices(ctx, field, obj)
 				})
+		case "reconciliation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Farm_reconciliation(ctx, field, obj)
+				})
 		case "calvings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -52858,6 +53872,72 @@ func (ec *executionContext) _Holding(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "farmIds":
 			out.Values[i] = ec._Holding_farmIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var holdingCreatePayloadImplementors = []string{"HoldingCreatePayload"}
+
+func (ec *executionContext) _HoldingCreatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.HoldingCreatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, holdingCreatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HoldingCreatePayload")
+		case "holding":
+			out.Values[i] = ec._HoldingCreatePayload_holding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var holdingUpdatePayloadImplementors = []string{"HoldingUpdatePayload"}
+
+func (ec *executionContext) _HoldingUpdatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.HoldingUpdatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, holdingUpdatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HoldingUpdatePayload")
+		case "holding":
+			out.Values[i] = ec._HoldingUpdatePayload_holding(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -54518,6 +55598,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "holdingCreate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_holdingCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "holdingUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_holdingUpdate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "noticeSubmissionCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_noticeSubmissionCreate(ctx, field)
@@ -55475,6 +56569,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var reconciliationImplementors = []string{"Reconciliation"}
+
+func (ec *executionContext) _Reconciliation(ctx context.Context, sel ast.SelectionSet, obj *model.Reconciliation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reconciliationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reconciliation")
+		case "holdingId":
+			out.Values[i] = ec._Reconciliation_holdingId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "asOf":
+			out.Values[i] = ec._Reconciliation_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._Reconciliation_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "differences":
+			out.Values[i] = ec._Reconciliation_differences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var recordImplementors = []string{"Record", "Node"}
 
 func (ec *executionContext) _Record(ctx context.Context, sel ast.SelectionSet, obj *ent.Record) graphql.Marshaler {
@@ -56043,6 +57185,64 @@ func (ec *executionContext) _RecordVoidPayload(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("RecordVoidPayload")
 		case "record":
 			out.Values[i] = ec._RecordVoidPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var registryDifferenceImplementors = []string{"RegistryDifference"}
+
+func (ec *executionContext) _RegistryDifference(ctx context.Context, sel ast.SelectionSet, obj *model.RegistryDifference) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registryDifferenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegistryDifference")
+		case "kind":
+			out.Values[i] = ec._RegistryDifference_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tag":
+			out.Values[i] = ec._RegistryDifference_tag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "field":
+			out.Values[i] = ec._RegistryDifference_field(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "registry":
+			out.Values[i] = ec._RegistryDifference_registry(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "book":
+			out.Values[i] = ec._RegistryDifference_book(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fix":
+			out.Values[i] = ec._RegistryDifference_fix(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -59530,6 +60730,40 @@ func (ec *executionContext) marshalNHerdReports2ᚖgithubᚗcomᚋherdbookᚋher
 	return ec._HerdReports(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐHoldingView(ctx context.Context, sel ast.SelectionSet, v *herdbook.HoldingView) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Holding!")
+		return graphql.Null
+	}
+	return ec._Holding(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNHoldingCreateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingCreateInput(ctx context.Context, v any) (model.HoldingCreateInput, error) {
+	res, err := ec.unmarshalInputHoldingCreateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNHoldingCreatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingCreatePayload(ctx context.Context, sel ast.SelectionSet, v *model.HoldingCreatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "HoldingCreatePayload!")
+		return graphql.Null
+	}
+	return ec._HoldingCreatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNHoldingUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingUpdateInput(ctx context.Context, v any) (model.HoldingUpdateInput, error) {
+	res, err := ec.unmarshalInputHoldingUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNHoldingUpdatePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐHoldingUpdatePayload(ctx context.Context, sel ast.SelectionSet, v *model.HoldingUpdatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "HoldingUpdatePayload!")
+		return graphql.Null
+	}
+	return ec._HoldingUpdatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
 	res, err := uuidgql.UnmarshalUUID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -60489,6 +61723,35 @@ func (ec *executionContext) marshalNRecordVoidPayload2ᚖgithubᚗcomᚋherdbook
 func (ec *executionContext) unmarshalNRecordWhereInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordWhereInput(ctx context.Context, v any) (*ent.RecordWhereInput, error) {
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRegistryAnimalInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryAnimalInput(ctx context.Context, v any) (*model.RegistryAnimalInput, error) {
+	res, err := ec.unmarshalInputRegistryAnimalInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegistryDifference2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryDifferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RegistryDifference) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRegistryDifference2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryDifference(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRegistryDifference2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryDifference(ctx context.Context, sel ast.SelectionSet, v *model.RegistryDifference) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RegistryDifference!")
+		return graphql.Null
+	}
+	return ec._RegistryDifference(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSaleRecordInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐSaleRecordInput(ctx context.Context, v any) (model.SaleRecordInput, error) {
@@ -62376,6 +63639,13 @@ func (ec *executionContext) unmarshalOProfileFact2ᚖgithubᚗcomᚋherdbookᚋh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOReconciliation2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐReconciliation(ctx context.Context, sel ast.SelectionSet, v *model.Reconciliation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Reconciliation(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalORecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -62522,6 +63792,23 @@ func (ec *executionContext) unmarshalORecordWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputRecordWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalORegistryAnimalInput2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryAnimalInputᚄ(ctx context.Context, v any) ([]*model.RegistryAnimalInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RegistryAnimalInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRegistryAnimalInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryAnimalInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalORegistrySubmission2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistrySubmission(ctx context.Context, sel ast.SelectionSet, v *model.RegistrySubmission) graphql.Marshaler {

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/graph/model"
@@ -19,8 +20,23 @@ func (r *farmResolver) Holding(ctx context.Context, obj *ent.Farm) (*herdbook.Ho
 }
 
 // StatutoryNotices is the resolver for the statutoryNotices field.
-func (r *farmResolver) StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string) ([]*model.StatutoryNotice, error) {
-	return statutoryNotices(r.svc.FarmNotices(ctx, obj.ID, noticeFilter(state, kind)))
+func (r *farmResolver) StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string, animalID *uuid.UUID) ([]*model.StatutoryNotice, error) {
+	return statutoryNotices(r.svc.FarmNotices(ctx, obj.ID, noticeFilter(state, kind, animalID)))
+}
+
+// Reconciliation is the resolver for the reconciliation field.
+func (r *farmResolver) Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) (*model.Reconciliation, error) {
+	return reconciliation(r.svc.ReconcileRegistryCopy(ctx, obj.ID, registryCopy(asOf, animals, herdList)))
+}
+
+// HoldingCreate is the resolver for the holdingCreate field.
+func (r *mutationResolver) HoldingCreate(ctx context.Context, input model.HoldingCreateInput) (*model.HoldingCreatePayload, error) {
+	return holdingCreatePayload(r.svc.CreateHolding(ctx, input.FarmID, holdingCreateInput(input)))
+}
+
+// HoldingUpdate is the resolver for the holdingUpdate field.
+func (r *mutationResolver) HoldingUpdate(ctx context.Context, input model.HoldingUpdateInput) (*model.HoldingUpdatePayload, error) {
+	return holdingUpdatePayload(r.svc.UpdateHolding(ctx, input.ID, holdingUpdateInput(input)))
 }
 
 // NoticeSubmissionCreate is the resolver for the noticeSubmissionCreate field.

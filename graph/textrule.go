@@ -14,8 +14,10 @@ import (
 // proseFields are the input fields that hold free text, where tab and line breaks are part
 // of what people write (a record's description, a correction's reason, a message's body, a
 // purchase's supplier address, the strings inside an item's metadata): the same fields the
-// REST facade tags text:"prose". Every other string is one line.
-var proseFields = map[string]bool{"description": true, "reason": true, "body": true, "supplierAddress": true, "metadata": true}
+// REST facade tags text:"prose"; and a registry's herd list (Farm.reconciliation's herdList),
+// a file's text of one animal a line. Every other string is one line.
+var proseFields = map[string]bool{"description": true, "reason": true, "body": true, "supplierAddress": true, "metadata": true,
+	"herdList": true}
 
 // maxArgFindings bounds how many problems one field's arguments report.
 const maxArgFindings = 10

@@ -930,6 +930,74 @@ type HeatFact struct {
 	Date string `json:"date"`
 }
 
+// A holding to create, with the farm put on it.
+type HoldingCreateInput struct {
+	// The farm to put on the holding; the viewer must be its OWNER, and it must be on no holding yet.
+	FarmID uuid.UUID `json:"farmID"`
+	// The identifier scheme: uk.cph, de.hitier.bnr, nl.ubn, ie.herd, nz.nait or au.nlis.pic.
+	Scheme string `json:"scheme"`
+	// The holding's number in the scheme, in any usual spelling (a CPH as 34 123 1234 or 34/123/1234).
+	Identifier string `json:"identifier"`
+	// The holding's name.
+	Name *string `json:"name,omitempty"`
+	// The herd mark its ear tags carry (GB: 6 digits).
+	HerdMark *string `json:"herdMark,omitempty"`
+	// The keeper's name.
+	KeeperName string `json:"keeperName"`
+	// The keeper's own number at the registry.
+	KeeperReference *string `json:"keeperReference,omitempty"`
+	// The holding's address.
+	Address *string `json:"address,omitempty"`
+	// Its postcode.
+	Postcode *string `json:"postcode,omitempty"`
+	// The statutory rule set: gb_cts, de_hitier, eu_2021_520 or nl_rvo.
+	RuleSet string `json:"ruleSet"`
+	// beef (when left out) or dairy.
+	HerdType *string `json:"herdType,omitempty"`
+	// The IANA time zone whose days its deadlines count, such as Europe/London.
+	TimeZone string `json:"timeZone"`
+}
+
+// The holding created.
+type HoldingCreatePayload struct {
+	// The holding, with the farm on it.
+	Holding *herdbook.HoldingView `json:"holding"`
+}
+
+// A holding's new fields: every field is replaced, and one left out is cleared.
+type HoldingUpdateInput struct {
+	// The holding; the viewer must be OWNER of a farm on it.
+	ID uuid.UUID `json:"id"`
+	// The identifier scheme.
+	Scheme string `json:"scheme"`
+	// The holding's number in the scheme.
+	Identifier string `json:"identifier"`
+	// The holding's name.
+	Name *string `json:"name,omitempty"`
+	// The herd mark its ear tags carry.
+	HerdMark *string `json:"herdMark,omitempty"`
+	// The keeper's name.
+	KeeperName string `json:"keeperName"`
+	// The keeper's own number at the registry.
+	KeeperReference *string `json:"keeperReference,omitempty"`
+	// The holding's address.
+	Address *string `json:"address,omitempty"`
+	// Its postcode.
+	Postcode *string `json:"postcode,omitempty"`
+	// The statutory rule set.
+	RuleSet string `json:"ruleSet"`
+	// beef (when left out) or dairy.
+	HerdType *string `json:"herdType,omitempty"`
+	// The IANA time zone whose days its deadlines count.
+	TimeZone string `json:"timeZone"`
+}
+
+// The holding changed.
+type HoldingUpdatePayload struct {
+	// The holding as it now is.
+	Holding *herdbook.HoldingView `json:"holding"`
+}
+
 // An identifier valid on a profile's day.
 type Identifier struct {
 	// The scheme.
@@ -1482,6 +1550,18 @@ type ProtocolStepInput struct {
 	Sex *string `json:"sex,omitempty"`
 }
 
+// The registry's copy of a holding compared with a farm's register.
+type Reconciliation struct {
+	// The holding.
+	HoldingID uuid.UUID `json:"holdingId"`
+	// The register's day.
+	AsOf string `json:"asOf"`
+	// How many differences.
+	Total int `json:"total"`
+	// The differences, by tag, then by detail.
+	Differences []*RegistryDifference `json:"differences"`
+}
+
 // The corrected record: fields given replace the old record's, fields left out are copied.
 type RecordAmendInput struct {
 	// The farm's id.
@@ -1656,6 +1736,38 @@ type RecordVoidInput struct {
 type RecordVoidPayload struct {
 	// The voided record, kept in the book with who voided it, when and why.
 	Record *ent.Record `json:"record"`
+}
+
+// One animal of a registry's copy of a holding; a detail left out is unknown to the registry and never differs.
+type RegistryAnimalInput struct {
+	// The official ear tag, in any spacing.
+	Tag string `json:"tag"`
+	// M or F (male and female are read alike).
+	Sex *string `json:"sex,omitempty"`
+	// Its birth date.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// The day it came on the holding (its birth date when born there).
+	OnDate *string `json:"onDate,omitempty"`
+	// The registry's breed code (LIMX).
+	Breed *string `json:"breed,omitempty"`
+	// Its genetic dam's official tag.
+	Dam *string `json:"dam,omitempty"`
+}
+
+// One difference between the registry's copy of a holding and the book.
+type RegistryDifference struct {
+	// only_in_registry, only_in_book or differs.
+	Kind string `json:"kind"`
+	// The animal's tag, compact (UK123456100001).
+	Tag string `json:"tag"`
+	// For differs: the detail that differs (sex, birth_date, on_date, breed or dam).
+	Field *string `json:"field,omitempty"`
+	// For differs: the registry's value.
+	Registry *string `json:"registry,omitempty"`
+	// For differs: the book's value.
+	Book *string `json:"book,omitempty"`
+	// What it calls for: report_birth, report_move_on, record_in_book_or_report_departure or amend_book_or_correct_registry.
+	Fix string `json:"fix"`
 }
 
 // The latest submission of a statutory notice to its registry, and the registry's answer.
