@@ -20,7 +20,7 @@
 //     feink043.html: an IS of a record already stored identically answers a hint of
 //     Schwere 1, one that conflicts an error of Schwere 3; SS closes the open record of the
 //     key) and the data dictionary (dd00002.asp, entity ERSTERF: the dam's tag is LOM_MUT,
-//     RASSE an integer of up to 3 digits, GESCHL_R of 1).
+//     RASSE an integer of up to 3 digits, GESCHL_R a 1-digit code).
 //
 // HI-Tier answers each write at once: there is no job to poll. Submit therefore sends every
 // report as a request of its own (so each answer belongs to one report without guessing),
