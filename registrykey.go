@@ -100,7 +100,7 @@ func (s *Service) credentialsView(h *ent.Holding, c *ent.RegistryCredential) *Re
 	v := &RegistryCredentials{HoldingID: h.ID, Username: c.Username, Sending: c.Sending, LastError: c.LastError, UpdatedAt: c.UpdatedAt.UTC()}
 	if a := s.registries.adapterFor(h.Scheme); a != nil {
 		v.Adapter = a.Name()
-		v.Active = c.Sending && c.LastError == nil && s.registries.sealer != nil
+		v.Active = c.Sending && c.LastError == nil && s.registries.key() != nil
 	}
 	return v
 }
@@ -151,7 +151,7 @@ func (s *Service) SetHoldingRegistryCredentials(ctx context.Context, holdingID u
 	}{in.Username, in.Password}); err != nil {
 		return nil, false, err
 	}
-	if s.registries.sealer == nil && in.Password != nil {
+	if s.registries.key() == nil && in.Password != nil {
 		return nil, false, Errorf(ECONFLICT, "this server keeps no registry passwords: its operator has not configured a registry key (docs/registry.md)")
 	}
 	var (
@@ -233,6 +233,14 @@ func (s *Service) DeleteHoldingRegistryCredentials(ctx context.Context, holdingI
 		return Errorf(ENOTFOUND, "holding %s has no registry credentials", holdingID)
 	}
 	return nil
+}
+
+// key is the sealer of the registry key, nil when none is configured.
+func (r *Registries) key() *sealer {
+	if r == nil {
+		return nil
+	}
+	return r.sealer
 }
 
 // registryHolding opens a holding's credentials for an adapter.
