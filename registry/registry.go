@@ -125,6 +125,19 @@ type Checker interface {
 	Reported(ctx context.Context, h Holding, reports []Report) (map[string]bool, error)
 }
 
+// CopyReader is an adapter that reads the registry's copy of a holding's animals, for
+// reconciliation with the book.
+type CopyReader interface {
+	Copy(ctx context.Context, h Holding) ([]CopyAnimal, error)
+}
+
+// CopyAnimal is one animal of a registry's copy of a holding; empty fields are unknown.
+type CopyAnimal struct {
+	// Tag is the official ear tag; Sex M or F; BirthDate and OnDate (its arrival on the
+	// holding) YYYY-MM-DD; Breed the registry's breed code; Dam its dam's tag.
+	Tag, Sex, BirthDate, OnDate, Breed, Dam string
+}
+
 // Backoff is how long to wait before the attempt after n failed ones (n from 1): doubling
 // from Base, at most Max.
 type Backoff struct {

@@ -2,7 +2,7 @@ package rest_test
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -276,12 +276,39 @@ func TestOutboxCTS(t *testing.T) {
 		if fake.Registered != 5 {
 			t.Fatalf("the registry applied %d", fake.Registered)
 		}
+		// Reconciliation with the registry's copy read from CTS itself: its arrival date of
+		// the heifer differs from the book's purchase, and it has a cow the book lacks.
+		fake.Cattle[heifer].OnDate = "2026-03-15"
+		fake.Cattle[ctsfake.UKTag("123456", 9)] = &ctsfake.Animal{Breed: "AA", Sex: "F", Dob: "2019-05-01", OnDate: "2019-05-01", Here: true}
+		rec := n.base + "/reconciliation?as_of=2026-03-20"
+		res = app.Do("POST", rec, owner.Token, map[string]any{"from_registry": true})
+		if res.Status != 200 {
+			t.Fatalf("reconciliation from the registry: %d %s", res.Status, res.Body)
+		}
+		diffs := map[string]string{}
+		for _, d := range res.JSON(t)["differences"].([]any) {
+			m := d.(map[string]any)
+			diffs[m["tag"].(string)+"/"+m["kind"].(string)] = fmt.Sprint(m["field"], " ", m["registry"], " ", m["book"])
+		}
+		if _, ok := diffs[ctsfake.UKTag("123456", 9)+"/only_in_registry"]; len(diffs) != 2 || !ok || diffs[heifer+"/differs"] != "on_date 2026-03-15 2026-03-16" {
+			t.Fatalf("differences %v", diffs)
+		}
+		if res := app.Do("POST", rec, reader.Token, map[string]any{"from_registry": true}); res.Status != 401 {
+			t.Fatalf("a reader reads the registry in the keeper's name: %d %s", res.Status, res.Body)
+		}
+		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{"from_registry": true, "animals": []any{map[string]any{"tag": heifer}}}), 400, "ValidationError", "from_registry")
+		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{"from_registry": "yes"}), 400, "ValidationError", "from_registry")
+		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{}), 400, "ValidationError", "animals")
+		fake.KeeperPassword = "changed again"
+		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{"from_registry": true}), 409, "ConflictError", "")
+		fake.KeeperPassword = "changed"
+
 		if res := app.Do("DELETE", creds, owner.Token, nil); res.Status != 204 {
 			t.Fatalf("delete: %d", res.Status)
 		}
 		if r := pass("deleted"); r != (herdbook.OutboxResult{}) {
 			t.Fatalf("after delete: %+v", r)
 		}
-		_ = errors.New
+		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{"from_registry": true}), 409, "ConflictError", "")
 	})
 }

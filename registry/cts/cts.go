@@ -490,3 +490,19 @@ func (c *Client) Reported(ctx context.Context, h registry.Holding, reports []reg
 	}
 	return out, nil
 }
+
+var _ registry.CopyReader = (*Client)(nil)
+
+// Copy returns the registry's copy of the holding (GetHolding) for reconciliation: the
+// cattle CTS has on it, queried ones included.
+func (c *Client) Copy(ctx context.Context, h registry.Holding) ([]registry.CopyAnimal, error) {
+	cattle, err := c.Holding(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]registry.CopyAnimal, len(cattle))
+	for i, a := range cattle {
+		out[i] = registry.CopyAnimal{Tag: a.Tag, Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed}
+	}
+	return out, nil
+}
