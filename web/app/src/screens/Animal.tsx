@@ -28,20 +28,21 @@ export function Clock({ n }: { n: NoticeRowFragment }) {
 }
 
 /** Clocks are the animal's legal clocks: its statutory notices under the holding's rules,
- * open ones first (none when the farm is on no holding). Kept like every read. */
+ * open ones first. Kept like every read. */
 function Clocks({ farmID, id }: { farmID: string; id: string }) {
   const [{ data }] = useQuery({ query: AnimalClocksDocument, variables: { farmID, animalID: id } });
   const ns = [...(data?.farm?.statutoryNotices ?? [])].sort((a, b) =>
     Number(!OPEN.includes(a.state)) - Number(!OPEN.includes(b.state)) || (a.deadline < b.deadline ? -1 : a.deadline > b.deadline ? 1 : 0));
-  if (!data) return null;
+  // An animal without a notice (or a farm on no holding) gets no card: nothing to watch.
+  if (ns.length === 0) return null;
   return (
     <article class="card" aria-labelledby="clk"><h2 id="clk">{t('legalClocks')}</h2>
-      {ns.length === 0 ? <p>{t('noClocks')}</p> : <ul class="plain" id="animal-clocks">{ns.map((n) => (
+      <ul class="plain" id="animal-clocks">{ns.map((n) => (
         <li key={n.key} data-kind={n.kind} data-state={n.state} class={n.state === 'overdue' || n.state === 'rejected' ? 'late' : undefined}>
           <strong>{t(`notice_${n.kind}` as Key)}</strong> · <Clock n={n} />
           {n.state === 'rejected' && n.submission?.cause && <> · {t('rejectedWhy')} <q>{n.submission.cause}</q></>}
         </li>
-      ))}</ul>}
+      ))}</ul>
       <p class="note"><a href={`/farms/${farmID}/registry`}>{t('registryScreen')}</a></p>
     </article>
   );
