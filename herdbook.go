@@ -109,6 +109,8 @@ type Service struct {
 	webhookPrivate bool
 	// filterSets keeps the register filters' animal sets between pages (filterset.go).
 	filterSets *filterSetCache
+	// registries configures the outbox that sends statutory notices (outbox.go).
+	registries *Registries
 }
 
 // Option configures a Service.

@@ -71,6 +71,8 @@ type noticeBook struct {
 	holding *ent.Holding
 	farms   []uuid.UUID // the cattle farms derived
 	notices []Notice
+	// entries are the facts the notices came from (the outbox reads their details).
+	entries []notice.Entry
 }
 
 // FarmNotices lists the statutory notices of a farm (READER of the farm, read:records):
@@ -176,6 +178,7 @@ func (s *Service) deriveNotices(ctx context.Context, h *ent.Holding, farmIDs []u
 	now := s.nowUTC()
 	in := notice.Input{Rules: rules, HerdType: h.HerdType, Today: now.In(zone).Format(time.DateOnly), Submissions: subs}
 	in.Entries = noticeEntries(items, zone)
+	b.entries = in.Entries
 	for _, n := range notice.Derive(in) {
 		b.notices = append(b.notices, Notice{Notice: n, AnimalTag: tags[n.AnimalID]})
 	}

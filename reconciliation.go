@@ -9,8 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/eid"
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/registry"
 	"github.com/herdbook/herdbook/registry/cts"
 	"github.com/herdbook/herdbook/registry/notice"
 	"github.com/herdbook/herdbook/registry/reconcile"
@@ -45,6 +48,10 @@ type RegistryCopy struct {
 	// and not the animals: a keeper pasting or picking the list in the app. It is read here, so
 	// every transport reads it alike; it is refused alongside Animals (one copy at a time).
 	HerdList string
+	// FromRegistry reads the registry's copy from the registry itself, through the adapter
+	// the operator configured for the holding's scheme, with the keeper's saved credentials
+	// (EDITOR of the farm: it speaks to the registry in the keeper's name).
+	FromRegistry bool
 }
 
 // readHerdList puts the animals of in.HerdList into in.Animals, or says why it cannot.
@@ -120,11 +127,18 @@ func (in RegistryCopy) validate(fe *fieldErrors) {
 // records its birth on the farm. Breeds are not compared: the book keeps breed names, the
 // registries official codes.
 func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, in RegistryCopy) (*Reconciliation, error) {
-	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
+	role := RoleReader
+	if in.FromRegistry {
+		role = RoleEditor
+	}
+	if _, _, err := s.authorizeFarm(ctx, farmID, role, ScopeReadAnimals); err != nil {
 		return nil, err
 	}
 	var fe fieldErrors
 	asOf := s.asOf(&fe, in.AsOf)
+	if in.FromRegistry && (len(in.Animals) > 0 || in.HerdList != "") {
+		fe.add("from_registry", "reads the registry's copy from the registry: send it without animals or a herd list")
+	}
 	in.readHerdList(&fe)
 	in.validate(&fe)
 	if err := fe.err(); err != nil {
@@ -133,6 +147,11 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 	h, err := s.holdingOfFarm(ctx, farmID)
 	if err != nil {
 		return nil, err
+	}
+	if in.FromRegistry {
+		if in.Animals, err = s.registryCopy(ctx, h); err != nil {
+			return nil, err
+		}
 	}
 	p, err := s.statusPredicate(ctx, farmID, asOf, evidence.StatusOnFarm)
 	if err != nil {
@@ -149,14 +168,7 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 	damOf := make(map[uuid.UUID]uuid.UUID, len(profiles))
 	var damIDs []uuid.UUID
 	for _, ap := range profiles {
-		d := ap.Profile.GeneticDamID
-		if d == nil {
-			d = ap.Profile.DamID
-		}
-		if d == nil {
-			continue
-		}
-		if id, err := uuid.Parse(*d); err == nil {
+		if id := damOfProfile(ap.Profile); id != uuid.Nil {
 			damOf[ap.Animal.ID] = id
 			damIDs = append(damIDs, id)
 		}
@@ -181,10 +193,12 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 			bornHere[n.AnimalID] = true
 		}
 	}
+	arrived := arrivals(b.entries, asOf)
 	book := make([]reconcile.Animal, 0, len(profiles))
 	for _, ap := range profiles {
-		a := reconcile.Animal{Tag: officialTag(ap.Animal.Tag, ap.Profile.Identifiers), BornHere: bornHere[ap.Animal.ID.String()],
-			Dam: damTags[damOf[ap.Animal.ID]]}
+		id := ap.Animal.ID.String()
+		a := reconcile.Animal{Tag: officialTag(ap.Animal.Tag, ap.Profile.Identifiers), BornHere: bornHere[id],
+			Dam: damTags[damOf[ap.Animal.ID]], OnDate: arrived[id]}
 		if v := ap.Profile.Sex; v != nil {
 			a.Sex = *v
 		}
@@ -198,8 +212,75 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 		reg[i] = reconcile.Animal{Tag: officialTag(a.Tag, nil), Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed,
 			Dam: officialTag(a.Dam, nil)}
 	}
-	// The book's side leaves breed and arrival date unknown, so they never differ.
+	// The book's side leaves the breed unknown (it keeps names, the registries codes), so
+	// breeds never differ.
 	return &Reconciliation{HoldingID: h.ID, AsOf: asOf, Differences: reconcile.Compare(reg, book)}, nil
+}
+
+// arrivals returns the day each animal came onto the farm, as of asOf: its latest arrival
+// (a purchase or a move in) on or before that day, else its birth there (CTS's OnDate of a
+// calf born on the holding is its birth date); animals with neither are left out (unknown).
+func arrivals(entries []notice.Entry, asOf string) map[string]string {
+	out := map[string]string{}
+	born := map[string]string{}
+	for _, e := range entries {
+		f := e.Fact
+		if !e.Live || f.Date == "" || f.Date > asOf {
+			continue
+		}
+		switch f.Kind {
+		case evidence.KindPurchase, evidence.KindMovementIn:
+			if f.Date > out[f.AnimalID] {
+				out[f.AnimalID] = f.Date
+			}
+		case evidence.KindBirth:
+			for _, o := range f.OffspringIDs {
+				born[o] = f.Date
+			}
+		}
+	}
+	for a, d := range born {
+		if _, ok := out[a]; !ok {
+			out[a] = d
+		}
+	}
+	return out
+}
+
+// registryCopy reads the registry's copy of a holding through the adapter configured for
+// its scheme, with the keeper's saved credentials.
+func (s *Service) registryCopy(ctx context.Context, h *ent.Holding) ([]RegistryAnimal, error) {
+	a := s.registries.adapterFor(h.Scheme)
+	cr, ok := a.(registry.CopyReader)
+	if !ok || s.registries.key() == nil {
+		return nil, Errorf(ECONFLICT, "this server reads no registry's copy of %s holdings: its operator has configured no registry service that offers one (docs/registry.md); import the registry's herd list instead", h.Scheme)
+	}
+	cred, err := s.Client(ctx).RegistryCredential.Query().Where(registrycredential.HoldingID(h.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, Errorf(ECONFLICT, "the holding has no registry credentials: its OWNER saves the keeper's user name and password first")
+	}
+	if err != nil {
+		return nil, err
+	}
+	rh, err := s.registryHolding(h, cred)
+	if err != nil {
+		return nil, Errorf(ECONFLICT, "%s", err.Error())
+	}
+	list, err := cr.Copy(ctx, rh)
+	if err != nil {
+		if registry.Temporary(err) {
+			return nil, Errorf(EUNAVAILABLE, "the registry could not be reached; try again later (%s)", err.Error())
+		}
+		return nil, Errorf(ECONFLICT, "the registry refused to give its copy: %s", err.Error())
+	}
+	if len(list) > MaxRegistryCopy {
+		return nil, Errorf(ECONFLICT, "the registry's copy holds %d animals, more than the %d one reconciliation compares", len(list), MaxRegistryCopy)
+	}
+	out := make([]RegistryAnimal, len(list))
+	for i, r := range list {
+		out[i] = RegistryAnimal{Tag: r.Tag, Sex: r.Sex, BirthDate: r.BirthDate, OnDate: r.OnDate, Breed: r.Breed, Dam: r.Dam}
+	}
+	return out, nil
 }
 
 // officialTag returns an animal's official ear tag number in its printed spacing: its tag

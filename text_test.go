@@ -270,6 +270,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "HoldingNotices", args: []any{hv.ID, herdbook.NoticeFilter{State: "due", Kind: "birth"}}},
 		{method: "ReconcileRegistryCopy", args: []any{hf.ID, herdbook.RegistryCopy{AsOf: "2026-03-20", Animals: []herdbook.RegistryAnimal{{Tag: "UK123456100001",
 			Sex: "F", BirthDate: "2020-04-01", OnDate: "2020-04-01", Breed: "LIMX", Dam: "UK123456400004"}}}}},
+		{method: "SetHoldingRegistryCredentials", args: []any{hv.ID, herdbook.RegistryCredentialsInput{Username: ptr("123-456-789"), Password: ptr("keeper secret")}}},
 		{method: "RecordNoticeSubmission", args: []any{hf.ID, "birth:item:animal", herdbook.NoticeSubmissionInput{State: "rejected",
 			Reference: ptr("R-1"), Cause: ptr("tag unknown"), IdempotencyKey: ptr("request-3")}}},
 	}

@@ -51,6 +51,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -139,6 +140,8 @@ type Client struct {
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
 	RefreshToken *RefreshTokenClient
+	// RegistryCredential is the client for interacting with the RegistryCredential builders.
+	RegistryCredential *RegistryCredentialClient
 	// ScheduledEvent is the client for interacting with the ScheduledEvent builders.
 	ScheduledEvent *ScheduledEventClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
@@ -203,6 +206,7 @@ func (c *Client) init() {
 	c.Record = NewRecordClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
 	c.RefreshToken = NewRefreshTokenClient(c.config)
+	c.RegistryCredential = NewRegistryCredentialClient(c.config)
 	c.ScheduledEvent = NewScheduledEventClient(c.config)
 	c.TaskUpdate = NewTaskUpdateClient(c.config)
 	c.Thread = NewThreadClient(c.config)
@@ -339,6 +343,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Record:                 NewRecordClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
+		RegistryCredential:     NewRegistryCredentialClient(cfg),
 		ScheduledEvent:         NewScheduledEventClient(cfg),
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
@@ -402,6 +407,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Record:                 NewRecordClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
+		RegistryCredential:     NewRegistryCredentialClient(cfg),
 		ScheduledEvent:         NewScheduledEventClient(cfg),
 		TaskUpdate:             NewTaskUpdateClient(cfg),
 		Thread:                 NewThreadClient(cfg),
@@ -447,8 +453,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
 		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
 		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
-		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
-		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -465,8 +472,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
 		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
 		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
-		c.RefreshToken, c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach,
-		c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -545,6 +553,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RecordItem.mutate(ctx, m)
 	case *RefreshTokenMutation:
 		return c.RefreshToken.mutate(ctx, m)
+	case *RegistryCredentialMutation:
+		return c.RegistryCredential.mutate(ctx, m)
 	case *ScheduledEventMutation:
 		return c.ScheduledEvent.mutate(ctx, m)
 	case *TaskUpdateMutation:
@@ -5995,6 +6005,139 @@ func (c *RefreshTokenClient) mutate(ctx context.Context, m *RefreshTokenMutation
 	}
 }
 
+// RegistryCredentialClient is a client for the RegistryCredential schema.
+type RegistryCredentialClient struct {
+	config
+}
+
+// NewRegistryCredentialClient returns a client for the RegistryCredential from the given config.
+func NewRegistryCredentialClient(c config) *RegistryCredentialClient {
+	return &RegistryCredentialClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `registrycredential.Hooks(f(g(h())))`.
+func (c *RegistryCredentialClient) Use(hooks ...Hook) {
+	c.hooks.RegistryCredential = append(c.hooks.RegistryCredential, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `registrycredential.Intercept(f(g(h())))`.
+func (c *RegistryCredentialClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RegistryCredential = append(c.inters.RegistryCredential, interceptors...)
+}
+
+// Create returns a builder for creating a RegistryCredential entity.
+func (c *RegistryCredentialClient) Create() *RegistryCredentialCreate {
+	mutation := newRegistryCredentialMutation(c.config, OpCreate)
+	return &RegistryCredentialCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RegistryCredential entities.
+func (c *RegistryCredentialClient) CreateBulk(builders ...*RegistryCredentialCreate) *RegistryCredentialCreateBulk {
+	return &RegistryCredentialCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RegistryCredentialClient) MapCreateBulk(slice any, setFunc func(*RegistryCredentialCreate, int)) *RegistryCredentialCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RegistryCredentialCreateBulk{err: fmt.Errorf("calling to RegistryCredentialClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RegistryCredentialCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RegistryCredentialCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RegistryCredential.
+func (c *RegistryCredentialClient) Update() *RegistryCredentialUpdate {
+	mutation := newRegistryCredentialMutation(c.config, OpUpdate)
+	return &RegistryCredentialUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RegistryCredentialClient) UpdateOne(_m *RegistryCredential) *RegistryCredentialUpdateOne {
+	mutation := newRegistryCredentialMutation(c.config, OpUpdateOne, withRegistryCredential(_m))
+	return &RegistryCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RegistryCredentialClient) UpdateOneID(id uuid.UUID) *RegistryCredentialUpdateOne {
+	mutation := newRegistryCredentialMutation(c.config, OpUpdateOne, withRegistryCredentialID(id))
+	return &RegistryCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RegistryCredential.
+func (c *RegistryCredentialClient) Delete() *RegistryCredentialDelete {
+	mutation := newRegistryCredentialMutation(c.config, OpDelete)
+	return &RegistryCredentialDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RegistryCredentialClient) DeleteOne(_m *RegistryCredential) *RegistryCredentialDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RegistryCredentialClient) DeleteOneID(id uuid.UUID) *RegistryCredentialDeleteOne {
+	builder := c.Delete().Where(registrycredential.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RegistryCredentialDeleteOne{builder}
+}
+
+// Query returns a query builder for RegistryCredential.
+func (c *RegistryCredentialClient) Query() *RegistryCredentialQuery {
+	return &RegistryCredentialQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRegistryCredential},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RegistryCredential entity by its id.
+func (c *RegistryCredentialClient) Get(ctx context.Context, id uuid.UUID) (*RegistryCredential, error) {
+	return c.Query().Where(registrycredential.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RegistryCredentialClient) GetX(ctx context.Context, id uuid.UUID) *RegistryCredential {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *RegistryCredentialClient) Hooks() []Hook {
+	return c.hooks.RegistryCredential
+}
+
+// Interceptors returns the client interceptors.
+func (c *RegistryCredentialClient) Interceptors() []Interceptor {
+	return c.inters.RegistryCredential
+}
+
+func (c *RegistryCredentialClient) mutate(ctx context.Context, m *RegistryCredentialMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RegistryCredentialCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RegistryCredentialUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RegistryCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RegistryCredentialDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RegistryCredential mutation op: %q", m.Op())
+	}
+}
+
 // ScheduledEventClient is a client for the ScheduledEvent schema.
 type ScheduledEventClient struct {
 	config
@@ -7363,9 +7506,9 @@ type (
 		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
 		MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
-		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Hook
+		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
+		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
@@ -7374,9 +7517,9 @@ type (
 		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
 		MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
-		Record, RecordItem, RefreshToken, ScheduledEvent, TaskUpdate, Thread,
-		TreatmentReach, User, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-		WebhookEvent []ent.Interceptor
+		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
+		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint, WebhookEvent []ent.Interceptor
 	}
 )
 

@@ -47,6 +47,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -151,6 +152,7 @@ func checkColumn(t, c string) error {
 			record.Table:                 record.ValidColumn,
 			recorditem.Table:             recorditem.ValidColumn,
 			refreshtoken.Table:           refreshtoken.ValidColumn,
+			registrycredential.Table:     registrycredential.ValidColumn,
 			scheduledevent.Table:         scheduledevent.ValidColumn,
 			taskupdate.Table:             taskupdate.ValidColumn,
 			thread.Table:                 thread.ValidColumn,

@@ -48,6 +48,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/taskupdate"
@@ -105,6 +106,7 @@ const (
 	TypeRecord                 = "Record"
 	TypeRecordItem             = "RecordItem"
 	TypeRefreshToken           = "RefreshToken"
+	TypeRegistryCredential     = "RegistryCredential"
 	TypeScheduledEvent         = "ScheduledEvent"
 	TypeTaskUpdate             = "TaskUpdate"
 	TypeThread                 = "Thread"
@@ -22709,6 +22711,7 @@ type NoticeSubmissionMutation struct {
 	addattempts        *int
 	next_attempt_at    *time.Time
 	payload            *[]byte
+	batch_id           *string
 	created_by         *uuid.UUID
 	clearedFields      map[string]struct{}
 	done               bool
@@ -23543,6 +23546,55 @@ func (m *NoticeSubmissionMutation) ResetPayload() {
 	delete(m.clearedFields, noticesubmission.FieldPayload)
 }
 
+// SetBatchID sets the "batch_id" field.
+func (m *NoticeSubmissionMutation) SetBatchID(s string) {
+	m.batch_id = &s
+}
+
+// BatchID returns the value of the "batch_id" field in the mutation.
+func (m *NoticeSubmissionMutation) BatchID() (r string, exists bool) {
+	v := m.batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatchID returns the old "batch_id" field's value of the NoticeSubmission entity.
+// If the NoticeSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoticeSubmissionMutation) OldBatchID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatchID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatchID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatchID: %w", err)
+	}
+	return oldValue.BatchID, nil
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (m *NoticeSubmissionMutation) ClearBatchID() {
+	m.batch_id = nil
+	m.clearedFields[noticesubmission.FieldBatchID] = struct{}{}
+}
+
+// BatchIDCleared returns if the "batch_id" field was cleared in this mutation.
+func (m *NoticeSubmissionMutation) BatchIDCleared() bool {
+	_, ok := m.clearedFields[noticesubmission.FieldBatchID]
+	return ok
+}
+
+// ResetBatchID resets all changes to the "batch_id" field.
+func (m *NoticeSubmissionMutation) ResetBatchID() {
+	m.batch_id = nil
+	delete(m.clearedFields, noticesubmission.FieldBatchID)
+}
+
 // SetCreatedBy sets the "created_by" field.
 func (m *NoticeSubmissionMutation) SetCreatedBy(u uuid.UUID) {
 	m.created_by = &u
@@ -23626,7 +23678,7 @@ func (m *NoticeSubmissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *NoticeSubmissionMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.created_at != nil {
 		fields = append(fields, noticesubmission.FieldCreatedAt)
 	}
@@ -23678,6 +23730,9 @@ func (m *NoticeSubmissionMutation) Fields() []string {
 	if m.payload != nil {
 		fields = append(fields, noticesubmission.FieldPayload)
 	}
+	if m.batch_id != nil {
+		fields = append(fields, noticesubmission.FieldBatchID)
+	}
 	if m.created_by != nil {
 		fields = append(fields, noticesubmission.FieldCreatedBy)
 	}
@@ -23723,6 +23778,8 @@ func (m *NoticeSubmissionMutation) Field(name string) (ent.Value, bool) {
 		return m.NextAttemptAt()
 	case noticesubmission.FieldPayload:
 		return m.Payload()
+	case noticesubmission.FieldBatchID:
+		return m.BatchID()
 	case noticesubmission.FieldCreatedBy:
 		return m.CreatedBy()
 	}
@@ -23768,6 +23825,8 @@ func (m *NoticeSubmissionMutation) OldField(ctx context.Context, name string) (e
 		return m.OldNextAttemptAt(ctx)
 	case noticesubmission.FieldPayload:
 		return m.OldPayload(ctx)
+	case noticesubmission.FieldBatchID:
+		return m.OldBatchID(ctx)
 	case noticesubmission.FieldCreatedBy:
 		return m.OldCreatedBy(ctx)
 	}
@@ -23898,6 +23957,13 @@ func (m *NoticeSubmissionMutation) SetField(name string, value ent.Value) error 
 		}
 		m.SetPayload(v)
 		return nil
+	case noticesubmission.FieldBatchID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatchID(v)
+		return nil
 	case noticesubmission.FieldCreatedBy:
 		v, ok := value.(uuid.UUID)
 		if !ok {
@@ -23971,6 +24037,9 @@ func (m *NoticeSubmissionMutation) ClearedFields() []string {
 	if m.FieldCleared(noticesubmission.FieldPayload) {
 		fields = append(fields, noticesubmission.FieldPayload)
 	}
+	if m.FieldCleared(noticesubmission.FieldBatchID) {
+		fields = append(fields, noticesubmission.FieldBatchID)
+	}
 	if m.FieldCleared(noticesubmission.FieldCreatedBy) {
 		fields = append(fields, noticesubmission.FieldCreatedBy)
 	}
@@ -24008,6 +24077,9 @@ func (m *NoticeSubmissionMutation) ClearField(name string) error {
 		return nil
 	case noticesubmission.FieldPayload:
 		m.ClearPayload()
+		return nil
+	case noticesubmission.FieldBatchID:
+		m.ClearBatchID()
 		return nil
 	case noticesubmission.FieldCreatedBy:
 		m.ClearCreatedBy()
@@ -24070,6 +24142,9 @@ func (m *NoticeSubmissionMutation) ResetField(name string) error {
 		return nil
 	case noticesubmission.FieldPayload:
 		m.ResetPayload()
+		return nil
+	case noticesubmission.FieldBatchID:
+		m.ResetBatchID()
 		return nil
 	case noticesubmission.FieldCreatedBy:
 		m.ResetCreatedBy()
@@ -35185,6 +35260,811 @@ func (m *RefreshTokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown RefreshToken edge %s", name)
+}
+
+// RegistryCredentialMutation represents an operation that mutates the RegistryCredential nodes in the graph.
+type RegistryCredentialMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *uuid.UUID
+	created_at      *time.Time
+	updated_at      *time.Time
+	holding_id      *uuid.UUID
+	username        *string
+	sealed_password *[]byte
+	key_id          *string
+	sending         *bool
+	last_error      *string
+	updated_by      *uuid.UUID
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*RegistryCredential, error)
+	predicates      []predicate.RegistryCredential
+}
+
+var _ ent.Mutation = (*RegistryCredentialMutation)(nil)
+
+// registrycredentialOption allows management of the mutation configuration using functional options.
+type registrycredentialOption func(*RegistryCredentialMutation)
+
+// newRegistryCredentialMutation creates new mutation for the RegistryCredential entity.
+func newRegistryCredentialMutation(c config, op Op, opts ...registrycredentialOption) *RegistryCredentialMutation {
+	m := &RegistryCredentialMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRegistryCredential,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRegistryCredentialID sets the ID field of the mutation.
+func withRegistryCredentialID(id uuid.UUID) registrycredentialOption {
+	return func(m *RegistryCredentialMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RegistryCredential
+		)
+		m.oldValue = func(ctx context.Context) (*RegistryCredential, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RegistryCredential.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRegistryCredential sets the old RegistryCredential of the mutation.
+func withRegistryCredential(node *RegistryCredential) registrycredentialOption {
+	return func(m *RegistryCredentialMutation) {
+		m.oldValue = func(context.Context) (*RegistryCredential, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RegistryCredentialMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RegistryCredentialMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RegistryCredential entities.
+func (m *RegistryCredentialMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RegistryCredentialMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RegistryCredentialMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RegistryCredential.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *RegistryCredentialMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *RegistryCredentialMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *RegistryCredentialMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *RegistryCredentialMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *RegistryCredentialMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *RegistryCredentialMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHoldingID sets the "holding_id" field.
+func (m *RegistryCredentialMutation) SetHoldingID(u uuid.UUID) {
+	m.holding_id = &u
+}
+
+// HoldingID returns the value of the "holding_id" field in the mutation.
+func (m *RegistryCredentialMutation) HoldingID() (r uuid.UUID, exists bool) {
+	v := m.holding_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldingID returns the old "holding_id" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldHoldingID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldingID: %w", err)
+	}
+	return oldValue.HoldingID, nil
+}
+
+// ResetHoldingID resets all changes to the "holding_id" field.
+func (m *RegistryCredentialMutation) ResetHoldingID() {
+	m.holding_id = nil
+}
+
+// SetUsername sets the "username" field.
+func (m *RegistryCredentialMutation) SetUsername(s string) {
+	m.username = &s
+}
+
+// Username returns the value of the "username" field in the mutation.
+func (m *RegistryCredentialMutation) Username() (r string, exists bool) {
+	v := m.username
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsername returns the old "username" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldUsername(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsername is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsername requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsername: %w", err)
+	}
+	return oldValue.Username, nil
+}
+
+// ResetUsername resets all changes to the "username" field.
+func (m *RegistryCredentialMutation) ResetUsername() {
+	m.username = nil
+}
+
+// SetSealedPassword sets the "sealed_password" field.
+func (m *RegistryCredentialMutation) SetSealedPassword(b []byte) {
+	m.sealed_password = &b
+}
+
+// SealedPassword returns the value of the "sealed_password" field in the mutation.
+func (m *RegistryCredentialMutation) SealedPassword() (r []byte, exists bool) {
+	v := m.sealed_password
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSealedPassword returns the old "sealed_password" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldSealedPassword(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSealedPassword is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSealedPassword requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSealedPassword: %w", err)
+	}
+	return oldValue.SealedPassword, nil
+}
+
+// ResetSealedPassword resets all changes to the "sealed_password" field.
+func (m *RegistryCredentialMutation) ResetSealedPassword() {
+	m.sealed_password = nil
+}
+
+// SetKeyID sets the "key_id" field.
+func (m *RegistryCredentialMutation) SetKeyID(s string) {
+	m.key_id = &s
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *RegistryCredentialMutation) KeyID() (r string, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *RegistryCredentialMutation) ResetKeyID() {
+	m.key_id = nil
+}
+
+// SetSending sets the "sending" field.
+func (m *RegistryCredentialMutation) SetSending(b bool) {
+	m.sending = &b
+}
+
+// Sending returns the value of the "sending" field in the mutation.
+func (m *RegistryCredentialMutation) Sending() (r bool, exists bool) {
+	v := m.sending
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSending returns the old "sending" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldSending(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSending is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSending requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSending: %w", err)
+	}
+	return oldValue.Sending, nil
+}
+
+// ResetSending resets all changes to the "sending" field.
+func (m *RegistryCredentialMutation) ResetSending() {
+	m.sending = nil
+}
+
+// SetLastError sets the "last_error" field.
+func (m *RegistryCredentialMutation) SetLastError(s string) {
+	m.last_error = &s
+}
+
+// LastError returns the value of the "last_error" field in the mutation.
+func (m *RegistryCredentialMutation) LastError() (r string, exists bool) {
+	v := m.last_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastError returns the old "last_error" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldLastError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastError: %w", err)
+	}
+	return oldValue.LastError, nil
+}
+
+// ClearLastError clears the value of the "last_error" field.
+func (m *RegistryCredentialMutation) ClearLastError() {
+	m.last_error = nil
+	m.clearedFields[registrycredential.FieldLastError] = struct{}{}
+}
+
+// LastErrorCleared returns if the "last_error" field was cleared in this mutation.
+func (m *RegistryCredentialMutation) LastErrorCleared() bool {
+	_, ok := m.clearedFields[registrycredential.FieldLastError]
+	return ok
+}
+
+// ResetLastError resets all changes to the "last_error" field.
+func (m *RegistryCredentialMutation) ResetLastError() {
+	m.last_error = nil
+	delete(m.clearedFields, registrycredential.FieldLastError)
+}
+
+// SetUpdatedBy sets the "updated_by" field.
+func (m *RegistryCredentialMutation) SetUpdatedBy(u uuid.UUID) {
+	m.updated_by = &u
+}
+
+// UpdatedBy returns the value of the "updated_by" field in the mutation.
+func (m *RegistryCredentialMutation) UpdatedBy() (r uuid.UUID, exists bool) {
+	v := m.updated_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedBy returns the old "updated_by" field's value of the RegistryCredential entity.
+// If the RegistryCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RegistryCredentialMutation) OldUpdatedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedBy: %w", err)
+	}
+	return oldValue.UpdatedBy, nil
+}
+
+// ClearUpdatedBy clears the value of the "updated_by" field.
+func (m *RegistryCredentialMutation) ClearUpdatedBy() {
+	m.updated_by = nil
+	m.clearedFields[registrycredential.FieldUpdatedBy] = struct{}{}
+}
+
+// UpdatedByCleared returns if the "updated_by" field was cleared in this mutation.
+func (m *RegistryCredentialMutation) UpdatedByCleared() bool {
+	_, ok := m.clearedFields[registrycredential.FieldUpdatedBy]
+	return ok
+}
+
+// ResetUpdatedBy resets all changes to the "updated_by" field.
+func (m *RegistryCredentialMutation) ResetUpdatedBy() {
+	m.updated_by = nil
+	delete(m.clearedFields, registrycredential.FieldUpdatedBy)
+}
+
+// Where appends a list predicates to the RegistryCredentialMutation builder.
+func (m *RegistryCredentialMutation) Where(ps ...predicate.RegistryCredential) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RegistryCredentialMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RegistryCredentialMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RegistryCredential, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RegistryCredentialMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RegistryCredentialMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RegistryCredential).
+func (m *RegistryCredentialMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RegistryCredentialMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, registrycredential.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, registrycredential.FieldUpdatedAt)
+	}
+	if m.holding_id != nil {
+		fields = append(fields, registrycredential.FieldHoldingID)
+	}
+	if m.username != nil {
+		fields = append(fields, registrycredential.FieldUsername)
+	}
+	if m.sealed_password != nil {
+		fields = append(fields, registrycredential.FieldSealedPassword)
+	}
+	if m.key_id != nil {
+		fields = append(fields, registrycredential.FieldKeyID)
+	}
+	if m.sending != nil {
+		fields = append(fields, registrycredential.FieldSending)
+	}
+	if m.last_error != nil {
+		fields = append(fields, registrycredential.FieldLastError)
+	}
+	if m.updated_by != nil {
+		fields = append(fields, registrycredential.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RegistryCredentialMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case registrycredential.FieldCreatedAt:
+		return m.CreatedAt()
+	case registrycredential.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case registrycredential.FieldHoldingID:
+		return m.HoldingID()
+	case registrycredential.FieldUsername:
+		return m.Username()
+	case registrycredential.FieldSealedPassword:
+		return m.SealedPassword()
+	case registrycredential.FieldKeyID:
+		return m.KeyID()
+	case registrycredential.FieldSending:
+		return m.Sending()
+	case registrycredential.FieldLastError:
+		return m.LastError()
+	case registrycredential.FieldUpdatedBy:
+		return m.UpdatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RegistryCredentialMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case registrycredential.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case registrycredential.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case registrycredential.FieldHoldingID:
+		return m.OldHoldingID(ctx)
+	case registrycredential.FieldUsername:
+		return m.OldUsername(ctx)
+	case registrycredential.FieldSealedPassword:
+		return m.OldSealedPassword(ctx)
+	case registrycredential.FieldKeyID:
+		return m.OldKeyID(ctx)
+	case registrycredential.FieldSending:
+		return m.OldSending(ctx)
+	case registrycredential.FieldLastError:
+		return m.OldLastError(ctx)
+	case registrycredential.FieldUpdatedBy:
+		return m.OldUpdatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown RegistryCredential field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RegistryCredentialMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case registrycredential.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case registrycredential.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case registrycredential.FieldHoldingID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldingID(v)
+		return nil
+	case registrycredential.FieldUsername:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsername(v)
+		return nil
+	case registrycredential.FieldSealedPassword:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSealedPassword(v)
+		return nil
+	case registrycredential.FieldKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
+	case registrycredential.FieldSending:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSending(v)
+		return nil
+	case registrycredential.FieldLastError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastError(v)
+		return nil
+	case registrycredential.FieldUpdatedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RegistryCredential field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RegistryCredentialMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RegistryCredentialMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RegistryCredentialMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown RegistryCredential numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RegistryCredentialMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(registrycredential.FieldLastError) {
+		fields = append(fields, registrycredential.FieldLastError)
+	}
+	if m.FieldCleared(registrycredential.FieldUpdatedBy) {
+		fields = append(fields, registrycredential.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RegistryCredentialMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RegistryCredentialMutation) ClearField(name string) error {
+	switch name {
+	case registrycredential.FieldLastError:
+		m.ClearLastError()
+		return nil
+	case registrycredential.FieldUpdatedBy:
+		m.ClearUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown RegistryCredential nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RegistryCredentialMutation) ResetField(name string) error {
+	switch name {
+	case registrycredential.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case registrycredential.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case registrycredential.FieldHoldingID:
+		m.ResetHoldingID()
+		return nil
+	case registrycredential.FieldUsername:
+		m.ResetUsername()
+		return nil
+	case registrycredential.FieldSealedPassword:
+		m.ResetSealedPassword()
+		return nil
+	case registrycredential.FieldKeyID:
+		m.ResetKeyID()
+		return nil
+	case registrycredential.FieldSending:
+		m.ResetSending()
+		return nil
+	case registrycredential.FieldLastError:
+		m.ResetLastError()
+		return nil
+	case registrycredential.FieldUpdatedBy:
+		m.ResetUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown RegistryCredential field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RegistryCredentialMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RegistryCredentialMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RegistryCredentialMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RegistryCredentialMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RegistryCredentialMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RegistryCredentialMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RegistryCredentialMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown RegistryCredential unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RegistryCredentialMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown RegistryCredential edge %s", name)
 }
 
 // ScheduledEventMutation represents an operation that mutates the ScheduledEvent nodes in the graph.

@@ -51,8 +51,10 @@ type NoticeSubmission struct {
 	Attempts int `json:"attempts,omitempty"`
 	// NextAttemptAt holds the value of the "next_attempt_at" field.
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-	// The message as sent, byte for byte.
+	// The message as sent, byte for byte; for the outbox, the report (JSON) it hands the adapter, sent again as it was on a retry.
 	Payload []byte `json:"payload,omitempty"`
+	// The outbox's batch: the submissions sent in one request, under this id (a registry's transaction id).
+	BatchID *string `json:"batch_id,omitempty"`
 	// CreatedBy holds the value of the "created_by" field.
 	CreatedBy    *uuid.UUID `json:"created_by,omitempty"`
 	selectValues sql.SelectValues
@@ -69,7 +71,7 @@ func (*NoticeSubmission) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case noticesubmission.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case noticesubmission.FieldNoticeKey, noticesubmission.FieldKind, noticesubmission.FieldIdempotencyKey, noticesubmission.FieldState, noticesubmission.FieldChannel, noticesubmission.FieldRegistryReference, noticesubmission.FieldCause:
+		case noticesubmission.FieldNoticeKey, noticesubmission.FieldKind, noticesubmission.FieldIdempotencyKey, noticesubmission.FieldState, noticesubmission.FieldChannel, noticesubmission.FieldRegistryReference, noticesubmission.FieldCause, noticesubmission.FieldBatchID:
 			values[i] = new(sql.NullString)
 		case noticesubmission.FieldCreatedAt, noticesubmission.FieldUpdatedAt, noticesubmission.FieldSentAt, noticesubmission.FieldAnsweredAt, noticesubmission.FieldNextAttemptAt:
 			values[i] = new(sql.NullTime)
@@ -204,6 +206,13 @@ func (_m *NoticeSubmission) assignValues(columns []string, values []any) error {
 			} else if value != nil {
 				_m.Payload = *value
 			}
+		case noticesubmission.FieldBatchID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field batch_id", values[i])
+			} else if value.Valid {
+				_m.BatchID = new(string)
+				*_m.BatchID = value.String
+			}
 		case noticesubmission.FieldCreatedBy:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field created_by", values[i])
@@ -309,6 +318,11 @@ func (_m *NoticeSubmission) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("payload=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Payload))
+	builder.WriteString(", ")
+	if v := _m.BatchID; v != nil {
+		builder.WriteString("batch_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.CreatedBy; v != nil {
 		builder.WriteString("created_by=")

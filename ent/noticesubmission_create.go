@@ -198,6 +198,20 @@ func (_c *NoticeSubmissionCreate) SetPayload(v []byte) *NoticeSubmissionCreate {
 	return _c
 }
 
+// SetBatchID sets the "batch_id" field.
+func (_c *NoticeSubmissionCreate) SetBatchID(v string) *NoticeSubmissionCreate {
+	_c.mutation.SetBatchID(v)
+	return _c
+}
+
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_c *NoticeSubmissionCreate) SetNillableBatchID(v *string) *NoticeSubmissionCreate {
+	if v != nil {
+		_c.SetBatchID(*v)
+	}
+	return _c
+}
+
 // SetCreatedBy sets the "created_by" field.
 func (_c *NoticeSubmissionCreate) SetCreatedBy(v uuid.UUID) *NoticeSubmissionCreate {
 	_c.mutation.SetCreatedBy(v)
@@ -351,6 +365,11 @@ func (_c *NoticeSubmissionCreate) check() error {
 			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.attempts": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.BatchID(); ok {
+		if err := noticesubmission.BatchIDValidator(v); err != nil {
+			return &ValidationError{Name: "batch_id", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.batch_id": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -454,6 +473,10 @@ func (_c *NoticeSubmissionCreate) createSpec() (*NoticeSubmission, *sqlgraph.Cre
 	if value, ok := _c.mutation.Payload(); ok {
 		_spec.SetField(noticesubmission.FieldPayload, field.TypeBytes, value)
 		_node.Payload = value
+	}
+	if value, ok := _c.mutation.BatchID(); ok {
+		_spec.SetField(noticesubmission.FieldBatchID, field.TypeString, value)
+		_node.BatchID = &value
 	}
 	if value, ok := _c.mutation.CreatedBy(); ok {
 		_spec.SetField(noticesubmission.FieldCreatedBy, field.TypeUUID, value)
@@ -670,6 +693,24 @@ func (u *NoticeSubmissionUpsert) UpdatePayload() *NoticeSubmissionUpsert {
 // ClearPayload clears the value of the "payload" field.
 func (u *NoticeSubmissionUpsert) ClearPayload() *NoticeSubmissionUpsert {
 	u.SetNull(noticesubmission.FieldPayload)
+	return u
+}
+
+// SetBatchID sets the "batch_id" field.
+func (u *NoticeSubmissionUpsert) SetBatchID(v string) *NoticeSubmissionUpsert {
+	u.Set(noticesubmission.FieldBatchID, v)
+	return u
+}
+
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *NoticeSubmissionUpsert) UpdateBatchID() *NoticeSubmissionUpsert {
+	u.SetExcluded(noticesubmission.FieldBatchID)
+	return u
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *NoticeSubmissionUpsert) ClearBatchID() *NoticeSubmissionUpsert {
+	u.SetNull(noticesubmission.FieldBatchID)
 	return u
 }
 
@@ -931,6 +972,27 @@ func (u *NoticeSubmissionUpsertOne) UpdatePayload() *NoticeSubmissionUpsertOne {
 func (u *NoticeSubmissionUpsertOne) ClearPayload() *NoticeSubmissionUpsertOne {
 	return u.Update(func(s *NoticeSubmissionUpsert) {
 		s.ClearPayload()
+	})
+}
+
+// SetBatchID sets the "batch_id" field.
+func (u *NoticeSubmissionUpsertOne) SetBatchID(v string) *NoticeSubmissionUpsertOne {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.SetBatchID(v)
+	})
+}
+
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *NoticeSubmissionUpsertOne) UpdateBatchID() *NoticeSubmissionUpsertOne {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.UpdateBatchID()
+	})
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *NoticeSubmissionUpsertOne) ClearBatchID() *NoticeSubmissionUpsertOne {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.ClearBatchID()
 	})
 }
 
@@ -1359,6 +1421,27 @@ func (u *NoticeSubmissionUpsertBulk) UpdatePayload() *NoticeSubmissionUpsertBulk
 func (u *NoticeSubmissionUpsertBulk) ClearPayload() *NoticeSubmissionUpsertBulk {
 	return u.Update(func(s *NoticeSubmissionUpsert) {
 		s.ClearPayload()
+	})
+}
+
+// SetBatchID sets the "batch_id" field.
+func (u *NoticeSubmissionUpsertBulk) SetBatchID(v string) *NoticeSubmissionUpsertBulk {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.SetBatchID(v)
+	})
+}
+
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *NoticeSubmissionUpsertBulk) UpdateBatchID() *NoticeSubmissionUpsertBulk {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.UpdateBatchID()
+	})
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *NoticeSubmissionUpsertBulk) ClearBatchID() *NoticeSubmissionUpsertBulk {
+	return u.Update(func(s *NoticeSubmissionUpsert) {
+		s.ClearBatchID()
 	})
 }
 

@@ -195,6 +195,26 @@ func (_u *NoticeSubmissionUpdate) ClearPayload() *NoticeSubmissionUpdate {
 	return _u
 }
 
+// SetBatchID sets the "batch_id" field.
+func (_u *NoticeSubmissionUpdate) SetBatchID(v string) *NoticeSubmissionUpdate {
+	_u.mutation.SetBatchID(v)
+	return _u
+}
+
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_u *NoticeSubmissionUpdate) SetNillableBatchID(v *string) *NoticeSubmissionUpdate {
+	if v != nil {
+		_u.SetBatchID(*v)
+	}
+	return _u
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (_u *NoticeSubmissionUpdate) ClearBatchID() *NoticeSubmissionUpdate {
+	_u.mutation.ClearBatchID()
+	return _u
+}
+
 // Mutation returns the NoticeSubmissionMutation object of the builder.
 func (_u *NoticeSubmissionUpdate) Mutation() *NoticeSubmissionMutation {
 	return _u.mutation
@@ -261,6 +281,11 @@ func (_u *NoticeSubmissionUpdate) check() error {
 	if v, ok := _u.mutation.Attempts(); ok {
 		if err := noticesubmission.AttemptsValidator(v); err != nil {
 			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.attempts": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.BatchID(); ok {
+		if err := noticesubmission.BatchIDValidator(v); err != nil {
+			return &ValidationError{Name: "batch_id", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.batch_id": %w`, err)}
 		}
 	}
 	return nil
@@ -331,6 +356,12 @@ func (_u *NoticeSubmissionUpdate) sqlSave(ctx context.Context) (_node int, err e
 	}
 	if _u.mutation.PayloadCleared() {
 		_spec.ClearField(noticesubmission.FieldPayload, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.BatchID(); ok {
+		_spec.SetField(noticesubmission.FieldBatchID, field.TypeString, value)
+	}
+	if _u.mutation.BatchIDCleared() {
+		_spec.ClearField(noticesubmission.FieldBatchID, field.TypeString)
 	}
 	if _u.mutation.CreatedByCleared() {
 		_spec.ClearField(noticesubmission.FieldCreatedBy, field.TypeUUID)
@@ -522,6 +553,26 @@ func (_u *NoticeSubmissionUpdateOne) ClearPayload() *NoticeSubmissionUpdateOne {
 	return _u
 }
 
+// SetBatchID sets the "batch_id" field.
+func (_u *NoticeSubmissionUpdateOne) SetBatchID(v string) *NoticeSubmissionUpdateOne {
+	_u.mutation.SetBatchID(v)
+	return _u
+}
+
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_u *NoticeSubmissionUpdateOne) SetNillableBatchID(v *string) *NoticeSubmissionUpdateOne {
+	if v != nil {
+		_u.SetBatchID(*v)
+	}
+	return _u
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (_u *NoticeSubmissionUpdateOne) ClearBatchID() *NoticeSubmissionUpdateOne {
+	_u.mutation.ClearBatchID()
+	return _u
+}
+
 // Mutation returns the NoticeSubmissionMutation object of the builder.
 func (_u *NoticeSubmissionUpdateOne) Mutation() *NoticeSubmissionMutation {
 	return _u.mutation
@@ -601,6 +652,11 @@ func (_u *NoticeSubmissionUpdateOne) check() error {
 	if v, ok := _u.mutation.Attempts(); ok {
 		if err := noticesubmission.AttemptsValidator(v); err != nil {
 			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.attempts": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.BatchID(); ok {
+		if err := noticesubmission.BatchIDValidator(v); err != nil {
+			return &ValidationError{Name: "batch_id", err: fmt.Errorf(`ent: validator failed for field "NoticeSubmission.batch_id": %w`, err)}
 		}
 	}
 	return nil
@@ -688,6 +744,12 @@ func (_u *NoticeSubmissionUpdateOne) sqlSave(ctx context.Context) (_node *Notice
 	}
 	if _u.mutation.PayloadCleared() {
 		_spec.ClearField(noticesubmission.FieldPayload, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.BatchID(); ok {
+		_spec.SetField(noticesubmission.FieldBatchID, field.TypeString, value)
+	}
+	if _u.mutation.BatchIDCleared() {
+		_spec.ClearField(noticesubmission.FieldBatchID, field.TypeString)
 	}
 	if _u.mutation.CreatedByCleared() {
 		_spec.ClearField(noticesubmission.FieldCreatedBy, field.TypeUUID)

@@ -84,6 +84,8 @@ type Tx struct {
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
 	RefreshToken *RefreshTokenClient
+	// RegistryCredential is the client for interacting with the RegistryCredential builders.
+	RegistryCredential *RegistryCredentialClient
 	// ScheduledEvent is the client for interacting with the ScheduledEvent builders.
 	ScheduledEvent *ScheduledEventClient
 	// TaskUpdate is the client for interacting with the TaskUpdate builders.
@@ -268,6 +270,7 @@ func (tx *Tx) init() {
 	tx.Record = NewRecordClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
+	tx.RegistryCredential = NewRegistryCredentialClient(tx.config)
 	tx.ScheduledEvent = NewScheduledEventClient(tx.config)
 	tx.TaskUpdate = NewTaskUpdateClient(tx.config)
 	tx.Thread = NewThreadClient(tx.config)

@@ -76,8 +76,8 @@ func noticeSubmissionPayload(n *herdbook.Notice, _ *ent.NoticeSubmission, err er
 	return &model.NoticeSubmissionCreatePayload{Notice: statutoryNotice(*n)}, nil
 }
 
-func registryCopy(asOf *string, animals []*model.RegistryAnimalInput, herdList *string) herdbook.RegistryCopy {
-	in := herdbook.RegistryCopy{AsOf: orZero(asOf), HerdList: orZero(herdList)}
+func registryCopy(asOf *string, animals []*model.RegistryAnimalInput, herdList *string, fromRegistry *bool) herdbook.RegistryCopy {
+	in := herdbook.RegistryCopy{AsOf: orZero(asOf), HerdList: orZero(herdList), FromRegistry: fromRegistry != nil && *fromRegistry}
 	for _, a := range animals {
 		in.Animals = append(in.Animals, herdbook.RegistryAnimal{Tag: a.Tag, Sex: orZero(a.Sex), BirthDate: orZero(a.BirthDate),
 			OnDate: orZero(a.OnDate), Breed: orZero(a.Breed), Dam: orZero(a.Dam)})

@@ -471,7 +471,7 @@ type ComplexityRoot struct {
 		Name                  func(childComplexity int) int
 		Notifications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) int
 		OutsideAnimals        func(childComplexity int, after *string, first *int) int
-		Reconciliation        func(childComplexity int, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) int
+		Reconciliation        func(childComplexity int, asOf *string, animals []*model.RegistryAnimalInput, herdList *string, fromRegistry *bool) int
 		Records               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.RecordOrder, where *ent.RecordWhereInput) int
 		Reports               func(childComplexity int) int
 		Settings              func(childComplexity int) int
@@ -1542,7 +1542,7 @@ type FarmResolver interface {
 	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
 	Holding(ctx context.Context, obj *ent.Farm) (*herdbook.HoldingView, error)
 	StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string, animalID *uuid.UUID) ([]*model.StatutoryNotice, error)
-	Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) (*model.Reconciliation, error)
+	Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string, fromRegistry *bool) (*model.Reconciliation, error)
 	Calvings(ctx context.Context, obj *ent.Farm, from *string, to *string, first *int, after *string) (*model.CalvingConnection, error)
 	Settings(ctx context.Context, obj *ent.Farm) (*herdbook.FarmSettings, error)
 	Webhooks(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.WebhookEndpointConnection, error)
@@ -3425,7 +3425,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.Reconciliation(childComplexity, args["asOf"].(*string), args["animals"].([]*model.RegistryAnimalInput), args["herdList"].(*string)), true
+		return e.ComplexityRoot.Farm.Reconciliation(childComplexity, args["asOf"].(*string), args["animals"].([]*model.RegistryAnimalInput), args["herdList"].(*string), args["fromRegistry"].(*bool)), true
 	case "Farm.records":
 		if e.ComplexityRoot.Farm.Records == nil {
 			break
@@ -11463,6 +11463,14 @@ func (ec *executionContext) field_Farm_reconciliation_args(ctx context.Context, 
 		return nil, err
 	}
 	args["herdList"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "fromRegistry",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fromRegistry"] = arg3
 	return args, nil
 }
 
@@ -21249,7 +21257,7 @@ func (ec *executionContext) _Farm_reconciliation(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().Reconciliation(ctx, obj, fc.Args["asOf"].(*string), fc.Args["animals"].([]*model.RegistryAnimalInput), fc.Args["herdList"].(*string))
+			return ec.Resolvers.Farm().Reconciliation(ctx, obj, fc.Args["asOf"].(*string), fc.Args["animals"].([]*model.RegistryAnimalInput), fc.Args["herdList"].(*string), fc.Args["fromRegistry"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Reconciliation) graphql.Marshaler {

@@ -25,8 +25,8 @@ func (r *farmResolver) StatutoryNotices(ctx context.Context, obj *ent.Farm, stat
 }
 
 // Reconciliation is the resolver for the reconciliation field.
-func (r *farmResolver) Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string) (*model.Reconciliation, error) {
-	return reconciliation(r.svc.ReconcileRegistryCopy(ctx, obj.ID, registryCopy(asOf, animals, herdList)))
+func (r *farmResolver) Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string, fromRegistry *bool) (*model.Reconciliation, error) {
+	return reconciliation(r.svc.ReconcileRegistryCopy(ctx, obj.ID, registryCopy(asOf, animals, herdList, fromRegistry)))
 }
 
 // HoldingCreate is the resolver for the holdingCreate field.

@@ -74,6 +74,11 @@ type Error struct {
 	Code      string
 	Message   string
 	Temporary bool
+	// NotTaken says the registry certainly did not take the request (it answered that it
+	// was unavailable or overloaded, or no connection was made), so a retry cannot report
+	// anything twice. Without it, a temporary error leaves open whether the request
+	// reached the registry.
+	NotTaken bool
 }
 
 func (e *Error) Error() string {
@@ -104,6 +109,33 @@ type Adapter interface {
 	// Results fetches the registry's answers to a submitted batch: ErrNotReady while it
 	// has none. Reports the answer does not name are left out.
 	Results(ctx context.Context, h Holding, receipt string, reports []Report) ([]Answer, error)
+}
+
+// NotTaken reports whether err says the registry certainly did not take the request.
+func NotTaken(err error) bool {
+	var re *Error
+	return errors.As(err, &re) && re.NotTaken
+}
+
+// Checker is an adapter that can read the registry's own copy of a holding and tell from it
+// which reports the registry already has: the outbox asks it before sending again a batch
+// whose last attempt may have reached the registry without its answer being kept, so that
+// nothing is reported twice. The answer is keyed by report key.
+type Checker interface {
+	Reported(ctx context.Context, h Holding, reports []Report) (map[string]bool, error)
+}
+
+// CopyReader is an adapter that reads the registry's copy of a holding's animals, for
+// reconciliation with the book.
+type CopyReader interface {
+	Copy(ctx context.Context, h Holding) ([]CopyAnimal, error)
+}
+
+// CopyAnimal is one animal of a registry's copy of a holding; empty fields are unknown.
+type CopyAnimal struct {
+	// Tag is the official ear tag; Sex M or F; BirthDate and OnDate (its arrival on the
+	// holding) YYYY-MM-DD; Breed the registry's breed code; Dam its dam's tag.
+	Tag, Sex, BirthDate, OnDate, Breed, Dam string
 }
 
 // Backoff is how long to wait before the attempt after n failed ones (n from 1): doubling

@@ -8,7 +8,9 @@ import (
 )
 
 type reconciliationBody struct {
-	Animals []herdbook.RegistryAnimal `json:"animals"`
+	Animals      []herdbook.RegistryAnimal `json:"animals"`
+	HerdList     *string                   `json:"herd_list"`
+	FromRegistry *bool                     `json:"from_registry"`
 }
 
 type differenceJSON struct {
@@ -33,11 +35,19 @@ func (h *Handler) reconcileRegistryCopy(w http.ResponseWriter, r *http.Request) 
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	if b.Animals == nil {
-		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "animals", Message: "is required"}))
+	in := herdbook.RegistryCopy{AsOf: r.URL.Query().Get("as_of"), Animals: b.Animals}
+	if b.HerdList != nil {
+		in.HerdList = *b.HerdList
+	}
+	if b.FromRegistry != nil {
+		in.FromRegistry = *b.FromRegistry
+	}
+	if b.Animals == nil && b.HerdList == nil && !in.FromRegistry {
+		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "animals",
+			Message: "is required: the registry's copy as animals, or herd_list (a CTS herd list's text), or from_registry: true"}))
 		return
 	}
-	rec, err := h.svc.ReconcileRegistryCopy(r.Context(), farmID, herdbook.RegistryCopy{AsOf: r.URL.Query().Get("as_of"), Animals: b.Animals})
+	rec, err := h.svc.ReconcileRegistryCopy(r.Context(), farmID, in)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

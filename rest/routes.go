@@ -25,6 +25,10 @@ func (h *Handler) routes() {
 	h.handle("DELETE", "/farm/{farm_id}/holding", h.deleteFarmHolding)
 	h.handle("GET", "/holdings/{holding_id}", h.holdingOf("holding_id", h.svc.Holding))
 	h.handle("PUT", "/holdings/{holding_id}", h.putHolding)
+	// The keeper's credentials at the registry, for the outbox that sends the notices.
+	h.handle("GET", "/holdings/{holding_id}/registry-credentials", h.getRegistryCredentials)
+	h.handle("PUT", "/holdings/{holding_id}/registry-credentials", h.putRegistryCredentials)
+	h.handle("DELETE", "/holdings/{holding_id}/registry-credentials", h.deleteRegistryCredentials)
 	// Statutory notices derived from the book, with their legal clocks, and their submissions.
 	h.handle("GET", "/farm/{farm_id}/notices", h.noticesOf("farm_id", h.svc.FarmNotices))
 	h.handle("POST", "/farm/{farm_id}/notices/{notice_key}/submissions", h.createNoticeSubmission)

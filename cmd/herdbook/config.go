@@ -67,6 +67,8 @@ type config struct {
 	S3SecretKey       string
 	FileRetention     string
 	FilePurgeInterval string
+	// Registry is the outbox of statutory notices (registry.go).
+	Registry registryConfig
 	// serviceOptions are given to the Service that open builds.
 	serviceOptions []herdbook.Option
 }

@@ -51,6 +51,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.NotifyWorker, "notify-worker", e.getenv("HERDBOOK_NOTIFY_WORKER") != "false", "run the notification scheduler and delivery worker in this process; HERDBOOK_NOTIFY_WORKER=false turns it off")
 	e.rateLimitFlags(fs, &c)
 	e.webhookFlags(fs, &c)
+	e.registryFlags(fs, &c.Registry)
 	fs.BoolVar(&c.WebhookWorker, "webhook-worker", e.getenv("HERDBOOK_WEBHOOK_WORKER") != "false", "run the webhook delivery worker in this process; HERDBOOK_WEBHOOK_WORKER=false turns it off")
 	c.WebhookInterval = 5 * time.Second
 	fs.Var(positiveDuration{&c.WebhookInterval}, "webhook-interval", "how often an idle webhook worker looks for due deliveries, such as 5s (HERDBOOK_WEBHOOK_INTERVAL)")
@@ -90,6 +91,13 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	c.serviceOptions = append(c.serviceOptions, herdbook.WithBlobStore(blobs), herdbook.WithWebhookPrivateAddresses(c.WebhookAllowPrivate))
 	logger := c.logger(e.stderr)
+	regs, err := c.Registry.registries(logger)
+	if err != nil {
+		return err
+	}
+	if regs != nil {
+		c.serviceOptions = append(c.serviceOptions, herdbook.WithRegistries(regs))
+	}
 	// Whatever logs through the default logger (the REST recoverer, libraries using package
 	// log) writes in the same format, so that JSON mode is JSON throughout.
 	slog.SetDefault(logger)
@@ -219,6 +227,23 @@ func (e env) serve(ctx context.Context, args []string) error {
 		close(hooksDone)
 	}
 	defer func() { stopWorker(); <-hooksDone }()
+
+	// The registry outbox sends the notices of holdings whose keeper turned sending on; it
+	// stops with the server, and a batch cut short is taken over by the next pass (here or
+	// on another node) after asking the registry what it already has.
+	outboxDone := make(chan struct{})
+	go func() {
+		defer close(outboxDone)
+		svc.RunOutbox(workerCtx, c.Registry.Interval, func(res herdbook.OutboxResult, err error) {
+			if err != nil {
+				logger.Warn("registry outbox", "error", err, "submitted", res.Submitted, "answered", res.Answered)
+				return
+			}
+			logger.Info("registry outbox", "submitted", res.Submitted, "answered", res.Answered, "recovered", res.Recovered,
+				"retried", res.Retried, "refused", res.Refused)
+		})
+	}()
+	defer func() { stopWorker(); <-outboxDone }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -429,6 +429,18 @@ func (f RefreshTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RefreshTokenMutation", m)
 }
 
+// The RegistryCredentialFunc type is an adapter to allow the use of ordinary
+// function as RegistryCredential mutator.
+type RegistryCredentialFunc func(context.Context, *ent.RegistryCredentialMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RegistryCredentialFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RegistryCredentialMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RegistryCredentialMutation", m)
+}
+
 // The ScheduledEventFunc type is an adapter to allow the use of ordinary
 // function as ScheduledEvent mutator.
 type ScheduledEventFunc func(context.Context, *ent.ScheduledEventMutation) (ent.Value, error)

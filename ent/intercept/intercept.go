@@ -44,6 +44,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/taskupdate"
 	"github.com/herdbook/herdbook/ent/thread"
@@ -1056,6 +1057,33 @@ func (f TraverseRefreshToken) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RefreshTokenQuery", q)
 }
 
+// The RegistryCredentialFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RegistryCredentialFunc func(context.Context, *ent.RegistryCredentialQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RegistryCredentialFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RegistryCredentialQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RegistryCredentialQuery", q)
+}
+
+// The TraverseRegistryCredential type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRegistryCredential func(context.Context, *ent.RegistryCredentialQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRegistryCredential) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRegistryCredential) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RegistryCredentialQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RegistryCredentialQuery", q)
+}
+
 // The ScheduledEventFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ScheduledEventFunc func(context.Context, *ent.ScheduledEventQuery) (ent.Value, error)
 
@@ -1372,6 +1400,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RecordItemQuery, predicate.RecordItem, recorditem.OrderOption]{typ: ent.TypeRecordItem, tq: q}, nil
 	case *ent.RefreshTokenQuery:
 		return &query[*ent.RefreshTokenQuery, predicate.RefreshToken, refreshtoken.OrderOption]{typ: ent.TypeRefreshToken, tq: q}, nil
+	case *ent.RegistryCredentialQuery:
+		return &query[*ent.RegistryCredentialQuery, predicate.RegistryCredential, registrycredential.OrderOption]{typ: ent.TypeRegistryCredential, tq: q}, nil
 	case *ent.ScheduledEventQuery:
 		return &query[*ent.ScheduledEventQuery, predicate.ScheduledEvent, scheduledevent.OrderOption]{typ: ent.TypeScheduledEvent, tq: q}, nil
 	case *ent.TaskUpdateQuery:

@@ -881,6 +881,7 @@ var (
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
 		{Name: "payload", Type: field.TypeBytes, Nullable: true},
+		{Name: "batch_id", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "created_by", Type: field.TypeUUID, Nullable: true},
 	}
 	// NoticeSubmissionsTable holds the schema information for the "notice_submissions" table.
@@ -1327,6 +1328,25 @@ var (
 			},
 		},
 	}
+	// RegistryCredentialsColumns holds the columns for the "registry_credentials" table.
+	RegistryCredentialsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "holding_id", Type: field.TypeUUID, Unique: true},
+		{Name: "username", Type: field.TypeString, Size: 200},
+		{Name: "sealed_password", Type: field.TypeBytes},
+		{Name: "key_id", Type: field.TypeString, Size: 16},
+		{Name: "sending", Type: field.TypeBool, Default: false},
+		{Name: "last_error", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "updated_by", Type: field.TypeUUID, Nullable: true},
+	}
+	// RegistryCredentialsTable holds the schema information for the "registry_credentials" table.
+	RegistryCredentialsTable = &schema.Table{
+		Name:       "registry_credentials",
+		Columns:    RegistryCredentialsColumns,
+		PrimaryKey: []*schema.Column{RegistryCredentialsColumns[0]},
+	}
 	// ScheduledEventsColumns holds the columns for the "scheduled_events" table.
 	ScheduledEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1741,6 +1761,7 @@ var (
 		RecordsTable,
 		RecordItemsTable,
 		RefreshTokensTable,
+		RegistryCredentialsTable,
 		ScheduledEventsTable,
 		TaskUpdatesTable,
 		ThreadsTable,

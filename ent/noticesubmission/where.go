@@ -135,6 +135,11 @@ func Payload(v []byte) predicate.NoticeSubmission {
 	return predicate.NoticeSubmission(sql.FieldEQ(FieldPayload, v))
 }
 
+// BatchID applies equality check predicate on the "batch_id" field. It's identical to BatchIDEQ.
+func BatchID(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldEQ(FieldBatchID, v))
+}
+
 // CreatedBy applies equality check predicate on the "created_by" field. It's identical to CreatedByEQ.
 func CreatedBy(v uuid.UUID) predicate.NoticeSubmission {
 	return predicate.NoticeSubmission(sql.FieldEQ(FieldCreatedBy, v))
@@ -1018,6 +1023,81 @@ func PayloadIsNil() predicate.NoticeSubmission {
 // PayloadNotNil applies the NotNil predicate on the "payload" field.
 func PayloadNotNil() predicate.NoticeSubmission {
 	return predicate.NoticeSubmission(sql.FieldNotNull(FieldPayload))
+}
+
+// BatchIDEQ applies the EQ predicate on the "batch_id" field.
+func BatchIDEQ(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldEQ(FieldBatchID, v))
+}
+
+// BatchIDNEQ applies the NEQ predicate on the "batch_id" field.
+func BatchIDNEQ(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldNEQ(FieldBatchID, v))
+}
+
+// BatchIDIn applies the In predicate on the "batch_id" field.
+func BatchIDIn(vs ...string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldIn(FieldBatchID, vs...))
+}
+
+// BatchIDNotIn applies the NotIn predicate on the "batch_id" field.
+func BatchIDNotIn(vs ...string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldNotIn(FieldBatchID, vs...))
+}
+
+// BatchIDGT applies the GT predicate on the "batch_id" field.
+func BatchIDGT(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldGT(FieldBatchID, v))
+}
+
+// BatchIDGTE applies the GTE predicate on the "batch_id" field.
+func BatchIDGTE(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldGTE(FieldBatchID, v))
+}
+
+// BatchIDLT applies the LT predicate on the "batch_id" field.
+func BatchIDLT(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldLT(FieldBatchID, v))
+}
+
+// BatchIDLTE applies the LTE predicate on the "batch_id" field.
+func BatchIDLTE(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldLTE(FieldBatchID, v))
+}
+
+// BatchIDContains applies the Contains predicate on the "batch_id" field.
+func BatchIDContains(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldContains(FieldBatchID, v))
+}
+
+// BatchIDHasPrefix applies the HasPrefix predicate on the "batch_id" field.
+func BatchIDHasPrefix(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldHasPrefix(FieldBatchID, v))
+}
+
+// BatchIDHasSuffix applies the HasSuffix predicate on the "batch_id" field.
+func BatchIDHasSuffix(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldHasSuffix(FieldBatchID, v))
+}
+
+// BatchIDIsNil applies the IsNil predicate on the "batch_id" field.
+func BatchIDIsNil() predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldIsNull(FieldBatchID))
+}
+
+// BatchIDNotNil applies the NotNil predicate on the "batch_id" field.
+func BatchIDNotNil() predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldNotNull(FieldBatchID))
+}
+
+// BatchIDEqualFold applies the EqualFold predicate on the "batch_id" field.
+func BatchIDEqualFold(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldEqualFold(FieldBatchID, v))
+}
+
+// BatchIDContainsFold applies the ContainsFold predicate on the "batch_id" field.
+func BatchIDContainsFold(v string) predicate.NoticeSubmission {
+	return predicate.NoticeSubmission(sql.FieldContainsFold(FieldBatchID, v))
 }
 
 // CreatedByEQ applies the EQ predicate on the "created_by" field.

@@ -111,6 +111,9 @@ type RecordItem func(*sql.Selector)
 // RefreshToken is the predicate function for refreshtoken builders.
 type RefreshToken func(*sql.Selector)
 
+// RegistryCredential is the predicate function for registrycredential builders.
+type RegistryCredential func(*sql.Selector)
+
 // ScheduledEvent is the predicate function for scheduledevent builders.
 type ScheduledEvent func(*sql.Selector)
 

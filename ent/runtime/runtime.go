@@ -41,6 +41,7 @@ import (
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
+	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema"
 	"github.com/herdbook/herdbook/ent/taskupdate"
@@ -1247,6 +1248,10 @@ func init() {
 	noticesubmission.DefaultAttempts = noticesubmissionDescAttempts.Default.(int)
 	// noticesubmission.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
 	noticesubmission.AttemptsValidator = noticesubmissionDescAttempts.Validators[0].(func(int) error)
+	// noticesubmissionDescBatchID is the schema descriptor for batch_id field.
+	noticesubmissionDescBatchID := noticesubmissionFields[15].Descriptor()
+	// noticesubmission.BatchIDValidator is a validator for the "batch_id" field. It is called by the builders before save.
+	noticesubmission.BatchIDValidator = noticesubmissionDescBatchID.Validators[0].(func(string) error)
 	// noticesubmissionDescID is the schema descriptor for id field.
 	noticesubmissionDescID := noticesubmissionMixinFields0[0].Descriptor()
 	// noticesubmission.DefaultID holds the default value on creation for the id field.
@@ -1696,6 +1701,73 @@ func init() {
 	refreshtokenDescID := refreshtokenMixinFields0[0].Descriptor()
 	// refreshtoken.DefaultID holds the default value on creation for the id field.
 	refreshtoken.DefaultID = refreshtokenDescID.Default.(func() uuid.UUID)
+	registrycredentialMixin := schema.RegistryCredential{}.Mixin()
+	registrycredentialMixinFields0 := registrycredentialMixin[0].Fields()
+	_ = registrycredentialMixinFields0
+	registrycredentialFields := schema.RegistryCredential{}.Fields()
+	_ = registrycredentialFields
+	// registrycredentialDescCreatedAt is the schema descriptor for created_at field.
+	registrycredentialDescCreatedAt := registrycredentialMixinFields0[1].Descriptor()
+	// registrycredential.DefaultCreatedAt holds the default value on creation for the created_at field.
+	registrycredential.DefaultCreatedAt = registrycredentialDescCreatedAt.Default.(func() time.Time)
+	// registrycredentialDescUpdatedAt is the schema descriptor for updated_at field.
+	registrycredentialDescUpdatedAt := registrycredentialMixinFields0[2].Descriptor()
+	// registrycredential.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	registrycredential.DefaultUpdatedAt = registrycredentialDescUpdatedAt.Default.(func() time.Time)
+	// registrycredential.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	registrycredential.UpdateDefaultUpdatedAt = registrycredentialDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// registrycredentialDescUsername is the schema descriptor for username field.
+	registrycredentialDescUsername := registrycredentialFields[1].Descriptor()
+	// registrycredential.UsernameValidator is a validator for the "username" field. It is called by the builders before save.
+	registrycredential.UsernameValidator = func() func(string) error {
+		validators := registrycredentialDescUsername.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(username string) error {
+			for _, fn := range fns {
+				if err := fn(username); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// registrycredentialDescSealedPassword is the schema descriptor for sealed_password field.
+	registrycredentialDescSealedPassword := registrycredentialFields[2].Descriptor()
+	// registrycredential.SealedPasswordValidator is a validator for the "sealed_password" field. It is called by the builders before save.
+	registrycredential.SealedPasswordValidator = registrycredentialDescSealedPassword.Validators[0].(func([]byte) error)
+	// registrycredentialDescKeyID is the schema descriptor for key_id field.
+	registrycredentialDescKeyID := registrycredentialFields[3].Descriptor()
+	// registrycredential.KeyIDValidator is a validator for the "key_id" field. It is called by the builders before save.
+	registrycredential.KeyIDValidator = func() func(string) error {
+		validators := registrycredentialDescKeyID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key_id string) error {
+			for _, fn := range fns {
+				if err := fn(key_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// registrycredentialDescSending is the schema descriptor for sending field.
+	registrycredentialDescSending := registrycredentialFields[4].Descriptor()
+	// registrycredential.DefaultSending holds the default value on creation for the sending field.
+	registrycredential.DefaultSending = registrycredentialDescSending.Default.(bool)
+	// registrycredentialDescLastError is the schema descriptor for last_error field.
+	registrycredentialDescLastError := registrycredentialFields[5].Descriptor()
+	// registrycredential.LastErrorValidator is a validator for the "last_error" field. It is called by the builders before save.
+	registrycredential.LastErrorValidator = registrycredentialDescLastError.Validators[0].(func(string) error)
+	// registrycredentialDescID is the schema descriptor for id field.
+	registrycredentialDescID := registrycredentialMixinFields0[0].Descriptor()
+	// registrycredential.DefaultID holds the default value on creation for the id field.
+	registrycredential.DefaultID = registrycredentialDescID.Default.(func() uuid.UUID)
 	scheduledeventMixin := schema.ScheduledEvent{}.Mixin()
 	scheduledeventMixinFields0 := scheduledeventMixin[0].Fields()
 	_ = scheduledeventMixinFields0

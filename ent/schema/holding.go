@@ -115,7 +115,8 @@ func (NoticeSubmission) Fields() []ent.Field {
 		field.Time("answered_at").Optional().Nillable(),
 		field.Int("attempts").NonNegative().Default(0),
 		field.Time("next_attempt_at").Optional().Nillable(),
-		field.Bytes("payload").Optional().Comment("The message as sent, byte for byte."),
+		field.Bytes("payload").Optional().Comment("The message as sent, byte for byte; for the outbox, the report (JSON) it hands the adapter, sent again as it was on a retry."),
+		field.String("batch_id").Optional().Nillable().MaxLen(64).Comment("The outbox's batch: the submissions sent in one request, under this id (a registry's transaction id)."),
 		field.UUID("created_by", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
@@ -131,5 +132,33 @@ func (NoticeSubmission) Indexes() []ent.Index {
 
 // Annotations of the NoticeSubmission.
 func (NoticeSubmission) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// RegistryCredential is a holding's credentials at its registry's web service, for the
+// outbox that sends its notices (docs/registry.md, "Sending"). The password is kept sealed
+// (AES-256-GCM under the operator's registry key, bound to the holding); it is never
+// returned. Sending is the keeper's switch: off until an OWNER turns it on, and the outbox
+// sends nothing at all until the operator configures an adapter and the key.
+type RegistryCredential struct{ ent.Schema }
+
+// Mixin of the RegistryCredential.
+func (RegistryCredential) Mixin() []ent.Mixin { return []ent.Mixin{BaseMixin{}} }
+
+// Fields of the RegistryCredential.
+func (RegistryCredential) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("holding_id", uuid.UUID{}).Immutable().Unique(),
+		field.String("username").NotEmpty().MaxLen(200).Comment("The keeper's user name at the registry's web service."),
+		field.Bytes("sealed_password").NotEmpty().Sensitive().Comment("The password, sealed: nonce then AES-256-GCM ciphertext, the holding's id as additional data."),
+		field.String("key_id").NotEmpty().MaxLen(16).Comment("Which registry key sealed it: the first bytes of its SHA-256, hex."),
+		field.Bool("sending").Default(false).Comment("Whether the outbox sends this holding's notices."),
+		field.String("last_error").Optional().Nillable().MaxLen(1000).Comment("Why the outbox last could not use them, until they are changed."),
+		field.UUID("updated_by", uuid.UUID{}).Optional().Nillable(),
+	}
+}
+
+// Annotations of the RegistryCredential.
+func (RegistryCredential) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
 }

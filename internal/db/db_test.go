@@ -605,3 +605,65 @@ func TestMedicineLabelMigrationKeepsPeriods(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryOutboxMigrationKeepsSubmissions applies the registry outbox's migration over a
+// holding with a submission recorded by hand: the submission keeps every value and has no
+// batch (it was not sent by an outbox), and the holding has no credentials, so nothing is
+// sent for it until its keeper saves them.
+func TestRegistryOutboxMigrationKeepsSubmissions(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir, err := db.Dir(d.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before string
+			for i, f := range files {
+				if strings.HasSuffix(f.Name(), "_registry_outbox.sql") {
+					before = files[i-1].Version()
+				}
+			}
+			if before == "" {
+				t.Fatal("no registry_outbox migration")
+			}
+			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+				t.Fatal(err)
+			}
+			const (
+				farm = "f0000000-0000-4000-8000-000000000002"
+				hold = "b0000000-0000-4000-8000-000000000002"
+				sub  = "c0000000-0000-4000-8000-000000000002"
+			)
+			for _, q := range []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
+				"INSERT INTO holdings (id, created_at, updated_at, scheme, identifier, keeper_name, country, rule_set, herd_type, time_zone) VALUES ('" + hold + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'uk.cph', '34/123/1234', 'K', 'GB', 'gb_cts', 'beef', 'Europe/London')",
+				"INSERT INTO notice_submissions (id, created_at, updated_at, holding_id, farm_id, notice_key, kind, idempotency_key, state, channel, registry_reference, attempts) VALUES ('" + sub + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, '" + hold + "', '" + farm + "', 'move_on:x:y', 'move_on', 'k-1', 'accepted', 'manual', 'CTS-1', 0)",
+			} {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			s := d.Client.NoticeSubmission.GetX(ctx, uuid.MustParse(sub))
+			if s.BatchID != nil || s.State != "accepted" || s.Channel != "manual" || s.RegistryReference == nil || *s.RegistryReference != "CTS-1" || s.NoticeKey != "move_on:x:y" {
+				t.Fatalf("submission after the migration: %+v", s)
+			}
+			if n := d.Client.RegistryCredential.Query().CountX(ctx); n != 0 {
+				t.Fatalf("%d credentials", n)
+			}
+		})
+	}
+}

@@ -129,6 +129,9 @@ type Options struct {
 	RefusePrivateWebhooks bool
 	// Metrics, when set, measures the App's requests (metrics.New over the App's database).
 	Metrics *metrics.Metrics
+	// ServiceOptions are given to the service after the App's own (a registry outbox's
+	// configuration, say).
+	ServiceOptions []herdbook.Option
 }
 
 // UnreachableDB is a PostgreSQL database whose server nobody listens on: every statement
@@ -168,6 +171,7 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	if o.Clock != nil {
 		svcOpts = append(svcOpts, herdbook.WithClock(o.Clock))
 	}
+	svcOpts = append(svcOpts, o.ServiceOptions...)
 	data := d
 	if o.ServiceDB != nil {
 		data = o.ServiceDB

@@ -21,8 +21,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -380,7 +382,8 @@ func (c *Client) transfer(ctx context.Context, typ string, req any) (*node, erro
 	}
 	res, err := hc.Do(hr)
 	if err != nil {
-		return nil, &registry.Error{Message: "CTWS unreachable: " + err.Error(), Temporary: true}
+		var op *net.OpError
+		return nil, &registry.Error{Message: "CTWS unreachable: " + err.Error(), Temporary: true, NotTaken: errors.As(err, &op) && op.Op == "dial"}
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
@@ -391,7 +394,8 @@ func (c *Client) transfer(ctx context.Context, typ string, req any) (*node, erro
 	if res.StatusCode != http.StatusOK {
 		// SOAP 1.1 answers a fault with 500: the sender's fault (credentials, a request
 		// DDTS cannot read) is not worth retrying; anything else from the server may pass.
-		e := &registry.Error{Message: fmt.Sprintf("CTWS answered HTTP %d", res.StatusCode), Temporary: res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests}
+		e := &registry.Error{Message: fmt.Sprintf("CTWS answered HTTP %d", res.StatusCode), Temporary: res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests,
+			NotTaken: res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests}
 		if perr == nil {
 			if f := outer.find(NSEnvelope, "Fault"); f != nil {
 				code := strings.TrimSpace(f.childText("faultcode"))
@@ -450,6 +454,55 @@ func ParseList(r io.Reader) ([]Animal, error) {
 			}
 		}
 		out = append(out, Animal{Tag: f[0], Breed: strings.ToUpper(f[1]), Sex: strings.ToUpper(f[2]), BirthDate: f[3], OnDate: f[4]})
+	}
+	return out, nil
+}
+
+var _ registry.Checker = (*Client)(nil)
+
+// Reported tells from the registry's copy of the holding (GetHolding) which reports it
+// already has: a move on when CTS has the animal on the holding since that day, a move off
+// or a death when CTS no longer has it there. Whether CTWS recognises a TxnId it has seen is
+// not known, so this is how the outbox avoids reporting a batch twice whose answer was lost.
+// A report of a kind CTWS does not take is never reported here.
+func (c *Client) Reported(ctx context.Context, h registry.Holding, reports []registry.Report) (map[string]bool, error) {
+	cattle, err := c.Holding(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	on := make(map[string]Animal, len(cattle))
+	for _, a := range cattle {
+		on[a.Tag] = a
+	}
+	out := make(map[string]bool, len(reports))
+	for _, r := range reports {
+		tag, err := officialTag(r.Tag)
+		if err != nil {
+			continue
+		}
+		a, here := on[tag]
+		switch r.Kind {
+		case notice.KindMoveOn:
+			out[r.Key] = here && a.OnDate == r.Date
+		case notice.KindMoveOff, notice.KindDeath:
+			out[r.Key] = !here
+		}
+	}
+	return out, nil
+}
+
+var _ registry.CopyReader = (*Client)(nil)
+
+// Copy returns the registry's copy of the holding (GetHolding) for reconciliation: the
+// cattle CTS has on it, queried ones included.
+func (c *Client) Copy(ctx context.Context, h registry.Holding) ([]registry.CopyAnimal, error) {
+	cattle, err := c.Holding(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]registry.CopyAnimal, len(cattle))
+	for i, a := range cattle {
+		out[i] = registry.CopyAnimal{Tag: a.Tag, Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed}
 	}
 	return out, nil
 }

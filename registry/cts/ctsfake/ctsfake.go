@@ -1,4 +1,8 @@
-package cts_test
+// Package ctsfake is a test registry speaking GB CTWS's message shapes (docs/registry.md):
+// the tests of registry/cts and of the outbox start it as a real HTTP server. It is not a
+// mock of Herdbook's adapter interface: it parses the SOAP calls and CTWS documents as
+// arachsys/cts-tool (file cts, commit 2450ef8) sends them and keeps its own copy of cattle.
+package ctsfake
 
 import (
 	"crypto/md5"
@@ -8,19 +12,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/herdbook/herdbook/eid"
 	"github.com/herdbook/herdbook/registry/cts"
 )
 
-// fakeCTS is a test registry speaking CTWS's message shapes as arachsys/cts-tool exchanges
+// Registry is a test registry speaking CTWS's message shapes as arachsys/cts-tool exchanges
 // them (file cts, commit 2450ef8): a SOAP 1.1 TransferDataHex call to DDTS whose data is a
 // base64 CTWS document. It checks what the real service is known to check (the software's
 // DDTS credentials with the MD5 password, the service name, the keeper's CTWS credentials,
@@ -28,29 +30,38 @@ import (
 // RegMovs with a receipt and GetResults with CTWS806 (not ready) for the first polls, then
 // an Accept or a Reject with its Causes per row. The texts of its causes and its codes other
 // than CTWS806 are its own: CTS's are not published.
-type fakeCTS struct {
-	t *testing.T
-
-	mu sync.Mutex
-	// software, softwarePassword, keeper and keeperPassword are the credentials it takes.
-	software, softwarePassword, keeper, keeperPassword string
-	holding                                            string
-	today                                              string
-	cattle                                             map[string]*fakeAnimal
-	batches                                            map[string]*fakeBatch
-	// notReady is how many polls of a receipt answer CTWS806 first.
-	notReady int
-	// fail answers this many calls with HTTP 503 before reading them.
-	fail int
-	// registered counts the movements and deaths it applied, calls the calls it read.
-	registered, calls int
-	// lastTxn is the TxnId of the last RegMovs.
-	lastTxn string
+type Registry struct {
+	Mu sync.Mutex
+	// Software, SoftwarePassword, Keeper and KeeperPassword are the credentials it takes.
+	Software, SoftwarePassword, Keeper, KeeperPassword string
+	// Holding is the CPH the keeper may report for; Today the registry's date.
+	Holding string
+	Today   string
+	// Cattle is its copy, by tag without spaces.
+	Cattle  map[string]*Animal
+	batches map[string]*fakeBatch
+	// NotReady is how many polls of a receipt answer CTWS806 first.
+	NotReady int
+	// Fail answers this many calls with HTTP 503 before reading them.
+	Fail int
+	// Registered counts the movements and deaths it applied, Calls the calls it read.
+	Registered, Calls int
+	// LastTxn is the TxnId of the last RegMovs; TxnIDs every TxnId it took, in order.
+	LastTxn string
+	TxnIDs  []string
 }
 
-type fakeAnimal struct {
-	breed, sex, dob, onDate string
-	here, dead              bool
+// Batches is how many RegMovs requests it took.
+func (f *Registry) Batches() int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return len(f.batches)
+}
+
+// Animal is one of its cattle: Here while on the holding.
+type Animal struct {
+	Breed, Sex, Dob, OnDate string
+	Here, Dead              bool
 }
 
 type fakeBatch struct {
@@ -72,16 +83,16 @@ type fakeMov struct {
 	Etg    string `xml:"Etg,attr"`
 }
 
-func newFakeCTS(t *testing.T) (*fakeCTS, *httptest.Server) {
-	f := &fakeCTS{t: t, software: "herdbook-test", softwarePassword: "ddts-secret", keeper: "123-456-789", keeperPassword: "keeper-secret",
-		holding: "34/123/1234", today: "2026-03-20", cattle: map[string]*fakeAnimal{}, batches: map[string]*fakeBatch{}, notReady: 1}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
+// New returns a registry for holding 34/123/1234 on 2026-03-20 taking the credentials
+// herdbook-test/ddts-secret (software) and 123-456-789/keeper-secret (keeper), answering
+// CTWS806 to the first poll of each receipt; change its fields before serving.
+func New() *Registry {
+	return &Registry{Software: "herdbook-test", SoftwarePassword: "ddts-secret", Keeper: "123-456-789", KeeperPassword: "keeper-secret",
+		Holding: "34/123/1234", Today: "2026-03-20", Cattle: map[string]*Animal{}, batches: map[string]*fakeBatch{}, NotReady: 1}
 }
 
-// ukTag returns a GB cattle tag number with its check digit (eid.UKCheckDigit).
-func ukTag(herd string, animal int) string {
+// UKTag returns a GB cattle tag number with its check digit (eid.UKCheckDigit).
+func UKTag(herd string, animal int) string {
 	n := fmt.Sprintf("%05d", animal)
 	return "UK" + herd + string(eid.UKCheckDigit(herd, n)) + n
 }
@@ -112,15 +123,16 @@ type ctwsHeader struct {
 	} `xml:"Authentication>CTS_OL_User"`
 }
 
-func (f *fakeCTS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail > 0 {
-		f.fail--
+// ServeHTTP answers a TransferDataHex call.
+func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	if f.Fail > 0 {
+		f.Fail--
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	f.calls++
+	f.Calls++
 	if r.Method != http.MethodPost || strings.Trim(r.Header.Get("SOAPAction"), `"`) != cts.SOAPAction ||
 		!strings.HasPrefix(r.Header.Get("Content-Type"), "text/xml") {
 		f.fault(w, "soap:Client", "expected a POST of text/xml with SOAPAction "+cts.SOAPAction)
@@ -133,8 +145,8 @@ func (f *fakeCTS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tr := env.Body.Transfer
-	sum := md5.Sum([]byte(f.softwarePassword))
-	if tr.Username != f.software || tr.Password != hex.EncodeToString(sum[:]) {
+	sum := md5.Sum([]byte(f.SoftwarePassword))
+	if tr.Username != f.Software || tr.Password != hex.EncodeToString(sum[:]) {
 		f.fault(w, "soap:Client", "DDTS authentication failed")
 		return
 	}
@@ -161,14 +173,14 @@ func (f *fakeCTS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // checkHeader checks a document's header and the keeper's credentials; it returns a
 // SystemException document in ns when they fail, or "".
-func (f *fakeCTS) checkHeader(h ctwsHeader, ns string) string {
+func (f *Registry) checkHeader(h ctwsHeader, ns string) string {
 	if h.SchemaVersion != "1.0" || h.ProgramName == "" || h.ProgramVersion == "" {
 		return exception(ns, "FAKE001", "SchemaVersion, ProgramName and ProgramVersion are required")
 	}
 	if _, err := time.Parse(time.RFC3339, h.RequestTimeStamp); err != nil {
 		return exception(ns, "FAKE002", "RequestTimeStamp is not a timestamp")
 	}
-	if h.User.Usr != f.keeper || h.User.Pwd != f.keeperPassword {
+	if h.User.Usr != f.Keeper || h.User.Pwd != f.KeeperPassword {
 		return exception(ns, "FAKE003", "CTS Web Services user name or password not recognised")
 	}
 	return ""
@@ -180,7 +192,7 @@ func exception(ns, code, msg string) string {
 
 var etg = regexp.MustCompile(`^UK[0-9]{12}$`)
 
-func (f *fakeCTS) regMovs(doc []byte) string {
+func (f *Registry) regMovs(doc []byte) string {
 	var req struct {
 		XMLName xml.Name `xml:"http://defra.bcms.ctws/register_movements_request RegMovs"`
 		ctwsHeader
@@ -198,11 +210,12 @@ func (f *fakeCTS) regMovs(doc []byte) string {
 	if req.Moves.TxnID == "" || len(req.Moves.Mov) == 0 {
 		return exception(cts.NSReceipt, "FAKE005", "Moves needs a TxnId and at least one Mov")
 	}
-	f.lastTxn = req.Moves.TxnID
+	f.LastTxn = req.Moves.TxnID
+	f.TxnIDs = append(f.TxnIDs, req.Moves.TxnID)
 	b := &fakeBatch{}
 	for i, m := range req.Moves.Mov {
 		if m.RowNum != strconv.Itoa(i+1) {
-			f.t.Errorf("row %d has RowNum %q", i+1, m.RowNum)
+			return exception(cts.NSReceipt, "FAKE008", fmt.Sprintf("row %d has RowNum %q", i+1, m.RowNum))
 		}
 		b.rows = append(b.rows, fakeRow{mov: m, causes: f.apply(m)})
 	}
@@ -213,9 +226,9 @@ func (f *fakeCTS) regMovs(doc []byte) string {
 
 // apply validates one movement against the fake's cattle and applies it when valid; it
 // returns the causes of a reject.
-func (f *fakeCTS) apply(m fakeMov) []string {
+func (f *Registry) apply(m fakeMov) []string {
 	var causes []string
-	if m.Loc != f.holding {
+	if m.Loc != f.Holding {
 		causes = append(causes, "Location not registered to this user")
 	}
 	if !etg.MatchString(m.Etg) {
@@ -225,23 +238,23 @@ func (f *fakeCTS) apply(m fakeMov) []string {
 	if err != nil {
 		return append(causes, "Invalid movement date")
 	}
-	if m.MDate > f.today {
+	if m.MDate > f.Today {
 		causes = append(causes, "Movement date is in the future")
 	}
-	a := f.cattle[m.Etg]
+	a := f.Cattle[m.Etg]
 	if a == nil {
 		return append(causes, "Animal not found")
 	}
-	if dob, _ := time.Parse(time.DateOnly, a.dob); d.Before(dob) {
+	if dob, _ := time.Parse(time.DateOnly, a.Dob); d.Before(dob) {
 		causes = append(causes, "Movement date before date of birth")
 	}
 	switch m.MType {
 	case "on":
-		if a.here {
+		if a.Here {
 			causes = append(causes, "Animal already on holding")
 		}
 	case "off", "death":
-		if !a.here || a.dead {
+		if !a.Here || a.Dead {
 			causes = append(causes, "Animal not on holding")
 		}
 	default:
@@ -250,19 +263,19 @@ func (f *fakeCTS) apply(m fakeMov) []string {
 	if len(causes) > 0 {
 		return causes
 	}
-	f.registered++
+	f.Registered++
 	switch m.MType {
 	case "on":
-		a.here, a.onDate = true, m.MDate
+		a.Here, a.OnDate = true, m.MDate
 	case "off":
-		a.here = false
+		a.Here = false
 	case "death":
-		a.here, a.dead = false, true
+		a.Here, a.Dead = false, true
 	}
 	return nil
 }
 
-func (f *fakeCTS) results(doc []byte) string {
+func (f *Registry) results(doc []byte) string {
 	var req struct {
 		XMLName xml.Name `xml:"http://defra.bcms.ctws/get_asynchronous_results GetResults"`
 		ctwsHeader
@@ -280,7 +293,7 @@ func (f *fakeCTS) results(doc []byte) string {
 	if b == nil {
 		return exception(cts.NSRegMovsResults, "FAKE006", "Receipt number not found")
 	}
-	if b.polls++; b.polls <= f.notReady {
+	if b.polls++; b.polls <= f.NotReady {
 		return exception(cts.NSRegMovsResults, cts.CodeNotReady, "Results not yet available")
 	}
 	var sb strings.Builder
@@ -301,7 +314,7 @@ func (f *fakeCTS) results(doc []byte) string {
 	return sb.String()
 }
 
-func (f *fakeCTS) getHolding(doc []byte) string {
+func (f *Registry) getHolding(doc []byte) string {
 	var req struct {
 		XMLName xml.Name `xml:"http://defra.bcms.ctws/holding_request GetHolding"`
 		ctwsHeader
@@ -315,14 +328,14 @@ func (f *fakeCTS) getHolding(doc []byte) string {
 	if e := f.checkHeader(req.ctwsHeader, cts.NSHoldingResults); e != "" {
 		return e
 	}
-	if req.Holding.Loc != f.holding {
+	if req.Holding.Loc != f.Holding {
 		return exception(cts.NSHoldingResults, "FAKE007", "Location not registered to this user")
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<HoldingResults xmlns=%q><Animals>`, cts.NSHoldingResults)
-	for tag, a := range f.cattle {
-		if a.here {
-			fmt.Fprintf(&sb, `<Animal Etg=%q Brd=%q Sex=%q Dob=%q OnDate=%q/>`, tag, a.breed, a.sex, a.dob, a.onDate)
+	for tag, a := range f.Cattle {
+		if a.Here {
+			fmt.Fprintf(&sb, `<Animal Etg=%q Brd=%q Sex=%q Dob=%q OnDate=%q/>`, tag, a.Breed, a.Sex, a.Dob, a.OnDate)
 		}
 	}
 	sb.WriteString(`</Animals></HoldingResults>`)
@@ -330,7 +343,7 @@ func (f *fakeCTS) getHolding(doc []byte) string {
 }
 
 // answer wraps a CTWS document as DDTS does: base64 in TransferDataHexResult.
-func (f *fakeCTS) answer(w http.ResponseWriter, doc string) {
+func (f *Registry) answer(w http.ResponseWriter, doc string) {
 	data := base64.StdEncoding.EncodeToString([]byte(`<?xml version="1.0" encoding="utf-8"?>` + doc))
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap=%q><soap:Body><TransferDataHexResponse xmlns=%q><TransferDataHexResult>%s</TransferDataHexResult></TransferDataHexResponse></soap:Body></soap:Envelope>`,
@@ -338,7 +351,7 @@ func (f *fakeCTS) answer(w http.ResponseWriter, doc string) {
 }
 
 // fault answers a SOAP 1.1 fault with HTTP 500.
-func (f *fakeCTS) fault(w http.ResponseWriter, code, msg string) {
+func (f *Registry) fault(w http.ResponseWriter, code, msg string) {
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 	w.WriteHeader(http.StatusInternalServerError)
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap=%q><soap:Body><soap:Fault><faultcode>%s</faultcode><faultstring>%s</faultstring></soap:Fault></soap:Body></soap:Envelope>`,
