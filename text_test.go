@@ -157,6 +157,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "Animals", args: []any{f.ID, herdbook.AnimalFilter{AsOf: "2026-01-01", Status: "on_farm", Q: "T-"}}},
 		{method: "AnimalProfile", args: []any{animal.ID, "2026-01-01"}},
 		{method: "FarmAnimal", args: []any{f.ID, animal.ID, "2026-01-01"}},
+		{method: "AnimalPassport", args: []any{f.ID, animal.ID, "2026-01-01"}},
 		{method: "AnimalsByIdentifier", args: []any{f.ID, "982000000000001"}},
 		{method: "GroupMembers", args: []any{f.ID, group.ID, "2026-01-01"}},
 		{method: "ExportRecords", args: []any{f.ID, "2026-01-01", "2026-12-31"}},

@@ -68,6 +68,9 @@ func (h *Handler) routes() {
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/timeline", h.animalTimeline)
 	// Pedigree, kinship and inbreeding under uncertain paternity (docs/pedigree.md).
 	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/pedigree", h.animalPedigree)
+	// The passport: what a GB cattle passport carries, as the book knows it (docs/registry.md).
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/passport", h.animalPassport)
+	h.handle("GET", "/farm/{farm_id}/animals/{animal_id}/passport.html", h.animalPassportHTML)
 	// The calving operation and growth (docs/breeding.md).
 	h.handle("GET", "/farm/{farm_id}/calvings", h.listCalvings)
 	h.handle("POST", "/farm/{farm_id}/calvings", h.createCalving)
