@@ -2,7 +2,7 @@
 // weigh screen shows at once on the register and the animal page). Requests carry the
 // in-memory bearer token; a 401 refreshes once (rotation) and retries.
 import { Client, fetchExchange, type AnyVariables, type TypedDocumentNode } from '@urql/core';
-import { offlineExchange } from '@urql/exchange-graphcache';
+import { offlineExchange, type Data } from '@urql/exchange-graphcache';
 import { accessToken, refresh } from './auth';
 import { storage } from './cache';
 
@@ -36,7 +36,11 @@ const keyless = [
   'HerdReports', 'CalvingReport', 'SpreadReport', 'SpreadPeriod', 'ScanReport', 'WeaningReport', 'WeightGroup',
   'GainReport', 'GroupGain', 'AnimalWeights', 'AdjustedWeaning', 'WeightPoint', 'WeightGain',
   'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
+  'HoldingCreatePayload', 'HoldingUpdatePayload', 'NoticeSubmissionCreatePayload', 'Reconciliation', 'RegistryDifference',
 ];
+// A statutory notice has no id: its stable key names it, so the registry screen's list and an
+// animal page's clocks share one entry, and a recorded submission shows on both at once.
+const named = { StatutoryNotice: (d: Data) => (typeof d.key === 'string' ? d.key : null) };
 
 // Graphcache keeps what it reads in IndexedDB (cache.ts), so that after a reload without
 // network every screen read before answers from the kept copy (the offline exchange answers a
@@ -51,7 +55,7 @@ export const client = new Client({
   requestPolicy: 'cache-and-network',
   preferGetMethod: false,
   exchanges: [
-    offlineExchange({ keys: Object.fromEntries(keyless.map((k) => [k, embedded])), storage }),
+    offlineExchange({ keys: { ...Object.fromEntries(keyless.map((k) => [k, embedded])), ...named }, storage }),
     fetchExchange,
   ],
 });
@@ -62,7 +66,9 @@ export const client = new Client({
 // register was drawn (Lighthouse's Total Blocking Time).
 export const bulkClient = new Client({ url: '/graphql', fetch: authFetch, preferGetMethod: false, exchanges: [fetchExchange] });
 
-export interface Outcome<T> { data?: T; code?: string; message?: string; offline?: boolean }
+/** A field a refused input names (the server's snake_case name, such as keeper_name) and why. */
+export interface FieldProblem { field?: string; message?: string }
+export interface Outcome<T> { data?: T; code?: string; message?: string; offline?: boolean; fields?: FieldProblem[] }
 
 /** send runs a mutation with an Idempotency-Key, so that a retry or replay runs it once. */
 export async function send<T, V extends AnyVariables>(doc: TypedDocumentNode<T, V> | string, variables: V, key: string): Promise<Outcome<T>> {
@@ -75,9 +81,9 @@ export async function send<T, V extends AnyVariables>(doc: TypedDocumentNode<T, 
   if (r.error) {
     const g = r.error.graphQLErrors[0];
     // A refused input names its fields: shown with the message, so the user knows what to fix.
-    const fields = (g?.extensions?.fields as Array<{ field?: string; message?: string }> | undefined) ?? [];
+    const fields = (g?.extensions?.fields as FieldProblem[] | undefined) ?? [];
     const why = fields.map((f) => `${f.field ?? ''}: ${f.message ?? ''}`).join('; ');
-    return { code: String(g?.extensions?.code ?? ''), message: (g?.message ?? r.error.message) + (why ? ` (${why})` : '') };
+    return { code: String(g?.extensions?.code ?? ''), message: (g?.message ?? r.error.message) + (why ? ` (${why})` : ''), fields };
   }
   return r.data ? { data: r.data } : { message: 'no data' };
 }

@@ -117,6 +117,34 @@ const en = {
   outsideDeleted: 'Outside animal deleted.', deleteSure: 'Delete for good?', registry: 'Registry', registrationNumber: 'Registration number',
   matingAdvice: 'Mating advice', matingNote: 'The farm’s bulls that may serve her today, with the calf’s expected inbreeding (F), lowest first.',
   advise: 'Show the bulls', matingFor: 'Bulls for', calfInbreeding: 'Calf’s inbreeding (F)', noBulls: 'No bull of the farm may serve her today.',
+  registryScreen: 'Registry', holding: 'Holding', holdingNumber: 'Holding number', scheme: 'Identifier scheme',
+  scheme_uk_cph: 'Great Britain: CPH (uk.cph)', scheme_de_hitier_bnr: 'Germany: HI-Tier holding number (de.hitier.bnr)', scheme_nl_ubn: 'Netherlands: UBN (nl.ubn)',
+  scheme_ie_herd: 'Ireland: herd number (ie.herd)', scheme_nz_nait: 'New Zealand: NAIT number (nz.nait)', scheme_au_nlis_pic: 'Australia: PIC (au.nlis.pic)',
+  herdMark: 'Herd mark (optional; in GB the 6 digits after UK on the ear tags)', keeperName: 'Keeper’s name', ruleSet: 'Rules the deadlines follow',
+  rule_gb_cts: 'Great Britain: Cattle Tracing System', rule_de_hitier: 'Germany: HI-Tier (Viehverkehrsverordnung)', rule_eu_2021_520: 'EU: Regulation 2021/520', rule_nl_rvo: 'Netherlands: RVO',
+  herdType: 'Herd type', herd_beef: 'Beef', herd_dairy: 'Dairy (in GB a dairy calf’s first tag is due within 36 hours)',
+  holdingZone: 'Time zone of the deadlines (IANA, such as Europe/London)', country: 'Country',
+  noHolding: 'This farm is on no holding yet. Enter the holding as the registry knows it: its notices and their deadlines follow from it.',
+  saveHolding: 'Save the holding', editHolding: 'Edit the holding', holdingSaved: 'Holding saved.', fixFields: 'Check the fields marked below.',
+  notices: 'Notices to the registry', noNotices: 'Nothing to report to the registry.', toReport: 'To report', awaitingAnswer: 'Sent, waiting for the registry’s answer', noticesDone: 'Done',
+  notice_birth: 'Birth registration', notice_tagging: 'Tagging', notice_death: 'Death', notice_move_on: 'Arrival (move on)', notice_move_off: 'Departure (move off)',
+  notice_tag_replacement: 'Replacement tag', notice_correction: 'Correction',
+  state_due: 'Due', state_overdue: 'Overdue', state_done: 'Done', state_sent: 'Sent', state_accepted: 'Accepted', state_rejected: 'Rejected', state_superseded: 'Replaced by a correction',
+  dayLeft: 'day left', daysLeft: 'days left', dayOverdue: 'day overdue', daysOverdue: 'days overdue', dueToday: 'due today',
+  deadline: 'Deadline', event: 'Event on', doneOn: 'done on', doneLate: 'after the deadline', rule: 'Rule', reference: 'Reference',
+  rejectedWhy: 'The registry rejected it:', correctThen: 'Correct the animal’s record, then report it again:',
+  recordAnswer: 'Record what was sent or answered', registryReference: 'Registry reference (optional)', rejectCause: 'The registry’s reason (required for a reject)',
+  answerSaved: 'Recorded.', legalClocks: 'Legal clocks',
+  reconciliation: 'Compare with the registry',
+  reconcileLead: 'Paste the registry’s herd list (CTS: one animal a line, TAG BREED SEX BORN ARRIVED, ? for unknown) or pick its file: the differences from your herd book are listed with what to do.',
+  herdList: 'Herd list', herdListFile: 'Herd list file', compare: 'Compare', agree: 'The registry and your herd book agree.', differences: 'Differences',
+  needsNetwork: 'This needs the network: it is a question to the server.',
+  diff_only_in_registry: 'On the registry, not in your herd book.', diff_only_in_book: 'In your herd book, not on the registry.', diff_differs: 'differs:',
+  fix_report_birth: 'Register its birth with the registry.', fix_report_move_on: 'Report its arrival (move on) to the registry.',
+  fix_record_in_book_or_report_departure: 'Record its birth or arrival in your herd book; or, if it left or died, report that to the registry.',
+  fix_amend_book_or_correct_registry: 'If the registry is right, correct your herd book; if not, send the registry a correction.',
+  field_sex: 'Sex', field_birth_date: 'Birth date', field_on_date: 'Arrival date', field_breed: 'Breed', field_dam: 'Dam',
+  registrySays: 'the registry says', bookSays: 'your herd book says',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -236,6 +264,34 @@ const fr: Catalogue = {
   outsideDeleted: 'Animal extérieur supprimé.', deleteSure: 'Supprimer définitivement ?', registry: 'Livre généalogique', registrationNumber: 'Numéro d’inscription',
   matingAdvice: 'Conseil d’accouplement', matingNote: 'Les taureaux de l’exploitation qui peuvent la saillir aujourd’hui, avec la consanguinité attendue du veau (F), la plus faible d’abord.',
   advise: 'Voir les taureaux', matingFor: 'Taureaux pour', calfInbreeding: 'Consanguinité du veau (F)', noBulls: 'Aucun taureau de l’exploitation ne peut la saillir aujourd’hui.',
+  registryScreen: 'Registre', holding: 'Exploitation', holdingNumber: 'Numéro d’exploitation', scheme: 'Système d’identification',
+  scheme_uk_cph: 'Grande-Bretagne : CPH (uk.cph)', scheme_de_hitier_bnr: 'Allemagne : numéro HI-Tier (de.hitier.bnr)', scheme_nl_ubn: 'Pays-Bas : UBN (nl.ubn)',
+  scheme_ie_herd: 'Irlande : numéro de cheptel (ie.herd)', scheme_nz_nait: 'Nouvelle-Zélande : numéro NAIT (nz.nait)', scheme_au_nlis_pic: 'Australie : PIC (au.nlis.pic)',
+  herdMark: 'Marque de cheptel (facultative ; en Grande-Bretagne les 6 chiffres après UK sur les boucles)', keeperName: 'Nom du détenteur', ruleSet: 'Règles des délais',
+  rule_gb_cts: 'Grande-Bretagne : Cattle Tracing System', rule_de_hitier: 'Allemagne : HI-Tier (Viehverkehrsverordnung)', rule_eu_2021_520: 'UE : règlement 2021/520', rule_nl_rvo: 'Pays-Bas : RVO',
+  herdType: 'Type de troupeau', herd_beef: 'Allaitant', herd_dairy: 'Laitier (en Grande-Bretagne la première boucle d’un veau laitier est due sous 36 heures)',
+  holdingZone: 'Fuseau horaire des délais (IANA, par exemple Europe/Paris)', country: 'Pays',
+  noHolding: 'Cette ferme n’est rattachée à aucune exploitation. Saisissez l’exploitation telle que le registre la connaît : ses notifications et leurs délais en découlent.',
+  saveHolding: 'Enregistrer l’exploitation', editHolding: 'Modifier l’exploitation', holdingSaved: 'Exploitation enregistrée.', fixFields: 'Vérifiez les champs signalés ci-dessous.',
+  notices: 'Notifications au registre', noNotices: 'Rien à notifier au registre.', toReport: 'À notifier', awaitingAnswer: 'Envoyées, en attente de la réponse du registre', noticesDone: 'Faites',
+  notice_birth: 'Déclaration de naissance', notice_tagging: 'Pose des boucles', notice_death: 'Mort', notice_move_on: 'Entrée', notice_move_off: 'Sortie',
+  notice_tag_replacement: 'Boucle de remplacement', notice_correction: 'Rectification',
+  state_due: 'À faire', state_overdue: 'En retard', state_done: 'Faite', state_sent: 'Envoyée', state_accepted: 'Acceptée', state_rejected: 'Rejetée', state_superseded: 'Remplacée par une rectification',
+  dayLeft: 'jour restant', daysLeft: 'jours restants', dayOverdue: 'jour de retard', daysOverdue: 'jours de retard', dueToday: 'à faire aujourd’hui',
+  deadline: 'Date limite', event: 'Événement le', doneOn: 'faite le', doneLate: 'après la date limite', rule: 'Règle', reference: 'Référence',
+  rejectedWhy: 'Le registre l’a rejetée :', correctThen: 'Rectifiez la fiche de l’animal, puis notifiez à nouveau :',
+  recordAnswer: 'Noter l’envoi ou la réponse', registryReference: 'Référence du registre (facultative)', rejectCause: 'Le motif du registre (obligatoire pour un rejet)',
+  answerSaved: 'Noté.', legalClocks: 'Délais légaux',
+  reconciliation: 'Comparer avec le registre',
+  reconcileLead: 'Collez la liste du cheptel du registre (CTS : un animal par ligne, BOUCLE RACE SEXE NÉ ENTRÉ, ? si inconnu) ou choisissez son fichier : les écarts avec votre livre sont listés avec la marche à suivre.',
+  herdList: 'Liste du cheptel', herdListFile: 'Fichier de la liste du cheptel', compare: 'Comparer', agree: 'Le registre et votre livre concordent.', differences: 'Écarts',
+  needsNetwork: 'Il faut le réseau : c’est une question au serveur.',
+  diff_only_in_registry: 'Au registre, pas dans votre livre.', diff_only_in_book: 'Dans votre livre, pas au registre.', diff_differs: 'diffère :',
+  fix_report_birth: 'Déclarez sa naissance au registre.', fix_report_move_on: 'Déclarez son entrée au registre.',
+  fix_record_in_book_or_report_departure: 'Notez sa naissance ou son entrée dans votre livre ; ou, s’il est parti ou mort, déclarez-le au registre.',
+  fix_amend_book_or_correct_registry: 'Si le registre a raison, rectifiez votre livre ; sinon, envoyez une rectification au registre.',
+  field_sex: 'Sexe', field_birth_date: 'Date de naissance', field_on_date: 'Date d’entrée', field_breed: 'Race', field_dam: 'Mère',
+  registrySays: 'le registre indique', bookSays: 'votre livre indique',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;
@@ -304,6 +360,12 @@ export function showDate(d: string | null | undefined): string {
   if (prefs.dates === 'iso') return d.slice(0, 10);
   const [y, m, day] = d.slice(0, 10).split('-').map(Number);
   return format('date', (lang) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' })).format(Date.UTC(y!, m! - 1, day!));
+}
+/** timeLeft says in words how long a deadline's clock has: "2 days left", "due today",
+ * "3 days overdue" (daysLeft as the server counts it, in the holding's days). */
+export function timeLeft(daysLeft: number): string {
+  if (daysLeft === 0) return t('dueToday');
+  return daysLeft > 0 ? count(daysLeft, 'dayLeft', 'daysLeft') : count(-daysLeft, 'dayOverdue', 'daysOverdue');
 }
 /** today is the device's local date (YYYY-MM-DD). */
 export function today(): string {

@@ -38,8 +38,11 @@ function useOnline(): boolean {
 // screen opened first while offline is there too.
 const breeding = () => import('./screens/Breeding');
 const reports = () => import('./screens/Reports');
+const registry = () => import('./screens/Registry');
 addEventListener('load', () => {
-  setTimeout(() => { if (navigator.onLine) { void breeding().catch(() => undefined); void reports().catch(() => undefined); } }, 3000);
+  setTimeout(() => {
+    if (navigator.onLine) { for (const m of [breeding, reports, registry]) void m().catch(() => undefined); }
+  }, 3000);
 });
 
 function BreedingScreen({ farmID }: { farmID: string }) {
@@ -56,6 +59,14 @@ function ReportsScreen({ farmID }: { farmID: string }) {
   useEffect(() => { reports().then(setM, (e: Error) => setErr(e.message)); }, []);
   if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
   return m ? <m.Reports farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
+}
+
+function RegistryScreen({ farmID }: { farmID: string }) {
+  const [m, setM] = useState<Awaited<ReturnType<typeof registry>> | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { registry().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? <m.Registry farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
 }
 
 function Callback() {
@@ -103,6 +114,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/notifications$/))) return <Notifications farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/breeding$/))) return <BreedingScreen farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/reports$/))) return <ReportsScreen farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/registry$/))) return <RegistryScreen farmID={r[1]!} />;
   return <Farms />;
 }
 
@@ -147,6 +159,7 @@ function App() {
         <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
             {link(`/farms/${farm}/register`, 'register')}
+            {link(`/farms/${farm}/registry`, 'registryScreen')}
             {link(`/farms/${farm}/weigh`, 'weigh')}
             {link(`/farms/${farm}/treat`, 'treat')}
             {link(`/farms/${farm}/move`, 'moveTo')}

@@ -2,8 +2,8 @@
 // (inline SVG from the weight facts), its 205-day adjusted weaning weight, its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument } from '../graphql/generated';
-import { count, showDate, showGain, showWeight, t, today, type Key } from '../i18n';
+import { AnimalClocksDocument, AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument, type NoticeRowFragment } from '../graphql/generated';
+import { count, showDate, showGain, showWeight, t, timeLeft, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
@@ -11,6 +11,42 @@ import { Pedigree } from './Pedigree';
 import { kept, type Row } from '../sync';
 
 interface Point { date: string; kg: number }
+
+/** OPEN are the states of a notice whose clock still runs for the keeper. */
+export const OPEN = ['overdue', 'due', 'rejected'];
+
+/** Clock is a statutory notice's state and, while it is open, its time left in words. */
+export function Clock({ n }: { n: NoticeRowFragment }) {
+  return (
+    <>
+      <span class="state">{t(`state_${n.state}` as Key)}</span>
+      {' · '}{t('deadline')} {showDate(n.deadline)}
+      {OPEN.includes(n.state) && <> · <strong class="left">{timeLeft(n.daysLeft)}</strong></>}
+      {n.doneOn && <> · {t('doneOn')} {showDate(n.doneOn)}{n.late && <> ({t('doneLate')})</>}</>}
+    </>
+  );
+}
+
+/** Clocks are the animal's legal clocks: its statutory notices under the holding's rules,
+ * open ones first. Kept like every read. */
+function Clocks({ farmID, id }: { farmID: string; id: string }) {
+  const [{ data }] = useQuery({ query: AnimalClocksDocument, variables: { farmID, animalID: id } });
+  const ns = [...(data?.farm?.statutoryNotices ?? [])].sort((a, b) =>
+    Number(!OPEN.includes(a.state)) - Number(!OPEN.includes(b.state)) || (a.deadline < b.deadline ? -1 : a.deadline > b.deadline ? 1 : 0));
+  // An animal without a notice (or a farm on no holding) gets no card: nothing to watch.
+  if (ns.length === 0) return null;
+  return (
+    <article class="card" aria-labelledby="clk"><h2 id="clk">{t('legalClocks')}</h2>
+      <ul class="plain" id="animal-clocks">{ns.map((n) => (
+        <li key={n.key} data-kind={n.kind} data-state={n.state} class={n.state === 'overdue' || n.state === 'rejected' ? 'late' : undefined}>
+          <strong>{t(`notice_${n.kind}` as Key)}</strong> · <Clock n={n} />
+          {n.state === 'rejected' && n.submission?.cause && <> · {t('rejectedWhy')} <q>{n.submission.cause}</q></>}
+        </li>
+      ))}</ul>
+      <p class="note"><a href={`/farms/${farmID}/registry`}>{t('registryScreen')}</a></p>
+    </article>
+  );
+}
 
 export function WeightChart({ points }: { points: Point[] }) {
   if (points.length < 1) return <p>{t('none')}</p>;
@@ -143,6 +179,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
         </article>
         <Pedigree farmID={farmID} id={id} />
         <article class="card" aria-labelledby="wt"><h2 id="wt">{t('weights')}</h2><WeightChart points={weights} /></article>
+        <Clocks farmID={farmID} id={id} />
         <AdjustedWeaning w={a.weights} />
         <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
           {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
