@@ -100,6 +100,7 @@ type ComplexityRoot struct {
 		IsActive              func(childComplexity int) int
 		Name                  func(childComplexity int) int
 		Offspring             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
+		Passport              func(childComplexity int, asOf *string) int
 		Pedigree              func(childComplexity int, depth *int) int
 		Profile               func(childComplexity int, asOf *string) int
 		Sire                  func(childComplexity int) int
@@ -1026,6 +1027,45 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	Passport struct {
+		AsOf         func(childComplexity int) int
+		BirthDate    func(childComplexity int) int
+		Breed        func(childComplexity int) int
+		BreedCode    func(childComplexity int) int
+		BreedScheme  func(childComplexity int) int
+		GeneticDam   func(childComplexity int) int
+		Holding      func(childComplexity int) int
+		Movements    func(childComplexity int) int
+		OfficialTag  func(childComplexity int) int
+		Sex          func(childComplexity int) int
+		Sire         func(childComplexity int) int
+		SurrogateDam func(childComplexity int) int
+		Tag          func(childComplexity int) int
+	}
+
+	PassportHolding struct {
+		Number func(childComplexity int) int
+		Scheme func(childComplexity int) int
+	}
+
+	PassportMovement struct {
+		Date     func(childComplexity int) int
+		Disposal func(childComplexity int) int
+		Event    func(childComplexity int) int
+		From     func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		To       func(childComplexity int) int
+	}
+
+	PassportParent struct {
+		AnimalID           func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Outside            func(childComplexity int) int
+		RegistrationNumber func(childComplexity int) int
+		Registry           func(childComplexity int) int
+		Tag                func(childComplexity int) int
+	}
+
 	PedigreeAncestor struct {
 		AnimalID    func(childComplexity int) int
 		Generation  func(childComplexity int) int
@@ -1482,6 +1522,7 @@ type AnimalResolver interface {
 	Weights(ctx context.Context, obj *ent.Animal) (*herdbook.AnimalWeights, error)
 	AdjustedWeaningWeight(ctx context.Context, obj *ent.Animal) (*herdbook.AdjustedWeaning, error)
 	Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error)
+	Passport(ctx context.Context, obj *ent.Animal, asOf *string) (*model.Passport, error)
 	Inbreeding(ctx context.Context, obj *ent.Animal) (float64, error)
 	Pedigree(ctx context.Context, obj *ent.Animal, depth *int) (*model.AnimalPedigree, error)
 	Profile(ctx context.Context, obj *ent.Animal, asOf *string) (*model.AnimalProfile, error)
@@ -1857,6 +1898,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Offspring(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int)), true
+	case "Animal.passport":
+		if e.ComplexityRoot.Animal.Passport == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_passport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Passport(childComplexity, args["asOf"].(*string)), true
 	case "Animal.pedigree":
 		if e.ComplexityRoot.Animal.Pedigree == nil {
 			break
@@ -6041,6 +6093,172 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Passport.asOf":
+		if e.ComplexityRoot.Passport.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.AsOf(childComplexity), true
+	case "Passport.birthDate":
+		if e.ComplexityRoot.Passport.BirthDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.BirthDate(childComplexity), true
+	case "Passport.breed":
+		if e.ComplexityRoot.Passport.Breed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Breed(childComplexity), true
+	case "Passport.breedCode":
+		if e.ComplexityRoot.Passport.BreedCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.BreedCode(childComplexity), true
+	case "Passport.breedScheme":
+		if e.ComplexityRoot.Passport.BreedScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.BreedScheme(childComplexity), true
+	case "Passport.geneticDam":
+		if e.ComplexityRoot.Passport.GeneticDam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.GeneticDam(childComplexity), true
+	case "Passport.holding":
+		if e.ComplexityRoot.Passport.Holding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Holding(childComplexity), true
+	case "Passport.movements":
+		if e.ComplexityRoot.Passport.Movements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Movements(childComplexity), true
+	case "Passport.officialTag":
+		if e.ComplexityRoot.Passport.OfficialTag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.OfficialTag(childComplexity), true
+	case "Passport.sex":
+		if e.ComplexityRoot.Passport.Sex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Sex(childComplexity), true
+	case "Passport.sire":
+		if e.ComplexityRoot.Passport.Sire == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Sire(childComplexity), true
+	case "Passport.surrogateDam":
+		if e.ComplexityRoot.Passport.SurrogateDam == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.SurrogateDam(childComplexity), true
+	case "Passport.tag":
+		if e.ComplexityRoot.Passport.Tag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Passport.Tag(childComplexity), true
+
+	case "PassportHolding.number":
+		if e.ComplexityRoot.PassportHolding.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportHolding.Number(childComplexity), true
+	case "PassportHolding.scheme":
+		if e.ComplexityRoot.PassportHolding.Scheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportHolding.Scheme(childComplexity), true
+
+	case "PassportMovement.date":
+		if e.ComplexityRoot.PassportMovement.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.Date(childComplexity), true
+	case "PassportMovement.disposal":
+		if e.ComplexityRoot.PassportMovement.Disposal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.Disposal(childComplexity), true
+	case "PassportMovement.event":
+		if e.ComplexityRoot.PassportMovement.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.Event(childComplexity), true
+	case "PassportMovement.from":
+		if e.ComplexityRoot.PassportMovement.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.From(childComplexity), true
+	case "PassportMovement.kind":
+		if e.ComplexityRoot.PassportMovement.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.Kind(childComplexity), true
+	case "PassportMovement.to":
+		if e.ComplexityRoot.PassportMovement.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportMovement.To(childComplexity), true
+
+	case "PassportParent.animalID":
+		if e.ComplexityRoot.PassportParent.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.AnimalID(childComplexity), true
+	case "PassportParent.name":
+		if e.ComplexityRoot.PassportParent.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.Name(childComplexity), true
+	case "PassportParent.outside":
+		if e.ComplexityRoot.PassportParent.Outside == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.Outside(childComplexity), true
+	case "PassportParent.registrationNumber":
+		if e.ComplexityRoot.PassportParent.RegistrationNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.RegistrationNumber(childComplexity), true
+	case "PassportParent.registry":
+		if e.ComplexityRoot.PassportParent.Registry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.Registry(childComplexity), true
+	case "PassportParent.tag":
+		if e.ComplexityRoot.PassportParent.Tag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PassportParent.Tag(childComplexity), true
+
 	case "PedigreeAncestor.animalID":
 		if e.ComplexityRoot.PedigreeAncestor.AnimalID == nil {
 			break
@@ -8068,7 +8286,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "passport.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8089,6 +8307,7 @@ var sources = []*ast.Source{
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "notification.graphqls", Input: sourceData("notification.graphqls"), BuiltIn: false},
 	{Name: "outside.graphqls", Input: sourceData("outside.graphqls"), BuiltIn: false},
+	{Name: "passport.graphqls", Input: sourceData("passport.graphqls"), BuiltIn: false},
 	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
 	{Name: "registry.graphqls", Input: sourceData("registry.graphqls"), BuiltIn: false},
@@ -8162,6 +8381,8 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_adjustedWeaningWeight(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
+	case "passport":
+		return ec.fieldContext_Animal_passport(ctx, field)
 	case "inbreeding":
 		return ec.fieldContext_Animal_inbreeding(ctx, field)
 	case "pedigree":
@@ -9850,6 +10071,84 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Passport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_Passport_asOf(ctx, field)
+	case "officialTag":
+		return ec.fieldContext_Passport_officialTag(ctx, field)
+	case "tag":
+		return ec.fieldContext_Passport_tag(ctx, field)
+	case "birthDate":
+		return ec.fieldContext_Passport_birthDate(ctx, field)
+	case "sex":
+		return ec.fieldContext_Passport_sex(ctx, field)
+	case "breed":
+		return ec.fieldContext_Passport_breed(ctx, field)
+	case "breedCode":
+		return ec.fieldContext_Passport_breedCode(ctx, field)
+	case "breedScheme":
+		return ec.fieldContext_Passport_breedScheme(ctx, field)
+	case "geneticDam":
+		return ec.fieldContext_Passport_geneticDam(ctx, field)
+	case "surrogateDam":
+		return ec.fieldContext_Passport_surrogateDam(ctx, field)
+	case "sire":
+		return ec.fieldContext_Passport_sire(ctx, field)
+	case "holding":
+		return ec.fieldContext_Passport_holding(ctx, field)
+	case "movements":
+		return ec.fieldContext_Passport_movements(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Passport", field.Name)
+}
+
+func (ec *executionContext) childFields_PassportHolding(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scheme":
+		return ec.fieldContext_PassportHolding_scheme(ctx, field)
+	case "number":
+		return ec.fieldContext_PassportHolding_number(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PassportHolding", field.Name)
+}
+
+func (ec *executionContext) childFields_PassportMovement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "event":
+		return ec.fieldContext_PassportMovement_event(ctx, field)
+	case "kind":
+		return ec.fieldContext_PassportMovement_kind(ctx, field)
+	case "date":
+		return ec.fieldContext_PassportMovement_date(ctx, field)
+	case "from":
+		return ec.fieldContext_PassportMovement_from(ctx, field)
+	case "to":
+		return ec.fieldContext_PassportMovement_to(ctx, field)
+	case "disposal":
+		return ec.fieldContext_PassportMovement_disposal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PassportMovement", field.Name)
+}
+
+func (ec *executionContext) childFields_PassportParent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "animalID":
+		return ec.fieldContext_PassportParent_animalID(ctx, field)
+	case "outside":
+		return ec.fieldContext_PassportParent_outside(ctx, field)
+	case "tag":
+		return ec.fieldContext_PassportParent_tag(ctx, field)
+	case "name":
+		return ec.fieldContext_PassportParent_name(ctx, field)
+	case "registry":
+		return ec.fieldContext_PassportParent_registry(ctx, field)
+	case "registrationNumber":
+		return ec.fieldContext_PassportParent_registrationNumber(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PassportParent", field.Name)
+}
+
 func (ec *executionContext) childFields_PedigreeAncestor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "animalID":
@@ -10849,6 +11148,20 @@ func (ec *executionContext) field_Animal_offspring_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Animal_passport_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
 	return args, nil
 }
 
@@ -14384,6 +14697,50 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Group(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_passport(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_passport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Passport(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Passport) graphql.Marshaler {
+			return ec.marshalNPassport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_passport(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Passport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_passport_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -31443,6 +31800,690 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _Passport_asOf(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Passport_officialTag(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_officialTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OfficialTag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_officialTag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_tag(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_tag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_birthDate(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_birthDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BirthDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_birthDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Passport_sex(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_sex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_sex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_breed(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_breed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_breed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_breedCode(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_breedCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BreedCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_breedCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_breedScheme(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_breedScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BreedScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_breedScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Passport", field, false, false, "String")
+}
+
+func (ec *executionContext) _Passport_geneticDam(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_geneticDam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GeneticDam, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportParent) graphql.Marshaler {
+			return ec.marshalOPassportParent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportParent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_geneticDam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportParent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Passport_surrogateDam(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_surrogateDam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SurrogateDam, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportParent) graphql.Marshaler {
+			return ec.marshalOPassportParent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportParent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_surrogateDam(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportParent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Passport_sire(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_sire(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sire, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportParent) graphql.Marshaler {
+			return ec.marshalOPassportParent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportParent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_sire(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportParent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Passport_holding(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_holding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Holding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportHolding) graphql.Marshaler {
+			return ec.marshalOPassportHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportHolding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_holding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportHolding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Passport_movements(ctx context.Context, field graphql.CollectedField, obj *model.Passport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Passport_movements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Movements, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PassportMovement) graphql.Marshaler {
+			return ec.marshalNPassportMovement2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportMovementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Passport_movements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Passport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportMovement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PassportHolding_scheme(ctx context.Context, field graphql.CollectedField, obj *model.PassportHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportHolding_scheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportHolding_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportHolding", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportHolding_number(ctx context.Context, field graphql.CollectedField, obj *model.PassportHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportHolding_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportHolding_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportHolding", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportMovement_event(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportMovement", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportMovement_kind(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportMovement", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportMovement_date(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportMovement", field, false, false, "Date")
+}
+
+func (ec *executionContext) _PassportMovement_from(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportHolding) graphql.Marshaler {
+			return ec.marshalOPassportHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportHolding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PassportMovement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportHolding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PassportMovement_to(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PassportHolding) graphql.Marshaler {
+			return ec.marshalOPassportHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportHolding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PassportMovement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PassportHolding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PassportMovement_disposal(ctx context.Context, field graphql.CollectedField, obj *model.PassportMovement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportMovement_disposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Disposal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportMovement_disposal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportMovement", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportParent_animalID(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PassportParent_outside(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_outside(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outside, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_outside(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PassportParent_tag(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_tag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportParent_name(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportParent_registry(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_registry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Registry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_registry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "String")
+}
+
+func (ec *executionContext) _PassportParent_registrationNumber(ctx context.Context, field graphql.CollectedField, obj *model.PassportParent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PassportParent_registrationNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RegistrationNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PassportParent_registrationNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PassportParent", field, false, false, "String")
 }
 
 func (ec *executionContext) _PedigreeAncestor_animalID(ctx context.Context, field graphql.CollectedField, obj *model.PedigreeAncestor) (ret graphql.Marshaler) {
@@ -49975,6 +51016,12 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Animal_groups(ctx, field, obj)
 				})
+		case "passport":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_passport(ctx, field, obj)
+				})
 		case "inbreeding":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -56321,6 +57368,253 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var passportImplementors = []string{"Passport"}
+
+func (ec *executionContext) _Passport(ctx context.Context, sel ast.SelectionSet, obj *model.Passport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, passportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Passport")
+		case "asOf":
+			out.Values[i] = ec._Passport_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "officialTag":
+			out.Values[i] = ec._Passport_officialTag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tag":
+			out.Values[i] = ec._Passport_tag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "birthDate":
+			out.Values[i] = ec._Passport_birthDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sex":
+			out.Values[i] = ec._Passport_sex(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "breed":
+			out.Values[i] = ec._Passport_breed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "breedCode":
+			out.Values[i] = ec._Passport_breedCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "breedScheme":
+			out.Values[i] = ec._Passport_breedScheme(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "geneticDam":
+			out.Values[i] = ec._Passport_geneticDam(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "surrogateDam":
+			out.Values[i] = ec._Passport_surrogateDam(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sire":
+			out.Values[i] = ec._Passport_sire(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "holding":
+			out.Values[i] = ec._Passport_holding(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "movements":
+			out.Values[i] = ec._Passport_movements(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var passportHoldingImplementors = []string{"PassportHolding"}
+
+func (ec *executionContext) _PassportHolding(ctx context.Context, sel ast.SelectionSet, obj *model.PassportHolding) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, passportHoldingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PassportHolding")
+		case "scheme":
+			out.Values[i] = ec._PassportHolding_scheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "number":
+			out.Values[i] = ec._PassportHolding_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var passportMovementImplementors = []string{"PassportMovement"}
+
+func (ec *executionContext) _PassportMovement(ctx context.Context, sel ast.SelectionSet, obj *model.PassportMovement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, passportMovementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PassportMovement")
+		case "event":
+			out.Values[i] = ec._PassportMovement_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._PassportMovement_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._PassportMovement_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._PassportMovement_from(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._PassportMovement_to(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "disposal":
+			out.Values[i] = ec._PassportMovement_disposal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var passportParentImplementors = []string{"PassportParent"}
+
+func (ec *executionContext) _PassportParent(ctx context.Context, sel ast.SelectionSet, obj *model.PassportParent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, passportParentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PassportParent")
+		case "animalID":
+			out.Values[i] = ec._PassportParent_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outside":
+			out.Values[i] = ec._PassportParent_outside(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tag":
+			out.Values[i] = ec._PassportParent_tag(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._PassportParent_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "registry":
+			out.Values[i] = ec._PassportParent_registry(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "registrationNumber":
+			out.Values[i] = ec._PassportParent_registrationNumber(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var pedigreeAncestorImplementors = []string{"PedigreeAncestor"}
 
 func (ec *executionContext) _PedigreeAncestor(ctx context.Context, sel ast.SelectionSet, obj *model.PedigreeAncestor) graphql.Marshaler {
@@ -61428,6 +62722,38 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPassport2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassport(ctx context.Context, sel ast.SelectionSet, v *model.Passport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Passport!")
+		return graphql.Null
+	}
+	return ec._Passport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPassportMovement2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportMovementᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PassportMovement) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPassportMovement2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportMovement(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPassportMovement2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportMovement(ctx context.Context, sel ast.SelectionSet, v *model.PassportMovement) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PassportMovement!")
+		return graphql.Null
+	}
+	return ec._PassportMovement(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPedigreeAncestor2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPedigreeAncestorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PedigreeAncestor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -63629,6 +64955,20 @@ func (ec *executionContext) marshalONotificationStatus2ᚖgithubᚗcomᚋherdboo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOPassportHolding2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportHolding(ctx context.Context, sel ast.SelectionSet, v *model.PassportHolding) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PassportHolding(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPassportParent2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPassportParent(ctx context.Context, sel ast.SelectionSet, v *model.PassportParent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PassportParent(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOPregnancyCheckFact2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐPregnancyCheckFact(ctx context.Context, v any) (*model.PregnancyCheckFact, error) {

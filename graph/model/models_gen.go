@@ -1474,6 +1474,76 @@ type OutsideAnimalUpdatePayload struct {
 	OutsideAnimal *OutsideAnimal `json:"outsideAnimal"`
 }
 
+// An animal's passport data as the book records it on a date.
+type Passport struct {
+	// The date the passport describes.
+	AsOf string `json:"asOf"`
+	// The official ear tag number in its printed spacing: the tag when it is one, else an official visual identifier valid that day, else the tag as written.
+	OfficialTag string `json:"officialTag"`
+	// The farm's tag as written.
+	Tag string `json:"tag"`
+	// The birth date the profile records.
+	BirthDate *string `json:"birthDate,omitempty"`
+	// male or female.
+	Sex *string `json:"sex,omitempty"`
+	// The breed as the book records it.
+	Breed *string `json:"breed,omitempty"`
+	// The breed's official code under breedScheme (CTS: AA, LIMX; HI-Tier: 22); null when the list does not know the recorded breed (never guessed) or the farm's holding has no list.
+	BreedCode *string `json:"breedCode,omitempty"`
+	// The breed code list of the registry of the farm's holding: uk.cts.breed (a uk.cph holding) or de.hitier.rasse (a de.hitier.bnr one); null otherwise.
+	BreedScheme *string `json:"breedScheme,omitempty"`
+	// The genetic dam: the donor of an embryo-transfer calf, else the dam.
+	GeneticDam *PassportParent `json:"geneticDam,omitempty"`
+	// The recipient that carried an embryo-transfer calf; null for any other animal.
+	SurrogateDam *PassportParent `json:"surrogateDam,omitempty"`
+	// The sire the book names (one the birth review only presumes is not).
+	Sire *PassportParent `json:"sire,omitempty"`
+	// The holding the farm is on; null when on none.
+	Holding *PassportHolding `json:"holding,omitempty"`
+	// Birth on this holding, arrivals and departures dated on or before asOf, oldest first.
+	Movements []*PassportMovement `json:"movements"`
+}
+
+// A holding by its identifier scheme and number.
+type PassportHolding struct {
+	// The scheme: uk.cph, de.hitier.bnr, …
+	Scheme string `json:"scheme"`
+	// The number in its scheme's canonical spelling (a CPH as CC/PPP/HHHH).
+	Number string `json:"number"`
+}
+
+// A birth, arrival or departure on the passport.
+type PassportMovement struct {
+	// birth (on this holding), arrival or departure.
+	Event string `json:"event"`
+	// The fact's kind: birth, purchase, movement_in, sale, movement_out or death.
+	Kind string `json:"kind"`
+	// The day of the movement.
+	Date string `json:"date"`
+	// The holding moved from: the other holding for an arrival, the farm's for a departure; null for a birth or when unknown.
+	From *PassportHolding `json:"from,omitempty"`
+	// The holding moved to: the farm's for a birth or an arrival, the other holding for a sale or move off; null for a death or when unknown.
+	To *PassportHolding `json:"to,omitempty"`
+	// A death's disposal route (approved_service, consumption, on_premise, other).
+	Disposal *string `json:"disposal,omitempty"`
+}
+
+// A parent as a passport names it: an animal of the farm by its official tag, or an outside animal by name and registration.
+type PassportParent struct {
+	// The parent: an animal of the farm, or an outside animal.
+	AnimalID uuid.UUID `json:"animalID"`
+	// True for an outside animal (an AI sire, an embryo donor).
+	Outside bool `json:"outside"`
+	// An animal of the farm's official ear tag; null for an outside animal.
+	Tag *string `json:"tag,omitempty"`
+	// The animal's name, or an outside animal's name.
+	Name *string `json:"name,omitempty"`
+	// An outside animal's herd book or breed society.
+	Registry *string `json:"registry,omitempty"`
+	// An outside animal's registration number.
+	RegistrationNumber *string `json:"registrationNumber,omitempty"`
+}
+
 // One place in an animal's pedigree chart.
 type PedigreeAncestor struct {
 	// The ancestor: an animal of the farm, or one from outside it named as a parent.
