@@ -335,8 +335,9 @@ func TestRegistryCredentialsWithoutKey(t *testing.T) {
 
 // TestOutboxHITier (issue 29.3) sends a German season through the outbox to a fake HI-Tier
 // (registry/hitier/hitierfake) on both databases, under de_hitier (Viehverkehrsverordnung
-// § 29: within 7 days): a bought heifer's arrival and a calf's birth (with its sex, breed
-// code and dam from the book) accepted; then the birth voided after it was reported: its
+// § 29: within 7 days): a bought heifer's arrival and a calf's birth accepted, the birth with
+// its sex, dam and breed code from the book (registry/breed maps the recorded
+// "Holstein-Schwarzbunt" to RASSE 01); then the birth voided after it was reported: its
 // correction goes as a Storno of the birth, dated by the birth, not by the void.
 func TestOutboxHITier(t *testing.T) {
 	t.Parallel()
@@ -372,7 +373,7 @@ func TestOutboxHITier(t *testing.T) {
 		fake.Cattle[lom(heiferTag)] = &hitierfake.Animal{Holding: "276051111100001"}
 		cow, calf, heifer := app.MustAnimal(owner, f.ID, cowTag).ID.String(), app.MustAnimal(owner, f.ID, calfTag).ID.String(), app.MustAnimal(owner, f.ID, heiferTag).ID.String()
 		n.fact(t, map[string]any{"kind": "profile", "animal_id": cow, "sex": "female", "birth_date": "2020-04-01"})
-		n.fact(t, map[string]any{"kind": "profile", "animal_id": calf, "sex": "female", "birth_date": "2026-03-18", "breed": "01"})
+		n.fact(t, map[string]any{"kind": "profile", "animal_id": calf, "sex": "female", "birth_date": "2026-03-18", "breed": "Holstein-Schwarzbunt"})
 		birth := n.fact(t, map[string]any{"kind": "birth", "dam_id": cow, "date": "2026-03-18", "offspring_ids": []string{calf}})
 		n.fact(t, map[string]any{"kind": "purchase", "animal_id": heifer, "date": "2026-03-16", "holding_scheme": "de.hitier.bnr", "holding_number": "05 111 110 0001"})
 
