@@ -75,9 +75,9 @@ func (k *sealer) open(holdingID uuid.UUID, keyID string, sealed []byte) (string,
 // the password.
 type RegistryCredentials struct {
 	HoldingID uuid.UUID
-	// Adapter is the registry service this server sends the holding's notices through,
-	// "" when the operator configured none for its scheme.
-	Adapter  string
+	// Adapter is the registry service this server sends the holding's notices through, nil
+	// when the operator configured none for its scheme.
+	Adapter  *string
 	Username string
 	// Sending is the keeper's switch; Active whether the outbox sends now (the switch on,
 	// an adapter configured, the credentials usable).
@@ -99,7 +99,8 @@ type RegistryCredentialsInput struct {
 func (s *Service) credentialsView(h *ent.Holding, c *ent.RegistryCredential) *RegistryCredentials {
 	v := &RegistryCredentials{HoldingID: h.ID, Username: c.Username, Sending: c.Sending, LastError: c.LastError, UpdatedAt: c.UpdatedAt.UTC()}
 	if a := s.registries.adapterFor(h.Scheme); a != nil {
-		v.Adapter = a.Name()
+		name := a.Name()
+		v.Adapter = &name
 		v.Active = c.Sending && c.LastError == nil && s.registries.key() != nil
 	}
 	return v

@@ -56,6 +56,7 @@ type ResolverRoot interface {
 	FollowUpTask() FollowUpTaskResolver
 	Group() GroupResolver
 	HerdReports() HerdReportsResolver
+	Holding() HoldingResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Record() RecordResolver
@@ -666,21 +667,22 @@ type ComplexityRoot struct {
 	}
 
 	Holding struct {
-		Address         func(childComplexity int) int
-		Country         func(childComplexity int) int
-		FarmIDs         func(childComplexity int) int
-		HerdMark        func(childComplexity int) int
-		HerdType        func(childComplexity int) int
-		ICARScheme      func(childComplexity int) int
-		ID              func(childComplexity int) int
-		Identifier      func(childComplexity int) int
-		KeeperName      func(childComplexity int) int
-		KeeperReference func(childComplexity int) int
-		Name            func(childComplexity int) int
-		Postcode        func(childComplexity int) int
-		RuleSet         func(childComplexity int) int
-		Scheme          func(childComplexity int) int
-		TimeZone        func(childComplexity int) int
+		Address             func(childComplexity int) int
+		Country             func(childComplexity int) int
+		FarmIDs             func(childComplexity int) int
+		HerdMark            func(childComplexity int) int
+		HerdType            func(childComplexity int) int
+		ICARScheme          func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Identifier          func(childComplexity int) int
+		KeeperName          func(childComplexity int) int
+		KeeperReference     func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Postcode            func(childComplexity int) int
+		RegistryCredentials func(childComplexity int) int
+		RuleSet             func(childComplexity int) int
+		Scheme              func(childComplexity int) int
+		TimeZone            func(childComplexity int) int
 	}
 
 	HoldingCreatePayload struct {
@@ -918,6 +920,8 @@ type ComplexityRoot struct {
 		RecordProfile                 func(childComplexity int, farmID uuid.UUID, input model.ProfileFactInput) int
 		RecordUpdate                  func(childComplexity int, input model.RecordUpdateInput) int
 		RecordVoid                    func(childComplexity int, input model.RecordVoidInput) int
+		RegistryCredentialsDelete     func(childComplexity int, input model.RegistryCredentialsDeleteInput) int
+		RegistryCredentialsSet        func(childComplexity int, input model.RegistryCredentialsSetInput) int
 		SaleRecord                    func(childComplexity int, input model.SaleRecordInput) int
 		SetGroupAnimals               func(childComplexity int, id uuid.UUID, animalIDs []uuid.UUID) int
 		SetMemberRole                 func(childComplexity int, id uuid.UUID, role farmmember.Role) int
@@ -1193,6 +1197,23 @@ type ComplexityRoot struct {
 
 	RecordVoidPayload struct {
 		Record func(childComplexity int) int
+	}
+
+	RegistryCredentials struct {
+		Active    func(childComplexity int) int
+		Adapter   func(childComplexity int) int
+		LastError func(childComplexity int) int
+		Sending   func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+		Username  func(childComplexity int) int
+	}
+
+	RegistryCredentialsDeletePayload struct {
+		HoldingID func(childComplexity int) int
+	}
+
+	RegistryCredentialsSetPayload struct {
+		Credentials func(childComplexity int) int
 	}
 
 	RegistryDifference struct {
@@ -1613,6 +1634,9 @@ type HerdReportsResolver interface {
 	Weaning(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.WeaningReport, error)
 	Gain(ctx context.Context, obj *model.HerdReports, from string, to string) (*herdbook.GainReport, error)
 }
+type HoldingResolver interface {
+	RegistryCredentials(ctx context.Context, obj *herdbook.HoldingView) (*herdbook.RegistryCredentials, error)
+}
 type MutationResolver interface {
 	CreateFarm(ctx context.Context, input model.CreateFarmInput) (*model.CreateFarmPayload, error)
 	UpdateFarm(ctx context.Context, id uuid.UUID, input model.UpdateFarmInput) (*ent.Farm, error)
@@ -1689,6 +1713,8 @@ type MutationResolver interface {
 	HoldingCreate(ctx context.Context, input model.HoldingCreateInput) (*model.HoldingCreatePayload, error)
 	HoldingUpdate(ctx context.Context, input model.HoldingUpdateInput) (*model.HoldingUpdatePayload, error)
 	NoticeSubmissionCreate(ctx context.Context, input model.NoticeSubmissionCreateInput) (*model.NoticeSubmissionCreatePayload, error)
+	RegistryCredentialsSet(ctx context.Context, input model.RegistryCredentialsSetInput) (*model.RegistryCredentialsSetPayload, error)
+	RegistryCredentialsDelete(ctx context.Context, input model.RegistryCredentialsDeleteInput) (*model.RegistryCredentialsDeletePayload, error)
 	FarmSettingsUpdate(ctx context.Context, input model.FarmSettingsUpdateInput) (*model.FarmSettingsUpdatePayload, error)
 	WebhookCreate(ctx context.Context, input model.WebhookCreateInput) (*model.WebhookCreatePayload, error)
 	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
@@ -4307,6 +4333,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Holding.Postcode(childComplexity), true
+	case "Holding.registryCredentials":
+		if e.ComplexityRoot.Holding.RegistryCredentials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Holding.RegistryCredentials(childComplexity), true
 	case "Holding.ruleSet":
 		if e.ComplexityRoot.Holding.RuleSet == nil {
 			break
@@ -5613,6 +5645,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordVoid(childComplexity, args["input"].(model.RecordVoidInput)), true
+	case "Mutation.registryCredentialsDelete":
+		if e.ComplexityRoot.Mutation.RegistryCredentialsDelete == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registryCredentialsDelete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegistryCredentialsDelete(childComplexity, args["input"].(model.RegistryCredentialsDeleteInput)), true
+	case "Mutation.registryCredentialsSet":
+		if e.ComplexityRoot.Mutation.RegistryCredentialsSet == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registryCredentialsSet_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegistryCredentialsSet(childComplexity, args["input"].(model.RegistryCredentialsSetInput)), true
 	case "Mutation.saleRecord":
 		if e.ComplexityRoot.Mutation.SaleRecord == nil {
 			break
@@ -6821,6 +6875,57 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordVoidPayload.Record(childComplexity), true
+
+	case "RegistryCredentials.active":
+		if e.ComplexityRoot.RegistryCredentials.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.Active(childComplexity), true
+	case "RegistryCredentials.adapter":
+		if e.ComplexityRoot.RegistryCredentials.Adapter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.Adapter(childComplexity), true
+	case "RegistryCredentials.lastError":
+		if e.ComplexityRoot.RegistryCredentials.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.LastError(childComplexity), true
+	case "RegistryCredentials.sending":
+		if e.ComplexityRoot.RegistryCredentials.Sending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.Sending(childComplexity), true
+	case "RegistryCredentials.updatedAt":
+		if e.ComplexityRoot.RegistryCredentials.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.UpdatedAt(childComplexity), true
+	case "RegistryCredentials.username":
+		if e.ComplexityRoot.RegistryCredentials.Username == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentials.Username(childComplexity), true
+
+	case "RegistryCredentialsDeletePayload.holdingID":
+		if e.ComplexityRoot.RegistryCredentialsDeletePayload.HoldingID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentialsDeletePayload.HoldingID(childComplexity), true
+
+	case "RegistryCredentialsSetPayload.credentials":
+		if e.ComplexityRoot.RegistryCredentialsSetPayload.Credentials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegistryCredentialsSetPayload.Credentials(childComplexity), true
 
 	case "RegistryDifference.book":
 		if e.ComplexityRoot.RegistryDifference.Book == nil {
@@ -8195,6 +8300,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RecordVoidInput", ec.unmarshalInputRecordVoidInput),
 			graphql.NewInputUnmarshaler("RecordWhereInput", ec.unmarshalInputRecordWhereInput),
 			graphql.NewInputUnmarshaler("RegistryAnimalInput", ec.unmarshalInputRegistryAnimalInput),
+			graphql.NewInputUnmarshaler("RegistryCredentialsDeleteInput", ec.unmarshalInputRegistryCredentialsDeleteInput),
+			graphql.NewInputUnmarshaler("RegistryCredentialsSetInput", ec.unmarshalInputRegistryCredentialsSetInput),
 			graphql.NewInputUnmarshaler("SaleRecordInput", ec.unmarshalInputSaleRecordInput),
 			graphql.NewInputUnmarshaler("SpeciesWithdrawalInput", ec.unmarshalInputSpeciesWithdrawalInput),
 			graphql.NewInputUnmarshaler("TaskUpdateInput", ec.unmarshalInputTaskUpdateInput),
@@ -8286,7 +8393,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "passport.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "passport.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "registrysend.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8311,6 +8418,7 @@ var sources = []*ast.Source{
 	{Name: "pedigree.graphqls", Input: sourceData("pedigree.graphqls"), BuiltIn: false},
 	{Name: "register.graphqls", Input: sourceData("register.graphqls"), BuiltIn: false},
 	{Name: "registry.graphqls", Input: sourceData("registry.graphqls"), BuiltIn: false},
+	{Name: "registrysend.graphqls", Input: sourceData("registrysend.graphqls"), BuiltIn: false},
 	{Name: "service.graphqls", Input: sourceData("service.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
@@ -9545,6 +9653,8 @@ func (ec *executionContext) childFields_Holding(ctx context.Context, field graph
 		return ec.fieldContext_Holding_timeZone(ctx, field)
 	case "farmIds":
 		return ec.fieldContext_Holding_farmIds(ctx, field)
+	case "registryCredentials":
+		return ec.fieldContext_Holding_registryCredentials(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Holding", field.Name)
 }
@@ -10375,6 +10485,40 @@ func (ec *executionContext) childFields_RecordVoidPayload(ctx context.Context, f
 		return ec.fieldContext_RecordVoidPayload_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordVoidPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RegistryCredentials(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "adapter":
+		return ec.fieldContext_RegistryCredentials_adapter(ctx, field)
+	case "username":
+		return ec.fieldContext_RegistryCredentials_username(ctx, field)
+	case "sending":
+		return ec.fieldContext_RegistryCredentials_sending(ctx, field)
+	case "active":
+		return ec.fieldContext_RegistryCredentials_active(ctx, field)
+	case "lastError":
+		return ec.fieldContext_RegistryCredentials_lastError(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_RegistryCredentials_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegistryCredentials", field.Name)
+}
+
+func (ec *executionContext) childFields_RegistryCredentialsDeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "holdingID":
+		return ec.fieldContext_RegistryCredentialsDeletePayload_holdingID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegistryCredentialsDeletePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RegistryCredentialsSetPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "credentials":
+		return ec.fieldContext_RegistryCredentialsSetPayload_credentials(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegistryCredentialsSetPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RegistryDifference(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13363,6 +13507,34 @@ func (ec *executionContext) field_Mutation_recordVoid_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RecordVoidInput, error) {
 			return ec.unmarshalNRecordVoidInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRecordVoidInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_registryCredentialsDelete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RegistryCredentialsDeleteInput, error) {
+			return ec.unmarshalNRegistryCredentialsDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsDeleteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_registryCredentialsSet_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RegistryCredentialsSetInput, error) {
+			return ec.unmarshalNRegistryCredentialsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsSetInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -24715,6 +24887,38 @@ func (ec *executionContext) fieldContext_Holding_farmIds(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Holding", field, false, false, "ID")
 }
 
+func (ec *executionContext) _Holding_registryCredentials(ctx context.Context, field graphql.CollectedField, obj *herdbook.HoldingView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Holding_registryCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Holding().RegistryCredentials(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.RegistryCredentials) graphql.Marshaler {
+			return ec.marshalORegistryCredentials2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐRegistryCredentials(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Holding_registryCredentials(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Holding",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistryCredentials(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _HoldingCreatePayload_holding(ctx context.Context, field graphql.CollectedField, obj *model.HoldingCreatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30342,6 +30546,94 @@ func (ec *executionContext) fieldContext_Mutation_noticeSubmissionCreate(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_registryCredentialsSet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registryCredentialsSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegistryCredentialsSet(ctx, fc.Args["input"].(model.RegistryCredentialsSetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegistryCredentialsSetPayload) graphql.Marshaler {
+			return ec.marshalNRegistryCredentialsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsSetPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registryCredentialsSet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistryCredentialsSetPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registryCredentialsSet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_registryCredentialsDelete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registryCredentialsDelete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegistryCredentialsDelete(ctx, fc.Args["input"].(model.RegistryCredentialsDeleteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegistryCredentialsDeletePayload) graphql.Marshaler {
+			return ec.marshalNRegistryCredentialsDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registryCredentialsDelete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistryCredentialsDeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registryCredentialsDelete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_farmSettingsUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -34825,6 +35117,199 @@ func (ec *executionContext) fieldContext_RecordVoidPayload_record(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Record(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RegistryCredentials_adapter(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_adapter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Adapter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_adapter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryCredentials_username(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_username(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Username, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryCredentials_sending(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_sending(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sending, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_sending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RegistryCredentials_active(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RegistryCredentials_lastError(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "String")
+}
+
+func (ec *executionContext) _RegistryCredentials_updatedAt(ctx context.Context, field graphql.CollectedField, obj *herdbook.RegistryCredentials) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentials_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentials_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentials", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RegistryCredentialsDeletePayload_holdingID(ctx context.Context, field graphql.CollectedField, obj *model.RegistryCredentialsDeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentialsDeletePayload_holdingID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HoldingID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentialsDeletePayload_holdingID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegistryCredentialsDeletePayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RegistryCredentialsSetPayload_credentials(ctx context.Context, field graphql.CollectedField, obj *model.RegistryCredentialsSetPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegistryCredentialsSetPayload_credentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Credentials, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.RegistryCredentials) graphql.Marshaler {
+			return ec.marshalNRegistryCredentials2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐRegistryCredentials(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegistryCredentialsSetPayload_credentials(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RegistryCredentialsSetPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegistryCredentials(ctx, field)
 		},
 	}
 	return fc, nil
@@ -49530,6 +50015,111 @@ func UnmarshalRegistryAnimalInput(ctx context.Context, raw any) (model.RegistryA
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRegistryCredentialsDeleteInput(ctx context.Context, obj any) (model.RegistryCredentialsDeleteInput, error) {
+	var it model.RegistryCredentialsDeleteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"holdingID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "holdingID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("holdingID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HoldingID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRegistryCredentialsDeleteInput unmarshals raw into the RegistryCredentialsDeleteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRegistryCredentialsDeleteInput(ctx context.Context, raw any) (model.RegistryCredentialsDeleteInput, error) {
+	var out model.RegistryCredentialsDeleteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegistryCredentialsDeleteInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRegistryCredentialsSetInput(ctx context.Context, obj any) (model.RegistryCredentialsSetInput, error) {
+	var it model.RegistryCredentialsSetInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"holdingID", "username", "password", "sending"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "holdingID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("holdingID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HoldingID = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		case "sending":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sending"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sending = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRegistryCredentialsSetInput unmarshals raw into the RegistryCredentialsSetInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRegistryCredentialsSetInput(ctx context.Context, raw any) (model.RegistryCredentialsSetInput, error) {
+	var out model.RegistryCredentialsSetInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegistryCredentialsSetInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSaleRecordInput(ctx context.Context, obj any) (model.SaleRecordInput, error) {
 	var it model.SaleRecordInput
 	if obj == nil {
@@ -54858,78 +55448,84 @@ func (ec *executionContext) _Holding(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Holding_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scheme":
 			out.Values[i] = ec._Holding_scheme(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "identifier":
 			out.Values[i] = ec._Holding_identifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icarWellKnownScheme":
 			out.Values[i] = ec._Holding_icarWellKnownScheme(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Holding_name(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "herdMark":
 			out.Values[i] = ec._Holding_herdMark(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "keeperName":
 			out.Values[i] = ec._Holding_keeperName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "keeperReference":
 			out.Values[i] = ec._Holding_keeperReference(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "address":
 			out.Values[i] = ec._Holding_address(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "postcode":
 			out.Values[i] = ec._Holding_postcode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "country":
 			out.Values[i] = ec._Holding_country(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ruleSet":
 			out.Values[i] = ec._Holding_ruleSet(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "herdType":
 			out.Values[i] = ec._Holding_herdType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "timeZone":
 			out.Values[i] = ec._Holding_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "farmIds":
 			out.Values[i] = ec._Holding_farmIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "registryCredentials":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Holding_registryCredentials(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -56670,6 +57266,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "noticeSubmissionCreate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_noticeSubmissionCreate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registryCredentialsSet":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registryCredentialsSet(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registryCredentialsDelete":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registryCredentialsDelete(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -58487,6 +59097,130 @@ func (ec *executionContext) _RecordVoidPayload(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("RecordVoidPayload")
 		case "record":
 			out.Values[i] = ec._RecordVoidPayload_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var registryCredentialsImplementors = []string{"RegistryCredentials"}
+
+func (ec *executionContext) _RegistryCredentials(ctx context.Context, sel ast.SelectionSet, obj *herdbook.RegistryCredentials) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registryCredentialsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegistryCredentials")
+		case "adapter":
+			out.Values[i] = ec._RegistryCredentials_adapter(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "username":
+			out.Values[i] = ec._RegistryCredentials_username(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sending":
+			out.Values[i] = ec._RegistryCredentials_sending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._RegistryCredentials_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastError":
+			out.Values[i] = ec._RegistryCredentials_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._RegistryCredentials_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var registryCredentialsDeletePayloadImplementors = []string{"RegistryCredentialsDeletePayload"}
+
+func (ec *executionContext) _RegistryCredentialsDeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegistryCredentialsDeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registryCredentialsDeletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegistryCredentialsDeletePayload")
+		case "holdingID":
+			out.Values[i] = ec._RegistryCredentialsDeletePayload_holdingID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var registryCredentialsSetPayloadImplementors = []string{"RegistryCredentialsSetPayload"}
+
+func (ec *executionContext) _RegistryCredentialsSetPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegistryCredentialsSetPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registryCredentialsSetPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegistryCredentialsSetPayload")
+		case "credentials":
+			out.Values[i] = ec._RegistryCredentialsSetPayload_credentials(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -63064,6 +63798,40 @@ func (ec *executionContext) unmarshalNRegistryAnimalInput2ᚖgithubᚗcomᚋherd
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNRegistryCredentials2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐRegistryCredentials(ctx context.Context, sel ast.SelectionSet, v *herdbook.RegistryCredentials) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RegistryCredentials!")
+		return graphql.Null
+	}
+	return ec._RegistryCredentials(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRegistryCredentialsDeleteInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsDeleteInput(ctx context.Context, v any) (model.RegistryCredentialsDeleteInput, error) {
+	res, err := ec.unmarshalInputRegistryCredentialsDeleteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegistryCredentialsDeletePayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.RegistryCredentialsDeletePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RegistryCredentialsDeletePayload!")
+		return graphql.Null
+	}
+	return ec._RegistryCredentialsDeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRegistryCredentialsSetInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsSetInput(ctx context.Context, v any) (model.RegistryCredentialsSetInput, error) {
+	res, err := ec.unmarshalInputRegistryCredentialsSetInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegistryCredentialsSetPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryCredentialsSetPayload(ctx context.Context, sel ast.SelectionSet, v *model.RegistryCredentialsSetPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RegistryCredentialsSetPayload!")
+		return graphql.Null
+	}
+	return ec._RegistryCredentialsSetPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRegistryDifference2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistryDifferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RegistryDifference) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -65157,6 +65925,13 @@ func (ec *executionContext) unmarshalORegistryAnimalInput2ᚕᚖgithubᚗcomᚋh
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalORegistryCredentials2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐRegistryCredentials(ctx context.Context, sel ast.SelectionSet, v *herdbook.RegistryCredentials) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RegistryCredentials(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalORegistrySubmission2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐRegistrySubmission(ctx context.Context, sel ast.SelectionSet, v *model.RegistrySubmission) graphql.Marshaler {

@@ -43,3 +43,8 @@ func (r *mutationResolver) HoldingUpdate(ctx context.Context, input model.Holdin
 func (r *mutationResolver) NoticeSubmissionCreate(ctx context.Context, input model.NoticeSubmissionCreateInput) (*model.NoticeSubmissionCreatePayload, error) {
 	return noticeSubmissionPayload(r.svc.RecordNoticeSubmission(ctx, input.FarmID, input.Key, noticeSubmissionInput(input)))
 }
+
+// Holding returns HoldingResolver implementation.
+func (r *Resolver) Holding() HoldingResolver { return &holdingResolver{r} }
+
+type holdingResolver struct{ *Resolver }

@@ -312,3 +312,21 @@ func TestOutboxCTS(t *testing.T) {
 		herdbooktest.WantEnvelope(t, app.Do("POST", rec, owner.Token, map[string]any{"from_registry": true}), 409, "ConflictError", "")
 	})
 }
+
+// TestRegistryCredentialsWithoutKey: a server whose operator gave no registry key keeps no
+// keeper's password (409, saying why) and sends nothing.
+func TestRegistryCredentialsWithoutKey(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		n := newNoticeFarm(t, d)
+		creds := "/v1/holdings/" + n.holding + "/registry-credentials"
+		res := n.app.Do("PUT", creds, n.owner.Token, map[string]any{"username": "123-456-789", "password": "secret", "sending": true})
+		herdbooktest.WantEnvelope(t, res, 409, "ConflictError", "")
+		if !strings.Contains(string(res.Body), "registry key") {
+			t.Fatalf("409 without saying why: %s", res.Body)
+		}
+		if r, err := n.app.Service.SendNotices(context.Background()); err != nil || r != (herdbook.OutboxResult{}) {
+			t.Fatalf("sending without a key: %+v %v", r, err)
+		}
+	})
+}

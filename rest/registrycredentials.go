@@ -21,12 +21,8 @@ type registryCredentialsJSON struct {
 }
 
 func newRegistryCredentialsJSON(v *herdbook.RegistryCredentials) registryCredentialsJSON {
-	out := registryCredentialsJSON{HoldingID: v.HoldingID.String(), Username: v.Username, Sending: v.Sending, Active: v.Active,
-		LastError: v.LastError, UpdatedAt: v.UpdatedAt}
-	if v.Adapter != "" {
-		out.Adapter = &v.Adapter
-	}
-	return out
+	return registryCredentialsJSON{HoldingID: v.HoldingID.String(), Adapter: v.Adapter, Username: v.Username, Sending: v.Sending,
+		Active: v.Active, LastError: v.LastError, UpdatedAt: v.UpdatedAt}
 }
 
 type registryCredentialsBody struct {

@@ -1824,6 +1824,36 @@ type RegistryAnimalInput struct {
 	Dam *string `json:"dam,omitempty"`
 }
 
+// The holding whose registry credentials to forget.
+type RegistryCredentialsDeleteInput struct {
+	// The holding.
+	HoldingID uuid.UUID `json:"holdingID"`
+}
+
+// The holding whose credentials were forgotten.
+type RegistryCredentialsDeletePayload struct {
+	// The holding's id.
+	HoldingID uuid.UUID `json:"holdingID"`
+}
+
+// The keeper's credentials at the registry: the first time both the user name and the password; later either may be left out to keep it.
+type RegistryCredentialsSetInput struct {
+	// The holding.
+	HoldingID uuid.UUID `json:"holdingID"`
+	// The keeper's user name at the registry's web service.
+	Username *string `json:"username,omitempty"`
+	// The keeper's password there; sealed under the server's registry key and never returned.
+	Password *string `json:"password,omitempty"`
+	// Whether the outbox sends the holding's notices (off when left out the first time).
+	Sending *bool `json:"sending,omitempty"`
+}
+
+// The credentials as saved.
+type RegistryCredentialsSetPayload struct {
+	// What may be seen of them.
+	Credentials *herdbook.RegistryCredentials `json:"credentials"`
+}
+
 // One difference between the registry's copy of a holding and the book.
 type RegistryDifference struct {
 	// only_in_registry, only_in_book or differs.
