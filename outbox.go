@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/noticesubmission"
 	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/registry"
+	"github.com/herdbook/herdbook/registry/breed"
 	"github.com/herdbook/herdbook/registry/notice"
 )
 
@@ -640,6 +641,14 @@ func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Re
 				p := ap.Profile
 				r.Tag = officialTag(ap.Animal.Tag, p.Identifiers)
 				r.Sex, r.BirthDate, r.Breed = deref(p.Sex), deref(p.BirthDate), deref(p.Breed)
+				// The registry's breed code for the breed as the book records it (a name or
+				// already a code); a breed the scheme's list does not know goes as recorded,
+				// for the adapter to refuse by name.
+				if bs, ok := breed.OfHolding(o.h.Scheme); ok {
+					if code, ok := breed.Code(bs, r.Breed); ok {
+						r.Breed = code
+					}
+				}
 				if d := damOfProfile(p); d != uuid.Nil {
 					r.DamTag = damTags[d.String()]
 				}

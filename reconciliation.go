@@ -14,6 +14,7 @@ import (
 	"github.com/herdbook/herdbook/ent/registrycredential"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/registry"
+	"github.com/herdbook/herdbook/registry/breed"
 	"github.com/herdbook/herdbook/registry/cts"
 	"github.com/herdbook/herdbook/registry/notice"
 	"github.com/herdbook/herdbook/registry/reconcile"
@@ -124,8 +125,8 @@ func (in RegistryCopy) validate(fe *fieldErrors) {
 //
 // The book's side of each animal: its official tag (the animal's tag, or an official visual
 // identifier), sex, birth date, genetic dam's tag (the dam's otherwise), and whether the book
-// records its birth on the farm. Breeds are not compared: the book keeps breed names, the
-// registries official codes.
+// records its birth on the farm, and its breed's official code under the registry's breed
+// list (registry/breed; a breed the list does not know stays unknown, so it never differs).
 func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, in RegistryCopy) (*Reconciliation, error) {
 	role := RoleReader
 	if in.FromRegistry {
@@ -194,6 +195,7 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 		}
 	}
 	arrived := arrivals(b.entries, asOf)
+	breeds, hasBreeds := breed.OfHolding(h.Scheme)
 	book := make([]reconcile.Animal, 0, len(profiles))
 	for _, ap := range profiles {
 		id := ap.Animal.ID.String()
@@ -205,15 +207,21 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 		if v := ap.Profile.BirthDate; v != nil {
 			a.BirthDate = *v
 		}
+		if v := ap.Profile.Breed; v != nil && hasBreeds {
+			a.Breed, _ = breed.Code(breeds, *v)
+		}
 		book = append(book, a)
 	}
 	reg := make([]reconcile.Animal, len(in.Animals))
 	for i, a := range in.Animals {
 		reg[i] = reconcile.Animal{Tag: officialTag(a.Tag, nil), Sex: a.Sex, BirthDate: a.BirthDate, OnDate: a.OnDate, Breed: a.Breed,
 			Dam: officialTag(a.Dam, nil)}
+		// The registry's code in its list's spelling (HI-Tier's 1 is its 01); a code the list
+		// does not know is compared as given.
+		if code, ok := breed.Code(breeds, a.Breed); ok && hasBreeds {
+			reg[i].Breed = code
+		}
 	}
-	// The book's side leaves the breed unknown (it keeps names, the registries codes), so
-	// breeds never differ.
 	return &Reconciliation{HoldingID: h.ID, AsOf: asOf, Differences: reconcile.Compare(reg, book)}, nil
 }
 

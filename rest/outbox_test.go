@@ -18,6 +18,8 @@ import (
 	"github.com/herdbook/herdbook/registry"
 	"github.com/herdbook/herdbook/registry/cts"
 	"github.com/herdbook/herdbook/registry/cts/ctsfake"
+	"github.com/herdbook/herdbook/registry/hitier"
+	"github.com/herdbook/herdbook/registry/hitier/hitierfake"
 )
 
 // outboxClock is a test clock the outbox's backoff is stepped over.
@@ -327,6 +329,102 @@ func TestRegistryCredentialsWithoutKey(t *testing.T) {
 		}
 		if r, err := n.app.Service.SendNotices(context.Background()); err != nil || r != (herdbook.OutboxResult{}) {
 			t.Fatalf("sending without a key: %+v %v", r, err)
+		}
+	})
+}
+
+// TestOutboxHITier (issue 29.3) sends a German season through the outbox to a fake HI-Tier
+// (registry/hitier/hitierfake) on both databases, under de_hitier (Viehverkehrsverordnung
+// § 29: within 7 days): a bought heifer's arrival and a calf's birth accepted, the birth with
+// its sex, dam and breed code from the book (registry/breed maps the recorded
+// "Holstein-Schwarzbunt" to RASSE 01); then the birth voided after it was reported: its
+// correction goes as a Storno of the birth, dated by the birth, not by the void.
+func TestOutboxHITier(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		const keeper, pin = "276090000000001", "900001"
+		fake := hitierfake.New()
+		fake.Accounts[keeper] = pin
+		srv := httptest.NewServer(fake)
+		t.Cleanup(srv.Close)
+		regs, err := herdbook.NewRegistries([]byte(strings.Repeat("h", herdbook.RegistryKeySize)),
+			map[string]registry.Adapter{"de.hitier.bnr": &hitier.Client{URL: srv.URL + "/api/hit"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs.WithBackoff(registry.Backoff{Base: time.Minute, Max: 10 * time.Minute}, 4)
+		clock := &outboxClock{now: noticeNow}
+		app := herdbooktest.NewApp(t, d, herdbooktest.Options{Clock: clock.Now, ServiceOptions: []herdbook.Option{herdbook.WithRegistries(regs)}})
+		owner := app.MustUser()
+		f := app.MustFarm(owner, "Hof Sonnenwiese")
+		n := &noticeFarm{app: app, owner: owner, reader: owner, farm: f.ID, base: "/v1/farm/" + f.ID.String()}
+		res := app.Do("PUT", n.base+"/holding", owner.Token, map[string]any{"scheme": "de.hitier.bnr", "identifier": "09 000 000 0001",
+			"keeper_name": "Anna Bauer", "rule_set": "de_hitier", "time_zone": "Europe/Berlin"})
+		if res.Status != 201 {
+			t.Fatalf("holding: %d %s", res.Status, res.Body)
+		}
+		creds := "/v1/holdings/" + res.JSON(t)["id"].(string) + "/registry-credentials"
+		if res := app.Do("PUT", creds, owner.Token, map[string]any{"username": keeper, "password": pin, "sending": true}); res.Status != 201 {
+			t.Fatalf("credentials: %d %s", res.Status, res.Body)
+		}
+		lom := func(tag string) string { return "27600" + strings.ReplaceAll(strings.TrimPrefix(tag, "DE "), " ", "") }
+		cowTag, calfTag, heiferTag := "DE 09 123 00001", "DE 09 123 00010", "DE 05 777 00201"
+		fake.Cattle[lom(cowTag)] = &hitierfake.Animal{Holding: keeper}
+		fake.Cattle[lom(heiferTag)] = &hitierfake.Animal{Holding: "276051111100001"}
+		cow, calf, heifer := app.MustAnimal(owner, f.ID, cowTag).ID.String(), app.MustAnimal(owner, f.ID, calfTag).ID.String(), app.MustAnimal(owner, f.ID, heiferTag).ID.String()
+		n.fact(t, map[string]any{"kind": "profile", "animal_id": cow, "sex": "female", "birth_date": "2020-04-01"})
+		n.fact(t, map[string]any{"kind": "profile", "animal_id": calf, "sex": "female", "birth_date": "2026-03-18", "breed": "Holstein-Schwarzbunt"})
+		birth := n.fact(t, map[string]any{"kind": "birth", "dam_id": cow, "date": "2026-03-18", "offspring_ids": []string{calf}})
+		n.fact(t, map[string]any{"kind": "purchase", "animal_id": heifer, "date": "2026-03-16", "holding_scheme": "de.hitier.bnr", "holding_number": "05 111 110 0001"})
+
+		pass := func(what string) herdbook.OutboxResult {
+			t.Helper()
+			r, err := app.Service.SendNotices(context.Background())
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			return r
+		}
+		if r := pass("send"); r.Submitted != 2 {
+			t.Fatalf("send: %+v (fake bodies %v)", r, fake.Bodies)
+		}
+		clock.Add(2 * time.Minute)
+		if r := pass("answers"); r.Answered != 2 {
+			t.Fatalf("answers: %+v", r)
+		}
+		for _, k := range []string{"birth/" + calf, "move_on/" + heifer} {
+			if s := n.notices(t, "")[k]; s["state"] != "accepted" {
+				t.Fatalf("%s: %v", k, s)
+			}
+		}
+		if fake.Cattle[lom(calfTag)] == nil || fake.Cattle[lom(heiferTag)].Holding != keeper {
+			t.Fatalf("the registry's cattle after the season: calf %v heifer %v", fake.Cattle[lom(calfTag)], fake.Cattle[lom(heiferTag)])
+		}
+		applied := fake.Applied
+
+		// The birth is voided after it was reported: its correction withdraws it at HI-Tier.
+		if res := app.Do("POST", n.base+"/records/"+birth+"/void", owner.Token, map[string]any{"reason": "recorded on the wrong farm"}); res.Status != 200 {
+			t.Fatalf("void: %d %s", res.Status, res.Body)
+		}
+		if s := n.notices(t, "")["birth/"+calf]; s["state"] != "superseded" {
+			t.Fatalf("the reported birth after its void: %v", s)
+		}
+		if r := pass("storno"); r.Submitted != 1 {
+			t.Fatalf("storno: %+v", r)
+		}
+		clock.Add(2 * time.Minute)
+		if r := pass("storno answered"); r.Answered != 1 {
+			t.Fatalf("storno answered: %+v", r)
+		}
+		if s := n.notices(t, "")["correction/"+calf]; s["state"] != "accepted" {
+			t.Fatalf("the correction: %v", s)
+		}
+		last := fake.Bodies[len(fake.Bodies)-1]
+		if fake.Applied != applied+1 || !strings.Contains(last, lom(calfTag)) || !strings.Contains(last, "18.03.2026") {
+			t.Fatalf("the storno: applied %d (was %d), body %s", fake.Applied, applied, last)
+		}
+		if r := pass("nothing left"); r != (herdbook.OutboxResult{}) {
+			t.Fatalf("nothing left to send: %+v", r)
 		}
 	})
 }

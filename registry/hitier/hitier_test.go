@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/herdbook/herdbook/registry"
 	"github.com/herdbook/herdbook/registry/hitier"
+	"github.com/herdbook/herdbook/registry/hitier/hitierfake"
 	"github.com/herdbook/herdbook/registry/notice"
 )
 
@@ -44,13 +47,13 @@ func lom(tag string) string {
 
 // season gives the fake a herd on 20 March 2026: two cows and a steer on the keeper's
 // holding, and a heifer the farm bought and a neighbour's cow on another.
-func season(f *fakeHIT) (cow1, cow2, steer, heifer, neighbour string) {
+func season(f *hitierfake.Registry) (cow1, cow2, steer, heifer, neighbour string) {
 	cow1, cow2, steer, heifer, neighbour = "DE 09 123 00001", "DE 09 123 00002", "DE 09 123 00003", "DE 05 777 00201", "DE 05 777 00202"
 	for _, t := range []string{cow1, cow2, steer} {
-		f.cattle[lom(t)] = &fakeAnimal{holding: keeperBNR15}
+		f.Cattle[lom(t)] = &hitierfake.Animal{Holding: keeperBNR15}
 	}
-	f.cattle[lom(heifer)] = &fakeAnimal{holding: elsewhere}
-	f.cattle[lom(neighbour)] = &fakeAnimal{holding: elsewhere}
+	f.Cattle[lom(heifer)] = &hitierfake.Animal{Holding: elsewhere}
+	f.Cattle[lom(neighbour)] = &hitierfake.Animal{Holding: elsewhere}
 	return
 }
 
@@ -110,16 +113,16 @@ func TestSubmitAndResults(t *testing.T) {
 	if got := outcome(answers); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("answers %v\nwant %v", got, want)
 	}
-	if f.applied != 4 || f.cattle[lom(heifer)].holding != keeperBNR15 || f.cattle[lom(cow1)].holding != "" || !f.cattle[lom(steer)].dead ||
-		f.cattle[lom(calf)] == nil || f.cattle[lom(calf2)] != nil {
-		t.Fatalf("the registry applied %d records; heifer %+v cow %+v steer %+v", f.applied, f.cattle[lom(heifer)], f.cattle[lom(cow1)], f.cattle[lom(steer)])
+	if f.Applied != 4 || f.Cattle[lom(heifer)].Holding != keeperBNR15 || f.Cattle[lom(cow1)].Holding != "" || !f.Cattle[lom(steer)].Dead ||
+		f.Cattle[lom(calf)] == nil || f.Cattle[lom(calf2)] != nil {
+		t.Fatalf("the registry applied %d records; heifer %+v cow %+v steer %+v", f.Applied, f.Cattle[lom(heifer)], f.Cattle[lom(cow1)], f.Cattle[lom(steer)])
 	}
-	if want := `{"LOM":"276000912300010","BNR15":"276090000000001","GEB_DATR":"12.03.2026","RASSE":"1","GESCHL_R":"2","LOM_MUT":"276000912300002"}`; f.bodies[3] != want {
-		t.Errorf("birth sent as %s\nwant %s", f.bodies[3], want)
+	if want := `{"LOM":"276000912300010","BNR15":"276090000000001","GEB_DATR":"12.03.2026","RASSE":"1","GESCHL_R":"2","LOM_MUT":"276000912300002"}`; f.Bodies[3] != want {
+		t.Errorf("birth sent as %s\nwant %s", f.Bodies[3], want)
 	}
 	// One login with the PIN, the session's secret for the other eight reports, one logoff.
-	if f.pins != 1 || f.logoffs != 1 || f.calls != len(reports)+1 {
-		t.Errorf("pins %d, logoffs %d, calls %d", f.pins, f.logoffs, f.calls)
+	if f.Pins != 1 || f.Logoffs != 1 || f.Calls != len(reports)+1 {
+		t.Errorf("pins %d, logoffs %d, calls %d", f.Pins, f.Logoffs, f.Calls)
 	}
 	// The answers follow their reports whatever the order they are asked in.
 	rev := make([]registry.Report, len(reports))
@@ -150,7 +153,7 @@ func TestRetry(t *testing.T) {
 		{Key: "move_on:1:h", Kind: notice.KindMoveOn, Tag: heifer, Date: "2026-03-16"},
 		{Key: "move_off:2:c", Kind: notice.KindMoveOff, Tag: cow1, Date: "2026-03-18"},
 	}
-	f.fail[2] = true
+	f.Fail[2] = true
 	c := client(srv.URL)
 	ctx := context.Background()
 	var receipt string
@@ -174,13 +177,13 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("answers %v %v", outcome(answers), err)
 	}
 	heiferSent := 0
-	for _, b := range f.bodies {
+	for _, b := range f.Bodies {
 		if strings.Contains(b, lom(heifer)) {
 			heiferSent++
 		}
 	}
-	if f.applied != 2 || heiferSent != 1 {
-		t.Fatalf("applied %d, the heifer's arrival sent %d times: %q", f.applied, heiferSent, f.bodies)
+	if f.Applied != 2 || heiferSent != 1 {
+		t.Fatalf("applied %d, the heifer's arrival sent %d times: %q", f.Applied, heiferSent, f.Bodies)
 	}
 	restarted := client(srv.URL)
 	receipt, err = restarted.Submit(ctx, keeper(), "batch-2", reports)
@@ -188,8 +191,8 @@ func TestRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	answers, err = restarted.Results(ctx, keeper(), receipt, reports)
-	if err != nil || fmt.Sprint(outcome(answers)) != "map[move_off:2:c:accepted move_on:1:h:accepted]" || f.applied != 2 {
-		t.Fatalf("after a restart: %v %v, applied %d", outcome(answers), err, f.applied)
+	if err != nil || fmt.Sprint(outcome(answers)) != "map[move_off:2:c:accepted move_on:1:h:accepted]" || f.Applied != 2 {
+		t.Fatalf("after a restart: %v %v, applied %d", outcome(answers), err, f.Applied)
 	}
 	if d := (registry.Backoff{Base: time.Second, Max: time.Minute}); d.Delay(1) != time.Second || d.Delay(3) != 4*time.Second {
 		t.Fatalf("backoff %v %v", d.Delay(1), d.Delay(3))
@@ -202,7 +205,7 @@ func TestSessionEnded(t *testing.T) {
 	t.Parallel()
 	f, srv := newFakeHIT(t)
 	cow1, _, _, heifer, _ := season(f)
-	f.forget = true
+	f.Forget = true
 	reports := []registry.Report{
 		{Key: "move_on:1:h", Kind: notice.KindMoveOn, Tag: heifer, Date: "2026-03-16"},
 		{Key: "move_off:2:c", Kind: notice.KindMoveOff, Tag: cow1, Date: "2026-03-18"},
@@ -216,8 +219,8 @@ func TestSessionEnded(t *testing.T) {
 	if err != nil || fmt.Sprint(outcome(answers)) != "map[move_off:2:c:accepted move_on:1:h:accepted]" {
 		t.Fatalf("answers %v %v", outcome(answers), err)
 	}
-	if f.pins != 2 || f.applied != 2 || len(f.bodies) != 2 {
-		t.Fatalf("pins %d, applied %d, bodies %d", f.pins, f.applied, len(f.bodies))
+	if f.Pins != 2 || f.Applied != 2 || len(f.Bodies) != 2 {
+		t.Fatalf("pins %d, applied %d, bodies %d", f.Pins, f.Applied, len(f.Bodies))
 	}
 }
 
@@ -242,8 +245,8 @@ func TestCredentials(t *testing.T) {
 	if _, err := c.Submit(ctx, h, "batch-4", reports); !errors.As(err, &re) || re.Temporary || re.Code != "403" {
 		t.Fatalf("agent without authority: %#v", err)
 	}
-	if f.applied != 0 {
-		t.Fatalf("applied %d", f.applied)
+	if f.Applied != 0 {
+		t.Fatalf("applied %d", f.Applied)
 	}
 	h.Identifier = "090000000001"
 	receipt, err := c.Submit(ctx, h, "batch-5", reports)
@@ -251,7 +254,7 @@ func TestCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	answers, err := c.Results(ctx, h, receipt, reports)
-	if err != nil || len(answers) != 1 || !answers[0].Accepted || f.cattle[lom(heifer)].holding != keeperBNR15 {
+	if err != nil || len(answers) != 1 || !answers[0].Accepted || f.Cattle[lom(heifer)].Holding != keeperBNR15 {
 		t.Fatalf("agent: %+v %v", answers, err)
 	}
 }
@@ -291,11 +294,11 @@ func TestStorno(t *testing.T) {
 	if err != nil || fmt.Sprint(outcome(answers)) != want {
 		t.Fatalf("storno: %v %v", outcome(answers), err)
 	}
-	if f.cattle[lom(heifer)].holding != "" || f.cattle[lom(calf)] != nil || f.applied != 4 {
-		t.Fatalf("after the Storno: heifer %+v, calf %+v, applied %d", f.cattle[lom(heifer)], f.cattle[lom(calf)], f.applied)
+	if f.Cattle[lom(heifer)].Holding != "" || f.Cattle[lom(calf)] != nil || f.Applied != 4 {
+		t.Fatalf("after the Storno: heifer %+v, calf %+v, applied %d", f.Cattle[lom(heifer)], f.Cattle[lom(calf)], f.Applied)
 	}
-	if want := `{"LOM":"276000912300010","BNR15":"276090000000001","GEB_DATR":"12.03.2026"}`; f.bodies[3] != want {
-		t.Errorf("the birth's Storno sent as %s, want its key %s", f.bodies[3], want)
+	if want := `{"LOM":"276000912300010","BNR15":"276090000000001","GEB_DATR":"12.03.2026"}`; f.Bodies[3] != want {
+		t.Errorf("the birth's Storno sent as %s, want its key %s", f.Bodies[3], want)
 	}
 }
 
@@ -335,9 +338,9 @@ func TestRefused(t *testing.T) {
 		{"ErrNoPIN", with2(keeper(), func(h *registry.Holding) { h.Password = "" }), []registry.Report{ok}, "no PIN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f.mu.Lock()
-			before := f.calls
-			f.mu.Unlock()
+			f.Mu.Lock()
+			before := f.Calls
+			f.Mu.Unlock()
 			reports := append([]registry.Report{}, tc.reports...)
 			if len(reports) > 0 && tc.h.Scheme == "de.hitier.bnr" {
 				// A good report first: nothing of the batch goes when one is refused.
@@ -348,10 +351,10 @@ func TestRefused(t *testing.T) {
 			if !errors.As(err, &re) || re.Temporary || !strings.Contains(re.Message, tc.says) {
 				t.Fatalf("submit: %v, want a permanent error saying %q", err, tc.says)
 			}
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.calls != before {
-				t.Fatalf("%d calls reached the registry", f.calls-before)
+			f.Mu.Lock()
+			defer f.Mu.Unlock()
+			if f.Calls != before {
+				t.Fatalf("%d calls reached the registry", f.Calls-before)
 			}
 		})
 	}
@@ -380,8 +383,8 @@ func TestRefused(t *testing.T) {
 			t.Fatalf("429: %v, want temporary", err)
 		}
 	})
-	if f.applied != 0 {
-		t.Fatalf("applied %d", f.applied)
+	if f.Applied != 0 {
+		t.Fatalf("applied %d", f.Applied)
 	}
 	c := client(srv.URL)
 	for _, k := range []notice.Kind{notice.KindMoveOn, notice.KindMoveOff, notice.KindDeath, notice.KindBirth, notice.KindCorrection} {
@@ -424,7 +427,7 @@ func TestDemoSample(t *testing.T) {
 			if i == 1 {
 				kind, date = notice.KindMoveOff, r["ABGA_DAT"]
 			} else {
-				f.cattle[l] = &fakeAnimal{holding: elsewhere}
+				f.Cattle[l] = &hitierfake.Animal{Holding: elsewhere}
 			}
 			day, _ := time.Parse("02.01.2006", date)
 			reports = append(reports, registry.Report{Key: fmt.Sprintf("%s:%d:%d", kind, i, j), Kind: kind, Tag: tag, Date: day.Format(time.DateOnly)})
@@ -443,8 +446,8 @@ func TestDemoSample(t *testing.T) {
 			}
 		}
 	}
-	if fmt.Sprint(f.bodies) != fmt.Sprint(want) {
-		t.Fatalf("sent\n%s\nwant the sample's rows\n%s", strings.Join(f.bodies, "\n"), strings.Join(want, "\n"))
+	if fmt.Sprint(f.Bodies) != fmt.Sprint(want) {
+		t.Fatalf("sent\n%s\nwant the sample's rows\n%s", strings.Join(f.Bodies, "\n"), strings.Join(want, "\n"))
 	}
 	answers, err := c.Results(context.Background(), keeper(), receipt, reports)
 	if err != nil || len(answers) != 10 {
@@ -455,4 +458,27 @@ func TestDemoSample(t *testing.T) {
 			t.Errorf("%s: %v", a.Key, a.Causes)
 		}
 	}
+}
+
+// newFakeHIT starts a fake HI-Tier (package hitierfake) for the test: the keeper's login and
+// an agent who may report for the keeper's holding.
+func newFakeHIT(t *testing.T) (*hitierfake.Registry, *httptest.Server) {
+	f := hitierfake.New()
+	f.Accounts[keeperBNR15], f.Accounts[agentBNR15] = "900001", "424242"
+	f.Agents[agentBNR15] = []string{keeperBNR15}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return f, srv
+}
+
+// httptestJSON starts a server that answers every call with status and body, for answers the
+// fake HI-Tier never gives.
+func httptestJSON(t *testing.T, status int, body string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

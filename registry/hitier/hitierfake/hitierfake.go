@@ -1,4 +1,9 @@
-package hitier_test
+// Package hitierfake is a test registry speaking HI-Tier's REST v2 shapes (docs/registry.md):
+// the tests of registry/hitier and of the outbox start it as a real HTTP server. It is not a
+// mock of Herdbook's adapter interface: it parses the requests as the demo client
+// ralphmlrp/HitRestClient (commit e151f61) and HI-Tier's apiHelp show them and keeps its own
+// copy of the cattle.
+package hitierfake
 
 import (
 	"crypto/rand"
@@ -7,18 +12,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/herdbook/herdbook/registry/hitier"
 )
 
-// fakeHIT is a test registry speaking HI-Tier's REST v2 shapes as the demo client
+// Registry is a test registry speaking HI-Tier's REST v2 shapes as the demo client
 // ralphmlrp/HitRestClient (commit e151f61) and HI-Tier's apiHelp show them: POST
 // /api/hit/{ENTITY}?aktion=IS with a JSON object of columns inserts a record, DELETE
 // /api/hit/{ENTITY} with the record's key cancels it (SS), DELETE /api/hit/session logs off;
@@ -28,34 +31,33 @@ import (
 // {Message}. It keeps its own copy of the cattle and applies plausibility checks before it
 // stores a record. Its Plausinummer values (FAKE-…), its texts and its use of HTTP 401 for a
 // refused login are its own: HI-Tier's are not in the references.
-type fakeHIT struct {
-	t *testing.T
-
-	mu sync.Mutex
+type Registry struct {
+	Mu sync.Mutex
 	// accounts maps a login BNR15 to its PIN; agents the holdings (BNR15) each login may
 	// report for besides its own.
-	accounts map[string]string
-	agents   map[string][]string
-	today    string
-	cattle   map[string]*fakeAnimal
+	Accounts map[string]string
+	Agents   map[string][]string
+	Today    string
+	Cattle   map[string]*Animal
 	records  []*fakeRecord
 	secrets  map[string]string
 	// fail answers the calls whose number (from 1, counting every call) it holds with 503
 	// before reading them.
-	fail map[int]bool
+	Fail map[int]bool
 	// calls counts the calls, pins the calls that carried a PIN, logoffs the sessions ended,
 	// applied the records stored or cancelled.
-	calls, pins, logoffs, applied int
+	Calls, Pins, Logoffs, Applied int
 	// bodies are the JSON bodies of the writes, in order.
-	bodies []string
+	Bodies []string
 	// forget ends every session after the write that opened it, as a session's timeout
 	// would.
-	forget bool
+	Forget bool
 }
 
-type fakeAnimal struct {
-	holding string // the BNR15 it is on, "" when on none
-	dead    bool
+// Animal is one of its cattle.
+type Animal struct {
+	Holding string // the BNR15 it is on, "" when on none
+	Dead    bool
 }
 
 type fakeRecord struct {
@@ -64,13 +66,11 @@ type fakeRecord struct {
 	open                     bool
 }
 
-func newFakeHIT(t *testing.T) (*fakeHIT, *httptest.Server) {
-	f := &fakeHIT{t: t, accounts: map[string]string{keeperBNR15: "900001", agentBNR15: "424242"},
-		agents: map[string][]string{agentBNR15: {keeperBNR15}}, today: "2026-03-20",
-		cattle: map[string]*fakeAnimal{}, secrets: map[string]string{}, fail: map[int]bool{}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
+// New returns a registry on 2026-03-20 with no accounts: give it Accounts (a login BNR15 and
+// its PIN), Agents and Cattle before serving.
+func New() *Registry {
+	return &Registry{Accounts: map[string]string{}, Agents: map[string][]string{}, Today: "2026-03-20",
+		Cattle: map[string]*Animal{}, secrets: map[string]string{}, Fail: map[int]bool{}}
 }
 
 // The fake's entities: the date column and, for each, the columns an IS needs.
@@ -97,11 +97,12 @@ type fakeMessage struct {
 	Message      string `json:"Message"`
 }
 
-func (f *fakeHIT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.fail[f.calls] {
+// ServeHTTP answers a HI-Tier REST call.
+func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.Calls++
+	if f.Fail[f.Calls] {
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -121,7 +122,7 @@ func (f *fakeHIT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		delete(f.secrets, r.Header.Get(hitier.HeaderSecret))
-		f.logoffs++
+		f.Logoffs++
 		writeJSON(w, http.StatusOK, map[string]any{"Fehlerliste": []fakeMessage{{0, "", "abgemeldet"}}})
 		return
 	}
@@ -149,13 +150,13 @@ func (f *fakeHIT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	f.bodies = append(f.bodies, string(body))
+	f.Bodies = append(f.Bodies, string(body))
 	var cols map[string]string
 	if err := json.Unmarshal(body, &cols); err != nil {
 		f.refuse(w, http.StatusBadRequest, "the body is not a JSON object of columns: "+err.Error())
 		return
 	}
-	may := append([]string{login}, f.agents[login]...)
+	may := append([]string{login}, f.Agents[login]...)
 	if m := r.URL.Query().Get("mandant"); m != "" {
 		if !contains(may, m) {
 			f.refuse(w, http.StatusForbidden, "no authority for holding "+m)
@@ -178,7 +179,7 @@ func (f *fakeHIT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.secrets[secret] = login
 		out["cache_secret"] = secret
 	}
-	if f.forget {
+	if f.Forget {
 		clear(f.secrets)
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -186,7 +187,7 @@ func (f *fakeHIT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // login checks the credentials: a known BNR15 with its PIN, or a secret the fake issued to
 // that BNR15. It answers 401 and returns false when they fail.
-func (f *fakeHIT) login(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (f *Registry) login(w http.ResponseWriter, r *http.Request) (string, bool) {
 	bnr := r.Header.Get(hitier.HeaderBNR)
 	if r.Header.Get(hitier.HeaderMBN) != "0" {
 		f.refuse(w, http.StatusUnauthorized, "unknown Mitbenutzer")
@@ -199,19 +200,19 @@ func (f *fakeHIT) login(w http.ResponseWriter, r *http.Request) (string, bool) {
 		}
 		return bnr, true
 	}
-	pin, ok := f.accounts[bnr]
+	pin, ok := f.Accounts[bnr]
 	if !ok || r.Header.Get(hitier.HeaderPIN) != pin {
 		f.refuse(w, http.StatusUnauthorized, "Anmeldung fehlgeschlagen: Betriebsnummer oder PIN falsch")
 		return "", false
 	}
-	f.pins++
+	f.Pins++
 	return bnr, true
 }
 
 func reject(code, msg string) fakeMessage { return fakeMessage{3, code, msg} }
 
 // insert checks an IS and stores it when it passes.
-func (f *fakeHIT) insert(entity, dateCol string, need []string, cols map[string]string, may []string) []fakeMessage {
+func (f *Registry) insert(entity, dateCol string, need []string, cols map[string]string, may []string) []fakeMessage {
 	for _, c := range need {
 		if cols[c] == "" {
 			return []fakeMessage{reject("FAKE-001", "Spalte "+c+" fehlt")}
@@ -238,7 +239,7 @@ func (f *fakeHIT) insert(entity, dateCol string, need []string, cols map[string]
 			return []fakeMessage{reject("FAKE-101", "Meldung mit gleichem Schlüssel und anderen Daten liegt vor")}
 		}
 	}
-	a := f.cattle[lom]
+	a := f.Cattle[lom]
 	switch entity {
 	case "GEBURT":
 		if a != nil {
@@ -250,38 +251,38 @@ func (f *fakeHIT) insert(entity, dateCol string, need []string, cols map[string]
 		if !geschl.MatchString(cols["GESCHL_R"]) {
 			return []fakeMessage{reject("FAKE-112", "GESCHL_R ist weder 1 noch 2")}
 		}
-		if dam := f.cattle[cols["LOM_MUT"]]; dam == nil || dam.dead || dam.holding != holding {
+		if dam := f.Cattle[cols["LOM_MUT"]]; dam == nil || dam.Dead || dam.Holding != holding {
 			return []fakeMessage{reject("FAKE-113", "Mutter zum Geburtsdatum nicht im Bestand")}
 		}
-		f.cattle[lom] = &fakeAnimal{holding: holding}
+		f.Cattle[lom] = &Animal{Holding: holding}
 	case "ZUGANG":
 		if a == nil {
 			return []fakeMessage{reject("FAKE-120", "Ohrmarke unbekannt")}
 		}
-		if a.dead {
+		if a.Dead {
 			return []fakeMessage{reject("FAKE-121", "Tier ist tot")}
 		}
-		if a.holding == holding {
+		if a.Holding == holding {
 			return []fakeMessage{reject("FAKE-122", "Tier ist bereits im Bestand (doppelter Zugang)")}
 		}
-		a.holding = holding
+		a.Holding = holding
 	case "ABGANG", "TOD":
 		if a == nil {
 			return []fakeMessage{reject("FAKE-120", "Ohrmarke unbekannt")}
 		}
-		if a.dead || a.holding != holding {
+		if a.Dead || a.Holding != holding {
 			return []fakeMessage{reject("FAKE-130", "Tier ist nicht im Bestand")}
 		}
-		a.holding = ""
-		a.dead = entity == "TOD"
+		a.Holding = ""
+		a.Dead = entity == "TOD"
 	}
 	f.records = append(f.records, &fakeRecord{entity: entity, lom: lom, bnr15: holding, date: date, cols: cols, open: true})
-	f.applied++
+	f.Applied++
 	return nil
 }
 
 // storno cancels the open record of a key and undoes its effect on the cattle.
-func (f *fakeHIT) storno(entity, dateCol string, cols map[string]string, may []string) []fakeMessage {
+func (f *Registry) storno(entity, dateCol string, cols map[string]string, may []string) []fakeMessage {
 	lom, holding, date := cols["LOM"], cols["BNR15"], cols[dateCol]
 	if msg := f.common(lom, holding, date, may); msg != nil {
 		return []fakeMessage{*msg}
@@ -291,23 +292,23 @@ func (f *fakeHIT) storno(entity, dateCol string, cols map[string]string, may []s
 			continue
 		}
 		rec.open = false
-		a := f.cattle[lom]
+		a := f.Cattle[lom]
 		switch entity {
 		case "GEBURT":
-			delete(f.cattle, lom)
+			delete(f.Cattle, lom)
 		case "ZUGANG":
-			a.holding = ""
+			a.Holding = ""
 		case "ABGANG", "TOD":
-			a.holding, a.dead = holding, false
+			a.Holding, a.Dead = holding, false
 		}
-		f.applied++
+		f.Applied++
 		return nil
 	}
 	return []fakeMessage{reject("FAKE-140", "keine offene Meldung zu diesem Schlüssel")}
 }
 
 // common checks what every write carries: the ear tag, the holding and the date.
-func (f *fakeHIT) common(lom, holding, date string, may []string) *fakeMessage {
+func (f *Registry) common(lom, holding, date string, may []string) *fakeMessage {
 	if !lom15.MatchString(lom) {
 		m := reject("FAKE-010", "LOM ist keine gültige Ohrmarke")
 		return &m
@@ -321,14 +322,14 @@ func (f *fakeHIT) common(lom, holding, date string, may []string) *fakeMessage {
 		m := reject("FAKE-012", "Datum ist nicht TT.MM.JJJJ")
 		return &m
 	}
-	if d.Format(time.DateOnly) > f.today {
+	if d.Format(time.DateOnly) > f.Today {
 		m := reject("FAKE-013", "Datum liegt in der Zukunft")
 		return &m
 	}
 	return nil
 }
 
-func (f *fakeHIT) refuse(w http.ResponseWriter, status int, msg string) {
+func (f *Registry) refuse(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"Message": msg})
 }
 
@@ -353,16 +354,4 @@ func newSecret() string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// httptestJSON starts a server that answers every call with status and body, for answers the
-// fake HI-Tier never gives.
-func httptestJSON(t *testing.T, status int, body string) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
