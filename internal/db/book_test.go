@@ -2,10 +2,8 @@ package db_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
 
@@ -18,31 +16,7 @@ func TestBookMigrationBackfill(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := ""
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_book_audit_trail.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no book_audit_trail migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_book_audit_trail.sql")
 			for _, q := range []string{
 				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('f0000000-0000-4000-8000-000000000001', '2025-01-01 10:00:00', '2025-01-01 10:00:00', true, 'F', 'CATTLE')",
 				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', '2025-02-01 08:00:00', '2025-02-01 08:00:00', true, 'HEALTH', 'kept', '2025-01-20 00:00:00', 'f0000000-0000-4000-8000-000000000001')",

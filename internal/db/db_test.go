@@ -216,31 +216,7 @@ func TestRegisterMigrationLinksStoredFacts(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := ""
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_animal_register.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no animal_register migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_animal_register.sql")
 			const (
 				dam, sire, calf1, calf2 = "d0000000-0000-4000-8000-000000000001", "b0000000-0000-4000-8000-000000000002", "e0000000-0000-4000-8000-000000000003", "e0000000-0000-4000-8000-000000000004"
 				birthItem, profileItem  = "a1000000-0000-4000-8000-000000000001", "a2000000-0000-4000-8000-000000000002"
@@ -290,31 +266,7 @@ func TestRecordCountBackfill(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before string
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_join_indexes_record_count.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no record-count migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_join_indexes_record_count.sql")
 			// Farm a has a counter row (change numbers taken) and 3 records, one deleted;
 			// farm b has 2 records and no counter row; farm c has none.
 			stmts := []string{
@@ -361,31 +313,7 @@ func TestIdentifierTailBackfill(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before string
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_identifier_tail.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no identifier_tail migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_identifier_tail.sql")
 			stmts := []string{
 				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('f0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'F', 'CATTLE')",
 				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'GENETIC', 'r', CURRENT_TIMESTAMP, 'f0000000-0000-4000-8000-000000000001')",
@@ -442,31 +370,7 @@ func TestGroupLinksBecomeMembershipFacts(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before string
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_group_membership_facts_treatment_reach.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no group membership migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_group_membership_facts_treatment_reach.sql")
 			const (
 				farm                 = "f0000000-0000-4000-8000-000000000001"
 				herd                 = "90000000-0000-4000-8000-000000000001"
@@ -540,31 +444,7 @@ func TestMedicineLabelMigrationKeepsPeriods(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before string
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_medicine_label_lines.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no medicine_label_lines migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_medicine_label_lines.sql")
 			const (
 				farm = "f0000000-0000-4000-8000-000000000001"
 				med  = "a0000000-0000-4000-8000-000000000001"
@@ -615,31 +495,7 @@ func TestRegistryOutboxMigrationKeepsSubmissions(t *testing.T) {
 	for _, dia := range herdbooktest.Dialects() {
 		t.Run(dia, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			dir, err := db.Dir(d.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before string
-			for i, f := range files {
-				if strings.HasSuffix(f.Name(), "_registry_outbox.sql") {
-					before = files[i-1].Version()
-				}
-			}
-			if before == "" {
-				t.Fatal("no registry_outbox migration")
-			}
-			if _, err := d.MigrateTo(ctx, before, nil); err != nil {
-				t.Fatal(err)
-			}
+			d := migratedBefore(t, dia, "_registry_outbox.sql")
 			const (
 				farm = "f0000000-0000-4000-8000-000000000002"
 				hold = "b0000000-0000-4000-8000-000000000002"
@@ -666,4 +522,38 @@ func TestRegistryOutboxMigrationKeepsSubmissions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// migratedBefore opens a scratch database of the dialect (closed when the test ends) and
+// applies the migrations up to the one before the migration whose file name ends in suffix,
+// so that a test can write rows as they stood and prove the migration keeps them.
+func migratedBefore(t *testing.T, dia, suffix string) *db.DB {
+	t.Helper()
+	ctx := context.Background()
+	d, err := db.Open(ctx, herdbooktest.ScratchURL(t, dia))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	dir, err := db.Dir(d.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := dir.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	for i, f := range files {
+		if strings.HasSuffix(f.Name(), suffix) && i > 0 {
+			before = files[i-1].Version()
+		}
+	}
+	if before == "" {
+		t.Fatalf("no migration named *%s", suffix)
+	}
+	if _, err := d.MigrateTo(ctx, before, nil); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
