@@ -59,8 +59,14 @@ type browser struct {
 // any uncaught exception the page threw is an error.
 func newBrowser(t *testing.T, d *db.DB, timeout time.Duration) *browser {
 	t.Helper()
+	return newBrowserWith(t, d, timeout, herdbooktest.Options{})
+}
+
+// newBrowserWith is newBrowser over an App made with opts (a registry outbox, say).
+func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbooktest.Options) *browser {
+	t.Helper()
 	axe := browserTools(t)
-	app := herdbooktest.NewApp(t, d)
+	app := herdbooktest.NewApp(t, d, opts)
 	// The first-party client exists without set-up in production (serve); made here when
 	// the test app has not made it itself.
 	_, _, _ = app.Issuer.CreateClient(context.Background(), oauth.ClientInput{ClientID: "herdbook-web", Name: "Herdbook", Public: true,

@@ -9,8 +9,8 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { bulkClient, type FieldProblem } from '../client';
 import {
-  HoldingCreateDocument, HoldingUpdateDocument, MyRoleDocument, NoticeSubmitDocument, ReconcileDocument, RegistryDocument,
-  type HoldingFieldsFragment, type NoticeRowFragment, type ReconcileQuery,
+  HoldingCreateDocument, HoldingUpdateDocument, MyRoleDocument, NoticeSubmitDocument, ReconcileDocument, RegistryCredentialsSetDocument,
+  RegistryDocument, type HoldingFieldsFragment, type NoticeRowFragment, type ReconcileQuery, type SendingFieldsFragment,
 } from '../graphql/generated';
 import { showDate, t, today, type Key } from '../i18n';
 import { write } from '../outbox';
@@ -59,8 +59,7 @@ function HoldingForm({ farmID, holding, done }: { farmID: string; holding?: Hold
       ? await write(`${t('editHolding')} ${body.identifier}`, HoldingUpdateDocument, { input: { ...body, id: holding.id } })
       : await write(`${t('holding')} ${body.identifier}`, HoldingCreateDocument, { input: { ...body, farmID } });
     setBusy(false);
-    const byField: Record<string, string> = {};
-    for (const p of (out.fields ?? []) as FieldProblem[]) if (p.field) byField[p.field.replace(/^input\./, '')] = p.message ?? '';
+    const byField = fieldProblems(out.fields as FieldProblem[] | undefined);
     setErrs(byField);
     if (out.code) { setMsg(Object.keys(byField).length ? t('fixFields') : `${t('refused')}: ${out.message ?? ''}`); return; }
     setMsg(said(out, 'holdingSaved'));
@@ -185,7 +184,69 @@ function value(field: string | null | undefined, v: string | null | undefined): 
   return v;
 }
 
-function Reconcile({ farmID }: { farmID: string }) {
+/** fieldProblems reads a refused GraphQL answer's field problems by field (input. dropped). */
+function fieldProblems(fields: FieldProblem[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of fields ?? []) if (p.field) out[p.field.replace(/^input\./, '')] = p.message ?? '';
+  return out;
+}
+
+/** Sending shows whether Herdbook sends the holding's notices to its registry, and lets an
+ * OWNER save the keeper's credentials there and turn sending on or off (docs/registry.md, The
+ * outbox). The password goes straight to the server, never into the outbox kept on this
+ * device, so saving needs the network. */
+function Sending({ holdingID, c, owner, saved }: { holdingID: string; c?: SendingFieldsFragment | null; owner: boolean; saved: () => void }) {
+  const [user, setUser] = useState(c?.username ?? '');
+  const [pw, setPw] = useState('');
+  const [on, setOn] = useState(c?.sending ?? false);
+  const [errs, setErrs] = useState<Record<string, string>>({});
+  const [msg, setMsg] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true); setMsg(''); setErrs({});
+    const input = { holdingID, username: user.trim() || null, password: pw || null, sending: on };
+    const r = await bulkClient.mutation(RegistryCredentialsSetDocument, { input }).toPromise();
+    setBusy(false);
+    if (r.error) {
+      const g = r.error.graphQLErrors[0];
+      const byField = fieldProblems(g?.extensions?.fields as FieldProblem[] | undefined);
+      setErrs(byField);
+      setMsg(r.error.networkError ? t('needsNetwork') : Object.keys(byField).length ? t('fixFields') : `${t('refused')}: ${g?.message ?? r.error.message}`);
+      return;
+    }
+    setPw('');
+    setMsg(t('sendingSaved'));
+    saved();
+  };
+  const state = !c?.sending ? t('sendingOff') : c.active ? t('sendingActive') : t('sendingWaiting');
+  const err = (k: string) => errs[k] && <p class="field-error" id={`rs-${k}-error`}>{errs[k]}</p>;
+  const attrs = (k: string) => ({ id: `rs-${k}`, 'aria-invalid': errs[k] ? true : undefined, 'aria-describedby': errs[k] ? `rs-${k}-error` : undefined });
+  return (
+    <article class="card" id="sending" aria-labelledby="rs-title">
+      <h2 id="rs-title">{t('sending')}</h2>
+      {c ? <dl class="facts" id="sending-state">
+        <dt>{t('registryService')}</dt><dd>{c.adapter ?? t('noRegistryService')}</dd>
+        <dt>{t('registryUser')}</dt><dd>{c.username}</dd>
+        <dt>{t('sendAutomatically')}</dt><dd id="sending-on">{state}</dd>
+        {c.lastError && <><dt>{t('lastError')}</dt><dd id="sending-error">{c.lastError}</dd></>}
+      </dl> : <p class="note" id="sending-none">{t('sendingNone')}</p>}
+      {owner && <form onSubmit={submit} id="sending-form">
+        <p class="note">{t('sendingLead')}</p>
+        <div class="field"><label for="rs-username">{t('registryUser')}</label>
+          <input type="text" required={!c} autoComplete="off" {...attrs('username')} value={user} onInput={(e) => setUser(e.currentTarget.value)} />{err('username')}</div>
+        <div class="field"><label for="rs-password">{t('registryPassword')}</label>
+          <input type="password" required={!c} autoComplete="new-password" {...attrs('password')} value={pw} onInput={(e) => setPw(e.currentTarget.value)} />
+          {c && <p class="note">{t('keepPassword')}</p>}{err('password')}</div>
+        <label class="check"><input type="checkbox" id="rs-sending" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} /> {t('sendAutomatically')}</label>
+        <button type="submit" id="rs-save" disabled={busy || !navigator.onLine}>{t('saveSending')}</button>
+        {msg && <p role="status" id="rs-status">{msg}</p>}
+      </form>}
+    </article>
+  );
+}
+
+function Reconcile({ farmID, fromRegistry }: { farmID: string; fromRegistry: boolean }) {
   const [list, setList] = useState('');
   const [asOf, setAsOf] = useState(today());
   const [diffs, setDiffs] = useState<Differences | null>(null);
@@ -195,11 +256,13 @@ function Reconcile({ farmID }: { farmID: string }) {
     const file = (e.currentTarget as HTMLInputElement).files?.[0];
     if (file) setList(await file.text());
   };
-  const compare = async (e: Event) => {
-    e.preventDefault();
+  // ask compares a pasted herd list, or (registry) the registry's copy read by the server
+  // with the keeper's credentials.
+  const ask = async (registry: boolean) => {
     setBusy(true); setMsg(''); setDiffs(null);
+    const vars = registry ? { farmID, asOf, fromRegistry: true } : { farmID, asOf, herdList: list };
     // Asked past Graphcache: the answer is a question's, not a copy to keep.
-    const r = await bulkClient.query(ReconcileDocument, { farmID, asOf, herdList: list }, { requestPolicy: 'network-only' }).toPromise();
+    const r = await bulkClient.query(ReconcileDocument, vars, { requestPolicy: 'network-only' }).toPromise();
     setBusy(false);
     if (r.error) {
       const g = r.error.graphQLErrors[0];
@@ -209,6 +272,7 @@ function Reconcile({ farmID }: { farmID: string }) {
     }
     setDiffs(r.data?.farm?.reconciliation?.differences ?? []);
   };
+  const compare = (e: Event) => { e.preventDefault(); void ask(false); };
   return (
     <form class="card" id="reconcile" onSubmit={compare} aria-labelledby="rc-title">
       <h2 id="rc-title">{t('reconciliation')}</h2>
@@ -217,6 +281,7 @@ function Reconcile({ farmID }: { farmID: string }) {
       <label>{t('herdListFile')}<input id="rc-file" type="file" accept=".txt,.csv,text/plain" onChange={(e) => void pick(e)} /></label>
       <label>{t('asOf')}<input id="rc-as-of" type="date" required value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
       <button type="submit" id="rc-compare" disabled={busy || !navigator.onLine}>{t('compare')}</button>
+      {fromRegistry && <button type="button" class="secondary" id="rc-registry" disabled={busy || !navigator.onLine} onClick={() => void ask(true)}>{t('readFromRegistry')}</button>}
       {!navigator.onLine && <p class="note">{t('needsNetwork')}</p>}
       {msg && <p role="status" id="rc-status">{msg}</p>}
       <div role="status">{diffs && (diffs.length === 0 ? <p id="rc-agree">{t('agree')}</p> : <h3>{t('differences')} ({diffs.length})</h3>)}</div>
@@ -262,7 +327,8 @@ export function Registry({ farmID }: { farmID: string }) {
           {msg && <p role="status" id="notice-status">{msg}</p>}
           <Notices farmID={farmID} notices={farm?.statutoryNotices ?? []} editor={owner || role === 'EDITOR'} saved={(m) => { setMsg(m); reread(); }} />
         </article>}
-        {h && <Reconcile farmID={farmID} />}
+        {h && (owner || h.registryCredentials) && <Sending holdingID={h.id} c={h.registryCredentials} owner={owner} saved={reread} />}
+        {h && <Reconcile farmID={farmID} fromRegistry={!!h.registryCredentials?.adapter && (owner || role === 'EDITOR')} />}
       </>}
     </section>
   );
