@@ -162,6 +162,15 @@ func (s *Service) authorizeHolding(ctx context.Context, id uuid.UUID, min Role, 
 	return nil, nil, Errorf(ENOTFOUND, "holding %s not found", id)
 }
 
+// holdingFarmIDs returns the farms of a holding loaded with its farm links (WithFarms).
+func holdingFarmIDs(h *ent.Holding) []uuid.UUID {
+	ids := make([]uuid.UUID, len(h.Edges.Farms))
+	for i, l := range h.Edges.Farms {
+		ids[i] = l.FarmID
+	}
+	return ids
+}
+
 // farmIDsOfHolding returns the farms on a holding, in one statement.
 func (s *Service) farmIDsOfHolding(ctx context.Context, id uuid.UUID) ([]uuid.UUID, error) {
 	rows, err := s.Client(ctx).HoldingFarm.Query().Where(holdingfarm.HoldingID(id)).

@@ -58,9 +58,7 @@ func (s *Service) scheduleNoticesDue(ctx context.Context) (int, error) {
 	_, from := s.today()
 	var farmIDs []uuid.UUID
 	for _, h := range holdings {
-		for _, l := range h.Edges.Farms {
-			farmIDs = append(farmIDs, l.FarmID)
-		}
+		farmIDs = append(farmIDs, holdingFarmIDs(h)...)
 	}
 	if len(farmIDs) == 0 {
 		return 0, nil
@@ -78,11 +76,7 @@ func (s *Service) scheduleNoticesDue(ctx context.Context) (int, error) {
 	var creates []*ent.ScheduledEventCreate
 	overdue := map[uuid.UUID][]Notice{}
 	for _, h := range holdings {
-		ids := make([]uuid.UUID, 0, len(h.Edges.Farms))
-		for _, l := range h.Edges.Farms {
-			ids = append(ids, l.FarmID)
-		}
-		b, err := s.deriveNotices(ctx, h, ids)
+		b, err := s.deriveNotices(ctx, h, holdingFarmIDs(h))
 		if err != nil {
 			return 0, err
 		}

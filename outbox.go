@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ func (s *Service) SendNotices(ctx context.Context) (OutboxResult, error) {
 // credentialsFailed keeps why a holding's credentials cannot be used, which stops the
 // outbox for it until the keeper changes them.
 func (s *Service) credentialsFailed(ctx context.Context, cr *ent.RegistryCredential, cause error) error {
-	msg := truncateRunes(cause.Error(), 1000)
+	msg := truncate(cause.Error(), 1000)
 	if err := s.client.RegistryCredential.UpdateOne(cr).SetLastError(msg).Exec(ctx); err != nil {
 		return err
 	}
@@ -184,11 +185,7 @@ type outboxHolding struct {
 func (o *outboxHolding) run(ctx context.Context) error {
 	s := o.s
 	o.now = s.nowUTC()
-	farmIDs := make([]uuid.UUID, len(o.h.Edges.Farms))
-	for i, l := range o.h.Edges.Farms {
-		farmIDs[i] = l.FarmID
-	}
-	b, err := s.deriveNotices(ctx, o.h, farmIDs)
+	b, err := s.deriveNotices(ctx, o.h, holdingFarmIDs(o.h))
 	if err != nil {
 		return err
 	}
@@ -275,7 +272,7 @@ func (o *outboxHolding) poll(ctx context.Context, receipt string, rows []*ent.No
 			SetNextAttemptAt(o.now.Add(o.s.registries.backoff.Delay(rows[0].Attempts + 1)))
 		if !registry.Temporary(err) {
 			up.SetNextAttemptAt(o.now.Add(o.s.registries.backoff.Max)).
-				SetCause(truncateRunes("the registry refused the request for its answer: "+err.Error(), 1000))
+				SetCause(truncate("the registry refused the request for its answer: "+err.Error(), 1000))
 		}
 		return errors.Join(up.Exec(ctx), nonTemporary(err))
 	}
@@ -302,7 +299,7 @@ func (o *outboxHolding) poll(ctx context.Context, receipt string, rows []*ent.No
 				if cause == "" {
 					cause = "the registry rejected it without giving a cause"
 				}
-				up.SetCause(truncateRunes(cause, 1000))
+				up.SetCause(truncate(cause, 1000))
 			} else {
 				up.ClearCause()
 			}
@@ -376,7 +373,7 @@ func (o *outboxHolding) resend(ctx context.Context, rows []*ent.NoticeSubmission
 	if err != nil {
 		next := o.now.Add(o.s.registries.backoff.Delay(rows[0].Attempts))
 		return errors.Join(o.s.client.NoticeSubmission.Update().Where(noticesubmission.IDIn(submissionIDs(rows)...)).
-			SetNextAttemptAt(next).SetCause(truncateRunes("could not read the registry's copy before sending again: "+err.Error(), 1000)).Exec(ctx),
+			SetNextAttemptAt(next).SetCause(truncate("could not read the registry's copy before sending again: "+err.Error(), 1000)).Exec(ctx),
 			nonTemporary(err))
 	}
 	var again []*ent.NoticeSubmission
@@ -435,20 +432,19 @@ func (o *outboxHolding) send(ctx context.Context, rows []*ent.NoticeSubmission) 
 	case err == nil:
 		return s.inTx(ctx, func(ctx context.Context) error {
 			c := s.Client(ctx)
+			ref := truncate(receipt, 200)
 			if err := c.NoticeSubmission.Update().Where(noticesubmission.IDIn(ids...)).SetState(noticesubmission.StateSent).
-				SetRegistryReference(truncateRunes(receipt, 200)).ClearCause().
+				SetRegistryReference(ref).ClearCause().
 				SetNextAttemptAt(o.now.Add(s.registries.backoff.Delay(1))).Exec(ctx); err != nil {
 				return err
 			}
-			sent, err := c.NoticeSubmission.Query().Where(noticesubmission.IDIn(ids...)).All(ctx)
-			if err != nil {
-				return err
-			}
-			changed := make([]outboxChange, len(sent))
-			for i, r := range sent {
+			// The rows as the update left them, for the webhook events.
+			changed := make([]outboxChange, len(rows))
+			for i, r := range rows {
+				r.State, r.RegistryReference, r.Cause = noticesubmission.StateSent, &ref, nil
 				changed[i] = outboxChange{r, notice.StateSent}
 			}
-			o.res.Submitted += len(sent)
+			o.res.Submitted += len(rows)
 			return o.emit(ctx, changed)
 		})
 	case registry.Temporary(err):
@@ -456,12 +452,12 @@ func (o *outboxHolding) send(ctx context.Context, rows []*ent.NoticeSubmission) 
 		// did not take the request, sent_at stays, and the next attempt asks its copy first.
 		o.res.Retried += len(rows)
 		up := c.NoticeSubmission.Update().Where(noticesubmission.IDIn(ids...)).
-			SetCause(truncateRunes("not sent yet: "+err.Error(), 1000))
+			SetCause(truncate("not sent yet: "+err.Error(), 1000))
 		if registry.NotTaken(err) {
 			up.ClearSentAt()
 		}
 		if attempts >= s.registries.maxAttempts {
-			up.ClearNextAttemptAt().SetCause(truncateRunes(fmt.Sprintf("not sent after %d attempts: %s; it goes again when the holding's registry credentials are saved", attempts, err), 1000))
+			up.ClearNextAttemptAt().SetCause(truncate(fmt.Sprintf("not sent after %d attempts: %s; it goes again when the holding's registry credentials are saved", attempts, err), 1000))
 		} else {
 			up.SetNextAttemptAt(o.now.Add(s.registries.backoff.Delay(attempts)))
 		}
@@ -469,24 +465,23 @@ func (o *outboxHolding) send(ctx context.Context, rows []*ent.NoticeSubmission) 
 	case len(rows) > 1:
 		// The registry (or the adapter, before sending) refused the whole request: each
 		// report goes alone, so that one bad report does not hold back the others.
+		alone := make([]*ent.NoticeSubmission, len(rows))
 		err := s.inTx(ctx, func(ctx context.Context) error {
-			for _, r := range rows {
-				if err := s.Client(ctx).NoticeSubmission.UpdateOne(r).SetBatchID(uuid.NewString()).ClearSentAt().
-					SetAttempts(0).SetNextAttemptAt(o.now).Exec(ctx); err != nil {
+			for i, r := range rows {
+				u, err := s.Client(ctx).NoticeSubmission.UpdateOne(r).SetBatchID(uuid.NewString()).ClearSentAt().
+					SetAttempts(0).SetNextAttemptAt(o.now).Save(ctx)
+				if err != nil {
 					return err
 				}
+				alone[i] = u
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		fresh, err := c.NoticeSubmission.Query().Where(noticesubmission.IDIn(ids...)).Order(ent.Asc(noticesubmission.FieldCreatedAt), ent.Asc(noticesubmission.FieldID)).All(ctx)
-		if err != nil {
-			return err
-		}
 		var errs []error
-		for _, r := range fresh {
+		for _, r := range alone {
 			errs = append(errs, o.send(ctx, []*ent.NoticeSubmission{r}))
 		}
 		return errors.Join(errs...)
@@ -494,7 +489,7 @@ func (o *outboxHolding) send(ctx context.Context, rows []*ent.NoticeSubmission) 
 		o.res.Refused++
 		return s.inTx(ctx, func(ctx context.Context) error {
 			u, err := s.Client(ctx).NoticeSubmission.UpdateOne(rows[0]).SetState(noticesubmission.StateRejected).ClearSentAt().
-				SetAnsweredAt(o.now).ClearNextAttemptAt().SetCause(truncateRunes("not sent: "+err.Error(), 1000)).Save(ctx)
+				SetAnsweredAt(o.now).ClearNextAttemptAt().SetCause(truncate("not sent: "+err.Error(), 1000)).Save(ctx)
 			if err != nil {
 				return err
 			}
@@ -552,7 +547,7 @@ func (o *outboxHolding) queue(ctx context.Context, busy map[string]bool) ([][]*e
 					prev = n.Submission.ID
 				}
 				cr := c.NoticeSubmission.Create().SetHoldingID(o.h.ID).SetFarmID(uuid.MustParse(n.FarmID)).SetNoticeKey(n.Key).
-					SetKind(string(n.Kind)).SetIdempotencyKey(truncateRunes("outbox:"+n.Key+":"+prev, 200)).
+					SetKind(string(n.Kind)).SetIdempotencyKey(truncate("outbox:"+n.Key+":"+prev, 200)).
 					SetState(noticesubmission.StatePending).SetChannel(o.a.Name()).SetBatchID(batchID).SetPayload(payload).
 					SetNextAttemptAt(o.now)
 				if a, err := uuid.Parse(n.AnimalID); err == nil {
@@ -576,9 +571,10 @@ func (o *outboxHolding) queue(ctx context.Context, busy map[string]bool) ([][]*e
 }
 
 // reports builds each notice's report from the book: the official tag, the event's day,
-// the animal's sex, birth day, breed and genetic dam (its profile on the event's day), and
-// the other holding a move names. It reads the farms' animals, profiles and dams in a
-// constant number of statements per farm.
+// the animal's sex, birth day, breed and genetic dam (its profile as of the holding's today,
+// so that a profile corrected since the event is reported corrected), and the other holding
+// a move names. It reads the farms' animals, profiles and dams in a constant number of
+// statements per farm.
 func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Report, error) {
 	facts := map[string]notice.Entry{}
 	amended := map[string]bool{}
@@ -601,7 +597,7 @@ func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Re
 		today = o.now.In(z).Format(time.DateOnly)
 	}
 	profiles := map[uuid.UUID]AnimalProfile{}
-	damTags := map[string]string{}
+	damTags := map[uuid.UUID]string{}
 	for f, ids := range byFarm {
 		animals, err := o.s.client.Animal.Query().Where(animal.FarmID(f), animal.IDIn(ids...)).All(ctx)
 		if err != nil {
@@ -611,22 +607,14 @@ func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Re
 		if err != nil {
 			return nil, err
 		}
-		var dams []uuid.UUID
 		for _, ap := range aps {
 			profiles[ap.Animal.ID] = ap
-			if d := damOfProfile(ap.Profile); d != uuid.Nil {
-				dams = append(dams, d)
-			}
 		}
-		if len(dams) > 0 {
-			ds, err := o.s.client.Animal.Query().Where(animal.FarmID(f), animal.IDIn(dams...)).All(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range ds {
-				damTags[d.ID.String()] = officialTag(d.Tag, nil)
-			}
+		tags, err := o.s.damTagsOf(ctx, f, aps)
+		if err != nil {
+			return nil, err
 		}
+		maps.Copy(damTags, tags)
 	}
 	out := make([]registry.Report, len(ns))
 	for i, n := range ns {
@@ -640,7 +628,7 @@ func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Re
 			if ap, ok := profiles[a]; ok {
 				p := ap.Profile
 				r.Tag = officialTag(ap.Animal.Tag, p.Identifiers)
-				r.Sex, r.BirthDate, r.Breed = deref(p.Sex), deref(p.BirthDate), deref(p.Breed)
+				r.Sex, r.BirthDate, r.Breed = orEmpty(p.Sex), orEmpty(p.BirthDate), orEmpty(p.Breed)
 				// The registry's breed code for the breed as the book records it (a name or
 				// already a code); a breed the scheme's list does not know goes as recorded,
 				// for the adapter to refuse by name.
@@ -649,9 +637,7 @@ func (o *outboxHolding) reports(ctx context.Context, ns []Notice) ([]registry.Re
 						r.Breed = code
 					}
 				}
-				if d := damOfProfile(p); d != uuid.Nil {
-					r.DamTag = damTags[d.String()]
-				}
+				r.DamTag = damTags[a]
 			}
 		}
 		if len(n.Sources) > 0 {
@@ -681,13 +667,6 @@ func damOfProfile(p Profile) uuid.UUID {
 	return id
 }
 
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 // RunOutbox runs the outbox every interval until ctx ends, logging what each pass did.
 func (s *Service) RunOutbox(ctx context.Context, every time.Duration, log func(res OutboxResult, err error)) {
 	if !s.registries.on() {
@@ -706,13 +685,4 @@ func (s *Service) RunOutbox(ctx context.Context, every time.Duration, log func(r
 		case <-t.C:
 		}
 	}
-}
-
-// truncateRunes cuts s to at most n characters, for a column of that size.
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

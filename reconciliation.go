@@ -166,23 +166,9 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 	if err != nil {
 		return nil, err
 	}
-	damOf := make(map[uuid.UUID]uuid.UUID, len(profiles))
-	var damIDs []uuid.UUID
-	for _, ap := range profiles {
-		if id := damOfProfile(ap.Profile); id != uuid.Nil {
-			damOf[ap.Animal.ID] = id
-			damIDs = append(damIDs, id)
-		}
-	}
-	damTags := map[uuid.UUID]string{}
-	if len(damIDs) > 0 {
-		dams, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(damIDs...)).All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range dams {
-			damTags[d.ID] = officialTag(d.Tag, nil)
-		}
+	damTags, err := s.damTagsOf(ctx, farmID, profiles)
+	if err != nil {
+		return nil, err
 	}
 	b, err := s.deriveNotices(ctx, h, []uuid.UUID{farmID})
 	if err != nil {
@@ -200,7 +186,7 @@ func (s *Service) ReconcileRegistryCopy(ctx context.Context, farmID uuid.UUID, i
 	for _, ap := range profiles {
 		id := ap.Animal.ID.String()
 		a := reconcile.Animal{Tag: officialTag(ap.Animal.Tag, ap.Profile.Identifiers), BornHere: bornHere[id],
-			Dam: damTags[damOf[ap.Animal.ID]], OnDate: arrived[id]}
+			Dam: damTags[ap.Animal.ID], OnDate: arrived[id]}
 		if v := ap.Profile.Sex; v != nil {
 			a.Sex = *v
 		}
@@ -287,6 +273,37 @@ func (s *Service) registryCopy(ctx context.Context, h *ent.Holding) ([]RegistryA
 	out := make([]RegistryAnimal, len(list))
 	for i, r := range list {
 		out[i] = RegistryAnimal{Tag: r.Tag, Sex: r.Sex, BirthDate: r.BirthDate, OnDate: r.OnDate, Breed: r.Breed, Dam: r.Dam}
+	}
+	return out, nil
+}
+
+// damTagsOf returns, for each profiled animal of the farm whose profile names a genetic dam
+// (else a dam), that dam's official tag, reading the dams in one statement.
+func (s *Service) damTagsOf(ctx context.Context, farmID uuid.UUID, aps []AnimalProfile) (map[uuid.UUID]string, error) {
+	damOf := make(map[uuid.UUID]uuid.UUID, len(aps))
+	var ids []uuid.UUID
+	for _, ap := range aps {
+		if d := damOfProfile(ap.Profile); d != uuid.Nil {
+			damOf[ap.Animal.ID] = d
+			ids = append(ids, d)
+		}
+	}
+	out := make(map[uuid.UUID]string, len(damOf))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	dams, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tags := make(map[uuid.UUID]string, len(dams))
+	for _, d := range dams {
+		tags[d.ID] = officialTag(d.Tag, nil)
+	}
+	for a, d := range damOf {
+		if t, ok := tags[d]; ok {
+			out[a] = t
+		}
 	}
 	return out, nil
 }
