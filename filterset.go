@@ -46,11 +46,11 @@ func (s *Service) filterSet(ctx context.Context, key filterSetKey, derive func()
 	if ent.TxFromContext(ctx) != nil {
 		return derive()
 	}
-	pos, err := s.position(ctx, "filter", key.farm)
+	seq, err := s.farmPosition(ctx, key.farm)
 	if err != nil {
 		return nil, err
 	}
-	key.seq = pos.Seq
+	key.seq = seq
 	c := s.filterSets
 	c.mu.Lock()
 	ids, ok := c.sets[key]

@@ -109,6 +109,8 @@ type Service struct {
 	webhookPrivate bool
 	// filterSets keeps the register filters' animal sets between pages (filterset.go).
 	filterSets *filterSetCache
+	// derived keeps whole-farm answers by the farm's change counter (derived.go).
+	derived *derivedCache
 	// registries configures the outbox that sends statutory notices (outbox.go).
 	registries *Registries
 }
@@ -125,7 +127,8 @@ func WithPageCap(n int) Option { return func(s *Service) { s.pageCap = n } }
 // New returns a Service over client.
 func New(client *ent.Client, opts ...Option) *Service {
 	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback, phoneRegion: DefaultPhoneRegion,
-		filterSets: &filterSetCache{sets: map[filterSetKey][]uuid.UUID{}}}
+		filterSets: &filterSetCache{sets: map[filterSetKey][]uuid.UUID{}},
+		derived:    &derivedCache{vals: map[derivedKey]any{}}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -355,7 +356,24 @@ func factsOf(items []*ent.RecordItem) []evidence.Fact {
 // animalFacts loads every active fact of the farm that names one of ids, in any role, in
 // one statement (through the fact_animals index).
 func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]evidence.Fact, error) {
-	return s.animalFactsOf(ctx, farmID, ids, nil)
+	// An animal's page asks for the one animal's facts from several resolvers (its profile,
+	// weights, offspring, timeline): the request reads them once. The request forgets them at
+	// its first write (request.go), and a transaction reads its own.
+	st := requestFrom(ctx)
+	if st == nil || len(ids) != 1 || ent.TxFromContext(ctx) != nil {
+		return s.animalFactsOf(ctx, farmID, ids, nil)
+	}
+	b, _ := st.batches.LoadOrStore("animal-facts "+farmID.String()+" "+ids[0].String(), &factsOnce{})
+	fo := b.(*factsOnce)
+	fo.once.Do(func() { fo.facts, fo.err = s.animalFactsOf(ctx, farmID, ids, nil) })
+	return slices.Clone(fo.facts), fo.err
+}
+
+// factsOnce is one animal's facts, read once in a request.
+type factsOnce struct {
+	once  sync.Once
+	facts []evidence.Fact
+	err   error
 }
 
 // animalFactsOf is animalFacts keeping only the facts of the given kinds (all when nil).
@@ -543,11 +561,57 @@ func (s *Service) AnimalsByIdentifier(ctx context.Context, farmID uuid.UUID, val
 	return dedupe(out), nil
 }
 
+// touchingAnimal keeps the farm's records that touch animal id: named by it (record_animals),
+// holding a fact that names it (fact_animals), or applied to a group during one of its
+// membership spans. The three are one union of record ids, each read through its own index
+// (the animal's links, its fact links, the group's records), so the timeline costs what the
+// animal's history costs and never the farm's: written as an OR of three subqueries, the
+// databases read every record of the farm and tested each (40 ms on a farm of 10,000
+// animals on SQLite). On SQLite the farm term is written +farm_id, which SQLite never
+// answers from an index, so that its planner drives the statement from the union (without
+// statistics it guesses the farm's records few).
+func touchingAnimal(farmID, id uuid.UUID, spans []evidence.GroupSpan) predicate.Record {
+	return func(sel *sql.Selector) {
+		links := sql.Table(record.AnimalsTable)
+		union := sql.Dialect(sel.Dialect()).Select(links.C(record.AnimalsPrimaryKey[0])).From(links).
+			Where(sql.EQ(links.C(record.AnimalsPrimaryKey[1]), id))
+		items, facts := sql.Table(recorditem.Table).As("fact_items"), sql.Table(factanimal.Table)
+		union.Union(sql.Dialect(sel.Dialect()).Select(items.C(recorditem.FieldRecordID)).From(facts).
+			Join(items).On(facts.C(factanimal.FieldRecordItemID), items.C(recorditem.FieldID)).
+			Where(sql.EQ(facts.C(factanimal.FieldAnimalID), id)))
+		for i, sp := range spans {
+			g, err := uuid.Parse(sp.GroupID)
+			if err != nil {
+				continue
+			}
+			start, _ := time.Parse(time.DateOnly, sp.StartDate)
+			groups, recs := sql.Table(record.GroupsTable), sql.Table(record.Table).As(fmt.Sprintf("span%d", i))
+			during := []*sql.Predicate{sql.EQ(groups.C(record.GroupsPrimaryKey[1]), g), sql.GTE(recs.C(record.FieldAppliedAt), start)}
+			if sp.EndDate != "" {
+				end, _ := time.Parse(time.DateOnly, sp.EndDate)
+				during = append(during, sql.LT(recs.C(record.FieldAppliedAt), end.AddDate(0, 0, 1)))
+			}
+			union.Union(sql.Dialect(sel.Dialect()).Select(groups.C(record.GroupsPrimaryKey[0])).From(groups).
+				Join(recs).On(groups.C(record.GroupsPrimaryKey[0]), recs.C(record.FieldID)).Where(sql.And(during...)))
+		}
+		farm := sel.C(record.FieldFarmID)
+		if sel.Dialect() == dialect.SQLite {
+			farm = "+" + farm
+		}
+		sel.Where(sql.And(
+			sql.P(func(b *sql.Builder) { b.WriteString(farm).WriteOp(sql.OpEQ).Arg(farmID) }),
+			sql.In(sel.C(record.FieldID), union),
+		))
+	}
+}
+
 // AnimalTimeline lists the active records that touch an animal, newest first (by applied_at,
 // then id): records naming it directly, records whose facts name it, and records applied to
 // a group on a day its membership facts place it in that group. It returns the page and the
-// number of such records, in a constant number of statements.
-func (s *Service) AnimalTimeline(ctx context.Context, farmID, id uuid.UUID, p Page) ([]*ent.Record, int, error) {
+// number of such records, in a constant number of statements. The records come with their
+// items and files, or, when edges is not nil, with the edges it names by their aliases (a
+// GraphQL document's selection: one statement each, never one per record).
+func (s *Service) AnimalTimeline(ctx context.Context, farmID, id uuid.UUID, p Page, edges *RecordEdges) ([]*ent.Record, int, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals, ScopeReadRecords); err != nil {
 		return nil, 0, err
 	}
@@ -566,30 +630,18 @@ func (s *Service) AnimalTimeline(ctx context.Context, farmID, id uuid.UUID, p Pa
 	if err != nil {
 		return nil, 0, err
 	}
-	touches := []predicate.Record{
-		record.HasAnimalsWith(animal.ID(id)),
-		record.HasItemsWith(recorditem.HasFactAnimalsWith(factanimal.AnimalID(id))),
-	}
-	for _, sp := range evidence.MembershipSpans(id.String(), "9999-12-31", facts) {
-		g, err := uuid.Parse(sp.GroupID)
-		if err != nil {
-			continue
-		}
-		start, _ := time.Parse(time.DateOnly, sp.StartDate)
-		during := []predicate.Record{record.HasGroupsWith(group.ID(g)), record.AppliedAtGTE(start)}
-		if sp.EndDate != "" {
-			end, _ := time.Parse(time.DateOnly, sp.EndDate)
-			during = append(during, record.AppliedAtLT(end.AddDate(0, 0, 1)))
-		}
-		touches = append(touches, record.And(during...))
-	}
-	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), record.Or(touches...))
-	total, err := q.Count(ctx)
+	touching := touchingAnimal(farmID, id, evidence.MembershipSpans(id.String(), "9999-12-31", facts))
+	total, err := s.Client(ctx).Record.Query().Where(touching).Count(ctx)
 	if err != nil || limit == 0 {
 		return []*ent.Record{}, total, err
 	}
-	recs, err := s.recordQuery(ctx, farmID).Where(record.Or(touches...)).
-		Order(ent.Desc(record.FieldAppliedAt), ent.Desc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	q := s.Client(ctx).Record.Query().Where(touching)
+	if edges != nil {
+		withEdges(q, *edges)
+	} else {
+		q.WithItems(answerItems).WithFiles()
+	}
+	recs, err := q.Order(ent.Desc(record.FieldAppliedAt), ent.Desc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	return recs, total, err
 }
 

@@ -193,7 +193,7 @@ func TestRegisterReadStatements(t *testing.T) {
 				recordFact(t, app, ctx, farm.ID, evidence.Fact{Kind: evidence.KindWeight, AnimalID: first.String(), Date: "2024-03-01", KG: "100"})
 			}
 			timeline = app.Queries(func() {
-				if _, _, err := app.Service.AnimalTimeline(ctx, farm.ID, first, herdbook.Page{}); err != nil {
+				if _, _, err := app.Service.AnimalTimeline(ctx, farm.ID, first, herdbook.Page{}, nil); err != nil {
 					t.Fatal(err)
 				}
 			})

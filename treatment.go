@@ -656,31 +656,88 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	if err != nil {
 		return nil, 0, err
 	}
-	wf, err := s.loadWithdrawals(ctx, farmID, nil, day)
+	board, fresh, err := s.withdrawalBoard(ctx, farmID, day)
 	if err != nil {
 		return nil, 0, err
 	}
-	// An animal that had left the farm by the day asked is off the board (and the dashboard):
-	// its withdrawal went with it (a sale or movement passes it on to the keeper).
-	held, err := s.onFarm(ctx, farmID, wf.history.Withheld(day), day)
-	if err != nil {
-		return nil, 0, err
-	}
+	wf, held := board.facts, board.held
 	total := len(held)
 	held = held[min(offset, total):min(offset+limit, total)]
 	ids := make([]uuid.UUID, len(held))
+	var meds []uuid.UUID
 	for i, st := range held {
 		ids[i] = uuid.MustParse(st.AnimalID)
+		for _, h := range st.Hits {
+			meds = append(meds, uuid.MustParse(h.Treatment.MedicineID))
+		}
 	}
 	tags, err := s.animalTags(ctx, farmID, ids)
 	if err != nil {
 		return nil, 0, err
+	}
+	if len(meds) > 0 && !fresh {
+		// A kept board's medicine names may have changed since (a medicine's name changes
+		// without a record): read the page's names as they are now.
+		names, err := s.medicineNames(ctx, farmID, slices.Values(meds))
+		if err != nil {
+			return nil, 0, err
+		}
+		book := *wf.book
+		book.names = names
+		fresh := *wf
+		fresh.book = &book
+		wf = &fresh
 	}
 	out := make([]AnimalWithdrawal, len(held))
 	for i, st := range held {
 		out[i] = wf.status(st, tags)
 	}
 	return out, total, nil
+}
+
+// withdrawalBoard is the farm's withdrawal board on a day: the animals on the farm that day
+// under a withdrawal, with the facts behind them.
+type withdrawalBoard struct {
+	facts *withdrawalFacts
+	held  []*withdrawal.Status
+}
+
+// withdrawalBoard derives the board of day from every treatment of the farm that can still
+// withhold, with the memberships and departures of the animals they reached: on a farm that
+// treated a group of thousands, hundreds of milliseconds. It is kept by the farm's change
+// counter (derived.go), which every record and animal write moves; the medicine versions it
+// reads never change once written, and the farm's species, which a farm edit may change
+// without moving the counter, is part of its name. fresh reports that it was derived now,
+// not kept.
+func (s *Service) withdrawalBoard(ctx context.Context, farmID uuid.UUID, day string) (board withdrawalBoard, fresh bool, err error) {
+	var species string
+	if f := viewerFarm(ctx, farmID); f != nil {
+		species = string(f.Species)
+	} else {
+		if species, err = s.farmSpecies(ctx, farmID); err != nil {
+			return withdrawalBoard{}, false, err
+		}
+	}
+	return keptDerived(ctx, s, farmID, "withdrawals "+day+" "+species, func() (withdrawalBoard, error) {
+		wf, err := s.loadWithdrawals(ctx, farmID, nil, day)
+		if err != nil {
+			return withdrawalBoard{}, err
+		}
+		// An animal that had left the farm by the day asked is off the board (and the
+		// dashboard): its withdrawal went with it (a sale or movement passes it on to the keeper).
+		held, err := s.onFarm(ctx, farmID, wf.history.Withheld(day), day)
+		if err != nil {
+			return withdrawalBoard{}, err
+		}
+		// Kept: the board and the facts of the treatments on it, not the whole history.
+		kept := &withdrawalFacts{book: wf.book, facts: map[string]evidence.Fact{}}
+		for _, st := range held {
+			for _, h := range st.Hits {
+				kept.facts[h.Treatment.RecordItemID] = wf.facts[h.Treatment.RecordItemID]
+			}
+		}
+		return withdrawalBoard{facts: kept, held: held}, nil
+	})
 }
 
 // AnimalWithdrawalAsOf returns one animal's withdrawal as of a date (today when asOf is

@@ -21,8 +21,10 @@ var contractStatementBudget = map[string]int64{
 	// Membership is derived from dated facts: the groups' counts cost three statements
 	// (their membership facts, the candidates' facts, the active animals), the page's
 	// animals' groups two (their facts, the groups), and "today" is the farm's (its settings,
-	// once), whatever the page.
-	"HerdList":            13,
+	// once), whatever the page. The counts are kept by the farm's change counter (derived.go):
+	// reading it is one more statement, and a list seen again before the farm changes skips
+	// the three.
+	"HerdList":            14,
 	"RecordPage":          12,
 	"FarmRecords":         8,
 	"BirthEvidenceReview": 12,

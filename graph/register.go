@@ -249,7 +249,8 @@ func (r *Resolver) timeline(ctx context.Context, a *ent.Animal, after *entgql.Cu
 	if err != nil {
 		return nil, err
 	}
-	recs, total, err := r.svc.AnimalTimeline(ctx, a.FarmID, a.ID, herdbook.Page{Skip: skip, Take: take})
+	edges := recordEdges(ctx)
+	recs, total, err := r.svc.AnimalTimeline(ctx, a.FarmID, a.ID, herdbook.Page{Skip: skip, Take: take}, &edges)
 	if err != nil {
 		return nil, err
 	}

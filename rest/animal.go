@@ -267,7 +267,7 @@ func (h *Handler) animalTimeline(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	recs, total, err := h.svc.AnimalTimeline(r.Context(), farmID, id, p)
+	recs, total, err := h.svc.AnimalTimeline(r.Context(), farmID, id, p, nil)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

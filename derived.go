@@ -1,0 +1,98 @@
+package herdbook
+
+import (
+	"context"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/ent"
+)
+
+// Some answers are derived from a whole farm: the dashboard's head count of each group (every
+// member's membership facts) and its withdrawal board (every treatment that may still withhold,
+// with the memberships and departures of the animals it reached). On a farm of 10,000 animals
+// deriving them costs hundreds of milliseconds, and the farm's screens ask for them again at
+// every visit. derivedCache keeps each one keyed by the farm's change counter (feed.go), as
+// filterset.go keeps the register's filter sets: every transaction that changes the farm's
+// records, animals or tasks takes the counter's next number, so a kept answer is used only
+// while nothing it came from can have changed, on this node or another. What else such an
+// answer depends on goes into its name (the day asked, the farm's species). Reads inside a
+// transaction neither use nor fill the cache: the counter they see may yet roll back.
+
+// derivedKey names one derived answer: a farm at one position of its change counter, and what
+// was derived, with its parameters.
+type derivedKey struct {
+	farm uuid.UUID
+	seq  int64
+	name string
+}
+
+// derivedCacheSize bounds the answers kept; the cache is emptied whole when full.
+const derivedCacheSize = 256
+
+// derivedCache holds derived answers. They are shared between requests: whoever reads one
+// must never change it.
+type derivedCache struct {
+	mu   sync.Mutex
+	vals map[derivedKey]any
+}
+
+// farmPosition is the farm's change counter, read once per request (the request's scope is
+// forgotten at every write, request.go) and with a statement otherwise.
+func (s *Service) farmPosition(ctx context.Context, farmID uuid.UUID) (int64, error) {
+	st := requestFrom(ctx)
+	if st != nil {
+		st.mu.Lock()
+		seq, ok := st.positions[farmID]
+		st.mu.Unlock()
+		if ok {
+			return seq, nil
+		}
+	}
+	pos, err := s.position(ctx, "derived", farmID)
+	if err != nil {
+		return 0, err
+	}
+	if st != nil {
+		st.mu.Lock()
+		if st.positions == nil {
+			st.positions = map[uuid.UUID]int64{}
+		}
+		st.positions[farmID] = pos.Seq
+		st.mu.Unlock()
+	}
+	return pos.Seq, nil
+}
+
+// keptDerived answers what name derives on the farm at its current change position, deriving
+// it with derive on a miss; fresh reports that it was derived now. The answer is shared:
+// callers must not change it.
+func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
+	if ent.TxFromContext(ctx) != nil {
+		out, err = derive()
+		return out, true, err
+	}
+	seq, err := s.farmPosition(ctx, farmID)
+	if err != nil {
+		return out, false, err
+	}
+	key := derivedKey{farm: farmID, seq: seq, name: name}
+	c := s.derived
+	c.mu.Lock()
+	v, ok := c.vals[key]
+	c.mu.Unlock()
+	if ok {
+		return v.(T), false, nil
+	}
+	if out, err = derive(); err != nil {
+		return out, true, err
+	}
+	c.mu.Lock()
+	if len(c.vals) >= derivedCacheSize {
+		clear(c.vals)
+	}
+	c.vals[key] = out
+	c.mu.Unlock()
+	return out, true, nil
+}
