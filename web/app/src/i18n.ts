@@ -150,6 +150,10 @@ const en = {
   fix_amend_book_or_correct_registry: 'If the registry is right, correct your herd book; if not, send the registry a correction.',
   field_sex: 'Sex', field_birth_date: 'Birth date', field_on_date: 'Arrival date', field_breed: 'Breed', field_dam: 'Dam',
   registrySays: 'the registry says', bookSays: 'your herd book says',
+  // A new farm's start card and the ways to it (the forms' own strings are in screens/Onboard.tsx).
+  newFarm: 'New farm', addAnimal: 'Add an animal', addMedicine: 'Add a medicine', startTitle: 'Get the farm going',
+  startLead: 'What the farm needs before it works for you:', stepDone: 'done', stepAnimals: 'Add your animals', stepGroups: 'Make your groups',
+  stepMedicines: 'Add your medicines and their purchases', stepBirth: 'Set the gestation for birth reviews',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -302,6 +306,11 @@ const fr: Catalogue = {
   fix_amend_book_or_correct_registry: 'Si le registre a raison, rectifiez votre livre ; sinon, envoyez une rectification au registre.',
   field_sex: 'Sexe', field_birth_date: 'Date de naissance', field_on_date: 'Date d’entrée', field_breed: 'Race', field_dam: 'Mère',
   registrySays: 'le registre indique', bookSays: 'votre livre indique',
+  // La carte de départ d’une nouvelle exploitation (les textes des formulaires sont dans screens/Onboard.tsx).
+  newFarm: 'Nouvelle exploitation', addAnimal: 'Ajouter un animal', addMedicine: 'Ajouter un médicament',
+  startTitle: 'Mettre l’exploitation en route', startLead: 'Ce qu’il faut à l’exploitation pour travailler pour vous :', stepDone: 'fait',
+  stepAnimals: 'Ajoutez vos animaux', stepGroups: 'Créez vos lots', stepMedicines: 'Ajoutez vos médicaments et leurs achats',
+  stepBirth: 'Réglez la gestation pour la revue des naissances',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

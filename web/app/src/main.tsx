@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { render, type JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Provider } from '@urql/preact';
 import './style.css';
@@ -69,6 +69,20 @@ function RegistryScreen({ farmID }: { farmID: string }) {
   return m ? <m.Registry farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
 }
 
+// The forms that take a farm from empty to working (a new farm, animals one by one, groups,
+// medicines and purchases, birth settings) are one chunk, fetched when one is opened: the
+// register and the animal page never load them.
+const onboard = () => import('./screens/Onboard');
+type OnboardModule = Awaited<ReturnType<typeof onboard>>;
+
+function OnboardScreen({ show }: { show: (m: OnboardModule) => JSX.Element }) {
+  const [m, setM] = useState<OnboardModule | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { onboard().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? show(m) : <p aria-busy="true">{t('loading')}</p>;
+}
+
 function Callback() {
   const [err, setErr] = useState('');
   useEffect(() => {
@@ -99,7 +113,12 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/register$/))) return <Register farmID={r[1]!} />;
   if (!authed) return <SignedOut offline={!online} />;
   if (p === '/' || p === '/farms') return <Farms />;
+  if (p === '/farms/new') return <OnboardScreen show={(o) => <o.NewFarm />} />;
   if ((r = m(/^\/farms\/([^/]+)$/))) return <Dashboard farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/animals\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewAnimal farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/groups\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewGroup farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/medicines\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewMedicine farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/birth-settings$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.BirthSettings farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/animals\/([^/]+)$/))) return <Animal farmID={r[1]!} id={r[2]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/treat$/))) return <Treat farmID={r[1]!} />;
