@@ -28,7 +28,8 @@ import (
 // start card, a cow bought in (a holding number the server refuses under its field, then sent
 // again without making the cow twice, with the seller and a passport document), a calf born
 // here to her, a bought-in calf, a group, a medicine with a line of its label for sheep, and a
-// purchase of it (refused without its proof, then recorded). Each step is marked done on the
+// purchase of it (refused without its proof, then recorded), and two heifers imported from a
+// CSV file (after a file whose row problems the server names). Each step is marked done on the
 // start card, which goes once all are. The server holds each thing exactly once; axe-core
 // finds nothing on any form, and no screen is wider than the phone. The forms read in French.
 func TestOnboardInBrowser(t *testing.T) {
@@ -129,8 +130,36 @@ func TestOnboardInBrowser(t *testing.T) {
 		b.click(t, "#na-save")
 		b.waitText(t, "#na-status", "Animal added: CALF-2")
 
+		// More animals from a spreadsheet: the server's row problems first, then the import.
+		b.click(t, "#na-import")
+		b.waitText(t, "h1", "Import animals")
+		csv := func(name, body string) {
+			t.Helper()
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles(chromedp.CSS("#im-file"), []string{path})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		csv("bad.csv", "tag,sex,birth_date\nIMP-1,female,2021-01-01\nIMP-2,cow,2021-13-01\n")
+		b.click(t, "#im-save")
+		b.waitText(t, "#im-problems", "sex")
+		b.poll(t, "two problems of row 3", `[...document.querySelectorAll('#im-problems tbody tr')].filter(r => r.cells[0].innerText === '3').length === 2`)
+		narrow("the import with the server's row problems")
+		csv("herd.csv", "tag,sex,birth_date,group\nIMP-1,female,2021-01-01,Yearlings\nIMP-2,female,2021-02-01,Yearlings\n")
+		b.click(t, "#im-check")
+		b.waitText(t, "#im-status", "The file is good")
+		b.click(t, "#im-save")
+		b.waitText(t, "#im-status", "Imported.")
+		b.waitText(t, "#im-animals", "IMP-2")
+		narrow("the import")
+
 		b.goTo(t, base, "Nordgard")
 		b.poll(t, "the animals step done", `document.querySelector('#step-animals').dataset.done === 'true'`)
+		// The import made the group: that step is done too.
+		b.poll(t, "the groups step done", `document.querySelector('#step-groups').dataset.done === 'true'`)
 
 		// A group.
 		b.click(t, "#step-groups a")
@@ -191,7 +220,7 @@ func TestOnboardInBrowser(t *testing.T) {
 		b.waitText(t, "#bs-status", "Saved.")
 		narrow("the birth settings form")
 		b.goTo(t, base, "Nordgard")
-		b.waitText(t, "#count-on-farm", "3")
+		b.waitText(t, "#count-on-farm", "5")
 		b.poll(t, "the start card gone", `!document.querySelector('#start')`)
 
 		// The server holds each exactly once.
@@ -201,12 +230,12 @@ func TestOnboardInBrowser(t *testing.T) {
 				t.Errorf("%s on the server: %d, %v; want exactly one", what, n, err)
 			}
 		}
-		for _, tag := range []string{"COW-1", "CALF-1", "CALF-2"} {
+		for _, tag := range []string{"COW-1", "CALF-1", "CALF-2", "IMP-1", "IMP-2"} {
 			n, err := d.Client.Animal.Query().Where(animal.FarmID(f.ID), animal.Tag(tag)).Count(ctx)
 			one(tag, n, err)
 		}
-		if n, err := d.Client.Animal.Query().Where(animal.FarmID(f.ID)).Count(ctx); err != nil || n != 3 {
-			t.Errorf("animals on the server: %d, %v; want 3", n, err)
+		if n, err := d.Client.Animal.Query().Where(animal.FarmID(f.ID)).Count(ctx); err != nil || n != 5 {
+			t.Errorf("animals on the server: %d, %v; want 5", n, err)
 		}
 		n, err := d.Client.Group.Query().Where(group.FarmID(f.ID), group.Name("Heifers")).Count(ctx)
 		one("the group", n, err)

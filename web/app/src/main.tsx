@@ -70,7 +70,7 @@ function RegistryScreen({ farmID }: { farmID: string }) {
 }
 
 // The forms that take a farm from empty to working (a new farm, animals one by one, groups,
-// medicines and purchases, birth settings) are one chunk, fetched when one is opened: the
+// medicines and purchases, birth settings, a CSV import) are one chunk, fetched when one is opened: the
 // register and the animal page never load them.
 const onboard = () => import('./screens/Onboard');
 type OnboardModule = Awaited<ReturnType<typeof onboard>>;
@@ -118,6 +118,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/animals\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewAnimal farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/groups\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewGroup farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/medicines\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewMedicine farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/import$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.Import farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/birth-settings$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.BirthSettings farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/animals\/([^/]+)$/))) return <Animal farmID={r[1]!} id={r[2]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;

@@ -24,6 +24,12 @@ import { findOne, Parent } from './Forms';
 // The forms' own strings come with their chunk, so that the first load carries only the start
 // card's (i18n.ts); French has every key of English (its type says so).
 const en = {
+  importAnimals: 'Import animals (CSV)', importFile: 'The register as CSV', importCheck: 'Check the file', importRun: 'Import',
+  importNote: 'Columns as docs/csv.md names them: tag (required), name, eid, sex, birth_date, breed, dam, sire, group, arrival, arrival_date… Nothing is written unless every row is good.',
+  importChecked: 'The file is good: this is what an import would do.', importDone: 'Imported.', importProblems: 'Problems in the file, by row and column',
+  importCreated: 'New animals', importUpdated: 'Animals changed', importUnchanged: 'Unchanged', importGroups: 'New groups',
+  import_created: 'new', import_updated: 'changed', import_unchanged: 'unchanged', row: 'Row', column: 'Column', problem: 'Problem',
+  manyAnimals: 'Many animals?',
   farmName: 'Farm name', species: 'Species', speciesOther: 'Which species', species_CATTLE: 'Cattle', species_SHEEP: 'Sheep', species_GOAT: 'Goats',
   species_HORSE: 'Horses', species_BISON: 'Bison', species_ELK: 'Elk', species_OTHER: 'Another species',
   needsNetworkNew: 'This needs the network: the server makes it and gives it its id.', farmSaved: 'Farm created.', createFarm: 'Create the farm',
@@ -46,6 +52,12 @@ const en = {
   birthSettingsNote: 'The birth review dates conception by this range. Herdbook has no defaults: an empty field is not used.',
 };
 const fr: typeof en = {
+  importAnimals: 'Importer des animaux (CSV)', importFile: 'Le registre en CSV', importCheck: 'Vérifier le fichier', importRun: 'Importer',
+  importNote: 'Colonnes nommées comme dans docs/csv.md : tag (obligatoire), name, eid, sex, birth_date, breed, dam, sire, group, arrival, arrival_date… Rien n’est écrit tant qu’une ligne est fausse.',
+  importChecked: 'Le fichier est bon : voici ce que ferait l’import.', importDone: 'Importé.', importProblems: 'Problèmes du fichier, par ligne et colonne',
+  importCreated: 'Nouveaux animaux', importUpdated: 'Animaux modifiés', importUnchanged: 'Inchangés', importGroups: 'Nouveaux lots',
+  import_created: 'nouveau', import_updated: 'modifié', import_unchanged: 'inchangé', row: 'Ligne', column: 'Colonne', problem: 'Problème',
+  manyAnimals: 'Beaucoup d’animaux ?',
   farmName: 'Nom de l’exploitation', species: 'Espèce', speciesOther: 'Quelle espèce', species_CATTLE: 'Bovins', species_SHEEP: 'Ovins',
   species_GOAT: 'Caprins', species_HORSE: 'Équins', species_BISON: 'Bisons', species_ELK: 'Wapitis', species_OTHER: 'Autre espèce',
   needsNetworkNew: 'Il faut le réseau : le serveur la crée et lui donne son identifiant.', farmSaved: 'Exploitation créée.',
@@ -249,6 +261,7 @@ export function NewAnimal({ farmID }: { farmID: string }) {
   return (
     <section aria-labelledby="na-title">
       <h1 id="na-title">{say('addAnimal')}</h1>
+      <p class="note">{say('manyAnimals')} <a href={`/farms/${farmID}/import`} id="na-import">{say('importAnimals')}</a></p>
       <form class="card" id="animal-form" onSubmit={submit}>
         <fieldset class="choice stack"><legend>{say('animalKind')}</legend>
           {KINDS.map((k) => <label key={k}><input type="radio" name="na-kind" id={`na-kind-${k}`} value={k} checked={kind === k} onChange={() => setKind(k)} /> {say(`kind_${k}` as Word)}</label>)}
@@ -490,6 +503,82 @@ export function BirthSettings({ farmID }: { farmID: string }) {
         <button type="submit" id="bs-save" disabled={f.busy}>{say('save')}</button>
         {f.msg && <p role="status" id="bs-status">{f.msg}</p>}
       </form>
+    </section>
+  );
+}
+
+interface ImportAnswer {
+  dry_run: boolean; rows: number; created: number; updated: number; unchanged: number; groups_created: number; facts: number;
+  animals: Array<{ row: number; tag: string; animal_id: string | null; action: string }>;
+}
+interface RowProblem { row?: number; column?: string; message?: string }
+
+/** Import sends a register kept elsewhere as CSV (docs/csv.md): checked first (a dry run) or
+ * imported, all or nothing. The server reads every row; its problems are listed by row and
+ * column, as a spreadsheet numbers them. It needs the network: the file goes to the server. */
+export function Import({ farmID }: { farmID: string }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [msg, setMsg] = useState('');
+  const [answer, setAnswer] = useState<ImportAnswer | null>(null);
+  const [problems, setProblems] = useState<RowProblem[]>([]);
+  // One key per file and mode: a retry of the same import replays the server's first answer.
+  const [keys] = useState(() => new Map<string, string>());
+  const run = async (dry: boolean) => {
+    if (!file) return;
+    if (!navigator.onLine) { setMsg(say('needsNetworkNew')); return; }
+    setBusy(true); setMsg(''); setAnswer(null); setProblems([]);
+    const id = `${file.name}:${file.size}:${file.lastModified}:${dry}`;
+    if (!keys.has(id)) keys.set(id, crypto.randomUUID());
+    const form = new FormData();
+    form.append('file', file, file.name);
+    try {
+      const res = await authFetch(`/v1/farm/${farmID}/animals/import?dry_run=${dry}`, { method: 'POST', body: form, headers: { 'Idempotency-Key': keys.get(id)! } });
+      const body = await res.json().catch(() => null) as (ImportAnswer & { errors?: RowProblem[] }) | null;
+      if (res.ok && body) {
+        setAnswer(body);
+        setMsg(say(dry ? 'importChecked' : 'importDone'));
+      } else {
+        setProblems(body?.errors ?? []);
+        setMsg(`${say('refused')}: ${body?.errors?.length ? say('importProblems') : `HTTP ${res.status}`}`);
+      }
+    } catch (e) {
+      setMsg(`${say('error')}: ${(e as Error).message}`);
+    }
+    setBusy(false);
+  };
+  const submit = (e: Event) => { e.preventDefault(); void run(false); };
+  return (
+    <section aria-labelledby="im-title">
+      <h1 id="im-title">{say('importAnimals')}</h1>
+      <form class="card" id="import-form" onSubmit={submit}>
+        <Field id="im-file" label={say('importFile')}>
+          <input type="file" id="im-file" accept=".csv,text/csv" required onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setAnswer(null); setProblems([]); setMsg(''); }} /></Field>
+        <p class="note">{say('importNote')}</p>
+        <div class="actions">
+          <button type="button" class="secondary" id="im-check" disabled={busy || !file} onClick={() => void run(true)}>{say('importCheck')}</button>
+          <button type="submit" id="im-save" disabled={busy || !file}>{say('importRun')}</button>
+        </div>
+        {msg && <p role="status" id="im-status">{msg}</p>}
+      </form>
+      {problems.length > 0 && (
+        <table class="table" id="im-problems">
+          <caption>{say('importProblems')}</caption>
+          <thead><tr><th scope="col">{say('row')}</th><th scope="col">{say('column')}</th><th scope="col">{say('problem')}</th></tr></thead>
+          <tbody>{problems.map((p, i) => <tr key={i}><td>{p.row ?? '—'}</td><td>{p.column ?? '—'}</td><td>{p.message}</td></tr>)}</tbody>
+        </table>
+      )}
+      {answer && <>
+        <dl class="stats" id="im-summary">
+          <div><dt>{say('importCreated')}</dt><dd>{answer.created}</dd></div>
+          <div><dt>{say('importUpdated')}</dt><dd>{answer.updated}</dd></div>
+          <div><dt>{say('importUnchanged')}</dt><dd>{answer.unchanged}</dd></div>
+          <div><dt>{say('importGroups')}</dt><dd>{answer.groups_created}</dd></div>
+        </dl>
+        <ul class="plain" id="im-animals">{answer.animals.slice(0, 200).map((a) => (
+          <li key={a.row}>{say('row')} {a.row} · {a.animal_id ? <a href={`/farms/${farmID}/animals/${a.animal_id}`}>{a.tag}</a> : a.tag} · {say(`import_${a.action}` as Word)}</li>
+        ))}</ul>
+      </>}
     </section>
   );
 }
