@@ -28,7 +28,7 @@ import (
 // start card, a cow bought in (a holding number the server refuses under its field, then sent
 // again without making the cow twice, with the seller and a passport document), a calf born
 // here to her, a bought-in calf, a group, a medicine with a line of its label for sheep, and a
-// purchase of it (refused without its proof, then recorded), and two heifers imported from a
+// purchase of it (refused without its proof, then recorded with the invoice as a file), and two heifers imported from a
 // CSV file (after a file whose row problems the server names). Each step is marked done on the
 // start card, which goes once all are. The server holds each thing exactly once; axe-core
 // finds nothing on any form, and no screen is wider than the phone. The forms read in French.
@@ -203,7 +203,14 @@ func TestOnboardInBrowser(t *testing.T) {
 		b.click(t, "#mp-save")
 		b.waitText(t, "#mp-document_reference-error", "required")
 		narrow("the purchase form with a refusal")
-		b.set(t, "#mp-document_reference", "INV-77")
+		// The proof is the invoice itself, uploaded as a file of the farm.
+		invoice := filepath.Join(t.TempDir(), "invoice.pdf")
+		if err := os.WriteFile(invoice, []byte("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles(chromedp.CSS("#mp-file_id"), []string{invoice})); err != nil {
+			t.Fatal(err)
+		}
 		b.click(t, "#mp-save")
 		b.waitText(t, "#mp-status", "Purchase recorded.")
 		b.waitText(t, "#purchase-list", "B-2291")
@@ -243,8 +250,8 @@ func TestOnboardInBrowser(t *testing.T) {
 		one("the group made offline", n, err)
 		n, err = d.Client.Medicine.Query().Where(medicine.FarmID(f.ID)).Count(ctx)
 		one("the medicine", n, err)
-		n, err = d.Client.MedicinePurchase.Query().Where(medicinepurchase.FarmID(f.ID), medicinepurchase.Batch("B-2291")).Count(ctx)
-		one("the medicine purchase", n, err)
+		n, err = d.Client.MedicinePurchase.Query().Where(medicinepurchase.FarmID(f.ID), medicinepurchase.Batch("B-2291"), medicinepurchase.FileIDNotNil()).Count(ctx)
+		one("the medicine purchase, its invoice a file", n, err)
 		purchases, err := d.Client.RecordItem.Query().Where(recorditem.FactKind("purchase"), recorditem.HasRecordWith(record.FarmID(f.ID))).
 			WithRecord().All(ctx)
 		if err != nil || len(purchases) != 2 {

@@ -29,7 +29,7 @@ const en = {
   importChecked: 'The file is good: this is what an import would do.', importDone: 'Imported.', importProblems: 'Problems in the file, by row and column',
   importCreated: 'New animals', importUpdated: 'Animals changed', importUnchanged: 'Unchanged', importGroups: 'New groups',
   import_created: 'new', import_updated: 'changed', import_unchanged: 'unchanged', row: 'Row', column: 'Column', problem: 'Problem',
-  manyAnimals: 'Many animals?',
+  manyAnimals: 'Many animals?', invoiceFile: 'Or the invoice as a file', proofNote: 'A purchase needs its proof: the invoice’s reference, or the invoice itself.',
   farmName: 'Farm name', species: 'Species', speciesOther: 'Which species', species_CATTLE: 'Cattle', species_SHEEP: 'Sheep', species_GOAT: 'Goats',
   species_HORSE: 'Horses', species_BISON: 'Bison', species_ELK: 'Elk', species_OTHER: 'Another species',
   needsNetworkNew: 'This needs the network: the server makes it and gives it its id.', farmSaved: 'Farm created.', createFarm: 'Create the farm',
@@ -57,7 +57,7 @@ const fr: typeof en = {
   importChecked: 'Le fichier est bon : voici ce que ferait l’import.', importDone: 'Importé.', importProblems: 'Problèmes du fichier, par ligne et colonne',
   importCreated: 'Nouveaux animaux', importUpdated: 'Animaux modifiés', importUnchanged: 'Inchangés', importGroups: 'Nouveaux lots',
   import_created: 'nouveau', import_updated: 'modifié', import_unchanged: 'inchangé', row: 'Ligne', column: 'Colonne', problem: 'Problème',
-  manyAnimals: 'Beaucoup d’animaux ?',
+  manyAnimals: 'Beaucoup d’animaux ?', invoiceFile: 'Ou la facture en fichier', proofNote: 'Un achat a besoin de sa preuve : la référence de la facture, ou la facture elle-même.',
   farmName: 'Nom de l’exploitation', species: 'Espèce', speciesOther: 'Quelle espèce', species_CATTLE: 'Bovins', species_SHEEP: 'Ovins',
   species_GOAT: 'Caprins', species_HORSE: 'Équins', species_BISON: 'Bisons', species_ELK: 'Wapitis', species_OTHER: 'Autre espèce',
   needsNetworkNew: 'Il faut le réseau : le serveur la crée et lui donne son identifiant.', farmSaved: 'Exploitation créée.',
@@ -160,20 +160,21 @@ const blankAnimal = (): Values => ({ tag: '', name: '', sex: '', birth_date: '',
 // The title the server gives a purchase recorded by factCreate, so both read alike.
 const PURCHASE = 'Birth history: purchase';
 
-/** upload attaches a document (a passport, a movement licence) to a record: POST /v1/file
- * (docs/files.md). It answers the server's words when it refuses the file, else ''. */
-async function upload(farmID: string, recordID: string, file: File): Promise<string> {
+/** upload stores a document of the farm (a passport, a movement licence, an invoice), attached
+ * to a record when one is named: POST /v1/file (docs/files.md). It answers the file's id, or
+ * the server's words when it refuses the file. */
+async function upload(farmID: string, recordID: string | null, file: File): Promise<{ id?: string; why?: string }> {
   const form = new FormData();
   form.append('farm_id', farmID);
-  form.append('record_id', recordID);
+  if (recordID) form.append('record_id', recordID);
   form.append('files', file, file.name);
   try {
     const res = await authFetch('/v1/file', { method: 'POST', body: form });
-    if (res.ok) return '';
-    const body = await res.json().catch(() => null) as { errors?: Array<{ message?: string }> } | null;
-    return body?.errors?.map((x) => x.message).join('; ') || `HTTP ${res.status}`;
+    const body = await res.json().catch(() => null) as { files?: Array<{ id: string }>; errors?: Array<{ message?: string }> } | null;
+    if (res.ok && body?.files?.[0]) return { id: body.files[0].id };
+    return { why: body?.errors?.map((x) => x.message).join('; ') || `HTTP ${res.status}` };
   } catch (e) {
-    return (e as Error).message;
+    return { why: (e as Error).message };
   }
 }
 
@@ -235,7 +236,7 @@ export function NewAnimal({ farmID }: { farmID: string }) {
       const j = judge(out, say('animalSaved'), ANIMAL);
       if (!j.ok) { f.setBusy(false); f.setErrs(j.errs); f.setMsg(j.msg); return; }
       // The document goes once the purchase is recorded; a refused one leaves both recorded.
-      const why = doc && out.data ? await upload(farmID, out.data.recordCreate.record.id, doc) : '';
+      const why = doc && out.data ? (await upload(farmID, out.data.recordCreate.record.id, doc)).why : undefined;
       if (why) f.setErrs({ document: why });
       done(id, tag, why ? 'documentRefused' : 'animalSaved');
       return;
@@ -341,6 +342,10 @@ export function NewMedicine({ farmID }: { farmID: string }) {
   const [dry, setDry] = useState(false);
   const [lines, setLines] = useState<Line[]>([]);
   const p = useForm({ medicine_id: '', batch: '', expiry_date: '', quantity: '', quantity_unit: '', supplier_name: '', supplier_address: '', purchased_on: today(), document_reference: '' });
+  // The proof of the purchase may be a file instead of a reference: uploaded first, so it needs
+  // the network; a new round of the form draws a new, empty file field.
+  const [proof, setProof] = useState<File | null>(null);
+  const [round, setRound] = useState(0);
   if (error) return <Failed message={error.message} />;
   const species = data?.farm?.species ?? 'CATTLE';
   const meds = data?.farm?.medicines.edges.map((e) => e.node) ?? [];
@@ -370,17 +375,27 @@ export function NewMedicine({ farmID }: { farmID: string }) {
   };
   const addPurchase = async (e: Event) => {
     e.preventDefault();
+    p.setErrs({}); p.setMsg('');
+    let fileID: string | null = null;
+    if (proof) {
+      if (!navigator.onLine) { p.setMsg(say('needsNetworkNew')); return; }
+      p.setBusy(true);
+      const up = await upload(farmID, null, proof);
+      if (!up.id) { p.setBusy(false); p.setErrs({ file_id: up.why ?? '' }); p.setMsg(say('fixFields')); return; }
+      fileID = up.id;
+    }
     p.setBusy(true);
     const name = meds.find((x) => x.id === medicine)?.name ?? '';
     const out = await write(`${say('medicinePurchase')} ${name} ${p.v.batch}`, MedicinePurchaseDocument, { input: {
       farmID, medicineID: medicine, batch: p.v.batch!.trim(), expiryDate: p.v.expiry_date || null, quantity: Number(p.v.quantity),
       quantityUnit: p.v.quantity_unit!.trim(), supplierName: p.v.supplier_name!.trim(), supplierAddress: p.v.supplier_address!.trim(),
-      purchasedOn: p.v.purchased_on!, documentReference: orNull(p.v.document_reference),
+      purchasedOn: p.v.purchased_on!, documentReference: orNull(p.v.document_reference), fileID,
     } });
-    const j = judge(out, say('purchaseSaved'), Object.keys(p.v));
+    const j = judge(out, say('purchaseSaved'), [...Object.keys(p.v), 'file_id']);
     p.setBusy(false); p.setErrs(j.errs); p.setMsg(j.msg);
     if (j.ok) {
       p.setV((o) => ({ ...o, batch: '', expiry_date: '', quantity: '', document_reference: '' }));
+      setProof(null); setRound((n) => n + 1);
       if (!out.queued) again({ requestPolicy: 'network-only' });
     }
   };
@@ -443,6 +458,8 @@ export function NewMedicine({ farmID }: { farmID: string }) {
           {ptext('supplier_address', 'supplierAddress')}
           {pf('purchased_on', 'purchasedOn', <input type="date" required max={today()} {...invalid('mp-purchased_on', p.errs.purchased_on)} value={p.v.purchased_on} onChange={p.put('purchased_on')} />)}
           {ptext('document_reference', 'invoice', { required: false })}
+          {pf('file_id', 'invoiceFile', <input type="file" key={round} {...invalid('mp-file_id', p.errs.file_id)} onChange={(e) => setProof(e.currentTarget.files?.[0] ?? null)} />)}
+          <p class="note">{say('proofNote')}</p>
           <button type="submit" id="mp-save" disabled={p.busy}>{say('recordPurchase')}</button>
           {p.msg && <p role="status" id="mp-status">{p.msg}</p>}
         </form>
