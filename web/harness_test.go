@@ -126,7 +126,10 @@ func (b *browser) evalString(t *testing.T, expr string) string {
 // poll waits until a JavaScript expression (or the promise it makes) is true.
 func (b *browser) poll(t *testing.T, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+	// Until the test's own deadline (b.ctx), as waitText waits: chromedp's default of 30 s
+	// is shorter than what a loaded CI machine takes for some steps (a service worker's first
+	// install fetches the whole shell).
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(0))); err != nil {
 		got, _ := chromedp.Run(b.page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
 		t.Fatalf("waiting for %s: %v; the page shows:\n%s", what, err, got)
 	}

@@ -339,38 +339,76 @@ document.documentElement.lang = prefs.lang;
 
 export const t = (k: Key): string => catalogues[prefs.lang][k];
 
-const plurals = new Map<Lang, Intl.PluralRules>();
 /** count writes n with the word that agrees with it: one (the singular key) or other (the
- * plural). The language's own rule decides, so French says "0 animal" and "1 animal", English
- * "0 animals" and "1 animal". */
+ * plural), by the language's own rule (CLDR's plural rules): English says "1 animal" and "0
+ * animals"; French takes the singular when the integer part is 0 or 1 ("0 animal", "1
+ * animal"). Written out for the app's two languages: Intl.PluralRules costs several
+ * milliseconds of the page's start the first time it is made. */
 export function count(n: number, one: Key, other: Key): string {
-  let p = plurals.get(prefs.lang);
-  if (!p) { p = new Intl.PluralRules(prefs.lang); plurals.set(prefs.lang, p); }
-  return `${n} ${t(p.select(n) === 'one' ? one : other)}`;
+  const single = prefs.lang === 'fr' ? Math.trunc(Math.abs(n)) <= 1 : n === 1;
+  return `${n} ${t(single ? one : other)}`;
 }
 
-// Intl formatters are made once per language and kept: making one costs far more than
-// formatting with it (every register row and chart label formats a weight or a date).
-const formats = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
-function format<F extends Intl.NumberFormat | Intl.DateTimeFormat>(kind: string, make: (lang: Lang) => F): F {
-  const key = `${kind}:${prefs.lang}`;
-  let f = formats.get(key) as F | undefined;
-  if (!f) { f = make(prefs.lang); formats.set(key, f); }
-  return f;
+/** decimal writes n in the user's language to at most digits decimals, without trailing
+ * zeros, as Intl.NumberFormat(lang, { maximumFractionDigits: digits }) does: English groups
+ * thousands with a comma and marks decimals with a point ("1,234.5"), French groups with a
+ * narrow no-break space and marks decimals with a comma ("1 234,5"); the number's shortest
+ * decimal form (0.975, not the binary 0.97499…) is rounded, halves away from zero. shift
+ * scales it by a power of ten first, in decimal (a percentage is 2). Written out, because
+ * making the first Intl.NumberFormat loads the locale's data on the main thread (15 to 30 ms
+ * on a desktop, four times that on a phone) while the register and the animal page draw.
+ * Checked against Intl.NumberFormat on many thousands of values (docs/web.md). */
+export function decimal(n: number, digits: number, shift = 0): string {
+  if (!Number.isFinite(n)) return String(n);
+  const [int, frac] = roundDecimal(Math.abs(n), digits, shift);
+  const [group, point] = prefs.lang === 'fr' ? ['\u202f', ','] : [',', '.'];
+  const kept = frac.replace(/0+$/, '');
+  const sign = n < 0 && (/[1-9]/.test(int) || kept !== '') ? '-' : '';
+  return sign + int.replace(/\B(?=(\d{3})+$)/g, group) + (kept ? point + kept : '');
 }
+
+/** roundDecimal rounds x ≥ 0, times 10^shift, to digits decimals: its integer and fraction
+ * digits. */
+function roundDecimal(x: number, digits: number, shift: number): [string, string] {
+  const s = String(x);
+  if (s.includes('e')) {
+    // Beyond 1e21 or under 1e-6: whole, or nothing at these few decimals.
+    return x >= 1 ? [BigInt(Math.round(x)).toString() + '0'.repeat(shift), ''] : ['0', ''];
+  }
+  const [i = '0', f = ''] = s.split('.');
+  const all = i + f;
+  const at = i.length + shift; // where the point falls once scaled
+  const whole = (all.slice(0, at) || '0').padEnd(at, '0');
+  const frac = all.slice(at);
+  if (frac.length <= digits) return [BigInt(whole).toString(), frac];
+  const up = frac.charAt(digits) >= '5' ? 1n : 0n;
+  const out = (BigInt(whole + frac.slice(0, digits)) + up).toString().padStart(digits + 1, '0');
+  return [out.slice(0, out.length - digits), out.slice(out.length - digits)];
+}
+
+/** percent writes a share (0.0625) as a percentage to at most digits decimals ("6.25%", in
+ * French "6,25 %"), as Intl.NumberFormat's percent style does. */
+export function percent(share: number, digits: number): string {
+  const v = decimal(share, digits, 2);
+  return prefs.lang === 'fr' ? `${v}\u00a0%` : `${v}%`;
+}
+
+// The date formatter is made once per language and kept: making one costs far more than
+// formatting with it (every row and chart label may format a date).
+const dateFormats = new Map<Lang, Intl.DateTimeFormat>();
 
 const LB = 0.45359237; // the international avoirdupois pound, in kg
 /** fromKg is a weight in kg in the user's unit. */
 export const fromKg = (kg: number): number => (prefs.unit === 'lb' ? kg / LB : kg);
 export function showWeight(kg: number | null | undefined): string {
   if (kg == null) return '—';
-  return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(fromKg(kg))} ${prefs.unit}`;
+  return `${decimal(fromKg(kg), 1)} ${prefs.unit}`;
 }
 /** showGain shows a daily gain in the user's unit per day, to hundredths ("0.98 kg/day"): a
  * gain is under a few kg, so the weight's tenths would round 0.975 kg/day to "1 kg". */
 export function showGain(kg: number | null | undefined): string {
   if (kg == null) return '—';
-  return `${format('gain', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 })).format(fromKg(kg))} ${prefs.unit}/${t('perDay')}`;
+  return `${decimal(fromKg(kg), 2)} ${prefs.unit}/${t('perDay')}`;
 }
 /** toKg reads a weight typed in the user's unit. */
 export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);
@@ -378,7 +416,9 @@ export function showDate(d: string | null | undefined): string {
   if (!d) return '—';
   if (prefs.dates === 'iso') return d.slice(0, 10);
   const [y, m, day] = d.slice(0, 10).split('-').map(Number);
-  return format('date', (lang) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' })).format(Date.UTC(y!, m! - 1, day!));
+  let f = dateFormats.get(prefs.lang);
+  if (!f) { f = new Intl.DateTimeFormat(prefs.lang, { dateStyle: 'medium', timeZone: 'UTC' }); dateFormats.set(prefs.lang, f); }
+  return f.format(Date.UTC(y!, m! - 1, day!));
 }
 /** timeLeft says in words how long a deadline's clock has: "2 days left", "due today",
  * "3 days overdue" (daysLeft as the server counts it, in the holding's days). */

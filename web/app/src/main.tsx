@@ -19,9 +19,18 @@ import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
 import { Notifications } from './screens/Notifications';
 
-if ('serviceWorker' in navigator) {
-  addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
+// The service worker keeps the app's shell for offline use. Its install fetches the whole
+// shell; when that fails (a dropped connection, a server too slow to answer), the browser
+// drops the worker and would not try again until the next page load: the app asks again,
+// a few times, later.
+function registerWorker(attempt: number) {
+  const again = () => { if (attempt < 5) setTimeout(() => registerWorker(attempt + 1), 5000 * (attempt + 1)); };
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
+    const w = reg.installing;
+    w?.addEventListener('statechange', () => { if (w.state === 'redundant' && !reg.active) again(); });
+  }, again);
 }
+if ('serviceWorker' in navigator) addEventListener('load', () => registerWorker(0));
 
 function useOnline(): boolean {
   const [on, setOn] = useState(navigator.onLine);
@@ -33,17 +42,12 @@ function useOnline(): boolean {
   return on;
 }
 
-// Screens loaded on demand: their code is a chunk of its own, fetched at the first visit (the
-// service worker then keeps it). Once online, the app fetches them in the background, so a
-// screen opened first while offline is there too.
+// Screens loaded on demand: their code is a chunk of its own, fetched at the first visit. The
+// service worker keeps every chunk when it installs (public/sw.js), so a screen opened first
+// while offline is there too, without this page loading them while it starts.
 const breeding = () => import('./screens/Breeding');
 const reports = () => import('./screens/Reports');
 const registry = () => import('./screens/Registry');
-addEventListener('load', () => {
-  setTimeout(() => {
-    if (navigator.onLine) { for (const m of [breeding, reports, registry]) void m().catch(() => undefined); }
-  }, 3000);
-});
 
 function BreedingScreen({ farmID }: { farmID: string }) {
   const [m, setM] = useState<Awaited<ReturnType<typeof breeding>> | null>(null);
