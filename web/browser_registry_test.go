@@ -84,6 +84,11 @@ func TestRegistryInBrowser(t *testing.T) {
 		b.poll(t, "the service worker to control the page", `!!navigator.serviceWorker.controller`)
 		b.goTo(t, base+"/registry", "Registry")
 		b.poll(t, "the menu marks the registry", `document.querySelector('nav a[aria-current=page]')?.getAttribute('href') === `+jsString(base+"/registry"))
+		// Issue 31.6: the menu is grouped by what a farmer does, each group named; the registry
+		// is one of the books.
+		b.poll(t, "the menu's groups", `(() => { const gs = [...document.querySelectorAll('nav [role=group]')].map((g) => document.getElementById(g.getAttribute('aria-labelledby'))?.textContent);
+			return gs.join('|') === 'Herd|Breeding|Health|Book|Farm|You' &&
+				document.querySelector('nav a[aria-current=page]').closest('[role=group]').getAttribute('aria-labelledby') === 'ng-navBook'; })()`)
 
 		// The holding form: the server's refusal is shown by field, then the holding saved.
 		b.waitText(t, "#holding-form", "no holding")
