@@ -59,11 +59,7 @@ func TestRegistryInBrowser(t *testing.T) {
 		offline := func(off bool) { cut.Store(off); b.offline(t, off) }
 		narrow := func(screen string) {
 			t.Helper()
-			// The widest element is named, so that a failure says what to fix.
-			if got := b.evalString(t, `(() => { const e = document.documentElement; if (e.scrollWidth <= e.clientWidth) return '';
-				const wide = [...document.querySelectorAll('main *')].filter(x => x.getBoundingClientRect().right > e.clientWidth)
-					.map(x => x.tagName.toLowerCase() + (x.id ? '#' + x.id : '') + (x.className ? '.' + String(x.className).replace(/ /g, '.') : '')).slice(-3);
-				return e.scrollWidth + ' px for ' + e.clientWidth + ' (' + wide.join(', ') + ')'; })()`); got != "" {
+			if got := b.overflow(t); got != "" {
 				t.Errorf("%s is %s on a 360 px phone", screen, got)
 			}
 		}
