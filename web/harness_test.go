@@ -135,6 +135,17 @@ func (b *browser) poll(t *testing.T, what, expr string) {
 	}
 }
 
+// overflow answers how the page overflows the window's width: "" when it fits, else the
+// document's width and the last three elements of main that reach past the edge, named
+// (tag#id.class), so that a failure says what to fix.
+func (b *browser) overflow(t *testing.T) string {
+	t.Helper()
+	return b.evalString(t, `(() => { const e = document.documentElement; if (e.scrollWidth <= e.clientWidth) return '';
+		const wide = [...document.querySelectorAll('main *')].filter(x => x.getBoundingClientRect().right > e.clientWidth)
+			.map(x => x.tagName.toLowerCase() + (x.id ? '#' + x.id : '') + (x.className ? '.' + String(x.className).replace(/ /g, '.') : '')).slice(-3);
+		return e.scrollWidth + ' px for ' + e.clientWidth + ' (' + wide.join(', ') + ')'; })()`)
+}
+
 // waitText waits until the element sel exists and its text includes want.
 func (b *browser) waitText(t *testing.T, sel, want string) {
 	t.Helper()

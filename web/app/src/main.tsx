@@ -174,6 +174,14 @@ function App() {
   // bold and underlined by a bar), so a farmer sees where they are.
   const here = path.split('?')[0];
   const link = (href: string, key: Key) => <a href={href} aria-current={href === here ? 'page' : undefined}>{t(key)}</a>;
+  // The menu by what a farmer does: the herd, breeding, health, the books, the farm; then the
+  // user's own. Each group is named for screen readers and drawn with its name.
+  const group = (name: Key, links: Array<[string, Key]>) => (
+    <div class="navgroup" role="group" aria-labelledby={`ng-${name}`}>
+      <span class="navhead" id={`ng-${name}`}>{t(name)}</span>
+      {links.map(([href, key]) => link(href, key))}
+    </div>
+  );
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
@@ -182,25 +190,18 @@ function App() {
         <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
         <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
-            {link(`/farms/${farm}/register`, 'register')}
-            {link(`/farms/${farm}/registry`, 'registryScreen')}
-            {link(`/farms/${farm}/weigh`, 'weigh')}
-            {link(`/farms/${farm}/treat`, 'treat')}
-            {link(`/farms/${farm}/move`, 'moveTo')}
-            {link(`/farms/${farm}/births`, 'births')}
-            {link(`/farms/${farm}/breeding`, 'breeding')}
-            {link(`/farms/${farm}/calving`, 'calving')}
-            {link(`/farms/${farm}/reports`, 'reports')}
-            {link(`/farms/${farm}/tasks`, 'taskBoard')}
-            {link(`/farms/${farm}/medicines`, 'medicines')}
-            {link(`/farms/${farm}/settings`, 'farmSettings')}
-            {link(`/farms/${farm}/members`, 'members')}
-            {link(`/farms/${farm}/audit`, 'audit')}
-            {link(`/farms/${farm}/notifications`, 'notifications')}
+            {group('navHerd', [[`/farms/${farm}/register`, 'register'], [`/farms/${farm}/weigh`, 'weigh'], [`/farms/${farm}/move`, 'moveTo']])}
+            {group('navBreeding', [[`/farms/${farm}/breeding`, 'breeding'], [`/farms/${farm}/calving`, 'calving'], [`/farms/${farm}/births`, 'births']])}
+            {group('navHealth', [[`/farms/${farm}/treat`, 'treat'], [`/farms/${farm}/medicines`, 'medicines']])}
+            {group('navBook', [[`/farms/${farm}/reports`, 'reports'], [`/farms/${farm}/registry`, 'registryScreen'], [`/farms/${farm}/audit`, 'audit']])}
+            {group('navFarm', [[`/farms/${farm}/tasks`, 'taskBoard'], [`/farms/${farm}/notifications`, 'notifications'], [`/farms/${farm}/settings`, 'farmSettings'], [`/farms/${farm}/members`, 'members']])}
           </>}
-          {link('/outbox', 'outbox')}
-          {link('/settings', 'settings')}
-          {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
+          <div class="navgroup" role="group" aria-labelledby="ng-navYou">
+            <span class="navhead" id="ng-navYou">{t('navYou')}</span>
+            {link('/outbox', 'outbox')}
+            {link('/settings', 'settings')}
+            {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
+          </div>
         </nav>
       </header>
       {!online && <p class="banner" role="status" id="offline">{t('offline')}{authed ? ` ${t('offlineSession')}` : ''}</p>}
