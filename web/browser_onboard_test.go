@@ -40,8 +40,8 @@ func TestOnboardInBrowser(t *testing.T) {
 		ctx := b.app.Ctx(b.user)
 		narrow := func(screen string) {
 			t.Helper()
-			if got := b.evalString(t, `(() => { const e = document.documentElement; return e.scrollWidth > e.clientWidth ? e.scrollWidth + ' px' : ''; })()`); got != "" {
-				t.Errorf("%s is %s wide on a 360 px phone", screen, got)
+			if got := b.overflow(t); got != "" {
+				t.Errorf("%s is %s on a 360 px phone", screen, got)
 			}
 			b.checkAxe(t, screen)
 		}
