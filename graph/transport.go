@@ -65,6 +65,12 @@ func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
 	resp := responses(ctx)
+	if resp == nil {
+		// gqlgen answers nothing when the request's context ended before the operation ran:
+		// the client went away, and no one is left to answer.
+		slog.Info("graphql request cancelled by the client before it ran", "err", ctx.Err())
+		return
+	}
 	if status := answerStatus(resp); status != http.StatusOK {
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))

@@ -175,6 +175,7 @@ type browser struct {
 	e       *env
 	mu      sync.Mutex
 	cookies map[string]string
+	lang    string // the Accept-Language it sends, when set
 }
 
 func (e *env) browser() *browser { return &browser{e: e, cookies: map[string]string{}} }
@@ -196,6 +197,9 @@ func (b *browser) do(method, path string, form url.Values) response {
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", b.e.app.URL)
+	}
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
 	}
 	b.mu.Lock()
 	for k, v := range b.cookies {

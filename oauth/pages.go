@@ -29,14 +29,18 @@ import (
 var webFS embed.FS
 
 type pages struct {
-	t   map[string]*template.Template
+	t   map[string]map[string]*template.Template // by language, then page
 	css []byte
 }
 
 func mustPages() *pages {
-	p := &pages{t: map[string]*template.Template{}}
-	for _, name := range []string{"login", "consent", "activate", "confirm", "message"} {
-		p.t[name] = template.Must(template.ParseFS(webFS, "web/layout.html", "web/"+name+".html"))
+	p := &pages{t: map[string]map[string]*template.Template{}}
+	for _, lang := range pageLangs {
+		p.t[lang] = map[string]*template.Template{}
+		funcs := template.FuncMap{"t": func(text string) string { return tr(lang, text) }}
+		for _, name := range []string{"login", "consent", "activate", "confirm", "message"} {
+			p.t[lang][name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/"+name+".html"))
+		}
 	}
 	css, err := webFS.ReadFile("web/style.css")
 	if err != nil {
@@ -48,6 +52,7 @@ func mustPages() *pages {
 
 // pageData is what every template may show. Each page uses the fields it needs.
 type pageData struct {
+	Lang  string // set by render
 	Title string
 	Error string
 	CSRF  string
@@ -82,18 +87,21 @@ var scopeTexts = map[string]string{
 	herdbook.ScopeWriteAnimals: "create and change animals and groups",
 }
 
-func describeScopes(scopes []string) []scopeText {
+func describeScopes(lang string, scopes []string) []scopeText {
 	out := make([]scopeText, len(scopes))
 	for i, s := range scopes {
-		out[i] = scopeText{Name: s, Text: scopeTexts[s]}
+		out[i] = scopeText{Name: s, Text: tr(lang, scopeTexts[s])}
 	}
 	return out
 }
 
-// render writes a page with the security headers every page carries. formTargets are
-// origins that forms on the page may end up at besides our own (the client's redirect URI,
-// after the consent form's redirect).
-func (h *Handler) render(w http.ResponseWriter, name string, status int, d pageData, formTargets ...string) {
+// render writes a page with the security headers every page carries, in the browser's
+// language (pageLang): its title, error, message and link text are given in English and
+// translated here. formTargets are origins that forms on the page may end up at besides our
+// own (the client's redirect URI, after the consent form's redirect).
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, status int, d pageData, formTargets ...string) {
+	d.Lang = pageLang(r)
+	d.Title, d.Error, d.Message, d.LinkText = tr(d.Lang, d.Title), tr(d.Lang, d.Error), tr(d.Lang, d.Message), tr(d.Lang, d.LinkText)
 	csp := "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 	for _, t := range formTargets {
 		csp += " " + t
@@ -104,14 +112,15 @@ func (h *Handler) render(w http.ResponseWriter, name string, status int, d pageD
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Add("Vary", "Accept-Language")
 	noStore(w)
 	w.WriteHeader(status)
-	_ = h.pages.t[name].ExecuteTemplate(w, "layout", d)
+	_ = h.pages.t[d.Lang][name].ExecuteTemplate(w, "layout", d)
 }
 
 // message renders a page that only says something.
 func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	h.render(w, "message", status, pageData{Title: title, Message: msg, CSRF: h.csrfToken(w, r)})
+	h.render(w, r, "message", status, pageData{Title: title, Message: msg, CSRF: h.csrfToken(w, r)})
 }
 
 // internalPage answers an unexpected error: 503 with Retry-After while the database is
@@ -249,7 +258,7 @@ func (h *Handler) allowLimit(w http.ResponseWriter, r *http.Request, l *ratelimi
 			secs := int(d.RetryAfter.Seconds()) + 1
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			h.message(w, r, http.StatusTooManyRequests, "Too many attempts",
-				"Too many attempts. For your safety, wait "+strconv.Itoa((secs+59)/60)+" minutes before you try again.")
+				trf(pageLang(r), "Too many attempts. For your safety, wait %d minutes before you try again.", (secs+59)/60))
 			return false
 		}
 	}
@@ -269,7 +278,7 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, ret, http.StatusFound)
 		return
 	}
-	h.render(w, "login", http.StatusOK, pageData{Title: "Sign in", CSRF: h.csrfToken(w, r), ReturnTo: ret})
+	h.render(w, r, "login", http.StatusOK, pageData{Title: "Sign in", CSRF: h.csrfToken(w, r), ReturnTo: ret})
 }
 
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
@@ -287,7 +296,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := h.svc.CheckPassword(r.Context(), phone, form.Get("password"))
 	if herdbook.ErrorCode(err) == herdbook.EUNAUTHORIZED {
-		h.render(w, "login", http.StatusUnauthorized, pageData{Title: "Sign in", CSRF: h.csrfToken(w, r), ReturnTo: ret, Phone: phone,
+		h.render(w, r, "login", http.StatusUnauthorized, pageData{Title: "Sign in", CSRF: h.csrfToken(w, r), ReturnTo: ret, Phone: phone,
 			Error: "Wrong phone number or password."})
 		return
 	}
@@ -340,7 +349,7 @@ func pickAuthParams(from url.Values) url.Values {
 func (h *Handler) checkAuthorize(w http.ResponseWriter, r *http.Request, p url.Values) (*AuthorizeRequest, bool) {
 	if err := herdbook.CheckText("state", p.Get("state")); err != nil {
 		h.message(w, r, http.StatusBadRequest, "This link is not valid",
-			"The application sent you here with a request Herdbook cannot accept: its state "+herdbook.ErrorFields(err)[0].Message+". Tell the application's developer; you will not be sent back to it.")
+			trf(pageLang(r), "The application sent you here with a request Herdbook cannot accept: its state %s. Tell the application's developer; you will not be sent back to it.", herdbook.ErrorFields(err)[0].Message))
 		return nil, false
 	}
 	req, err := h.iss.CheckAuthorizeRequest(r.Context(), p.Get("client_id"), p.Get("redirect_uri"), p.Get("response_type"),
@@ -352,7 +361,7 @@ func (h *Handler) checkAuthorize(w http.ResponseWriter, r *http.Request, p url.V
 	switch e := AsError(err); {
 	case errors.As(err, &bad):
 		h.message(w, r, http.StatusBadRequest, "This link is not valid",
-			"The application sent you here with a request Herdbook cannot accept: "+bad.Reason+". Tell the application's developer; you will not be sent back to it.")
+			trf(pageLang(r), "The application sent you here with a request Herdbook cannot accept: %s. Tell the application's developer; you will not be sent back to it.", bad.Reason))
 	case e != nil && req != nil:
 		h.redirectError(w, r, req.RedirectURI, p.Get("state"), e.Code, e.Description)
 	default:
@@ -439,13 +448,13 @@ func (h *Handler) consentPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	host, origin := redirectOrigin(req.RedirectURI)
-	h.render(w, "consent", http.StatusOK, pageData{
+	h.render(w, r, "consent", http.StatusOK, pageData{
 		Title:        "Allow access?",
 		CSRF:         h.csrfToken(w, r),
 		User:         displayName(u),
 		ClientName:   req.Client.Name,
 		RedirectHost: host,
-		Scopes:       describeScopes(req.Scopes),
+		Scopes:       describeScopes(pageLang(r), req.Scopes),
 		Hidden:       hidden,
 	}, origin)
 }
@@ -541,7 +550,7 @@ func (h *Handler) activatePage(w http.ResponseWriter, r *http.Request) {
 	if norm, ok := NormalizeUserCode(r.URL.Query().Get("user_code")); ok {
 		code = norm[:4] + "-" + norm[4:]
 	}
-	h.render(w, "activate", http.StatusOK, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u), UserCode: code})
+	h.render(w, r, "activate", http.StatusOK, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u), UserCode: code})
 }
 
 // devicePost is the common start of the device page posts: form, CSRF, session and the
@@ -575,7 +584,7 @@ func (h *Handler) activate(w http.ResponseWriter, r *http.Request) {
 	}
 	pd, err := h.iss.LookupUserCode(r.Context(), form.Get("user_code"))
 	if herdbook.ErrorCode(err) == herdbook.ENOTFOUND {
-		h.render(w, "activate", http.StatusBadRequest, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u),
+		h.render(w, r, "activate", http.StatusBadRequest, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u),
 			UserCode: form.Get("user_code"), Error: herdbook.ErrorMessage(err)})
 		return
 	}
@@ -583,8 +592,8 @@ func (h *Handler) activate(w http.ResponseWriter, r *http.Request) {
 		h.internalPage(w, r, err)
 		return
 	}
-	h.render(w, "confirm", http.StatusOK, pageData{Title: "Connect " + pd.ClientName + "?", CSRF: h.csrfToken(w, r), User: displayName(u),
-		UserCode: pd.UserCode, ClientName: pd.ClientName, Scopes: describeScopes(pd.Scopes)})
+	h.render(w, r, "confirm", http.StatusOK, pageData{Title: trf(pageLang(r), "Connect %s?", pd.ClientName), CSRF: h.csrfToken(w, r), User: displayName(u),
+		UserCode: pd.UserCode, ClientName: pd.ClientName, Scopes: describeScopes(pageLang(r), pd.Scopes)})
 }
 
 // decide records the user's approval or denial.
@@ -600,7 +609,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	err := h.iss.DecideDevice(r.Context(), form.Get("user_code"), u.ID, approve)
 	if herdbook.ErrorCode(err) == herdbook.ENOTFOUND {
-		h.render(w, "activate", http.StatusBadRequest, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u),
+		h.render(w, r, "activate", http.StatusBadRequest, pageData{Title: "Connect a device", CSRF: h.csrfToken(w, r), User: displayName(u),
 			UserCode: form.Get("user_code"), Error: herdbook.ErrorMessage(err)})
 		return
 	}

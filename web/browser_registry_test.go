@@ -59,11 +59,7 @@ func TestRegistryInBrowser(t *testing.T) {
 		offline := func(off bool) { cut.Store(off); b.offline(t, off) }
 		narrow := func(screen string) {
 			t.Helper()
-			// The widest element is named, so that a failure says what to fix.
-			if got := b.evalString(t, `(() => { const e = document.documentElement; if (e.scrollWidth <= e.clientWidth) return '';
-				const wide = [...document.querySelectorAll('main *')].filter(x => x.getBoundingClientRect().right > e.clientWidth)
-					.map(x => x.tagName.toLowerCase() + (x.id ? '#' + x.id : '') + (x.className ? '.' + String(x.className).replace(/ /g, '.') : '')).slice(-3);
-				return e.scrollWidth + ' px for ' + e.clientWidth + ' (' + wide.join(', ') + ')'; })()`); got != "" {
+			if got := b.overflow(t); got != "" {
 				t.Errorf("%s is %s on a 360 px phone", screen, got)
 			}
 		}
@@ -84,6 +80,11 @@ func TestRegistryInBrowser(t *testing.T) {
 		b.poll(t, "the service worker to control the page", `!!navigator.serviceWorker.controller`)
 		b.goTo(t, base+"/registry", "Registry")
 		b.poll(t, "the menu marks the registry", `document.querySelector('nav a[aria-current=page]')?.getAttribute('href') === `+jsString(base+"/registry"))
+		// Issue 31.6: the menu is grouped by what a farmer does, each group named; the registry
+		// is one of the books.
+		b.poll(t, "the menu's groups", `(() => { const gs = [...document.querySelectorAll('nav [role=group]')].map((g) => document.getElementById(g.getAttribute('aria-labelledby'))?.textContent);
+			return gs.join('|') === 'Herd|Breeding|Health|Book|Farm|You' &&
+				document.querySelector('nav a[aria-current=page]').closest('[role=group]').getAttribute('aria-labelledby') === 'ng-navBook'; })()`)
 
 		// The holding form: the server's refusal is shown by field, then the holding saved.
 		b.waitText(t, "#holding-form", "no holding")

@@ -126,10 +126,24 @@ func (b *browser) evalString(t *testing.T, expr string) string {
 // poll waits until a JavaScript expression (or the promise it makes) is true.
 func (b *browser) poll(t *testing.T, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+	// Until the test's own deadline (b.ctx), as waitText waits: chromedp's default of 30 s
+	// is shorter than what a loaded CI machine takes for some steps (a service worker's first
+	// install fetches the whole shell).
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(0))); err != nil {
 		got, _ := chromedp.Run(b.page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
 		t.Fatalf("waiting for %s: %v; the page shows:\n%s", what, err, got)
 	}
+}
+
+// overflow answers how the page overflows the window's width: "" when it fits, else the
+// document's width and the last three elements of main that reach past the edge, named
+// (tag#id.class), so that a failure says what to fix.
+func (b *browser) overflow(t *testing.T) string {
+	t.Helper()
+	return b.evalString(t, `(() => { const e = document.documentElement; if (e.scrollWidth <= e.clientWidth) return '';
+		const wide = [...document.querySelectorAll('main *')].filter(x => x.getBoundingClientRect().right > e.clientWidth)
+			.map(x => x.tagName.toLowerCase() + (x.id ? '#' + x.id : '') + (x.className ? '.' + String(x.className).replace(/ /g, '.') : '')).slice(-3);
+		return e.scrollWidth + ' px for ' + e.clientWidth + ' (' + wide.join(', ') + ')'; })()`)
 }
 
 // waitText waits until the element sel exists and its text includes want.

@@ -223,6 +223,10 @@ func TestServe(t *testing.T) {
 	token := c.mustJSON("", "admin", "token", "issue", "--user", "+4790000001", "--client", "cli")["access_token"].(string)
 
 	s := c.serve()
+	// The banner names the web app, where a newcomer signs in (issue 31.7).
+	if out := s.out.String(); !strings.Contains(out, "  Web app: "+s.base+"/ ") {
+		t.Fatalf("the banner does not name the web app:\n%s", out)
+	}
 	if st, _, b := s.do(t, token, "POST", "/v1/farm", `{"name":"Tour Farm","species":"GOAT"}`); st != 201 {
 		t.Fatalf("create farm: %d %s", st, b)
 	}
@@ -369,6 +373,29 @@ func TestHelp(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestReadmeListsEveryCommand: the README's commands table has a row for every command the
+// usage lists (issue 31.7: a newcomer reads the table, not the source).
+func TestReadmeListsEveryCommand(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	walkCommands(commands, nil, func(path []string, cmd *command) {
+		if cmd.run == nil || len(path) == 0 {
+			return
+		}
+		n++
+		if row := "| `" + fullName(path) + "`"; !strings.Contains(string(readme), row) && !strings.Contains(string(readme), "/ `"+fullName(path)+"`") {
+			t.Errorf("README.md's commands table has no row %s |", row)
+		}
+	})
+	if n < 20 {
+		t.Fatalf("walked %d commands", n)
+	}
 }
 
 // TestCommandLineErrors: mistakes are refused with what would have been right, and never

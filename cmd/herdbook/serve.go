@@ -194,10 +194,11 @@ func (e env) serve(ctx context.Context, args []string) error {
 		server.Deps{DB: d, Service: svc, Issuer: iss})
 	srv := server.NewHTTPServer(h)
 	if c.jsonLogs() {
-		logger.Info("listening", "url", base, "rest", base+"/v1", "graphql", base+"/graphql", "openapi", base+"/v1/openapi.json",
+		logger.Info("listening", "url", base, "web", base+"/", "rest", base+"/v1", "graphql", base+"/graphql", "openapi", base+"/v1/openapi.json",
 			"api_rate_limit", c.APIRateLimit, "api_rate_window", c.APIRateWindow)
 	} else {
 		fmt.Fprintf(e.stdout, "Herdbook is listening on %s\n", base)
+		fmt.Fprintf(e.stdout, "  Web app: %s/ (sign in with a user made by admin user create)\n", base)
 		fmt.Fprintf(e.stdout, "  REST:    %s/v1/farm   GraphQL: %s/graphql\n", base, base)
 		fmt.Fprintf(e.stdout, "  Get a token: herdbook admin user create …, admin client create …, admin token issue … (see README)\n")
 	}

@@ -1,7 +1,7 @@
 // Herdbook's service worker: keeps the app shell (the page and its hashed assets) so the app
 // opens offline. Data is not cached here: the app keeps the last synced register in IndexedDB
 // and queues offline writes itself (docs/web.md). Served with no-cache by the Go server.
-const SHELL = 'herdbook-shell-v2';
+const SHELL = 'herdbook-shell-v3';
 // The app's icon and manifest (also the sign-in pages' favicon): kept, so that the icon shows
 // offline too; served from the cache and refreshed from the network behind it.
 const ICONS = ['/icon.svg', '/manifest.webmanifest'];
@@ -14,6 +14,24 @@ async function cacheShell() {
   await cache.put('/', page);
   const assets = [...html.matchAll(/\/assets\/[A-Za-z0-9._-]+/g)].map((m) => m[0]);
   await cache.addAll([...new Set(assets), ...ICONS]);
+  // The screens loaded on demand (breeding, reports, registry, …) and the chunks they share:
+  // a script names them as "./Name-hash.js" (an import) or "assets/Name-hash.js" (Vite's
+  // list of what to preload with a screen). Kept now, from here, following each chunk's own
+  // names, so that they open offline without the page itself loading them (which would cost
+  // its main thread while it starts).
+  const seen = new Set(assets);
+  const todo = assets.filter((a) => a.endsWith('.js'));
+  while (todo.length) {
+    const hit = await cache.match(todo.pop());
+    if (!hit) continue;
+    for (const m of (await hit.text()).matchAll(/"(?:\.\/|assets\/)([A-Za-z0-9._-]+\.(?:js|css))"/g)) {
+      const a = '/assets/' + m[1];
+      if (seen.has(a)) continue;
+      seen.add(a);
+      // One that cannot be fetched now is fetched at its first visit: the shell stays kept.
+      if (await cache.add(a).then(() => true, () => false) && a.endsWith('.js')) todo.push(a);
+    }
+  }
 }
 
 self.addEventListener('install', (event) => {

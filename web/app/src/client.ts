@@ -61,8 +61,8 @@ export const client = new Client({
   ],
 });
 
-// The kept register's full read (sync.ts) goes past Graphcache, straight to the network: its
-// rows go to IndexedDB only, and normalising a whole herd into the cache (a thousand animals,
+// The kept register's full read (sync.ts) and the register's own pages (Register.tsx) go past
+// Graphcache, straight to the network: their rows go to IndexedDB or the screen only, and normalising a whole herd into the cache (a thousand animals,
 // each with its profile and identifiers) held the main thread for a long while just after the
 // register was drawn (Lighthouse's Total Blocking Time).
 export const bulkClient = new Client({ url: '/graphql', fetch: authFetch, preferGetMethod: false, exchanges: [fetchExchange] });

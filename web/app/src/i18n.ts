@@ -40,6 +40,7 @@ const en = {
   keptAnimal: 'Not read on this device yet: the kept register’s copy. Its timeline comes when the network is back.', notKept: 'This animal is not in the register kept on this device.',
   error: 'Something went wrong', open: 'Open', sync: 'Sync now', moveTo: 'Move',
   noLabelMeat: 'The label gives no meat period.', labelNote: 'By the label; the farm’s rules or the vet can make it later.',
+  navHerd: 'Herd', navBreeding: 'Breeding', navHealth: 'Health', navBook: 'Book', navFarm: 'Farm', navYou: 'You',
   taskBoard: 'Tasks', task_TODO: 'To do', task_DONE: 'Done', task_CANCELLED: 'Cancelled',
   medicines: 'Medicines', inspectorBook: 'Open the inspector’s book', meatDays: 'Meat (days)', milkHours: 'Milk (hours)',
   farmSettings: 'Farm settings', members: 'Members', timeZone: 'Time zone (IANA, such as Europe/London)',
@@ -150,6 +151,10 @@ const en = {
   fix_amend_book_or_correct_registry: 'If the registry is right, correct your herd book; if not, send the registry a correction.',
   field_sex: 'Sex', field_birth_date: 'Birth date', field_on_date: 'Arrival date', field_breed: 'Breed', field_dam: 'Dam',
   registrySays: 'the registry says', bookSays: 'your herd book says',
+  // A new farm's start card and the ways to it (the forms' own strings are in screens/Onboard.tsx).
+  newFarm: 'New farm', addAnimal: 'Add an animal', addMedicine: 'Add a medicine', startTitle: 'Get the farm going',
+  startLead: 'What the farm needs before it works for you:', stepDone: 'done', stepAnimals: 'Add your animals', stepGroups: 'Make your groups',
+  stepMedicines: 'Add your medicines and their purchases', stepBirth: 'Set the gestation for birth reviews',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -192,6 +197,7 @@ const fr: Catalogue = {
   keptAnimal: 'Pas encore lu sur cet appareil : la copie du registre gardé. Son historique viendra au retour du réseau.', notKept: 'Cet animal n’est pas dans le registre gardé sur cet appareil.',
   error: 'Une erreur est survenue', open: 'Ouvrir', sync: 'Synchroniser', moveTo: 'Déplacer',
   noLabelMeat: 'L’étiquette ne donne pas de délai viande.', labelNote: 'Selon l’étiquette ; les règles de l’exploitation ou le vétérinaire peuvent l’allonger.',
+  navHerd: 'Troupeau', navBreeding: 'Reproduction', navHealth: 'Santé', navBook: 'Registres', navFarm: 'Exploitation', navYou: 'Vous',
   taskBoard: 'Tâches', task_TODO: 'À faire', task_DONE: 'Fait', task_CANCELLED: 'Annulé',
   medicines: 'Médicaments', inspectorBook: 'Ouvrir le registre pour le contrôleur', meatDays: 'Viande (jours)', milkHours: 'Lait (heures)',
   farmSettings: 'Réglages de l’exploitation', members: 'Membres', timeZone: 'Fuseau horaire (IANA, par exemple Europe/Paris)',
@@ -302,6 +308,11 @@ const fr: Catalogue = {
   fix_amend_book_or_correct_registry: 'Si le registre a raison, rectifiez votre livre ; sinon, envoyez une rectification au registre.',
   field_sex: 'Sexe', field_birth_date: 'Date de naissance', field_on_date: 'Date d’entrée', field_breed: 'Race', field_dam: 'Mère',
   registrySays: 'le registre indique', bookSays: 'votre livre indique',
+  // La carte de départ d’une nouvelle exploitation (les textes des formulaires sont dans screens/Onboard.tsx).
+  newFarm: 'Nouvelle exploitation', addAnimal: 'Ajouter un animal', addMedicine: 'Ajouter un médicament',
+  startTitle: 'Mettre l’exploitation en route', startLead: 'Ce qu’il faut à l’exploitation pour travailler pour vous :', stepDone: 'fait',
+  stepAnimals: 'Ajoutez vos animaux', stepGroups: 'Créez vos lots', stepMedicines: 'Ajoutez vos médicaments et leurs achats',
+  stepBirth: 'Réglez la gestation pour la revue des naissances',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;
@@ -330,38 +341,76 @@ document.documentElement.lang = prefs.lang;
 
 export const t = (k: Key): string => catalogues[prefs.lang][k];
 
-const plurals = new Map<Lang, Intl.PluralRules>();
 /** count writes n with the word that agrees with it: one (the singular key) or other (the
- * plural). The language's own rule decides, so French says "0 animal" and "1 animal", English
- * "0 animals" and "1 animal". */
+ * plural), by the language's own rule (CLDR's plural rules): English says "1 animal" and "0
+ * animals"; French takes the singular when the integer part is 0 or 1 ("0 animal", "1
+ * animal"). Written out for the app's two languages: Intl.PluralRules costs several
+ * milliseconds of the page's start the first time it is made. */
 export function count(n: number, one: Key, other: Key): string {
-  let p = plurals.get(prefs.lang);
-  if (!p) { p = new Intl.PluralRules(prefs.lang); plurals.set(prefs.lang, p); }
-  return `${n} ${t(p.select(n) === 'one' ? one : other)}`;
+  const single = prefs.lang === 'fr' ? Math.trunc(Math.abs(n)) <= 1 : n === 1;
+  return `${n} ${t(single ? one : other)}`;
 }
 
-// Intl formatters are made once per language and kept: making one costs far more than
-// formatting with it (every register row and chart label formats a weight or a date).
-const formats = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
-function format<F extends Intl.NumberFormat | Intl.DateTimeFormat>(kind: string, make: (lang: Lang) => F): F {
-  const key = `${kind}:${prefs.lang}`;
-  let f = formats.get(key) as F | undefined;
-  if (!f) { f = make(prefs.lang); formats.set(key, f); }
-  return f;
+/** decimal writes n in the user's language to at most digits decimals, without trailing
+ * zeros, as Intl.NumberFormat(lang, { maximumFractionDigits: digits }) does: English groups
+ * thousands with a comma and marks decimals with a point ("1,234.5"), French groups with a
+ * narrow no-break space and marks decimals with a comma ("1 234,5"); the number's shortest
+ * decimal form (0.975, not the binary 0.97499…) is rounded, halves away from zero. shift
+ * scales it by a power of ten first, in decimal (a percentage is 2). Written out, because
+ * making the first Intl.NumberFormat loads the locale's data on the main thread (15 to 30 ms
+ * on a desktop, four times that on a phone) while the register and the animal page draw.
+ * Checked against Intl.NumberFormat on many thousands of values (docs/web.md). */
+export function decimal(n: number, digits: number, shift = 0): string {
+  if (!Number.isFinite(n)) return String(n);
+  const [int, frac] = roundDecimal(Math.abs(n), digits, shift);
+  const [group, point] = prefs.lang === 'fr' ? ['\u202f', ','] : [',', '.'];
+  const kept = frac.replace(/0+$/, '');
+  const sign = n < 0 && (/[1-9]/.test(int) || kept !== '') ? '-' : '';
+  return sign + int.replace(/\B(?=(\d{3})+$)/g, group) + (kept ? point + kept : '');
 }
+
+/** roundDecimal rounds x ≥ 0, times 10^shift, to digits decimals: its integer and fraction
+ * digits. */
+function roundDecimal(x: number, digits: number, shift: number): [string, string] {
+  const s = String(x);
+  if (s.includes('e')) {
+    // Beyond 1e21 or under 1e-6: whole, or nothing at these few decimals.
+    return x >= 1 ? [BigInt(Math.round(x)).toString() + '0'.repeat(shift), ''] : ['0', ''];
+  }
+  const [i = '0', f = ''] = s.split('.');
+  const all = i + f;
+  const at = i.length + shift; // where the point falls once scaled
+  const whole = (all.slice(0, at) || '0').padEnd(at, '0');
+  const frac = all.slice(at);
+  if (frac.length <= digits) return [BigInt(whole).toString(), frac];
+  const up = frac.charAt(digits) >= '5' ? 1n : 0n;
+  const out = (BigInt(whole + frac.slice(0, digits)) + up).toString().padStart(digits + 1, '0');
+  return [out.slice(0, out.length - digits), out.slice(out.length - digits)];
+}
+
+/** percent writes a share (0.0625) as a percentage to at most digits decimals ("6.25%", in
+ * French "6,25 %"), as Intl.NumberFormat's percent style does. */
+export function percent(share: number, digits: number): string {
+  const v = decimal(share, digits, 2);
+  return prefs.lang === 'fr' ? `${v}\u00a0%` : `${v}%`;
+}
+
+// The date formatter is made once per language and kept: making one costs far more than
+// formatting with it (every row and chart label may format a date).
+const dateFormats = new Map<Lang, Intl.DateTimeFormat>();
 
 const LB = 0.45359237; // the international avoirdupois pound, in kg
 /** fromKg is a weight in kg in the user's unit. */
 export const fromKg = (kg: number): number => (prefs.unit === 'lb' ? kg / LB : kg);
 export function showWeight(kg: number | null | undefined): string {
   if (kg == null) return '—';
-  return `${format('weight', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 })).format(fromKg(kg))} ${prefs.unit}`;
+  return `${decimal(fromKg(kg), 1)} ${prefs.unit}`;
 }
 /** showGain shows a daily gain in the user's unit per day, to hundredths ("0.98 kg/day"): a
  * gain is under a few kg, so the weight's tenths would round 0.975 kg/day to "1 kg". */
 export function showGain(kg: number | null | undefined): string {
   if (kg == null) return '—';
-  return `${format('gain', (lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 })).format(fromKg(kg))} ${prefs.unit}/${t('perDay')}`;
+  return `${decimal(fromKg(kg), 2)} ${prefs.unit}/${t('perDay')}`;
 }
 /** toKg reads a weight typed in the user's unit. */
 export const toKg = (v: number): number => (prefs.unit === 'lb' ? v * LB : v);
@@ -369,7 +418,9 @@ export function showDate(d: string | null | undefined): string {
   if (!d) return '—';
   if (prefs.dates === 'iso') return d.slice(0, 10);
   const [y, m, day] = d.slice(0, 10).split('-').map(Number);
-  return format('date', (lang) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' })).format(Date.UTC(y!, m! - 1, day!));
+  let f = dateFormats.get(prefs.lang);
+  if (!f) { f = new Intl.DateTimeFormat(prefs.lang, { dateStyle: 'medium', timeZone: 'UTC' }); dateFormats.set(prefs.lang, f); }
+  return f.format(Date.UTC(y!, m! - 1, day!));
 }
 /** timeLeft says in words how long a deadline's clock has: "2 days left", "due today",
  * "3 days overdue" (daysLeft as the server counts it, in the holding's days). */

@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { render, type JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Provider } from '@urql/preact';
 import './style.css';
@@ -19,9 +19,18 @@ import { Audit, FarmSettings, Members } from './screens/Farm';
 import { Medicines, Tasks } from './screens/Tasks';
 import { Notifications } from './screens/Notifications';
 
-if ('serviceWorker' in navigator) {
-  addEventListener('load', () => { navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined); });
+// The service worker keeps the app's shell for offline use. Its install fetches the whole
+// shell; when that fails (a dropped connection, a server too slow to answer), the browser
+// drops the worker and would not try again until the next page load: the app asks again,
+// a few times, later.
+function registerWorker(attempt: number) {
+  const again = () => { if (attempt < 5) setTimeout(() => registerWorker(attempt + 1), 5000 * (attempt + 1)); };
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
+    const w = reg.installing;
+    w?.addEventListener('statechange', () => { if (w.state === 'redundant' && !reg.active) again(); });
+  }, again);
 }
+if ('serviceWorker' in navigator) addEventListener('load', () => registerWorker(0));
 
 function useOnline(): boolean {
   const [on, setOn] = useState(navigator.onLine);
@@ -33,17 +42,12 @@ function useOnline(): boolean {
   return on;
 }
 
-// Screens loaded on demand: their code is a chunk of its own, fetched at the first visit (the
-// service worker then keeps it). Once online, the app fetches them in the background, so a
-// screen opened first while offline is there too.
+// Screens loaded on demand: their code is a chunk of its own, fetched at the first visit. The
+// service worker keeps every chunk when it installs (public/sw.js), so a screen opened first
+// while offline is there too, without this page loading them while it starts.
 const breeding = () => import('./screens/Breeding');
 const reports = () => import('./screens/Reports');
 const registry = () => import('./screens/Registry');
-addEventListener('load', () => {
-  setTimeout(() => {
-    if (navigator.onLine) { for (const m of [breeding, reports, registry]) void m().catch(() => undefined); }
-  }, 3000);
-});
 
 function BreedingScreen({ farmID }: { farmID: string }) {
   const [m, setM] = useState<Awaited<ReturnType<typeof breeding>> | null>(null);
@@ -67,6 +71,20 @@ function RegistryScreen({ farmID }: { farmID: string }) {
   useEffect(() => { registry().then(setM, (e: Error) => setErr(e.message)); }, []);
   if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
   return m ? <m.Registry farmID={farmID} /> : <p aria-busy="true">{t('loading')}</p>;
+}
+
+// The forms that take a farm from empty to working (a new farm, animals one by one, groups,
+// medicines and purchases, birth settings, a CSV import) are one chunk, fetched when one is opened: the
+// register and the animal page never load them.
+const onboard = () => import('./screens/Onboard');
+type OnboardModule = Awaited<ReturnType<typeof onboard>>;
+
+function OnboardScreen({ show }: { show: (m: OnboardModule) => JSX.Element }) {
+  const [m, setM] = useState<OnboardModule | null>(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { onboard().then(setM, (e: Error) => setErr(e.message)); }, []);
+  if (err) return <p role="alert" class="alert">{t('error')}: {err}</p>;
+  return m ? show(m) : <p aria-busy="true">{t('loading')}</p>;
 }
 
 function Callback() {
@@ -99,7 +117,13 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/register$/))) return <Register farmID={r[1]!} />;
   if (!authed) return <SignedOut offline={!online} />;
   if (p === '/' || p === '/farms') return <Farms />;
+  if (p === '/farms/new') return <OnboardScreen show={(o) => <o.NewFarm />} />;
   if ((r = m(/^\/farms\/([^/]+)$/))) return <Dashboard farmID={r[1]!} />;
+  if ((r = m(/^\/farms\/([^/]+)\/animals\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewAnimal farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/groups\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewGroup farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/medicines\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewMedicine farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/import$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.Import farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/birth-settings$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.BirthSettings farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/animals\/([^/]+)$/))) return <Animal farmID={r[1]!} id={r[2]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/treat$/))) return <Treat farmID={r[1]!} />;
@@ -150,6 +174,14 @@ function App() {
   // bold and underlined by a bar), so a farmer sees where they are.
   const here = path.split('?')[0];
   const link = (href: string, key: Key) => <a href={href} aria-current={href === here ? 'page' : undefined}>{t(key)}</a>;
+  // The menu by what a farmer does: the herd, breeding, health, the books, the farm; then the
+  // user's own. Each group is named for screen readers and drawn with its name.
+  const group = (name: Key, links: Array<[string, Key]>) => (
+    <div class="navgroup" role="group" aria-labelledby={`ng-${name}`}>
+      <span class="navhead" id={`ng-${name}`}>{t(name)}</span>
+      {links.map(([href, key]) => link(href, key))}
+    </div>
+  );
   return (
     <div class="shell" onClick={onLink} lang={prefs.lang}>
       <a class="skip" href="#main">{t('skip')}</a>
@@ -158,25 +190,18 @@ function App() {
         <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>{t('menu')}</button>
         <nav id="nav" class={menu ? 'open' : undefined} aria-label={t('appName')}>
           {farm && <>
-            {link(`/farms/${farm}/register`, 'register')}
-            {link(`/farms/${farm}/registry`, 'registryScreen')}
-            {link(`/farms/${farm}/weigh`, 'weigh')}
-            {link(`/farms/${farm}/treat`, 'treat')}
-            {link(`/farms/${farm}/move`, 'moveTo')}
-            {link(`/farms/${farm}/births`, 'births')}
-            {link(`/farms/${farm}/breeding`, 'breeding')}
-            {link(`/farms/${farm}/calving`, 'calving')}
-            {link(`/farms/${farm}/reports`, 'reports')}
-            {link(`/farms/${farm}/tasks`, 'taskBoard')}
-            {link(`/farms/${farm}/medicines`, 'medicines')}
-            {link(`/farms/${farm}/settings`, 'farmSettings')}
-            {link(`/farms/${farm}/members`, 'members')}
-            {link(`/farms/${farm}/audit`, 'audit')}
-            {link(`/farms/${farm}/notifications`, 'notifications')}
+            {group('navHerd', [[`/farms/${farm}/register`, 'register'], [`/farms/${farm}/weigh`, 'weigh'], [`/farms/${farm}/move`, 'moveTo']])}
+            {group('navBreeding', [[`/farms/${farm}/breeding`, 'breeding'], [`/farms/${farm}/calving`, 'calving'], [`/farms/${farm}/births`, 'births']])}
+            {group('navHealth', [[`/farms/${farm}/treat`, 'treat'], [`/farms/${farm}/medicines`, 'medicines']])}
+            {group('navBook', [[`/farms/${farm}/reports`, 'reports'], [`/farms/${farm}/registry`, 'registryScreen'], [`/farms/${farm}/audit`, 'audit']])}
+            {group('navFarm', [[`/farms/${farm}/tasks`, 'taskBoard'], [`/farms/${farm}/notifications`, 'notifications'], [`/farms/${farm}/settings`, 'farmSettings'], [`/farms/${farm}/members`, 'members']])}
           </>}
-          {link('/outbox', 'outbox')}
-          {link('/settings', 'settings')}
-          {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
+          <div class="navgroup" role="group" aria-labelledby="ng-navYou">
+            <span class="navhead" id="ng-navYou">{t('navYou')}</span>
+            {link('/outbox', 'outbox')}
+            {link('/settings', 'settings')}
+            {authed && <button type="button" class="link" id="sign-out" onClick={() => navigate('/signout')}>{t('signOut')}</button>}
+          </div>
         </nav>
       </header>
       {!online && <p class="banner" role="status" id="offline">{t('offline')}{authed ? ` ${t('offlineSession')}` : ''}</p>}

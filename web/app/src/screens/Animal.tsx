@@ -1,6 +1,8 @@
 // An animal: its profile on a day, identifiers, parents, offspring, timeline, a weight chart
 // (inline SVG from the weight facts), its 205-day adjusted weaning weight, its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
+import { client } from '../client';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AnimalClocksDocument, AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument, type NoticeRowFragment } from '../graphql/generated';
 import { count, showDate, showGain, showWeight, t, timeLeft, today, type Key } from '../i18n';
@@ -48,6 +50,43 @@ function Clocks({ farmID, id }: { farmID: string; id: string }) {
   );
 }
 
+/** useWithdrawal is the animal's withdrawal on a day, from the farm's list (one request,
+ * shared by the card, the departure form and the kept page). */
+function useWithdrawal(farmID: string, asOf: string, id: string) {
+  const [{ data }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
+  return data?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
+}
+
+function Withdrawal({ farmID, asOf, id }: { farmID: string; asOf: string; id: string }) {
+  const w = useWithdrawal(farmID, asOf, id);
+  return (
+    <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
+      {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
+    </article>
+  );
+}
+
+/** AnimalGroups is the groups card with the farm's group names. */
+function AnimalGroups(props: { farmID: string; animalID: string; asOf: string; groupIDs: string[]; editor: boolean; changed: () => void }) {
+  const [{ data: gd }] = useQuery({ query: GroupsDocument, variables: { farmID: props.farmID } });
+  const names = Object.fromEntries((gd?.farm?.groups.edges ?? []).flatMap((e) => (e?.node ? [[e.node.id, e.node.name]] : [])));
+  return <Groups {...props} names={names} />;
+}
+
+/** useLater is false for the first render and true from the next task on: the cards below
+ * the first screen are drawn then, so that the page's first draw after its data comes is
+ * one short task rather than one long one (a phone's main thread stays free to answer). */
+export function useLater(): boolean {
+  const [later, setLater] = useState(false);
+  useEffect(() => { const id = setTimeout(() => setLater(true), 0); return () => clearTimeout(id); }, []);
+  return later;
+}
+
+/** Later draws its children from the task after its own first draw (useLater). */
+export function Later({ children }: { children: ComponentChildren }) {
+  return useLater() ? <>{children}</> : null;
+}
+
 export function WeightChart({ points }: { points: Point[] }) {
   if (points.length < 1) return <p>{t('none')}</p>;
   const W = 320, H = 140, P = 28;
@@ -69,7 +108,8 @@ export function WeightChart({ points }: { points: Point[] }) {
   );
 }
 
-function Departure({ farmID, id, clearOn }: { farmID: string; id: string; clearOn: string | undefined }) {
+function Departure({ farmID, id, asOf }: { farmID: string; id: string; asOf: string }) {
+  const clearOn = useWithdrawal(farmID, asOf, id)?.meatClearOn;
   const [kind, setKind] = useState<'sale' | 'death'>('sale');
   const [date, setDate] = useState(today());
   const [buyer, setBuyer] = useState('');
@@ -133,15 +173,17 @@ function AdjustedWeaning({ w }: { w: { adjustedWeaningWeight?: { birthDate: stri
 export function Animal({ farmID, id }: { farmID: string; id: string }) {
   const [asOf, setAsOf] = useState(today());
   const [{ data, error }, again] = useQuery({ query: AnimalDocument, variables: { id, asOf } });
-  const [{ data: wd }, againWd] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
-  const [{ data: gd }] = useQuery({ query: GroupsDocument, variables: { farmID } });
   const editor = useEditor(farmID);
-  // After a correction the profile, timeline and withdrawal are read again from the server.
-  const changed = () => { again({ requestPolicy: 'network-only' }); againWd({ requestPolicy: 'network-only' }); };
+  // After a correction the profile, timeline and withdrawal are read again from the server
+  // (the withdrawal's answer reaches its card and the departure form through the cache).
+  const changed = () => {
+    again({ requestPolicy: 'network-only' });
+    void client.query(AnimalWithdrawalDocument, { farmID, asOf }, { requestPolicy: 'network-only' }).toPromise();
+  };
   const a = data?.node;
   // Offline, a page never read on this device shows the kept register's copy of the animal.
   if ((!a || !('tag' in a)) && (!navigator.onLine || error?.networkError)) {
-    return <KeptAnimal farmID={farmID} id={id} clearOn={wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id)?.meatClearOn} />;
+    return <KeptAnimal farmID={farmID} id={id} asOf={asOf} />;
   }
   if (error) return <Failed message={error.message} />;
   if (!a || !('tag' in a)) return <p aria-busy="true">{t('loading')}</p>;
@@ -153,7 +195,6 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
     const f = (it.metadata as { birth_history?: { kind?: string; animal_id?: string; date?: string; kg?: number | string } } | null)?.birth_history;
     return f?.kind === 'weight' && f.animal_id === id && f.date ? [{ date: f.date, kg: Number(f.kg) }] : [];
   })).sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : 0));
-  const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
   const kids = a.offspring.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
   return (
     <section aria-labelledby="animal-title">
@@ -177,17 +218,16 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
           <h2>{t('offspring')} ({a.offspring.totalCount})</h2>
           {kids.length ? <ul>{kids.map((k) => <li key={k.id}><a href={`/farms/${farmID}/animals/${k.id}`}>{k.tag}</a></li>)}</ul> : <p>{t('none')}</p>}
         </article>
-        <Pedigree farmID={farmID} id={id} />
         <article class="card" aria-labelledby="wt"><h2 id="wt">{t('weights')}</h2><WeightChart points={weights} /></article>
-        <Clocks farmID={farmID} id={id} />
-        <AdjustedWeaning w={a.weights} />
-        <article class="card" aria-labelledby="wd"><h2 id="wd">{t('withdrawal')}</h2>
-          {w ? <p id="animal-withdrawal">{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</p> : <p>{t('noWithdrawal')}</p>}
-        </article>
-        <Groups farmID={farmID} animalID={id} asOf={asOf} groupIDs={p.groupIDs} editor={editor} changed={changed}
-          names={Object.fromEntries((gd?.farm?.groups.edges ?? []).flatMap((e) => (e?.node ? [[e.node.id, e.node.name]] : [])))} />
-        <Timeline farmID={farmID} records={records} total={a.timeline.totalCount} editor={editor} changed={changed} />
-        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={w?.meatClearOn} />}
+        <Withdrawal farmID={farmID} asOf={asOf} id={id} />
+        <Later>
+          <Pedigree farmID={farmID} id={id} />
+          <Clocks farmID={farmID} id={id} />
+          <AdjustedWeaning w={a.weights} />
+          <AnimalGroups farmID={farmID} animalID={id} asOf={asOf} groupIDs={p.groupIDs} editor={editor} changed={changed} />
+          <Timeline farmID={farmID} records={records} total={a.timeline.totalCount} editor={editor} changed={changed} />
+          {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} asOf={asOf} />}
+        </Later>
       </div>
     </section>
   );
@@ -197,7 +237,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
  * sync), for a page opened offline that was never read on this device: what it lacks (the
  * timeline, the pedigree) comes when the network is back; the sale and death form works
  * (queued). */
-function KeptAnimal({ farmID, id, clearOn }: { farmID: string; id: string; clearOn: string | undefined }) {
+function KeptAnimal({ farmID, id, asOf }: { farmID: string; id: string; asOf: string }) {
   const [row, setRow] = useState<Row | null | undefined>(undefined);
   useEffect(() => { void kept(farmID).then((k) => setRow(k?.rows.find((r) => r.id === id) ?? null), () => setRow(null)); }, [farmID, id]);
   if (row === undefined) return <p aria-busy="true">{t('loading')}</p>;
@@ -220,7 +260,7 @@ function KeptAnimal({ farmID, id, clearOn }: { farmID: string; id: string; clear
         <article class="card" aria-labelledby="ids"><h2 id="ids">{t('identifiers')}</h2>
           {p.identifiers.length ? <ul>{p.identifiers.map((i) => <li key={i.scheme + i.value}><span class="muted">{i.scheme}</span> <code>{i.value}</code></li>)}</ul> : <p>{t('none')}</p>}
         </article>
-        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} clearOn={clearOn} />}
+        {p.status === 'ON_FARM' && <Departure farmID={farmID} id={id} asOf={asOf} />}
       </div>
     </section>
   );

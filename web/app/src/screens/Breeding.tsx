@@ -16,7 +16,7 @@ import { showDate, t, today, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 import { Failed } from './Farms';
 import { findOne, Parent, type Found } from './Forms';
-import { percent, useNames } from './Pedigree';
+import { pct, useNames } from './Pedigree';
 
 type Outside = OutsideFragment;
 type DueNode = DuePageFragment['edges'][number]['node'];
@@ -303,7 +303,7 @@ function Mating({ farmID }: { farmID: string }) {
           <tbody>{rows.map((a) => (
             <tr key={a.sire.id}>
               <th scope="row"><a href={`/farms/${farmID}/animals/${a.sire.id}`}>{a.sire.tag}{a.sire.name ? ` · ${a.sire.name}` : ''}</a></th>
-              <td>{percent(a.expectedInbreeding)}</td>
+              <td>{pct(a.expectedInbreeding)}</td>
             </tr>
           ))}</tbody>
         </table>

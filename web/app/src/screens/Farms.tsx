@@ -1,7 +1,7 @@
 import { useQuery } from '@urql/preact';
 import { DashboardDocument, FarmsDocument, MarkReadDocument } from '../graphql/generated';
 import { client } from '../client';
-import { showDate, t, today } from '../i18n';
+import { showDate, t, today, type Key } from '../i18n';
 
 export function Failed({ message }: { message: string }) {
   return <p class="alert" role="alert">{t('error')}: {message}</p>;
@@ -19,6 +19,7 @@ export function Farms() {
       <ul class="tiles">
         {farms.map((f) => <li key={f.id}><a class="tile" href={`/farms/${f.id}`}>{f.name}<small>{f.species}</small></a></li>)}
       </ul>
+      <a class="button" id="farm-new" href="/farms/new">{t('newFarm')}</a>
     </section>
   );
 }
@@ -35,9 +36,11 @@ export function Dashboard({ farmID }: { farmID: string }) {
     await client.mutation(MarkReadDocument, { input: { farmID } }).toPromise();
     again({ requestPolicy: 'network-only' });
   };
+  const animals = f.onFarm.totalCount + f.sold.totalCount + f.died.totalCount + f.movedOut.totalCount;
   return (
     <section aria-labelledby="dash-title">
       <h1 id="dash-title">{f.name}</h1>
+      <Start farmID={farmID} done={{ animals: animals > 0, groups: f.groups.totalCount > 0, medicines: f.medicines.totalCount > 0, birth: f.birthSettings.settingsVersion > 0 }} />
       <div class="grid">
         <article class="card" aria-labelledby="hc">
           <h2 id="hc">{t('headCount')}</h2>
@@ -49,7 +52,10 @@ export function Dashboard({ farmID }: { farmID: string }) {
           </dl>
           <h3>{t('groups')}</h3>
           {groups.length ? <ul>{groups.map((g) => <li key={g.id}>{g.name}: {g.animalsConnection.totalCount}</li>)}</ul> : <p>{t('none')}</p>}
-          <a class="button" href={`/farms/${farmID}/register`}>{t('register')}</a>
+          <div class="actions">
+            <a class="button" href={`/farms/${farmID}/register`}>{t('register')}</a>
+            <a class="button secondary" href={`/farms/${farmID}/animals/new`}>{t('addAnimal')}</a>
+          </div>
         </article>
         <article class="card" aria-labelledby="td">
           <h2 id="td">{t('tasksDue')} ({f.tasks.totalCount})</h2>
@@ -70,5 +76,29 @@ export function Dashboard({ farmID }: { farmID: string }) {
         </article>
       </div>
     </section>
+  );
+}
+
+type Step = 'animals' | 'groups' | 'medicines' | 'birth';
+const STEPS: Array<[Step, string, Key]> = [
+  ['animals', 'animals/new', 'stepAnimals'], ['groups', 'groups/new', 'stepGroups'],
+  ['medicines', 'medicines/new', 'stepMedicines'], ['birth', 'birth-settings', 'stepBirth'],
+];
+
+/** Start is a new farm's card of what to do next: each step links to its form and is marked
+ * done once the farm has it (from the dashboard's own counts). It goes once all are done. */
+function Start({ farmID, done }: { farmID: string; done: Record<Step, boolean> }) {
+  if (STEPS.every(([s]) => done[s])) return null;
+  return (
+    <article class="card" id="start" aria-labelledby="start-title">
+      <h2 id="start-title">{t('startTitle')}</h2>
+      <p class="note">{t('startLead')}</p>
+      <ol class="steps">{STEPS.map(([s, path, key]) => (
+        <li key={s} id={`step-${s}`} data-done={done[s]}>
+          <a href={`/farms/${farmID}/${path}`}>{t(key)}</a>
+          {done[s] && <> <span class="badge">✓ {t('stepDone')}</span></>}
+        </li>
+      ))}</ol>
+    </article>
   );
 }

@@ -21,19 +21,22 @@ export async function find(farmID: string, q: string): Promise<Found[]> {
 
 /** Parent picks a sire or a donor: a herd animal by its tag, or one of the farm's outside
  * animals (an AI sire, an embryo donor). optional leaves the tag free to stay empty. */
-export function Parent({ id, label, outside, pick, setPick, tag, setTag, optional }: {
+export function Parent({ id, label, outside, pick, setPick, tag, setTag, optional, error }: {
   id: string; label: string; outside: OutsideFragment[]; pick: string; setPick: (v: string) => void; tag: string; setTag: (v: string) => void;
-  optional?: boolean;
+  optional?: boolean; error?: string;
 }) {
+  // A refusal of the parent (error) is shown under it and describes both of its controls.
+  const bad = error ? { 'aria-invalid': true, 'aria-describedby': `${id}-error` } : {};
   return (
     <div>
-      <label>{label}<select id={id} value={pick} onChange={(e) => setPick(e.currentTarget.value)}>
+      <label>{label}<select id={id} {...bad} value={pick} onChange={(e) => setPick(e.currentTarget.value)}>
         <option value="">{t('herdAnimal')}</option>
         {outside.length > 0 && <optgroup label={t('outsideAnimals')}>
           {outside.map((o) => <option key={o.id} value={o.id}>{o.name}{o.breed ? ` · ${o.breed}` : ''}{o.batch ? ` · ${o.batch}` : ''}</option>)}
         </optgroup>}
       </select></label>
-      {pick === '' && <label>{label}: {t('tagOf')}<input id={`${id}-tag`} type="text" autoComplete="off" required={!optional} value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+      {pick === '' && <label>{label}: {t('tagOf')}<input id={`${id}-tag`} type="text" autoComplete="off" required={!optional} {...bad} value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
     </div>
   );
 }

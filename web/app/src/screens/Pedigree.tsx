@@ -4,7 +4,7 @@
 import { useQuery } from '@urql/preact';
 import { useRef } from 'preact/hooks';
 import { NamesDocument, PedigreeDocument } from '../graphql/generated';
-import { prefs, t } from '../i18n';
+import { percent, prefs, t } from '../i18n';
 
 export interface Named { label: string; herd: boolean }
 
@@ -32,8 +32,8 @@ export function place(relation: string): string {
   return relation.charAt(0).toUpperCase() + relation.slice(1);
 }
 
-export const percent = (v: number): string =>
-  new Intl.NumberFormat(prefs.lang, { style: 'percent', maximumFractionDigits: 2 }).format(v);
+/** pct writes a share (an inbreeding coefficient, a probability) as a per cent. */
+export const pct = (v: number): string => percent(v, 2);
 
 export function Pedigree({ farmID, id }: { farmID: string; id: string }) {
   const [{ data, error }] = useQuery({ query: PedigreeDocument, variables: { id } });
@@ -43,7 +43,7 @@ export function Pedigree({ farmID, id }: { farmID: string; id: string }) {
     <article class="card" aria-labelledby="pd">
       <h2 id="pd">{t('pedigree')}</h2>
       {error ? <p class="alert">{t('error')}: {error.message}</p> : !p ? <p aria-busy="true">{t('loading')}</p> : <>
-        <p id="animal-inbreeding">{t('inbreeding')}: <strong>{percent(p.inbreeding)}</strong></p>
+        <p id="animal-inbreeding">{t('inbreeding')}: <strong>{pct(p.inbreeding)}</strong></p>
         {p.uncertainAncestors.length > 0 && <p class="note">{t('uncertainSire')}</p>}
         {p.ancestors.length === 0 ? <p>{t('noPedigree')}</p> : (
           <table class="table pedigree" id="pedigree">
@@ -57,7 +57,7 @@ export function Pedigree({ farmID, id }: { farmID: string; id: string }) {
                   <td>
                     {n?.herd ? <a href={`/farms/${farmID}/animals/${a.animalID}`}>{n.label}</a>
                       : n ? <>{n.label} <small class="muted">({t('notHerd')})</small></> : <small class="muted">{a.animalID.slice(0, 8)}</small>}
-                    {a.probability < 1 && <small class="muted"> · {percent(a.probability)}</small>}
+                    {a.probability < 1 && <small class="muted"> · {pct(a.probability)}</small>}
                   </td>
                 </tr>
               );

@@ -4,7 +4,7 @@
 // everything. The last synced register is kept on the device (IndexedDB) and shown offline,
 // with the same search and filters run on the device.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { client } from '../client';
+import { bulkClient, client } from '../client';
 import { GroupsDocument, RegisterDocument, type AnimalStatus, type Sex } from '../graphql/generated';
 import { count, showDate, showWeight, t, today, type Key } from '../i18n';
 import { kept as keptRegister, syncRegister, type Row } from '../sync';
@@ -12,6 +12,18 @@ import { Failed } from './Farms';
 
 
 const PAGE = 200;
+// How long after the first page the kept register's sync waits, at least (then for an idle
+// moment): ms.
+const SYNC_AFTER = 1500;
+
+/** afterIdle runs f once ms have passed and the page is idle; it answers a cancel. */
+export function afterIdle(f: () => void, ms: number): () => void {
+  let idle = 0;
+  const timer = setTimeout(() => {
+    if ('requestIdleCallback' in window) idle = requestIdleCallback(f, { timeout: 3000 }); else f();
+  }, ms);
+  return () => { clearTimeout(timer); if (idle) cancelIdleCallback(idle); };
+}
 const ROW = 56; // px: one row's height (a large touch target)
 const STATUSES: AnimalStatus[] = ['ON_FARM', 'SOLD', 'DIED', 'MOVED_OUT'];
 
@@ -72,7 +84,10 @@ export function Register({ farmID }: { farmID: string }) {
     };
     if (!navigator.onLine && after === null && await fromKept()) return false;
     loading.current = true;
-    const r = await client.query(RegisterDocument, {
+    // Past Graphcache (bulkClient): the rows live in this screen's state, and offline the
+    // register is the kept copy, so normalising 200 animals into the cache (and keeping them
+    // on the device twice) would only cost the main thread while the first page draws.
+    const r = await bulkClient.query(RegisterDocument, {
       farmID, first: PAGE, after, asOf, search: search.trim() || null, status: status || null,
       sex: sex || null, groupID: group || null,
     }, { requestPolicy: 'network-only' }).toPromise();
@@ -96,15 +111,21 @@ export function Register({ farmID }: { farmID: string }) {
     setRows([]); setError(''); setCursor(null); setMore(false); setTop(0);
     asked.current = undefined;
     if (box.current) box.current.scrollTop = 0;
+    let sync = () => {};
     const timer = setTimeout(() => {
       void fetchPage(null, g).then((got) => {
         if (!got) return;
         if (!search.trim() && !status && !group && !sex && asOf === today()) {
-          void syncRegister(farmID, asOf).then((r) => { if (r.kept && g === gen.current) setSynced(r.kept.syncedAt); }, () => undefined);
+          // The kept copy is brought up to date once the page has drawn and gone idle: its
+          // reads (a whole herd's on the first visit) then neither hold the main thread nor
+          // share the network and the server with the screen the farmer is waiting for.
+          sync = afterIdle(() => {
+            void syncRegister(farmID, asOf).then((r) => { if (r.kept && g === gen.current) setSynced(r.kept.syncedAt); }, () => undefined);
+          }, SYNC_AFTER);
         }
       });
     }, search ? 250 : 0);
-    return () => clearTimeout(timer);
+    return () => { clearTimeout(timer); sync(); };
   }, [farmID, search, status, group, sex, asOf]);
 
   useEffect(() => {

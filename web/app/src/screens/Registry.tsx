@@ -17,6 +17,7 @@ import { write } from '../outbox';
 import { Clock, OPEN } from './Animal';
 import { said } from './Book';
 import { Failed } from './Farms';
+import { Field, fieldProblems, invalid, judge } from './Field';
 
 const SCHEMES = ['uk.cph', 'de.hitier.bnr', 'nl.ubn', 'ie.herd', 'nz.nait', 'au.nlis.pic'];
 const RULE_SETS = ['gb_cts', 'de_hitier', 'eu_2021_520', 'nl_rvo'];
@@ -59,20 +60,13 @@ function HoldingForm({ farmID, holding, done }: { farmID: string; holding?: Hold
       ? await write(`${t('editHolding')} ${body.identifier}`, HoldingUpdateDocument, { input: { ...body, id: holding.id } })
       : await write(`${t('holding')} ${body.identifier}`, HoldingCreateDocument, { input: { ...body, farmID } });
     setBusy(false);
-    const byField = fieldProblems(out.fields as FieldProblem[] | undefined);
-    setErrs(byField);
-    if (out.code) { setMsg(Object.keys(byField).length ? t('fixFields') : `${t('refused')}: ${out.message ?? ''}`); return; }
-    setMsg(said(out, 'holdingSaved'));
-    if (!out.queued) done();
+    const j = judge(out, t('holdingSaved'), Object.keys(f));
+    setErrs(j.errs);
+    setMsg(j.msg);
+    if (j.ok && !out.queued) done();
   };
-  const field = (k: keyof Form, label: Key, input: JSX.Element) => (
-    <div class="field">
-      <label for={`hf-${k}`}>{t(label)}</label>
-      {input}
-      {errs[k] && <p class="field-error" id={`hf-${k}-error`}>{errs[k]}</p>}
-    </div>
-  );
-  const attrs = (k: keyof Form) => ({ id: `hf-${k}`, 'aria-invalid': errs[k] ? true : undefined, 'aria-describedby': errs[k] ? `hf-${k}-error` : undefined });
+  const field = (k: keyof Form, label: Key, input: JSX.Element) => <Field id={`hf-${k}`} label={t(label)} error={errs[k]}>{input}</Field>;
+  const attrs = (k: keyof Form) => invalid(`hf-${k}`, errs[k]);
   return (
     <form class="card" id="holding-form" onSubmit={submit} aria-labelledby="hf-title">
       <h2 id="hf-title">{holding ? t('editHolding') : t('holding')}</h2>
@@ -184,13 +178,6 @@ function value(field: string | null | undefined, v: string | null | undefined): 
   return v;
 }
 
-/** fieldProblems reads a refused GraphQL answer's field problems by field (input. dropped). */
-function fieldProblems(fields: FieldProblem[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of fields ?? []) if (p.field) out[p.field.replace(/^input\./, '')] = p.message ?? '';
-  return out;
-}
-
 /** Sending shows whether Herdbook sends the holding's notices to its registry, and lets an
  * OWNER save the keeper's credentials there and turn sending on or off (docs/registry.md, The
  * outbox). The password goes straight to the server, never into the outbox kept on this
@@ -220,8 +207,7 @@ function Sending({ holdingID, c, owner, saved }: { holdingID: string; c?: Sendin
     saved();
   };
   const state = !c?.sending ? t('sendingOff') : c.active ? t('sendingActive') : t('sendingWaiting');
-  const err = (k: string) => errs[k] && <p class="field-error" id={`rs-${k}-error`}>{errs[k]}</p>;
-  const attrs = (k: string) => ({ id: `rs-${k}`, 'aria-invalid': errs[k] ? true : undefined, 'aria-describedby': errs[k] ? `rs-${k}-error` : undefined });
+  const attrs = (k: string) => invalid(`rs-${k}`, errs[k]);
   return (
     <article class="card" id="sending" aria-labelledby="rs-title">
       <h2 id="rs-title">{t('sending')}</h2>
@@ -233,11 +219,11 @@ function Sending({ holdingID, c, owner, saved }: { holdingID: string; c?: Sendin
       </dl> : <p class="note" id="sending-none">{t('sendingNone')}</p>}
       {owner && <form onSubmit={submit} id="sending-form">
         <p class="note">{t('sendingLead')}</p>
-        <div class="field"><label for="rs-username">{t('registryUser')}</label>
-          <input type="text" required={!c} autoComplete="off" {...attrs('username')} value={user} onInput={(e) => setUser(e.currentTarget.value)} />{err('username')}</div>
-        <div class="field"><label for="rs-password">{t('registryPassword')}</label>
+        <Field id="rs-username" label={t('registryUser')} error={errs.username}>
+          <input type="text" required={!c} autoComplete="off" {...attrs('username')} value={user} onInput={(e) => setUser(e.currentTarget.value)} /></Field>
+        <Field id="rs-password" label={t('registryPassword')} error={errs.password}>
           <input type="password" required={!c} autoComplete="new-password" {...attrs('password')} value={pw} onInput={(e) => setPw(e.currentTarget.value)} />
-          {c && <p class="note">{t('keepPassword')}</p>}{err('password')}</div>
+          {c && <p class="note">{t('keepPassword')}</p>}</Field>
         <label class="check"><input type="checkbox" id="rs-sending" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} /> {t('sendAutomatically')}</label>
         <button type="submit" id="rs-save" disabled={busy || !navigator.onLine}>{t('saveSending')}</button>
         {msg && <p role="status" id="rs-status">{msg}</p>}

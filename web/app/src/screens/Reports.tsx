@@ -11,7 +11,7 @@ import {
   CalfWeaningDocument, GroupsDocument, ReportNamesDocument, ReportsDocument, WeaningDocument,
   type CalfWeaningQuery, type ReportsQuery,
 } from '../graphql/generated';
-import { count, prefs, showDate, showGain, showWeight, t, toKg, today, type Key } from '../i18n';
+import { count, percent, prefs, showDate, showGain, showWeight, t, toKg, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { said } from './Book';
 import { Failed } from './Farms';
@@ -23,15 +23,8 @@ const REPORTS: Report[] = ['calving', 'calving-spread', 'scans', 'weaning', 'gai
 type Reports = NonNullable<ReportsQuery['farm']>['reports'];
 type Spread = NonNullable<Reports['calvingSpread']>;
 
-// The per cent format of the reports, made once per language (as i18n.ts does its own).
-const formats = new Map<string, Intl.NumberFormat>();
-function percentFormat(): Intl.NumberFormat {
-  let f = formats.get(prefs.lang);
-  if (!f) { f = new Intl.NumberFormat(prefs.lang, { style: 'percent', maximumFractionDigits: 2 }); formats.set(prefs.lang, f); }
-  return f;
-}
 /** pct shows a per cent the server gives (0 to 100) as the language writes it. */
-const pct = (v: number | null | undefined) => (v == null ? '—' : percentFormat().format(v / 100));
+const pct = (v: number | null | undefined) => (v == null ? '—' : percent(v / 100, 2));
 
 function shiftYear(date: string, years: number): string {
   return `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;

@@ -60,7 +60,10 @@ export function Medicines({ farmID }: { farmID: string }) {
   return (
     <section aria-labelledby="med-title">
       <h1 id="med-title">{t('medicines')}</h1>
-      <button type="button" id="open-book" onClick={() => void openBook()}>{t('inspectorBook')}</button>
+      <div class="actions">
+        <button type="button" id="open-book" onClick={() => void openBook()}>{t('inspectorBook')}</button>
+        <a class="button secondary" href={`/farms/${farmID}/medicines/new`}>{t('addMedicine')}</a>
+      </div>
       {msg && <p role="status">{msg}</p>}
       {!data ? <p aria-busy="true">{t('loading')}</p> : meds.length === 0 ? <p>{t('none')}</p> : (
         <table class="table" id="medicine-list">
