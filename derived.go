@@ -38,31 +38,29 @@ type derivedCache struct {
 	vals map[derivedKey]any
 }
 
-// farmPosition is the farm's change counter, read once per request (the request's scope is
-// forgotten at every write, request.go) and with a statement otherwise.
+// farmPosition is the farm's change counter, read once per request (concurrent resolvers
+// wait for the one read; the request's scope is forgotten at every write, request.go) and
+// with a statement otherwise.
 func (s *Service) farmPosition(ctx context.Context, farmID uuid.UUID) (int64, error) {
+	read := func() (int64, error) {
+		pos, err := s.position(ctx, "derived", farmID)
+		return pos.Seq, err
+	}
 	st := requestFrom(ctx)
-	if st != nil {
-		st.mu.Lock()
-		seq, ok := st.positions[farmID]
-		st.mu.Unlock()
-		if ok {
-			return seq, nil
-		}
+	if st == nil {
+		return read()
 	}
-	pos, err := s.position(ctx, "derived", farmID)
-	if err != nil {
-		return 0, err
-	}
-	if st != nil {
-		st.mu.Lock()
-		if st.positions == nil {
-			st.positions = map[uuid.UUID]int64{}
-		}
-		st.positions[farmID] = pos.Seq
-		st.mu.Unlock()
-	}
-	return pos.Seq, nil
+	b, _ := st.batches.LoadOrStore("farm-position "+farmID.String(), &positionOnce{})
+	po := b.(*positionOnce)
+	po.once.Do(func() { po.seq, po.err = read() })
+	return po.seq, po.err
+}
+
+// positionOnce is a farm's change counter, read once in a request.
+type positionOnce struct {
+	once sync.Once
+	seq  int64
+	err  error
 }
 
 // keptDerived answers what name derives on the farm at its current change position, deriving

@@ -234,48 +234,75 @@ var statusKinds = []string{string(evidence.KindPurchase), string(evidence.KindMo
 // animal that is on the register on asOf, which leaves out those not yet on the farm
 // (evidence.StatusNotYet). It loads the farm's arrival and departure facts dated on or
 // before asOf (one query) and decides each animal's status from them: an animal without
-// such facts is on the farm, unless notYet finds it arrives later.
+// such facts is on the farm, unless notYet finds it arrives later. The sets of a status are
+// kept by the farm's change counter (statusSetsOn).
 func (s *Service) statusPredicate(ctx context.Context, farmID uuid.UUID, asOf, status string) (predicate.Animal, error) {
-	notYet, err := s.notYet(ctx, farmID, asOf)
-	if err != nil {
-		return nil, err
-	}
 	switch status {
-	case "":
-		return animal.IDNotIn(notYet...), nil
-	case evidence.StatusNotYet:
+	case "", evidence.StatusNotYet:
+		notYet, err := s.notYet(ctx, farmID, asOf)
+		if err != nil {
+			return nil, err
+		}
+		if status == "" {
+			return animal.IDNotIn(notYet...), nil
+		}
 		return animal.IDIn(notYet...), nil
 	}
-	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
-			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
-		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+	sets, err := s.statusSetsOn(ctx, farmID, asOf)
 	if err != nil {
 		return nil, err
 	}
-	facts, ids := factsOf(items), []string{}
-	for _, f := range facts {
-		ids = append(ids, f.AnimalID)
-	}
-	later := make(map[uuid.UUID]bool, len(notYet))
-	for _, id := range notYet {
-		later[id] = true
-	}
-	var matching []uuid.UUID
-	departed := notYet
-	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
-		u := uuid.MustParse(id)
-		if p.Status == status && !later[u] {
-			matching = append(matching, u)
-		}
-		if p.Status != evidence.StatusOnFarm && !later[u] {
-			departed = append(departed, u)
-		}
-	}
 	if status == evidence.StatusOnFarm {
-		return animal.IDNotIn(departed...), nil
+		return animal.IDNotIn(sets.departed...), nil
 	}
-	return animal.IDIn(matching...), nil
+	return animal.IDIn(sets.byStatus[status]...), nil
+}
+
+// statusSets are the farm's animals by their status on a day: those not yet on the farm, those
+// off it (not yet there, or departed), and those of each status other than on the farm.
+type statusSets struct {
+	departed []uuid.UUID
+	byStatus map[string][]uuid.UUID
+}
+
+// statusSetsOn derives the farm's status sets on asOf from its entry and departure facts,
+// kept by the farm's change counter (derived.go): the dashboard asks for four statuses, and
+// the register filtered by status for each page of a scroll.
+func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf string) (statusSets, error) {
+	sets, _, err := keptDerived(ctx, s, farmID, "statuses "+asOf, func() (statusSets, error) {
+		notYet, err := s.notYet(ctx, farmID, asOf)
+		if err != nil {
+			return statusSets{}, err
+		}
+		items, err := s.Client(ctx).RecordItem.Query().
+			Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
+				recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+			Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
+		if err != nil {
+			return statusSets{}, err
+		}
+		facts, ids := factsOf(items), []string{}
+		for _, f := range facts {
+			ids = append(ids, f.AnimalID)
+		}
+		later := make(map[uuid.UUID]bool, len(notYet))
+		for _, id := range notYet {
+			later[id] = true
+		}
+		out := statusSets{departed: notYet, byStatus: map[string][]uuid.UUID{}}
+		for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
+			u := uuid.MustParse(id)
+			if later[u] {
+				continue
+			}
+			if p.Status != evidence.StatusOnFarm {
+				out.departed = append(out.departed, u)
+				out.byStatus[p.Status] = append(out.byStatus[p.Status], u)
+			}
+		}
+		return out, nil
+	})
+	return sets, err
 }
 
 // entryKinds are the facts that may put an animal's entry onto the farm after a date

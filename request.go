@@ -42,8 +42,6 @@ type requestState struct {
 	// pageAnimals are the animals an animal connection returned, with their farms
 	// (membership.go).
 	pageAnimals map[uuid.UUID]uuid.UUID
-	// positions are the farms' change counters as this request read them (derived.go).
-	positions map[uuid.UUID]int64
 }
 
 // WithRequestScope returns a context that caches, for the length of one request, what the
@@ -69,7 +67,7 @@ func requestFrom(ctx context.Context) *requestState {
 // forget drops what the request loaded, after a write that may change it.
 func (st *requestState) forget() {
 	st.mu.Lock()
-	st.loaded, st.members, st.farms, st.positions = false, nil, nil, nil
+	st.loaded, st.members, st.farms = false, nil, nil
 	st.mu.Unlock()
 	st.batches.Range(func(k, _ any) bool { st.batches.Delete(k); return true })
 }
