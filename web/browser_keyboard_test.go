@@ -759,6 +759,12 @@ func runKeyboard(t *testing.T, b *browser) {
 		}
 		b.navigate(t, base+"/animals/"+s.cow)
 		b.waitText(t, "#animal-adg", strings.Replace(signedDecimals(adg/0.45359237, 2), ".", ",", 1)+" lb/"+fr["perDay"])
+		// The titles the server gave its records read in French too (issue 31.5): the weight
+		// recorded here is a pesée, not "Birth history: weight".
+		b.waitText(t, "#timeline", "\u00a0: "+fr["rec_weight"])
+		if got := b.evalString(t, `document.querySelector('#timeline').innerText`); strings.Contains(got, "Birth history") || strings.Contains(got, "Register:") {
+			t.Errorf("the French timeline shows the server's English titles:\n%s", got)
+		}
 		if got := b.evalString(t, `document.querySelector('main').innerText`); regexp.MustCompile(`\b2022-03-01\b`).MatchString(got) {
 			t.Errorf("with the language's dates chosen the animal page still shows an ISO date:\n%s", got)
 		}

@@ -158,6 +158,9 @@ func runApp(t *testing.T, d *db.DB) {
 		shot(t, "8-treat")
 		goTo(t, base+"/animals/"+s.heifer, "UK-2")
 		waitText(t, "#animal-withdrawal", "meat clear on")
+		// Her timeline names the group's treatment's medicine and dose (issue 31.5), not only
+		// its day.
+		waitText(t, "#timeline", "Oxytetracycline 200 LA · Dose 10 ml")
 		click(t, "#record-departure")
 		waitText(t, "#withdrawal-warning", "withdrawal")
 		shot(t, "9-sale-refused")

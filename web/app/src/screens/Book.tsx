@@ -6,8 +6,8 @@
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { client } from '../client';
-import { ItemAmendDocument, ItemVoidDocument, MembershipEndDocument, MyRoleDocument, RecordAmendDocument, RecordItemTextsDocument, RecordVoidDocument } from '../graphql/generated';
-import { fromKg, prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
+import { ItemAmendDocument, ItemVoidDocument, MedicinesDocument, MembershipEndDocument, MyRoleDocument, RecordAmendDocument, RecordItemTextsDocument, RecordVoidDocument } from '../graphql/generated';
+import { decimal, fromKg, prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
 
 /** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). The
@@ -34,16 +34,52 @@ const DATES = ['date', 'start_date', 'end_date'] as const;
 const day = (f: Fact | undefined): string | undefined =>
   typeof f?.date === 'string' ? f.date : typeof f?.start_date === 'string' ? f.start_date : undefined;
 
-/** values are an item's fact values as a person reads them: a weight, the days of its fact. */
-function values(it: Item): string {
+/** values are an item's fact values as a person reads them: a weight, a treatment's medicine
+ * (by its name in medicines, the farm's list, when known), dose and batch, the days of its
+ * fact. */
+function values(it: Item, medicines: Record<string, string> = {}): string {
   const f = factOf(it);
   if (!f) return '';
   const parts: string[] = [];
   if (f.kg != null) parts.push(showWeight(Number(f.kg)));
+  if (f.kind === 'treatment') {
+    const m = typeof f.medicine_id === 'string' ? medicines[f.medicine_id] : undefined;
+    if (m) parts.push(m);
+    if (typeof f.dose === 'number') parts.push(`${t('dose')} ${decimal(f.dose, 3)}${typeof f.unit === 'string' ? ` ${f.unit}` : ''}`);
+    if (typeof f.batch === 'string' && f.batch) parts.push(`${t('batch')} ${f.batch}`);
+  }
   for (const d of DATES) if (typeof f[d] === 'string') parts.push(showDate(f[d] as string));
   return parts.join(' · ');
 }
-const summary = (it: Item): string => [it.name ?? factOf(it)?.kind ?? '—', values(it)].filter(Boolean).join(': ');
+const summary = (it: Item): string => [it.name ? recordTitle(it.name).text : factOf(it)?.kind ?? '—', values(it)].filter(Boolean).join(': ');
+
+// The names the server gives the records it writes: a fact recorded on its own ("Birth
+// history: weight"), a treatment ("Medicine book: treatment"), a fact of a register edit
+// ("Register: weight") or import ("Register import: TAG"), a calving ("Calving").
+const SERVER_NAMES: Array<[RegExp, Key]> = [
+  [/^Birth history: ([a-z ]+)$/, 'titleBirthHistory'], [/^Register: ([a-z ]+)$/, 'titleRegister'],
+  [/^Medicine book: (treatment)$/, 'titleMedicineBook'],
+];
+
+/** recordTitle is a record's (or item's) name as the user reads it: one the server gave, in
+ * the user's language (ours: true); one a person typed, as typed (the farm's own words). */
+export function recordTitle(name: string): { text: string; ours: boolean } {
+  if (name === 'Calving') return { text: t('calving'), ours: true };
+  const imported = name.match(/^Register import: (.+)$/);
+  // French puts a no-break space before the colon.
+  const sep = prefs.lang === 'fr' ? '\u00a0: ' : ': ';
+  if (imported) return { text: `${t('titleImport')}${sep}${imported[1]}`, ours: true };
+  for (const [re, key] of SERVER_NAMES) {
+    const m = name.match(re);
+    const kind = m ? `rec_${m[1]!.replace(/ /g, '_')}` : '';
+    if (m && kind in KIND_KEYS) return { text: `${t(key)}${sep}${t(kind as Key)}`, ours: true };
+  }
+  return { text: name, ours: false };
+}
+// The fact kinds the catalogues name (i18n.ts, rec_*).
+const KIND_KEYS: Record<string, true> = Object.fromEntries(['profile', 'castration', 'exposure', 'membership', 'membership_end', 'purchase',
+  'movement_in', 'movement_out', 'birth', 'identifier', 'death', 'sale', 'weight', 'dna_parentage', 'treatment', 'heat',
+  'insemination', 'hand_mating', 'embryo_transfer', 'pregnancy_check', 'weaning', 'pedigree'].map((k) => [`rec_${k}`, true]));
 
 type Action = 'amend' | 'voidItem' | 'voidRecord';
 
@@ -72,7 +108,7 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
     setBusy(true);
     let out: WriteOutcome<unknown>;
     if (action === 'voidRecord') {
-      out = await write(`${t('voidRecord')} ${entry.name}`, RecordVoidDocument, { input: { farmID, id: entry.id, reason } });
+      out = await write(`${t('voidRecord')} ${recordTitle(entry.name).text}`, RecordVoidDocument, { input: { farmID, id: entry.id, reason } });
     } else if (action === 'voidItem') {
       out = await write(`${t('voidItem')} ${item?.name ?? ''}`, ItemVoidDocument, { input: { farmID, recordID: entry.id, id: itemID, reason } });
     } else {
@@ -103,8 +139,8 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
   };
   return (
     <details class="fix" id={id}>
-      <summary>{title}<span class="sr">{` ${entry.name} ${showDate(entry.appliedAt)}`}</span></summary>
-      <form onSubmit={submit} aria-label={`${title}: ${entry.name}`}>
+      <summary>{title}<span class="sr">{` ${recordTitle(entry.name).text} ${showDate(entry.appliedAt)}`}</span></summary>
+      <form onSubmit={submit} aria-label={`${title}: ${recordTitle(entry.name).text}`}>
         <fieldset class="choice stack"><legend>{t('whatToDo')}</legend>
           {amendable.length > 0 && <label><input type="radio" name={`${id}-action`} value="amend" checked={action === 'amend'} onChange={() => setAction('amend')} /> {t('amendItem')}</label>}
           {items.length > 1 && <label><input type="radio" name={`${id}-action`} value="voidItem" checked={action === 'voidItem'} onChange={() => setAction('voidItem')} /> {t('voidItem')}</label>}
@@ -129,9 +165,20 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
   );
 }
 
+/** RecordName is a record's name as recordTitle gives it. */
+export function RecordName({ name }: { name: string }) {
+  const n = recordTitle(name);
+  return n.ours ? <span>{n.text}</span> : <span translate={false}>{n.text}</span>;
+}
+
 /** Timeline lists the animal's records in force, each with its values and, for an EDITOR, its correction form. */
 export function Timeline({ farmID, records, total, editor, changed }: { farmID: string; records: Entry[]; total: number; editor: boolean; changed: () => void }) {
   const [msg, setMsg] = useState('');
+  // A treatment names its medicine by id: the farm's medicines give the names, read only when
+  // the timeline has a treatment.
+  const treated = records.some((r) => (r.items ?? []).some((it) => factOf(it)?.kind === 'treatment'));
+  const [{ data: md }] = useQuery({ query: MedicinesDocument, variables: { farmID }, pause: !treated });
+  const medicines: Record<string, string> = Object.fromEntries((md?.farm?.medicines.edges ?? []).flatMap((e) => (e?.node ? [[e.node.id, e.node.name]] : [])));
   const done = (m: string, reread: boolean) => { setMsg(m); if (reread) changed(); };
   return (
     <article class="card wide" aria-labelledby="tl"><h2 id="tl">{t('timeline')} ({total})</h2>
@@ -139,10 +186,10 @@ export function Timeline({ farmID, records, total, editor, changed }: { farmID: 
       <div role="status" id="fix-status">{msg}</div>
       <ol class="timeline" id="timeline">{records.map((r) => (
         <li key={r.id}>
-          {/* A record's name is the farm's data (typed, or named by the server when it wrote
-              the record), not the app's wording: translate="no" says so to translators. */}
-          <time>{showDate(r.appliedAt)}</time> <span translate={false}>{r.name}</span>
-          {(r.items ?? []).some((it) => values(it)) && <small class="muted"> · {(r.items ?? []).map(values).filter(Boolean).join('; ')}</small>}
+          {/* A name the server gave is shown in the user's language; one a person typed is
+              the farm's data, not the app's wording: translate="no" says so to translators. */}
+          <time>{showDate(r.appliedAt)}</time> <RecordName name={r.name} />
+          {(r.items ?? []).some((it) => values(it, medicines)) && <small class="muted"> · {(r.items ?? []).map((it) => values(it, medicines)).filter(Boolean).join('; ')}</small>}
           {editor && <Fix farmID={farmID} entry={r} done={done} />}
         </li>
       ))}</ol>

@@ -10,7 +10,7 @@ import {
 } from '../graphql/generated';
 import { showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
-import { Fix, useEditor } from './Book';
+import { Fix, recordTitle, useEditor } from './Book';
 import { Failed } from './Farms';
 
 const ROLES: FarmMemberRole[] = ['OWNER', 'EDITOR', 'READER'];
@@ -212,7 +212,7 @@ function animalsOf(v: unknown): string[] {
  * entry says what it is without opening its details. */
 function nameOf(a: { newValue?: unknown; oldValue?: unknown }): string {
   const v = (a.newValue ?? a.oldValue ?? {}) as { name?: unknown };
-  return typeof v.name === 'string' ? v.name : '';
+  return typeof v.name === 'string' ? recordTitle(v.name).text : '';
 }
 
 type Entry = NonNullable<NonNullable<NonNullable<NonNullable<AuditQuery['farm']>['audit']['edges']>[number]>['node']>;
