@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/schema"
 )
 
 // Some answers are derived from a whole farm: the dashboard's head count of each group (every
@@ -67,7 +68,9 @@ type positionOnce struct {
 // it with derive on a miss; fresh reports that it was derived now. The answer is shared:
 // callers must not change it.
 func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
-	if ent.TxFromContext(ctx) != nil {
+	// Inside a transaction the counter may yet roll back; as known at an earlier moment
+	// (known_at) the answer is another one than the current: both are derived afresh.
+	if _, asKnown := schema.KnownAtFrom(ctx); asKnown || ent.TxFromContext(ctx) != nil {
 		out, err = derive()
 		return out, true, err
 	}

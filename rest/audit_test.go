@@ -378,8 +378,12 @@ func TestKnownAt(t *testing.T) {
 			count := func(q string) int64 {
 				return app.Queries(func() { app.Do("GET", base+"/animals?as_of=2025-05-01&status=on_farm"+q, owner.Token, nil) })
 			}
-			// The cow is on the farm now, and was as known before the sale was written.
-			if now, then := count(""), count("&known_at="+url.QueryEscape(beforeSale)); now != then {
+			// The cow is on the farm now, and was as known before the sale was written. The
+			// current statuses are kept by the farm's change counter once read (derived.go);
+			// as known at an earlier moment they are derived afresh, which costs the one
+			// statement a kept answer saves, and no more.
+			count("")
+			if now, then := count(""), count("&known_at="+url.QueryEscape(beforeSale)); then != now && then != now+1 {
 				t.Fatalf("the register costs %d statements now, %d as known then", now, then)
 			}
 		})
