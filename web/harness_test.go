@@ -54,6 +54,13 @@ type browser struct {
 	exceptions []string
 }
 
+// EnvBrowserTests set to "after" makes the suite skip the app's browser tests, for a runner
+// that runs ./web/ on its own once the rest is done, as .ci/run does: each drives a Chromium
+// and a server through timed steps, and on a two-core machine the other packages' tests
+// (the REST suite's six minutes above all) made their service-worker and offline steps time
+// out now and then.
+const EnvBrowserTests = "HERDBOOK_BROWSER_TESTS"
+
 // newBrowser starts a server on d with the herdbook-web client and one user, and a Chromium
 // at 360 × 800 (a phone) whose every step must be done within timeout. At the end of the test
 // any uncaught exception the page threw is an error.
@@ -65,6 +72,9 @@ func newBrowser(t *testing.T, d *db.DB, timeout time.Duration) *browser {
 // newBrowserWith is newBrowser over an App made with opts (a registry outbox, say).
 func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbooktest.Options) *browser {
 	t.Helper()
+	if os.Getenv(EnvBrowserTests) == "after" {
+		t.Skip("run on their own after the suite (" + EnvBrowserTests + "=after; .ci/run runs ./web/ next)")
+	}
 	axe := browserTools(t)
 	app := herdbooktest.NewApp(t, d, opts)
 	// The first-party client exists without set-up in production (serve); made here when
