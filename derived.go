@@ -68,9 +68,7 @@ type positionOnce struct {
 // it with derive on a miss; fresh reports that it was derived now. The answer is shared:
 // callers must not change it.
 func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
-	// Inside a transaction the counter may yet roll back; as known at an earlier moment
-	// (known_at) the answer is another one than the current: both are derived afresh.
-	if _, asKnown := schema.KnownAtFrom(ctx); asKnown || ent.TxFromContext(ctx) != nil {
+	if deriveAfresh(ctx) {
 		out, err = derive()
 		return out, true, err
 	}
@@ -96,4 +94,12 @@ func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name 
 	c.vals[key] = out
 	c.mu.Unlock()
 	return out, true, nil
+}
+
+// deriveAfresh tells whether a read must derive its answer rather than use or fill a kept one
+// (here and in filterset.go): inside a transaction the counter may yet roll back, and as
+// known at an earlier moment (known_at) the answer is another one than the current.
+func deriveAfresh(ctx context.Context) bool {
+	_, asKnown := schema.KnownAtFrom(ctx)
+	return asKnown || ent.TxFromContext(ctx) != nil
 }

@@ -5,9 +5,6 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
-
-	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/ent/schema"
 )
 
 // The register's sex and group filters are sets of animals derived from every animal's
@@ -44,8 +41,7 @@ type filterSetCache struct {
 // filterSet answers the set key names at the farm's current change position, deriving it
 // with derive on a miss (one statement to read the counter, then derive's).
 func (s *Service) filterSet(ctx context.Context, key filterSetKey, derive func() ([]uuid.UUID, error)) ([]uuid.UUID, error) {
-	// As known at an earlier moment (known_at) the set is another one than the current.
-	if _, asKnown := schema.KnownAtFrom(ctx); asKnown || ent.TxFromContext(ctx) != nil {
+	if deriveAfresh(ctx) {
 		return derive()
 	}
 	seq, err := s.farmPosition(ctx, key.farm)
