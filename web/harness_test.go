@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,8 @@ type browser struct {
 
 	mu         sync.Mutex
 	exceptions []string
+	// console keeps the page's last console messages, printed with a timeout's diagnostics.
+	console []string
 }
 
 // EnvBrowserTests set to "after" makes the suite skip the app's browser tests, for a runner
@@ -87,6 +90,22 @@ func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbook
 		if ev, ok := ev.(*runtime.EventExceptionThrown); ok {
 			b.mu.Lock()
 			b.exceptions = append(b.exceptions, ev.ExceptionDetails.Text+" "+fmt.Sprint(ev.ExceptionDetails.Exception))
+			b.mu.Unlock()
+		}
+		if ev, ok := ev.(*runtime.EventConsoleAPICalled); ok {
+			var args []string
+			for _, a := range ev.Args {
+				if a.Value != nil {
+					args = append(args, string(a.Value))
+				} else {
+					args = append(args, a.Description)
+				}
+			}
+			b.mu.Lock()
+			b.console = append(b.console, time.Now().Format("15:04:05.000")+" "+string(ev.Type)+": "+strings.Join(args, " "))
+			if len(b.console) > 30 {
+				b.console = b.console[len(b.console)-30:]
+			}
 			b.mu.Unlock()
 		}
 	}
@@ -140,9 +159,26 @@ func (b *browser) poll(t *testing.T, what, expr string) {
 	// is shorter than what a loaded CI machine takes for some steps (a service worker's first
 	// install fetches the whole shell).
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(0))); err != nil {
-		got, _ := chromedp.Run(b.page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
-		t.Fatalf("waiting for %s: %v; the page shows:\n%s", what, err, got)
+		t.Fatalf("waiting for %s: %v; %s", what, err, b.diagnose())
 	}
+}
+
+// diagnose answers what a timed-out step saw: the page's address and text, its service
+// worker's state, and the last console messages.
+func (b *browser) diagnose() string {
+	ctx, cancel := context.WithTimeout(b.page, 10*time.Second)
+	defer cancel()
+	got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
+	sw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`!('serviceWorker' in navigator) ? 'none' : navigator.serviceWorker.getRegistration().then((r) => JSON.stringify({
+		controller: navigator.serviceWorker.controller?.state ?? null, registered: !!r,
+		installing: r?.installing?.state ?? null, waiting: r?.waiting?.state ?? null, active: r?.active?.state ?? null }))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		sw = err.Error()
+	}
+	b.mu.Lock()
+	console := strings.Join(b.console, "\n")
+	b.mu.Unlock()
+	return "the page shows:\n" + got + "\nservice worker: " + sw + "\nconsole:\n" + console
 }
 
 // overflow answers how the page overflows the window's width: "" when it fits, else the
@@ -168,8 +204,7 @@ func (b *browser) waitText(t *testing.T, sel, want string) {
 		}
 		select {
 		case <-b.ctx.Done():
-			got, _ := chromedp.Run(b.page, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
-			t.Fatalf("waiting for %q in %s: %v; the page shows:\n%s", want, sel, b.ctx.Err(), got)
+			t.Fatalf("waiting for %q in %s: %v; %s", want, sel, b.ctx.Err(), b.diagnose())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -24,10 +24,13 @@ import { Notifications } from './screens/Notifications';
 // drops the worker and would not try again until the next page load: the app asks again,
 // a few times, later.
 function registerWorker(attempt: number) {
-  const again = () => { if (attempt < 5) setTimeout(() => registerWorker(attempt + 1), 5000 * (attempt + 1)); };
+  const again = (why: unknown) => {
+    console.warn('service worker not installed (try ' + (attempt + 1) + '):', why);
+    if (attempt < 5) setTimeout(() => registerWorker(attempt + 1), 5000 * (attempt + 1));
+  };
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
     const w = reg.installing;
-    w?.addEventListener('statechange', () => { if (w.state === 'redundant' && !reg.active) again(); });
+    w?.addEventListener('statechange', () => { if (w.state === 'redundant' && !reg.active) again('its install failed'); });
   }, again);
 }
 if ('serviceWorker' in navigator) addEventListener('load', () => registerWorker(0));
