@@ -160,6 +160,12 @@ const en = {
   newFarm: 'New farm', addAnimal: 'Add an animal', addMedicine: 'Add a medicine', startTitle: 'Get the farm going',
   startLead: 'What the farm needs before it works for you:', stepDone: 'done', stepAnimals: 'Add your animals', stepGroups: 'Make your groups',
   stepMedicines: 'Add your medicines and their purchases', stepBirth: 'Set the gestation for birth reviews',
+  // At the crush: readers and scale heads (devices/, screens/Devices.tsx).
+  devices: 'Reader and scale', reader: 'Reader', scale: 'Scale', connectSerial: 'Connect by cable', connectBluetooth: 'Connect by Bluetooth',
+  disconnect: 'Disconnect', baudRate: 'Cable speed (baud)', dev_connecting: 'connecting…', dev_connected: 'connected', dev_disconnected: 'not connected',
+  dev_error: 'error', devicesNone: 'This browser connects no reader or scale itself; a reader in keyboard mode types into the EID field. Chrome and Edge connect them by cable (Web Serial) or Bluetooth.',
+  eidRead: 'Read', notAnimalCode: 'Not an animal’s code', onScale: 'On the scale', stable: 'stable', moving: 'moving', overload: 'overload', underload: 'underload',
+  lastWeight: 'Last weight', noWeightYet: 'Not weighed yet', dueToCalve: 'Due to give birth', eidNotWeight: 'That was a tag read, not a weight: looking the animal up.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -323,6 +329,12 @@ const fr: Catalogue = {
   startTitle: 'Mettre l’exploitation en route', startLead: 'Ce qu’il faut à l’exploitation pour travailler pour vous :', stepDone: 'fait',
   stepAnimals: 'Ajoutez vos animaux', stepGroups: 'Créez vos lots', stepMedicines: 'Ajoutez vos médicaments et leurs achats',
   stepBirth: 'Réglez la gestation pour la revue des naissances',
+  // Au couloir de contention : lecteurs et indicateurs de pesée (devices/, screens/Devices.tsx).
+  devices: 'Lecteur et bascule', reader: 'Lecteur', scale: 'Bascule', connectSerial: 'Connecter par câble', connectBluetooth: 'Connecter en Bluetooth',
+  disconnect: 'Déconnecter', baudRate: 'Vitesse du câble (bauds)', dev_connecting: 'connexion…', dev_connected: 'connecté', dev_disconnected: 'non connecté',
+  dev_error: 'erreur', devicesNone: 'Ce navigateur ne connecte lui-même ni lecteur ni bascule ; un lecteur en mode clavier écrit dans le champ IDE. Chrome et Edge les connectent par câble (Web Serial) ou en Bluetooth.',
+  eidRead: 'Lu', notAnimalCode: 'Pas le code d’un animal', onScale: 'Sur la bascule', stable: 'stable', moving: 'en mouvement', overload: 'surcharge', underload: 'sous-charge',
+  lastWeight: 'Dernière pesée', noWeightYet: 'Jamais pesé', dueToCalve: 'Mise bas prévue', eidNotWeight: 'C’était une lecture de boucle, pas un poids : recherche de l’animal.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

@@ -3,8 +3,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { useQuery } from '@urql/preact';
-import { CalvingDocument, CalvingFormDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
-import { prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
+import { AnimalWithdrawalDocument, CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
+import { fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
+import type { DeviceLine } from '../devices/read';
+import type { ScaleReading } from '../devices/scale';
+import { Devices } from './Devices';
 import { write } from '../outbox';
 import { kept as keptRegister } from '../sync';
 import { matches } from './Register';
@@ -55,15 +58,68 @@ export function Weigh({ farmID }: { farmID: string }) {
   const [date, setDate] = useState(today());
   const [done, setDone] = useState<Array<{ tag: string; kg: number; state: string }>>([]);
   const [msg, setMsg] = useState('');
+  const [live, setLive] = useState<ScaleReading | null>(null);
   const eid = useRef<HTMLInputElement>(null);
   const kg = useRef<HTMLInputElement>(null);
+  // The scale's last stable weight; armed once the scale has shown something other than the
+  // weight just saved (the animal before may still stand on it); typed once the farmer typed
+  // a weight, which the scale then leaves alone.
+  const stable = useRef<number | null>(null);
+  const armed = useRef(true);
+  const saved = useRef<number | null>(null);
+  const typed = useRef(false);
   useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
 
+  const fill = (v: number) => setWeight(String(Math.round(fromKg(v) * 10) / 10));
+  const choose = (a: Found) => {
+    typed.current = false;
+    setAnimal(a);
+    if (armed.current && stable.current != null) fill(stable.current);
+  };
+  const look = async (text: string) => {
+    const list = await find(farmID, text);
+    setFound(list);
+    if (list.length === 1) choose(list[0]!);
+  };
   const lookup = async (e: Event) => {
     e.preventDefault();
-    const list = await find(farmID, q);
-    setFound(list);
-    if (list.length === 1) setAnimal(list[0]!);
+    // The field's own value: a keyboard-wedge reader types its digits and Enter in one burst.
+    const text = eid.current?.value ?? q;
+    setQ(text);
+    await look(text);
+  };
+  // A reader in keyboard mode types into whatever has the focus: the weight field once an
+  // animal is shown. Fifteen digits or more are never a weight but the next animal's tag.
+  const wedgeIntoWeight = (e: KeyboardEvent) => {
+    const v = e.currentTarget instanceof HTMLInputElement ? e.currentTarget.value.trim() : '';
+    if (e.key !== 'Enter' || !/^[0-9]{15,}$/.test(v)) return;
+    e.preventDefault();
+    setMsg(t('eidNotWeight'));
+    setAnimal(null);
+    setWeight('');
+    setQ(v);
+    void look(v);
+  };
+  const onLine = (l: DeviceLine) => {
+    if (l.kind === 'eid') {
+      setAnimal(null);
+      setWeight('');
+      setQ(l.eid);
+      setMsg(`${t('eidRead')}: ${l.eid}`);
+      void look(l.eid);
+    } else if (l.kind === 'notAnimal') {
+      setMsg(`${t('notAnimalCode')}: ${l.line}`);
+    } else if (l.kind === 'scale') {
+      const r = l.reading;
+      setLive(r);
+      const v = r.kind === 'weight' && r.stable && r.kg > 0 ? r.kg : null;
+      if (v == null || saved.current == null || Math.abs(v - saved.current) >= 0.05) armed.current = true;
+      if (v != null && armed.current) {
+        const changed = stable.current == null || Math.abs(stable.current - v) >= 0.05;
+        stable.current = v;
+        if (animal && !typed.current && (changed || weight === '')) fill(v);
+      }
+    }
   };
   const save = async (e: Event) => {
     e.preventDefault();
@@ -73,7 +129,11 @@ export function Weigh({ farmID }: { farmID: string }) {
     const state = out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('saved');
     setDone((d) => [{ tag: animal.tag, kg: v, state }, ...d]);
     setMsg(state);
-    if (!out.code) { setAnimal(null); setFound(null); setQ(''); setWeight(''); }
+    if (!out.code) {
+      // The animal weighed may stay on the scale a while: its weight is not the next one's.
+      saved.current = v; armed.current = false; stable.current = null;
+      setAnimal(null); setFound(null); setQ(''); setWeight('');
+    }
   };
   return (
     <section aria-labelledby="weigh-title">
@@ -84,18 +144,46 @@ export function Weigh({ farmID }: { farmID: string }) {
           <label>{t('eidOrTag')}<input id="weigh-eid" ref={eid} type="text" inputMode="numeric" autoComplete="off" required value={q} onInput={(e) => setQ(e.currentTarget.value)} /></label>
           <button type="submit" id="weigh-find">{t('search')}</button>
           {found && found.length === 0 && <p role="status">{t('notFound')}</p>}
-          {found && found.length > 1 && <ul class="choices">{found.map((f) => <li key={f.id}><button type="button" class="secondary" onClick={() => setAnimal(f)}>{f.tag}</button></li>)}</ul>}
+          {found && found.length > 1 && <ul class="choices">{found.map((f) => <li key={f.id}><button type="button" class="secondary" onClick={() => choose(f)}>{f.tag}</button></li>)}</ul>}
         </form>
       ) : (
         <form class="card" onSubmit={save}>
-          <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" onClick={() => setAnimal(null)}>✕</button></p>
-          <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
+          <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" aria-label={t('cancel')} onClick={() => setAnimal(null)}>✕</button></p>
+          <AnimalCard farmID={farmID} id={animal.id} date={date} />
+          <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight}
+            onInput={(e) => { typed.current = true; setWeight(e.currentTarget.value); }} onKeyDown={wedgeIntoWeight} /></label>
           <button type="submit" id="weigh-save">{t('save')} · {t('next')}</button>
         </form>
       )}
+      {live && <p id="weigh-scale" class="muted">{t('onScale')}: {live.kind === 'weight' ? `${showWeight(live.kg)} · ${t(live.stable ? 'stable' : 'moving')}` : t(live.kind)}</p>}
       {msg && <p role="status" id="weigh-status">{msg}</p>}
-      {done.length > 0 && <><h2>{t('session')}</h2><ol class="session">{done.map((d, i) => <li key={i}>{d.tag}: {showWeight(d.kg)} · {d.state}</li>)}</ol></>}
+      <Devices onLine={onLine} />
+      {done.length > 0 && <><h2>{t('session')}</h2><ol class="session" id="weigh-session">{done.map((d, i) => <li key={i}>{d.tag}: {showWeight(d.kg)} · {d.state}</li>)}</ol></>}
     </section>
+  );
+}
+
+/** AnimalCard is what the crush needs to know of the animal: its last weight, its
+ * withdrawal and, for a female scanned in calf, when she is due. Read from the server (or
+ * Graphcache's kept copy offline); the farm's withdrawals and due list once for the session. */
+function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: string }) {
+  const [{ data }] = useQuery({ query: CrushAnimalDocument, variables: { id, asOf: date } });
+  const [{ data: wd }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf: date } });
+  const [{ data: dd }] = useQuery({ query: CrushDueDocument, variables: { farmID, asOf: date } });
+  const node = data?.node;
+  const a = node && 'tag' in node ? node : null;
+  const p = a?.profile;
+  const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
+  const due = dd?.farm?.due.edges.find((e) => e.node.animalID === id)?.node;
+  return (
+    <dl class="crush-card" id="weigh-card">
+      {a?.name && <><dt>{t('name')}</dt><dd translate={false}>{a.name}</dd></>}
+      <dt>{t('lastWeight')}</dt>
+      <dd id="card-weight">{p?.weightKg != null ? <>{showWeight(p.weightKg)}{p.weighedOn && <> · {showDate(p.weighedOn)}</>}</> : t('noWeightYet')}</dd>
+      <dt>{t('withdrawal')}</dt>
+      <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : t('noWithdrawal')}</dd>
+      {due && <><dt>{t('dueToCalve')}</dt><dd id="card-due">{due.expectedDate ? showDate(due.expectedDate) : '—'}{due.expectedFrom && due.expectedTo && due.expectedFrom !== due.expectedTo && <> ({showDate(due.expectedFrom)} – {showDate(due.expectedTo)})</>}</dd></>}
+    </dl>
   );
 }
 

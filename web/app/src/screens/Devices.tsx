@@ -1,0 +1,79 @@
+// The crush's devices: a reader and a scale head, each connected by cable (Web Serial) or by
+// Bluetooth (Web Bluetooth, the Nordic UART Service), offered only where the browser has the
+// API. This panel is small and part of the weigh screen; the connections and the protocol
+// parsers (../devices) are a chunk of their own, fetched at the first Connect.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t, type Key } from '../i18n';
+import type { Connection, DeviceState, Link } from '../devices/connect';
+import type { DeviceLine } from '../devices/read';
+
+const connections = () => import('../devices/connect');
+
+/** The baud rates offered; readers and indicators are commonly set to 9600 8N1. */
+const bauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
+
+type Role = 'reader' | 'scale';
+
+function api(): { serial: boolean; bluetooth: boolean } {
+  return { serial: 'serial' in navigator, bluetooth: 'bluetooth' in navigator };
+}
+
+/** Devices offers to connect a reader and a scale; every line either sends goes to onLine. */
+export function Devices({ onLine }: { onLine: (l: DeviceLine) => void }) {
+  const has = api();
+  const [baud, setBaud] = useState(9600);
+  const latest = useRef(onLine);
+  latest.current = onLine;
+  if (!has.serial && !has.bluetooth) return <p class="muted" id="devices-none">{t('devicesNone')}</p>;
+  return (
+    <section class="card devices" aria-labelledby="devices-title">
+      <h2 id="devices-title">{t('devices')}</h2>
+      {(['reader', 'scale'] as const).map((role) => <Device key={role} role={role} has={has} baud={baud} onLine={(l) => latest.current(l)} />)}
+      {has.serial && <label>{t('baudRate')}<select id="device-baud" value={baud} onChange={(e) => setBaud(Number(e.currentTarget.value))}>
+        {bauds.map((b) => <option key={b} value={b}>{b}</option>)}
+      </select></label>}
+    </section>
+  );
+}
+
+function stateText(s: DeviceState): string {
+  switch (s.state) {
+    case 'connecting': return t('dev_connecting');
+    case 'connected': return `${t('dev_connected')} (${s.name})`;
+    case 'error': return `${t('dev_error')}: ${s.message}`;
+  }
+  return t('dev_disconnected');
+}
+
+function Device({ role, has, baud, onLine }: { role: Role; has: { serial: boolean; bluetooth: boolean }; baud: number; onLine: (l: DeviceLine) => void }) {
+  const [state, setState] = useState<DeviceState>({ state: 'disconnected' });
+  const conn = useRef<Connection | null>(null);
+  // Leaving the screen closes the port, so that the next screen or tab may open it.
+  useEffect(() => () => { void conn.current?.close(); conn.current = null; }, []);
+  const connect = async (link: Link) => {
+    try {
+      const m = await connections();
+      const handlers = { line: onLine, state: (s: DeviceState) => { if (s.state === 'disconnected' || s.state === 'error') conn.current = null; setState(s); } };
+      const c = link === 'serial' ? await m.connectSerial(baud, handlers) : await m.connectBluetooth(handlers);
+      if (c) conn.current = c;
+    } catch (e) {
+      setState({ state: 'error', message: e instanceof Error ? e.message : String(e) });
+    }
+  };
+  const disconnect = async () => { const c = conn.current; conn.current = null; await c?.close(); };
+  const on = state.state === 'connected' || state.state === 'connecting';
+  const name = t(role as Key);
+  return (
+    <div class="device" role="group" aria-label={name}>
+      <p role="status" id={`device-${role}-status`}><strong>{name}</strong>: {stateText(state)}</p>
+      {on ? (
+        <button type="button" class="secondary" id={`device-${role}-disconnect`} onClick={() => void disconnect()}>{t('disconnect')}</button>
+      ) : (
+        <>
+          {has.serial && <button type="button" class="secondary" id={`device-${role}-serial`} onClick={() => void connect('serial')}>{t('connectSerial')}</button>}
+          {has.bluetooth && <button type="button" class="secondary" id={`device-${role}-bluetooth`} onClick={() => void connect('bluetooth')}>{t('connectBluetooth')}</button>}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,184 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
+)
+
+// fakeSerial is a simulated Web Serial API, put in the page before the app loads: every
+// requestPort hands out a new port (as a person picking a reader, then a scale, in the
+// browser's chooser would), and window.__serial.send(i, chunks) makes port i deliver those
+// chunks, as bytes, one read each; unplug(i) ends its stream and fires its disconnect.
+const fakeSerial = `(() => {
+	const enc = new TextEncoder();
+	const ports = [];
+	class Port extends EventTarget {
+		async open(o) { this.baudRate = o.baudRate; this.readable = new ReadableStream({ start: (c) => { this.c = c; } }); }
+		async close() { this.closed = true; }
+		getInfo() { return { usbVendorId: 0x0403, usbProductId: 0x6001 }; }
+	}
+	window.__serial = {
+		ports,
+		send(i, chunks) { for (const s of chunks) ports[i].c.enqueue(enc.encode(s)); },
+		unplug(i) { ports[i].c.close(); ports[i].readable = null; ports[i].dispatchEvent(new Event('disconnect')); },
+	};
+	Object.defineProperty(navigator, 'serial', { configurable: true, value: {
+		async requestPort() { const p = new Port(); ports.push(p); return p; },
+		addEventListener() {}, removeEventListener() {},
+	} });
+})()`
+
+// TestCrushInBrowser drives the crush screen (issue 31.4) with a simulated reader and scale
+// head on Web Serial, in headless Chromium at 360 px against a real server, on SQLite and
+// PostgreSQL. The reader sends an Allflex panel-reader line ("LA 982 000123456789", an
+// ISO 11784 code in the ISO 24631-6 representation: code 982, national number 123456789) cut
+// into chunks mid-line; the cow is found and her card shows her last weight, her withdrawal
+// and when she is due. The scale head sends the Dini Argeo "standard" lines (US unstable,
+// ST stable) split across chunks and CR LF endings: only the stable weight fills the field;
+// saved, the server has it. The same stable weight still on the scale does not fill the next
+// animal's field. A keyboard-wedge reader typing a code and Enter into the EID field finds the
+// next cow; typed into the weight field, it is read as a tag, never saved as a weight.
+// Unplugging the reader says so. axe-core checks the screen with the devices and the card.
+func TestCrushInBrowser(t *testing.T) {
+	t.Parallel()
+	browserTools(t)
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBrowser(t, d, 150*time.Second)
+		day := func(days int) string { return time.Now().AddDate(0, 0, days).Format(time.DateOnly) }
+		f := b.app.MustFarm(b.user, "Crush Farm")
+		farm := f.ID.String()
+		cow := b.app.MustAnimal(b.user, f.ID, "C-1").ID.String()
+		heifer := b.app.MustAnimal(b.user, f.ID, "C-2").ID.String()
+		v := map[string]any{"f": farm, "c": cow, "h": heifer, "old": day(-30), "treated": day(-1), "check": day(-60), "due": day(120)}
+		b.gql(t, `mutation($f: ID!, $c: ID!, $h: ID!, $old: Date!) {
+			s: farmSettingsUpdate(input: {farmID: $f, timeZone: "UTC"}) { __typename }
+			p: recordProfile(farmID: $f, input: {animalID: $c, sex: FEMALE, birthDate: "2020-03-01"}) { id }
+			q: recordProfile(farmID: $f, input: {animalID: $h, sex: FEMALE, birthDate: "2023-04-01"}) { id }
+			e: identifierAdd(input: {farmID: $f, animalID: $c, scheme: EID, value: "982000123456789", startDate: "2024-01-01"}) { animal { id } }
+			g: identifierAdd(input: {farmID: $f, animalID: $h, scheme: EID, value: "982000123456790", startDate: "2024-01-01"}) { animal { id } }
+			w: weightRecord(input: {farmID: $f, animalID: $c, date: $old, kg: 400}) { animal { id } }
+		}`, v)
+		med := b.gql(t, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Oxytetracycline 200 LA", withdrawalMeatDays: 28, withdrawalMilkHours: 168}) { medicine { id } } }`, v)
+		v["m"] = med["medicineCreate"].(map[string]any)["medicine"].(map[string]any)["id"]
+		b.gql(t, `mutation($f: ID!, $c: ID!, $m: ID!, $treated: Date!, $check: Date!, $due: Date!) {
+			t: factCreate(input: {farmID: $f, fact: {treatment: {medicineID: $m, animalID: $c, day: $treated, dose: 10, unit: "ml"}}}) { record { id } }
+			p: factCreate(input: {farmID: $f, fact: {pregnancyCheck: {animalID: $c, date: $check, method: SCAN, result: PREGNANT, expectedCalvingDate: $due}}}) { record { id } }
+		}`, v)
+		weightOf := func(id string) any {
+			out := b.gql(t, `query($id: ID!) { node(id: $id) { ... on Animal { profile { weightKg } } } }`, map[string]any{"id": id})
+			return out["node"].(map[string]any)["profile"].(map[string]any)["weightKg"]
+		}
+
+		// The simulated port exists before the app's first script runs.
+		if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fakeSerial}); err != nil {
+			t.Fatal(err)
+		}
+		b.signIn(t, nil, nil)
+		b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+		b.poll(t, "the focus in the EID field", `document.activeElement.id === 'weigh-eid'`)
+		// Connect buttons only for the APIs the browser has: Web Serial (simulated here), and
+		// Web Bluetooth where this Chromium has it.
+		if got := b.evalString(t, `String(!!document.querySelector('#device-reader-bluetooth') === ('bluetooth' in navigator))`); got != "true" {
+			t.Fatal("the Bluetooth button does not follow the browser's Web Bluetooth API")
+		}
+		b.waitText(t, "#device-reader-status", "Reader: not connected")
+		if role := b.evalString(t, `document.querySelector('#device-reader-status').getAttribute('role')`); role != "status" {
+			t.Fatalf("the reader's status has role %q, want status", role)
+		}
+		b.set(t, "#device-baud", "9600")
+		b.click(t, "#device-reader-serial")
+		b.waitText(t, "#device-reader-status", "Reader: connected (USB 0403:6001 · 9600)")
+		b.click(t, "#device-scale-serial")
+		b.waitText(t, "#device-scale-status", "Scale: connected")
+		if n := b.evalString(t, `String(window.__serial.ports.filter((p) => p.baudRate === 9600).length)`); n != "2" {
+			t.Fatalf("%s ports opened at 9600 baud, want 2", n)
+		}
+		b.checkAxe(t, "crush with a reader and a scale connected")
+
+		t.Run("ReaderAndScale", func(t *testing.T) {
+			// An Allflex panel reader's line, cut mid-line and between CR and LF.
+			b.eval(t, `window.__serial.send(0, ['LA 982 0001', '23456789\r', '\n'])`)
+			b.waitText(t, "#weigh-animal", "C-1")
+			b.waitText(t, "#card-weight", "400 kg")
+			b.waitText(t, "#card-withdrawal", "meat clear on")
+			b.waitText(t, "#card-due", v["due"].(string)[:4])
+			b.poll(t, "the focus on the weight", `document.activeElement.id === 'weigh-kg'`)
+			// Unstable lines show the scale is live but fill nothing.
+			b.eval(t, `window.__serial.send(1, ['US,GS,+0041', '0.0kg\r\nUS,GS,+00', '412.0kg\r'])`)
+			b.waitText(t, "#weigh-scale", "moving")
+			if got := b.evalString(t, `document.querySelector('#weigh-kg').value`); got != "" {
+				t.Fatalf("an unstable weight filled the field: %q", got)
+			}
+			b.eval(t, `window.__serial.send(1, ['\nST,GS,+00412.5kg\r', '\n'])`)
+			b.poll(t, "the stable weight in the field", `document.querySelector('#weigh-kg').value === '412.5'`)
+			b.waitText(t, "#weigh-scale", "412.5 kg · stable")
+			b.shot(t, "48-crush-devices")
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-session", "C-1: 412.5 kg · Saved")
+			if got := weightOf(cow); got != 412.5 {
+				t.Fatalf("the server has C-1 at %v kg, want 412.5", got)
+			}
+		})
+
+		t.Run("KeyboardWedge", func(t *testing.T) {
+			// C-1 is still on the scale: her weight is not the next animal's.
+			b.eval(t, `window.__serial.send(1, ['ST,GS,+00412.5kg\r\n'])`)
+			b.poll(t, "the focus back in the EID field", `document.activeElement.id === 'weigh-eid'`)
+			// A reader in keyboard mode: the 15 digits and Enter, one burst.
+			b.press(t, "982000123456790", kb.Enter)
+			b.waitText(t, "#weigh-animal", "C-2")
+			b.waitText(t, "#card-weight", "Not weighed yet")
+			b.waitText(t, "#card-withdrawal", "No withdrawal running.")
+			if got := b.evalString(t, `document.querySelector('#weigh-kg').value`); got != "" {
+				t.Fatalf("the weight of the animal before filled C-2's field: %q", got)
+			}
+			b.eval(t, `window.__serial.send(1, ['US,GS,+00200.0kg\r\n', 'ST,GS,+00380.0kg\r\n'])`)
+			b.poll(t, "C-2's stable weight in the field", `document.querySelector('#weigh-kg').value === '380'`)
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-session", "C-2: 380 kg · Saved")
+			if got := weightOf(heifer); got != 380.0 {
+				t.Fatalf("the server has C-2 at %v kg, want 380", got)
+			}
+
+			// The reader types into the weight field (the focus is there once an animal is
+			// shown): read as the next tag, not saved as a weight.
+			b.eval(t, `window.__serial.send(0, ['982000123456789\r\n'])`)
+			b.waitText(t, "#weigh-animal", "C-1")
+			b.poll(t, "the focus on the weight", `document.activeElement.id === 'weigh-kg'`)
+			b.press(t, "982000123456790", kb.Enter)
+			b.waitText(t, "#weigh-status", "That was a tag read, not a weight")
+			b.waitText(t, "#weigh-animal", "C-2")
+			if got := weightOf(cow); got != 412.5 {
+				t.Fatalf("the server has C-1 at %v kg after a tag typed into the weight field, want 412.5", got)
+			}
+		})
+
+		t.Run("NotAnAnimalAndUnplug", func(t *testing.T) {
+			// An industrial (R) transponder: said, and nothing looked up.
+			b.eval(t, `window.__serial.send(0, ['R00060000000000123456\r\n'])`)
+			b.waitText(t, "#weigh-status", "Not an animal’s code: R00060000000000123456")
+			b.eval(t, `window.__serial.unplug(0)`)
+			b.waitText(t, "#device-reader-status", "Reader: not connected")
+			b.waitText(t, "#device-reader-serial", "Connect by cable")
+			b.click(t, "#device-scale-disconnect")
+			b.waitText(t, "#device-scale-status", "Scale: not connected")
+			if got := b.evalString(t, `String(window.__serial.ports[1].closed)`); got != "true" {
+				t.Fatal("Disconnect did not close the scale's port")
+			}
+			if o := b.overflow(t); o != "" {
+				t.Fatalf("the crush screen overflows at 360 px: %s", o)
+			}
+			if !strings.Contains(b.evalString(t, `document.body.innerText`), "This session") {
+				t.Fatal("the session's list is missing")
+			}
+		})
+	})
+}
