@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -92,6 +93,9 @@ func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbook
 			b.exceptions = append(b.exceptions, ev.ExceptionDetails.Text+" "+fmt.Sprint(ev.ExceptionDetails.Exception))
 			b.mu.Unlock()
 		}
+		if ev, ok := ev.(*cdplog.EventEntryAdded); ok && ev.Entry != nil {
+			b.note(string(ev.Entry.Level) + " (" + string(ev.Entry.Source) + "): " + ev.Entry.Text + " " + ev.Entry.URL)
+		}
 		if ev, ok := ev.(*runtime.EventConsoleAPICalled); ok {
 			var args []string
 			for _, a := range ev.Args {
@@ -101,12 +105,7 @@ func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbook
 					args = append(args, a.Description)
 				}
 			}
-			b.mu.Lock()
-			b.console = append(b.console, time.Now().Format("15:04:05.000")+" "+string(ev.Type)+": "+strings.Join(args, " "))
-			if len(b.console) > 30 {
-				b.console = b.console[len(b.console)-30:]
-			}
-			b.mu.Unlock()
+			b.note(string(ev.Type) + ": " + strings.Join(args, " "))
 		}
 	}
 	actx, cancelAlloc := herdbooktest.ChromiumAllocator(t)
@@ -129,6 +128,16 @@ func newBrowserWith(t *testing.T, d *db.DB, timeout time.Duration, opts herdbook
 		}
 	})
 	return b
+}
+
+// note keeps one of the page's console or log messages (the last 30), with its time.
+func (b *browser) note(msg string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.console = append(b.console, time.Now().Format("15:04:05.000")+" "+msg)
+	if len(b.console) > 30 {
+		b.console = b.console[len(b.console)-30:]
+	}
 }
 
 // jsString quotes s as a JavaScript string literal.
@@ -168,7 +177,8 @@ func (b *browser) poll(t *testing.T, what, expr string) {
 func (b *browser) diagnose() string {
 	ctx, cancel := context.WithTimeout(b.page, 10*time.Second)
 	defer cancel()
-	got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
+	got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' (' + document.readyState + ')\n' + document.body.innerText +
+		'\nresources: ' + performance.getEntriesByType('resource').map((e) => e.name.replace(location.origin, '') + ' ' + (e.responseStatus ?? '') + (e.transferSize === 0 && e.decodedBodySize > 0 ? ' (cache)' : '')).slice(-20).join(', ')`))
 	sw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`!('serviceWorker' in navigator) ? 'none' : navigator.serviceWorker.getRegistration().then((r) => JSON.stringify({
 		controller: navigator.serviceWorker.controller?.state ?? null, registered: !!r,
 		installing: r?.installing?.state ?? null, waiting: r?.waiting?.state ?? null, active: r?.active?.state ?? null }))`, chromedp.EvalAwaitPromise))
