@@ -12,7 +12,7 @@ const require = createRequire(join(dir, 'x.js'));
 const { parseEID, maxNational } = require('./eid.js');
 const { LineSplitter, maxLine } = require('./lines.js');
 const { parseScaleLine, takeable, lbKg } = require('./scale.js');
-const { readLine } = require('./read.js');
+const { readLine, allflexLine } = require('./read.js');
 
 // ISO 11784: bits 17–26 the country code, 27–64 the national number (38 bits); ISO 24631-6's
 // representation: the 3-digit code, then the 12-digit national number, together or apart.
@@ -138,4 +138,22 @@ test('a device line: an EID, a weight, a refused code or nothing', () => {
   assert.deepEqual(readLine('ST,GS,+00412.5kg').kind, 'scale');
   assert.deepEqual(readLine('R00060000000000123456'), { kind: 'notAnimal', why: 'industrial', line: 'R00060000000000123456' });
   assert.deepEqual(readLine('hello'), { kind: 'unknown', line: 'hello' });
+});
+
+// The Allflex stick reader's serial protocol (ID-code string formats, appendix 1 of the
+// Allflex RFID Panel and Portal Readers user manual V2.4): initial character, tag type,
+// reserved field, data-block flag, code and national number, each optional but the last two,
+// delimited by comma, semicolon, space, tab or nothing.
+test('Allflex reader lines in their user-chosen formats', () => {
+  for (const line of ['#A,00000,0,982,000123456789', 'XA;00000;0;982;000123456789', 'GA\t00000\t0\t982\t000123456789',
+    'A000000982000123456789', '000000982000123456789', 'A982000123456789', '#982,000123456789', 'LA,982,000123456789', 'A 982 000123456789']) {
+    assert.deepEqual(readLine(line), { kind: 'eid', eid: '982000123456789', test: false }, line);
+  }
+  assert.equal(allflexLine('#A,12345,1,982,000123456789'), 'A 12345 1 982 000123456789');
+  assert.deepEqual(readLine('#R,00000,0,982,000123456789'), { kind: 'notAnimal', why: 'industrial', line: '#R,00000,0,982,000123456789' });
+  // What ISO 11784 refuses stays refused in any layout.
+  assert.equal(readLine('#A,00000,0,123,000123456789').why, 'country');
+  assert.equal(readLine('#A,00000,0,982,999999999999').why, 'national');
+  assert.equal(allflexLine('#A,982,00012345678'), null);
+  assert.equal(allflexLine('ST,GS,+00412.5kg'), null);
 });
