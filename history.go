@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -41,6 +42,13 @@ func (s *Service) checkHistory(ctx context.Context, farmID uuid.UUID, facts []*e
 // historyViolations is checkHistory's work: the violations, each with the index of its fact
 // in facts. names gives the tags of animals the database does not hold yet (an import's).
 func (s *Service) historyViolations(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, names map[string]string) ([]evidence.Violation, error) {
+	return s.historyViolationsOf(ctx, farmID, facts, names, nil)
+}
+
+// historyViolationsOf is historyViolations with the stored facts of the animals named when
+// the caller has read them already (loaded non-nil: every stored fact of every animal the
+// facts name, as animalFacts reads them), which spares the statement.
+func (s *Service) historyViolationsOf(ctx context.Context, farmID uuid.UUID, facts []*evidence.Fact, names map[string]string, loaded []evidence.Fact) ([]evidence.Violation, error) {
 	news := make([]evidence.Fact, 0, len(facts))
 	index := make([]int, 0, len(facts)) // news[j] is facts[index[j]]
 	var ids []uuid.UUID
@@ -59,15 +67,15 @@ func (s *Service) historyViolations(ctx context.Context, farmID uuid.UUID, facts
 		return nil, nil
 	}
 	ids = dedupe(ids)
-	var stored []evidence.Fact
-	for lo := 0; lo < len(ids); lo += historyIDBatch {
+	stored := slices.Clip(loaded)
+	for lo := 0; loaded == nil && lo < len(ids); lo += historyIDBatch {
 		got, err := s.animalFacts(ctx, farmID, ids[lo:min(lo+historyIDBatch, len(ids))])
 		if err != nil {
 			return nil, err
 		}
 		stored = append(stored, got...)
 	}
-	if len(ids) > historyIDBatch {
+	if loaded == nil && len(ids) > historyIDBatch {
 		stored = uniqueFacts(stored) // an item naming animals of two batches came twice
 	}
 	// The limits bear on births only: a birth's parents, or a profile that moves a parent's

@@ -840,6 +840,13 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 	if err := s.checkHistory(ctx, farmID, ptrs, bulkFact); err != nil {
 		return err
 	}
+	return s.insertFacts(ctx, farmID, facts, ptrs, acknowledged)
+}
+
+// insertFacts is writeFacts' insert, once the facts are checked: one record ("Register:
+// <kind>") with one item per fact, factBatch facts a statement. ptrs[i] is &facts[i]; each
+// learns its record and item ids.
+func (s *Service) insertFacts(ctx context.Context, farmID uuid.UUID, facts []evidence.Fact, ptrs []*evidence.Fact, acknowledged bool) error {
 	c := s.Client(ctx)
 	for lo := 0; lo < len(facts); lo += factBatch {
 		hi := min(lo+factBatch, len(facts))

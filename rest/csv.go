@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/httpapi"
@@ -245,4 +246,66 @@ func (h *Handler) importBreeding(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	httpapi.WriteJSON(w, status, map[string]any{"dry_run": res.DryRun, "rows": res.Rows, "created": res.Created, "skipped": res.Skipped})
+}
+
+// weighingRowJSON is one weighing's outcome in a session file import's answer.
+type weighingRowJSON struct {
+	Line     int     `json:"line"`
+	AnimalID string  `json:"animal_id"`
+	Tag      string  `json:"tag"`
+	EID      *string `json:"eid"`
+	Date     string  `json:"date"`
+	Time     *string `json:"time"`
+	KG       float64 `json:"kg"`
+	Action   string  `json:"action"`
+}
+
+// importWeighings reads a weigh-scale session file (docs/csv.md, "Weigh-scale session
+// files") from the same form as the other imports, with what the file may not say in the
+// query: unit, date_order and date.
+func (h *Handler) importWeighings(w http.ResponseWriter, r *http.Request) {
+	farmID, err := h.pathID(r, "farm_id")
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	opts := herdbook.WeighImportOptions{Unit: q.Get("unit"), DateOrder: q.Get("date_order"), Date: q.Get("date")}
+	switch v := q.Get("dry_run"); v {
+	case "", "false":
+	case "true":
+		opts.DryRun = true
+	default:
+		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "dry_run", Message: "must be true or false"}))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBody)
+	file := &importFile{}
+	if file.mr, file.err = r.MultipartReader(); file.err != nil {
+		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, the session file in the part named file")
+	}
+	res, err := h.svc.ImportWeighings(r.Context(), farmID, file, opts)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	rows := make([]weighingRowJSON, len(res.Weighings))
+	for i, wr := range res.Weighings {
+		kg, _ := strconv.ParseFloat(wr.KG, 64)
+		rows[i] = weighingRowJSON{Line: wr.Line, AnimalID: wr.AnimalID.String(), Tag: wr.Tag, Date: wr.Date, KG: kg, Action: string(wr.Action)}
+		if wr.EID != "" {
+			rows[i].EID = &wr.EID
+		}
+		if wr.Time != "" {
+			rows[i].Time = &wr.Time
+		}
+	}
+	status := http.StatusCreated
+	if res.DryRun {
+		status = http.StatusOK
+	}
+	httpapi.WriteJSON(w, status, map[string]any{
+		"dry_run": res.DryRun, "layout": res.Layout, "rows": res.Rows, "recorded": res.Recorded,
+		"unchanged": res.Unchanged, "ignored_columns": res.Ignored, "weighings": rows,
+	})
 }

@@ -55,6 +55,7 @@ func (h *Handler) routes() {
 	h.handle("POST", "/farm/{farm_id}/animals/import", h.importAnimals)
 	h.handle("GET", "/farm/{farm_id}/breeding.csv", h.exportBreeding)
 	h.handle("POST", "/farm/{farm_id}/breeding/import", h.importBreeding)
+	h.handle("POST", "/farm/{farm_id}/weighings/import", h.importWeighings)
 	// The lossless farm archive (docs/archive.md): a whole farm out, and into a new farm.
 	h.handle("GET", "/farm/{farm_id}/archive", h.exportArchive)
 	h.handle("POST", "/import", h.importArchive)
