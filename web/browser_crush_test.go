@@ -80,8 +80,10 @@ const fakeSerial = `(() => {
 // animal's field. A keyboard-wedge reader typing a code and Enter into the EID field finds the
 // next cow; typed into the weight field, it is read as a tag, never saved as a weight.
 // Unplugging the reader says so. Then the same over Web Bluetooth: a simulated reader and
-// scale head with the Nordic UART Service notify their lines in 20-byte pieces. axe-core
-// checks the screen with the devices and the card.
+// scale head with the Nordic UART Service notify their lines in 20-byte pieces. Last, with the
+// network cut: the reader's code finds a steer in the kept register, his card has his last
+// weight from it, and the scale's weight is queued and reaches the server once online.
+// axe-core checks the screen with the devices and the card.
 func TestCrushInBrowser(t *testing.T) {
 	t.Parallel()
 	browserTools(t)
@@ -92,14 +94,17 @@ func TestCrushInBrowser(t *testing.T) {
 		farm := f.ID.String()
 		cow := b.app.MustAnimal(b.user, f.ID, "C-1").ID.String()
 		heifer := b.app.MustAnimal(b.user, f.ID, "C-2").ID.String()
-		v := map[string]any{"f": farm, "c": cow, "h": heifer, "old": day(-30), "treated": day(-1), "check": day(-60), "due": day(120)}
-		b.gql(t, `mutation($f: ID!, $c: ID!, $h: ID!, $old: Date!) {
+		steer := b.app.MustAnimal(b.user, f.ID, "C-3").ID.String()
+		v := map[string]any{"f": farm, "c": cow, "h": heifer, "s": steer, "old": day(-30), "treated": day(-1), "check": day(-60), "due": day(120)}
+		b.gql(t, `mutation($f: ID!, $c: ID!, $h: ID!, $s: ID!, $old: Date!) {
 			s: farmSettingsUpdate(input: {farmID: $f, timeZone: "UTC"}) { __typename }
 			p: recordProfile(farmID: $f, input: {animalID: $c, sex: FEMALE, birthDate: "2020-03-01"}) { id }
 			q: recordProfile(farmID: $f, input: {animalID: $h, sex: FEMALE, birthDate: "2023-04-01"}) { id }
 			e: identifierAdd(input: {farmID: $f, animalID: $c, scheme: EID, value: "982000123456789", startDate: "2024-01-01"}) { animal { id } }
 			g: identifierAdd(input: {farmID: $f, animalID: $h, scheme: EID, value: "982000123456790", startDate: "2024-01-01"}) { animal { id } }
 			w: weightRecord(input: {farmID: $f, animalID: $c, date: $old, kg: 400}) { animal { id } }
+			k: identifierAdd(input: {farmID: $f, animalID: $s, scheme: EID, value: "982000123456791", startDate: "2024-01-01"}) { animal { id } }
+			x: weightRecord(input: {farmID: $f, animalID: $s, date: $old, kg: 350}) { animal { id } }
 		}`, v)
 		med := b.gql(t, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Oxytetracycline 200 LA", withdrawalMeatDays: 28, withdrawalMilkHours: 168}) { medicine { id } } }`, v)
 		v["m"] = med["medicineCreate"].(map[string]any)["medicine"].(map[string]any)["id"]
@@ -234,6 +239,39 @@ func TestCrushInBrowser(t *testing.T) {
 			// The scale head switched off: its link drops.
 			b.eval(t, `window.__ble.devices[1].gatt.disconnect()`)
 			b.waitText(t, "#device-scale-status", "Scale: not connected")
+		})
+
+		t.Run("Offline", func(t *testing.T) {
+			// The register kept on the device (its screen keeps it), then the crush with the
+			// network cut: the reader's code finds C-3 in the kept copy, her card has her
+			// weight from it, the scale's weight is saved on the device and sent once online.
+			keptCopy := `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+				const q = r.result.transaction('kv').objectStore('kv').get('register:` + farm + `');
+				q.onsuccess = () => { r.result.close(); ok(q.result || {rows: []}); }; }; })`
+			b.goTo(t, "/farms/"+farm+"/register", "Register")
+			b.poll(t, "the kept register with C-3", keptCopy+`.then(k => k.rows.some(x => x.tag === 'C-3' && x.profile.weightKg === 350))`)
+			b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+			b.click(t, "#device-reader-serial")
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.click(t, "#device-scale-serial")
+			b.waitText(t, "#device-scale-status", "Scale: connected")
+			b.offline(t, true)
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 2, ['982 000123456791\r\n'])`)
+			b.waitText(t, "#weigh-animal", "C-3")
+			b.waitText(t, "#card-weight", "350 kg")
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 1, ['ST,GS,+00355.0kg\r\n'])`)
+			b.poll(t, "C-3's stable weight in the field", `document.querySelector('#weigh-kg').value === '355'`)
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-status", "sent when you are online")
+			b.checkAxe(t, "crush offline")
+			b.offline(t, false)
+			deadline := time.Now().Add(30 * time.Second)
+			for weightOf(steer) != 355.0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the server has C-3 at %v kg once online, want 355", weightOf(steer))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
 			if o := b.overflow(t); o != "" {
 				t.Fatalf("the crush screen overflows at 360 px: %s", o)
 			}

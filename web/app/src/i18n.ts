@@ -166,6 +166,7 @@ const en = {
   dev_error: 'error', devicesNone: 'This browser connects no reader or scale itself; a reader in keyboard mode types into the EID field. Chrome and Edge connect them by cable (Web Serial) or Bluetooth.',
   eidRead: 'Read', notAnimalCode: 'Not an animal’s code', onScale: 'On the scale', stable: 'stable', moving: 'moving', overload: 'overload', underload: 'underload',
   lastWeight: 'Last weight', noWeightYet: 'Not weighed yet', dueToCalve: 'Due to give birth', eidNotWeight: 'That was a tag read, not a weight: looking the animal up.',
+  notKnownHere: 'not known on this device (offline)',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -335,6 +336,7 @@ const fr: Catalogue = {
   dev_error: 'erreur', devicesNone: 'Ce navigateur ne connecte lui-même ni lecteur ni bascule ; un lecteur en mode clavier écrit dans le champ IDE. Chrome et Edge les connectent par câble (Web Serial) ou en Bluetooth.',
   eidRead: 'Lu', notAnimalCode: 'Pas le code d’un animal', onScale: 'Sur la bascule', stable: 'stable', moving: 'en mouvement', overload: 'surcharge', underload: 'sous-charge',
   lastWeight: 'Dernière pesée', noWeightYet: 'Jamais pesé', dueToCalve: 'Mise bas prévue', eidNotWeight: 'C’était une lecture de boucle, pas un poids : recherche de l’animal.',
+  notKnownHere: 'inconnu sur cet appareil (hors ligne)',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

@@ -9,7 +9,7 @@ import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
 import { Devices } from './Devices';
 import { write } from '../outbox';
-import { kept as keptRegister } from '../sync';
+import { kept as keptRegister, type Row } from '../sync';
 import { matches } from './Register';
 
 export interface Found { id: string; tag: string }
@@ -167,21 +167,29 @@ export function Weigh({ farmID }: { farmID: string }) {
  * withdrawal and, for a female scanned in calf, when she is due. Read from the server (or
  * Graphcache's kept copy offline); the farm's withdrawals and due list once for the session. */
 function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: string }) {
-  const [{ data }] = useQuery({ query: CrushAnimalDocument, variables: { id, asOf: date } });
-  const [{ data: wd }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf: date } });
+  const [{ data, fetching }] = useQuery({ query: CrushAnimalDocument, variables: { id, asOf: date } });
+  const [{ data: wd, fetching: wdFetching }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf: date } });
   const [{ data: dd }] = useQuery({ query: CrushDueDocument, variables: { farmID, asOf: date } });
   const node = data?.node;
   const a = node && 'tag' in node ? node : null;
   const p = a?.profile;
+  // Offline, without Graphcache's copy of the animal: the kept register's row has its weight.
+  const [row, setRow] = useState<Row | null | undefined>(undefined);
+  useEffect(() => {
+    if (!a) void keptRegister(farmID).then((k) => setRow(k?.rows.find((r) => r.id === id) ?? null), () => setRow(null));
+  }, [!a, farmID, id]);
   const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
   const due = dd?.farm?.due.edges.find((e) => e.node.animalID === id)?.node;
+  // What is not known on this device is said so, never shown as "no withdrawal".
+  const weightText = p ? (p.weightKg != null ? <>{showWeight(p.weightKg)}{p.weighedOn && <> · {showDate(p.weighedOn)}</>}</> : t('noWeightYet'))
+    : fetching ? '…' : row?.profile ? (row.profile.weightKg != null ? showWeight(row.profile.weightKg) : t('noWeightYet')) : t('notKnownHere');
   return (
     <dl class="crush-card" id="weigh-card">
       {a?.name && <><dt>{t('name')}</dt><dd translate={false}>{a.name}</dd></>}
       <dt>{t('lastWeight')}</dt>
-      <dd id="card-weight">{p?.weightKg != null ? <>{showWeight(p.weightKg)}{p.weighedOn && <> · {showDate(p.weighedOn)}</>}</> : t('noWeightYet')}</dd>
+      <dd id="card-weight">{weightText}</dd>
       <dt>{t('withdrawal')}</dt>
-      <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : t('noWithdrawal')}</dd>
+      <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : wd?.farm ? t('noWithdrawal') : wdFetching ? '…' : t('notKnownHere')}</dd>
       {due && <><dt>{t('dueToCalve')}</dt><dd id="card-due">{due.expectedDate ? showDate(due.expectedDate) : '—'}{due.expectedFrom && due.expectedTo && due.expectedFrom !== due.expectedTo && <> ({showDate(due.expectedFrom)} – {showDate(due.expectedTo)})</>}</dd></>}
     </dl>
   );
