@@ -185,10 +185,15 @@ func (b *browser) diagnose() string {
 	if err != nil {
 		sw = err.Error()
 	}
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`!('caches' in self) ? 'none' : caches.keys().then((ks) => Promise.all(ks.map((k) =>
+		caches.open(k).then((c) => c.keys()).then((rs) => k + ': ' + rs.map((r) => r.url.replace(location.origin, '')).join(' '))))).then((l) => l.join('\n'))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		kept = err.Error()
+	}
 	b.mu.Lock()
 	console := strings.Join(b.console, "\n")
 	b.mu.Unlock()
-	return "the page shows:\n" + got + "\nservice worker: " + sw + "\nconsole:\n" + console
+	return "the page shows:\n" + got + "\nservice worker: " + sw + "\nCache Storage: " + kept + "\nconsole:\n" + console
 }
 
 // overflow answers how the page overflows the window's width: "" when it fits, else the

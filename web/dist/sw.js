@@ -6,42 +6,66 @@ const SHELL = 'herdbook-shell-v3';
 // offline too; served from the cache and refreshed from the network behind it.
 const ICONS = ['/icon.svg', '/manifest.webmanifest'];
 
-async function cacheShell() {
+// keepShell keeps the page and every file it needs: its assets, the icons, and the screens
+// loaded on demand with the chunks they share (a script names them as "./Name-hash.js", an
+// import, or "assets/Name-hash.js", Vite's list of what to preload with a screen). What is
+// kept already is not fetched again, so it is cheap to call more than once: at install, at
+// activation, and when a page sends what it loaded (a put lost under a busy disk, a page
+// loaded before this worker controlled it, or a newer page, are made good then). It fails
+// when the page or one of its own assets cannot be had: an install that fails is retried by
+// the app (main.tsx), where one that succeeded with half a shell would leave the app unable
+// to open offline. An install reads the page afresh (fresh); the others take the kept one.
+async function keepShell(more = [], fresh = false) {
   const cache = await caches.open(SHELL);
-  const page = await fetch('/', { headers: { Accept: 'text/html' }, cache: 'no-cache' });
-  if (!page.ok) return;
-  const html = await page.clone().text();
-  await cache.put('/', page);
-  const assets = [...html.matchAll(/\/assets\/[A-Za-z0-9._-]+/g)].map((m) => m[0]);
-  await cache.addAll([...new Set(assets), ...ICONS]);
-  // The screens loaded on demand (breeding, reports, registry, …) and the chunks they share:
-  // a script names them as "./Name-hash.js" (an import) or "assets/Name-hash.js" (Vite's
-  // list of what to preload with a screen). Kept now, from here, following each chunk's own
-  // names, so that they open offline without the page itself loading them (which would cost
-  // its main thread while it starts).
-  const seen = new Set(assets);
-  const todo = assets.filter((a) => a.endsWith('.js'));
+  let page = fresh ? undefined : await cache.match('/');
+  if (!page) {
+    const res = await fetch('/', { headers: { Accept: 'text/html' }, cache: 'no-cache' });
+    if (!res.ok) throw new Error(`the app's page answered HTTP ${res.status}`);
+    await cache.put('/', res.clone());
+    page = res;
+  }
+  const own = [...new Set([...(await page.text()).matchAll(/\/assets\/[A-Za-z0-9._-]+/g)].map((m) => m[0]))];
+  const missing = async (urls) => (await Promise.all(urls.map(async (u) => ((await cache.match(u)) ? null : u)))).filter(Boolean);
+  // One that cannot be fetched now is fetched at its first visit: the shell stays kept.
+  const add = (u) => cache.add(u).then(() => true, () => false);
+  const absent = await missing([...own, ...ICONS]);
+  await cache.addAll(absent);
+  const extra = await missing(more.filter((u) => /^\/assets\/[A-Za-z0-9._-]+$/.test(u) && !own.includes(u)));
+  const added = [...absent];
+  for (const u of extra) if (await add(u)) added.push(u);
+  // What a newly kept script names, followed (what was kept before was followed then).
+  const seen = new Set([...own, ...more]);
+  const todo = added.filter((u) => u.endsWith('.js'));
   while (todo.length) {
     const hit = await cache.match(todo.pop());
     if (!hit) continue;
     for (const m of (await hit.text()).matchAll(/"(?:\.\/|assets\/)([A-Za-z0-9._-]+\.(?:js|css))"/g)) {
-      const a = '/assets/' + m[1];
-      if (seen.has(a)) continue;
-      seen.add(a);
-      // One that cannot be fetched now is fetched at its first visit: the shell stays kept.
-      if (await cache.add(a).then(() => true, () => false) && a.endsWith('.js')) todo.push(a);
+      const u = '/assets/' + m[1];
+      if (seen.has(u)) continue;
+      seen.add(u);
+      if (!(await cache.match(u)) && (await add(u)) && u.endsWith('.js')) todo.push(u);
     }
   }
 }
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(cacheShell().then(() => self.skipWaiting()));
+  event.waitUntil(keepShell([], true).then(() => self.skipWaiting()));
+});
+
+// A page that this worker controls sends the files it loaded ({keep: [url, …]}): kept if
+// they are not already.
+self.addEventListener('message', (event) => {
+  const keep = event.data && Array.isArray(event.data.keep) ? event.data.keep.filter((u) => typeof u === 'string') : null;
+  if (keep) event.waitUntil(keepShell(keep).catch(() => undefined));
 });
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(
     caches.keys()
       .then((keys) => Promise.all(keys.filter((k) => k.startsWith('herdbook-shell-') && k !== SHELL).map((k) => caches.delete(k))))
+      // What the install kept is checked once more (and made good) before this worker
+      // controls a page; offline there is nothing to fetch, and it controls them anyway.
+      .then(() => keepShell().catch(() => undefined))
       .then(() => self.clients.claim()),
   );
 });

@@ -22,18 +22,31 @@ import { Notifications } from './screens/Notifications';
 // The service worker keeps the app's shell for offline use. Its install fetches the whole
 // shell; when that fails (a dropped connection, a server too slow to answer), the browser
 // drops the worker and would not try again until the next page load: the app asks again,
-// a few times, later.
+// later and later (up to a minute apart), for as long as the page is open.
 function registerWorker(attempt: number) {
   const again = (why: unknown) => {
     console.warn('service worker not installed (try ' + (attempt + 1) + '):', why);
-    if (attempt < 5) setTimeout(() => registerWorker(attempt + 1), 5000 * (attempt + 1));
+    setTimeout(() => registerWorker(attempt + 1), Math.min(60_000, 5000 * 2 ** attempt));
   };
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
     const w = reg.installing;
     w?.addEventListener('statechange', () => { if (w.state === 'redundant' && !reg.active) again('its install failed'); });
   }, again);
 }
-if ('serviceWorker' in navigator) addEventListener('load', () => registerWorker(0));
+// Once a worker controls the page, it is sent the files this page loaded, which it keeps if
+// it has not already (public/sw.js, keepShell): a page loaded before the worker took control,
+// or a put lost by the worker's cache, still opens offline after a reload.
+function keepLoaded() {
+  const c = navigator.serviceWorker.controller;
+  if (!c) return;
+  const own = performance.getEntriesByType('resource').map((e) => new URL(e.name))
+    .filter((u) => u.origin === location.origin && u.pathname.startsWith('/assets/')).map((u) => u.pathname);
+  c.postMessage({ keep: own });
+}
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => { registerWorker(0); keepLoaded(); });
+  navigator.serviceWorker.addEventListener('controllerchange', keepLoaded);
+}
 
 function useOnline(): boolean {
   const [on, setOn] = useState(navigator.onLine);
