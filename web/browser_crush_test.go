@@ -76,7 +76,9 @@ const fakeSerial = `(() => {
 // into chunks mid-line; the cow is found and her card shows her last weight, her withdrawal
 // and when she is due. The scale head sends the Dini Argeo "standard" lines (US unstable,
 // ST stable) split across chunks and CR LF endings: only the stable weight fills the field;
-// saved, the server has it. The same stable weight still on the scale does not fill the next
+// the reader sending her code again (a panel reader does, while she stands in its field)
+// changes nothing; saved, the server has it, and her code read again does not open her
+// weighing twice. The same stable weight still on the scale does not fill the next
 // animal's field. A keyboard-wedge reader typing a code and Enter into the EID field finds the
 // next cow; typed into the weight field, it is read as a tag, never saved as a weight.
 // Unplugging the reader says so. Then the same over Web Bluetooth: a simulated reader and
@@ -159,8 +161,23 @@ func TestCrushInBrowser(t *testing.T) {
 			b.poll(t, "the stable weight in the field", `document.querySelector('#weigh-kg').value === '412.5'`)
 			b.waitText(t, "#weigh-scale", "412.5 kg · stable")
 			b.shot(t, "48-crush-devices")
+			// A panel reader sends the code again while she stands in its field: nothing
+			// changes, the weight stays.
+			b.eval(t, `window.__serial.send(0, ['LA 982 000123456789\r\n'])`)
+			b.set(t, "#weigh-kg", "412.5")
+			b.eval(t, `window.__serial.send(0, ['LA 982 000123456789\r\n'])`)
+			time.Sleep(300 * time.Millisecond)
+			if got := b.evalString(t, `document.querySelector('#weigh-kg').value + ' ' + document.activeElement.id`); got != "412.5 weigh-kg" {
+				t.Fatalf("the same code read again changed the form: weight and focus %q", got)
+			}
 			b.click(t, "#weigh-save")
 			b.waitText(t, "#weigh-session", "C-1: 412.5 kg · Saved")
+			// And after the save she is not weighed twice.
+			b.eval(t, `window.__serial.send(0, ['LA 982 000123456789\r\n'])`)
+			time.Sleep(300 * time.Millisecond)
+			if b.evalString(t, `String(!!document.querySelector('#weigh-animal'))`) != "false" {
+				t.Fatal("the code of the animal just weighed, read again, opened her weighing again")
+			}
 			if got := weightOf(cow); got != 412.5 {
 				t.Fatalf("the server has C-1 at %v kg, want 412.5", got)
 			}

@@ -68,6 +68,9 @@ export function Weigh({ farmID }: { farmID: string }) {
   const armed = useRef(true);
   const saved = useRef<number | null>(null);
   const typed = useRef(false);
+  // The code of the animal in the crush: panel readers send it again and again while it
+  // stands in their field, which must neither clear a weight typed nor weigh it twice.
+  const held = useRef('');
   useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
 
   const fill = (v: number) => setWeight(String(Math.round(fromKg(v) * 10) / 10));
@@ -85,6 +88,7 @@ export function Weigh({ farmID }: { farmID: string }) {
     e.preventDefault();
     // The field's own value: a keyboard-wedge reader types its digits and Enter in one burst.
     const text = eid.current?.value ?? q;
+    held.current = '';
     setQ(text);
     await look(text);
   };
@@ -94,6 +98,7 @@ export function Weigh({ farmID }: { farmID: string }) {
     const v = e.currentTarget instanceof HTMLInputElement ? e.currentTarget.value.trim() : '';
     if (e.key !== 'Enter' || !/^[0-9]{15,}$/.test(v)) return;
     e.preventDefault();
+    held.current = '';
     setMsg(t('eidNotWeight'));
     setAnimal(null);
     setWeight('');
@@ -102,6 +107,8 @@ export function Weigh({ farmID }: { farmID: string }) {
   };
   const onLine = (l: DeviceLine) => {
     if (l.kind === 'eid') {
+      if (l.eid === held.current) return;
+      held.current = l.eid;
       setAnimal(null);
       setWeight('');
       setQ(l.eid);
@@ -148,7 +155,7 @@ export function Weigh({ farmID }: { farmID: string }) {
         </form>
       ) : (
         <form class="card" onSubmit={save}>
-          <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" aria-label={t('cancel')} onClick={() => setAnimal(null)}>✕</button></p>
+          <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" aria-label={t('cancel')} onClick={() => { held.current = ''; setAnimal(null); }}>✕</button></p>
           <AnimalCard farmID={farmID} id={animal.id} date={date} />
           <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight}
             onInput={(e) => { typed.current = true; setWeight(e.currentTarget.value); }} onKeyDown={wedgeIntoWeight} /></label>
