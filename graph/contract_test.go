@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdbook/herdbook/graph"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
 
 // contractDir holds the web app's operations and the pinned tools that compile them.
@@ -42,7 +43,7 @@ func TestWebContractCompiles(t *testing.T) {
 		if os.Getenv("HERDBOOK_REQUIRE_NODE") == "1" {
 			t.Fatalf("Node.js or the contract's tools are missing (%v, %v) and HERDBOOK_REQUIRE_NODE=1: run scripts/install-codegen.sh", nodeErr, toolsErr)
 		}
-		t.Skip("Node.js or web/contract/node_modules missing: run scripts/install-codegen.sh (HERDBOOK_REQUIRE_NODE=1 makes this a failure)")
+		herdbooktest.SkipMissing(t, "Node.js or web/contract/node_modules missing: run scripts/install-codegen.sh (HERDBOOK_REQUIRE_NODE=1 makes this a failure)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

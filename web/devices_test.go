@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdbook/herdbook/eid"
+	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
 
 // TestDeviceParsers runs the web app's device parsers (web/app/src/devices: ISO 11784/11785
@@ -40,7 +41,7 @@ func TestDeviceParsers(t *testing.T) {
 		if os.Getenv("HERDBOOK_REQUIRE_NODE") == "1" {
 			t.Fatalf("Node.js or the app's tsc is missing (%v, %v) and HERDBOOK_REQUIRE_NODE=1: run scripts/build-web.sh", nodeErr, tscErr)
 		}
-		t.Skip("Node.js or web/app/node_modules missing: run scripts/build-web.sh (HERDBOOK_REQUIRE_NODE=1 makes this a failure)")
+		herdbooktest.SkipMissing(t, "Node.js or web/app/node_modules missing: run scripts/build-web.sh (HERDBOOK_REQUIRE_NODE=1 makes this a failure)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -101,7 +101,7 @@ func TestLighthouse(t *testing.T) {
 		if os.Getenv(herdbooktest.EnvRequireBrowser) == "1" {
 			t.Fatalf("node or Lighthouse is missing: run scripts/install-lighthouse.sh (%v)", err)
 		}
-		t.Skipf("node or Lighthouse is missing: run scripts/install-lighthouse.sh (%v)", err)
+		herdbooktest.SkipMissing(t, "node or Lighthouse is missing: run scripts/install-lighthouse.sh")
 	}
 
 	app := herdbooktest.NewApp(t, herdbooktest.MustDB(t, "sqlite"))

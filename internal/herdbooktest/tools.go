@@ -22,6 +22,6 @@ func ChromiumPath(tb testing.TB) string {
 	if os.Getenv(EnvRequireBrowser) == "1" {
 		tb.Fatal("no chromium binary found and HERDBOOK_REQUIRE_BROWSER=1: run scripts/install-chromium.sh")
 	}
-	tb.Skip("no chromium binary found: run scripts/install-chromium.sh (HERDBOOK_REQUIRE_BROWSER=1 makes this a failure)")
+	SkipMissing(tb, "no chromium binary found: run scripts/install-chromium.sh (HERDBOOK_REQUIRE_BROWSER=1 makes this a failure)")
 	return ""
 }
