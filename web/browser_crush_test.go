@@ -82,8 +82,8 @@ const fakeSerial = `(() => {
 // animal's field. A keyboard-wedge reader typing a code and Enter into the EID field finds the
 // next cow; typed into the weight field, it is read as a tag, never saved as a weight.
 // Unplugging the reader says so. Then the same over Web Bluetooth: a simulated reader and
-// scale head with the Nordic UART Service notify their lines in 20-byte pieces. Last, with the
-// network cut: the reader's code finds a steer in the kept register, his card has his last
+// scale head with the Nordic UART Service notify their lines in 20-byte pieces. The devices stay
+// connected on another screen and back. Last, with the network cut: the reader's code finds a steer in the kept register, his card has his last
 // weight from it, and the scale's weight is queued and reaches the server once online.
 // axe-core checks the screen with the devices and the card.
 func TestCrushInBrowser(t *testing.T) {
@@ -259,19 +259,30 @@ func TestCrushInBrowser(t *testing.T) {
 		})
 
 		t.Run("Offline", func(t *testing.T) {
-			// The register kept on the device (its screen keeps it), then the crush with the
-			// network cut: the reader's code finds C-3 in the kept copy, her card has her
+			// The register kept on the device (its screen keeps it), the devices still connected
+			// after it, then the crush with the network cut: the reader's code finds C-3 in the kept copy, her card has her
 			// weight from it, the scale's weight is saved on the device and sent once online.
 			keptCopy := `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
 				const q = r.result.transaction('kv').objectStore('kv').get('register:` + farm + `');
 				q.onsuccess = () => { r.result.close(); ok(q.result || {rows: []}); }; }; })`
-			b.goTo(t, "/farms/"+farm+"/register", "Register")
-			b.poll(t, "the kept register with C-3", keptCopy+`.then(k => k.rows.some(x => x.tag === 'C-3' && x.profile.weightKg === 350))`)
-			b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+			// Connected here, the devices stay connected on another screen and back.
 			b.click(t, "#device-reader-serial")
 			b.waitText(t, "#device-reader-status", "Reader: connected")
 			b.click(t, "#device-scale-serial")
 			b.waitText(t, "#device-scale-status", "Scale: connected")
+			b.goTo(t, "/farms/"+farm+"/register", "Register")
+			b.poll(t, "the kept register with C-3", keptCopy+`.then(k => k.rows.some(x => x.tag === 'C-3' && x.profile.weightKg === 350))`)
+			// A line while the register is shown goes nowhere.
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 2, ['982 000123456789\r\n'])`)
+			b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.waitText(t, "#device-scale-status", "Scale: connected")
+			if got := b.evalString(t, `String(window.__serial.ports.some((p) => p.closed && p === window.__serial.ports.at(-1)))`); got != "false" {
+				t.Fatal("leaving the weigh screen closed the scale's port")
+			}
+			if b.evalString(t, `String(!!document.querySelector('#weigh-animal'))`) != "false" {
+				t.Fatal("a code read while the register was shown opened a weighing")
+			}
 			b.offline(t, true)
 			b.eval(t, `window.__serial.send(window.__serial.ports.length - 2, ['982 000123456791\r\n'])`)
 			b.waitText(t, "#weigh-animal", "C-3")

@@ -18,17 +18,38 @@ function api(): { serial: boolean; bluetooth: boolean } {
   return { serial: 'serial' in navigator, bluetooth: 'bluetooth' in navigator };
 }
 
+// The connections outlive the screen: a farmer who goes to another screen and comes back
+// (to treat the animal, say) finds the reader and the scale still connected. Lines go to the
+// weigh screen while it is shown and are dropped elsewhere; a reload or a sign-out (which
+// reloads the page) ends every connection.
+interface Live { conn: Connection | null; state: DeviceState }
+const live: Record<Role, Live> = { reader: { conn: null, state: { state: 'disconnected' } }, scale: { conn: null, state: { state: 'disconnected' } } };
+let sink: ((l: DeviceLine) => void) | null = null;
+const watchers = new Set<() => void>();
+function update(role: Role, l: Partial<Live>) {
+  live[role] = { ...live[role], ...l };
+  watchers.forEach((f) => f());
+}
+
 /** Devices offers to connect a reader and a scale; every line either sends goes to onLine. */
 export function Devices({ onLine }: { onLine: (l: DeviceLine) => void }) {
   const has = api();
   const [baud, setBaud] = useState(9600);
   const latest = useRef(onLine);
   latest.current = onLine;
+  const [, redraw] = useState(0);
+  useEffect(() => {
+    const mine = (l: DeviceLine) => latest.current(l);
+    sink = mine;
+    const f = () => redraw((n) => n + 1);
+    watchers.add(f);
+    return () => { if (sink === mine) sink = null; watchers.delete(f); };
+  }, []);
   if (!has.serial && !has.bluetooth) return <p class="muted" id="devices-none">{t('devicesNone')}</p>;
   return (
     <section class="card devices" aria-labelledby="devices-title">
       <h2 id="devices-title">{t('devices')}</h2>
-      {(['reader', 'scale'] as const).map((role) => <Device key={role} role={role} has={has} baud={baud} onLine={(l) => latest.current(l)} />)}
+      {(['reader', 'scale'] as const).map((role) => <Device key={role} role={role} has={has} baud={baud} />)}
       {has.serial && <label>{t('baudRate')}<select id="device-baud" value={baud} onChange={(e) => setBaud(Number(e.currentTarget.value))}>
         {bauds.map((b) => <option key={b} value={b}>{b}</option>)}
       </select></label>}
@@ -45,33 +66,39 @@ function stateText(s: DeviceState): string {
   return t('dev_disconnected');
 }
 
-function Device({ role, has, baud, onLine }: { role: Role; has: { serial: boolean; bluetooth: boolean }; baud: number; onLine: (l: DeviceLine) => void }) {
-  const [state, setState] = useState<DeviceState>({ state: 'disconnected' });
-  const conn = useRef<Connection | null>(null);
-  // Leaving the screen closes the port, so that the next screen or tab may open it.
-  useEffect(() => () => { void conn.current?.close(); conn.current = null; }, []);
-  const connect = async (link: Link) => {
-    try {
-      const m = await connections();
-      const handlers = { line: onLine, state: (s: DeviceState) => { if (s.state === 'disconnected' || s.state === 'error') conn.current = null; setState(s); } };
-      const c = link === 'serial' ? await m.connectSerial(baud, handlers) : await m.connectBluetooth(handlers);
-      if (c) conn.current = c;
-    } catch (e) {
-      setState({ state: 'error', message: e instanceof Error ? e.message : String(e) });
-    }
-  };
-  const disconnect = async () => { const c = conn.current; conn.current = null; await c?.close(); };
+async function connect(role: Role, link: Link, baud: number) {
+  try {
+    const m = await connections();
+    const handlers = {
+      line: (l: DeviceLine) => sink?.(l),
+      state: (s: DeviceState) => update(role, s.state === 'disconnected' || s.state === 'error' ? { state: s, conn: null } : { state: s }),
+    };
+    const c = link === 'serial' ? await m.connectSerial(baud, handlers) : await m.connectBluetooth(handlers);
+    if (c) update(role, { conn: c });
+  } catch (e) {
+    update(role, { state: { state: 'error', message: e instanceof Error ? e.message : String(e) } });
+  }
+}
+
+async function disconnect(role: Role) {
+  const c = live[role].conn;
+  update(role, { conn: null });
+  await c?.close();
+}
+
+function Device({ role, has, baud }: { role: Role; has: { serial: boolean; bluetooth: boolean }; baud: number }) {
+  const { state } = live[role];
   const on = state.state === 'connected' || state.state === 'connecting';
   const name = t(role as Key);
   return (
     <div class="device" role="group" aria-label={name}>
       <p role="status" id={`device-${role}-status`}><strong>{name}</strong>: {stateText(state)}</p>
       {on ? (
-        <button type="button" class="secondary" id={`device-${role}-disconnect`} onClick={() => void disconnect()}>{t('disconnect')}</button>
+        <button type="button" class="secondary" id={`device-${role}-disconnect`} onClick={() => void disconnect(role)}>{t('disconnect')}</button>
       ) : (
         <>
-          {has.serial && <button type="button" class="secondary" id={`device-${role}-serial`} onClick={() => void connect('serial')}>{t('connectSerial')}</button>}
-          {has.bluetooth && <button type="button" class="secondary" id={`device-${role}-bluetooth`} onClick={() => void connect('bluetooth')}>{t('connectBluetooth')}</button>}
+          {has.serial && <button type="button" class="secondary" id={`device-${role}-serial`} onClick={() => void connect(role, 'serial', baud)}>{t('connectSerial')}</button>}
+          {has.bluetooth && <button type="button" class="secondary" id={`device-${role}-bluetooth`} onClick={() => void connect(role, 'bluetooth', baud)}>{t('connectBluetooth')}</button>}
         </>
       )}
     </div>
