@@ -703,6 +703,17 @@ type ComplexityRoot struct {
 		Record func(childComplexity int) int
 	}
 
+	ImportedWeighing struct {
+		Action   func(childComplexity int) int
+		AnimalID func(childComplexity int) int
+		Date     func(childComplexity int) int
+		Eid      func(childComplexity int) int
+		Kg       func(childComplexity int) int
+		Line     func(childComplexity int) int
+		Tag      func(childComplexity int) int
+		Time     func(childComplexity int) int
+	}
+
 	Kinship struct {
 		A          func(childComplexity int) int
 		B          func(childComplexity int) int
@@ -936,6 +947,7 @@ type ComplexityRoot struct {
 		WebhookDelete                 func(childComplexity int, input model.WebhookDeleteInput) int
 		WebhookDeliveryReplay         func(childComplexity int, input model.WebhookDeliveryReplayInput) int
 		WebhookUpdate                 func(childComplexity int, input model.WebhookUpdateInput) int
+		WeighingsImport               func(childComplexity int, input model.WeighingsImportInput) int
 		WeightRecord                  func(childComplexity int, input model.WeightRecordInput) int
 	}
 
@@ -1481,6 +1493,16 @@ type ComplexityRoot struct {
 		Webhook func(childComplexity int) int
 	}
 
+	WeighingsImportPayload struct {
+		DryRun         func(childComplexity int) int
+		IgnoredColumns func(childComplexity int) int
+		Layout         func(childComplexity int) int
+		Recorded       func(childComplexity int) int
+		Rows           func(childComplexity int) int
+		Unchanged      func(childComplexity int) int
+		Weighings      func(childComplexity int) int
+	}
+
 	WeightGain struct {
 		DailyGainKG func(childComplexity int) int
 		Days        func(childComplexity int) int
@@ -1720,6 +1742,7 @@ type MutationResolver interface {
 	WebhookUpdate(ctx context.Context, input model.WebhookUpdateInput) (*model.WebhookUpdatePayload, error)
 	WebhookDelete(ctx context.Context, input model.WebhookDeleteInput) (*model.WebhookDeletePayload, error)
 	WebhookDeliveryReplay(ctx context.Context, input model.WebhookDeliveryReplayInput) (*model.WebhookDeliveryReplayPayload, error)
+	WeighingsImport(ctx context.Context, input model.WeighingsImportInput) (*model.WeighingsImportPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -4398,6 +4421,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.IdentifierAddPayload.Record(childComplexity), true
 
+	case "ImportedWeighing.action":
+		if e.ComplexityRoot.ImportedWeighing.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Action(childComplexity), true
+	case "ImportedWeighing.animalID":
+		if e.ComplexityRoot.ImportedWeighing.AnimalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.AnimalID(childComplexity), true
+	case "ImportedWeighing.date":
+		if e.ComplexityRoot.ImportedWeighing.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Date(childComplexity), true
+	case "ImportedWeighing.eid":
+		if e.ComplexityRoot.ImportedWeighing.Eid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Eid(childComplexity), true
+	case "ImportedWeighing.kg":
+		if e.ComplexityRoot.ImportedWeighing.Kg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Kg(childComplexity), true
+	case "ImportedWeighing.line":
+		if e.ComplexityRoot.ImportedWeighing.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Line(childComplexity), true
+	case "ImportedWeighing.tag":
+		if e.ComplexityRoot.ImportedWeighing.Tag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Tag(childComplexity), true
+	case "ImportedWeighing.time":
+		if e.ComplexityRoot.ImportedWeighing.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedWeighing.Time(childComplexity), true
+
 	case "Kinship.a":
 		if e.ComplexityRoot.Kinship.A == nil {
 			break
@@ -5821,6 +5893,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WebhookUpdate(childComplexity, args["input"].(model.WebhookUpdateInput)), true
+	case "Mutation.weighingsImport":
+		if e.ComplexityRoot.Mutation.WeighingsImport == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_weighingsImport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WeighingsImport(childComplexity, args["input"].(model.WeighingsImportInput)), true
 	case "Mutation.weightRecord":
 		if e.ComplexityRoot.Mutation.WeightRecord == nil {
 			break
@@ -7983,6 +8066,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookUpdatePayload.Webhook(childComplexity), true
 
+	case "WeighingsImportPayload.dryRun":
+		if e.ComplexityRoot.WeighingsImportPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.DryRun(childComplexity), true
+	case "WeighingsImportPayload.ignoredColumns":
+		if e.ComplexityRoot.WeighingsImportPayload.IgnoredColumns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.IgnoredColumns(childComplexity), true
+	case "WeighingsImportPayload.layout":
+		if e.ComplexityRoot.WeighingsImportPayload.Layout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.Layout(childComplexity), true
+	case "WeighingsImportPayload.recorded":
+		if e.ComplexityRoot.WeighingsImportPayload.Recorded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.Recorded(childComplexity), true
+	case "WeighingsImportPayload.rows":
+		if e.ComplexityRoot.WeighingsImportPayload.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.Rows(childComplexity), true
+	case "WeighingsImportPayload.unchanged":
+		if e.ComplexityRoot.WeighingsImportPayload.Unchanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.Unchanged(childComplexity), true
+	case "WeighingsImportPayload.weighings":
+		if e.ComplexityRoot.WeighingsImportPayload.Weighings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeighingsImportPayload.Weighings(childComplexity), true
+
 	case "WeightGain.dailyGainKG":
 		if e.ComplexityRoot.WeightGain.DailyGainKG == nil {
 			break
@@ -8317,6 +8443,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("WebhookDeleteInput", ec.unmarshalInputWebhookDeleteInput),
 			graphql.NewInputUnmarshaler("WebhookDeliveryReplayInput", ec.unmarshalInputWebhookDeliveryReplayInput),
 			graphql.NewInputUnmarshaler("WebhookUpdateInput", ec.unmarshalInputWebhookUpdateInput),
+			graphql.NewInputUnmarshaler("WeighingsImportInput", ec.unmarshalInputWeighingsImportInput),
 			graphql.NewInputUnmarshaler("WeightRecordInput", ec.unmarshalInputWeightRecordInput),
 		)
 	}
@@ -8393,7 +8520,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "passport.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "registrysend.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls"
+//go:embed "audit.graphqls" "birth.graphqls" "breeding.graphqls" "ent.graphqls" "herdbook.graphqls" "medicine.graphqls" "mutation.graphqls" "notification.graphqls" "outside.graphqls" "passport.graphqls" "pedigree.graphqls" "register.graphqls" "registry.graphqls" "registrysend.graphqls" "service.graphqls" "settings.graphqls" "webhook.graphqls" "weighimport.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8422,6 +8549,7 @@ var sources = []*ast.Source{
 	{Name: "service.graphqls", Input: sourceData("service.graphqls"), BuiltIn: false},
 	{Name: "settings.graphqls", Input: sourceData("settings.graphqls"), BuiltIn: false},
 	{Name: "webhook.graphqls", Input: sourceData("webhook.graphqls"), BuiltIn: false},
+	{Name: "weighimport.graphqls", Input: sourceData("weighimport.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -9693,6 +9821,28 @@ func (ec *executionContext) childFields_IdentifierAddPayload(ctx context.Context
 		return ec.fieldContext_IdentifierAddPayload_animal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type IdentifierAddPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportedWeighing(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "line":
+		return ec.fieldContext_ImportedWeighing_line(ctx, field)
+	case "animalID":
+		return ec.fieldContext_ImportedWeighing_animalID(ctx, field)
+	case "tag":
+		return ec.fieldContext_ImportedWeighing_tag(ctx, field)
+	case "eid":
+		return ec.fieldContext_ImportedWeighing_eid(ctx, field)
+	case "date":
+		return ec.fieldContext_ImportedWeighing_date(ctx, field)
+	case "time":
+		return ec.fieldContext_ImportedWeighing_time(ctx, field)
+	case "kg":
+		return ec.fieldContext_ImportedWeighing_kg(ctx, field)
+	case "action":
+		return ec.fieldContext_ImportedWeighing_action(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportedWeighing", field.Name)
 }
 
 func (ec *executionContext) childFields_Kinship(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11049,6 +11199,26 @@ func (ec *executionContext) childFields_WebhookUpdatePayload(ctx context.Context
 		return ec.fieldContext_WebhookUpdatePayload_webhook(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookUpdatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_WeighingsImportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_WeighingsImportPayload_dryRun(ctx, field)
+	case "layout":
+		return ec.fieldContext_WeighingsImportPayload_layout(ctx, field)
+	case "rows":
+		return ec.fieldContext_WeighingsImportPayload_rows(ctx, field)
+	case "recorded":
+		return ec.fieldContext_WeighingsImportPayload_recorded(ctx, field)
+	case "unchanged":
+		return ec.fieldContext_WeighingsImportPayload_unchanged(ctx, field)
+	case "ignoredColumns":
+		return ec.fieldContext_WeighingsImportPayload_ignoredColumns(ctx, field)
+	case "weighings":
+		return ec.fieldContext_WeighingsImportPayload_weighings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeighingsImportPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_WeightGain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13803,6 +13973,20 @@ func (ec *executionContext) field_Mutation_webhookUpdate_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.WebhookUpdateInput, error) {
 			return ec.unmarshalNWebhookUpdateInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWebhookUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_weighingsImport_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WeighingsImportInput, error) {
+			return ec.unmarshalNWeighingsImportInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingsImportInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -25093,6 +25277,190 @@ func (ec *executionContext) fieldContext_IdentifierAddPayload_animal(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _ImportedWeighing_line(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_line(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ImportedWeighing_animalID(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_animalID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnimalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_animalID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ImportedWeighing_tag(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_tag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportedWeighing_eid(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_eid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Eid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_eid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportedWeighing_date(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDate2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ImportedWeighing_time(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportedWeighing_kg(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_kg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_kg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ImportedWeighing_action(ctx context.Context, field graphql.CollectedField, obj *model.ImportedWeighing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportedWeighing_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WeighingAction) graphql.Marshaler {
+			return ec.marshalNWeighingAction2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportedWeighing_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportedWeighing", field, false, false, "WeighingAction")
+}
+
 func (ec *executionContext) _Kinship_a(ctx context.Context, field graphql.CollectedField, obj *model.Kinship) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30848,6 +31216,50 @@ func (ec *executionContext) fieldContext_Mutation_webhookDeliveryReplay(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_webhookDeliveryReplay_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_weighingsImport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_weighingsImport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WeighingsImport(ctx, fc.Args["input"].(model.WeighingsImportInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WeighingsImportPayload) graphql.Marshaler {
+			return ec.marshalNWeighingsImportPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingsImportPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_weighingsImport(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeighingsImportPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_weighingsImport_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -39518,6 +39930,176 @@ func (ec *executionContext) fieldContext_WebhookUpdatePayload_webhook(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WeighingsImportPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_layout(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_layout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Layout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_layout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_rows(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_recorded(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_recorded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recorded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_recorded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_unchanged(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_unchanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unchanged, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_unchanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_ignoredColumns(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_ignoredColumns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IgnoredColumns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_ignoredColumns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeighingsImportPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _WeighingsImportPayload_weighings(ctx context.Context, field graphql.CollectedField, obj *model.WeighingsImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeighingsImportPayload_weighings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weighings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ImportedWeighing) graphql.Marshaler {
+			return ec.marshalNImportedWeighing2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐImportedWeighingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeighingsImportPayload_weighings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeighingsImportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportedWeighing(ctx, field)
 		},
 	}
 	return fc, nil
@@ -51234,6 +51816,83 @@ func UnmarshalWebhookUpdateInput(ctx context.Context, raw any) (model.WebhookUpd
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputWeighingsImportInput(ctx context.Context, obj any) (model.WeighingsImportInput, error) {
+	var it model.WeighingsImportInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"farmID", "sessionFile", "unit", "dateOrder", "date", "dryRun"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "farmID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("farmID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FarmID = data
+		case "sessionFile":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionFile"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionFile = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOWeightUnit2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightUnit(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "dateOrder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateOrder"))
+			data, err := ec.unmarshalODateOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateOrder(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DateOrder = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "dryRun":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dryRun"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DryRun = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalWeighingsImportInput unmarshals raw into the WeighingsImportInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWeighingsImportInput(ctx context.Context, raw any) (model.WeighingsImportInput, error) {
+	var out model.WeighingsImportInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WeighingsImportInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputWeightRecordInput(ctx context.Context, obj any) (model.WeightRecordInput, error) {
 	var it model.WeightRecordInput
 	if obj == nil {
@@ -55685,6 +56344,74 @@ func (ec *executionContext) _IdentifierAddPayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var importedWeighingImplementors = []string{"ImportedWeighing"}
+
+func (ec *executionContext) _ImportedWeighing(ctx context.Context, sel ast.SelectionSet, obj *model.ImportedWeighing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importedWeighingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportedWeighing")
+		case "line":
+			out.Values[i] = ec._ImportedWeighing_line(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "animalID":
+			out.Values[i] = ec._ImportedWeighing_animalID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tag":
+			out.Values[i] = ec._ImportedWeighing_tag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eid":
+			out.Values[i] = ec._ImportedWeighing_eid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._ImportedWeighing_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._ImportedWeighing_time(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "kg":
+			out.Values[i] = ec._ImportedWeighing_kg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._ImportedWeighing_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var kinshipImplementors = []string{"Kinship"}
 
 func (ec *executionContext) _Kinship(ctx context.Context, sel ast.SelectionSet, obj *model.Kinship) graphql.Marshaler {
@@ -57315,6 +58042,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "webhookDeliveryReplay":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_webhookDeliveryReplay(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weighingsImport":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_weighingsImport(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -60990,6 +61724,69 @@ func (ec *executionContext) _WebhookUpdatePayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var weighingsImportPayloadImplementors = []string{"WeighingsImportPayload"}
+
+func (ec *executionContext) _WeighingsImportPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WeighingsImportPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weighingsImportPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeighingsImportPayload")
+		case "dryRun":
+			out.Values[i] = ec._WeighingsImportPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "layout":
+			out.Values[i] = ec._WeighingsImportPayload_layout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._WeighingsImportPayload_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recorded":
+			out.Values[i] = ec._WeighingsImportPayload_recorded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unchanged":
+			out.Values[i] = ec._WeighingsImportPayload_unchanged(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ignoredColumns":
+			out.Values[i] = ec._WeighingsImportPayload_ignoredColumns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weighings":
+			out.Values[i] = ec._WeighingsImportPayload_weighings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var weightGainImplementors = []string{"WeightGain"}
 
 func (ec *executionContext) _WeightGain(ctx context.Context, sel ast.SelectionSet, obj *herdbook.Gain) graphql.Marshaler {
@@ -62890,6 +63687,30 @@ func (ec *executionContext) marshalNIdentifierScheme2githubᚗcomᚋherdbookᚋh
 	return v
 }
 
+func (ec *executionContext) marshalNImportedWeighing2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐImportedWeighingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ImportedWeighing) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImportedWeighing2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐImportedWeighing(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImportedWeighing2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐImportedWeighing(ctx context.Context, sel ast.SelectionSet, v *model.ImportedWeighing) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ImportedWeighing!")
+		return graphql.Null
+	}
+	return ec._ImportedWeighing(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -64472,6 +65293,29 @@ func (ec *executionContext) marshalNWebhookUpdatePayload2ᚖgithubᚗcomᚋherdb
 	return ec._WebhookUpdatePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNWeighingAction2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingAction(ctx context.Context, v any) (model.WeighingAction, error) {
+	var res model.WeighingAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeighingAction2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingAction(ctx context.Context, sel ast.SelectionSet, v model.WeighingAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNWeighingsImportInput2githubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingsImportInput(ctx context.Context, v any) (model.WeighingsImportInput, error) {
+	res, err := ec.unmarshalInputWeighingsImportInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeighingsImportPayload2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeighingsImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.WeighingsImportPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WeighingsImportPayload!")
+		return graphql.Null
+	}
+	return ec._WeighingsImportPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNWeightGain2githubᚗcomᚋherdbookᚋherdbookᚐGain(ctx context.Context, sel ast.SelectionSet, v herdbook.Gain) graphql.Marshaler {
 	return ec._WeightGain(ctx, sel, &v)
 }
@@ -65097,6 +65941,22 @@ func (ec *executionContext) marshalODateInterval2ᚖgithubᚗcomᚋherdbookᚋhe
 		return graphql.Null
 	}
 	return ec._DateInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODateOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateOrder(ctx context.Context, v any) (*model.DateOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.DateOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODateOrder2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐDateOrder(ctx context.Context, sel ast.SelectionSet, v *model.DateOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalODoseBand2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚋschemaᚋschematypeᚐDoseBand(ctx context.Context, sel ast.SelectionSet, v *schematype.DoseBand) graphql.Marshaler {
@@ -66192,6 +67052,22 @@ func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋherdbook�
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWeightUnit2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightUnit(ctx context.Context, v any) (*model.WeightUnit, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.WeightUnit)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWeightUnit2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWeightUnit(ctx context.Context, sel ast.SelectionSet, v *model.WeightUnit) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOWithdrawalRuleSet2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐWithdrawalRuleSet(ctx context.Context, v any) (*model.WithdrawalRuleSet, error) {

@@ -17,7 +17,7 @@ import (
 // REST facade tags text:"prose"; and a registry's herd list (Farm.reconciliation's herdList),
 // a file's text of one animal a line. Every other string is one line.
 var proseFields = map[string]bool{"description": true, "reason": true, "body": true, "supplierAddress": true, "metadata": true,
-	"herdList": true}
+	"herdList": true, "sessionFile": true}
 
 // maxArgFindings bounds how many problems one field's arguments report.
 const maxArgFindings = 10

@@ -1030,6 +1030,26 @@ type IdentifierAddPayload struct {
 	Animal *ent.Animal `json:"animal"`
 }
 
+// One weighing of a session file.
+type ImportedWeighing struct {
+	// The weighing's line in the file.
+	Line int `json:"line"`
+	// The animal weighed.
+	AnimalID uuid.UUID `json:"animalID"`
+	// Its tag.
+	Tag string `json:"tag"`
+	// The line's EID as its 15 digits (ISO 11784), when it gave one.
+	Eid *string `json:"eid,omitempty"`
+	// The day weighed.
+	Date string `json:"date"`
+	// The time of day the file gives (HH:MM or HH:MM:SS), recorded nowhere.
+	Time *string `json:"time,omitempty"`
+	// The weight in kg.
+	Kg float64 `json:"kg"`
+	// What the import did with it.
+	Action WeighingAction `json:"action"`
+}
+
 // An insemination fact.
 type InseminationFact struct {
 	// The female served.
@@ -2285,6 +2305,40 @@ type WebhookUpdatePayload struct {
 	Webhook *WebhookEndpoint `json:"webhook"`
 }
 
+// A weigh scale's session file to import (docs/csv.md, Weigh-scale session files).
+type WeighingsImportInput struct {
+	// The farm's id.
+	FarmID uuid.UUID `json:"farmID"`
+	// The file's text as the scale exported it: a header line then one weighing a line (Tru-Test, Gallagher), or Digi-Star EID lines.
+	SessionFile string `json:"sessionFile"`
+	// The unit of weights when the file gives none (no unit column, cell unit or unit in the weight column's name). Never assumed.
+	Unit *WeightUnit `json:"unit,omitempty"`
+	// How d/m/y dates read when no date of the file has a day above 12.
+	DateOrder *DateOrder `json:"dateOrder,omitempty"`
+	// The session's date, for a file without a date column.
+	Date *string `json:"date,omitempty"`
+	// Checks the whole file against the farm and writes nothing.
+	DryRun *bool `json:"dryRun,omitempty"`
+}
+
+// What weighingsImport did, or would do (dryRun).
+type WeighingsImportPayload struct {
+	// True for a dry run: nothing was written.
+	DryRun bool `json:"dryRun"`
+	// How the file was read: header (a table with a header line) or digi-star-eid.
+	Layout string `json:"layout"`
+	// Weighings in the file.
+	Rows int `json:"rows"`
+	// Weighings recorded (or that would be).
+	Recorded int `json:"recorded"`
+	// Weighings the farm already held.
+	Unchanged int `json:"unchanged"`
+	// The file's columns no weighing records (the vendor's notes, drafting, condition score).
+	IgnoredColumns []string `json:"ignoredColumns"`
+	// Each weighing, in the file's order.
+	Weighings []*ImportedWeighing `json:"weighings"`
+}
+
 // An animal's weight on a day.
 type WeightRecordInput struct {
 	// The farm's id.
@@ -2619,6 +2673,64 @@ func (e *DNAResult) UnmarshalJSON(b []byte) error {
 }
 
 func (e DNAResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a d/m/y date reads.
+type DateOrder string
+
+const (
+	// Day first: 03/04/2026 is the 3rd of April.
+	DateOrderDmy DateOrder = "DMY"
+	// Month first: 03/04/2026 is the 4th of March.
+	DateOrderMdy DateOrder = "MDY"
+)
+
+var AllDateOrder = []DateOrder{
+	DateOrderDmy,
+	DateOrderMdy,
+}
+
+func (e DateOrder) IsValid() bool {
+	switch e {
+	case DateOrderDmy, DateOrderMdy:
+		return true
+	}
+	return false
+}
+
+func (e DateOrder) String() string {
+	return string(e)
+}
+
+func (e *DateOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DateOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DateOrder", str)
+	}
+	return nil
+}
+
+func (e DateOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DateOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DateOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -3528,6 +3640,122 @@ func (e *SireVerdict) UnmarshalJSON(b []byte) error {
 }
 
 func (e SireVerdict) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What an import did, or would do, with one weighing.
+type WeighingAction string
+
+const (
+	// Recorded as a weight fact (or would be, in a dry run).
+	WeighingActionRecorded WeighingAction = "RECORDED"
+	// The animal's history already holds it (same day and weight): not written again.
+	WeighingActionUnchanged WeighingAction = "UNCHANGED"
+)
+
+var AllWeighingAction = []WeighingAction{
+	WeighingActionRecorded,
+	WeighingActionUnchanged,
+}
+
+func (e WeighingAction) IsValid() bool {
+	switch e {
+	case WeighingActionRecorded, WeighingActionUnchanged:
+		return true
+	}
+	return false
+}
+
+func (e WeighingAction) String() string {
+	return string(e)
+}
+
+func (e *WeighingAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WeighingAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WeighingAction", str)
+	}
+	return nil
+}
+
+func (e WeighingAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WeighingAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WeighingAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A weigh scale's unit of weight.
+type WeightUnit string
+
+const (
+	// Kilograms.
+	WeightUnitKg WeightUnit = "KG"
+	// Pounds (0.45359237 kg).
+	WeightUnitLb WeightUnit = "LB"
+)
+
+var AllWeightUnit = []WeightUnit{
+	WeightUnitKg,
+	WeightUnitLb,
+}
+
+func (e WeightUnit) IsValid() bool {
+	switch e {
+	case WeightUnitKg, WeightUnitLb:
+		return true
+	}
+	return false
+}
+
+func (e WeightUnit) String() string {
+	return string(e)
+}
+
+func (e *WeightUnit) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WeightUnit(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WeightUnit", str)
+	}
+	return nil
+}
+
+func (e WeightUnit) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WeightUnit) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WeightUnit) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
