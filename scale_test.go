@@ -126,6 +126,14 @@ func benchScaleCell(b *testing.B, dia string, cell scaleCell) {
 // scaleFarm returns an App over a copy of the cell's cached farm (seeding it first when it
 // is not cached), the farm's id and the token of an owner of it.
 func scaleFarm(b *testing.B, dia string, cell scaleCell) (*herdbooktest.App, uuid.UUID, string) {
+	app, farm, owner := scaleFarmOf(b, dia, cell, "scale_")
+	return app, farm, owner.Token
+}
+
+// scaleFarmOf is scaleFarm answering the owner, with the PostgreSQL schema's prefix: a
+// benchmark that writes (BenchmarkCrushWrites) keeps a farm of its own there, so that the
+// read benchmarks' farm stays as seeded. SQLite copies the cached farm for every run.
+func scaleFarmOf(b *testing.B, dia string, cell scaleCell, prefix string) (*herdbooktest.App, uuid.UUID, herdbooktest.User) {
 	b.Helper()
 	ctx := context.Background()
 	key := fmt.Sprintf("%s_a%d_r%d_w%d", strings.ReplaceAll(scaleSeedVersion, "-", "_"), cell.animals, cell.records(), cell.weights)
@@ -164,7 +172,7 @@ func scaleFarm(b *testing.B, dia string, cell scaleCell) (*herdbooktest.App, uui
 			b.Fatal(err)
 		}
 		defer admin.Close()
-		schema := "scale_" + key
+		schema := prefix + key
 		var done bool
 		_ = admin.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'scale_seeded')`, schema).Scan(&done)
 		sep := "?"
@@ -230,7 +238,7 @@ func scaleFarm(b *testing.B, dia string, cell scaleCell) (*herdbooktest.App, uui
 	}
 	owner := app.MustUser()
 	app.MustMember(farmID, owner, herdbook.RoleOwner)
-	return app, farmID, owner.Token
+	return app, farmID, owner
 }
 
 // cpuTime is the user and system CPU this process has used.
