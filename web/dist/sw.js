@@ -48,6 +48,18 @@ async function keepShell(more = [], fresh = false) {
   }
 }
 
+// noteMiss keeps the last few files of the shell that were neither kept nor to be had from the
+// network (offline), with when and why, in a cache of their own: what a support person or a
+// test reads when the app did not open offline ('herdbook-sw-misses'; a sign-out drops it).
+async function noteMiss(path, err) {
+  try {
+    const c = await caches.open('herdbook-sw-misses');
+    const old = await c.keys();
+    for (const r of old.slice(0, Math.max(0, old.length - 19))) await c.delete(r);
+    await c.put(`/missed/${Date.now()}${path}?why=${encodeURIComponent(String(err))}`, new Response(''));
+  } catch { /* a note only */ }
+}
+
 self.addEventListener('install', (event) => {
   event.waitUntil(keepShell([], true).then(() => self.skipWaiting()));
 });
@@ -76,12 +88,14 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(req.url);
   if (url.origin !== self.location.origin) return;
   if (url.pathname.startsWith('/assets/')) {
-    // Hashed, immutable: the cache first, the network once.
+    // Hashed, immutable: the cache first, the network once. The kept copy is matched by its
+    // address alone: the server's Vary (Origin, Accept-Encoding) says nothing a file of
+    // the shell differs by.
     event.respondWith(
-      caches.match(req).then((hit) => hit || fetch(req).then((res) => {
-        if (res.ok) { const copy = res.clone(); caches.open(SHELL).then((c) => c.put(req, copy)); }
+      caches.match(url.pathname, { ignoreVary: true, ignoreSearch: true }).then((hit) => hit || fetch(req).then((res) => {
+        if (res.ok) { const copy = res.clone(); caches.open(SHELL).then((c) => c.put(url.pathname, copy)); }
         return res;
-      })),
+      }, (err) => { noteMiss(url.pathname, err); throw err; })),
     );
     return;
   }
