@@ -217,6 +217,14 @@ func TestCrushInBrowser(t *testing.T) {
 		})
 
 		t.Run("NotAnAnimalAndUnplug", func(t *testing.T) {
+			// Two codes in one read: the later one's animal is shown, whichever answer comes first.
+			b.click(t, "#weigh-animal button")
+			b.waitText(t, "#weigh-eid", "")
+			b.eval(t, `window.__serial.send(0, ['982000123456790\r\n982000123456789\r\n'])`)
+			b.waitText(t, "#weigh-animal", "C-1")
+			time.Sleep(300 * time.Millisecond)
+			b.waitText(t, "#weigh-animal", "C-1")
+			b.click(t, "#weigh-animal button")
 			// An industrial (R) transponder: said, and nothing looked up.
 			b.eval(t, `window.__serial.send(0, ['R00060000000000123456\r\n'])`)
 			b.waitText(t, "#weigh-status", "Not an animal’s code: R00060000000000123456")

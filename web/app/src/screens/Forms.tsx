@@ -79,8 +79,12 @@ export function Weigh({ farmID }: { farmID: string }) {
     setAnimal(a);
     if (armed.current && stable.current != null) fill(stable.current);
   };
+  // Two codes read in quick succession: the answer to the later one wins, whichever comes first.
+  const asked = useRef(0);
   const look = async (text: string) => {
+    const n = ++asked.current;
     const list = await find(farmID, text);
+    if (n !== asked.current) return;
     setFound(list);
     if (list.length === 1) choose(list[0]!);
   };
