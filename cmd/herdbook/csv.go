@@ -335,3 +335,45 @@ func (e env) importBreeding(ctx context.Context, args []string) error {
 		"created": res.Created, "skipped": res.Skipped, "seconds": elapsed.Seconds()},
 		"%s %d rows in %s: %d facts created, %d already held", verb, res.Rows, elapsed.Round(time.Millisecond), res.Created, res.Skipped)
 }
+
+func (e env) importWeighings(ctx context.Context, args []string) error {
+	c := e.newFarmCmd("import weighings")
+	dry := c.fs.Bool("dry-run", false, "check the whole file against the farm, writing nothing")
+	unit := c.fs.String("unit", "", "kg or lb: the unit of weights when the file gives none (never assumed)")
+	order := c.fs.String("date-order", "", "dmy or mdy: how d/m/y dates read when no date of the file settles it")
+	date := c.fs.String("date", "", "YYYY-MM-DD: the session's date, for a file without a date column")
+	flags, file, err := c.oneFile(args, "import weighings", "session file")
+	if err != nil {
+		return err
+	}
+	d, svc, err := c.open(ctx, flags)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	farmID, vctx, err := c.viewer(ctx, svc)
+	if err != nil {
+		return err
+	}
+	in, closeIn, err := c.input(file)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	start := time.Now()
+	res, err := svc.ImportWeighings(vctx, farmID, in, herdbook.WeighImportOptions{DryRun: *dry, Unit: *unit, DateOrder: *order, Date: *date})
+	if err != nil {
+		if !c.c.JSON && herdbook.ErrorCode(err) == herdbook.EINVALID {
+			return invalidLines(err)
+		}
+		return err
+	}
+	elapsed := time.Since(start)
+	verb := "imported"
+	if res.DryRun {
+		verb = "checked (dry run, nothing written)"
+	}
+	return c.print(map[string]any{"ok": true, "dry_run": res.DryRun, "written": !res.DryRun, "layout": res.Layout, "rows": res.Rows,
+		"recorded": res.Recorded, "unchanged": res.Unchanged, "ignored_columns": res.Ignored, "seconds": elapsed.Seconds()},
+		"%s %d weighings (%s) in %s: %d recorded, %d already held", verb, res.Rows, res.Layout, elapsed.Round(time.Millisecond), res.Recorded, res.Unchanged)
+}

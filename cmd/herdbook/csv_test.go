@@ -129,3 +129,32 @@ func TestBreedingCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestImportWeighingsCommand: import weighings (docs/csv.md, weigh-scale session files) on
+// both databases: a Tru-Test-style file, its repeat, a bad line.
+func TestImportWeighingsCommand(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			c := newCLI(t, dia)
+			c.mustJSON("", "admin", "user", "create", "--phone", "+4790000013")
+			s := c.mustJSON("", "admin", "seed", "--owner", "+4790000013", "--farms", "1", "--animals", "0", "--groups", "0", "--records", "0")
+			farmID := s["farm_ids"].([]any)[0].(string)
+			c.mustJSON("tag,sex,birth_date,eid\nC-1,female,2020-04-02,982000001088420\n", "import", "animals", "--farm", farmID, "-")
+			file := "EID,VID,Weight,Date,Time,Note\n0982000001088420,C-1,452.5,13/03/2026,08:15,lame\n"
+			if dry := c.mustJSON(file, "import", "weighings", "--farm", farmID, "--unit", "kg", "-", "--dry-run"); dry["dry_run"] != true || dry["recorded"] != 1.0 {
+				t.Fatalf("dry run = %v", dry)
+			}
+			if res := c.mustJSON(file, "import", "weighings", "--farm", farmID, "--unit", "kg", "-"); res["recorded"] != 1.0 || res["layout"] != "header" {
+				t.Fatalf("import = %v", res)
+			}
+			if res := c.mustJSON(file, "import", "weighings", "--farm", farmID, "--unit", "kg", "-"); res["recorded"] != 0.0 || res["unchanged"] != 1.0 {
+				t.Fatalf("again = %v", res)
+			}
+			if _, err := c.run(file, "import", "weighings", "--farm", farmID, "-"); err == nil ||
+				!strings.Contains(err.Error(), "nothing was written:\n  row 2, weight: the file does not say whether weights are in kg or lb") {
+				t.Fatalf("no unit: %v", err)
+			}
+		})
+	}
+}

@@ -105,6 +105,7 @@ func init() {
 		{name: "import", summary: "import a CSV file into a farm, or a farm archive into a new farm (all or nothing)", subs: []*command{
 			{name: "animals", summary: "import animals from a CSV file: new tags are created, known tags get new dated facts", run: env.importAnimals},
 			{name: "breeding", summary: "import breeding facts (heats, services, pregnancy checks, weanings) from breeding.csv (docs/csv.md)", run: env.importBreeding},
+			{name: "weighings", summary: "import a weigh scale's session file (Tru-Test, Gallagher, Digi-Star): one weight a line (docs/csv.md)", run: env.importWeighings},
 			{name: "farm", summary: "import a farm archive into a new farm, every id remapped (docs/archive.md)", run: env.importFarm},
 		}},
 		{name: "export", summary: "export a farm as CSV (streamed), or the whole farm as an archive", subs: []*command{
