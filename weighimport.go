@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent/animal"
+	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/scalefile"
 )
@@ -127,7 +128,11 @@ func (s *Service) importWeighings(ctx context.Context, farmID uuid.UUID, sess *s
 		return nil, err
 	}
 	animals := dedupe(slices.DeleteFunc(slices.Clone(ids), func(id uuid.UUID) bool { return id == uuid.Nil }))
-	stored, err := s.animalFacts(ctx, farmID, animals)
+	// The animals' histories but their weighings: a weight bounds no other weight (the rules
+	// that hold a weighing are its animal's birth, arrival, death and departures), and an
+	// animal weighed at every visit to the crush has more weighings than anything else. The
+	// weighings of the file's days are read apart, to leave those the history holds.
+	stored, err := s.animalFactsOf(ctx, farmID, animals, weighHistoryKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -136,13 +141,9 @@ func (s *Service) importWeighings(ctx context.Context, farmID uuid.UUID, sess *s
 		keys[i] = id.String()
 	}
 	entries := evidence.EntryDates(keys, stored)
-	held := map[string]bool{} // animal, day and kg of every weighing the history holds
-	for _, f := range stored {
-		if f.Kind == evidence.KindWeight {
-			if kg, err := strconv.ParseFloat(f.KG.String(), 64); err == nil {
-				held[strings.ToLower(f.AnimalID)+" "+f.Date+" "+strconv.FormatFloat(kg, 'f', -1, 64)] = true
-			}
-		}
+	held, err := s.heldWeighings(ctx, farmID, animals, rows)
+	if err != nil {
+		return nil, err
 	}
 	var p importProblems
 	res := &WeighImportResult{DryRun: dry, Layout: sess.Layout, Rows: len(rows), Ignored: sess.Extra, Weighings: make([]WeighRow, len(rows))}
@@ -362,4 +363,44 @@ func dedupeStrings(vs []string) []string {
 	out := slices.Clone(vs)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// weighHistoryKinds are the kinds of fact a weighing is checked against: all but weights and
+// weanings (a weaning weighs the calf), which bound nothing a weighing does.
+var weighHistoryKinds = func() []string {
+	var out []string
+	for _, k := range evidence.Kinds {
+		if k != evidence.KindWeight && k != evidence.KindWeaning {
+			out = append(out, string(k))
+		}
+	}
+	return out
+}()
+
+// heldWeighings returns "animal day kg" for every weighing the animals' histories hold on
+// the days of the file's lines. One statement.
+func (s *Service) heldWeighings(ctx context.Context, farmID uuid.UUID, animals []uuid.UUID, rows []scalefile.Row) (map[string]bool, error) {
+	held := map[string]bool{}
+	if len(animals) == 0 {
+		return held, nil
+	}
+	var days []string
+	for _, r := range rows {
+		days = append(days, r.Date)
+	}
+	items, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindWeight)),
+		recorditem.FactSubjectIn(animals...), recorditem.FactDateIn(dedupeStrings(days)...))
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		f, ok, errs := storedFact(it.Metadata)
+		if !ok || len(errs) > 0 {
+			continue
+		}
+		if kg, err := strconv.ParseFloat(f.KG.String(), 64); err == nil {
+			held[strings.ToLower(f.AnimalID)+" "+f.Date+" "+strconv.FormatFloat(kg, 'f', -1, 64)] = true
+		}
+	}
+	return held, nil
 }
