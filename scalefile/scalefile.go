@@ -251,6 +251,17 @@ func key(h string) string {
 	return b.String()
 }
 
+// rank is a column name's place among its role's names: the lower, the more specific.
+func rank(h string) int {
+	k := key(h)
+	for _, names := range Columns {
+		if i := slices.Index(names, k); i >= 0 {
+			return i
+		}
+	}
+	return len(Columns)
+}
+
 func roleOf(h string) string {
 	k := key(h)
 	for role, names := range Columns {
@@ -351,6 +362,20 @@ func readTable(lines []line, opt Options, p *problems) (*Session, error) {
 			// An unnamed column (a trailing delimiter) is read as nothing.
 		case role == "":
 			s.Extra = append(s.Extra, h)
+		case role == "vid":
+			// Exports carry more than one visual number (a VID and a management tag, an
+			// animal id): the most specific name is read, the others kept as extras.
+			if prev, dup := col[role]; dup {
+				if rank(h) < rank(header[prev]) {
+					s.Extra = append(s.Extra, header[prev])
+					col[role], s.Columns[role] = i, h
+				} else {
+					s.Extra = append(s.Extra, h)
+				}
+				continue
+			}
+			col[role] = i
+			s.Columns[role] = h
 		default:
 			if _, dup := col[role]; dup {
 				p.add(hl, h, "is a second %s column (the first is %s); keep one", role, s.Columns[role])
@@ -451,7 +476,7 @@ func readTable(lines []line, opt Options, p *problems) (*Session, error) {
 			p.add(l.n, r.dateColumn, "is empty: every weighing is dated")
 		}
 		for i, h := range header {
-			if h == "" || roleOf(h) != "" || i >= len(cells) {
+			if h == "" || i >= len(cells) || (roleOf(h) != "" && !slices.Contains(s.Extra, h)) {
 				continue
 			}
 			if v := strings.TrimSpace(cells[i]); v != "" {

@@ -111,6 +111,16 @@ func TestRead(t *testing.T) {
 			},
 		},
 		{
+			// Two visual numbers: the VID is read, the management tag kept as an extra,
+			// whichever comes first.
+			name:   "TwoVisualColumns",
+			file:   "Management Tag,EID,VID,Weight (kg),Date\nM-7,982000001088420,101,300,2026-03-04\n",
+			layout: scalefile.LayoutHeader, delim: ',',
+			rows: []want{
+				{"982000001088420", "101", "300", "2026-03-04", "", map[string]string{"Management Tag": "M-7"}},
+			},
+		},
+		{
 			// Day.month.year and month names read without an order.
 			name:   "DotAndMonthNames",
 			file:   "EID,Weight,Date\n982000001088420,300,04.03.2026\n982000001088420,301,5-Mar-2026\n982000001088420,302,Mar 6 2026\n",
