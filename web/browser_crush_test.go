@@ -84,8 +84,8 @@ const fakeSerial = `(() => {
 // Unplugging the reader says so. Then the same over Web Bluetooth: a simulated reader and
 // scale head with the Nordic UART Service notify their lines in 20-byte pieces. The devices stay
 // connected on another screen and back. Last, with the network cut: the reader's code finds a steer in the kept register, his card has his last
-// weight from it, and the scale's weight is queued and reaches the server once online.
-// axe-core checks the screen with the devices and the card.
+// weight from it, and the scale's weight is queued and reaches the server once online. In lb,
+// the scale's kg shows in lb and reaches the server unrounded. axe-core checks the screen with the devices and the card.
 func TestCrushInBrowser(t *testing.T) {
 	t.Parallel()
 	browserTools(t)
@@ -307,6 +307,31 @@ func TestCrushInBrowser(t *testing.T) {
 					t.Fatalf("the server has C-3 at %v kg once online, want 355", weightOf(steer))
 				}
 				time.Sleep(200 * time.Millisecond)
+			}
+		})
+
+		t.Run("Pounds", func(t *testing.T) {
+			// A user who weighs in lb sees the scale's kg in lb; the server gets the scale's
+			// weight as it gave it, not the field's rounding (381 kg shows as 840 lb, which
+			// would be 381.02 kg).
+			b.goTo(t, "/settings", "Settings")
+			b.set(t, "#pref-unit", "lb")
+			b.click(t, "#pref-save")
+			defer func() {
+				b.goTo(t, "/settings", "Settings")
+				b.set(t, "#pref-unit", "kg")
+				b.click(t, "#pref-save")
+			}()
+			b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+			b.waitText(t, "#device-scale-status", "Scale: connected")
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 2, ['982000123456790\r\n'])`)
+			b.waitText(t, "#weigh-animal", "C-2")
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 1, ['ST,GS,+00381.0kg\r\n'])`)
+			b.poll(t, "the scale's kg in lb in the field", `document.querySelector('#weigh-kg').value === '840'`)
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-session", "C-2: 840 lb")
+			if got := weightOf(heifer); got != 381.0 {
+				t.Fatalf("the server has C-2 at %v kg, want the scale's 381", got)
 			}
 			if o := b.overflow(t); o != "" {
 				t.Fatalf("the crush screen overflows at 360 px: %s", o)

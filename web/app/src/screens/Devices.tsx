@@ -2,7 +2,7 @@
 // Bluetooth (Web Bluetooth, the Nordic UART Service), offered only where the browser has the
 // API. This panel is small and part of the weigh screen; the connections and the protocol
 // parsers (../devices) are a chunk of their own, fetched at the first Connect.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t, type Key } from '../i18n';
 import type { Connection, DeviceState, Link } from '../devices/connect';
 import type { DeviceLine } from '../devices/read';
@@ -38,8 +38,11 @@ export function Devices({ onLine }: { onLine: (l: DeviceLine) => void }) {
   const latest = useRef(onLine);
   latest.current = onLine;
   const [, redraw] = useState(0);
-  useEffect(() => {
-    const mine = (l: DeviceLine) => latest.current(l);
+  // Lines go to this screen from its first drawing on: an effect runs only after the page is
+  // painted, and a line that came in between would be lost.
+  const mine = useRef((l: DeviceLine) => latest.current(l)).current;
+  sink = mine;
+  useLayoutEffect(() => {
     sink = mine;
     const f = () => redraw((n) => n + 1);
     watchers.add(f);

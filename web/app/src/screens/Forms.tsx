@@ -73,7 +73,14 @@ export function Weigh({ farmID }: { farmID: string }) {
   const held = useRef('');
   useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
 
-  const fill = (v: number) => setWeight(String(Math.round(fromKg(v) * 10) / 10));
+  // A weight the scale filled in is saved as the scale gave it, not as the field rounds it
+  // in the user's unit (380.0 kg shown as 837.8 lb is 380.0 kg, not 380.02).
+  const filled = useRef<{ text: string; kg: number } | null>(null);
+  const fill = (v: number) => {
+    const text = String(Math.round(fromKg(v) * 10) / 10);
+    filled.current = { text, kg: v };
+    setWeight(text);
+  };
   const choose = (a: Found) => {
     typed.current = false;
     setAnimal(a);
@@ -135,7 +142,7 @@ export function Weigh({ farmID }: { farmID: string }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (!animal) return;
-    const v = toKg(Number(weight));
+    const v = filled.current && filled.current.text === weight ? filled.current.kg : toKg(Number(weight));
     const out = await write(`${t('weigh')} ${animal.tag}`, WeighDocument, { input: { farmID, animalID: animal.id, date, kg: v } });
     const state = out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('saved');
     setDone((d) => [{ tag: animal.tag, kg: v, state }, ...d]);
