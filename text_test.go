@@ -73,6 +73,7 @@ var textExempt = map[string]string{
 	"ImportFarmArchive":        "a JSON archive read from a stream, not strings: the body must be valid UTF-8 and every string in it passes the text rule (prose) before anything is written (decodeArchive, textIn), tested over HTTP in rest's TestFarmArchiveRoundTrip (ControlChar, InvalidUTF8)",
 	"ImportFarmArchiveMapped":  "ImportFarmArchive, answering the id map too",
 	"ImportAnimals":            "a streamed CSV file, not strings: every cell passes the text rule as it is read (readAnimalCSV), tested over HTTP in rest's TestImportAnimals (ControlChar)",
+	"ImportWeighings":          "a streamed weigh-scale session file, not strings: its visual ids and column names pass the text rule as it is read, its options are closed sets (unit, date_order) and a date, tested over HTTP in rest's TestImportWeighings (ControlChar, InvalidUTF8)",
 	"ImportBreeding":           "a streamed CSV file, not strings: every cell passes the text rule as it is read, tested over HTTP in rest's TestBreedingCSV (ControlChar)",
 	"WebhookByURL":             "the operator's command line (admin webhook test) looks up an endpoint by the URL it was given; nothing is stored",
 	"Inbreeding":               "an animal the graph loaded (its stored tag and name), not a caller's text; nothing is stored",

@@ -110,6 +110,23 @@ func (s *Service) ImportWeighings(ctx context.Context, farmID uuid.UUID, file io
 		}
 		return nil, csvError(err)
 	}
+	// The text rule, as every import's cells follow it: the visual ids are looked up and
+	// named in answers, the vendor's column names listed as ignored; nothing else of the
+	// file is text (EIDs, weights, dates and times are read as what they are).
+	var p importProblems
+	for _, col := range sess.Extra {
+		if msg := textProblem(col, false); msg != "" {
+			p.add(1, "header", "%s", msg)
+		}
+	}
+	for _, r := range sess.Rows {
+		if msg := textProblem(r.VID, false); msg != "" {
+			p.add(r.Line, "vid", "%s", msg)
+		}
+	}
+	if len(p.list) > 0 {
+		return nil, p.err()
+	}
 	var res *WeighImportResult
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		res, err = s.importWeighings(ctx, farmID, sess, opts.DryRun)

@@ -238,6 +238,11 @@ func TestImportWeighings(t *testing.T) {
 				"BadEID":       {"EID,Weight (kg),Date\n12345,400,2026-04-01\n", "row 2, eid: \"12345\" is not an EID"},
 				"OutOfRange":   {"EID,Weight (kg),Date\n" + eidC1 + ",-4,2026-04-01\n", "row 2, weight: \"-4\": a weight must be above 0"},
 				"Ambiguous":    {"EID,Weight (kg),Date\n" + eidC1 + ",400,03/04/2026\n", "say the date order"},
+				// The text rule (text.go), as the animals import's cells: no control
+				// characters, valid UTF-8, in a visual id or a vendor's column name.
+				"ControlChar":   {"VID,Weight (kg),Date\nC\x00-1,400,2026-04-01\n", "row 2, vid: must not contain control characters"},
+				"InvalidUTF8":   {"VID,Weight (kg),Date\nC-\xff1,400,2026-04-01\n", "row 2, vid:"},
+				"ControlHeader": {"VID,Weight (kg),Date,No\x01te\nC-1,400,2026-04-01,x\n", "row 1, header: must not contain control characters"},
 				// One bad line among good ones: nothing is written.
 				"OneBadLine": {"EID,Weight (kg),Date\n" + eidC1 + ",410,2026-04-02\n" + eidC2 + ",411,2026-04-02\n982000009999999,400,2026-04-02\n", "row 4, eid"},
 			} {
