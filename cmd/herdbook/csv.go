@@ -93,6 +93,23 @@ func (c *farmCmd) viewer(ctx context.Context, svc *herdbook.Service) (uuid.UUID,
 		Scopes: herdbook.AllScopes, Credential: herdbook.CredentialOAuth}), nil
 }
 
+// importing opens what an import command reads and writes: the database, the farm with the
+// member it acts as (viewer), and the input file; done closes the file and the database.
+func (c *farmCmd) importing(ctx context.Context, flags []string, file string) (svc *herdbook.Service, farmID uuid.UUID, vctx context.Context, in io.Reader, done func(), err error) {
+	d, svc, err := c.open(ctx, flags)
+	if err != nil {
+		return nil, uuid.Nil, nil, nil, nil, err
+	}
+	if farmID, vctx, err = c.viewer(ctx, svc); err == nil {
+		var release func()
+		if in, release, err = c.input(file); err == nil {
+			return svc, farmID, vctx, in, func() { release(); d.Close() }, nil
+		}
+	}
+	d.Close()
+	return nil, uuid.Nil, nil, nil, nil, err
+}
+
 // invalidLines words a validation error one problem per line, as a person reads a report
 // on a file.
 func invalidLines(err error) error {
@@ -114,20 +131,11 @@ func (e env) importAnimals(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, svc, err := c.open(ctx, flags)
+	svc, farmID, vctx, in, done, err := c.importing(ctx, flags, file)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	farmID, vctx, err := c.viewer(ctx, svc)
-	if err != nil {
-		return err
-	}
-	in, closeIn, err := c.input(file)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
+	defer done()
 	start := time.Now()
 	opts := herdbook.ImportOptions{DryRun: *dry}
 	if !c.c.JSON && isTerminal(c.stderr) {
@@ -304,20 +312,11 @@ func (e env) importBreeding(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, svc, err := c.open(ctx, flags)
+	svc, farmID, vctx, in, done, err := c.importing(ctx, flags, file)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	farmID, vctx, err := c.viewer(ctx, svc)
-	if err != nil {
-		return err
-	}
-	in, closeIn, err := c.input(file)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
+	defer done()
 	start := time.Now()
 	res, err := svc.ImportBreeding(vctx, farmID, in, *dry)
 	if err != nil {
@@ -346,20 +345,11 @@ func (e env) importWeighings(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, svc, err := c.open(ctx, flags)
+	svc, farmID, vctx, in, done, err := c.importing(ctx, flags, file)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	farmID, vctx, err := c.viewer(ctx, svc)
-	if err != nil {
-		return err
-	}
-	in, closeIn, err := c.input(file)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
+	defer done()
 	start := time.Now()
 	res, err := svc.ImportWeighings(vctx, farmID, in, herdbook.WeighImportOptions{DryRun: *dry, Unit: *unit, DateOrder: *order, Date: *date})
 	if err != nil {
