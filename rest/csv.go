@@ -2,6 +2,7 @@ package rest
 
 import (
 	"errors"
+	"github.com/google/uuid"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -144,27 +145,38 @@ type importRowJSON struct {
 	Action   string  `json:"action"`
 }
 
-func (h *Handler) importAnimals(w http.ResponseWriter, r *http.Request) {
+// importRequest reads what every file import takes: the farm from the path, dry_run from
+// the query, and a multipart form whose part named file holds what (the CSV, the session
+// file), read by the service as it streams, within MaxImportBody. A bad farm id or dry_run
+// is answered here (ok false); a bad form is the file's error, answered when it is read.
+func (h *Handler) importRequest(w http.ResponseWriter, r *http.Request, what string) (farmID uuid.UUID, dry bool, file *importFile, ok bool) {
 	farmID, err := h.pathID(r, "farm_id")
 	if err != nil {
 		httpapi.WriteError(w, r, err)
-		return
+		return uuid.Nil, false, nil, false
 	}
-	var opts herdbook.ImportOptions
 	switch v := r.URL.Query().Get("dry_run"); v {
 	case "", "false":
 	case "true":
-		opts.DryRun = true
+		dry = true
 	default:
 		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "dry_run", Message: "must be true or false"}))
-		return
+		return uuid.Nil, false, nil, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBody)
-	file := &importFile{}
+	file = &importFile{}
 	if file.mr, file.err = r.MultipartReader(); file.err != nil {
-		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, the CSV in the part named file")
+		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, " + what + " in the part named file")
 	}
-	res, err := h.svc.ImportAnimals(r.Context(), farmID, file, opts)
+	return farmID, dry, file, true
+}
+
+func (h *Handler) importAnimals(w http.ResponseWriter, r *http.Request) {
+	farmID, dry, file, ok := h.importRequest(w, r, "the CSV")
+	if !ok {
+		return
+	}
+	res, err := h.svc.ImportAnimals(r.Context(), farmID, file, herdbook.ImportOptions{DryRun: dry})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -217,24 +229,9 @@ func (h *Handler) exportBreeding(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) importBreeding(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
+	farmID, dry, file, ok := h.importRequest(w, r, "the CSV")
+	if !ok {
 		return
-	}
-	dry := false
-	switch v := r.URL.Query().Get("dry_run"); v {
-	case "", "false":
-	case "true":
-		dry = true
-	default:
-		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "dry_run", Message: "must be true or false"}))
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBody)
-	file := &importFile{}
-	if file.mr, file.err = r.MultipartReader(); file.err != nil {
-		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, the CSV in the part named file")
 	}
 	res, err := h.svc.ImportBreeding(r.Context(), farmID, file, dry)
 	if err != nil {
@@ -264,26 +261,12 @@ type weighingRowJSON struct {
 // files") from the same form as the other imports, with what the file may not say in the
 // query: unit, date_order and date.
 func (h *Handler) importWeighings(w http.ResponseWriter, r *http.Request) {
-	farmID, err := h.pathID(r, "farm_id")
-	if err != nil {
-		httpapi.WriteError(w, r, err)
+	farmID, dry, file, ok := h.importRequest(w, r, "the session file")
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	opts := herdbook.WeighImportOptions{Unit: q.Get("unit"), DateOrder: q.Get("date_order"), Date: q.Get("date")}
-	switch v := q.Get("dry_run"); v {
-	case "", "false":
-	case "true":
-		opts.DryRun = true
-	default:
-		httpapi.WriteError(w, r, herdbook.Invalid(herdbook.FieldError{Field: "dry_run", Message: "must be true or false"}))
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBody)
-	file := &importFile{}
-	if file.mr, file.err = r.MultipartReader(); file.err != nil {
-		file.err = httpapi.BodyInvalid("must be multipart/form-data with a boundary, the session file in the part named file")
-	}
+	opts := herdbook.WeighImportOptions{DryRun: dry, Unit: q.Get("unit"), DateOrder: q.Get("date_order"), Date: q.Get("date")}
 	res, err := h.svc.ImportWeighings(r.Context(), farmID, file, opts)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
