@@ -2,12 +2,13 @@ package rest
 
 import (
 	"errors"
-	"github.com/google/uuid"
 	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"strconv"
+
+	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/internal/httpapi"
