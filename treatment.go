@@ -644,25 +644,61 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	if err != nil {
 		return nil, 0, err
 	}
+	total := 0
+	out, err := s.onBoard(ctx, farmID, asOf, func(held []*withdrawal.Status) []*withdrawal.Status {
+		total = len(held)
+		return held[min(offset, total):min(offset+limit, total)]
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// WithdrawalOf answers one animal's line of the farm's withdrawal board on asOf (today in
+// the farm's time zone when empty; UTC until the farm sets one): its withdrawal when it is
+// on the farm and still under one that day, nil when not. It is exact however long the board
+// is, where a page of the board (Withdrawals) may not hold the animal: for one animal's page
+// and the crush, not for lists (each call reads the animal's tag and medicine names).
+func (s *Service) WithdrawalOf(ctx context.Context, farmID, animalID uuid.UUID, asOf string) (*AnimalWithdrawal, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadRecords); err != nil {
+		return nil, err
+	}
+	id := animalID.String()
+	out, err := s.onBoard(ctx, farmID, asOf, func(held []*withdrawal.Status) []*withdrawal.Status {
+		for _, st := range held {
+			if st.AnimalID == id {
+				return []*withdrawal.Status{st}
+			}
+		}
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
+// onBoard answers the lines of the farm's withdrawal board on asOf that pick keeps, with
+// their tags and medicine names; the caller has authorized.
+func (s *Service) onBoard(ctx context.Context, farmID uuid.UUID, asOf string, pick func([]*withdrawal.Status) []*withdrawal.Status) ([]AnimalWithdrawal, error) {
 	if asOf == "" {
 		// Today is the farm's local day; UTC only for a farm that has not set its zone yet.
 		set, err := s.settings(ctx, farmID)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		asOf, _ = set.DefaultDay(s.nowUTC())
 	}
 	day, err := s.asOfDay(asOf)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	board, fresh, err := s.withdrawalBoard(ctx, farmID, day)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	wf, held := board.facts, board.held
-	total := len(held)
-	held = held[min(offset, total):min(offset+limit, total)]
+	wf, held := board.facts, pick(board.held)
 	ids := make([]uuid.UUID, len(held))
 	var meds []uuid.UUID
 	for i, st := range held {
@@ -673,14 +709,14 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	}
 	tags, err := s.animalTags(ctx, farmID, ids)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(meds) > 0 && !fresh {
 		// A kept board's medicine names may have changed since (a medicine's name changes
 		// without a record): read the page's names as they are now.
 		names, err := s.medicineNames(ctx, farmID, slices.Values(meds))
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		book := *wf.book
 		book.names = names
@@ -692,7 +728,7 @@ func (s *Service) Withdrawals(ctx context.Context, farmID uuid.UUID, asOf string
 	for i, st := range held {
 		out[i] = wf.status(st, tags)
 	}
-	return out, total, nil
+	return out, nil
 }
 
 // withdrawalBoard is the farm's withdrawal board on a day: the animals on the farm that day

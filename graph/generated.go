@@ -109,6 +109,7 @@ type ComplexityRoot struct {
 		Timeline              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
 		UpdatedAt             func(childComplexity int) int
 		Weights               func(childComplexity int) int
+		Withdrawal            func(childComplexity int, asOf *string) int
 	}
 
 	AnimalConnection struct {
@@ -1565,6 +1566,7 @@ type AnimalResolver interface {
 	Weights(ctx context.Context, obj *ent.Animal) (*herdbook.AnimalWeights, error)
 	AdjustedWeaningWeight(ctx context.Context, obj *ent.Animal) (*herdbook.AdjustedWeaning, error)
 	Groups(ctx context.Context, obj *ent.Animal) ([]*ent.Group, error)
+	Withdrawal(ctx context.Context, obj *ent.Animal, asOf *string) (*herdbook.AnimalWithdrawal, error)
 	Passport(ctx context.Context, obj *ent.Animal, asOf *string) (*model.Passport, error)
 	Inbreeding(ctx context.Context, obj *ent.Animal) (float64, error)
 	Pedigree(ctx context.Context, obj *ent.Animal, depth *int) (*model.AnimalPedigree, error)
@@ -2015,6 +2017,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Weights(childComplexity), true
+	case "Animal.withdrawal":
+		if e.ComplexityRoot.Animal.Withdrawal == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_withdrawal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Withdrawal(childComplexity, args["asOf"].(*string)), true
 
 	case "AnimalConnection.edges":
 		if e.ComplexityRoot.AnimalConnection.Edges == nil {
@@ -8617,6 +8630,8 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_adjustedWeaningWeight(ctx, field)
 	case "groups":
 		return ec.fieldContext_Animal_groups(ctx, field)
+	case "withdrawal":
+		return ec.fieldContext_Animal_withdrawal(ctx, field)
 	case "passport":
 		return ec.fieldContext_Animal_passport(ctx, field)
 	case "inbreeding":
@@ -11526,6 +11541,20 @@ func (ec *executionContext) field_Animal_timeline_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Animal_withdrawal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalODate2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
 	return args, nil
 }
 
@@ -15053,6 +15082,50 @@ func (ec *executionContext) fieldContext_Animal_groups(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Group(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_withdrawal(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_withdrawal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Withdrawal(ctx, obj, fc.Args["asOf"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *herdbook.AnimalWithdrawal) graphql.Marshaler {
+			return ec.marshalOAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_withdrawal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnimalWithdrawal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_withdrawal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -52265,6 +52338,12 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Animal_groups(ctx, field, obj)
 				})
+		case "withdrawal":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_withdrawal(ctx, field, obj)
+				})
 		case "passport":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -65695,6 +65774,13 @@ func (ec *executionContext) unmarshalOAnimalWhereInput2ᚖgithubᚗcomᚋherdboo
 	}
 	res, err := ec.unmarshalInputAnimalWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnimalWithdrawal2ᚖgithubᚗcomᚋherdbookᚋherdbookᚐAnimalWithdrawal(ctx context.Context, sel ast.SelectionSet, v *herdbook.AnimalWithdrawal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AnimalWithdrawal(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOAuditEntry2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐAuditEntry(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEntry) graphql.Marshaler {

@@ -15,6 +15,11 @@ import (
 	"github.com/herdbook/herdbook/graph/model"
 )
 
+// Withdrawal is the resolver for the withdrawal field.
+func (r *animalResolver) Withdrawal(ctx context.Context, obj *ent.Animal, asOf *string) (*herdbook.AnimalWithdrawal, error) {
+	return r.svc.WithdrawalOf(ctx, obj.FarmID, obj.ID, orZero(asOf))
+}
+
 // Medicines is the resolver for the medicines field.
 func (r *farmResolver) Medicines(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.MedicineConnection, error) {
 	return r.medicines(ctx, obj.ID, after, first)

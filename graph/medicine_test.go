@@ -95,6 +95,27 @@ func TestMedicineGraph(t *testing.T) {
 			dig(t, out, "data.node.later.totalCount") != float64(0) {
 			t.Fatalf("withdrawals %v", out)
 		}
+		// Animal.withdrawal is the animal's line of the same board, null off it (cleared, or
+		// sold by then), and exact where a page of the board does not hold the animal.
+		out = do(t, reader.Token, `query($f: ID!, $cow: ID!) { node(id: $cow) { ... on Animal {
+			w: withdrawal(asOf: "2024-02-29") { animalID animalTag meatClearOn milkClearAt treatments { medicineName medicineVersion } }
+			sold: withdrawal(asOf: "2024-03-05") { animalID }
+			cleared: withdrawal(asOf: "2024-03-26") { animalID } } }
+			farm: node(id: $f) { ... on Farm { page: withdrawals(asOf: "2024-02-29", take: 0) { totalCount nodes { animalID } } } } }`)
+		wantNoErrors(t, out)
+		if dig(t, out, "data.node.w.animalID") != v["cow"] || dig(t, out, "data.node.w.animalTag") != "UK-1" || dig(t, out, "data.node.w.meatClearOn") != "2024-03-26" ||
+			dig(t, out, "data.node.w.milkClearAt") != "2024-02-25T00:00:00Z" || dig(t, out, "data.node.w.treatments.0.medicineVersion") != float64(2) ||
+			dig(t, out, "data.node.cleared") != nil || dig(t, out, "data.node.sold") != nil || dig(t, out, "data.farm.page.totalCount") != float64(1) || len(dig(t, out, "data.farm.page.nodes").([]any)) != 0 {
+			t.Fatalf("the animal's withdrawal %v", out)
+		}
+		out = do(t, app.MustUser().Token, `query($cow: ID!) { node(id: $cow) { ... on Animal { withdrawal(asOf: "2024-02-29") { animalID } } } }`)
+		if errorCode(out) == "" {
+			t.Fatalf("a stranger reads the animal's withdrawal: %v", out)
+		}
+		out = do(t, reader.Token, `query($cow: ID!) { node(id: $cow) { ... on Animal { withdrawal(asOf: "29/02/2024") { animalID } } } }`)
+		if errorCode(out) != "BAD_USER_INPUT" {
+			t.Fatalf("a bad date: %v", out)
+		}
 
 		t.Run("Node", func(t *testing.T) {
 			out := do(t, reader.Token, `query($m: ID!) { node(id: $m) { id ... on Medicine { name version } } nodes(ids: [$m]) { id } }`)

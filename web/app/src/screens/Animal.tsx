@@ -1,16 +1,16 @@
 // An animal: its profile on a day, identifiers, parents, offspring, timeline, a weight chart
 // (inline SVG from the weight facts), its 205-day adjusted weaning weight, its withdrawal, and the sale and death forms.
 import { useQuery } from '@urql/preact';
-import { client } from '../client';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { AnimalClocksDocument, AnimalDocument, AnimalWithdrawalDocument, DeathDocument, GroupsDocument, SaleDocument, type NoticeRowFragment } from '../graphql/generated';
+import { AnimalClocksDocument, AnimalDocument, DeathDocument, GroupsDocument, SaleDocument, type NoticeRowFragment } from '../graphql/generated';
 import { count, showDate, showGain, showWeight, t, timeLeft, today, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Groups, Timeline, useEditor } from './Book';
 import { Failed } from './Farms';
 import { Pedigree } from './Pedigree';
 import { kept, type Row } from '../sync';
+import { refreshWithdrawal, useAnimalWithdrawal } from '../withdrawal';
 
 interface Point { date: string; kg: number }
 
@@ -50,11 +50,10 @@ function Clocks({ farmID, id }: { farmID: string; id: string }) {
   );
 }
 
-/** useWithdrawal is the animal's withdrawal on a day, from the farm's list (one request,
- * shared by the card, the departure form and the kept page). */
+/** useWithdrawal is the animal's withdrawal on a day (withdrawal.ts; shared by the card, the
+ * departure form and the kept page through the cache). */
 function useWithdrawal(farmID: string, asOf: string, id: string) {
-  const [{ data }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf } });
-  return data?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
+  return useAnimalWithdrawal(farmID, id, asOf).line ?? undefined;
 }
 
 function Withdrawal({ farmID, asOf, id }: { farmID: string; asOf: string; id: string }) {
@@ -178,7 +177,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
   // (the withdrawal's answer reaches its card and the departure form through the cache).
   const changed = () => {
     again({ requestPolicy: 'network-only' });
-    void client.query(AnimalWithdrawalDocument, { farmID, asOf }, { requestPolicy: 'network-only' }).toPromise();
+    refreshWithdrawal(id, asOf);
   };
   const a = data?.node;
   // Offline, a page never read on this device shows the kept register's copy of the animal.

@@ -3,12 +3,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { useQuery } from '@urql/preact';
-import { AnimalWithdrawalDocument, CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
+import { CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
 import { fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
 import { Devices } from './Devices';
 import { write } from '../outbox';
+import { useAnimalWithdrawal } from '../withdrawal';
 import { kept as keptRegister, type Row } from '../sync';
 import { matches } from './Register';
 
@@ -186,7 +187,7 @@ export function Weigh({ farmID }: { farmID: string }) {
  * Graphcache's kept copy offline); the farm's withdrawals and due list once for the session. */
 function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: string }) {
   const [{ data, fetching }] = useQuery({ query: CrushAnimalDocument, variables: { id, asOf: date } });
-  const [{ data: wd, fetching: wdFetching }] = useQuery({ query: AnimalWithdrawalDocument, variables: { farmID, asOf: date } });
+  const wd = useAnimalWithdrawal(farmID, id, date);
   const [{ data: dd }] = useQuery({ query: CrushDueDocument, variables: { farmID, asOf: date } });
   const node = data?.node;
   const a = node && 'tag' in node ? node : null;
@@ -196,7 +197,7 @@ function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: st
   useEffect(() => {
     if (!a) void keptRegister(farmID).then((k) => setRow(k?.rows.find((r) => r.id === id) ?? null), () => setRow(null));
   }, [!a, farmID, id]);
-  const w = wd?.farm?.withdrawals.nodes.find((n) => n.animalID === id);
+  const w = wd.line;
   const due = dd?.farm?.due.edges.find((e) => e.node.animalID === id)?.node;
   // What is not known on this device is said so, never shown as "no withdrawal".
   const weightText = p ? (p.weightKg != null ? <>{showWeight(p.weightKg)}{p.weighedOn && <> · {showDate(p.weighedOn)}</>}</> : t('noWeightYet'))
@@ -207,7 +208,7 @@ function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: st
       <dt>{t('lastWeight')}</dt>
       <dd id="card-weight">{weightText}</dd>
       <dt>{t('withdrawal')}</dt>
-      <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : wd?.farm ? t('noWithdrawal') : wdFetching ? '…' : t('notKnownHere')}</dd>
+      <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : wd.line === null ? t('noWithdrawal') : wd.fetching ? '…' : t('notKnownHere')}</dd>
       {due && <><dt>{t('dueToCalve')}</dt><dd id="card-due">{due.expectedDate ? showDate(due.expectedDate) : '—'}{due.expectedFrom && due.expectedTo && due.expectedFrom !== due.expectedTo && <> ({showDate(due.expectedFrom)} – {showDate(due.expectedTo)})</>}</dd></>}
     </dl>
   );
