@@ -189,6 +189,7 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 		{method: "Due", args: []any{f.ID, "2026-03-01", herdbook.Page{}}},
 		{method: "DueCSV", args: []any{f.ID, "2026-03-01"}},
 		{method: "AnimalWithdrawalAsOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
+		{method: "WithdrawalOf", args: []any{f.ID, animal.ID, "2026-03-01"}},
 		{method: "AdminMedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "MedicineBook", args: []any{f.ID, "2026-01-01", "2026-03-01", func([]string) error { return nil }}},
 		{method: "CreateMedicinePurchase", args: []any{f.ID, herdbook.MedicinePurchaseInput{MedicineID: ptr(med.ID), Batch: ptr("B-1"),
