@@ -167,6 +167,12 @@ const en = {
   eidRead: 'Read', notAnimalCode: 'Not an animal’s code', onScale: 'On the scale', stable: 'stable', moving: 'moving', overload: 'overload', underload: 'underload',
   lastWeight: 'Last weight', noWeightYet: 'Not weighed yet', dueToCalve: 'Due to give birth', eidNotWeight: 'That was a tag read, not a weight: looking the animal up.',
   notKnownHere: 'not known on this device (offline)',
+  // A scanned list on Treat and Move (screens/Forms.tsx).
+  scanList: 'Scan a list', scanField: 'Scan or type an EID or tag, then Enter',
+  scanNote: 'Each code adds its animal to the list; Enter here never saves. Save then records it for every animal in the list.',
+  scanInList: 'in the list', scanTwice: 'already in the list, not added again', scanUnknown: 'no animal on the farm has this code; not added',
+  scanSeveral: 'several animals match; scan or type the whole code', scanLooking: 'looking up…', removeFromList: 'Remove from the list',
+  scanEmpty: 'Scan at least one animal first.', scanWait: 'Wait until every code has been looked up.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -337,6 +343,12 @@ const fr: Catalogue = {
   eidRead: 'Lu', notAnimalCode: 'Pas le code d’un animal', onScale: 'Sur la bascule', stable: 'stable', moving: 'en mouvement', overload: 'surcharge', underload: 'sous-charge',
   lastWeight: 'Dernière pesée', noWeightYet: 'Jamais pesé', dueToCalve: 'Mise bas prévue', eidNotWeight: 'C’était une lecture de boucle, pas un poids : recherche de l’animal.',
   notKnownHere: 'inconnu sur cet appareil (hors ligne)',
+  // Une liste scannée, pour Traiter et Déplacer (screens/Forms.tsx).
+  scanList: 'Scanner une liste', scanField: 'Scannez ou tapez un IDE ou un numéro, puis Entrée',
+  scanNote: 'Chaque code ajoute son animal à la liste ; Entrée ici n’enregistre jamais. Enregistrer le saisit ensuite pour chaque animal de la liste.',
+  scanInList: 'dans la liste', scanTwice: 'déjà dans la liste, pas ajouté une seconde fois', scanUnknown: 'aucun animal de l’exploitation n’a ce code ; pas ajouté',
+  scanSeveral: 'plusieurs animaux correspondent ; scannez ou tapez le code entier', scanLooking: 'recherche…', removeFromList: 'Retirer de la liste',
+  scanEmpty: 'Scannez d’abord au moins un animal.', scanWait: 'Attendez que chaque code ait été cherché.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

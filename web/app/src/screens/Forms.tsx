@@ -1,10 +1,11 @@
 // Quick forms for the yard: a weigh session at the crush (scan or type an EID, enter the
-// weight, next) and a treatment of an animal or a group. Offline, both queue.
+// weight, next), a treatment of an animal, a group or a scanned list, and a move to a group
+// of typed tags or a scanned list. Offline, all queue.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { useQuery } from '@urql/preact';
 import { CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
-import { fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
+import { count, fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
 import { Devices } from './Devices';
@@ -234,6 +235,105 @@ function ClearDates({ date, medicine }: { date: string; medicine: { withdrawalMe
   );
 }
 
+/** One code of a scanned list: animal is set once the code is looked up. */
+interface Scanned { key: number; code: string; animal?: Found }
+
+/** ScanListState is a scanned list and what happened to the codes that did not join it. */
+interface ScanListState {
+  items: Scanned[]; notes: string[];
+  add: (raw: string) => Promise<void>; remove: (key: number) => void;
+  drop: (ids: Set<string>) => void;
+}
+
+/** useScanList keeps the list of animals a bulk treatment or move is for. Each code is looked
+ * up as the weigh screen looks one up (the server's search, or the kept register offline); a
+ * keyboard-wedge reader may send the next code before the last one's answer, so the list is
+ * kept in a ref as well as in state, each code holds its place in the order it was read, and
+ * an animal (by its id, whichever of its codes was read) is in the list once. */
+function useScanList(farmID: string): ScanListState {
+  const [items, setItems] = useState<Scanned[]>([]);
+  const [notes, setNotes] = useState<string[]>([]);
+  const now = useRef<Scanned[]>([]);
+  const next = useRef(0);
+  const put = (list: Scanned[]) => { now.current = list; setItems(list); };
+  const note = (s: string) => setNotes((all) => [...all, s].slice(-8));
+  const add = async (raw: string) => {
+    const code = raw.trim();
+    if (!code) return;
+    if (now.current.some((x) => x.code === code || x.animal?.tag === code)) { note(`${code}: ${t('scanTwice')}`); return; }
+    const key = ++next.current;
+    put([...now.current, { key, code }]);
+    let list: Found[] = [];
+    try { list = await find(farmID, code); } catch { list = []; }
+    // Removed by the farmer while it was looked up: nothing to do.
+    if (!now.current.some((x) => x.key === key)) return;
+    const rest = now.current.filter((x) => x.key !== key);
+    const a = list.length === 1 ? list[0]! : list.find((x) => x.tag === code);
+    if (!a) { put(rest); note(`${code}: ${t(list.length > 1 ? 'scanSeveral' : 'scanUnknown')}`); return; }
+    if (rest.some((x) => x.animal?.id === a.id)) { put(rest); note(`${a.tag}: ${t('scanTwice')}`); return; }
+    put(now.current.map((x) => (x.key === key ? { ...x, animal: a } : x)));
+  };
+  const remove = (key: number) => put(now.current.filter((x) => x.key !== key));
+  // After a save: the animals saved (or queued) leave the list; those the server refused
+  // stay, to be fixed and saved again, with any code read meanwhile.
+  const drop = (ids: Set<string>) => { put(now.current.filter((x) => !x.animal || !ids.has(x.animal.id))); setNotes([]); };
+  return { items, notes, add, remove, drop };
+}
+
+/** enterDown is true from an Enter's keydown in the scanned list's field to its keyup (or
+ * the field losing the focus): a form submitted meanwhile is that Enter's implicit
+ * submission, which never saves. One scan field is shown at a time. */
+let enterDown = false;
+const scanEnter = () => enterDown;
+
+/** ScanField is the scanned list's field, its list and its outcome line. Enter in the field
+ * (a wedge reader's, or the farmer's after typing a code) adds the code and never submits
+ * the form; the field is read and emptied at once, so a fast reader's next code is whole.
+ * The form's implicit submission comes with the Enter's keypress, which some keyboards (and
+ * CDP's key events) send apart from its keydown, so both are stopped, and the form's submit
+ * ignores a submission made while an Enter is down in this field (scanEnter). */
+function ScanField({ id, s }: { id: string; s: ScanListState }) {
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => { field.current?.focus(); }, []);
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Enter') return;
+    enterDown = true;
+    e.preventDefault();
+    const el = e.currentTarget as HTMLInputElement;
+    const v = el.value;
+    el.value = '';
+    void s.add(v);
+  };
+  const ready = s.items.filter((x) => x.animal).length;
+  return (
+    <div class="scan">
+      <label>{t('scanField')}<input id={`${id}-scan`} ref={field} type="text" autoComplete="off" aria-describedby={`${id}-scan-note`} onKeyDown={onKey}
+        onKeyPress={(e) => { if (e.key === 'Enter') e.preventDefault(); }} onKeyUp={() => { enterDown = false; }} onBlur={() => { enterDown = false; }} /></label>
+      <p class="note" id={`${id}-scan-note`}>{t('scanNote')}</p>
+      <div role="status" id={`${id}-scan-status`}>
+        <p class="scan-count">{count(ready, 'animal', 'animals')} {t('scanInList')}</p>
+        {s.notes.length > 0 && <ul class="scan-notes">{s.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>}
+      </div>
+      {s.items.length > 0 && <ul class="scanned" id={`${id}-list`} aria-label={t('scanList')}>{s.items.map((x) => (
+        <li key={x.key}><span translate={false}>{x.animal ? x.animal.tag : `${x.code} · ${t('scanLooking')}`}</span>
+          <button type="button" class="link" aria-label={`${t('removeFromList')}: ${x.animal?.tag ?? x.code}`} onClick={() => s.remove(x.key)}>✕</button></li>
+      ))}</ul>}
+    </div>
+  );
+}
+
+/** ScanToggle switches a form between its own animal fields and a scanned list. */
+function ScanToggle({ id, on, set }: { id: string; on: boolean; set: (v: boolean) => void }) {
+  return <button type="button" class="secondary scan-toggle" id={`${id}-scanmode`} aria-pressed={on} onClick={() => set(!on)}>{t('scanList')}</button>;
+}
+
+/** scanReady answers the animals of a list ready to save, or why the list cannot be saved. */
+function scanReady(s: ScanListState): Found[] | string {
+  if (s.items.some((x) => !x.animal)) return t('scanWait');
+  const all = s.items.flatMap((x) => (x.animal ? [x.animal] : []));
+  return all.length === 0 ? t('scanEmpty') : all;
+}
+
 export function Treat({ farmID }: { farmID: string }) {
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const [medicines, setMedicines] = useState<Array<{ id: string; name: string; withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null }>>([]);
@@ -244,6 +344,10 @@ export function Treat({ farmID }: { farmID: string }) {
   const [dose, setDose] = useState('');
   const [unit, setUnit] = useState('ml');
   const [msg, setMsg] = useState('');
+  const [scanning, setScanning] = useState(false);
+  const [lines, setLines] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const list = useScanList(farmID);
   useEffect(() => {
     void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
       setGroups(r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
@@ -252,28 +356,54 @@ export function Treat({ farmID }: { farmID: string }) {
       if (ms[0]) setMedicine(ms[0].id);
     });
   }, [farmID]);
+  const treatment = (animalID: string | null, groupID: string | null) => ({
+    input: { farmID, fact: { treatment: { medicineID: medicine, animalID, groupID, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } },
+  });
+  // A scanned list: one treatment fact per animal, each its own write (queued offline with its
+  // own Idempotency-Key), so a refusal for one animal (a history rule, say)
+  // stops none of the others; each animal's outcome is said.
+  const submitList = async () => {
+    const all = scanReady(list);
+    if (typeof all === 'string') { setMsg(all); return; }
+    setBusy(true);
+    const out: string[] = [];
+    const done = new Set<string>();
+    try {
+      for (const a of all) {
+        const r = await write(`${t('treat')} ${a.tag}`, FactDocument, treatment(a.id, null));
+        if (!r.code) done.add(a.id);
+        out.push(`${a.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('treatmentSaved')}`);
+      }
+    } finally { setBusy(false); }
+    list.drop(done);
+    setLines(out);
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (scanning && scanEnter()) return;
     setMsg('');
+    setLines([]);
+    if (scanning) { await submitList(); return; }
     let animalID: string | null = null;
     if (!group) {
       const list = await find(farmID, tag);
       if (list.length !== 1) { setMsg(t('notFound')); return; }
       animalID = list[0]!.id;
     }
-    const out = await write(`${t('treat')} ${group ? groups.find((g) => g.id === group)?.name : tag}`, FactDocument, {
-      input: { farmID, fact: { treatment: { medicineID: medicine, animalID, groupID: group || null, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } },
-    });
+    const out = await write(`${t('treat')} ${group ? groups.find((g) => g.id === group)?.name : tag}`, FactDocument, treatment(animalID, group || null));
     setMsg(out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('treatmentSaved'));
   };
   return (
     <section aria-labelledby="treat-title">
       <h1 id="treat-title">{t('treat')}</h1>
       <form class="card" onSubmit={submit}>
-        <label>{t('group')}<select id="treat-group" value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
-          <option value="">—</option>{groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
-        </select></label>
-        {!group && <label>{t('animalOrGroup')}<input id="treat-tag" type="text" required value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+        {scanning ? <ScanField id="treat" s={list} /> : <>
+          <label>{t('group')}<select id="treat-group" value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
+            <option value="">—</option>{groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+          </select></label>
+          {!group && <label>{t('animalOrGroup')}<input id="treat-tag" type="text" required value={tag} onInput={(e) => setTag(e.currentTarget.value)} /></label>}
+        </>}
+        <ScanToggle id="treat" on={scanning} set={(v) => { setScanning(v); setMsg(''); setLines([]); }} />
         <label>{t('medicine')}<select id="treat-medicine" required value={medicine} onChange={(e) => setMedicine(e.currentTarget.value)}>
           {medicines.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
         </select></label>
@@ -283,21 +413,25 @@ export function Treat({ farmID }: { farmID: string }) {
           <label>{t('unit')}<input id="treat-unit" type="text" value={unit} onInput={(e) => setUnit(e.currentTarget.value)} /></label>
         </div>
         <ClearDates date={date} medicine={medicines.find((m) => m.id === medicine)} />
-        <button type="submit" id="treat-save">{t('save')}</button>
-        {msg && <p role="status" id="treat-status">{msg}</p>}
+        <button type="submit" id="treat-save" disabled={busy}>{t('save')}</button>
+        <div role="status" id="treat-status">{msg && <p>{msg}</p>}{lines.length > 0 && <ul class="outcome">{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
       </form>
     </section>
   );
 }
 
 /** Move puts animals into a group from a day on: one dated membership fact each (the herd
- * book keeps the history; other groups' memberships are left as they are). Queued offline. */
+ * book keeps the history; other groups' memberships are left as they are), for tags typed in
+ * one field or a scanned list. Queued offline. */
 export function Move({ farmID }: { farmID: string }) {
   const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
   const [tags, setTags] = useState('');
   const [group, setGroup] = useState('');
   const [date, setDate] = useState(today());
   const [lines, setLines] = useState<string[]>([]);
+  const [scanning, setScanning] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const list = useScanList(farmID);
   useEffect(() => {
     void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
       const gs = r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
@@ -305,16 +439,37 @@ export function Move({ farmID }: { farmID: string }) {
       if (gs[0]) setGroup((g) => g || gs[0]!.id);
     });
   }, [farmID]);
+  const move = async (a: Found, name: string) => {
+    const r = await write(`${t('moveTo')} ${a.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: a.id, groupID: group, startDate: date } } } });
+    return { ok: !r.code, line: `${a.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('moved')}` };
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (scanning && scanEnter()) return;
     const name = groups.find((g) => g.id === group)?.name ?? '';
     const out: string[] = [];
+    if (scanning) {
+      // A scanned list: one membership fact per animal, each its own write, each outcome said.
+      const all = scanReady(list);
+      if (typeof all === 'string') { setLines([all]); return; }
+      const done = new Set<string>();
+      setBusy(true);
+      try {
+        for (const a of all) {
+          const r = await move(a, name);
+          if (r.ok) done.add(a.id);
+          out.push(r.line);
+        }
+      } finally { setBusy(false); }
+      list.drop(done);
+      setLines(out);
+      return;
+    }
     for (const q of tags.split(/[\s,;]+/).filter(Boolean)) {
-      const list = await find(farmID, q);
-      const exact = list.length === 1 ? list[0] : list.find((x) => x.tag === q);
+      const found = await find(farmID, q);
+      const exact = found.length === 1 ? found[0] : found.find((x) => x.tag === q);
       if (!exact) { out.push(`${q}: ${t('notFound')}`); continue; }
-      const r = await write(`${t('moveTo')} ${exact.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: exact.id, groupID: group, startDate: date } } } });
-      out.push(`${exact.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('moved')}`);
+      out.push((await move(exact, name)).line);
     }
     setLines(out);
     if (out.every((l) => !l.includes(t('notFound')))) setTags('');
@@ -323,13 +478,15 @@ export function Move({ farmID }: { farmID: string }) {
     <section aria-labelledby="move-title">
       <h1 id="move-title">{t('moveToGroup')}</h1>
       <form class="card" onSubmit={submit} id="move-form">
-        <label>{t('animalTags')}<input id="move-tags" type="text" autoComplete="off" required value={tags} onInput={(e) => setTags(e.currentTarget.value)} /></label>
+        {scanning ? <ScanField id="move" s={list} />
+          : <label>{t('animalTags')}<input id="move-tags" type="text" autoComplete="off" required value={tags} onInput={(e) => setTags(e.currentTarget.value)} /></label>}
+        <ScanToggle id="move" on={scanning} set={(v) => { setScanning(v); setLines([]); }} />
         <label>{t('group')}<select id="move-group" required value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
           {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
         </select></label>
         <label>{t('from')}<input id="move-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
         <p class="note">{t('moveNote')}</p>
-        <button type="submit" id="move-save">{t('moveTo')}</button>
+        <button type="submit" id="move-save" disabled={busy}>{t('moveTo')}</button>
       </form>
       <div role="status" id="move-status">{lines.length > 0 && <ul>{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
     </section>
