@@ -22,7 +22,8 @@ import (
 // said) and one code no animal has (said, not added); Enter never submits the form, so
 // nothing reaches the server until Save, which then gives each animal of the list exactly
 // one treatment. On Move, the same list moves its animals to a group, each animal's move
-// said. axe-core checks both screens with a list, and neither overflows the phone's width.
+// said; offline, the codes are found in the kept register and each move is queued and reaches
+// the server once online. axe-core checks both screens with a list, and neither overflows the phone's width.
 func TestScanListInBrowser(t *testing.T) {
 	t.Parallel()
 	browserTools(t)
@@ -158,6 +159,36 @@ func TestScanListInBrowser(t *testing.T) {
 				t.Fatalf("after moving the list the group holds %q, want S-1 S-2 S-3", got)
 			}
 			fits("move with its outcome")
+		})
+
+		t.Run("Offline", func(t *testing.T) {
+			// The register kept on the device (its screen keeps it), then the network cut: a
+			// tag typed and an EID read are found in the kept copy, and each animal's move is
+			// saved on the device and reaches the server once online.
+			keptCopy := `new Promise(ok => { const r = indexedDB.open('herdbook'); r.onsuccess = () => {
+				const q = r.result.transaction('kv').objectStore('kv').get('register:` + farm + `');
+				q.onsuccess = () => { r.result.close(); ok(q.result || {rows: []}); }; }; })`
+			b.goTo(t, base+"/register", "Register")
+			b.poll(t, "the kept register with S-4", keptCopy+`.then(k => k.rows.some(x => x.tag === 'S-4'))`)
+			b.goTo(t, base+"/move", "Move to a group")
+			b.waitText(t, "#move-group", "Pens")
+			b.offline(t, true)
+			b.click(t, "#move-scanmode")
+			b.poll(t, "the focus in the scan field", `document.activeElement.id === 'move-scan'`)
+			b.press(t, "S-4", kb.Enter, eid["S-1"], kb.Enter, unknown, kb.Enter)
+			b.waitText(t, "#move-scan-status", "2 animals in the list")
+			b.waitText(t, "#move-scan-status", unknown+": no animal on the farm has this code")
+			b.click(t, "#move-save")
+			b.waitText(t, "#move-status", "S-4: Saved on this device")
+			b.waitText(t, "#move-status", "S-1: Saved on this device")
+			b.offline(t, false)
+			deadline := time.Now().Add(30 * time.Second)
+			for members() != "S-1 S-2 S-3 S-4" {
+				if time.Now().After(deadline) {
+					t.Fatalf("once online the group holds %q, want S-1 S-2 S-3 S-4", members())
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
 		})
 	})
 }
