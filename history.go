@@ -128,6 +128,16 @@ func (s *Service) historyViolationsOf(ctx context.Context, farmID uuid.UUID, fac
 }
 
 // uniqueFacts keeps the first of facts that share a record item.
+// factPointers answers a pointer to each of facts, for the checks that take them so (and
+// report by index), over the facts a bulk write is about to record.
+func factPointers(facts []evidence.Fact) []*evidence.Fact {
+	ptrs := make([]*evidence.Fact, len(facts))
+	for i := range facts {
+		ptrs[i] = &facts[i]
+	}
+	return ptrs
+}
+
 func uniqueFacts(facts []evidence.Fact) []evidence.Fact {
 	seen := make(map[string]bool, len(facts))
 	out := facts[:0]

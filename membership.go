@@ -193,10 +193,7 @@ func (s *Service) setMembers(ctx context.Context, g *ent.Group, animals []uuid.U
 		return err
 	}
 	// A membership dated back may place an animal already sold in a treated group.
-	ptrs := make([]*evidence.Fact, len(facts))
-	for i := range facts {
-		ptrs[i] = &facts[i]
-	}
+	ptrs := factPointers(facts)
 	return s.guardRecordedDepartures(ctx, g.FarmID, ptrs, func(i int) string { return "start_date" }, false)
 }
 

@@ -798,10 +798,7 @@ func (s *Service) WriteAnimalFactsWith(ctx context.Context, farmID uuid.UUID, fa
 		return err
 	}
 	return s.inTx(ctx, func(ctx context.Context) error {
-		ptrs := make([]*evidence.Fact, len(facts))
-		for i := range facts {
-			ptrs[i] = &facts[i]
-		}
+		ptrs := factPointers(facts)
 		if err := s.checkFactReferences(ctx, farmID, ptrs); err != nil {
 			return err
 		}
@@ -828,10 +825,7 @@ func (s *Service) writeFacts(ctx context.Context, farmID uuid.UUID, facts []evid
 	if len(facts) == 0 {
 		return nil
 	}
-	ptrs := make([]*evidence.Fact, len(facts))
-	for i := range facts {
-		ptrs[i] = &facts[i]
-	}
+	ptrs := factPointers(facts)
 	if err := s.checkIdentifiersAt(ctx, farmID, ptrs, func(i int) string {
 		return fmt.Sprintf("facts[%d].%s.value", i, FactKey)
 	}); err != nil {

@@ -195,10 +195,7 @@ func (s *Service) importWeighings(ctx context.Context, farmID uuid.UUID, sess *s
 		facts = append(facts, evidence.Fact{Kind: evidence.KindWeight, AnimalID: id.String(), Date: r.Date, KG: json.Number(r.KG)})
 		factRows = append(factRows, i)
 	}
-	ptrs := make([]*evidence.Fact, len(facts))
-	for i := range facts {
-		ptrs[i] = &facts[i]
-	}
+	ptrs := factPointers(facts)
 	if len(facts) > 0 {
 		names := make(map[string]string, len(tags))
 		for id, tag := range tags {
@@ -248,7 +245,7 @@ func (s *Service) resolveWeighed(ctx context.Context, farmID uuid.UUID, rows []s
 	}
 	var spans []identifierSpan
 	if len(values) > 0 {
-		if spans, err = s.identifierFacts(ctx, farmID, dedupeStrings(values)); err != nil {
+		if spans, err = s.identifierFacts(ctx, farmID, sortedUnique(values)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -265,9 +262,9 @@ func (s *Service) resolveWeighed(ctx context.Context, farmID uuid.UUID, rows []s
 	q := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID))
 	switch {
 	case len(vids) > 0 && len(named) > 0:
-		q = q.Where(animal.Or(animal.TagIn(dedupeStrings(vids)...), animal.IDIn(dedupe(named)...)))
+		q = q.Where(animal.Or(animal.TagIn(sortedUnique(vids)...), animal.IDIn(dedupe(named)...)))
 	case len(vids) > 0:
-		q = q.Where(animal.TagIn(dedupeStrings(vids)...))
+		q = q.Where(animal.TagIn(sortedUnique(vids)...))
 	case len(named) > 0:
 		q = q.Where(animal.IDIn(dedupe(named)...))
 	default:
@@ -376,12 +373,6 @@ func tagList(ids []uuid.UUID, tags map[uuid.UUID]string) string {
 	return strings.Join(out, ", ")
 }
 
-func dedupeStrings(vs []string) []string {
-	out := slices.Clone(vs)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // weighHistoryKinds are the kinds of fact a weighing is checked against: all but weights and
 // weanings (a weaning weighs the calf), which bound nothing a weighing does.
 var weighHistoryKinds = func() []string {
@@ -406,7 +397,7 @@ func (s *Service) heldWeighings(ctx context.Context, farmID uuid.UUID, animals [
 		days = append(days, r.Date)
 	}
 	items, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindWeight)),
-		recorditem.FactSubjectIn(animals...), recorditem.FactDateIn(dedupeStrings(days)...))
+		recorditem.FactSubjectIn(animals...), recorditem.FactDateIn(sortedUnique(days)...))
 	if err != nil {
 		return nil, err
 	}
