@@ -9,7 +9,8 @@ import { count, fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } 
 import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
 import { Devices } from './Devices';
-import { write } from '../outbox';
+import { write, type WriteOutcome } from '../outbox';
+import { said } from './Book';
 import { useAnimalWithdrawal } from '../withdrawal';
 import { kept as keptRegister, type Row } from '../sync';
 import { matches } from './Register';
@@ -327,6 +328,27 @@ function ScanToggle({ id, on, set }: { id: string; on: boolean; set: (v: boolean
   return <button type="button" class="secondary scan-toggle" id={`${id}-scanmode`} aria-pressed={on} onClick={() => set(!on)}>{t('scanList')}</button>;
 }
 
+/** saveScanned saves a scanned list: one write per animal (each queued offline with its own
+ * Idempotency-Key), so that a refusal for one animal (a history rule, say) stops none of the
+ * others. The animals saved or queued leave the list; the answer is each animal's outcome,
+ * or why the list cannot be saved yet. */
+async function saveScanned(s: ScanListState, setBusy: (b: boolean) => void, each: (a: Found) => Promise<WriteOutcome<unknown>>, done: Key): Promise<string | string[]> {
+  const all = scanReady(s);
+  if (typeof all === 'string') return all;
+  setBusy(true);
+  const out: string[] = [];
+  const saved = new Set<string>();
+  try {
+    for (const a of all) {
+      const r = await each(a);
+      if (!r.code) saved.add(a.id);
+      out.push(`${a.tag}: ${said(r, done)}`);
+    }
+  } finally { setBusy(false); }
+  s.drop(saved);
+  return out;
+}
+
 /** scanReady answers the animals of a list ready to save, or why the list cannot be saved. */
 function scanReady(s: ScanListState): Found[] | string {
   if (s.items.some((x) => !x.animal)) return t('scanWait');
@@ -359,24 +381,11 @@ export function Treat({ farmID }: { farmID: string }) {
   const treatment = (animalID: string | null, groupID: string | null) => ({
     input: { farmID, fact: { treatment: { medicineID: medicine, animalID, groupID, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } },
   });
-  // A scanned list: one treatment fact per animal, each its own write (queued offline with its
-  // own Idempotency-Key), so a refusal for one animal (a history rule, say)
-  // stops none of the others; each animal's outcome is said.
+  // A scanned list: one treatment fact per animal (saveScanned).
   const submitList = async () => {
-    const all = scanReady(list);
-    if (typeof all === 'string') { setMsg(all); return; }
-    setBusy(true);
-    const out: string[] = [];
-    const done = new Set<string>();
-    try {
-      for (const a of all) {
-        const r = await write(`${t('treat')} ${a.tag}`, FactDocument, treatment(a.id, null));
-        if (!r.code) done.add(a.id);
-        out.push(`${a.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('treatmentSaved')}`);
-      }
-    } finally { setBusy(false); }
-    list.drop(done);
-    setLines(out);
+    const out = await saveScanned(list, setBusy, (a) => write(`${t('treat')} ${a.tag}`, FactDocument, treatment(a.id, null)), 'treatmentSaved');
+    if (typeof out === 'string') setMsg(out);
+    else setLines(out);
   };
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -439,37 +448,24 @@ export function Move({ farmID }: { farmID: string }) {
       if (gs[0]) setGroup((g) => g || gs[0]!.id);
     });
   }, [farmID]);
-  const move = async (a: Found, name: string) => {
-    const r = await write(`${t('moveTo')} ${a.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: a.id, groupID: group, startDate: date } } } });
-    return { ok: !r.code, line: `${a.tag}: ${r.queued ? t('queued') : r.code ? `${t('refused')}: ${r.message}` : t('moved')}` };
-  };
+  const move = (a: Found, name: string) =>
+    write(`${t('moveTo')} ${a.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: a.id, groupID: group, startDate: date } } } });
   const submit = async (e: Event) => {
     e.preventDefault();
     if (scanning && scanEnter()) return;
     const name = groups.find((g) => g.id === group)?.name ?? '';
     const out: string[] = [];
     if (scanning) {
-      // A scanned list: one membership fact per animal, each its own write, each outcome said.
-      const all = scanReady(list);
-      if (typeof all === 'string') { setLines([all]); return; }
-      const done = new Set<string>();
-      setBusy(true);
-      try {
-        for (const a of all) {
-          const r = await move(a, name);
-          if (r.ok) done.add(a.id);
-          out.push(r.line);
-        }
-      } finally { setBusy(false); }
-      list.drop(done);
-      setLines(out);
+      // A scanned list: one membership fact per animal (saveScanned).
+      const done = await saveScanned(list, setBusy, (a) => move(a, name), 'moved');
+      setLines(typeof done === 'string' ? [done] : done);
       return;
     }
     for (const q of tags.split(/[\s,;]+/).filter(Boolean)) {
       const found = await find(farmID, q);
       const exact = found.length === 1 ? found[0] : found.find((x) => x.tag === q);
       if (!exact) { out.push(`${q}: ${t('notFound')}`); continue; }
-      out.push((await move(exact, name)).line);
+      out.push(`${exact.tag}: ${said(await move(exact, name), 'moved')}`);
     }
     setLines(out);
     if (out.every((l) => !l.includes(t('notFound')))) setTags('');
