@@ -29,14 +29,20 @@ type derivedKey struct {
 	name string
 }
 
-// derivedCacheSize bounds the answers kept; the cache is emptied whole when full.
+// derivedCacheSize bounds the answers kept in the service's derivedCache; the cache is emptied
+// whole when full.
 const derivedCacheSize = 256
 
-// derivedCache holds derived answers. They are shared between requests: whoever reads one
-// must never change it.
+// derivedCache holds derived answers, at most size of them. They are shared between
+// requests: whoever reads one must never change it.
 type derivedCache struct {
 	mu   sync.Mutex
+	size int
 	vals map[derivedKey]any
+}
+
+func newDerivedCache(size int) *derivedCache {
+	return &derivedCache{size: size, vals: map[derivedKey]any{}}
 }
 
 // farmPosition is the farm's change counter, read once per request (concurrent resolvers
@@ -68,6 +74,12 @@ type positionOnce struct {
 // it with derive on a miss; fresh reports that it was derived now. The answer is shared:
 // callers must not change it.
 func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
+	return keptIn(ctx, s, s.derived, farmID, name, derive)
+}
+
+// keptIn is keptDerived over the cache c (the register's filter sets have one of their own,
+// filterset.go).
+func keptIn[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
 	if deriveAfresh(ctx) {
 		out, err = derive()
 		return out, true, err
@@ -77,7 +89,6 @@ func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name 
 		return out, false, err
 	}
 	key := derivedKey{farm: farmID, seq: seq, name: name}
-	c := s.derived
 	c.mu.Lock()
 	v, ok := c.vals[key]
 	c.mu.Unlock()
@@ -88,7 +99,7 @@ func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name 
 		return out, true, err
 	}
 	c.mu.Lock()
-	if len(c.vals) >= derivedCacheSize {
+	if len(c.vals) >= c.size {
 		clear(c.vals)
 	}
 	c.vals[key] = out

@@ -108,7 +108,7 @@ type Service struct {
 	// webhookPrivate lets webhook URLs name private addresses (webhook.go).
 	webhookPrivate bool
 	// filterSets keeps the register filters' animal sets between pages (filterset.go).
-	filterSets *filterSetCache
+	filterSets *derivedCache
 	// derived keeps whole-farm answers by the farm's change counter (derived.go).
 	derived *derivedCache
 	// registries configures the outbox that sends statutory notices (outbox.go).
@@ -127,8 +127,8 @@ func WithPageCap(n int) Option { return func(s *Service) { s.pageCap = n } }
 // New returns a Service over client.
 func New(client *ent.Client, opts ...Option) *Service {
 	s := &Service{client: client, now: time.Now, pageCap: DefaultPageCap, lookback: DefaultNotifyLookback, phoneRegion: DefaultPhoneRegion,
-		filterSets: &filterSetCache{sets: map[filterSetKey][]uuid.UUID{}},
-		derived:    &derivedCache{vals: map[derivedKey]any{}}}
+		filterSets: newDerivedCache(filterSetCacheSize),
+		derived:    newDerivedCache(derivedCacheSize)}
 	for _, o := range opts {
 		o(s)
 	}

@@ -171,7 +171,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 // same filters find the sets in filterSets (one statement each) while the farm is unchanged.
 func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uuid.UUID, asOf string, f AnimalFilter) error {
 	if f.Sex != "" {
-		ids, err := s.filterSet(ctx, filterSetKey{farm: farmID, day: asOf, sex: f.Sex}, func() ([]uuid.UUID, error) {
+		ids, err := s.filterSet(ctx, farmID, asOf, f.Sex, uuid.Nil, func() ([]uuid.UUID, error) {
 			return s.animalsOfSex(ctx, farmID, asOf, f.Sex)
 		})
 		if err != nil {
@@ -180,7 +180,7 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 		q.Where(animal.IDIn(ids...))
 	}
 	if f.Group != uuid.Nil {
-		ids, err := s.filterSet(ctx, filterSetKey{farm: farmID, day: asOf, group: f.Group}, func() ([]uuid.UUID, error) {
+		ids, err := s.filterSet(ctx, farmID, asOf, "", f.Group, func() ([]uuid.UUID, error) {
 			members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
 			return members[f.Group], err
 		})
