@@ -1,0 +1,145 @@
+-- The Citus layout of Herdbook's schema, as a prototype run by hand (issue 30.2, docs/scaling.md):
+-- it takes the schema `herdbook migrate` makes today and lays it out on a Citus cluster, every
+-- farm-scoped table distributed by farm and colocated with farms, what all farms share as
+-- reference tables, sign-in's tables on the coordinator. It proves the plan in docs/scaling.md
+-- on Citus 13.2 before the migrations and `herdbook migrate` carry it; run it on a scratch
+-- schema of the test cluster, never on a database that serves:
+--
+--   scripts/citus.sh start
+--   url='postgres://127.0.0.1:9700/test?sslmode=disable'
+--   psql "$url" -c 'CREATE SCHEMA layout'
+--   HERDBOOK_DATABASE_URL="$url&search_path=layout" herdbook migrate
+--   psql "$url&options=-csearch_path%3Dlayout" -f scripts/citus-layout.sql
+--
+-- It ends with one line per kind of table. Rows present before it keep their farm (step 1).
+\set ON_ERROR_STOP 1
+SET citus.shard_count = 4;
+-- Distributing tables that have foreign keys to reference tables in one session needs one
+-- connection a node (without it: "cannot modify table users because there was a parallel
+-- operation on a distributed table").
+SET citus.multi_shard_modify_mode = sequential;
+BEGIN;
+-- 1. farm_id where it is missing, filled from the parent row.
+ALTER TABLE record_items ADD COLUMN farm_id uuid;
+UPDATE record_items i SET farm_id = r.farm_id FROM records r WHERE r.id = i.record_id;
+ALTER TABLE fact_animals ADD COLUMN farm_id uuid;
+UPDATE fact_animals f SET farm_id = i.farm_id FROM record_items i WHERE i.id = f.record_item_id;
+ALTER TABLE record_animals ADD COLUMN farm_id uuid;
+UPDATE record_animals x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
+ALTER TABLE record_groups ADD COLUMN farm_id uuid;
+UPDATE record_groups x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
+ALTER TABLE file_records ADD COLUMN farm_id uuid;
+UPDATE file_records x SET farm_id = f.farm_id FROM files f WHERE f.id = x.file_id;
+ALTER TABLE farm_task_animals ADD COLUMN farm_id uuid;
+UPDATE farm_task_animals x SET farm_id = t.farm_id FROM farm_tasks t WHERE t.id = x.farm_task_id;
+ALTER TABLE messages ADD COLUMN farm_id uuid;
+UPDATE messages m SET farm_id = t.farm_id FROM threads t WHERE t.id = m.thread_id;
+ALTER TABLE webhook_attempts ADD COLUMN farm_id uuid;
+UPDATE webhook_attempts a SET farm_id = d.farm_id FROM webhook_deliveries d WHERE d.id = a.delivery_id;
+ALTER TABLE record_items ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE fact_animals ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE record_animals ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE record_groups ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE file_records ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE farm_task_animals ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE messages ALTER COLUMN farm_id SET NOT NULL;
+ALTER TABLE webhook_attempts ALTER COLUMN farm_id SET NOT NULL;
+
+-- 2. Every foreign key between farm-scoped tables is dropped, to be made again with farm_id.
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT c.conrelid::regclass AS t, c.conname FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+      AND c.confrelid::regclass::text IN ('farms','records','record_items','animals','groups','files','farm_tasks','birth_events','threads','webhook_deliveries','webhook_endpoints','webhook_events')
+  LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.t, r.conname);
+  END LOOP;
+END $$;
+
+-- 3. Primary keys with farm_id: (id, farm_id) for entity tables, (farm_id, left, right) for join tables.
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['animals','audit_entries','birth_events','birth_previews','birth_settings','farm_members',
+    'farm_settings','farm_tasks','files','follow_up_protocols','groups','holding_farms','medicine_purchases',
+    'medicine_versions','medicines','notice_submissions','notification_preferences','notifications','outside_animals',
+    'records','scheduled_events','task_updates','threads','treatment_reaches','webhook_deliveries','webhook_endpoints',
+    'webhook_events','record_items','fact_animals','messages','webhook_attempts']
+  LOOP
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t, t || '_pkey');
+    EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (id, farm_id)', t);
+  END LOOP;
+END $$;
+ALTER TABLE record_animals DROP CONSTRAINT record_animals_pkey, ADD PRIMARY KEY (farm_id, record_id, animal_id);
+ALTER TABLE record_groups DROP CONSTRAINT record_groups_pkey, ADD PRIMARY KEY (farm_id, record_id, group_id);
+ALTER TABLE file_records DROP CONSTRAINT file_records_pkey, ADD PRIMARY KEY (farm_id, file_id, record_id);
+ALTER TABLE farm_task_animals DROP CONSTRAINT farm_task_animals_pkey, ADD PRIMARY KEY (farm_id, farm_task_id, animal_id);
+
+-- 4. Unique keys that lack farm_id gain it.
+DROP INDEX factanimal_record_item_id_animal_id;
+CREATE UNIQUE INDEX factanimal_record_item_id_animal_id ON fact_animals (record_item_id, animal_id, farm_id);
+DROP INDEX medicineversion_medicine_id_version;
+CREATE UNIQUE INDEX medicineversion_medicine_id_version ON medicine_versions (medicine_id, version, farm_id);
+DROP INDEX noticesubmission_idempotency_key;
+CREATE UNIQUE INDEX noticesubmission_idempotency_key ON notice_submissions (idempotency_key, farm_id);
+DROP INDEX notification_scheduled_event_id_user_id_type;
+CREATE UNIQUE INDEX notification_scheduled_event_id_user_id_type ON notifications (scheduled_event_id, user_id, type, farm_id);
+DROP INDEX treatmentreach_record_item_id_animal_id;
+CREATE UNIQUE INDEX treatmentreach_record_item_id_animal_id ON treatment_reaches (record_item_id, animal_id, farm_id);
+DROP INDEX webhookdelivery_event_id_endpoint_id;
+CREATE UNIQUE INDEX webhookdelivery_event_id_endpoint_id ON webhook_deliveries (event_id, endpoint_id, farm_id);
+COMMIT;
+
+-- 5. What all farms share: reference tables. What only sign-in reads stays on the coordinator.
+SELECT create_reference_table('users');
+SELECT create_reference_table('holdings');
+SELECT create_reference_table('registry_credentials');
+
+-- 6. Farms by id, every farm-scoped table by farm_id, all colocated.
+SELECT create_distributed_table('farms', 'id');
+SELECT create_distributed_table('change_counters', 'id', colocate_with => 'farms');
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['animals','audit_entries','birth_events','birth_previews','birth_settings','farm_members',
+    'farm_settings','farm_tasks','files','follow_up_protocols','groups','holding_farms','medicine_purchases',
+    'medicine_versions','medicines','notice_submissions','notification_preferences','notifications','outside_animals',
+    'records','scheduled_events','task_updates','threads','treatment_reaches','webhook_deliveries','webhook_endpoints',
+    'webhook_events','record_items','fact_animals','messages','webhook_attempts',
+    'record_animals','record_groups','file_records','farm_task_animals']
+  LOOP
+    PERFORM create_distributed_table(t, 'farm_id', colocate_with => 'farms');
+  END LOOP;
+END $$;
+
+-- 7. The foreign keys again, each with farm_id.
+ALTER TABLE animals ADD CONSTRAINT animals_farms_animals FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE farm_members ADD CONSTRAINT farm_members_farms_members FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE files ADD CONSTRAINT files_farms_files FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE groups ADD CONSTRAINT groups_farms_groups FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE records ADD CONSTRAINT records_farms_records FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE threads ADD CONSTRAINT threads_farms_threads FOREIGN KEY (farm_id) REFERENCES farms (id);
+ALTER TABLE fact_animals ADD CONSTRAINT fact_animals_record_items_fact_animals FOREIGN KEY (record_item_id, farm_id) REFERENCES record_items (id, farm_id);
+ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_animal_id FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_farm_task_id FOREIGN KEY (farm_task_id, farm_id) REFERENCES farm_tasks (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE farm_tasks ADD CONSTRAINT farm_tasks_birth_events_tasks FOREIGN KEY (birth_event_id, farm_id) REFERENCES birth_events (id, farm_id);
+ALTER TABLE file_records ADD CONSTRAINT file_records_file_id FOREIGN KEY (file_id, farm_id) REFERENCES files (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE file_records ADD CONSTRAINT file_records_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE messages ADD CONSTRAINT messages_threads_messages FOREIGN KEY (thread_id, farm_id) REFERENCES threads (id, farm_id);
+ALTER TABLE record_animals ADD CONSTRAINT record_animals_animal_id FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_animals ADD CONSTRAINT record_animals_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_groups ADD CONSTRAINT record_groups_group_id FOREIGN KEY (group_id, farm_id) REFERENCES groups (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_groups ADD CONSTRAINT record_groups_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_items ADD CONSTRAINT record_items_records_items FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id);
+ALTER TABLE treatment_reaches ADD CONSTRAINT treatment_reaches_record_items_reach FOREIGN KEY (record_item_id, farm_id) REFERENCES record_items (id, farm_id);
+ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_webhook_deliveries_attempt_log FOREIGN KEY (delivery_id, farm_id) REFERENCES webhook_deliveries (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_webhook_endpoints_deliveries FOREIGN KEY (endpoint_id, farm_id) REFERENCES webhook_endpoints (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_webhook_events_deliveries FOREIGN KEY (event_id, farm_id) REFERENCES webhook_events (id, farm_id) ON DELETE CASCADE;
+
+-- What became of every table: one line per kind (distributed, reference, local: a Citus local
+-- table on the coordinator, postgres local: a table Citus does not know).
+SELECT coalesce(p.citus_table_type, 'postgres local') AS kind, count(*) AS tables,
+  count(DISTINCT p.colocation_id) AS colocation_groups, string_agg(c.relname, ' ' ORDER BY c.relname) AS names
+FROM pg_class c LEFT JOIN public.citus_tables p ON p.table_name = c.oid
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' GROUP BY 1 ORDER BY 1;
