@@ -18,7 +18,7 @@ import (
 
 // TestDeviceParsers runs the web app's device parsers (web/app/src/devices: ISO 11784/11785
 // codes in the forms ISO 24631-6 and readers print them, weigh indicators' lines, the line
-// splitter) under Node's test runner: they are compiled with the app's pinned tsc into a
+// splitter) and the date fields' day parser (datetext.ts) under Node's test runner: they are compiled with the app's pinned tsc into a
 // temporary directory, then `node --test` runs web/testdata/devices/*.test.mjs against them.
 //
 // The EID parser must agree with the server's (package eid) on every value: this test writes
@@ -50,10 +50,12 @@ func TestDeviceParsers(t *testing.T) {
 	if err != nil || len(src) == 0 {
 		t.Fatalf("no device modules in app/src/devices: %v", err)
 	}
+	// The date fields' reading and writing of a day (datetext.ts) is pure too, and tested here.
+	src = append(src, filepath.Join("app", "src", "datetext.ts"))
 	// CommonJS, so that the compiled modules' extensionless imports resolve under Node; the
 	// app's own build (Vite) bundles the same sources as ES modules. The device code needs no
 	// DOM: only TextDecoder, which Node has too.
-	args := append([]string{"--outDir", out, "--strict", "--target", "ES2022", "--module", "commonjs",
+	args := append([]string{"--outDir", out, "--rootDir", filepath.Join("app", "src"), "--strict", "--target", "ES2022", "--module", "commonjs",
 		"--moduleResolution", "node10", "--lib", "ES2022,DOM", "--skipLibCheck",
 		"--noUnusedLocals", "--noUnusedParameters", "--noImplicitReturns"}, src...)
 	cmd := exec.CommandContext(ctx, tsc, args...)
@@ -76,7 +78,7 @@ func TestDeviceParsers(t *testing.T) {
 		t.Fatalf("no node tests in testdata/devices: %v", err)
 	}
 	cmd = exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
-	cmd.Env = append(os.Environ(), "DEVICES_DIR="+out, "EID_CORPUS="+corpus)
+	cmd.Env = append(os.Environ(), "DEVICES_DIR="+filepath.Join(out, "devices"), "EID_CORPUS="+corpus)
 	b, err = cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, b)

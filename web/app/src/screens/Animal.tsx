@@ -11,6 +11,7 @@ import { Failed } from './Farms';
 import { Pedigree } from './Pedigree';
 import { kept, type Row } from '../sync';
 import { refreshWithdrawal, useAnimalWithdrawal } from '../withdrawal';
+import { DateField } from './DateField';
 
 interface Point { date: string; kg: number }
 
@@ -136,7 +137,7 @@ function Departure({ farmID, id, asOf }: { farmID: string; id: string; asOf: str
         <label><input type="radio" name="kind" checked={kind === 'sale'} onChange={() => setKind('sale')} /> {t('sale')}</label>
         <label><input type="radio" name="kind" checked={kind === 'death'} onChange={() => setKind('death')} /> {t('death')}</label>
       </fieldset>
-      <label>{t('date')}<input id="dep-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <DateField id="dep-date" label={t('date')} required value={date} onValue={setDate} />
       {kind === 'sale'
         ? <label>{t('buyer')}<input id="buyer" type="text" value={buyer} onInput={(e) => setBuyer(e.currentTarget.value)} /></label>
         : <><label>{t('cause')}<input id="cause" type="text" value={cause} onInput={(e) => setCause(e.currentTarget.value)} /></label>
@@ -198,7 +199,7 @@ export function Animal({ farmID, id }: { farmID: string; id: string }) {
   return (
     <section aria-labelledby="animal-title">
       <h1 id="animal-title">{a.tag}{a.name ? ` · ${a.name}` : ''}</h1>
-      <label class="inline">{t('asOf')}<input id="animal-as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
+      <DateField id="animal-as-of" label={t('asOf')} inline value={asOf} onValue={(v) => setAsOf(v || today())} />
       <div class="grid">
         <article class="card" aria-labelledby="pf"><h2 id="pf">{t('profile')}</h2>
           <dl class="facts">

@@ -6,6 +6,7 @@ import { client } from '../client';
 import { BirthApproveDocument, BirthPreviewDocument, BirthReviewDocument, type EvidenceFragment } from '../graphql/generated';
 import { showDate, t, today } from '../i18n';
 import { find, type Found } from './Forms';
+import { DateField } from './DateField';
 
 function Intervals({ ev }: { ev: EvidenceFragment }) {
   const w = ev.conceptionWindow;
@@ -66,7 +67,7 @@ export function Births({ farmID }: { farmID: string }) {
       <p class="note" id="births-calving-note">{t('birthIsCalving')} <a href={`/farms/${farmID}/calving`}>{t('calving')}</a></p>
       <form class="card" onSubmit={review}>
         <label>{t('damTag')}<input id="birth-dam" type="text" required value={damTag} onInput={(e) => setDamTag(e.currentTarget.value)} /></label>
-        <label>{t('birthDate')}<input id="birth-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <DateField id="birth-date" label={t('birthDate')} required value={date} onValue={setDate} />
         <button type="submit" id="birth-review">{t('review')}</button>
       </form>
       {ev && <article class="card" aria-labelledby="ev-title" id="evidence">

@@ -9,6 +9,7 @@ import { client } from '../client';
 import { ItemAmendDocument, ItemVoidDocument, MedicinesDocument, MembershipEndDocument, MyRoleDocument, RecordAmendDocument, RecordItemTextsDocument, RecordVoidDocument } from '../graphql/generated';
 import { decimal, fromKg, prefs, showDate, showWeight, t, toKg, type Key } from '../i18n';
 import { write, type WriteOutcome } from '../outbox';
+import { DateField } from './DateField';
 
 /** useEditor tells whether the viewer may correct the farm's book (EDITOR or OWNER). The
  * role is read again on each screen that asks, so a role changed meanwhile shows. */
@@ -154,7 +155,7 @@ export function Fix({ farmID, entry, done, title = t('correct') }: { farmID: str
         {action === 'amend' && fact && <>
           {fact.kg != null && <label>{t('weight')} ({prefs.unit})<input class="fix-kg" type="number" inputMode="decimal" min="0.1" step="0.1" required value={value('kg')} onInput={(e) => setValue('kg', e.currentTarget.value)} /></label>}
           {DATES.filter((d) => typeof fact[d] === 'string').map((d) => (
-            <label key={d}>{t(`fact_${d}` as Key)}<input class={`fix-${d}`} type="date" required value={value(d)} onChange={(e) => setValue(d, e.currentTarget.value)} /></label>
+            <DateField key={d} label={t(`fact_${d}` as Key)} class={`fix-${d}`} required value={value(d)} onValue={(v) => setValue(d, v)} />
           ))}
         </>}
         <label>{t('reason')}<textarea class="fix-reason" required maxLength={1000} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} /></label>
@@ -223,7 +224,7 @@ export function Groups({ farmID, animalID, asOf, groupIDs, names, editor, change
               <details class="fix" id={`end-${g}`}>
                 <summary>{t('endMembership')}<span class="sr">: {names[g] ?? g}</span></summary>
                 <form onSubmit={(e) => void end(e, g)} aria-label={`${t('endMembership')}: ${names[g] ?? g}`}>
-                  <label>{t('leftOn')}<input class="end-date" type="date" required value={day[g] ?? asOf} onChange={(e) => { const v = e.currentTarget.value; setDay((o) => ({ ...o, [g]: v })); }} /></label>
+                  <DateField label={t('leftOn')} class="end-date" required value={day[g] ?? asOf} onValue={(v) => setDay((o) => ({ ...o, [g]: v }))} />
                   <p class="note">{t('endNote')}</p>
                   <button type="submit" class="end-save">{t('endMembership')}</button>
                 </form>

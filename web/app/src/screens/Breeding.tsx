@@ -17,6 +17,7 @@ import { write, type WriteOutcome } from '../outbox';
 import { Failed } from './Farms';
 import { findOne, Parent, type Found } from './Forms';
 import { pct, useNames } from './Pedigree';
+import { DateField } from './DateField';
 
 type Outside = OutsideFragment;
 type DueNode = DuePageFragment['edges'][number]['node'];
@@ -83,7 +84,7 @@ function ServiceForm({ farmID, outside, saved }: { farmID: string; outside: Outs
         {KINDS.map((k) => <option key={k} value={k}>{t(`kind_${k}` as Key)}</option>)}
       </select></label>
       <label>{t(kind === 'embryo_transfer' ? 'recipientTag' : 'femaleTag')}<input id="service-female" type="text" autoComplete="off" required value={female} onInput={(e) => setFemale(e.currentTarget.value)} /></label>
-      <label>{t('date')}<input id="service-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <DateField id="service-date" label={t('date')} required value={date} onValue={setDate} />
       <Parent id="service-sire" label={t('sire')} outside={males} pick={sire} setPick={pickSire} tag={sireTag} setTag={setSireTag} />
       {kind === 'insemination' && <div class="pair">
         <label>{t('straw')}<input id="service-straw" type="text" autoComplete="off" value={straw} onInput={(e) => setStraw(e.currentTarget.value)} /></label>
@@ -123,7 +124,7 @@ function ScanForm({ farmID, saved }: { farmID: string; saved: () => void }) {
     <form class="card" onSubmit={submit} id="scan-form" aria-labelledby="scan-title">
       <h2 id="scan-title">{t('recordScan')}</h2>
       <label>{t('femaleTag')}<input id="scan-female" type="text" autoComplete="off" required value={female} onInput={(e) => setFemale(e.currentTarget.value)} /></label>
-      <label>{t('date')}<input id="scan-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <DateField id="scan-date" label={t('date')} required value={date} onValue={setDate} />
       <div class="pair even">
         <label>{t('method')}<select id="scan-method" value={method} onChange={(e) => setMethod(e.currentTarget.value as PregnancyCheckMethod)}>
           {METHODS.map((m) => <option key={m} value={m}>{t(`method_${m}` as Key)}</option>)}
@@ -190,7 +191,7 @@ function HeatForm({ farmID }: { farmID: string }) {
     <form class="card" onSubmit={submit} id="heat-form" aria-labelledby="heat-title">
       <h2 id="heat-title">{t('recordHeat')}</h2>
       <label>{t('femaleTag')}<input id="heat-female" type="text" autoComplete="off" required value={female} onInput={(e) => setFemale(e.currentTarget.value)} /></label>
-      <label>{t('date')}<input id="heat-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <DateField id="heat-date" label={t('date')} required value={date} onValue={setDate} />
       <button type="submit" id="heat-save">{t('save')}</button>
       {msg && <p role="status" id="heat-status">{msg}</p>}
     </form>

@@ -12,6 +12,7 @@ import { showDate, t, type Key } from '../i18n';
 import { write } from '../outbox';
 import { Fix, recordTitle, useEditor } from './Book';
 import { Failed } from './Farms';
+import { DateField } from './DateField';
 
 const ROLES: FarmMemberRole[] = ['OWNER', 'EDITOR', 'READER'];
 const RULES: WithdrawalRuleSet[] = ['GB_VMR_2013', 'EU_2019_6'];
@@ -266,8 +267,8 @@ export function Audit({ farmID }: { farmID: string }) {
       <h1 id="audit-title">{t('audit')}</h1>
       <form class="card" onSubmit={filter} id="audit-filter">
         <div class="pair dates">
-          <label>{t('from')}<input id="audit-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} /></label>
-          <label>{t('until')}<input id="audit-to" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} /></label>
+          <DateField id="audit-from" label={t('from')} value={from} onValue={setFrom} />
+          <DateField id="audit-to" label={t('until')} value={to} onValue={setTo} />
         </div>
         <button type="submit" id="audit-show">{t('show')}</button>
       </form>

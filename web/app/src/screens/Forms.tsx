@@ -14,6 +14,7 @@ import { said } from './Book';
 import { useAnimalWithdrawal } from '../withdrawal';
 import { kept as keptRegister, type Row } from '../sync';
 import { matches } from './Register';
+import { DateField } from './DateField';
 
 export interface Found { id: string; tag: string }
 
@@ -159,7 +160,7 @@ export function Weigh({ farmID }: { farmID: string }) {
   return (
     <section aria-labelledby="weigh-title">
       <h1 id="weigh-title">{t('weigh')}</h1>
-      <label class="inline">{t('date')}<input id="weigh-date" type="date" value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+      <DateField id="weigh-date" label={t('date')} inline value={date} onValue={setDate} />
       {!animal ? (
         <form class="card" onSubmit={lookup}>
           <label>{t('eidOrTag')}<input id="weigh-eid" ref={eid} type="text" inputMode="numeric" autoComplete="off" required value={q} onInput={(e) => setQ(e.currentTarget.value)} /></label>
@@ -416,7 +417,7 @@ export function Treat({ farmID }: { farmID: string }) {
         <label>{t('medicine')}<select id="treat-medicine" required value={medicine} onChange={(e) => setMedicine(e.currentTarget.value)}>
           {medicines.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
         </select></label>
-        <label>{t('date')}<input id="treat-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <DateField id="treat-date" label={t('date')} required value={date} onValue={setDate} />
         <div class="pair">
           <label>{t('dose')}<input id="treat-dose" type="number" min="0" step="any" inputMode="decimal" value={dose} onInput={(e) => setDose(e.currentTarget.value)} /></label>
           <label>{t('unit')}<input id="treat-unit" type="text" value={unit} onInput={(e) => setUnit(e.currentTarget.value)} /></label>
@@ -480,7 +481,7 @@ export function Move({ farmID }: { farmID: string }) {
         <label>{t('group')}<select id="move-group" required value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
           {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
         </select></label>
-        <label>{t('from')}<input id="move-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <DateField id="move-date" label={t('from')} required value={date} onValue={setDate} />
         <p class="note">{t('moveNote')}</p>
         <button type="submit" id="move-save" disabled={busy}>{t('moveTo')}</button>
       </form>
@@ -573,7 +574,7 @@ export function Calving({ farmID }: { farmID: string }) {
       <p class="note" id="calving-births-note">{t('calvingIsBirth')} <a href={`/farms/${farmID}/births`}>{t('births')}</a></p>
       <form class="card" onSubmit={submit} id="calving-form">
         <label>{t('damTag')}<input id="calving-dam" type="text" autoComplete="off" required value={dam} onInput={(e) => setDam(e.currentTarget.value)} /></label>
-        <label>{t('date')}<input id="calving-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <DateField id="calving-date" label={t('date')} required value={date} onValue={setDate} />
         <Parent id="calving-sire" label={t('sireTag')} outside={outside.filter((o) => o.sex === 'male')} pick={sirePick} setPick={setSirePick} tag={sire} setTag={setSire} optional />
         <label>{t('sireBasis')}<select id="calving-basis" value={basis} onChange={(e) => setBasis(e.currentTarget.value)}>
           {['service', 'natural_service', 'review', 'dna'].map((b) => <option key={b} value={b}>{t(`basis_${b}` as Key)}</option>)}

@@ -20,6 +20,7 @@ import { navigate } from '../router';
 import { Field, invalid, judge, type Problems } from './Field';
 import { Failed } from './Farms';
 import { findOne, Parent } from './Forms';
+import { DateInput } from './DateField';
 
 // The forms' own strings come with their chunk, so that the first load carries only the start
 // card's (i18n.ts); French has every key of English (its type says so).
@@ -257,7 +258,7 @@ export function NewAnimal({ farmID }: { farmID: string }) {
   );
   const date = (k: string, label: Word, required: boolean) => (
     <Field id={`na-${k}`} label={say(label)} error={f.errs[k]}>
-      <input type="date" required={required} max={today()} {...invalid(`na-${k}`, f.errs[k])} value={v[k]} onChange={f.put(k)} /></Field>
+      <DateInput name={say(label)} required={required} max={today()} {...invalid(`na-${k}`, f.errs[k])} value={v[k] ?? ''} onValue={(d) => f.setV((o) => ({ ...o, [k]: d }))} /></Field>
   );
   return (
     <section aria-labelledby="na-title">
@@ -449,14 +450,14 @@ export function NewMedicine({ farmID }: { farmID: string }) {
           {pf('medicine_id', 'medicine', <select required {...invalid('mp-medicine_id', p.errs.medicine_id)} value={medicine} onChange={p.put('medicine_id')}>
             {meds.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}</select>)}
           {ptext('batch', 'batch')}
-          {pf('expiry_date', 'expiry', <input type="date" {...invalid('mp-expiry_date', p.errs.expiry_date)} value={p.v.expiry_date} onChange={p.put('expiry_date')} />)}
+          {pf('expiry_date', 'expiry', <DateInput name={say('expiry')} {...invalid('mp-expiry_date', p.errs.expiry_date)} value={p.v.expiry_date ?? ''} onValue={(d) => p.setV((o) => ({ ...o, expiry_date: d }))} />)}
           <div class="pair even">
             {pf('quantity', 'quantity', <input type="number" required min="0" step="any" inputMode="decimal" {...invalid('mp-quantity', p.errs.quantity)} value={p.v.quantity} onInput={p.put('quantity')} />)}
             {ptext('quantity_unit', 'unit')}
           </div>
           {ptext('supplier_name', 'supplierName')}
           {ptext('supplier_address', 'supplierAddress')}
-          {pf('purchased_on', 'purchasedOn', <input type="date" required max={today()} {...invalid('mp-purchased_on', p.errs.purchased_on)} value={p.v.purchased_on} onChange={p.put('purchased_on')} />)}
+          {pf('purchased_on', 'purchasedOn', <DateInput name={say('purchasedOn')} required max={today()} {...invalid('mp-purchased_on', p.errs.purchased_on)} value={p.v.purchased_on ?? ''} onValue={(d) => p.setV((o) => ({ ...o, purchased_on: d }))} />)}
           {ptext('document_reference', 'invoice', { required: false })}
           {pf('file_id', 'invoiceFile', <input type="file" key={round} {...invalid('mp-file_id', p.errs.file_id)} onChange={(e) => setProof(e.currentTarget.files?.[0] ?? null)} />)}
           <p class="note">{say('proofNote')}</p>

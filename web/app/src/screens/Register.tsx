@@ -9,6 +9,7 @@ import { GroupsDocument, RegisterDocument, type AnimalStatus, type Sex } from '.
 import { count, showDate, showWeight, t, today, type Key } from '../i18n';
 import { kept as keptRegister, syncRegister, type Row } from '../sync';
 import { Failed } from './Farms';
+import { DateField } from './DateField';
 
 
 const PAGE = 200;
@@ -162,7 +163,7 @@ export function Register({ farmID }: { farmID: string }) {
         <label>{t('sex')}<select id="sex" value={sex} onChange={(e) => setSex(e.currentTarget.value as Sex | '')}>
           <option value="">{t('any')}</option><option value="FEMALE">{t('female')}</option><option value="MALE">{t('male')}</option>
         </select></label>
-        <label>{t('asOf')}<input id="as-of" type="date" value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
+        <DateField id="as-of" label={t('asOf')} value={asOf} onValue={(v) => setAsOf(v || today())} />
       </form>
       {error && <Failed message={error} />}
       <p class="muted" role="status" id="register-count">{count(total, 'animal', 'animals')}

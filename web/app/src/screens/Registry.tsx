@@ -18,6 +18,7 @@ import { Clock, OPEN } from './Animal';
 import { said } from './Book';
 import { Failed } from './Farms';
 import { Field, fieldProblems, invalid, judge } from './Field';
+import { DateField } from './DateField';
 
 const SCHEMES = ['uk.cph', 'de.hitier.bnr', 'nl.ubn', 'ie.herd', 'nz.nait', 'au.nlis.pic'];
 const RULE_SETS = ['gb_cts', 'de_hitier', 'eu_2021_520', 'nl_rvo'];
@@ -265,7 +266,7 @@ function Reconcile({ farmID, fromRegistry }: { farmID: string; fromRegistry: boo
       <p class="note">{t('reconcileLead')}</p>
       <label>{t('herdList')}<textarea id="rc-list" rows={5} required spellcheck={false} autoComplete="off" value={list} onInput={(e) => setList(e.currentTarget.value)} /></label>
       <label>{t('herdListFile')}<input id="rc-file" type="file" accept=".txt,.csv,text/plain" onChange={(e) => void pick(e)} /></label>
-      <label>{t('asOf')}<input id="rc-as-of" type="date" required value={asOf} onChange={(e) => setAsOf(e.currentTarget.value || today())} /></label>
+      <DateField id="rc-as-of" label={t('asOf')} required value={asOf} onValue={(v) => setAsOf(v || today())} />
       <button type="submit" id="rc-compare" disabled={busy || !navigator.onLine}>{t('compare')}</button>
       {fromRegistry && <button type="button" class="secondary" id="rc-registry" disabled={busy || !navigator.onLine} onClick={() => void ask(true)}>{t('readFromRegistry')}</button>}
       {!navigator.onLine && <p class="note">{t('needsNetwork')}</p>}

@@ -16,6 +16,7 @@ import { write } from '../outbox';
 import { said } from './Book';
 import { Failed } from './Farms';
 import { findOne } from './Forms';
+import { DateField } from './DateField';
 
 /** The reports, by the name of their REST path (and CSV file). */
 type Report = 'calving' | 'calving-spread' | 'scans' | 'weaning' | 'gain';
@@ -207,7 +208,7 @@ function WeaningForm({ farmID, saved }: { farmID: string; saved: () => void }) {
       <h2 id="weaning-title">{t('recordWeaning')}</h2>
       <label>{t('calfTag')}<input id="weaning-calf" type="text" autoComplete="off" required value={calf} onInput={(e) => setCalf(e.currentTarget.value)} /></label>
       <div class="dates">
-        <label>{t('date')}<input id="weaning-date" type="date" required value={date} onChange={(e) => setDate(e.currentTarget.value)} /></label>
+        <DateField id="weaning-date" label={t('date')} required value={date} onValue={setDate} />
         <label>{t('weaningWeight')} ({prefs.unit})<input id="weaning-kg" type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight} onInput={(e) => setWeight(e.currentTarget.value)} /></label>
       </div>
       <label>{t('weaningGroup')}<select id="weaning-group" value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
@@ -271,12 +272,12 @@ export function Reports({ farmID }: { farmID: string }) {
           {REPORTS.map((r) => <option key={r} value={r}>{t(`report_${r}` as Key)}</option>)}
         </select></label>
         <div class="dates">
-          <label>{t(report === 'calving' ? 'calvingFrom' : 'from')}<input id="report-from" type="date" required value={from} onChange={(e) => setFrom(e.currentTarget.value)} /></label>
-          <label>{t('until')}<input id="report-to" type="date" required value={to} onChange={(e) => setTo(e.currentTarget.value)} /></label>
+          <DateField id="report-from" label={t(report === 'calving' ? 'calvingFrom' : 'from')} required value={from} onValue={setFrom} />
+          <DateField id="report-to" label={t('until')} required value={to} onValue={setTo} />
         </div>
         {report === 'calving' && <div class="dates">
-          <label>{t('seasonFrom')}<input id="report-exposure-from" type="date" required value={exFrom} onChange={(e) => setExFrom(e.currentTarget.value)} /></label>
-          <label>{t('until')}<input id="report-exposure-to" type="date" required value={exTo} onChange={(e) => setExTo(e.currentTarget.value)} /></label>
+          <DateField id="report-exposure-from" label={t('seasonFrom')} required value={exFrom} onValue={setExFrom} />
+          <DateField id="report-exposure-to" label={t('until')} required value={exTo} onValue={setExTo} />
         </div>}
         {!valid && <p class="note" role="status">{t('periodBackwards')}</p>}
         <div class="actions">
