@@ -67,6 +67,15 @@ func (s *Service) membershipDay(ctx context.Context, fe *fieldErrors, farmID uui
 	return day
 }
 
+// groupKinds are evidence.GroupKinds as animalFactsOf takes them.
+var groupKinds = func() []string {
+	out := make([]string, len(evidence.GroupKinds))
+	for i, k := range evidence.GroupKinds {
+		out[i] = string(k)
+	}
+	return out
+}()
+
 // groupMembersOn returns the animals that membership facts place in each of groups on day,
 // active animals only, sorted by id: three statements whatever the number of groups and
 // animals (the groups' membership facts, the candidates' facts, the active animals).
@@ -92,10 +101,18 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 		return out, nil
 	}
 	candidates = dedupe(candidates)
-	profiles, err := s.profiles(ctx, farmID, candidates, day)
+	// Only the facts that place an animal in groups (evidence.GroupKinds): a member's
+	// weights, treatments and births change none of its groups, and reading and parsing
+	// them was most of a group count's cost on a farm with a long history.
+	facts, err := s.animalFactsOf(ctx, farmID, candidates, groupKinds)
 	if err != nil {
 		return nil, err
 	}
+	keys := make([]string, len(candidates))
+	for i, id := range candidates {
+		keys[i] = id.String()
+	}
+	profiles := evidence.ProfilesOf(keys, day, facts)
 	active, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(candidates...)).IDs(ctx)
 	if err != nil {
 		return nil, err
@@ -105,7 +122,7 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 		want[g.String()] = g
 	}
 	for _, id := range active {
-		for _, g := range profiles[id].GroupIDs {
+		for _, g := range profiles[id.String()].GroupIDs {
 			if gid, ok := want[g]; ok {
 				out[gid] = append(out[gid], id)
 			}

@@ -199,3 +199,41 @@ func BenchmarkIndexReviews(b *testing.B) {
 		}
 	}
 }
+
+// TestGroupKindsDecideGroups: an animal's groups on a day, derived from its facts of
+// GroupKinds alone, are its groups derived from all its facts, for every animal of random
+// farms (memberships open and closed, their ends, moves, sales and deaths among births,
+// weights and exposures) on days before, during and after their histories.
+func TestGroupKindsDecideGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 2))
+	kinds := map[evidence.Kind]bool{}
+	for _, k := range evidence.GroupKinds {
+		kinds[k] = true
+	}
+	for range 40 {
+		_, facts, _ := randomFarm(rng)
+		var some []evidence.Fact
+		ids := map[string]bool{}
+		for _, f := range facts {
+			if kinds[f.Kind] {
+				some = append(some, f)
+			}
+			if f.AnimalID != "" {
+				ids[f.AnimalID] = true
+			}
+		}
+		var keys []string
+		for id := range ids {
+			keys = append(keys, id)
+		}
+		for d := 0; d < 1200; d += 37 {
+			day := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d).Format(time.DateOnly)
+			all, only := evidence.ProfilesOf(keys, day, facts), evidence.ProfilesOf(keys, day, some)
+			for _, id := range keys {
+				if fmt.Sprint(all[id].GroupIDs) != fmt.Sprint(only[id].GroupIDs) {
+					t.Fatalf("%s on %s: groups %v from all facts, %v from GroupKinds", id, day, all[id].GroupIDs, only[id].GroupIDs)
+				}
+			}
+		}
+	}
+}

@@ -422,6 +422,13 @@ func cutByEnds(ends []*pfact, group string, start, end int) int {
 	return end
 }
 
+// GroupKinds are the kinds of fact that place an animal in groups (spans reads no other):
+// memberships, their ends, and the departures that end them. A profile's GroupIDs derived
+// from an animal's facts of these kinds alone is its GroupIDs from all of them
+// (TestGroupKindsDecideGroups), so a count of a group's members need not read, nor parse,
+// the members' weights and treatments.
+var GroupKinds = []Kind{KindMembership, KindMembershipEnd, KindMovementOut, KindSale, KindDeath}
+
 // groupsOn lists the groups the animal's membership spans cover on day, sorted.
 func (st *profileState) groupsOn(day int) []string {
 	groups := []string{}
