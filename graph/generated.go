@@ -100,6 +100,7 @@ type ComplexityRoot struct {
 		Inbreeding            func(childComplexity int) int
 		IsActive              func(childComplexity int) int
 		Name                  func(childComplexity int) int
+		Notes                 func(childComplexity int, first *int) int
 		Offspring             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int) int
 		Passport              func(childComplexity int, asOf *string) int
 		Pedigree              func(childComplexity int, depth *int) int
@@ -1576,6 +1577,7 @@ type AnimalResolver interface {
 	Identifiers(ctx context.Context, obj *ent.Animal) ([]*model.Identifier, error)
 	Offspring(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.AnimalConnection, error)
 	Timeline(ctx context.Context, obj *ent.Animal, after *entgql.Cursor[uuid.UUID], first *int) (*ent.RecordConnection, error)
+	Notes(ctx context.Context, obj *ent.Animal, first *int) ([]*ent.Record, error)
 }
 type AnimalProfileResolver interface {
 	Dam(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error)
@@ -1938,6 +1940,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Animal.Name(childComplexity), true
+	case "Animal.notes":
+		if e.ComplexityRoot.Animal.Notes == nil {
+			break
+		}
+
+		args, err := ec.field_Animal_notes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Animal.Notes(childComplexity, args["first"].(*int)), true
 	case "Animal.offspring":
 		if e.ComplexityRoot.Animal.Offspring == nil {
 			break
@@ -8650,6 +8663,8 @@ func (ec *executionContext) childFields_Animal(ctx context.Context, field graphq
 		return ec.fieldContext_Animal_offspring(ctx, field)
 	case "timeline":
 		return ec.fieldContext_Animal_timeline(ctx, field)
+	case "notes":
+		return ec.fieldContext_Animal_notes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Animal", field.Name)
 }
@@ -11457,6 +11472,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Animal_notes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Animal_offspring_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -15463,6 +15492,50 @@ func (ec *executionContext) fieldContext_Animal_timeline(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Animal_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Animal_notes(ctx context.Context, field graphql.CollectedField, obj *ent.Animal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Animal_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Animal().Notes(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Record) graphql.Marshaler {
+			return ec.marshalNRecord2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Animal_notes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Animal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Record(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Animal_notes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -52398,6 +52471,12 @@ func (ec *executionContext) _Animal(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Animal_timeline(ctx, field, obj)
 				})
+		case "notes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Animal_notes(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -64528,6 +64607,22 @@ func (ec *executionContext) unmarshalNProtocolStepInput2ᚕᚖgithubᚗcomᚋher
 func (ec *executionContext) unmarshalNProtocolStepInput2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋgraphᚋmodelᚐProtocolStepInput(ctx context.Context, v any) (*model.ProtocolStepInput, error) {
 	res, err := ec.unmarshalInputProtocolStepInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecord2ᚕᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Record) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNRecord2ᚖgithubᚗcomᚋherdbookᚋherdbookᚋentᚐRecord(ctx context.Context, sel ast.SelectionSet, v *ent.Record) graphql.Marshaler {

@@ -45,6 +45,11 @@ func (r *animalResolver) Timeline(ctx context.Context, obj *ent.Animal, after *e
 	return r.timeline(ctx, obj, after, first)
 }
 
+// Notes is the resolver for the notes field.
+func (r *animalResolver) Notes(ctx context.Context, obj *ent.Animal, first *int) ([]*ent.Record, error) {
+	return r.svc.AnimalNotes(ctx, obj.FarmID, obj.ID, first)
+}
+
 // Dam is the resolver for the dam field.
 func (r *animalProfileResolver) Dam(ctx context.Context, obj *model.AnimalProfile) (*ent.Animal, error) {
 	return r.profileAnimal(ctx, obj, obj.DamID)
