@@ -85,7 +85,11 @@ const fakeSerial = `(() => {
 // scale head with the Nordic UART Service notify their lines in 20-byte pieces. The devices stay
 // connected on another screen and back. Last, with the network cut: the reader's code finds a steer in the kept register, his card has his last
 // weight from it, and the scale's weight is queued and reaches the server once online. In lb,
-// the scale's kg shows in lb and reaches the server unrounded. axe-core checks the screen with the devices and the card.
+// the scale's kg shows in lb and reaches the server unrounded. Last, the crush treats, drafts
+// and keeps notes: the card shows the cow's latest three notes, a save writes her weight,
+// treatment, draft and note each once (a refused draft keeps her on screen; saved again, only
+// the draft is sent), and the treatment stays chosen for the next animal. axe-core checks the
+// screen with the devices and the card, and with the treatment, draft and note.
 func TestCrushInBrowser(t *testing.T) {
 	t.Parallel()
 	browserTools(t)
@@ -339,6 +343,122 @@ func TestCrushInBrowser(t *testing.T) {
 			if !strings.Contains(b.evalString(t, `document.body.innerText`), "This session") {
 				t.Fatal("the session's list is missing")
 			}
+		})
+
+		t.Run("TreatDraftAndNotes", func(t *testing.T) {
+			// The crush also treats, drafts to a group and keeps notes: C-1 has four notes
+			// (the card shows the latest three, newest first), is weighed, treated with a
+			// medicine deleted meanwhile (refused: she stays on screen with the server's
+			// reason), drafted and given a note; Save again, with another medicine, sends the
+			// treatment only.
+			pens := b.app.MustGroup(b.user, f.ID, "Pens").ID.String()
+			gone := b.gql(t, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Gone drench", withdrawalMeatDays: 7, withdrawalMilkHours: 48}) { medicine { id } } }`, v)["medicineCreate"].(map[string]any)["medicine"].(map[string]any)["id"].(string)
+			for i, text := range []string{"Oldest note", "Lame, left hind", "Quiet in the crush", "Kicks: mind the right side"} {
+				b.gql(t, `mutation($f: ID!, $c: ID!, $at: Time!, $d: String!) { recordCreate(input: {farmID: $f, animalIDs: [$c], name: "Note", type: OTHER, appliedAt: $at, description: $d}) { record { id } } }`,
+					map[string]any{"f": farm, "c": cow, "at": day(-40+i) + "T00:00:00Z", "d": text})
+			}
+			count := func(q string, pick func(map[string]any) int) int {
+				return pick(b.gql(t, q, map[string]any{"c": cow, "f": farm}))
+			}
+			weighedToday := func() int {
+				return count(`query($c: ID!) { node(id: $c) { ... on Animal { timeline(first: 100) { edges { node { name appliedAt } } } } } }`, func(m map[string]any) int {
+					n := 0
+					for _, e := range m["node"].(map[string]any)["timeline"].(map[string]any)["edges"].([]any) {
+						r := e.(map[string]any)["node"].(map[string]any)
+						if r["name"] == "Birth history: weight" && strings.HasPrefix(r["appliedAt"].(string), day(0)) {
+							n++
+						}
+					}
+					return n
+				})
+			}
+			treatedC1 := func() int {
+				return count(`query($f: ID!) { farm(id: $f) { withdrawalsConnection(first: 50) { edges { node { animalTag treatments { recordID } } } } } }`, func(m map[string]any) int {
+					for _, e := range m["farm"].(map[string]any)["withdrawalsConnection"].(map[string]any)["edges"].([]any) {
+						if n := e.(map[string]any)["node"].(map[string]any); n["animalTag"] == "C-1" {
+							return len(n["treatments"].([]any))
+						}
+					}
+					return 0
+				})
+			}
+			notes := func() string {
+				m := b.gql(t, `query($c: ID!) { node(id: $c) { ... on Animal { notes(first: 50) { description } } } }`, map[string]any{"c": cow})
+				var out []string
+				for _, n := range m["node"].(map[string]any)["notes"].([]any) {
+					out = append(out, n.(map[string]any)["description"].(string))
+				}
+				return strings.Join(out, " | ")
+			}
+			members := func(g string) int {
+				m := b.gql(t, `query($g: ID!) { node(id: $g) { ... on Group { animalsConnection(first: 50) { totalCount } } } }`, map[string]any{"g": g})
+				return int(m["node"].(map[string]any)["animalsConnection"].(map[string]any)["totalCount"].(float64))
+			}
+			before, weighed := treatedC1(), weighedToday()
+
+			b.goTo(t, "/farms/"+farm+"/weigh", "Weigh")
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.eval(t, `window.__serial.send(window.__serial.ports.length - 2, ['982000123456789\r\n'])`)
+			b.waitText(t, "#weigh-animal", "C-1")
+			b.waitText(t, "#card-notes", "Kicks: mind the right side")
+			if got := b.evalString(t, `[...document.querySelectorAll('#card-notes li span')].map((e) => e.textContent).join(' | ')`); got != "Kicks: mind the right side | Quiet in the crush | Lame, left hind" {
+				t.Fatalf("the card's notes are %q, want the latest three, newest first", got)
+			}
+			b.waitText(t, "#crush-medicine", "Gone drench")
+			b.waitText(t, "#crush-group", "Pens")
+			b.set(t, "#weigh-kg", "420")
+			b.set(t, "#crush-medicine", gone)
+			b.set(t, "#crush-dose", "5")
+			b.waitText(t, "#crush-clear", "meat clear on")
+			b.set(t, "#crush-group", pens)
+			b.set(t, "#crush-note", "Swollen knee")
+			b.checkAxe(t, "crush with a treatment, a draft and a note")
+			if o := b.overflow(t); o != "" {
+				t.Fatalf("the crush screen with its treatment overflows at 360 px: %s", o)
+			}
+			b.shot(t, "50-crush-treat-draft-note")
+			b.gql(t, `mutation($f: ID!, $g: ID!) { medicineDelete(input: {farmID: $f, id: $g}) { __typename } }`, map[string]any{"f": farm, "g": gone})
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-status", "Refused")
+			b.waitText(t, "#weigh-session", "C-1: 420 kg · Saved.; Gone drench 5 ml: Refused")
+			b.waitText(t, "#weigh-session", "→ Pens: moved.; Note: note saved.")
+			b.waitText(t, "#weigh-animal", "C-1")
+			// Fixed and saved again: the treatment alone is sent.
+			b.set(t, "#crush-medicine", v["m"].(string))
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-session", "C-1: Oxytetracycline 200 LA 5 ml: Treatment recorded.")
+			b.poll(t, "the next animal's EID field", `!document.querySelector('#weigh-animal')`)
+			if got := weighedToday(); got != weighed+1 {
+				t.Fatalf("C-1 has %d weighings today, want %d (a retry wrote none again)", got, weighed+1)
+			}
+			if got := treatedC1(); got != before+1 {
+				t.Fatalf("C-1 has %d treatments, want %d", got, before+1)
+			}
+			if got := members(pens); got != 1 {
+				t.Fatalf("Pens holds %d animals, want C-1", got)
+			}
+			if got := notes(); got != "Swollen knee | Kicks: mind the right side | Quiet in the crush | Lame, left hind | Oldest note" {
+				t.Fatalf("C-1's notes are %q, want the new one first and once", got)
+			}
+
+			// The next animal: the treatment stays chosen, the draft and the note are cleared;
+			// with nothing filled in, nothing is saved.
+			b.press(t, "982000123456790", kb.Enter)
+			b.waitText(t, "#weigh-animal", "C-2")
+			if got := b.evalString(t, `[document.querySelector('#crush-medicine').value === `+jsString(v["m"].(string))+`, document.querySelector('#crush-dose').value, document.querySelector('#crush-group').value, document.querySelector('#crush-note').value].join(',')`); got != "true,5,," {
+				t.Fatalf("the next animal's form is %q, want the treatment kept and no draft or note", got)
+			}
+			b.set(t, "#crush-medicine", "")
+			b.set(t, "#weigh-kg", "")
+			b.click(t, "#weigh-save")
+			b.waitText(t, "#weigh-status", "Nothing to save")
+			b.waitText(t, "#weigh-animal", "C-2")
+			// Her card again: the note written at the crush is the newest.
+			b.click(t, "#weigh-animal button")
+			b.set(t, "#weigh-eid", "982000123456789")
+			b.click(t, "#weigh-find")
+			b.waitText(t, "#weigh-animal", "C-1")
+			b.waitText(t, "#card-notes li:first-child", "Swollen knee")
 		})
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/herdbook/herdbook/internal/db"
@@ -23,7 +25,9 @@ import (
 // nothing reaches the server until Save, which then gives each animal of the list exactly
 // one treatment. On Move, the same list moves its animals to a group, each animal's move
 // said; offline, the codes are found in the kept register and each move is queued and reaches
-// the server once online. axe-core checks both screens with a list, and neither overflows the phone's width.
+// the server once online. A reader connected by cable (a simulated Web Serial port) feeds
+// Treat's list too: its repeats of one code are ignored, a duplicate, an industrial code and
+// an unknown code are said. axe-core checks both screens with a list, and neither overflows the phone's width.
 func TestScanListInBrowser(t *testing.T) {
 	t.Parallel()
 	browserTools(t)
@@ -38,12 +42,13 @@ func TestScanListInBrowser(t *testing.T) {
 		pens := b.app.MustGroup(b.user, f.ID, "Pens").ID.String()
 		eid := map[string]string{"S-1": "982000123450001", "S-2": "982000123450002", "S-3": "982000123450003"}
 		const unknown = "982000999999999"
-		v := map[string]any{"f": farm, "a": ids["S-1"], "b": ids["S-2"], "c": ids["S-3"], "g": pens}
-		b.gql(t, `mutation($f: ID!, $a: ID!, $b: ID!, $c: ID!) {
+		v := map[string]any{"f": farm, "a": ids["S-1"], "b": ids["S-2"], "c": ids["S-3"], "d": ids["S-4"], "g": pens}
+		b.gql(t, `mutation($f: ID!, $a: ID!, $b: ID!, $c: ID!, $d: ID!) {
 			s: farmSettingsUpdate(input: {farmID: $f, timeZone: "UTC"}) { __typename }
 			a: identifierAdd(input: {farmID: $f, animalID: $a, scheme: EID, value: "982000123450001", startDate: "2024-01-01"}) { animal { id } }
 			b: identifierAdd(input: {farmID: $f, animalID: $b, scheme: EID, value: "982000123450002", startDate: "2024-01-01"}) { animal { id } }
 			c: identifierAdd(input: {farmID: $f, animalID: $c, scheme: EID, value: "982000123450003", startDate: "2024-01-01"}) { animal { id } }
+			d: identifierAdd(input: {farmID: $f, animalID: $d, scheme: EID, value: "982000123450004", startDate: "2024-01-01"}) { animal { id } }
 		}`, v)
 		b.gql(t, `mutation($f: ID!) { medicineCreate(input: {farmID: $f, name: "Oxytetracycline 200 LA", withdrawalMeatDays: 28, withdrawalMilkHours: 168}) { medicine { id } } }`, v)
 
@@ -77,6 +82,11 @@ func TestScanListInBrowser(t *testing.T) {
 			}
 		}
 
+		// A simulated reader on Web Serial (browser_crush_test.go's fakeSerial), there before
+		// the app's first script runs.
+		if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fakeSerial}); err != nil {
+			t.Fatal(err)
+		}
 		b.signIn(t, nil, nil)
 		base := "/farms/" + farm
 
@@ -128,6 +138,52 @@ func TestScanListInBrowser(t *testing.T) {
 			if fmt.Sprint(got) != "map[S-1:1 S-2:1 S-3:1]" {
 				t.Fatalf("after treating the list the treatments by animal are %v, want one each for S-1, S-2 and S-3", got)
 			}
+		})
+
+		t.Run("TreatByReader", func(t *testing.T) {
+			// A reader connected by cable feeds the scanned list as a wedge reader does: a
+			// panel reader's repeats of one code are ignored, a code read again after another
+			// is said, an industrial transponder and a code of no animal are said, never added.
+			b.goTo(t, base+"/move", "Move to a group")
+			b.goTo(t, base+"/treat", "Treat")
+			b.waitText(t, "#treat-medicine", "Oxytetracycline")
+			if b.evalString(t, `String(!!document.querySelector('#device-reader-serial'))`) != "false" {
+				t.Fatal("Treat offers the reader without a scanned list")
+			}
+			b.click(t, "#treat-scanmode")
+			b.waitText(t, "#device-reader-status", "Reader: not connected")
+			if b.evalString(t, `String(!!document.querySelector('#device-scale-status'))`) != "false" {
+				t.Fatal("the scanned list offers a scale")
+			}
+			b.click(t, "#device-reader-serial")
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.eval(t, `window.__serial.send(0, ['LA 982 000123', '450004\r\n', 'LA 982 000123450004\r\n', 'LA 982 000123450004\r\n'])`)
+			b.waitText(t, "#treat-scan-status", "1 animal in the list")
+			b.eval(t, `window.__serial.send(0, ['982000123450001\r\n', 'A 00000 0 982 000123450004\r\n', 'R00060000000000123456\r\n', '982000999999999\r\n'])`)
+			b.waitText(t, "#treat-scan-status", "2 animals in the list")
+			b.waitText(t, "#treat-scan-status", "982000123450004: already in the list")
+			b.waitText(t, "#treat-scan-status", "Not an animal’s code: R00060000000000123456")
+			b.waitText(t, "#treat-scan-status", unknown+": no animal on the farm has this code")
+			if got := listed("#treat-list"); got != "S-4 S-1" {
+				t.Fatalf("the list shows %q, want S-4 S-1 in the order read", got)
+			}
+			if n := b.evalString(t, `String(document.querySelectorAll('#treat-scan-status li').length)`); n != "3" {
+				t.Fatalf("%s notes under the list, want 3 (the reader's repeats of one code said nothing)", n)
+			}
+			fits("treat with a reader's scanned list")
+			b.click(t, "#treat-save")
+			b.waitText(t, "#treat-status", "S-4: Treatment recorded")
+			b.waitText(t, "#treat-status", "S-1: Treatment recorded")
+			if got := fmt.Sprint(treatments()); got != "map[S-1:2 S-2:1 S-3:1 S-4:1]" {
+				t.Fatalf("after the reader's list the treatments by animal are %s, want one more for S-1 and S-4", got)
+			}
+			// Another screen: the reader stays connected, its lines go nowhere.
+			b.click(t, "#treat-scanmode")
+			b.eval(t, `window.__serial.send(0, ['982000123450002\r\n'])`)
+			b.click(t, "#treat-scanmode")
+			time.Sleep(300 * time.Millisecond)
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.waitText(t, "#treat-scan-status", "0 animals in the list")
 		})
 
 		t.Run("Move", func(t *testing.T) {

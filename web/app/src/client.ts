@@ -37,7 +37,7 @@ const keyless = [
   'GainReport', 'GroupGain', 'AnimalWeights', 'AdjustedWeaning', 'WeightPoint', 'WeightGain',
   'OffsetPageInfo', 'OutsideAnimalUpdatePayload', 'OutsideAnimalDeletePayload', 'MatingAdvice',
   'HoldingCreatePayload', 'HoldingUpdatePayload', 'NoticeSubmissionCreatePayload', 'Reconciliation', 'RegistryDifference',
-  'RegistryCredentials', 'RegistryCredentialsSetPayload',
+  'RegistryCredentials', 'RegistryCredentialsSetPayload', 'RecordCreatePayload',
 ];
 // A statutory notice has no id: its stable key names it, so the registry screen's list and an
 // animal page's clocks share one entry, and a recorded submission shows on both at once.

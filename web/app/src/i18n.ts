@@ -174,6 +174,11 @@ const en = {
   scanInList: 'in the list', scanTwice: 'already in the list, not added again', scanUnknown: 'no animal on the farm has this code; not added',
   scanSeveral: 'several animals match; scan or type the whole code', scanLooking: 'looking up…', removeFromList: 'Remove from the list',
   scanEmpty: 'Scan at least one animal first.', scanWait: 'Wait until every code has been looked up.',
+  // The crush's treatment, draft and notes (screens/Forms.tsx, Weigh).
+  crushNoTreatment: '— no treatment', crushDraft: 'Draft to a group', crushNoDraft: '— not drafted',
+  crushAddNote: 'Add a note', crushNote: 'Note', crushNotes: 'Notes', noteSaved: 'note saved.',
+  crushSaveNote: 'Save · next records what is filled in: the weight, the treatment, the draft and the note, each on its own. The treatment stays chosen for the next animal.',
+  crushNothing: 'Nothing to save: enter a weight, choose a treatment or a group, or write a note.',
 };
 type Catalogue = typeof en;
 const fr: Catalogue = {
@@ -351,6 +356,11 @@ const fr: Catalogue = {
   scanInList: 'dans la liste', scanTwice: 'déjà dans la liste, pas ajouté une seconde fois', scanUnknown: 'aucun animal de l’exploitation n’a ce code ; pas ajouté',
   scanSeveral: 'plusieurs animaux correspondent ; scannez ou tapez le code entier', scanLooking: 'recherche…', removeFromList: 'Retirer de la liste',
   scanEmpty: 'Scannez d’abord au moins un animal.', scanWait: 'Attendez que chaque code ait été cherché.',
+  // Traitement, tri et notes au couloir de contention (screens/Forms.tsx, Weigh).
+  crushNoTreatment: '— pas de traitement', crushDraft: 'Trier vers un lot', crushNoDraft: '— pas trié',
+  crushAddNote: 'Ajouter une note', crushNote: 'Note', crushNotes: 'Notes', noteSaved: 'note enregistrée.',
+  crushSaveNote: 'Enregistrer · suivant saisit ce qui est rempli : le poids, le traitement, le tri et la note, chacun à part. Le traitement reste choisi pour l’animal suivant.',
+  crushNothing: 'Rien à enregistrer : saisissez un poids, choisissez un traitement ou un lot, ou écrivez une note.',
 };
 export type Key = keyof Catalogue;
 export const catalogues = { en, fr } as const;

@@ -66,6 +66,8 @@ const SERVER_NAMES: Array<[RegExp, Key]> = [
  * the user's language (ours: true); one a person typed, as typed (the farm's own words). */
 export function recordTitle(name: string): { text: string; ours: boolean } {
   if (name === 'Calving') return { text: t('calving'), ours: true };
+  // A note the crush wrote (Forms.tsx's NOTE_NAME).
+  if (name === 'Note') return { text: t('crushNote'), ours: true };
   const imported = name.match(/^Register import: (.+)$/);
   // French puts a no-break space before the colon.
   const sep = prefs.lang === 'fr' ? '\u00a0: ' : ': ';

@@ -1,7 +1,8 @@
 // The crush's devices: a reader and a scale head, each connected by cable (Web Serial) or by
 // Bluetooth (Web Bluetooth, the Nordic UART Service), offered only where the browser has the
-// API. This panel is small and part of the weigh screen; the connections and the protocol
-// parsers (../devices) are a chunk of their own, fetched at the first Connect.
+// API. This panel is small and part of the weigh screen (and, the reader only, of Treat's and
+// Move's scanned list); the connections and the protocol parsers (../devices) are a chunk of
+// their own, fetched at the first Connect.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t, type Key } from '../i18n';
 import type { Connection, DeviceState, Link } from '../devices/connect';
@@ -19,9 +20,9 @@ function api(): { serial: boolean; bluetooth: boolean } {
 }
 
 // The connections outlive the screen: a farmer who goes to another screen and comes back
-// (to treat the animal, say) finds the reader and the scale still connected. Lines go to the
-// weigh screen while it is shown and are dropped elsewhere; a reload or a sign-out (which
-// reloads the page) ends every connection.
+// finds the reader and the scale still connected. Lines go to the screen whose panel is shown
+// (the weigh screen, or a scanned list on Treat or Move) and are dropped elsewhere; a reload
+// or a sign-out (which reloads the page) ends every connection.
 interface Live { conn: Connection | null; state: DeviceState }
 const live: Record<Role, Live> = { reader: { conn: null, state: { state: 'disconnected' } }, scale: { conn: null, state: { state: 'disconnected' } } };
 let sink: ((l: DeviceLine) => void) | null = null;
@@ -31,8 +32,9 @@ function update(role: Role, l: Partial<Live>) {
   watchers.forEach((f) => f());
 }
 
-/** Devices offers to connect a reader and a scale; every line either sends goes to onLine. */
-export function Devices({ onLine }: { onLine: (l: DeviceLine) => void }) {
+/** Devices offers to connect a reader and a scale (or the roles given); every line any
+ * connected device sends goes to onLine. */
+export function Devices({ onLine, roles = ['reader', 'scale'] }: { onLine: (l: DeviceLine) => void; roles?: Role[] }) {
   const has = api();
   const [baud, setBaud] = useState(9600);
   const latest = useRef(onLine);
@@ -51,8 +53,8 @@ export function Devices({ onLine }: { onLine: (l: DeviceLine) => void }) {
   if (!has.serial && !has.bluetooth) return <p class="muted" id="devices-none">{t('devicesNone')}</p>;
   return (
     <section class="card devices" aria-labelledby="devices-title">
-      <h2 id="devices-title">{t('devices')}</h2>
-      {(['reader', 'scale'] as const).map((role) => <Device key={role} role={role} has={has} baud={baud} />)}
+      <h2 id="devices-title">{roles.length === 1 ? t(roles[0] as Key) : t('devices')}</h2>
+      {roles.map((role) => <Device key={role} role={role} has={has} baud={baud} />)}
       {has.serial && <label>{t('baudRate')}<select id="device-baud" value={baud} onChange={(e) => setBaud(Number(e.currentTarget.value))}>
         {bauds.map((b) => <option key={b} value={b}>{b}</option>)}
       </select></label>}

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../client';
 import { useQuery } from '@urql/preact';
-import { CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
+import { CalvingDocument, CalvingFormDocument, CrushAnimalDocument, CrushDueDocument, CrushNoteDocument, FactDocument, GroupsDocument, MoveDocument, RegisterDocument, WeighDocument, type OutsideFragment } from '../graphql/generated';
 import { count, fromKg, prefs, showDate, showWeight, t, toKg, today, type Key } from '../i18n';
 import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
@@ -54,15 +54,48 @@ export async function findOne(farmID: string, q: string): Promise<Found | null> 
   return list.length === 1 ? list[0]! : list.find((x) => x.tag === q.trim()) ?? null;
 }
 
+/** NOTE_NAME is the name of the record a note is (type OTHER, its text in the description,
+ * naming the animal): Book.tsx's recordTitle shows it in the user's language. */
+export const NOTE_NAME = 'Note';
+/** noteTime dates a note by its day, as the server dates a fact's record (midnight UTC). */
+const noteTime = (date: string) => `${date}T00:00:00Z`;
+
+type Medicine = { id: string; name: string; withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null };
+
+/** useGroupsAndMedicines reads the farm's groups and medicines once for a screen. */
+function useGroupsAndMedicines(farmID: string): { groups: Array<{ id: string; name: string }>; medicines: Medicine[] } {
+  const [out, setOut] = useState<{ groups: Array<{ id: string; name: string }>; medicines: Medicine[] }>({ groups: [], medicines: [] });
+  useEffect(() => {
+    void client.query(GroupsDocument, { farmID }).toPromise().then((r) => setOut({
+      groups: r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [],
+      medicines: r.data?.farm?.medicines.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [],
+    }));
+  }, [farmID]);
+  return out;
+}
+
 export function Weigh({ farmID }: { farmID: string }) {
   const [q, setQ] = useState('');
   const [found, setFound] = useState<Found[] | null>(null);
   const [animal, setAnimal] = useState<Found | null>(null);
   const [weight, setWeight] = useState('');
   const [date, setDate] = useState(today());
-  const [done, setDone] = useState<Array<{ tag: string; kg: number; state: string }>>([]);
+  const [done, setDone] = useState<Array<{ tag: string; text: string }>>([]);
   const [msg, setMsg] = useState('');
   const [live, setLive] = useState<ScaleReading | null>(null);
+  // What else the crush does to the animal shown: a treatment (the medicine, dose and unit
+  // stay chosen for the next animal: a run through the crush is usually all given the same),
+  // a draft to a group and a note (both the shown animal's own, cleared after its save).
+  const { groups, medicines } = useGroupsAndMedicines(farmID);
+  const [medicine, setMedicine] = useState('');
+  const [dose, setDose] = useState('');
+  const [unit, setUnit] = useState('ml');
+  const [draft, setDraft] = useState('');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  // The writes already made (sent or queued) for the animal shown, by what they wrote: after a
+  // refusal, Save again sends only what was not written, never a write twice.
+  const written = useRef(new Set<string>());
   const eid = useRef<HTMLInputElement>(null);
   const kg = useRef<HTMLInputElement>(null);
   // The scale's last stable weight; armed once the scale has shown something other than the
@@ -76,6 +109,8 @@ export function Weigh({ farmID }: { farmID: string }) {
   // stands in their field, which must neither clear a weight typed nor weigh it twice.
   const held = useRef('');
   useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
+  // Another animal in the crush: the draft and the note were the last one's.
+  useEffect(() => { written.current.clear(); setDraft(''); setNote(''); }, [animal?.id]);
 
   // A weight the scale filled in is saved as the scale gave it, not as the field rounds it
   // in the user's unit (380.0 kg shown as 837.8 lb is 380.0 kg, not 380.02).
@@ -109,11 +144,13 @@ export function Weigh({ farmID }: { farmID: string }) {
   };
   // A reader in keyboard mode types into whatever has the focus: the weight field once an
   // animal is shown. Fifteen digits or more are never a weight but the next animal's tag.
+  // The same in the treatment's dose and the note: a code is never saved as either.
   const wedgeIntoWeight = (e: KeyboardEvent) => {
     const v = e.currentTarget instanceof HTMLInputElement ? e.currentTarget.value.trim() : '';
     if (e.key !== 'Enter' || !/^[0-9]{15,}$/.test(v)) return;
     e.preventDefault();
     held.current = '';
+    if (e.currentTarget === e.target && (e.currentTarget as HTMLElement).id === 'crush-dose') setDose('');
     setMsg(t('eidNotWeight'));
     setAnimal(null);
     setWeight('');
@@ -143,18 +180,60 @@ export function Weigh({ farmID }: { farmID: string }) {
       }
     }
   };
+  // Save · next writes what is filled in for the animal shown, each its own write through
+  // the outbox (its own Idempotency-Key, queued offline): the weight, the treatment, the
+  // draft to a group, the note; at least one. A refusal keeps the animal on screen with the
+  // server's reason; what was written stays written and is not sent again.
   const save = async (e: Event) => {
     e.preventDefault();
-    if (!animal) return;
-    const v = filled.current && filled.current.text === weight ? filled.current.kg : toKg(Number(weight));
-    const out = await write(`${t('weigh')} ${animal.tag}`, WeighDocument, { input: { farmID, animalID: animal.id, date, kg: v } });
-    const state = out.queued ? t('queued') : out.code ? `${t('refused')}: ${out.message}` : t('saved');
-    setDone((d) => [{ tag: animal.tag, kg: v, state }, ...d]);
-    setMsg(state);
-    if (!out.code) {
+    if (!animal || busy) return;
+    const a = animal;
+    const v = weight === '' ? null : filled.current && filled.current.text === weight ? filled.current.kg : toKg(Number(weight));
+    const med = medicines.find((m) => m.id === medicine);
+    const group = groups.find((g) => g.id === draft);
+    const text = note.trim();
+    const plans: Array<{ key: string; run: () => Promise<WriteOutcome<unknown>>; say: (o: WriteOutcome<unknown>) => string }> = [];
+    if (v != null) {
+      const vars = { input: { farmID, animalID: a.id, date, kg: v } };
+      plans.push({ key: JSON.stringify(['weight', vars]), run: () => write(`${t('weigh')} ${a.tag}`, WeighDocument, vars),
+        say: (o) => `${showWeight(v)} · ${o.queued ? t('queued') : o.code ? `${t('refused')}: ${o.message}` : t('saved')}` });
+    }
+    if (med) {
+      const vars = { input: { farmID, fact: { treatment: { medicineID: med.id, animalID: a.id, groupID: null, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } } };
+      plans.push({ key: JSON.stringify(['treat', vars]), run: () => write(`${t('treat')} ${a.tag}`, FactDocument, vars),
+        say: (o) => `${med.name}${dose ? ` ${dose} ${unit}` : ''}: ${said(o, 'treatmentSaved')}` });
+    }
+    if (group) {
+      const vars = { input: { farmID, fact: { membership: { animalID: a.id, groupID: group.id, startDate: date } } } };
+      plans.push({ key: JSON.stringify(['draft', vars]), run: () => write(`${t('moveTo')} ${a.tag} → ${group.name}`, MoveDocument, vars),
+        say: (o) => `→ ${group.name}: ${said(o, 'moved')}` });
+    }
+    if (text) {
+      const vars = { input: { farmID, animalIDs: [a.id], name: NOTE_NAME, type: 'OTHER' as const, appliedAt: noteTime(date), description: text } };
+      plans.push({ key: JSON.stringify(['note', a.id, date, text]), run: () => write(`${t('crushNote')} ${a.tag}`, CrushNoteDocument, vars),
+        say: (o) => `${t('crushNote')}: ${said(o, 'noteSaved')}` });
+    }
+    if (plans.length === 0) { setMsg(t('crushNothing')); return; }
+    setBusy(true);
+    const parts: string[] = [];
+    let refusal = '';
+    try {
+      for (const p of plans) {
+        if (written.current.has(p.key)) continue;
+        const out = await p.run();
+        if (!out.code) written.current.add(p.key);
+        else refusal ||= `${t('refused')}: ${out.message ?? t('error')}`;
+        parts.push(p.say(out));
+      }
+    } finally { setBusy(false); }
+    const line = parts.join('; ');
+    setDone((d) => [{ tag: a.tag, text: line }, ...d]);
+    setMsg(refusal || line);
+    if (!refusal) {
       // The animal weighed may stay on the scale a while: its weight is not the next one's.
-      saved.current = v; armed.current = false; stable.current = null;
-      setAnimal(null); setFound(null); setQ(''); setWeight('');
+      saved.current = v ?? stable.current; armed.current = false; stable.current = null;
+      written.current.clear();
+      setAnimal(null); setFound(null); setQ(''); setWeight(''); setDraft(''); setNote('');
     }
   };
   return (
@@ -172,21 +251,41 @@ export function Weigh({ farmID }: { farmID: string }) {
         <form class="card" onSubmit={save}>
           <p id="weigh-animal"><strong>{animal.tag}</strong> <button type="button" class="link" aria-label={t('cancel')} onClick={() => { held.current = ''; setAnimal(null); }}>✕</button></p>
           <AnimalCard farmID={farmID} id={animal.id} date={date} />
-          <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" required value={weight}
+          <label>{t('weight')} ({prefs.unit})<input id="weigh-kg" ref={kg} type="number" inputMode="decimal" min="0.1" step="0.1" value={weight}
             onInput={(e) => { typed.current = true; setWeight(e.currentTarget.value); }} onKeyDown={wedgeIntoWeight} /></label>
-          <button type="submit" id="weigh-save">{t('save')} · {t('next')}</button>
+          <fieldset id="crush-treat">
+            <legend>{t('treat')}</legend>
+            <label>{t('medicine')}<select id="crush-medicine" value={medicine} onChange={(e) => setMedicine(e.currentTarget.value)}>
+              <option value="">{t('crushNoTreatment')}</option>
+              {medicines.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
+            </select></label>
+            {medicine && <>
+              <div class="pair">
+                <label>{t('dose')}<input id="crush-dose" type="number" min="0" step="any" inputMode="decimal" value={dose} onInput={(e) => setDose(e.currentTarget.value)} onKeyDown={wedgeIntoWeight} /></label>
+                <label>{t('unit')}<input id="crush-unit" type="text" value={unit} onInput={(e) => setUnit(e.currentTarget.value)} /></label>
+              </div>
+              <ClearDates id="crush-clear" date={date} medicine={medicines.find((m) => m.id === medicine)} />
+            </>}
+          </fieldset>
+          <label>{t('crushDraft')}<select id="crush-group" value={draft} onChange={(e) => setDraft(e.currentTarget.value)}>
+            <option value="">{t('crushNoDraft')}</option>
+            {groups.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+          </select></label>
+          <label>{t('crushAddNote')}<input id="crush-note" type="text" autoComplete="off" maxLength={10000} value={note} onInput={(e) => setNote(e.currentTarget.value)} onKeyDown={wedgeIntoWeight} /></label>
+          <p class="note" id="crush-save-note">{t('crushSaveNote')}</p>
+          <button type="submit" id="weigh-save" disabled={busy} aria-describedby="crush-save-note">{t('save')} · {t('next')}</button>
         </form>
       )}
       {live && <p id="weigh-scale" class="muted">{t('onScale')}: {live.kind === 'weight' ? `${showWeight(live.kg)} · ${t(live.stable ? 'stable' : 'moving')}` : t(live.kind)}</p>}
       {msg && <p role="status" id="weigh-status">{msg}</p>}
       <Devices onLine={onLine} />
-      {done.length > 0 && <><h2>{t('session')}</h2><ol class="session" id="weigh-session">{done.map((d, i) => <li key={i}>{d.tag}: {showWeight(d.kg)} · {d.state}</li>)}</ol></>}
+      {done.length > 0 && <><h2>{t('session')}</h2><ol class="session" id="weigh-session">{done.map((d, i) => <li key={i}>{d.tag}: {d.text}</li>)}</ol></>}
     </section>
   );
 }
 
 /** AnimalCard is what the crush needs to know of the animal: its last weight, its
- * withdrawal and, for a female scanned in calf, when she is due. Read from the server (or
+ * withdrawal, its latest notes (three, newest first) and, for a female scanned in calf, when she is due. Read from the server (or
  * Graphcache's kept copy offline); the farm's withdrawals and due list once for the session. */
 function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: string }) {
   const [{ data, fetching }] = useQuery({ query: CrushAnimalDocument, variables: { id, asOf: date } });
@@ -212,6 +311,9 @@ function AnimalCard({ farmID, id, date }: { farmID: string; id: string; date: st
       <dd id="card-weight">{weightText}</dd>
       <dt>{t('withdrawal')}</dt>
       <dd id="card-withdrawal" class={w ? 'warning' : undefined}>{w ? <>{t('meatClear')} {showDate(w.meatClearOn)}{w.milkClearAt && <> · {t('milkClear')} {showDate(w.milkClearAt)}</>}</> : wd.line === null ? t('noWithdrawal') : wd.fetching ? '…' : t('notKnownHere')}</dd>
+      {a && a.notes.length > 0 && <><dt>{t('crushNotes')}</dt><dd id="card-notes"><ul class="plain">{a.notes.map((n) => (
+        <li key={n.id}><time>{showDate(n.appliedAt)}</time> · <span translate={false}>{n.description}</span></li>
+      ))}</ul></dd></>}
       {due && <><dt>{t('dueToCalve')}</dt><dd id="card-due">{due.expectedDate ? showDate(due.expectedDate) : '—'}{due.expectedFrom && due.expectedTo && due.expectedFrom !== due.expectedTo && <> ({showDate(due.expectedFrom)} – {showDate(due.expectedTo)})</>}</dd></>}
     </dl>
   );
@@ -225,11 +327,11 @@ function addDays(date: string, days: number): string {
 
 /** ClearDates shows, before saving, when meat and milk clear by the label's periods (the
  * farm's rules, a course's last day or the vet's longer periods can only make them later). */
-function ClearDates({ date, medicine }: { date: string; medicine: { withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null } | undefined }) {
+function ClearDates({ id = 'treat-clear', date, medicine }: { id?: string; date: string; medicine: { withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null } | undefined }) {
   if (!medicine || !date) return null;
   const meat = medicine.withdrawalMeatDays, milk = medicine.withdrawalMilkHours;
   return (
-    <p class="note" id="treat-clear" role="status">
+    <p class="note" id={id} role="status">
       {meat != null ? <>{t('meatClear')} {showDate(addDays(date, meat))}</> : t('noLabelMeat')}
       {milk != null && <> · {t('milkClear')} {showDate(addDays(date, Math.ceil(milk / 24)))}</>}
       <br /><small>{t('labelNote')}</small>
@@ -245,6 +347,8 @@ interface ScanListState {
   items: Scanned[]; notes: string[];
   add: (raw: string) => Promise<void>; remove: (key: number) => void;
   drop: (ids: Set<string>) => void;
+  /** onLine takes a line from a reader connected by cable or Bluetooth (Devices). */
+  onLine: (l: DeviceLine) => void;
 }
 
 /** useScanList keeps the list of animals a bulk treatment or move is for. Each code is looked
@@ -275,11 +379,24 @@ function useScanList(farmID: string): ScanListState {
     if (rest.some((x) => x.animal?.id === a.id)) { put(rest); note(`${a.tag}: ${t('scanTwice')}`); return; }
     put(now.current.map((x) => (x.key === key ? { ...x, animal: a } : x)));
   };
-  const remove = (key: number) => put(now.current.filter((x) => x.key !== key));
+  // A connected reader's codes join the list as a wedge reader's do. A panel reader sends the
+  // code again and again while the animal stands in its field: the same code straight after
+  // itself is ignored, not said each time as already in the list.
+  const last = useRef('');
+  const onLine = (l: DeviceLine) => {
+    if (l.kind === 'eid') {
+      if (l.eid === last.current) return;
+      last.current = l.eid;
+      void add(l.eid);
+    } else if (l.kind === 'notAnimal') {
+      note(`${t('notAnimalCode')}: ${l.line}`);
+    }
+  };
+  const remove = (key: number) => { last.current = ''; put(now.current.filter((x) => x.key !== key)); };
   // After a save: the animals saved (or queued) leave the list; those the server refused
   // stay, to be fixed and saved again, with any code read meanwhile.
-  const drop = (ids: Set<string>) => { put(now.current.filter((x) => !x.animal || !ids.has(x.animal.id))); setNotes([]); };
-  return { items, notes, add, remove, drop };
+  const drop = (ids: Set<string>) => { last.current = ''; put(now.current.filter((x) => !x.animal || !ids.has(x.animal.id))); setNotes([]); };
+  return { items, notes, add, remove, drop, onLine };
 }
 
 /** enterDown is true from an Enter's keydown in the scanned list's field to its keyup (or
@@ -426,6 +543,7 @@ export function Treat({ farmID }: { farmID: string }) {
         <button type="submit" id="treat-save" disabled={busy}>{t('save')}</button>
         <div role="status" id="treat-status">{msg && <p>{msg}</p>}{lines.length > 0 && <ul class="outcome">{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
       </form>
+      {scanning && <Devices onLine={list.onLine} roles={['reader']} />}
     </section>
   );
 }
@@ -486,6 +604,7 @@ export function Move({ farmID }: { farmID: string }) {
         <button type="submit" id="move-save" disabled={busy}>{t('moveTo')}</button>
       </form>
       <div role="status" id="move-status">{lines.length > 0 && <ul>{lines.map((l, i) => <li key={i}>{l}</li>)}</ul>}</div>
+      {scanning && <Devices onLine={list.onLine} roles={['reader']} />}
     </section>
   );
 }
