@@ -763,7 +763,7 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 				return Invalid(FieldError{Field: fmt.Sprintf("events[%d].herdbook:metadata", lo+i), Message: "is not JSON"})
 			}
 			b := ev.ArchiveBook
-			bs = append(bs, c.RecordItem.Create().SetID(ev.ID).SetRecordID(ev.RecordID).SetNillableName(ev.Name).
+			bs = append(bs, c.RecordItem.Create().SetID(ev.ID).SetRecordID(ev.RecordID).SetFarmID(farmID).SetNillableName(ev.Name).
 				SetNillableDescription(ev.Description).SetMetadata(md).SetNillableFactKind(ev.FactKind).
 				SetNillableFactSubject(ev.FactSubject).SetNillableFactDam(ev.FactDam).SetNillableFactGroup(ev.FactGroup).
 				SetNillableFactDate(ev.FactDate).SetNillableFactUntil(ev.FactUntil).SetNillableFactValue(ev.FactValue).
@@ -782,7 +782,7 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 	var reach []*ent.TreatmentReachCreate
 	for _, ev := range a.Events {
 		for _, l := range ev.FactAnimals {
-			links = append(links, c.FactAnimal.Create().SetID(l.ID).SetRecordItemID(ev.ID).SetAnimalID(l.AnimalID))
+			links = append(links, c.FactAnimal.Create().SetID(l.ID).SetRecordItemID(ev.ID).SetFarmID(farmID).SetAnimalID(l.AnimalID))
 		}
 		for _, x := range ev.Reach {
 			reach = append(reach, c.TreatmentReach.Create().SetID(x.ID).SetFarmID(farmID).SetRecordItemID(ev.ID).

@@ -207,19 +207,20 @@ func (s *Service) checkFactReferences(ctx context.Context, farmID uuid.UUID, fac
 }
 
 // factLinkBatch keeps each bulk insert of fact links far below the statement parameter
-// limits of both databases (three parameters a row).
+// limits of both databases (four parameters a row).
 const factLinkBatch = 1000
 
 // createFactLinks writes one fact_animals row for every animal each item's fact names, so
-// that an animal's facts load by an indexed lookup whatever its role in them.
-func createFactLinks(ctx context.Context, c *ent.Client, itemIDs []uuid.UUID, facts []*evidence.Fact) error {
+// that an animal's facts load by an indexed lookup whatever its role in them; the items are
+// farmID's.
+func createFactLinks(ctx context.Context, c *ent.Client, farmID uuid.UUID, itemIDs []uuid.UUID, facts []*evidence.Fact) error {
 	var links []*ent.FactAnimalCreate
 	for i, f := range facts {
 		if f == nil {
 			continue
 		}
 		for _, a := range f.ReferencedAnimals() {
-			links = append(links, c.FactAnimal.Create().SetRecordItemID(itemIDs[i]).SetAnimalID(uuid.MustParse(a)))
+			links = append(links, c.FactAnimal.Create().SetRecordItemID(itemIDs[i]).SetFarmID(farmID).SetAnimalID(uuid.MustParse(a)))
 		}
 	}
 	for len(links) > 0 {
@@ -232,16 +233,16 @@ func createFactLinks(ctx context.Context, c *ent.Client, itemIDs []uuid.UUID, fa
 	return nil
 }
 
-// FactLinks returns the fact_animals rows for an item being created with metadata; the seed
-// data uses it to write what the API's write path writes.
-func FactLinks(c *ent.Client, itemID uuid.UUID, metadata map[string]any) []*ent.FactAnimalCreate {
+// FactLinks returns the fact_animals rows for an item of farmID being created with metadata;
+// the seed data uses it to write what the API's write path writes.
+func FactLinks(c *ent.Client, farmID, itemID uuid.UUID, metadata map[string]any) []*ent.FactAnimalCreate {
 	f, ok, errs := parseFact(metadata)
 	if !ok || len(errs) > 0 {
 		return nil
 	}
 	var links []*ent.FactAnimalCreate
 	for _, a := range f.ReferencedAnimals() {
-		links = append(links, c.FactAnimal.Create().SetRecordItemID(itemID).SetAnimalID(uuid.MustParse(a)))
+		links = append(links, c.FactAnimal.Create().SetRecordItemID(itemID).SetFarmID(farmID).SetAnimalID(uuid.MustParse(a)))
 	}
 	return links
 }

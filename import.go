@@ -889,7 +889,7 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 				if err != nil {
 					return err
 				}
-				items = append(items, withFactColumns(c.RecordItem.Create().SetID(id).SetRecordID(recID).SetName(name).
+				items = append(items, withFactColumns(c.RecordItem.Create().SetID(id).SetRecordID(recID).SetFarmID(farmID).SetName(name).
 					SetMetadata(md), f))
 				itemIDs, facts = append(itemIDs, id), append(facts, f)
 			}
@@ -906,7 +906,7 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 			}
 			items = items[n:]
 		}
-		if err := createFactLinks(ctx, c, itemIDs, facts); err != nil {
+		if err := createFactLinks(ctx, c, farmID, itemIDs, facts); err != nil {
 			return err
 		}
 		done += len(batch)

@@ -233,7 +233,7 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 		if err != nil {
 			return err
 		}
-		if err := s.createItems(ctx, r.ID, in.Items, facts); err != nil {
+		if err := s.createItems(ctx, farmID, r.ID, in.Items, facts); err != nil {
 			return err
 		}
 		if err := s.storeReach(ctx, farmID, facts); err != nil {
@@ -244,17 +244,17 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 	return r, err
 }
 
-func (s *Service) createItems(ctx context.Context, recordID uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
+func (s *Service) createItems(ctx context.Context, farmID, recordID uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
 	recordIDs := make([]uuid.UUID, len(items))
 	for i := range recordIDs {
 		recordIDs[i] = recordID
 	}
-	return s.createFactItems(ctx, recordIDs, items, facts)
+	return s.createFactItems(ctx, farmID, recordIDs, items, facts)
 }
 
-// createFactItems writes items (item i in record recordIDs[i]) with the indexed copies of
-// their facts and the facts' links to the animals they name, in bulk.
-func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
+// createFactItems writes items (item i in record recordIDs[i], every record of farmID) with
+// the indexed copies of their facts and the facts' links to the animals they name, in bulk.
+func (s *Service) createFactItems(ctx context.Context, farmID uuid.UUID, recordIDs []uuid.UUID, items []RecordItemInput, facts []*evidence.Fact) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -272,7 +272,7 @@ func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, it
 		if err != nil {
 			return err
 		}
-		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordIDs[i]).
+		builders[i] = withFactColumns(c.RecordItem.Create().SetID(ids[i]).SetRecordID(recordIDs[i]).SetFarmID(farmID).
 			SetNillableName(it.Name).SetNillableDescription(it.Description).SetMetadata(md), facts[i])
 	}
 	if err := c.RecordItem.CreateBulk(builders...).Exec(ctx); err != nil {
@@ -284,7 +284,7 @@ func (s *Service) createFactItems(ctx context.Context, recordIDs []uuid.UUID, it
 			f.RecordID, f.RecordItemID = recordIDs[i].String(), ids[i].String()
 		}
 	}
-	return createFactLinks(ctx, c, ids, facts)
+	return createFactLinks(ctx, c, farmID, ids, facts)
 }
 
 // itemAnswerColumns are the columns of a record item that answers show, in REST and in the
@@ -529,7 +529,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if r, err = u.Save(ctx); err != nil {
 			return err
 		}
-		if err := s.createItems(ctx, id, p.Items, facts); err != nil {
+		if err := s.createItems(ctx, farmID, id, p.Items, facts); err != nil {
 			return err
 		}
 		if err := s.storeReach(ctx, farmID, facts); err != nil {

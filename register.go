@@ -886,7 +886,7 @@ func (s *Service) insertFacts(ctx context.Context, farmID uuid.UUID, facts []evi
 		if err := c.Record.CreateBulk(recs...).Exec(ctx); err != nil {
 			return err
 		}
-		if err := s.createFactItems(ctx, recIDs, items, ptrs[lo:hi]); err != nil {
+		if err := s.createFactItems(ctx, farmID, recIDs, items, ptrs[lo:hi]); err != nil {
 			return err
 		}
 	}

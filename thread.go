@@ -71,6 +71,10 @@ func (s *Service) PostMessage(ctx context.Context, threadID uuid.UUID, body stri
 	if err != nil {
 		return nil, err
 	}
+	th, err := s.Client(ctx).Thread.Get(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
 	var fe fieldErrors
 	if !fe.prose("body", body) {
 		return nil, fe.err()
@@ -78,7 +82,7 @@ func (s *Service) PostMessage(ctx context.Context, threadID uuid.UUID, body stri
 	if n := utf8.RuneCountInString(strings.TrimSpace(body)); n == 0 || utf8.RuneCountInString(body) > 10000 {
 		return nil, Invalid(FieldError{Field: "body", Message: "must be 1 to 10000 characters"})
 	}
-	return s.Client(ctx).Message.Create().SetThreadID(threadID).SetAuthorID(v.UserID).SetBody(body).Save(ctx)
+	return s.Client(ctx).Message.Create().SetThreadID(threadID).SetFarmID(th.FarmID).SetAuthorID(v.UserID).SetBody(body).Save(ctx)
 }
 
 // Thread returns a thread the viewer may read.

@@ -159,7 +159,7 @@ func (s *Service) RecordWebhookAttempt(ctx context.Context, d *ent.WebhookDelive
 		if n == 0 {
 			return ErrWebhookLeaseLost
 		}
-		a := c.WebhookAttempt.Create().SetDeliveryID(d.ID).SetDurationMs(o.Duration.Milliseconds()).
+		a := c.WebhookAttempt.Create().SetDeliveryID(d.ID).SetFarmID(d.FarmID).SetDurationMs(o.Duration.Milliseconds()).
 			SetWorker(truncate(worker, 100)).SetCreatedAt(now.Add(-o.Duration)).SetUpdatedAt(now)
 		if o.StatusCode != 0 {
 			a.SetStatusCode(o.StatusCode)

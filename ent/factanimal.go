@@ -23,6 +23,8 @@ type FactAnimal struct {
 	RecordItemID uuid.UUID `json:"record_item_id,omitempty"`
 	// The animal the fact names.
 	AnimalID uuid.UUID `json:"animal_id,omitempty"`
+	// The farm of the item, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).
+	FarmID uuid.UUID `json:"farm_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FactAnimalQuery when eager-loading is set.
 	Edges        FactAnimalEdges `json:"edges"`
@@ -54,7 +56,7 @@ func (*FactAnimal) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case factanimal.FieldID, factanimal.FieldRecordItemID, factanimal.FieldAnimalID:
+		case factanimal.FieldID, factanimal.FieldRecordItemID, factanimal.FieldAnimalID, factanimal.FieldFarmID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -88,6 +90,12 @@ func (_m *FactAnimal) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field animal_id", values[i])
 			} else if value != nil {
 				_m.AnimalID = *value
+			}
+		case factanimal.FieldFarmID:
+			if value, ok := values[i].(*uuid.UUID); !ok {
+				return fmt.Errorf("unexpected type %T for field farm_id", values[i])
+			} else if value != nil {
+				_m.FarmID = *value
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -135,6 +143,9 @@ func (_m *FactAnimal) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("animal_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AnimalID))
+	builder.WriteString(", ")
+	builder.WriteString("farm_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FarmID))
 	builder.WriteByte(')')
 	return builder.String()
 }

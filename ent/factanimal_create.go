@@ -36,6 +36,12 @@ func (_c *FactAnimalCreate) SetAnimalID(v uuid.UUID) *FactAnimalCreate {
 	return _c
 }
 
+// SetFarmID sets the "farm_id" field.
+func (_c *FactAnimalCreate) SetFarmID(v uuid.UUID) *FactAnimalCreate {
+	_c.mutation.SetFarmID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FactAnimalCreate) SetID(v uuid.UUID) *FactAnimalCreate {
 	_c.mutation.SetID(v)
@@ -104,6 +110,9 @@ func (_c *FactAnimalCreate) check() error {
 	if _, ok := _c.mutation.AnimalID(); !ok {
 		return &ValidationError{Name: "animal_id", err: errors.New(`ent: missing required field "FactAnimal.animal_id"`)}
 	}
+	if _, ok := _c.mutation.FarmID(); !ok {
+		return &ValidationError{Name: "farm_id", err: errors.New(`ent: missing required field "FactAnimal.farm_id"`)}
+	}
 	if len(_c.mutation.RecordItemIDs()) == 0 {
 		return &ValidationError{Name: "record_item", err: errors.New(`ent: missing required edge "FactAnimal.record_item"`)}
 	}
@@ -146,6 +155,10 @@ func (_c *FactAnimalCreate) createSpec() (*FactAnimal, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AnimalID(); ok {
 		_spec.SetField(factanimal.FieldAnimalID, field.TypeUUID, value)
 		_node.AnimalID = value
+	}
+	if value, ok := _c.mutation.FarmID(); ok {
+		_spec.SetField(factanimal.FieldFarmID, field.TypeUUID, value)
+		_node.FarmID = value
 	}
 	if nodes := _c.mutation.RecordItemIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -238,6 +251,9 @@ func (u *FactAnimalUpsertOne) UpdateNewValues() *FactAnimalUpsertOne {
 		}
 		if _, exists := u.create.mutation.AnimalID(); exists {
 			s.SetIgnore(factanimal.FieldAnimalID)
+		}
+		if _, exists := u.create.mutation.FarmID(); exists {
+			s.SetIgnore(factanimal.FieldFarmID)
 		}
 	}))
 	return u
@@ -458,6 +474,9 @@ func (u *FactAnimalUpsertBulk) UpdateNewValues() *FactAnimalUpsertBulk {
 			}
 			if _, exists := b.mutation.AnimalID(); exists {
 				s.SetIgnore(factanimal.FieldAnimalID)
+			}
+			if _, exists := b.mutation.FarmID(); exists {
+				s.SetIgnore(factanimal.FieldFarmID)
 			}
 		}
 	}))

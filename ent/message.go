@@ -32,6 +32,8 @@ type Message struct {
 	AuthorID uuid.UUID `json:"author_id,omitempty"`
 	// The text (1 to 10000 characters).
 	Body string `json:"body,omitempty"`
+	// The farm of the thread, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).
+	FarmID uuid.UUID `json:"farm_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MessageQuery when eager-loading is set.
 	Edges        MessageEdges `json:"edges"`
@@ -69,7 +71,7 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case message.FieldCreatedAt, message.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
-		case message.FieldID, message.FieldThreadID, message.FieldAuthorID:
+		case message.FieldID, message.FieldThreadID, message.FieldAuthorID, message.FieldFarmID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -127,6 +129,12 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field body", values[i])
 			} else if value.Valid {
 				_m.Body = value.String
+			}
+		case message.FieldFarmID:
+			if value, ok := values[i].(*uuid.UUID); !ok {
+				return fmt.Errorf("unexpected type %T for field farm_id", values[i])
+			} else if value != nil {
+				_m.FarmID = *value
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -186,6 +194,9 @@ func (_m *Message) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("body=")
 	builder.WriteString(_m.Body)
+	builder.WriteString(", ")
+	builder.WriteString("farm_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FarmID))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -85,6 +85,12 @@ func (_c *MessageCreate) SetBody(v string) *MessageCreate {
 	return _c
 }
 
+// SetFarmID sets the "farm_id" field.
+func (_c *MessageCreate) SetFarmID(v uuid.UUID) *MessageCreate {
+	_c.mutation.SetFarmID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *MessageCreate) SetID(v uuid.UUID) *MessageCreate {
 	_c.mutation.SetID(v)
@@ -182,6 +188,9 @@ func (_c *MessageCreate) check() error {
 			return &ValidationError{Name: "body", err: fmt.Errorf(`ent: validator failed for field "Message.body": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.FarmID(); !ok {
+		return &ValidationError{Name: "farm_id", err: errors.New(`ent: missing required field "Message.farm_id"`)}
+	}
 	if len(_c.mutation.ThreadIDs()) == 0 {
 		return &ValidationError{Name: "thread", err: errors.New(`ent: missing required edge "Message.thread"`)}
 	}
@@ -240,6 +249,10 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Body(); ok {
 		_spec.SetField(message.FieldBody, field.TypeString, value)
 		_node.Body = value
+	}
+	if value, ok := _c.mutation.FarmID(); ok {
+		_spec.SetField(message.FieldFarmID, field.TypeUUID, value)
+		_node.FarmID = value
 	}
 	if nodes := _c.mutation.ThreadIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -371,6 +384,9 @@ func (u *MessageUpsertOne) UpdateNewValues() *MessageUpsertOne {
 		}
 		if _, exists := u.create.mutation.AuthorID(); exists {
 			s.SetIgnore(message.FieldAuthorID)
+		}
+		if _, exists := u.create.mutation.FarmID(); exists {
+			s.SetIgnore(message.FieldFarmID)
 		}
 	}))
 	return u
@@ -636,6 +652,9 @@ func (u *MessageUpsertBulk) UpdateNewValues() *MessageUpsertBulk {
 			}
 			if _, exists := b.mutation.AuthorID(); exists {
 				s.SetIgnore(message.FieldAuthorID)
+			}
+			if _, exists := b.mutation.FarmID(); exists {
+				s.SetIgnore(message.FieldFarmID)
 			}
 		}
 	}))

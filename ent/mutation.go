@@ -8993,6 +8993,7 @@ type FactAnimalMutation struct {
 	typ                string
 	id                 *uuid.UUID
 	animal_id          *uuid.UUID
+	farm_id            *uuid.UUID
 	clearedFields      map[string]struct{}
 	record_item        *uuid.UUID
 	clearedrecord_item bool
@@ -9177,6 +9178,42 @@ func (m *FactAnimalMutation) ResetAnimalID() {
 	m.animal_id = nil
 }
 
+// SetFarmID sets the "farm_id" field.
+func (m *FactAnimalMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FactAnimalMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the FactAnimal entity.
+// If the FactAnimal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FactAnimalMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FactAnimalMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
 // ClearRecordItem clears the "record_item" edge to the RecordItem entity.
 func (m *FactAnimalMutation) ClearRecordItem() {
 	m.clearedrecord_item = true
@@ -9238,12 +9275,15 @@ func (m *FactAnimalMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FactAnimalMutation) Fields() []string {
-	fields := make([]string, 0, 2)
+	fields := make([]string, 0, 3)
 	if m.record_item != nil {
 		fields = append(fields, factanimal.FieldRecordItemID)
 	}
 	if m.animal_id != nil {
 		fields = append(fields, factanimal.FieldAnimalID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, factanimal.FieldFarmID)
 	}
 	return fields
 }
@@ -9257,6 +9297,8 @@ func (m *FactAnimalMutation) Field(name string) (ent.Value, bool) {
 		return m.RecordItemID()
 	case factanimal.FieldAnimalID:
 		return m.AnimalID()
+	case factanimal.FieldFarmID:
+		return m.FarmID()
 	}
 	return nil, false
 }
@@ -9270,6 +9312,8 @@ func (m *FactAnimalMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldRecordItemID(ctx)
 	case factanimal.FieldAnimalID:
 		return m.OldAnimalID(ctx)
+	case factanimal.FieldFarmID:
+		return m.OldFarmID(ctx)
 	}
 	return nil, fmt.Errorf("unknown FactAnimal field %s", name)
 }
@@ -9292,6 +9336,13 @@ func (m *FactAnimalMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAnimalID(v)
+		return nil
+	case factanimal.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown FactAnimal field %s", name)
@@ -9347,6 +9398,9 @@ func (m *FactAnimalMutation) ResetField(name string) error {
 		return nil
 	case factanimal.FieldAnimalID:
 		m.ResetAnimalID()
+		return nil
+	case factanimal.FieldFarmID:
+		m.ResetFarmID()
 		return nil
 	}
 	return fmt.Errorf("unknown FactAnimal field %s", name)
@@ -22042,6 +22096,7 @@ type MessageMutation struct {
 	is_active     *bool
 	author_id     *uuid.UUID
 	body          *string
+	farm_id       *uuid.UUID
 	clearedFields map[string]struct{}
 	thread        *uuid.UUID
 	clearedthread bool
@@ -22370,6 +22425,42 @@ func (m *MessageMutation) ResetBody() {
 	m.body = nil
 }
 
+// SetFarmID sets the "farm_id" field.
+func (m *MessageMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *MessageMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *MessageMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
 // ClearThread clears the "thread" edge to the Thread entity.
 func (m *MessageMutation) ClearThread() {
 	m.clearedthread = true
@@ -22431,7 +22522,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, message.FieldCreatedAt)
 	}
@@ -22449,6 +22540,9 @@ func (m *MessageMutation) Fields() []string {
 	}
 	if m.body != nil {
 		fields = append(fields, message.FieldBody)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, message.FieldFarmID)
 	}
 	return fields
 }
@@ -22470,6 +22564,8 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.AuthorID()
 	case message.FieldBody:
 		return m.Body()
+	case message.FieldFarmID:
+		return m.FarmID()
 	}
 	return nil, false
 }
@@ -22491,6 +22587,8 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldAuthorID(ctx)
 	case message.FieldBody:
 		return m.OldBody(ctx)
+	case message.FieldFarmID:
+		return m.OldFarmID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Message field %s", name)
 }
@@ -22541,6 +22639,13 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetBody(v)
+		return nil
+	case message.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
@@ -22608,6 +22713,9 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldBody:
 		m.ResetBody()
+		return nil
+	case message.FieldFarmID:
+		m.ResetFarmID()
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
@@ -32091,6 +32199,7 @@ type RecordItemMutation struct {
 	fact_until            *string
 	fact_value            *string
 	fact_tail             *string
+	farm_id               *uuid.UUID
 	clearedFields         map[string]struct{}
 	record                *uuid.UUID
 	clearedrecord         bool
@@ -33333,6 +33442,42 @@ func (m *RecordItemMutation) ResetFactTail() {
 	delete(m.clearedFields, recorditem.FieldFactTail)
 }
 
+// SetFarmID sets the "farm_id" field.
+func (m *RecordItemMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *RecordItemMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the RecordItem entity.
+// If the RecordItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecordItemMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *RecordItemMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
 // ClearRecord clears the "record" edge to the Record entity.
 func (m *RecordItemMutation) ClearRecord() {
 	m.clearedrecord = true
@@ -33502,7 +33647,7 @@ func (m *RecordItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RecordItemMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 25)
 	if m.created_at != nil {
 		fields = append(fields, recorditem.FieldCreatedAt)
 	}
@@ -33575,6 +33720,9 @@ func (m *RecordItemMutation) Fields() []string {
 	if m.fact_tail != nil {
 		fields = append(fields, recorditem.FieldFactTail)
 	}
+	if m.farm_id != nil {
+		fields = append(fields, recorditem.FieldFarmID)
+	}
 	return fields
 }
 
@@ -33631,6 +33779,8 @@ func (m *RecordItemMutation) Field(name string) (ent.Value, bool) {
 		return m.FactValue()
 	case recorditem.FieldFactTail:
 		return m.FactTail()
+	case recorditem.FieldFarmID:
+		return m.FarmID()
 	}
 	return nil, false
 }
@@ -33688,6 +33838,8 @@ func (m *RecordItemMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFactValue(ctx)
 	case recorditem.FieldFactTail:
 		return m.OldFactTail(ctx)
+	case recorditem.FieldFarmID:
+		return m.OldFarmID(ctx)
 	}
 	return nil, fmt.Errorf("unknown RecordItem field %s", name)
 }
@@ -33864,6 +34016,13 @@ func (m *RecordItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetFactTail(v)
+		return nil
+	case recorditem.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
@@ -34108,6 +34267,9 @@ func (m *RecordItemMutation) ResetField(name string) error {
 		return nil
 	case recorditem.FieldFactTail:
 		m.ResetFactTail()
+		return nil
+	case recorditem.FieldFarmID:
+		m.ResetFarmID()
 		return nil
 	}
 	return fmt.Errorf("unknown RecordItem field %s", name)
@@ -39866,6 +40028,7 @@ type WebhookAttemptMutation struct {
 	duration_ms     *int64
 	addduration_ms  *int64
 	worker          *string
+	farm_id         *uuid.UUID
 	clearedFields   map[string]struct{}
 	delivery        *uuid.UUID
 	cleareddelivery bool
@@ -40359,6 +40522,42 @@ func (m *WebhookAttemptMutation) ResetWorker() {
 	delete(m.clearedFields, webhookattempt.FieldWorker)
 }
 
+// SetFarmID sets the "farm_id" field.
+func (m *WebhookAttemptMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *WebhookAttemptMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFarmID returns the old "farm_id" field's value of the WebhookAttempt entity.
+// If the WebhookAttempt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookAttemptMutation) OldFarmID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFarmID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFarmID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFarmID: %w", err)
+	}
+	return oldValue.FarmID, nil
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *WebhookAttemptMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
 // ClearDelivery clears the "delivery" edge to the WebhookDelivery entity.
 func (m *WebhookAttemptMutation) ClearDelivery() {
 	m.cleareddelivery = true
@@ -40420,7 +40619,7 @@ func (m *WebhookAttemptMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookAttemptMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, webhookattempt.FieldCreatedAt)
 	}
@@ -40444,6 +40643,9 @@ func (m *WebhookAttemptMutation) Fields() []string {
 	}
 	if m.worker != nil {
 		fields = append(fields, webhookattempt.FieldWorker)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, webhookattempt.FieldFarmID)
 	}
 	return fields
 }
@@ -40469,6 +40671,8 @@ func (m *WebhookAttemptMutation) Field(name string) (ent.Value, bool) {
 		return m.DurationMs()
 	case webhookattempt.FieldWorker:
 		return m.Worker()
+	case webhookattempt.FieldFarmID:
+		return m.FarmID()
 	}
 	return nil, false
 }
@@ -40494,6 +40698,8 @@ func (m *WebhookAttemptMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldDurationMs(ctx)
 	case webhookattempt.FieldWorker:
 		return m.OldWorker(ctx)
+	case webhookattempt.FieldFarmID:
+		return m.OldFarmID(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookAttempt field %s", name)
 }
@@ -40558,6 +40764,13 @@ func (m *WebhookAttemptMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetWorker(v)
+		return nil
+	case webhookattempt.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookAttempt field %s", name)
@@ -40685,6 +40898,9 @@ func (m *WebhookAttemptMutation) ResetField(name string) error {
 		return nil
 	case webhookattempt.FieldWorker:
 		m.ResetWorker()
+		return nil
+	case webhookattempt.FieldFarmID:
+		m.ResetFarmID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookAttempt field %s", name)

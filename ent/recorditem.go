@@ -69,6 +69,8 @@ type RecordItem struct {
 	FactValue *string `json:"fact_value,omitempty"`
 	// FactTail holds the value of the "fact_tail" field.
 	FactTail *string `json:"fact_tail,omitempty"`
+	// The farm of the item's record, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).
+	FarmID uuid.UUID `json:"farm_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RecordItemQuery when eager-loading is set.
 	Edges        RecordItemEdges `json:"edges"`
@@ -135,7 +137,7 @@ func (*RecordItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case recorditem.FieldCreatedAt, recorditem.FieldUpdatedAt, recorditem.FieldRecordedAt, recorditem.FieldVoidedAt:
 			values[i] = new(sql.NullTime)
-		case recorditem.FieldID, recorditem.FieldRecordID:
+		case recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldFarmID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -320,6 +322,12 @@ func (_m *RecordItem) assignValues(columns []string, values []any) error {
 				_m.FactTail = new(string)
 				*_m.FactTail = value.String
 			}
+		case recorditem.FieldFarmID:
+			if value, ok := values[i].(*uuid.UUID); !ok {
+				return fmt.Errorf("unexpected type %T for field farm_id", values[i])
+			} else if value != nil {
+				_m.FarmID = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -478,6 +486,9 @@ func (_m *RecordItem) String() string {
 		builder.WriteString("fact_tail=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("farm_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FarmID))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -348,6 +348,12 @@ func (_c *RecordItemCreate) SetNillableFactTail(v *string) *RecordItemCreate {
 	return _c
 }
 
+// SetFarmID sets the "farm_id" field.
+func (_c *RecordItemCreate) SetFarmID(v uuid.UUID) *RecordItemCreate {
+	_c.mutation.SetFarmID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RecordItemCreate) SetID(v uuid.UUID) *RecordItemCreate {
 	_c.mutation.SetID(v)
@@ -533,6 +539,9 @@ func (_c *RecordItemCreate) check() error {
 			return &ValidationError{Name: "fact_tail", err: fmt.Errorf(`ent: validator failed for field "RecordItem.fact_tail": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.FarmID(); !ok {
+		return &ValidationError{Name: "farm_id", err: errors.New(`ent: missing required field "RecordItem.farm_id"`)}
+	}
 	if len(_c.mutation.RecordIDs()) == 0 {
 		return &ValidationError{Name: "record", err: errors.New(`ent: missing required edge "RecordItem.record"`)}
 	}
@@ -663,6 +672,10 @@ func (_c *RecordItemCreate) createSpec() (*RecordItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FactTail(); ok {
 		_spec.SetField(recorditem.FieldFactTail, field.TypeString, value)
 		_node.FactTail = &value
+	}
+	if value, ok := _c.mutation.FarmID(); ok {
+		_spec.SetField(recorditem.FieldFarmID, field.TypeUUID, value)
+		_node.FarmID = value
 	}
 	if nodes := _c.mutation.RecordIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1126,6 +1139,9 @@ func (u *RecordItemUpsertOne) UpdateNewValues() *RecordItemUpsertOne {
 		}
 		if _, exists := u.create.mutation.RecordID(); exists {
 			s.SetIgnore(recorditem.FieldRecordID)
+		}
+		if _, exists := u.create.mutation.FarmID(); exists {
+			s.SetIgnore(recorditem.FieldFarmID)
 		}
 	}))
 	return u
@@ -1740,6 +1756,9 @@ func (u *RecordItemUpsertBulk) UpdateNewValues() *RecordItemUpsertBulk {
 			}
 			if _, exists := b.mutation.RecordID(); exists {
 				s.SetIgnore(recorditem.FieldRecordID)
+			}
+			if _, exists := b.mutation.FarmID(); exists {
+				s.SetIgnore(recorditem.FieldFarmID)
 			}
 		}
 	}))

@@ -36,6 +36,8 @@ type WebhookAttempt struct {
 	DurationMs int64 `json:"duration_ms,omitempty"`
 	// Worker holds the value of the "worker" field.
 	Worker string `json:"worker,omitempty"`
+	// FarmID holds the value of the "farm_id" field.
+	FarmID uuid.UUID `json:"farm_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookAttemptQuery when eager-loading is set.
 	Edges        WebhookAttemptEdges `json:"edges"`
@@ -73,7 +75,7 @@ func (*WebhookAttempt) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case webhookattempt.FieldCreatedAt, webhookattempt.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
-		case webhookattempt.FieldID, webhookattempt.FieldDeliveryID:
+		case webhookattempt.FieldID, webhookattempt.FieldDeliveryID, webhookattempt.FieldFarmID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -147,6 +149,12 @@ func (_m *WebhookAttempt) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Worker = value.String
 			}
+		case webhookattempt.FieldFarmID:
+			if value, ok := values[i].(*uuid.UUID); !ok {
+				return fmt.Errorf("unexpected type %T for field farm_id", values[i])
+			} else if value != nil {
+				_m.FarmID = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -217,6 +225,9 @@ func (_m *WebhookAttempt) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("worker=")
 	builder.WriteString(_m.Worker)
+	builder.WriteString(", ")
+	builder.WriteString("farm_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FarmID))
 	builder.WriteByte(')')
 	return builder.String()
 }

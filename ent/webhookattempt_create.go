@@ -121,6 +121,12 @@ func (_c *WebhookAttemptCreate) SetNillableWorker(v *string) *WebhookAttemptCrea
 	return _c
 }
 
+// SetFarmID sets the "farm_id" field.
+func (_c *WebhookAttemptCreate) SetFarmID(v uuid.UUID) *WebhookAttemptCreate {
+	_c.mutation.SetFarmID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookAttemptCreate) SetID(v uuid.UUID) *WebhookAttemptCreate {
 	_c.mutation.SetID(v)
@@ -223,6 +229,9 @@ func (_c *WebhookAttemptCreate) check() error {
 			return &ValidationError{Name: "worker", err: fmt.Errorf(`ent: validator failed for field "WebhookAttempt.worker": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.FarmID(); !ok {
+		return &ValidationError{Name: "farm_id", err: errors.New(`ent: missing required field "WebhookAttempt.farm_id"`)}
+	}
 	if len(_c.mutation.DeliveryIDs()) == 0 {
 		return &ValidationError{Name: "delivery", err: errors.New(`ent: missing required edge "WebhookAttempt.delivery"`)}
 	}
@@ -289,6 +298,10 @@ func (_c *WebhookAttemptCreate) createSpec() (*WebhookAttempt, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Worker(); ok {
 		_spec.SetField(webhookattempt.FieldWorker, field.TypeString, value)
 		_node.Worker = value
+	}
+	if value, ok := _c.mutation.FarmID(); ok {
+		_spec.SetField(webhookattempt.FieldFarmID, field.TypeUUID, value)
+		_node.FarmID = value
 	}
 	if nodes := _c.mutation.DeliveryIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -408,6 +421,9 @@ func (u *WebhookAttemptUpsertOne) UpdateNewValues() *WebhookAttemptUpsertOne {
 		}
 		if _, exists := u.create.mutation.Worker(); exists {
 			s.SetIgnore(webhookattempt.FieldWorker)
+		}
+		if _, exists := u.create.mutation.FarmID(); exists {
+			s.SetIgnore(webhookattempt.FieldFarmID)
 		}
 	}))
 	return u
@@ -657,6 +673,9 @@ func (u *WebhookAttemptUpsertBulk) UpdateNewValues() *WebhookAttemptUpsertBulk {
 			}
 			if _, exists := b.mutation.Worker(); exists {
 				s.SetIgnore(webhookattempt.FieldWorker)
+			}
+			if _, exists := b.mutation.FarmID(); exists {
+				s.SetIgnore(webhookattempt.FieldFarmID)
 			}
 		}
 	}))

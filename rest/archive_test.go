@@ -708,15 +708,15 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 				md, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "profile", "animal_id": aid.String(), "sex": "female", "birth_date": "2022-03-01"}})
 				wd, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "weight", "animal_id": aid.String(), "date": "2025-01-01", "kg": 400}})
 				items = append(items,
-					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
-					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
-				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetAnimalID(aid))
+					c.RecordItem.Create().SetID(pid).SetRecordID(rid).SetFarmID(farmID).SetMetadata(md).SetFactKind("profile").SetFactSubject(aid),
+					c.RecordItem.Create().SetID(wid).SetRecordID(rid).SetFarmID(farmID).SetMetadata(wd).SetFactKind("weight").SetFactSubject(aid).SetFactDate("2025-01-01"))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(pid).SetFarmID(farmID).SetAnimalID(aid))
 				sire, iid := sires[i/10], uuid.New()
 				id, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "insemination", "dam_id": aid.String(),
 					"sire_id": sire.String(), "date": "2025-07-01", "straw": "S-1"}})
-				items = append(items, c.RecordItem.Create().SetID(iid).SetRecordID(rid).SetMetadata(id).SetFactKind("insemination").
+				items = append(items, c.RecordItem.Create().SetID(iid).SetRecordID(rid).SetFarmID(farmID).SetMetadata(id).SetFactKind("insemination").
 					SetFactSubject(sire).SetFactDam(aid).SetFactDate("2025-07-01"))
-				links = append(links, c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(aid), c.FactAnimal.Create().SetRecordItemID(iid).SetAnimalID(sire))
+				links = append(links, c.FactAnimal.Create().SetRecordItemID(iid).SetFarmID(farmID).SetAnimalID(aid), c.FactAnimal.Create().SetRecordItemID(iid).SetFarmID(farmID).SetAnimalID(sire))
 			}
 			if err := c.Animal.CreateBulk(animals...).Exec(ctx); err != nil {
 				return err
@@ -793,6 +793,7 @@ func BenchmarkFarmArchiveExport(b *testing.B) {
 // (docs/archive.md); a table that does not travel maps to nil. Columns left out by design:
 // change_seq (the new farm's change feed numbers its rows anew), files' storage_key (the new
 // farm stores the bytes under its own keys) and farms' is_active (only a live farm exports).
+// A farm_id is carried as the farm the archive is imported into, which every row gets.
 var archiveCarries = map[string][]string{
 	"farms":               {"id", "created_at", "updated_at", "name", "allow_private_threads", "current_month_start", "species", "species_other"},
 	"farm_settings":       {"id", "created_at", "updated_at", "farm_id", "time_zone", "withdrawal_rules", "organic", "allow_test_tags", "minimum_breeding_age_female_days", "minimum_breeding_age_male_days", "minimum_calving_interval_days", "calving_ease_scale", "weaning_age_of_dam", "updated_by"},
@@ -807,8 +808,8 @@ var archiveCarries = map[string][]string{
 	"records":             {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "type", "name", "description", "applied_at", "acknowledge_withdrawal", "farm_id"},
 	"record_animals":      {"record_id", "animal_id"},
 	"record_groups":       {"record_id", "group_id"},
-	"record_items":        {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "name", "description", "metadata", "fact_kind", "fact_subject", "fact_dam", "fact_group", "fact_date", "fact_until", "fact_value", "fact_tail", "record_id"},
-	"fact_animals":        {"id", "animal_id", "record_item_id"},
+	"record_items":        {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "name", "description", "metadata", "fact_kind", "fact_subject", "fact_dam", "fact_group", "fact_date", "fact_until", "fact_value", "fact_tail", "record_id", "farm_id"},
+	"fact_animals":        {"id", "animal_id", "record_item_id", "farm_id"},
 	"treatment_reaches":   {"id", "farm_id", "animal_id", "membership_item_id", "record_item_id"},
 	"birth_settings":      {"id", "created_at", "updated_at", "farm_id", "version", "settings", "created_by"},
 	"follow_up_protocols": {"id", "created_at", "updated_at", "farm_id", "version", "steps", "created_by"},

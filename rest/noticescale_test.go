@@ -71,8 +71,8 @@ func seedNoticeHerd(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 				tb.Fatal(err)
 			}
 			itemID := uuid.New()
-			items = append(items, herdbook.WithFactColumns(c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetMetadata(text), md))
-			links = append(links, herdbook.FactLinks(c, itemID, md)...)
+			items = append(items, herdbook.WithFactColumns(c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetFarmID(farmID).SetMetadata(text), md))
+			links = append(links, herdbook.FactLinks(c, farmID, itemID, md)...)
 		}
 		if err := c.RecordItem.CreateBulk(items...).Exec(tctx); err != nil {
 			tb.Fatal(err)

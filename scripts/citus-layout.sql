@@ -19,11 +19,9 @@ SET citus.shard_count = 4;
 -- operation on a distributed table").
 SET citus.multi_shard_modify_mode = sequential;
 BEGIN;
--- 1. farm_id where it is missing, filled from the parent row.
-ALTER TABLE record_items ADD COLUMN farm_id uuid;
-UPDATE record_items i SET farm_id = r.farm_id FROM records r WHERE r.id = i.record_id;
-ALTER TABLE fact_animals ADD COLUMN farm_id uuid;
-UPDATE fact_animals f SET farm_id = i.farm_id FROM record_items i WHERE i.id = f.record_item_id;
+-- 1. farm_id where it is missing, filled from the parent row. The migration
+-- farm_id_beside_parents gives record_items, fact_animals, messages and webhook_attempts
+-- theirs on every database; ent's join tables get theirs here.
 ALTER TABLE record_animals ADD COLUMN farm_id uuid;
 UPDATE record_animals x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
 ALTER TABLE record_groups ADD COLUMN farm_id uuid;
@@ -32,18 +30,10 @@ ALTER TABLE file_records ADD COLUMN farm_id uuid;
 UPDATE file_records x SET farm_id = f.farm_id FROM files f WHERE f.id = x.file_id;
 ALTER TABLE farm_task_animals ADD COLUMN farm_id uuid;
 UPDATE farm_task_animals x SET farm_id = t.farm_id FROM farm_tasks t WHERE t.id = x.farm_task_id;
-ALTER TABLE messages ADD COLUMN farm_id uuid;
-UPDATE messages m SET farm_id = t.farm_id FROM threads t WHERE t.id = m.thread_id;
-ALTER TABLE webhook_attempts ADD COLUMN farm_id uuid;
-UPDATE webhook_attempts a SET farm_id = d.farm_id FROM webhook_deliveries d WHERE d.id = a.delivery_id;
-ALTER TABLE record_items ALTER COLUMN farm_id SET NOT NULL;
-ALTER TABLE fact_animals ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE record_animals ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE record_groups ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE file_records ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE farm_task_animals ALTER COLUMN farm_id SET NOT NULL;
-ALTER TABLE messages ALTER COLUMN farm_id SET NOT NULL;
-ALTER TABLE webhook_attempts ALTER COLUMN farm_id SET NOT NULL;
 
 -- 2. Every foreign key between farm-scoped tables is dropped, to be made again with farm_id.
 DO $$

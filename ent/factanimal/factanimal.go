@@ -17,6 +17,8 @@ const (
 	FieldRecordItemID = "record_item_id"
 	// FieldAnimalID holds the string denoting the animal_id field in the database.
 	FieldAnimalID = "animal_id"
+	// FieldFarmID holds the string denoting the farm_id field in the database.
+	FieldFarmID = "farm_id"
 	// EdgeRecordItem holds the string denoting the record_item edge name in mutations.
 	EdgeRecordItem = "record_item"
 	// Table holds the table name of the factanimal in the database.
@@ -35,6 +37,7 @@ var Columns = []string{
 	FieldID,
 	FieldRecordItemID,
 	FieldAnimalID,
+	FieldFarmID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -68,6 +71,11 @@ func ByRecordItemID(opts ...sql.OrderTermOption) OrderOption {
 // ByAnimalID orders the results by the animal_id field.
 func ByAnimalID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAnimalID, opts...).ToFunc()
+}
+
+// ByFarmID orders the results by the farm_id field.
+func ByFarmID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFarmID, opts...).ToFunc()
 }
 
 // ByRecordItemField orders the results by record_item field.

@@ -64,6 +64,11 @@ func AnimalID(v uuid.UUID) predicate.FactAnimal {
 	return predicate.FactAnimal(sql.FieldEQ(FieldAnimalID, v))
 }
 
+// FarmID applies equality check predicate on the "farm_id" field. It's identical to FarmIDEQ.
+func FarmID(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldEQ(FieldFarmID, v))
+}
+
 // RecordItemIDEQ applies the EQ predicate on the "record_item_id" field.
 func RecordItemIDEQ(v uuid.UUID) predicate.FactAnimal {
 	return predicate.FactAnimal(sql.FieldEQ(FieldRecordItemID, v))
@@ -122,6 +127,46 @@ func AnimalIDLT(v uuid.UUID) predicate.FactAnimal {
 // AnimalIDLTE applies the LTE predicate on the "animal_id" field.
 func AnimalIDLTE(v uuid.UUID) predicate.FactAnimal {
 	return predicate.FactAnimal(sql.FieldLTE(FieldAnimalID, v))
+}
+
+// FarmIDEQ applies the EQ predicate on the "farm_id" field.
+func FarmIDEQ(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldEQ(FieldFarmID, v))
+}
+
+// FarmIDNEQ applies the NEQ predicate on the "farm_id" field.
+func FarmIDNEQ(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldNEQ(FieldFarmID, v))
+}
+
+// FarmIDIn applies the In predicate on the "farm_id" field.
+func FarmIDIn(vs ...uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldIn(FieldFarmID, vs...))
+}
+
+// FarmIDNotIn applies the NotIn predicate on the "farm_id" field.
+func FarmIDNotIn(vs ...uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldNotIn(FieldFarmID, vs...))
+}
+
+// FarmIDGT applies the GT predicate on the "farm_id" field.
+func FarmIDGT(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldGT(FieldFarmID, v))
+}
+
+// FarmIDGTE applies the GTE predicate on the "farm_id" field.
+func FarmIDGTE(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldGTE(FieldFarmID, v))
+}
+
+// FarmIDLT applies the LT predicate on the "farm_id" field.
+func FarmIDLT(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldLT(FieldFarmID, v))
+}
+
+// FarmIDLTE applies the LTE predicate on the "farm_id" field.
+func FarmIDLTE(v uuid.UUID) predicate.FactAnimal {
+	return predicate.FactAnimal(sql.FieldLTE(FieldFarmID, v))
 }
 
 // HasRecordItem applies the HasEdge predicate on the "record_item" edge.

@@ -28,6 +28,8 @@ const (
 	FieldAuthorID = "author_id"
 	// FieldBody holds the string denoting the body field in the database.
 	FieldBody = "body"
+	// FieldFarmID holds the string denoting the farm_id field in the database.
+	FieldFarmID = "farm_id"
 	// EdgeThread holds the string denoting the thread edge name in mutations.
 	EdgeThread = "thread"
 	// Table holds the table name of the message in the database.
@@ -50,6 +52,7 @@ var Columns = []string{
 	FieldThreadID,
 	FieldAuthorID,
 	FieldBody,
+	FieldFarmID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -119,6 +122,11 @@ func ByAuthorID(opts ...sql.OrderTermOption) OrderOption {
 // ByBody orders the results by the body field.
 func ByBody(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBody, opts...).ToFunc()
+}
+
+// ByFarmID orders the results by the farm_id field.
+func ByFarmID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFarmID, opts...).ToFunc()
 }
 
 // ByThreadField orders the results by thread field.

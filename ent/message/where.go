@@ -86,6 +86,11 @@ func Body(v string) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldBody, v))
 }
 
+// FarmID applies equality check predicate on the "farm_id" field. It's identical to FarmIDEQ.
+func FarmID(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldFarmID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldCreatedAt, v))
@@ -299,6 +304,46 @@ func BodyEqualFold(v string) predicate.Message {
 // BodyContainsFold applies the ContainsFold predicate on the "body" field.
 func BodyContainsFold(v string) predicate.Message {
 	return predicate.Message(sql.FieldContainsFold(FieldBody, v))
+}
+
+// FarmIDEQ applies the EQ predicate on the "farm_id" field.
+func FarmIDEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldFarmID, v))
+}
+
+// FarmIDNEQ applies the NEQ predicate on the "farm_id" field.
+func FarmIDNEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldFarmID, v))
+}
+
+// FarmIDIn applies the In predicate on the "farm_id" field.
+func FarmIDIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldFarmID, vs...))
+}
+
+// FarmIDNotIn applies the NotIn predicate on the "farm_id" field.
+func FarmIDNotIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldFarmID, vs...))
+}
+
+// FarmIDGT applies the GT predicate on the "farm_id" field.
+func FarmIDGT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldFarmID, v))
+}
+
+// FarmIDGTE applies the GTE predicate on the "farm_id" field.
+func FarmIDGTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldFarmID, v))
+}
+
+// FarmIDLT applies the LT predicate on the "farm_id" field.
+func FarmIDLT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldFarmID, v))
+}
+
+// FarmIDLTE applies the LTE predicate on the "farm_id" field.
+func FarmIDLTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldFarmID, v))
 }
 
 // HasThread applies the HasEdge predicate on the "thread" edge.

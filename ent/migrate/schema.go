@@ -375,6 +375,7 @@ var (
 	FactAnimalsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "animal_id", Type: field.TypeUUID},
+		{Name: "farm_id", Type: field.TypeUUID},
 		{Name: "record_item_id", Type: field.TypeUUID},
 	}
 	// FactAnimalsTable holds the schema information for the "fact_animals" table.
@@ -385,7 +386,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "fact_animals_record_items_fact_animals",
-				Columns:    []*schema.Column{FactAnimalsColumns[2]},
+				Columns:    []*schema.Column{FactAnimalsColumns[3]},
 				RefColumns: []*schema.Column{RecordItemsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -399,7 +400,7 @@ var (
 			{
 				Name:    "factanimal_record_item_id_animal_id",
 				Unique:  true,
-				Columns: []*schema.Column{FactAnimalsColumns[2], FactAnimalsColumns[1]},
+				Columns: []*schema.Column{FactAnimalsColumns[3], FactAnimalsColumns[1]},
 			},
 		},
 	}
@@ -838,6 +839,7 @@ var (
 		{Name: "is_active", Type: field.TypeBool, Default: true},
 		{Name: "author_id", Type: field.TypeUUID},
 		{Name: "body", Type: field.TypeString, Size: 10000},
+		{Name: "farm_id", Type: field.TypeUUID},
 		{Name: "thread_id", Type: field.TypeUUID},
 	}
 	// MessagesTable holds the schema information for the "messages" table.
@@ -848,7 +850,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_threads_messages",
-				Columns:    []*schema.Column{MessagesColumns[6]},
+				Columns:    []*schema.Column{MessagesColumns[7]},
 				RefColumns: []*schema.Column{ThreadsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -857,7 +859,7 @@ var (
 			{
 				Name:    "message_thread_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[6], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[7], MessagesColumns[1]},
 			},
 		},
 	}
@@ -1213,6 +1215,7 @@ var (
 		{Name: "fact_until", Type: field.TypeString, Nullable: true, Size: 10},
 		{Name: "fact_value", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "fact_tail", Type: field.TypeString, Nullable: true, Size: 6},
+		{Name: "farm_id", Type: field.TypeUUID},
 		{Name: "record_id", Type: field.TypeUUID},
 	}
 	// RecordItemsTable holds the schema information for the "record_items" table.
@@ -1223,7 +1226,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "record_items_records_items",
-				Columns:    []*schema.Column{RecordItemsColumns[24]},
+				Columns:    []*schema.Column{RecordItemsColumns[25]},
 				RefColumns: []*schema.Column{RecordsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1232,7 +1235,7 @@ var (
 			{
 				Name:    "recorditem_record_id_is_active",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[24], RecordItemsColumns[3]},
+				Columns: []*schema.Column{RecordItemsColumns[25], RecordItemsColumns[3]},
 			},
 			{
 				Name:    "recorditem_fact_subject",
@@ -1497,6 +1500,7 @@ var (
 		{Name: "response", Type: field.TypeString, Nullable: true, Size: 1000},
 		{Name: "duration_ms", Type: field.TypeInt64},
 		{Name: "worker", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "farm_id", Type: field.TypeUUID},
 		{Name: "delivery_id", Type: field.TypeUUID},
 	}
 	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
@@ -1507,7 +1511,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_attempts_webhook_deliveries_attempt_log",
-				Columns:    []*schema.Column{WebhookAttemptsColumns[8]},
+				Columns:    []*schema.Column{WebhookAttemptsColumns[9]},
 				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1516,7 +1520,7 @@ var (
 			{
 				Name:    "webhookattempt_delivery_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookAttemptsColumns[8], WebhookAttemptsColumns[1]},
+				Columns: []*schema.Column{WebhookAttemptsColumns[9], WebhookAttemptsColumns[1]},
 			},
 		},
 	}

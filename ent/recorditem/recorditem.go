@@ -64,6 +64,8 @@ const (
 	FieldFactValue = "fact_value"
 	// FieldFactTail holds the string denoting the fact_tail field in the database.
 	FieldFactTail = "fact_tail"
+	// FieldFarmID holds the string denoting the farm_id field in the database.
+	FieldFarmID = "farm_id"
 	// EdgeRecord holds the string denoting the record edge name in mutations.
 	EdgeRecord = "record"
 	// EdgeFactAnimals holds the string denoting the fact_animals edge name in mutations.
@@ -122,6 +124,7 @@ var Columns = []string{
 	FieldFactUntil,
 	FieldFactValue,
 	FieldFactTail,
+	FieldFarmID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -302,6 +305,11 @@ func ByFactValue(opts ...sql.OrderTermOption) OrderOption {
 // ByFactTail orders the results by the fact_tail field.
 func ByFactTail(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFactTail, opts...).ToFunc()
+}
+
+// ByFarmID orders the results by the farm_id field.
+func ByFarmID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFarmID, opts...).ToFunc()
 }
 
 // ByRecordField orders the results by record field.

@@ -177,6 +177,11 @@ func FactTail(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldFactTail, v))
 }
 
+// FarmID applies equality check predicate on the "farm_id" field. It's identical to FarmIDEQ.
+func FarmID(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFarmID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -1535,6 +1540,46 @@ func FactTailEqualFold(v string) predicate.RecordItem {
 // FactTailContainsFold applies the ContainsFold predicate on the "fact_tail" field.
 func FactTailContainsFold(v string) predicate.RecordItem {
 	return predicate.RecordItem(sql.FieldContainsFold(FieldFactTail, v))
+}
+
+// FarmIDEQ applies the EQ predicate on the "farm_id" field.
+func FarmIDEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldEQ(FieldFarmID, v))
+}
+
+// FarmIDNEQ applies the NEQ predicate on the "farm_id" field.
+func FarmIDNEQ(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNEQ(FieldFarmID, v))
+}
+
+// FarmIDIn applies the In predicate on the "farm_id" field.
+func FarmIDIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldIn(FieldFarmID, vs...))
+}
+
+// FarmIDNotIn applies the NotIn predicate on the "farm_id" field.
+func FarmIDNotIn(vs ...uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldNotIn(FieldFarmID, vs...))
+}
+
+// FarmIDGT applies the GT predicate on the "farm_id" field.
+func FarmIDGT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGT(FieldFarmID, v))
+}
+
+// FarmIDGTE applies the GTE predicate on the "farm_id" field.
+func FarmIDGTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldGTE(FieldFarmID, v))
+}
+
+// FarmIDLT applies the LT predicate on the "farm_id" field.
+func FarmIDLT(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLT(FieldFarmID, v))
+}
+
+// FarmIDLTE applies the LTE predicate on the "farm_id" field.
+func FarmIDLTE(v uuid.UUID) predicate.RecordItem {
+	return predicate.RecordItem(sql.FieldLTE(FieldFarmID, v))
 }
 
 // HasRecord applies the HasEdge predicate on the "record" edge.

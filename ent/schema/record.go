@@ -98,6 +98,9 @@ func (RecordItem) Fields() []ent.Field {
 		// The last 6 decimal digits of an identifier fact's value, so that the last 4 to 6
 		// digits a stockman reads off a tag find the animal by an indexed lookup.
 		field.String("fact_tail").Optional().Nillable().MaxLen(6).Annotations(entgql.Skip()),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().
+			Comment("The farm of the item's record, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).").
+			Annotations(entgql.Skip()),
 	}
 }
 
@@ -143,6 +146,8 @@ func (FactAnimal) Fields() []ent.Field {
 		field.UUID("id", uuid.UUID{}).Default(uuid.New).Immutable().Comment("The link's id."),
 		field.UUID("record_item_id", uuid.UUID{}).Immutable().Comment("The item whose fact names the animal."),
 		field.UUID("animal_id", uuid.UUID{}).Immutable().Comment("The animal the fact names."),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().
+			Comment("The farm of the item, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md)."),
 	}
 }
 

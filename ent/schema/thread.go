@@ -61,6 +61,9 @@ func (Message) Fields() []ent.Field {
 		field.UUID("author_id", uuid.UUID{}).Immutable().Comment("The user who wrote the message.").
 			Annotations(entgql.Type("ID")),
 		field.String("body").NotEmpty().MaxLen(10000).Comment("The text (1 to 10000 characters)."),
+		field.UUID("farm_id", uuid.UUID{}).Immutable().
+			Comment("The farm of the thread, the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).").
+			Annotations(entgql.Skip()),
 	}
 }
 

@@ -153,6 +153,9 @@ func (WebhookAttempt) Fields() []ent.Field {
 		field.String("response").Optional().Nillable().MaxLen(1000).Immutable(),
 		field.Int64("duration_ms").NonNegative().Immutable(),
 		field.String("worker").Optional().MaxLen(100).Immutable(),
+		// farm_id is the delivery's farm, the key a Citus cluster keeps a farm's rows together
+		// by (docs/scaling.md).
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
 	}
 }
 

@@ -31,6 +31,8 @@ const (
 	FieldDurationMs = "duration_ms"
 	// FieldWorker holds the string denoting the worker field in the database.
 	FieldWorker = "worker"
+	// FieldFarmID holds the string denoting the farm_id field in the database.
+	FieldFarmID = "farm_id"
 	// EdgeDelivery holds the string denoting the delivery edge name in mutations.
 	EdgeDelivery = "delivery"
 	// Table holds the table name of the webhookattempt in the database.
@@ -55,6 +57,7 @@ var Columns = []string{
 	FieldResponse,
 	FieldDurationMs,
 	FieldWorker,
+	FieldFarmID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -132,6 +135,11 @@ func ByDurationMs(opts ...sql.OrderTermOption) OrderOption {
 // ByWorker orders the results by the worker field.
 func ByWorker(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWorker, opts...).ToFunc()
+}
+
+// ByFarmID orders the results by the farm_id field.
+func ByFarmID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFarmID, opts...).ToFunc()
 }
 
 // ByDeliveryField orders the results by delivery field.

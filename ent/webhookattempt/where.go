@@ -96,6 +96,11 @@ func Worker(v string) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldEQ(FieldWorker, v))
 }
 
+// FarmID applies equality check predicate on the "farm_id" field. It's identical to FarmIDEQ.
+func FarmID(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldEQ(FieldFarmID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldEQ(FieldCreatedAt, v))
@@ -509,6 +514,46 @@ func WorkerEqualFold(v string) predicate.WebhookAttempt {
 // WorkerContainsFold applies the ContainsFold predicate on the "worker" field.
 func WorkerContainsFold(v string) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldContainsFold(FieldWorker, v))
+}
+
+// FarmIDEQ applies the EQ predicate on the "farm_id" field.
+func FarmIDEQ(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldEQ(FieldFarmID, v))
+}
+
+// FarmIDNEQ applies the NEQ predicate on the "farm_id" field.
+func FarmIDNEQ(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldNEQ(FieldFarmID, v))
+}
+
+// FarmIDIn applies the In predicate on the "farm_id" field.
+func FarmIDIn(vs ...uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldIn(FieldFarmID, vs...))
+}
+
+// FarmIDNotIn applies the NotIn predicate on the "farm_id" field.
+func FarmIDNotIn(vs ...uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldNotIn(FieldFarmID, vs...))
+}
+
+// FarmIDGT applies the GT predicate on the "farm_id" field.
+func FarmIDGT(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldGT(FieldFarmID, v))
+}
+
+// FarmIDGTE applies the GTE predicate on the "farm_id" field.
+func FarmIDGTE(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldGTE(FieldFarmID, v))
+}
+
+// FarmIDLT applies the LT predicate on the "farm_id" field.
+func FarmIDLT(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldLT(FieldFarmID, v))
+}
+
+// FarmIDLTE applies the LTE predicate on the "farm_id" field.
+func FarmIDLTE(v uuid.UUID) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldLTE(FieldFarmID, v))
 }
 
 // HasDelivery applies the HasEdge predicate on the "delivery" edge.

@@ -524,6 +524,70 @@ func TestRegistryOutboxMigrationKeepsSubmissions(t *testing.T) {
 	}
 }
 
+// TestFarmIDBesideParentsMigration applies the migration that gives record items, fact links,
+// thread messages and webhook attempts a farm_id (the key a Citus cluster keeps a farm's rows
+// together by, docs/scaling.md) over rows of two farms written before it: each row gets the
+// farm of the row it hangs from, none is lost, and a row written afterwards without its farm
+// is refused.
+func TestFarmIDBesideParentsMigration(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d := migratedBefore(t, dia, "_farm_id_beside_parents.sql")
+			const ts = "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+			var stmts []string
+			for _, f := range []string{"1", "2"} {
+				farm := "f0000000-0000-4000-8000-00000000000" + f
+				stmts = append(stmts,
+					"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('"+farm+"', "+ts+", true, 'F"+f+"', 'CATTLE')",
+					"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-00000000000"+f+"', "+ts+", true, 'OTHER', 'r', CURRENT_TIMESTAMP, '"+farm+"')",
+					"INSERT INTO record_items (id, created_at, updated_at, is_active, name, record_id) VALUES ('d0000000-0000-4000-8000-00000000000"+f+"', "+ts+", true, 'i', 'c0000000-0000-4000-8000-00000000000"+f+"')",
+					"INSERT INTO fact_animals (id, animal_id, record_item_id) VALUES ('e0000000-0000-4000-8000-00000000000"+f+"', 'a0000000-0000-4000-8000-00000000000"+f+"', 'd0000000-0000-4000-8000-00000000000"+f+"')",
+					"INSERT INTO threads (id, created_at, updated_at, is_active, title, is_private, farm_id) VALUES ('10000000-0000-4000-8000-00000000000"+f+"', "+ts+", true, 't', false, '"+farm+"')",
+					"INSERT INTO messages (id, created_at, updated_at, is_active, author_id, body, thread_id) VALUES ('11000000-0000-4000-8000-00000000000"+f+"', "+ts+", true, '12000000-0000-4000-8000-000000000001', 'm', '10000000-0000-4000-8000-00000000000"+f+"')",
+					"INSERT INTO webhook_endpoints (id, created_at, updated_at, farm_id, url, event_types, secret, enabled) VALUES ('20000000-0000-4000-8000-00000000000"+f+"', "+ts+", '"+farm+"', 'https://example.com/h', '[]', 's', true)",
+					"INSERT INTO webhook_events (id, created_at, updated_at, farm_id, type, subject_id, payload) VALUES ('21000000-0000-4000-8000-00000000000"+f+"', "+ts+", '"+farm+"', 'record.created', 'c0000000-0000-4000-8000-00000000000"+f+"', '')",
+					"INSERT INTO webhook_deliveries (id, created_at, updated_at, farm_id, status, attempts, next_attempt_at, endpoint_id, event_id) VALUES ('22000000-0000-4000-8000-00000000000"+f+"', "+ts+", '"+farm+"', 'PENDING', 1, CURRENT_TIMESTAMP, '20000000-0000-4000-8000-00000000000"+f+"', '21000000-0000-4000-8000-00000000000"+f+"')",
+					"INSERT INTO webhook_attempts (id, created_at, updated_at, duration_ms, delivery_id) VALUES ('23000000-0000-4000-8000-00000000000"+f+"', "+ts+", 5, '22000000-0000-4000-8000-00000000000"+f+"')",
+				)
+			}
+			for _, q := range stmts {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, table := range []string{"record_items", "fact_animals", "messages", "webhook_attempts"} {
+				rows, err := d.SQL.QueryContext(ctx, "SELECT farm_id FROM "+table+" ORDER BY id")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for rows.Next() {
+					var farm string
+					if err := rows.Scan(&farm); err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, farm)
+				}
+				rows.Close()
+				if want := "f0000000-0000-4000-8000-000000000001 f0000000-0000-4000-8000-000000000002"; strings.Join(got, " ") != want {
+					t.Errorf("%s farm_id %v, want %s", table, got, want)
+				}
+			}
+			if _, err := d.SQL.ExecContext(ctx, "INSERT INTO fact_animals (id, animal_id, record_item_id) VALUES ('e0000000-0000-4000-8000-000000000009', 'a0000000-0000-4000-8000-000000000009', 'd0000000-0000-4000-8000-000000000001')"); err == nil {
+				t.Error("a fact link without its farm was stored")
+			}
+			if n := d.Client.FactAnimal.Query().CountX(ctx); n != 2 {
+				t.Errorf("%d fact links after the migration, want 2", n)
+			}
+		})
+	}
+}
+
 // migratedBefore opens a scratch database of the dialect (closed when the test ends) and
 // applies the migrations up to the one before the migration whose file name ends in suffix,
 // so that a test can write rows as they stood and prove the migration keeps them.

@@ -52,7 +52,7 @@ func TestCheckTextFindsStoredValues(t *testing.T) {
 					`{"species":"GOAT","withdrawal_meat_days":1,"withdrawal_milk_hours":1,"dose":{"unit":"\u001b[31mml","min":1,"max":2}}]`}},
 			{"INSERT INTO records (id, created_at, updated_at, is_active, type, name, description, applied_at, farm_id) VALUES ('" + rec + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'FEED', " + ph(1) + ", " + ph(2) + ", CURRENT_TIMESTAMP, '" + farm + "')",
 				[]any{"Hay\tbale", "First paragraph.\r\n\r\nSecond\tparagraph."}},
-			{"INSERT INTO record_items (id, created_at, updated_at, is_active, name, metadata, record_id) VALUES ('" + item + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'Hay', " + ph(1) + ", '" + rec + "')",
+			{"INSERT INTO record_items (id, created_at, updated_at, is_active, name, metadata, record_id, farm_id) VALUES ('" + item + "', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, true, 'Hay', " + ph(1) + ", '" + rec + "', '" + farm + "')",
 				[]any{`{"note":"kept\tin\nprose","batch":"B\u00071","bad\nkey":"x","lines":[{"ok":"y"},{"z":"\u007f"}]}`}},
 		} {
 			if _, err := d.SQL.ExecContext(ctx, q.sql, q.args...); err != nil {

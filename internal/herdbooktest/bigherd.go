@@ -124,9 +124,9 @@ func bigHerd(ctx context.Context, c *ent.Client, owner uuid.UUID, h *BigHerd) er
 					return err
 				}
 				itemID := uuid.New()
-				items = append(items, herdbook.WithFactColumns(c.RecordItem.Create().SetID(itemID).SetRecordID(rid).
+				items = append(items, herdbook.WithFactColumns(c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetFarmID(f.ID).
 					SetName("Fact "+strconv.Itoa(lo+k+1)).SetMetadata(text), md))
-				links = append(links, herdbook.FactLinks(c, itemID, md)...)
+				links = append(links, herdbook.FactLinks(c, f.ID, itemID, md)...)
 			}
 			if err := c.RecordItem.CreateBulk(items...).Exec(ctx); err != nil {
 				return err

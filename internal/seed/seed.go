@@ -191,15 +191,15 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 				for _, rid := range ids {
 					for k := 0; k < o.ItemsPerRecord; k++ {
 						itemID := uuid.New()
-						it := c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetName(fmt.Sprintf("Item %d", k+1))
-						if f := fact(res.Items - farmItems + len(ib)); f != nil {
-							md := map[string]any{"birth_history": f}
+						it := c.RecordItem.Create().SetID(itemID).SetRecordID(rid).SetFarmID(f.ID).SetName(fmt.Sprintf("Item %d", k+1))
+						if bh := fact(res.Items - farmItems + len(ib)); bh != nil {
+							md := map[string]any{"birth_history": bh}
 							text, err := schematype.MetadataOf(md)
 							if err != nil {
 								return res, err
 							}
 							it = herdbook.WithFactColumns(it.SetMetadata(text), md)
-							links = append(links, herdbook.FactLinks(c, itemID, md)...)
+							links = append(links, herdbook.FactLinks(c, f.ID, itemID, md)...)
 						} else {
 							it.SetMetadata(schematype.Metadata(`{"note":"routine"}`))
 						}
