@@ -39,6 +39,25 @@ func appOperation(tb testing.TB, file, op string) string {
 		tb.Fatalf("%s has no operation %s", file, op)
 	}
 	out := src[o.Position.Start:operationEnd(src, o.Position.Start)]
+	// A fragment may live in another of the app's files (graphql-codegen reads them all).
+	fragments := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join("..", "web", "app", "src", "graphql", "*.graphql"))
+	for _, f := range files {
+		other, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, gerr := parser.ParseQuery(&ast.Source{Name: f, Input: string(other)})
+		if gerr != nil {
+			tb.Fatal(gerr)
+		}
+		for _, fr := range d.Fragments {
+			fragments[fr.Name] = other
+			if filepath.Base(f) != file {
+				doc.Fragments = append(doc.Fragments, fr)
+			}
+		}
+	}
 	// The fragments it spreads, and theirs.
 	seen := map[string]bool{}
 	var spreads func(set ast.SelectionSet)
@@ -58,7 +77,8 @@ func appOperation(tb testing.TB, file, op string) string {
 				if f == nil {
 					tb.Fatalf("%s: no fragment %s", file, s.Name)
 				}
-				out = append(append(out, '\n'), src[f.Position.Start:operationEnd(src, f.Position.Start)]...)
+				in := fragments[s.Name]
+				out = append(append(out, '\n'), in[f.Position.Start:operationEnd(in, f.Position.Start)]...)
 				spreads(f.SelectionSet)
 			}
 		}

@@ -93,7 +93,13 @@ func TestDueList(t *testing.T) {
 					}
 				})
 			}
+			// Each count is the first read after a write, as the list is kept by the farm's
+			// change counter (derived.go): a read of the unchanged farm reads only the counter.
+			cow("Y-0")
 			small := count()
+			if again := count(); again > small {
+				t.Fatalf("the unchanged farm's list read again: %d statements, first %d", again, small)
+			}
 			for i := 0; i < 15; i++ {
 				c := cow(fmt.Sprintf("X-%d", i))
 				b.facts(t, map[string]any{"kind": "hand_mating", "dam_id": c, "sire_id": b.bull, "date": "2025-07-10"},
@@ -289,5 +295,56 @@ func TestDueDeclaredForCowBoughtInCalf(t *testing.T) {
 				herdbooktest.WantEnvelope(t, res, 400, "ValidationError", tc.want)
 			})
 		}
+	})
+}
+
+// TestDueListFollowsSettingsAndOutsideSires: the due list is kept by the farm's change
+// counter (derived.go), which neither a birth settings change nor an outside animal's edit
+// moves; each still changes the list at once. A cow served on 2025-07-08 by an AI sire, an
+// outside animal, is due from 2026-04-13 by the farm's 279 to 292 days while the sire is an
+// Angus; recorded as a Charolais, whose calves the farm gives 285 to 305 days, she is due from
+// 2026-04-19; with Charolais at 286 days, from 2026-04-20. Each list is read twice (the second
+// read is the kept one).
+func TestDueListFollowsSettingsAndOutsideSires(t *testing.T) {
+	t.Parallel()
+	herdbooktest.EachDB(t, func(t *testing.T, d *db.DB) {
+		b := newBirthFarm(t, d)
+		app := b.app
+		settings := func(min int) {
+			t.Helper()
+			body := fmt.Sprintf(`{"version":1,"species":"CATTLE","gestation_days":{"min":279,"max":292},"minimum_sire_age_days":365,
+				"gestation_days_by_breed":{"Charolais":{"min":%d,"max":305}}}`, min)
+			if res := app.Do("PUT", b.base+"/birth-history/settings", b.owner.Token, body); res.Status != 200 {
+				t.Fatalf("settings: %d %s", res.Status, res.Body)
+			}
+		}
+		settings(285)
+		sire := map[string]any{"name": "Straw Sire", "sex": "male", "breed": "Angus"}
+		ai := wantStatus(t, app.Do("POST", b.base+"/outside-animals", b.owner.Token, sire), 201)["id"].(string)
+		cow := app.MustAnimal(b.owner, uuid.MustParse(b.farm), "C-AI").ID.String()
+		b.facts(t,
+			map[string]any{"kind": "profile", "animal_id": cow, "sex": "female", "birth_date": "2020-04-01"},
+			map[string]any{"kind": "insemination", "dam_id": cow, "sire_id": ai, "date": "2025-07-08", "straw": "S-9"},
+			map[string]any{"kind": "pregnancy_check", "animal_id": cow, "date": "2025-09-01", "method": "scan", "result": "pregnant"},
+		)
+		due := func(from string, breed any) {
+			t.Helper()
+			for range 2 {
+				rows := wantStatus(t, app.Do("GET", b.base+"/due", b.reader.Token, nil), 200)["records"].([]any)
+				if len(rows) != 1 {
+					t.Fatalf("due rows %v", rows)
+				}
+				r := rows[0].(map[string]any)
+				if r["animal_id"] != cow || r["expected_from"] != from || r["gestation_breed"] != breed {
+					t.Fatalf("due %v, want from %s with breed %v", r, from, breed)
+				}
+			}
+		}
+		due("2026-04-13", nil)
+		sire["breed"] = "Charolais"
+		wantStatus(t, app.Do("PUT", b.base+"/outside-animals/"+ai, b.owner.Token, sire), 200)
+		due("2026-04-19", "Charolais")
+		settings(286)
+		due("2026-04-20", "Charolais")
 	})
 }
