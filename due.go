@@ -3,12 +3,13 @@ package herdbook
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 )
@@ -89,14 +90,28 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 	if asOf == "" {
 		asOf = s.todayOnFarm(ctx, farmID)
 	}
-	// The farm's facts the list reads, parsed, and the list itself are kept by the farm's
-	// change counter (derived.go): the breeding screen, the crush card and the calving form
-	// ask for it at every visit, and deriving it reads and parses every profile, membership
-	// and service of the farm (a quarter of a second on 10,000 animals). What the counter
-	// does not cover goes into the list's name: the day, the species and the version of the
-	// birth settings (a settings change writes a new version), and the outside sires' profiles
-	// a breed's own gestation reads.
-	facts, _, err := keptDerived(ctx, s, farmID, "due-facts", func() ([]evidence.Fact, error) {
+	// The list is kept by the farm's change counter (derived.go): the breeding screen, the
+	// crush card and the calving form ask for it at every visit, and deriving it reads and
+	// parses every profile, membership and service of the farm (a quarter of a second on
+	// 10,000 animals). The list is kept, not the facts: it is small, they are the farm's
+	// history. What the counter does not cover goes into the list's name: the day, the
+	// species, the version of the birth settings (a settings change writes a new version),
+	// and, when a breed has a gestation of its own, the outside animals' sexes, breeds and
+	// birth dates (a breed's gestation reads the outside sires' profiles; one statement).
+	name := fmt.Sprintf("due %s %s v%d", asOf, st.Species, st.Version)
+	byBreed := st.Settings != nil && len(st.Settings.GestationDaysByBreed) > 0
+	if byBreed {
+		outside, err := s.Client(ctx).OutsideAnimal.Query().Where(outsideanimal.FarmID(farmID)).
+			Order(ent.Asc(outsideanimal.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range outside {
+			f := outsideProfile(a)
+			name += fmt.Sprintf(" %s/%s/%s/%s", f.AnimalID, f.Sex, f.Breed, f.BirthDate)
+		}
+	}
+	due, _, err := keptDerived(ctx, s, farmID, name, func() ([]evidence.DueEntry, error) {
 		items, err := s.factItems(ctx, farmID, recorditem.FactKindIn(dueKinds...))
 		if err != nil {
 			return nil, err
@@ -110,25 +125,13 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 			f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
 			facts = append(facts, f)
 		}
-		return slices.Clip(facts), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("due %s %s v%d", asOf, st.Species, st.Version)
-	if st.Settings != nil && len(st.Settings.GestationDaysByBreed) > 0 {
-		// Only a breed's own gestation needs the breeds of the sires the farm has no profile
-		// of: its outside sires. The kept facts are shared: the outside profiles are added
-		// to a copy (facts is clipped, so append copies).
-		n := len(facts)
-		if facts, err = s.withOutsideProfiles(ctx, farmID, facts, func(f evidence.Fact) bool { return evidence.IsService(f.Kind) }); err != nil {
-			return nil, err
+		if byBreed {
+			// Only a breed's own gestation needs the breeds of the sires the farm has no
+			// profile of: its outside sires.
+			if facts, err = s.withOutsideProfiles(ctx, farmID, facts, func(f evidence.Fact) bool { return evidence.IsService(f.Kind) }); err != nil {
+				return nil, err
+			}
 		}
-		for _, f := range facts[n:] {
-			name += fmt.Sprintf(" %s/%s/%s/%s", f.AnimalID, f.Sex, f.Breed, f.BirthDate)
-		}
-	}
-	due, _, err := keptDerived(ctx, s, farmID, name, func() ([]evidence.DueEntry, error) {
 		return evidence.DueAsOf(st.Settings, facts, asOf), nil
 	})
 	return due, err

@@ -2,6 +2,7 @@ package herdbook
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -186,6 +187,26 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
+	// A report reads the farm's facts of its kinds over every year (a calving's dam may have
+	// run with the bull a season before; a gain needs the weights around the period), half a
+	// second for the five on 10,000 animals: each answer is kept by the farm's change counter
+	// (derived.go), keyed by the report and its period, and by the farm's age-of-dam
+	// adjustments for the weaning report (settings move no counter).
+	key := fmt.Sprintf("report %s %s %s %s %s", name, q.From, q.To, q.ExposureFrom, q.ExposureTo)
+	var st FarmSettings
+	if name == ReportWeaning {
+		var err error
+		if st, err = s.settings(ctx, farmID); err != nil {
+			return nil, err
+		}
+		key += fmt.Sprintf(" %v", st.WeaningAgeOfDam)
+	}
+	out, _, err := keptDerived(ctx, s, farmID, key, func() (any, error) { return s.report(ctx, farmID, name, q, st) })
+	return out, err
+}
+
+// report derives the report name over q; st are the farm's settings for the weaning report.
+func (s *Service) report(ctx context.Context, farmID uuid.UUID, name string, q ReportQuery, st FarmSettings) (any, error) {
 	switch name {
 	case ReportCalving:
 		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
@@ -208,10 +229,6 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 		}
 		return scanReport(facts, q), nil
 	case ReportWeaning:
-		st, err := s.settings(ctx, farmID)
-		if err != nil {
-			return nil, err
-		}
 		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindWeight,
 			evidence.KindWeaning, evidence.KindDNAParentage)
 		if err != nil {

@@ -134,6 +134,26 @@ func TestHerdReports(t *testing.T) {
 				}
 			}
 		})
+		t.Run("FollowsWritesAndSettings", func(t *testing.T) {
+			// Each report is kept by the farm's change counter (derived.go): a write shows at
+			// once, and so do the farm's age-of-dam adjustments, which move no counter. R-3
+			// weighed again at weaning: the gain and weaning reports take the new weight.
+			before := get("weaning?from=2026-09-01&to=2026-10-31")["by_dam_age"].([]any)[0].(map[string]any)["mean_adjusted_kg"]
+			putSettings(t, b.app, uuid.MustParse(b.farm), b.owner.Token, map[string]any{"weaning_age_of_dam": []any{
+				map[string]any{"min_days": 0, "max_days": 5000, "male_kg": 15, "female_kg": 13}}})
+			after := get("weaning?from=2026-09-01&to=2026-10-31")["by_dam_age"].([]any)[0].(map[string]any)["mean_adjusted_kg"]
+			if before != 255.25 || after == before {
+				t.Fatalf("the weaning report by dam age, 255.25 before the age-of-dam adjustments: %v before, %v after", before, after)
+			}
+			gain := func() any {
+				return get("gain?from=2026-01-01&to=2026-12-31")["groups"].([]any)[0].(map[string]any)["mean_daily_gain_kg"]
+			}
+			was := gain()
+			b.facts(t, map[string]any{"kind": "weight", "animal_id": id(c1, 0), "date": "2026-12-01", "kg": 400})
+			if now := gain(); now == was {
+				t.Fatalf("the gain report after a heavier weight on 2026-12-01: %v, as before", now)
+			}
+		})
 	})
 }
 
