@@ -343,7 +343,7 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 		for len(creates) > 0 {
 			n := min(len(creates), insertChunk)
 			if err := c.Notification.CreateBulk(creates[:n]...).
-				OnConflictColumns(notification.FieldScheduledEventID, notification.FieldUserID, notification.FieldType).
+				OnConflictColumns(notification.FieldScheduledEventID, notification.FieldUserID, notification.FieldType, notification.FieldFarmID).
 				DoNothing().Exec(ctx); err != nil {
 				return err
 			}

@@ -47,7 +47,8 @@ BEGIN
   END LOOP;
 END $$;
 
--- 3. Primary keys with farm_id: (id, farm_id) for entity tables, (farm_id, left, right) for join tables.
+-- 3. Primary keys with farm_id: (id, farm_id) for entity tables, (farm_id, left, right) for join
+-- tables. The unique keys have it since the migration farm_id_in_unique_keys.
 DO $$
 DECLARE t text;
 BEGIN
@@ -66,27 +67,14 @@ ALTER TABLE record_groups DROP CONSTRAINT record_groups_pkey, ADD PRIMARY KEY (f
 ALTER TABLE file_records DROP CONSTRAINT file_records_pkey, ADD PRIMARY KEY (farm_id, file_id, record_id);
 ALTER TABLE farm_task_animals DROP CONSTRAINT farm_task_animals_pkey, ADD PRIMARY KEY (farm_id, farm_task_id, animal_id);
 
--- 4. Unique keys that lack farm_id gain it.
-DROP INDEX factanimal_record_item_id_animal_id;
-CREATE UNIQUE INDEX factanimal_record_item_id_animal_id ON fact_animals (record_item_id, animal_id, farm_id);
-DROP INDEX medicineversion_medicine_id_version;
-CREATE UNIQUE INDEX medicineversion_medicine_id_version ON medicine_versions (medicine_id, version, farm_id);
-DROP INDEX noticesubmission_idempotency_key;
-CREATE UNIQUE INDEX noticesubmission_idempotency_key ON notice_submissions (idempotency_key, farm_id);
-DROP INDEX notification_scheduled_event_id_user_id_type;
-CREATE UNIQUE INDEX notification_scheduled_event_id_user_id_type ON notifications (scheduled_event_id, user_id, type, farm_id);
-DROP INDEX treatmentreach_record_item_id_animal_id;
-CREATE UNIQUE INDEX treatmentreach_record_item_id_animal_id ON treatment_reaches (record_item_id, animal_id, farm_id);
-DROP INDEX webhookdelivery_event_id_endpoint_id;
-CREATE UNIQUE INDEX webhookdelivery_event_id_endpoint_id ON webhook_deliveries (event_id, endpoint_id, farm_id);
 COMMIT;
 
--- 5. What all farms share: reference tables. What only sign-in reads stays on the coordinator.
+-- 4. What all farms share: reference tables. What only sign-in reads stays on the coordinator.
 SELECT create_reference_table('users');
 SELECT create_reference_table('holdings');
 SELECT create_reference_table('registry_credentials');
 
--- 6. Farms by id, every farm-scoped table by farm_id, all colocated.
+-- 5. Farms by id, every farm-scoped table by farm_id, all colocated.
 SELECT create_distributed_table('farms', 'id');
 SELECT create_distributed_table('change_counters', 'id', colocate_with => 'farms');
 DO $$
@@ -103,7 +91,7 @@ BEGIN
   END LOOP;
 END $$;
 
--- 7. The foreign keys again, each with farm_id.
+-- 6. The foreign keys again, each with farm_id.
 ALTER TABLE animals ADD CONSTRAINT animals_farms_animals FOREIGN KEY (farm_id) REFERENCES farms (id);
 ALTER TABLE farm_members ADD CONSTRAINT farm_members_farms_members FOREIGN KEY (farm_id) REFERENCES farms (id);
 ALTER TABLE files ADD CONSTRAINT files_farms_files FOREIGN KEY (farm_id) REFERENCES farms (id);

@@ -398,9 +398,9 @@ var (
 				Columns: []*schema.Column{FactAnimalsColumns[1]},
 			},
 			{
-				Name:    "factanimal_record_item_id_animal_id",
+				Name:    "factanimal_record_item_id_animal_id_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{FactAnimalsColumns[3], FactAnimalsColumns[1]},
+				Columns: []*schema.Column{FactAnimalsColumns[3], FactAnimalsColumns[1], FactAnimalsColumns[2]},
 			},
 		},
 	}
@@ -820,9 +820,9 @@ var (
 		PrimaryKey: []*schema.Column{MedicineVersionsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "medicineversion_medicine_id_version",
+				Name:    "medicineversion_medicine_id_version_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{MedicineVersionsColumns[3], MedicineVersionsColumns[5]},
+				Columns: []*schema.Column{MedicineVersionsColumns[3], MedicineVersionsColumns[5], MedicineVersionsColumns[4]},
 			},
 			{
 				Name:    "medicineversion_farm_id",
@@ -893,9 +893,9 @@ var (
 		PrimaryKey: []*schema.Column{NoticeSubmissionsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "noticesubmission_idempotency_key",
+				Name:    "noticesubmission_idempotency_key_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{NoticeSubmissionsColumns[8]},
+				Columns: []*schema.Column{NoticeSubmissionsColumns[8], NoticeSubmissionsColumns[4]},
 			},
 			{
 				Name:    "noticesubmission_holding_id_notice_key_created_at",
@@ -937,9 +937,9 @@ var (
 		PrimaryKey: []*schema.Column{NotificationsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "notification_scheduled_event_id_user_id_type",
+				Name:    "notification_scheduled_event_id_user_id_type_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{NotificationsColumns[5], NotificationsColumns[4], NotificationsColumns[6]},
+				Columns: []*schema.Column{NotificationsColumns[5], NotificationsColumns[4], NotificationsColumns[6], NotificationsColumns[3]},
 			},
 			{
 				Name:    "notification_status_next_attempt_at",
@@ -1462,9 +1462,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "treatmentreach_record_item_id_animal_id",
+				Name:    "treatmentreach_record_item_id_animal_id_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{TreatmentReachesColumns[4], TreatmentReachesColumns[2]},
+				Columns: []*schema.Column{TreatmentReachesColumns[4], TreatmentReachesColumns[2], TreatmentReachesColumns[1]},
 			},
 			{
 				Name:    "treatmentreach_farm_id_animal_id",
@@ -1562,9 +1562,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "webhookdelivery_event_id_endpoint_id",
+				Name:    "webhookdelivery_event_id_endpoint_id_farm_id",
 				Unique:  true,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[12]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[12], WebhookDeliveriesColumns[3]},
 			},
 			{
 				Name:    "webhookdelivery_status_next_attempt_at",

@@ -124,7 +124,8 @@ func (NoticeSubmission) Fields() []ent.Field {
 // Indexes of the NoticeSubmission.
 func (NoticeSubmission) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("idempotency_key").Unique(),
+		// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+		index.Fields("idempotency_key", "farm_id").Unique(),
 		index.Fields("holding_id", "notice_key", "created_at"),
 		index.Fields("state", "next_attempt_at"),
 	}

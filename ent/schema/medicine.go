@@ -68,7 +68,8 @@ func (MedicineVersion) Fields() []ent.Field {
 
 // Indexes of the MedicineVersion.
 func (MedicineVersion) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("medicine_id", "version").Unique(), index.Fields("farm_id")}
+	// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+	return []ent.Index{index.Fields("medicine_id", "version", "farm_id").Unique(), index.Fields("farm_id")}
 }
 
 // Annotations of the MedicineVersion.

@@ -90,7 +90,8 @@ func (Notification) Fields() []ent.Field {
 // Indexes of the Notification: the fan-out key, the workers' queue, and the farm's lists.
 func (Notification) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("scheduled_event_id", "user_id", "type").Unique(),
+		// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+		index.Fields("scheduled_event_id", "user_id", "type", "farm_id").Unique(),
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("farm_id", "user_id", "created_at"),
 		index.Fields("farm_id", "status", "created_at"),

@@ -161,7 +161,8 @@ func (FactAnimal) Edges() []ent.Edge {
 
 // Indexes of the FactAnimal.
 func (FactAnimal) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("animal_id"), index.Fields("record_item_id", "animal_id").Unique()}
+	// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+	return []ent.Index{index.Fields("animal_id"), index.Fields("record_item_id", "animal_id", "farm_id").Unique()}
 }
 
 // Annotations of the FactAnimal.
@@ -198,7 +199,8 @@ func (TreatmentReach) Edges() []ent.Edge {
 
 // Indexes of the TreatmentReach.
 func (TreatmentReach) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("record_item_id", "animal_id").Unique(), index.Fields("farm_id", "animal_id")}
+	// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+	return []ent.Index{index.Fields("record_item_id", "animal_id", "farm_id").Unique(), index.Fields("farm_id", "animal_id")}
 }
 
 // Annotations of the TreatmentReach.

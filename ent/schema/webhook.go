@@ -126,7 +126,8 @@ func (WebhookDelivery) Edges() []ent.Edge {
 // and an endpoint's log.
 func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("event_id", "endpoint_id").Unique(),
+		// farm_id is in every unique key: a Citus cluster checks one on a single shard (docs/scaling.md).
+		index.Fields("event_id", "endpoint_id", "farm_id").Unique(),
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("endpoint_id", "created_at"),
 	}

@@ -588,6 +588,57 @@ func TestFarmIDBesideParentsMigration(t *testing.T) {
 	}
 }
 
+// TestUniqueKeysCarryFarmMigration applies the migration that puts farm_id in the unique keys
+// that lacked it (a Citus cluster checks a unique key on one shard, docs/scaling.md) over
+// rows written before it: the rows stay, and the keys still refuse a second fact link, label
+// version or webhook delivery of the same item, medicine or event.
+func TestUniqueKeysCarryFarmMigration(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d := migratedBefore(t, dia, "_farm_id_in_unique_keys.sql")
+			const (
+				ts   = "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+				farm = "f0000000-0000-4000-8000-000000000001"
+			)
+			link := "INSERT INTO fact_animals (id, animal_id, record_item_id, farm_id) VALUES ('%s', 'a0000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000001', '" + farm + "')"
+			version := "INSERT INTO medicine_versions (id, created_at, updated_at, medicine_id, farm_id, version, withdrawal_meat_days, withdrawal_milk_hours, species_withdrawals) VALUES ('%s', " + ts + ", 'b0000000-0000-4000-8000-000000000001', '" + farm + "', 1, 0, 0, '[]')"
+			delivery := "INSERT INTO webhook_deliveries (id, created_at, updated_at, farm_id, status, attempts, next_attempt_at, endpoint_id, event_id) VALUES ('%s', " + ts + ", '" + farm + "', 'PENDING', 0, CURRENT_TIMESTAMP, '20000000-0000-4000-8000-000000000001', '21000000-0000-4000-8000-000000000001')"
+			for _, q := range []string{
+				"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', " + ts + ", true, 'F', 'CATTLE')",
+				"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-000000000001', " + ts + ", true, 'OTHER', 'r', CURRENT_TIMESTAMP, '" + farm + "')",
+				"INSERT INTO record_items (id, created_at, updated_at, is_active, name, record_id, farm_id) VALUES ('d0000000-0000-4000-8000-000000000001', " + ts + ", true, 'i', 'c0000000-0000-4000-8000-000000000001', '" + farm + "')",
+				fmt.Sprintf(link, "e0000000-0000-4000-8000-000000000001"),
+				"INSERT INTO medicines (id, created_at, updated_at, is_active, farm_id, name, version, withdrawal_meat_days, withdrawal_milk_hours, species_withdrawals) VALUES ('b0000000-0000-4000-8000-000000000001', " + ts + ", true, '" + farm + "', 'M', 1, 0, 0, '[]')",
+				fmt.Sprintf(version, "b1000000-0000-4000-8000-000000000001"),
+				"INSERT INTO webhook_endpoints (id, created_at, updated_at, farm_id, url, event_types, secret, enabled) VALUES ('20000000-0000-4000-8000-000000000001', " + ts + ", '" + farm + "', 'https://example.com/h', '[]', 's', true)",
+				"INSERT INTO webhook_events (id, created_at, updated_at, farm_id, type, subject_id, payload) VALUES ('21000000-0000-4000-8000-000000000001', " + ts + ", '" + farm + "', 'record.created', 'c0000000-0000-4000-8000-000000000001', '')",
+				fmt.Sprintf(delivery, "22000000-0000-4000-8000-000000000001"),
+			} {
+				if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if a, v, w := d.Client.FactAnimal.Query().CountX(ctx), d.Client.MedicineVersion.Query().CountX(ctx), d.Client.WebhookDelivery.Query().CountX(ctx); a != 1 || v != 1 || w != 1 {
+				t.Fatalf("after the migration: %d fact links, %d label versions, %d deliveries; want 1 of each", a, v, w)
+			}
+			for _, q := range []string{
+				fmt.Sprintf(link, "e0000000-0000-4000-8000-000000000002"),
+				fmt.Sprintf(version, "b1000000-0000-4000-8000-000000000002"),
+				fmt.Sprintf(delivery, "22000000-0000-4000-8000-000000000002"),
+			} {
+				if _, err := d.SQL.ExecContext(ctx, q); err == nil {
+					t.Errorf("a second row was stored: %s", q)
+				}
+			}
+		})
+	}
+}
+
 // migratedBefore opens a scratch database of the dialect (closed when the test ends) and
 // applies the migrations up to the one before the migration whose file name ends in suffix,
 // so that a test can write rows as they stood and prove the migration keeps them.
