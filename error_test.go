@@ -84,7 +84,9 @@ func TestUnavailableDatabases(t *testing.T) {
 		if err := conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.SQL.ExecContext(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		// int4: Citus adds pg_terminate_backend(bigint) for its cluster-wide process ids, and
+		// an untyped parameter would then match both.
+		if _, err := d.SQL.ExecContext(ctx, "SELECT pg_terminate_backend($1::int4)", pid); err != nil {
 			t.Fatal(err)
 		}
 		_, err = conn.ExecContext(ctx, "SELECT 1")
