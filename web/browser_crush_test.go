@@ -459,6 +459,10 @@ func TestCrushInBrowser(t *testing.T) {
 			b.click(t, "#weigh-find")
 			b.waitText(t, "#weigh-animal", "C-1")
 			b.waitText(t, "#card-notes li:first-child", "Swollen knee")
+			// Her page's timeline has the note, named and with its text.
+			b.goTo(t, "/farms/"+farm+"/animals/"+cow, "C-1")
+			b.waitText(t, "#timeline", "Swollen knee")
+			b.poll(t, "the note on the timeline", `[...document.querySelectorAll('#timeline > li')].some((li) => li.querySelector('span')?.textContent === 'Note' && li.querySelector('.timeline-text')?.textContent === 'Swollen knee')`)
 		})
 	})
 }

@@ -27,7 +27,7 @@ export function said(out: WriteOutcome<unknown>, ok: Key): string {
 
 type Fact = Record<string, unknown> & { kind?: string };
 export interface Item { id: string; name?: string | null; metadata?: unknown }
-export interface Entry { id: string; name: string; appliedAt: string; items?: Item[] | null }
+export interface Entry { id: string; name: string; appliedAt: string; description?: string | null; items?: Item[] | null }
 
 export const factOf = (it: Item): Fact | undefined => (it.metadata as { birth_history?: Fact } | null)?.birth_history;
 const DATES = ['date', 'start_date', 'end_date'] as const;
@@ -193,6 +193,8 @@ export function Timeline({ farmID, records, total, editor, changed }: { farmID: 
               the farm's data, not the app's wording: translate="no" says so to translators. */}
           <time>{showDate(r.appliedAt)}</time> <RecordName name={r.name} />
           {(r.items ?? []).some((it) => values(it, medicines)) && <small class="muted"> · {(r.items ?? []).map((it) => values(it, medicines)).filter(Boolean).join('; ')}</small>}
+          {/* A note's text (or any record's description): the farm's words, as written. */}
+          {r.description && <p class="muted timeline-text" translate={false}>{r.description}</p>}
           {editor && <Fix farmID={farmID} entry={r} done={done} />}
         </li>
       ))}</ol>
