@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ const fakeSerial = `(() => {
 // Unplugging the reader says so. Then the same over Web Bluetooth: a simulated reader and
 // scale head with the Nordic UART Service notify their lines in 20-byte pieces. The devices stay
 // connected on another screen and back. Last, with the network cut: the reader's code finds a steer in the kept register, his card has his last
-// weight from it, and the scale's weight is queued and reaches the server once online. In lb,
+// weight from it, and the scale's weight and a note are queued, each on its own, and reach the server once online. In lb,
 // the scale's kg shows in lb and reaches the server unrounded. Last, the crush treats, drafts
 // and keeps notes: the card shows the cow's latest three notes, a save writes her weight,
 // treatment, draft and note each once (a refused draft keeps her on screen; saved again, only
@@ -301,14 +302,21 @@ func TestCrushInBrowser(t *testing.T) {
 			b.waitText(t, "#card-weight", "350 kg")
 			b.eval(t, `window.__serial.send(window.__serial.ports.length - 1, ['ST,GS,+00355.0kg\r\n'])`)
 			b.poll(t, "C-3's stable weight in the field", `document.querySelector('#weigh-kg').value === '355'`)
+			// A note too: queued on its own, with its own key.
+			b.set(t, "#crush-note", "Weighed offline")
 			b.click(t, "#weigh-save")
 			b.waitText(t, "#weigh-status", "sent when you are online")
+			b.waitText(t, "#weigh-session", "C-3: 355 kg · Saved on this device; it will be sent when you are online.; Note: Saved on this device")
 			b.checkAxe(t, "crush offline")
 			b.offline(t, false)
+			notesOf := func(id string) string {
+				out := b.gql(t, `query($id: ID!) { node(id: $id) { ... on Animal { notes(first: 50) { description } } } }`, map[string]any{"id": id})
+				return fmt.Sprint(out["node"].(map[string]any)["notes"])
+			}
 			deadline := time.Now().Add(30 * time.Second)
-			for weightOf(steer) != 355.0 {
+			for weightOf(steer) != 355.0 || notesOf(steer) != "[map[description:Weighed offline]]" {
 				if time.Now().After(deadline) {
-					t.Fatalf("the server has C-3 at %v kg once online, want 355", weightOf(steer))
+					t.Fatalf("the server has C-3 at %v kg with the notes %s once online, want 355 and the note once", weightOf(steer), notesOf(steer))
 				}
 				time.Sleep(200 * time.Millisecond)
 			}
